@@ -1,0 +1,105 @@
+#pragma once
+/// \file kernel_record.hpp
+/// One kernel launch on the hierarchical roofline: its time, FLOPs per precision, bytes per memory
+/// level, and what bounds it.
+
+#include <roofline/export.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace roofline {
+
+/// Kinds of arithmetic work. The first three run on CUDA cores, the others on tensor cores
+/// (named by input type). TensorINT8 counts integer operations, not FLOPs.
+enum class FlopKind : std::uint8_t {
+    FP64,
+    FP32,
+    FP16,
+    TensorFP64,
+    TensorTF32,
+    TensorFP16,
+    TensorBF16,
+    TensorFP8,
+    TensorINT8,
+};
+inline constexpr std::size_t kFlopKindCount = 9;
+
+/// Levels of the memory hierarchy whose traffic defines the three arithmetic intensities.
+enum class MemoryLevel : std::uint8_t { L1, L2, DRAM };
+inline constexpr std::size_t kMemoryLevelCount = 3;
+
+ROOFLINE_API std::string_view toString(FlopKind kind) noexcept;
+ROOFLINE_API std::string_view toString(MemoryLevel level) noexcept;
+constexpr bool isTensor(FlopKind kind) noexcept {
+    return kind >= FlopKind::TensorFP64;
+}
+constexpr bool isFloatingPoint(FlopKind kind) noexcept {
+    return kind != FlopKind::TensorINT8;
+}
+
+/// Peak rates a record is compared with: FLOP/s per kind and bytes/s per level. Zero means unknown
+/// (that roof is not drawn and never chosen as the bound).
+struct Ceilings {
+    std::string name;   ///< e.g. "NVIDIA H100 SXM5 (datasheet)"
+    std::string source; ///< where the numbers come from, and how they were scaled
+    std::array<double, kFlopKindCount> flopsPerSecond{};
+    std::array<double, kMemoryLevelCount> bytesPerSecond{};
+};
+
+/// What limits a kernel: the roof (a compute unit or a memory level) it uses the largest share of.
+struct Bound {
+    enum class Kind : std::uint8_t { Unknown, Compute, Memory };
+    Kind kind = Kind::Unknown;
+    FlopKind flop = FlopKind::FP32;      ///< valid when kind == Compute
+    MemoryLevel level = MemoryLevel::L1; ///< valid when kind == Memory
+    double fractionOfPeak = 0.0; ///< achieved rate / that roof, 0..1 (can exceed 1 slightly)
+};
+ROOFLINE_API std::string toString(const Bound& bound);
+
+struct Dim3 {
+    std::uint32_t x = 1, y = 1, z = 1;
+};
+
+/// One profiled kernel launch. Values are totals for the launch; rates divide by timeSeconds.
+struct ROOFLINE_API KernelRecord {
+    std::uint64_t launchIndex = 0; ///< order among the session's profiled launches, from 0
+    std::string name;              ///< demangled kernel name
+    std::string mangledName;       ///< as the driver knows it
+    std::string scopePath; ///< enclosing ProfileScope names joined by '/', e.g. "train/step"
+    Dim3 grid, block;
+    std::uint64_t stream = 0; ///< stream handle value (0: default stream)
+
+    bool measured = false; ///< false: no counter values (see note), only identity fields are set
+    std::string note;      ///< why a record is incomplete, or caveats about its values
+
+    double timeSeconds = 0.0;        ///< sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second
+    double gpuDurationSeconds = 0.0; ///< gpu__time_duration.sum
+    double smClockHz = 0.0;          ///< sm__cycles_elapsed.avg.per_second: the clock it ran at
+    std::array<double, kFlopKindCount> flops{};    ///< work per kind (FLOPs; INT8: ops)
+    std::array<double, kMemoryLevelCount> bytes{}; ///< traffic per memory level
+    Bound bound;                                   ///< against the session's Ceilings
+    std::map<std::string, double> metrics;         ///< raw CUPTI values keyed by metric name
+
+    /// Floating-point work on all units (excludes TensorINT8).
+    double totalFlops() const noexcept;
+    /// Work on tensor cores only (floating point).
+    double tensorFlops() const noexcept;
+    /// FLOPs per byte at a level; 0 when no bytes moved there.
+    double intensity(MemoryLevel level) const noexcept;
+    /// totalFlops() / timeSeconds; 0 when the time is 0.
+    double flopRate() const noexcept;
+    /// bytes at a level / timeSeconds; 0 when the time is 0.
+    double byteRate(MemoryLevel level) const noexcept;
+
+    double flopsOf(FlopKind kind) const noexcept { return flops[static_cast<std::size_t>(kind)]; }
+    double bytesAt(MemoryLevel level) const noexcept {
+        return bytes[static_cast<std::size_t>(level)];
+    }
+};
+
+} // namespace roofline

@@ -1,0 +1,84 @@
+#include <roofline/kernel_record.hpp>
+
+#include <cstdio>
+
+namespace roofline {
+
+std::string_view toString(FlopKind kind) noexcept {
+    switch (kind) {
+    case FlopKind::FP64:
+        return "fp64";
+    case FlopKind::FP32:
+        return "fp32";
+    case FlopKind::FP16:
+        return "fp16";
+    case FlopKind::TensorFP64:
+        return "tensor_fp64";
+    case FlopKind::TensorTF32:
+        return "tensor_tf32";
+    case FlopKind::TensorFP16:
+        return "tensor_fp16";
+    case FlopKind::TensorBF16:
+        return "tensor_bf16";
+    case FlopKind::TensorFP8:
+        return "tensor_fp8";
+    case FlopKind::TensorINT8:
+        return "tensor_int8";
+    }
+    return "unknown";
+}
+
+std::string_view toString(MemoryLevel level) noexcept {
+    switch (level) {
+    case MemoryLevel::L1:
+        return "L1";
+    case MemoryLevel::L2:
+        return "L2";
+    case MemoryLevel::DRAM:
+        return "DRAM";
+    }
+    return "unknown";
+}
+
+std::string toString(const Bound& bound) {
+    if (bound.kind == Bound::Kind::Unknown)
+        return "unknown";
+    const std::string_view what =
+        bound.kind == Bound::Kind::Compute ? toString(bound.flop) : toString(bound.level);
+    char percent[32];
+    std::snprintf(percent, sizeof percent, " %.0f%%", bound.fractionOfPeak * 100.0);
+    return std::string(what) + percent;
+}
+
+double KernelRecord::totalFlops() const noexcept {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        if (isFloatingPoint(static_cast<FlopKind>(k)))
+            sum += flops[k];
+    return sum;
+}
+
+double KernelRecord::tensorFlops() const noexcept {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k) {
+        const auto kind = static_cast<FlopKind>(k);
+        if (isTensor(kind) && isFloatingPoint(kind))
+            sum += flops[k];
+    }
+    return sum;
+}
+
+double KernelRecord::intensity(MemoryLevel level) const noexcept {
+    const double b = bytesAt(level);
+    return b > 0.0 ? totalFlops() / b : 0.0;
+}
+
+double KernelRecord::flopRate() const noexcept {
+    return timeSeconds > 0.0 ? totalFlops() / timeSeconds : 0.0;
+}
+
+double KernelRecord::byteRate(MemoryLevel level) const noexcept {
+    return timeSeconds > 0.0 ? bytesAt(level) / timeSeconds : 0.0;
+}
+
+} // namespace roofline

@@ -1,0 +1,189 @@
+#include "core/metric_catalog.hpp"
+
+#include <roofline/error.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace roofline::core {
+namespace {
+
+constexpr const char* kSass = "sm__sass_thread_inst_executed_op_";
+
+std::string sass(const char* op) {
+    return std::string(kSass) + op + "_pred_on.sum";
+}
+
+// CUDA-core work from SASS thread-instruction counters: an FMA is two FLOPs.
+Formula cudaCoreFp64() {
+    return {{{sass("dadd"), 1}, {sass("dmul"), 1}, {sass("dfma"), 2}}};
+}
+Formula cudaCoreFp32() {
+    return {{{sass("fadd"), 1}, {sass("fmul"), 1}, {sass("ffma"), 2}}};
+}
+// The half counters count HADD2/HMUL2/HFMA2 *instructions*, the same for packed (__hfma2) and
+// scalar (__hfma) use (measured on H100, docs/calibration). We count them as packed: 2 lanes, so
+// HFMA2 = 4 FLOPs. Scalar half arithmetic is therefore over-counted by 2x (documented).
+Formula cudaCoreFp16() {
+    return {{{sass("hadd"), 2}, {sass("hmul"), 2}, {sass("hfma"), 4}}};
+}
+
+Formula single(const std::string& metric, double coefficient = 1.0) {
+    return {{{metric, coefficient}}};
+}
+Formula sum(std::initializer_list<const char*> metrics) {
+    Formula f;
+    for (const char* m : metrics)
+        f.terms.push_back({m, 1.0});
+    return f;
+}
+
+ChipProfile base(std::string family, std::vector<std::string> chips) {
+    ChipProfile p;
+    p.family = std::move(family);
+    p.chips = std::move(chips);
+    p.cyclesMetric = "sm__cycles_elapsed.avg";
+    p.cycleRateMetric = "sm__cycles_elapsed.avg.per_second";
+    p.durationMetric = "gpu__time_duration.sum";
+    p.flops[static_cast<std::size_t>(FlopKind::FP64)] = cudaCoreFp64();
+    p.flops[static_cast<std::size_t>(FlopKind::FP32)] = cudaCoreFp32();
+    p.flops[static_cast<std::size_t>(FlopKind::FP16)] = cudaCoreFp16();
+    p.bytes[static_cast<std::size_t>(MemoryLevel::L1)] = single("l1tex__t_bytes.sum");
+    p.bytes[static_cast<std::size_t>(MemoryLevel::L2)] = single("lts__t_bytes.sum");
+    p.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
+    return p;
+}
+
+Formula& at(ChipProfile& p, FlopKind k) {
+    return p.flops[static_cast<std::size_t>(k)];
+}
+
+std::vector<ChipProfile> buildCatalog() {
+    std::vector<ChipProfile> all;
+
+    // Volta: the NERSC formula. Each HMMA.884 warp instruction is 512 FP16 FLOPs on Volta only
+    // (on Hopper the same counter also counts HFMA2.MMA, see FACTS.md).
+    ChipProfile volta = base("Volta", {"GV100"});
+    at(volta, FlopKind::TensorFP16) = single("sm__inst_executed_pipe_tensor.sum", 512);
+    volta.validation = "not validated on hardware here (no Volta GPU): NERSC formulas as published";
+    all.push_back(volta);
+
+    // Ampere and newer: sm__ops_path_tensor_* count tensor FLOPs directly (an FMA = 2 ops).
+    ChipProfile ampere = base("Ampere", {"GA100"});
+    at(ampere, FlopKind::TensorFP16) = sum(
+        {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
+    at(ampere, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(ampere, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(ampere, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    at(ampere, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    ampere.validation = "not validated on hardware here (no Ampere GPU); same counter semantics as "
+                        "the Hopper calibration assumed";
+    all.push_back(ampere);
+
+    ChipProfile ada = ampere;
+    ada.family = "Ada";
+    ada.chips = {"AD102", "AD103", "AD104", "AD106", "AD107"};
+    at(ada, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
+    ada.validation = "not validated on hardware here (no Ada GPU); same counter semantics as the "
+                     "Hopper calibration assumed";
+    all.push_back(ada);
+
+    ChipProfile hopper = base("Hopper", {"GH100"});
+    at(hopper, FlopKind::TensorFP16) = single("sm__ops_path_tensor_src_fp16.sum"); // both dst types
+    at(hopper, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(hopper, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(hopper, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    at(hopper, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
+    at(hopper, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    hopper.validation =
+        "validated on H100 SXM (GH100) 2026-11-22 with calibration kernels: FP32 FFMA and FP64 "
+        "DFMA exact; FP16 counts HFMA2 instructions (packed factor 2 assumed); tensor FP16 (both "
+        "accumulators), BF16, TF32 and FP64 MMA exact; FP8 and INT8 not validated";
+    all.push_back(hopper);
+
+    ChipProfile blackwell = base("Blackwell", {"GB100"});
+    at(blackwell, FlopKind::TensorFP16) = sum(
+        {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
+    at(blackwell, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(blackwell, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(blackwell, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    // FP8 here is the fp8/fp6/fp4 path together: the counters do not separate them.
+    at(blackwell, FlopKind::TensorFP8) = sum({"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
+                                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"});
+    at(blackwell, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    blackwell.validation = "not validated on hardware here (no Blackwell GPU); same counter "
+                           "semantics as the Hopper calibration assumed";
+    all.push_back(blackwell);
+    return all;
+}
+
+} // namespace
+
+const std::vector<ChipProfile>& chipProfiles() {
+    static const std::vector<ChipProfile> catalog = buildCatalog();
+    return catalog;
+}
+
+const ChipProfile& profileForChip(const std::string& chip) {
+    for (const auto& p : chipProfiles())
+        if (std::find(p.chips.begin(), p.chips.end(), chip) != p.chips.end())
+            return p;
+    std::string known;
+    for (const auto& p : chipProfiles())
+        for (const auto& c : p.chips)
+            known += (known.empty() ? "" : ", ") + c;
+    throw Error(ErrorCode::UnsupportedChip,
+                "chip '" + chip +
+                    "' has no entry in libroofline's metric catalog (known: " + known +
+                    "). Add a ChipProfile in libroofline/core/metric_catalog.cpp and "
+                    "validate it with the calibration kernels (docs/methodology.md).");
+}
+
+std::vector<std::string> requiredMetrics(const ChipProfile& p) {
+    std::vector<std::string> out;
+    auto add = [&out](const std::string& m) {
+        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
+            out.push_back(m);
+    };
+    add(p.cyclesMetric);
+    add(p.cycleRateMetric);
+    add(p.durationMetric);
+    for (const auto& f : p.flops)
+        for (const auto& t : f.terms)
+            add(t.metric);
+    for (const auto& f : p.bytes)
+        for (const auto& t : f.terms)
+            add(t.metric);
+    return out;
+}
+
+std::string describe(const Formula& formula) {
+    if (formula.empty())
+        return "-";
+    std::string out;
+    for (const auto& t : formula.terms) {
+        if (!out.empty())
+            out += " + ";
+        if (t.coefficient != 1.0) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g x ", t.coefficient);
+            out += buf;
+        }
+        out += t.metric;
+    }
+    return out;
+}
+
+double evaluate(const Formula& formula, const MetricValues& values) {
+    double sumValue = 0.0;
+    for (const auto& t : formula.terms) {
+        const auto it = values.find(t.metric);
+        if (it == values.end())
+            throw Error(ErrorCode::UnknownMetric,
+                        "metric '" + t.metric + "' is needed by a formula but has no value");
+        sumValue += t.coefficient * it->second;
+    }
+    return sumValue;
+}
+
+} // namespace roofline::core

@@ -1,0 +1,48 @@
+#pragma once
+// The metric catalog as data: per chip family, the CUPTI metrics that make up the hierarchical
+// roofline and the linear formulas that turn their values into time, FLOPs and bytes.
+// Each family records how its formulas were validated (docs/methodology.md has the details).
+
+#include "core/metric_values.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+struct Term {
+    std::string metric;
+    double coefficient = 1.0;
+};
+
+/// value = sum of coefficient * metric over the terms; an empty formula means "not measured here".
+struct Formula {
+    std::vector<Term> terms;
+    bool empty() const noexcept { return terms.empty(); }
+};
+
+struct ChipProfile {
+    std::string family;             ///< "Hopper"
+    std::vector<std::string> chips; ///< CUPTI chip names, e.g. {"GH100"}
+    std::string cyclesMetric;       ///< time = cycles / cycleRate
+    std::string cycleRateMetric;
+    std::string durationMetric; ///< nanoseconds
+    std::array<Formula, kFlopKindCount> flops;
+    std::array<Formula, kMemoryLevelCount> bytes;
+    std::string validation; ///< what validated these formulas, and what did not
+};
+
+const std::vector<ChipProfile>& chipProfiles();
+/// The family covering `chip`; throws Error(UnsupportedChip) listing the chips the catalog has.
+const ChipProfile& profileForChip(const std::string& chip);
+/// Every metric the profile needs, each once, in catalog order.
+std::vector<std::string> requiredMetrics(const ChipProfile& profile);
+/// "2 x sm__...ffma_pred_on.sum + sm__...fadd_pred_on.sum"
+std::string describe(const Formula& formula);
+/// Throws Error(UnknownMetric) naming the missing metric.
+double evaluate(const Formula& formula, const MetricValues& values);
+
+} // namespace roofline::core

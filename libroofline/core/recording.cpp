@@ -1,0 +1,311 @@
+#include "core/recording.hpp"
+
+#include "core/atomic_file.hpp"
+
+#include <roofline/error.hpp>
+
+#include <nlohmann/json.hpp>
+#include <zstd.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <istream>
+#include <limits>
+#include <ostream>
+
+namespace roofline::core {
+namespace {
+
+// Layout (little-endian): "ROOFLINE" u32 version u32 sectionCount, then sections, each
+// tag[4] u32 encoding u64 storedSize u64 rawSize u64 fnv1a64(raw) + storedSize bytes.
+constexpr char kMagic[8] = {'R', 'O', 'O', 'F', 'L', 'I', 'N', 'E'};
+constexpr std::uint32_t kRaw = 0;
+constexpr std::uint32_t kZstd = 1;
+constexpr std::uint64_t kMaxSectionBytes = 16ull << 30; // refuses absurd sizes from damaged headers
+constexpr int kZstdLevel = 3;
+
+std::uint64_t fnv1a(const std::uint8_t* data, std::size_t size) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::size_t i = 0; i < size; ++i)
+        h = (h ^ data[i]) * 1099511628211ull;
+    return h;
+}
+
+template <typename T> void put(std::ostream& out, T value) {
+    std::array<char, sizeof(T)> bytes{};
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        bytes[i] = static_cast<char>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xff);
+    out.write(bytes.data(), bytes.size());
+}
+
+void writeSection(std::ostream& out, const char (&tag)[5], const std::uint8_t* data,
+                  std::size_t size, bool compress) {
+    std::vector<std::uint8_t> stored;
+    std::uint32_t encoding = kRaw;
+    if (compress && size > 0) {
+        stored.resize(ZSTD_compressBound(size));
+        const std::size_t n = ZSTD_compress(stored.data(), stored.size(), data, size, kZstdLevel);
+        if (ZSTD_isError(n))
+            throw Error(ErrorCode::Io,
+                        std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+        stored.resize(n);
+        encoding = kZstd;
+    }
+    const std::uint8_t* payload = encoding == kZstd ? stored.data() : data;
+    const std::size_t storedSize = encoding == kZstd ? stored.size() : size;
+    out.write(tag, 4);
+    put<std::uint32_t>(out, encoding);
+    put<std::uint64_t>(out, storedSize);
+    put<std::uint64_t>(out, size);
+    put<std::uint64_t>(out, fnv1a(data, size));
+    out.write(reinterpret_cast<const char*>(payload), static_cast<std::streamsize>(storedSize));
+}
+
+nlohmann::json toJson(const DeviceInfo& d) {
+    return {{"ordinal", d.ordinal},
+            {"name", d.name},
+            {"chip", d.chip},
+            {"compute_capability",
+             std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
+            {"sm_count", d.smCount},
+            {"sm_clock_hz", d.smClockHz},
+            {"memory_clock_hz", d.memoryClockHz},
+            {"memory_bus_width_bits", d.memoryBusWidthBits},
+            {"l2_bytes", d.l2Bytes},
+            {"memory_bytes", d.memoryBytes},
+            {"driver_version", d.driverVersion}};
+}
+
+DeviceInfo deviceFromJson(const nlohmann::json& j) {
+    DeviceInfo d;
+    d.ordinal = j.at("ordinal").get<int>();
+    d.name = j.at("name").get<std::string>();
+    d.chip = j.at("chip").get<std::string>();
+    const auto cc = j.at("compute_capability").get<std::string>();
+    const auto dot = cc.find('.');
+    if (dot == std::string::npos)
+        throw std::invalid_argument("compute_capability '" + cc + "'");
+    d.computeMajor = std::stoi(cc.substr(0, dot));
+    d.computeMinor = std::stoi(cc.substr(dot + 1));
+    d.smCount = j.at("sm_count").get<int>();
+    d.smClockHz = j.at("sm_clock_hz").get<double>();
+    d.memoryClockHz = j.at("memory_clock_hz").get<double>();
+    d.memoryBusWidthBits = j.at("memory_bus_width_bits").get<int>();
+    d.l2Bytes = j.at("l2_bytes").get<std::uint64_t>();
+    d.memoryBytes = j.at("memory_bytes").get<std::uint64_t>();
+    d.driverVersion = j.at("driver_version").get<int>();
+    return d;
+}
+
+nlohmann::json toJson(const LaunchInfo& l) {
+    return {{"index", l.launchIndex},
+            {"name", l.name},
+            {"mangled", l.mangledName},
+            {"scope", l.scopePath},
+            {"grid", {l.grid.x, l.grid.y, l.grid.z}},
+            {"block", {l.block.x, l.block.y, l.block.z}},
+            {"stream", l.stream},
+            {"chunk", l.chunk},
+            {"range", l.range}};
+}
+
+Dim3 dimFromJson(const nlohmann::json& j) {
+    if (!j.is_array() || j.size() != 3)
+        throw std::invalid_argument("a dim3 must be [x, y, z]");
+    return {j[0].get<std::uint32_t>(), j[1].get<std::uint32_t>(), j[2].get<std::uint32_t>()};
+}
+
+LaunchInfo launchFromJson(const nlohmann::json& j) {
+    LaunchInfo l;
+    l.launchIndex = j.at("index").get<std::uint64_t>();
+    l.name = j.at("name").get<std::string>();
+    l.mangledName = j.at("mangled").get<std::string>();
+    l.scopePath = j.at("scope").get<std::string>();
+    l.grid = dimFromJson(j.at("grid"));
+    l.block = dimFromJson(j.at("block"));
+    l.stream = j.at("stream").get<std::uint64_t>();
+    l.chunk = j.at("chunk").get<int>();
+    l.range = j.at("range").get<std::uint32_t>();
+    return l;
+}
+
+class Reader {
+public:
+    Reader(std::istream& in, std::string what) : in_(in), what_(std::move(what)) {}
+
+    [[noreturn]] void corrupt(const std::string& detail) const {
+        throw Error(ErrorCode::CorruptRecording,
+                    "'" + what_ + "' is not a usable libroofline recording: " + detail +
+                        ". Re-record it, or check that the file was copied completely.");
+    }
+
+    void read(void* dst, std::size_t n, const char* field) {
+        in_.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
+        if (static_cast<std::size_t>(in_.gcount()) != n)
+            corrupt(std::string("truncated while reading ") + field + " at byte " +
+                    std::to_string(offset_));
+        offset_ += n;
+    }
+
+    template <typename T> T get(const char* field) {
+        std::array<unsigned char, sizeof(T)> b{};
+        read(b.data(), b.size(), field);
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < sizeof(T); ++i)
+            v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+        return static_cast<T>(v);
+    }
+
+    std::uint64_t offset() const { return offset_; }
+
+private:
+    std::istream& in_;
+    std::string what_;
+    std::uint64_t offset_ = 0;
+};
+
+struct Section {
+    std::string tag;
+    std::vector<std::uint8_t> data;
+};
+
+Section readSection(Reader& r, std::size_t index) {
+    Section s;
+    char tag[4];
+    const std::string where = "section #" + std::to_string(index);
+    r.read(tag, 4, (where + " header").c_str());
+    s.tag.assign(tag, 4);
+    const auto encoding = r.get<std::uint32_t>("section encoding");
+    const auto storedSize = r.get<std::uint64_t>("section size");
+    const auto rawSize = r.get<std::uint64_t>("section size");
+    const auto checksum = r.get<std::uint64_t>("section checksum");
+    const std::string name = where + " ('" + s.tag + "')";
+    if (storedSize > kMaxSectionBytes || rawSize > kMaxSectionBytes)
+        r.corrupt(name + " claims an impossible size");
+    if (encoding != kRaw && encoding != kZstd)
+        r.corrupt(name + " has unknown encoding " + std::to_string(encoding));
+    std::vector<std::uint8_t> stored(storedSize);
+    r.read(stored.data(), stored.size(), name.c_str());
+    if (encoding == kZstd) {
+        s.data.resize(rawSize);
+        const std::size_t n =
+            ZSTD_decompress(s.data.data(), s.data.size(), stored.data(), stored.size());
+        if (ZSTD_isError(n) || n != rawSize)
+            r.corrupt(name + " does not decompress (" +
+                      (ZSTD_isError(n) ? std::string(ZSTD_getErrorName(n)) : "size mismatch") +
+                      ")");
+    } else {
+        if (storedSize != rawSize)
+            r.corrupt(name + " sizes disagree");
+        s.data = std::move(stored);
+    }
+    if (fnv1a(s.data.data(), s.data.size()) != checksum)
+        r.corrupt(name + " fails its checksum");
+    return s;
+}
+
+} // namespace
+
+void writeRecording(const Recording& rec, std::ostream& out) {
+    nlohmann::json meta = {{"format_version", rec.version},
+                           {"library_version", rec.libraryVersion},
+                           {"created_utc", rec.createdUtc},
+                           {"mode", rec.mode},
+                           {"chip", rec.chip},
+                           {"device", toJson(rec.device)},
+                           {"metrics", rec.metrics},
+                           {"passes", rec.passes},
+                           {"dropped_ranges", rec.droppedRanges},
+                           {"counter_data_chunks", rec.counterData.size()},
+                           {"launches", nlohmann::json::array()}};
+    for (const auto& l : rec.launches)
+        meta["launches"].push_back(toJson(l));
+    const std::string metaText = meta.dump();
+
+    out.write(kMagic, sizeof kMagic);
+    put<std::uint32_t>(out, kRecordingVersion);
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(2 + rec.counterData.size()));
+    writeSection(out, "META", reinterpret_cast<const std::uint8_t*>(metaText.data()),
+                 metaText.size(), true);
+    writeSection(out, "CONF", rec.configImage.data(), rec.configImage.size(), true);
+    for (const auto& chunk : rec.counterData)
+        writeSection(out, "CDAT", chunk.data(), chunk.size(), true);
+    if (!out)
+        throw Error(ErrorCode::Io, "writing the recording failed");
+}
+
+void saveRecording(const Recording& rec, const std::string& path) {
+    writeFileAtomically(path, [&rec](std::ostream& out) { writeRecording(rec, out); });
+}
+
+Recording readRecording(std::istream& in, const std::string& what) {
+    Reader r(in, what);
+    char magic[8];
+    in.read(magic, sizeof magic);
+    if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
+        std::memcmp(magic, kMagic, sizeof magic) != 0)
+        r.corrupt("it does not start with the ROOFLINE signature (not a recording?)");
+    const auto version = r.get<std::uint32_t>("format version");
+    if (version == 0 || version > kRecordingVersion)
+        throw Error(ErrorCode::UnsupportedVersion,
+                    "'" + what + "' uses recording format v" + std::to_string(version) +
+                        "; this build of libroofline reads v1 to v" +
+                        std::to_string(kRecordingVersion) + ". Use a newer libroofline.");
+    const auto count = r.get<std::uint32_t>("section count");
+    if (count < 2 || count > 1u << 20)
+        r.corrupt("section count " + std::to_string(count));
+
+    Recording rec;
+    rec.version = version;
+    std::string metaText;
+    bool haveConfig = false;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        Section s = readSection(r, i);
+        if (s.tag == "META" && i == 0)
+            metaText.assign(s.data.begin(), s.data.end());
+        else if (s.tag == "CONF" && !haveConfig)
+            rec.configImage = std::move(s.data), haveConfig = true;
+        else if (s.tag == "CDAT")
+            rec.counterData.push_back(std::move(s.data));
+        else
+            r.corrupt("unexpected section '" + s.tag + "' at position " + std::to_string(i));
+    }
+    if (metaText.empty() || !haveConfig)
+        r.corrupt("the META or CONF section is missing");
+    try {
+        const auto meta = nlohmann::json::parse(metaText);
+        rec.libraryVersion = meta.at("library_version").get<std::string>();
+        rec.createdUtc = meta.at("created_utc").get<std::string>();
+        rec.mode = meta.at("mode").get<std::string>();
+        rec.chip = meta.at("chip").get<std::string>();
+        rec.device = deviceFromJson(meta.at("device"));
+        rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
+        rec.passes = meta.at("passes").get<std::uint64_t>();
+        rec.droppedRanges = meta.at("dropped_ranges").get<std::uint64_t>();
+        if (meta.at("counter_data_chunks").get<std::size_t>() != rec.counterData.size())
+            r.corrupt("META announces a different number of counter-data chunks than the file has");
+        for (const auto& l : meta.at("launches"))
+            rec.launches.push_back(launchFromJson(l));
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        r.corrupt(std::string("its metadata is malformed (") + e.what() + ")");
+    }
+    if (rec.metrics.empty())
+        r.corrupt("it lists no metrics");
+    for (const auto& l : rec.launches)
+        if (l.chunk >= static_cast<int>(rec.counterData.size()) || l.chunk < -1)
+            r.corrupt("launch " + std::to_string(l.launchIndex) + " refers to chunk " +
+                      std::to_string(l.chunk) + " which does not exist");
+    return rec;
+}
+
+Recording loadRecording(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorCode::Io, "cannot open recording '" + path + "': " + std::strerror(errno));
+    return readRecording(in, path);
+}
+
+} // namespace roofline::core

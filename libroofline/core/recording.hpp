@@ -1,0 +1,41 @@
+#pragma once
+// The recording: everything a Session measured, enough to evaluate it again anywhere with the
+// CUPTI host API (no GPU). Format: docs/recording-format.md.
+
+#include "core/device_info.hpp"
+#include "core/roofline_model.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+inline constexpr std::uint32_t kRecordingVersion = 1;
+
+struct Recording {
+    std::uint32_t version = kRecordingVersion;
+    std::string libraryVersion;
+    std::string createdUtc; ///< ISO 8601
+    std::string mode;       ///< "kernel-replay"
+    DeviceInfo device;
+    std::string chip;
+    std::vector<std::string> metrics; ///< metric names the config image schedules, in order
+    std::uint64_t passes = 0;
+    std::uint64_t droppedRanges = 0; ///< ranges CUPTI reported as dropped while decoding
+    std::vector<std::uint8_t> configImage;
+    std::vector<std::vector<std::uint8_t>> counterData; ///< counter-data image chunks
+    std::vector<LaunchInfo> launches;                   ///< in launch order
+};
+
+/// Throws Error(Io) on stream failure.
+void writeRecording(const Recording& recording, std::ostream& out);
+/// Atomic (temp + rename).
+void saveRecording(const Recording& recording, const std::string& path);
+/// `what` names the source in error messages. Throws Error(CorruptRecording) for anything
+/// truncated, damaged or inconsistent, Error(UnsupportedVersion) for newer formats.
+Recording readRecording(std::istream& in, const std::string& what);
+Recording loadRecording(const std::string& path);
+
+} // namespace roofline::core

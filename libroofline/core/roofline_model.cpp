@@ -1,0 +1,155 @@
+#include "core/roofline_model.hpp"
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace roofline::core {
+namespace {
+
+constexpr double T = 1e12;
+
+struct Datasheet {
+    const char* name;
+    const char* mustContain;    // substring of the device name
+    const char* mustNotContain; // nullptr: none
+    int smCount;
+    double boostHz;
+    // fp64, fp32, fp16, tensor fp64, tf32, fp16, bf16, fp8, int8 (dense, per second)
+    std::array<double, kFlopKindCount> flops;
+    double dramBytesPerSecond;
+};
+
+// Public datasheet figures (dense). L1 is estimated as 128 B/clk/SM; L2 has no datasheet figure.
+const Datasheet kDatasheets[] = {
+    {"NVIDIA H100 PCIe",
+     "H100 PCIe",
+     nullptr,
+     114,
+     1.755e9,
+     {25.6 * T, 51.2 * T, 102.4 * T, 51.2 * T, 378 * T, 756 * T, 756 * T, 1513 * T, 1513 * T},
+     2.0e12},
+    {"NVIDIA H100 SXM5",
+     "H100",
+     "PCIe",
+     132,
+     1.98e9,
+     {33.5 * T, 66.9 * T, 133.8 * T, 66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T,
+      1978.9 * T},
+     3.35e12},
+    {"NVIDIA A100 SXM4 80GB",
+     "A100",
+     "40GB",
+     108,
+     1.41e9,
+     {9.7 * T, 19.5 * T, 78 * T, 19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T},
+     2.039e12},
+    {"NVIDIA A100 40GB",
+     "A100",
+     nullptr,
+     108,
+     1.41e9,
+     {9.7 * T, 19.5 * T, 78 * T, 19.5 * T, 156 * T, 312 * T, 312 * T, 0, 624 * T},
+     1.555e12},
+    {"NVIDIA V100 SXM2",
+     "V100",
+     nullptr,
+     80,
+     1.53e9,
+     {7.8 * T, 15.7 * T, 31.4 * T, 0, 0, 125 * T, 0, 0, 0},
+     0.9e12},
+};
+
+constexpr double kL1BytesPerClockPerSm = 128.0;
+
+} // namespace
+
+Ceilings datasheetCeilings(const DeviceInfo& device) {
+    Ceilings c;
+    for (const auto& d : kDatasheets) {
+        if (device.name.find(d.mustContain) == std::string::npos)
+            continue;
+        if (d.mustNotContain && device.name.find(d.mustNotContain) != std::string::npos)
+            continue;
+        const int sms = device.smCount > 0 ? device.smCount : d.smCount;
+        const double clock = device.smClockHz > 0 ? device.smClockHz : d.boostHz;
+        const double scale = (sms * clock) / (d.smCount * d.boostHz);
+        for (std::size_t k = 0; k < kFlopKindCount; ++k)
+            c.flopsPerSecond[k] = d.flops[k] * scale;
+        c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L1)] =
+            kL1BytesPerClockPerSm * sms * clock;
+        c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = d.dramBytesPerSecond;
+        c.name = std::string(d.name) + " (datasheet)";
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "dense datasheet peaks scaled to %d SMs at %.0f MHz; L1 estimated as 128 "
+                      "B/clk/SM; L2 unknown (no datasheet figure)",
+                      sms, clock / 1e6);
+        c.source = buf;
+        return c;
+    }
+    c.name = device.name.empty() ? "unknown device" : device.name + " (no datasheet entry)";
+    c.source = "no ceilings known for this device: bounds are reported as unknown";
+    return c;
+}
+
+Bound classify(const KernelRecord& r, const Ceilings& c) {
+    Bound best;
+    if (!r.measured || r.timeSeconds <= 0.0)
+        return best;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k) {
+        if (r.flops[k] <= 0.0 || c.flopsPerSecond[k] <= 0.0)
+            continue;
+        const double f = r.flops[k] / r.timeSeconds / c.flopsPerSecond[k];
+        if (f > best.fractionOfPeak)
+            best = {Bound::Kind::Compute, static_cast<FlopKind>(k), MemoryLevel::L1, f};
+    }
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
+        if (r.bytes[l] <= 0.0 || c.bytesPerSecond[l] <= 0.0)
+            continue;
+        const double f = r.bytes[l] / r.timeSeconds / c.bytesPerSecond[l];
+        if (f > best.fractionOfPeak)
+            best = {Bound::Kind::Memory, FlopKind::FP32, static_cast<MemoryLevel>(l), f};
+    }
+    return best;
+}
+
+static KernelRecord identity(const LaunchInfo& launch) {
+    KernelRecord r;
+    r.launchIndex = launch.launchIndex;
+    r.name = launch.name;
+    r.mangledName = launch.mangledName;
+    r.scopePath = launch.scopePath;
+    r.grid = launch.grid;
+    r.block = launch.block;
+    r.stream = launch.stream;
+    return r;
+}
+
+KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
+                         const MetricValues& values, const Ceilings& ceilings) {
+    KernelRecord r = identity(launch);
+    const double cycles = evaluate({{{profile.cyclesMetric, 1.0}}}, values);
+    const double rate = evaluate({{{profile.cycleRateMetric, 1.0}}}, values);
+    r.smClockHz = rate;
+    r.timeSeconds = rate > 0.0 ? cycles / rate : 0.0;
+    r.gpuDurationSeconds = evaluate({{{profile.durationMetric, 1.0}}}, values) * 1e-9;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        r.flops[k] = profile.flops[k].empty() ? 0.0 : evaluate(profile.flops[k], values);
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        r.bytes[l] = profile.bytes[l].empty() ? 0.0 : evaluate(profile.bytes[l], values);
+    r.metrics = values;
+    r.measured = true;
+    if (r.timeSeconds <= 0.0)
+        r.note = "zero elapsed cycles: rates and bound not computed";
+    r.bound = classify(r, ceilings);
+    return r;
+}
+
+KernelRecord unmeasuredRecord(const LaunchInfo& launch, std::string reason) {
+    KernelRecord r = identity(launch);
+    r.note = std::move(reason);
+    return r;
+}
+
+} // namespace roofline::core

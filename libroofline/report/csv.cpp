@@ -1,0 +1,61 @@
+#include "core/atomic_file.hpp"
+#include "report/format.hpp"
+
+#include <roofline/report.hpp>
+
+#include <ostream>
+
+namespace roofline {
+namespace {
+
+std::string quoted(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+} // namespace
+
+void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
+    out << "launch_index,name,mangled_name,scope,grid_x,grid_y,grid_z,block_x,block_y,block_z,"
+           "stream,measured,note,time_s,gpu_duration_s,sm_clock_hz";
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        out << ",flops_" << toString(static_cast<FlopKind>(k));
+    out << ",total_flops,tensor_flops";
+    for (const char* l : {"l1", "l2", "dram"})
+        out << ",bytes_" << l;
+    for (const char* l : {"l1", "l2", "dram"})
+        out << ",intensity_" << l;
+    out << ",flop_rate";
+    for (const char* l : {"l1", "l2", "dram"})
+        out << ",byte_rate_" << l;
+    out << ",bound,bound_fraction\n";
+    using report::number;
+    for (const auto& r : records) {
+        out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
+            << quoted(r.scopePath) << ',' << r.grid.x << ',' << r.grid.y << ',' << r.grid.z << ','
+            << r.block.x << ',' << r.block.y << ',' << r.block.z << ',' << r.stream << ','
+            << (r.measured ? 1 : 0) << ',' << quoted(r.note) << ',' << number(r.timeSeconds) << ','
+            << number(r.gpuDurationSeconds) << ',' << number(r.smClockHz);
+        for (double f : r.flops)
+            out << ',' << number(f);
+        out << ',' << number(r.totalFlops()) << ',' << number(r.tensorFlops());
+        for (double b : r.bytes)
+            out << ',' << number(b);
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            out << ',' << number(r.intensity(static_cast<MemoryLevel>(l)));
+        out << ',' << number(r.flopRate());
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            out << ',' << number(r.byteRate(static_cast<MemoryLevel>(l)));
+        out << ',' << quoted(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << '\n';
+    }
+}
+
+void writeCsv(const std::vector<KernelRecord>& records, const std::string& path) {
+    core::writeFileAtomically(path, [&](std::ostream& out) { writeCsv(records, out); });
+}
+
+} // namespace roofline

@@ -1,0 +1,57 @@
+#include "report/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace roofline::report {
+
+std::string number(double value) {
+    if (!std::isfinite(value))
+        value = 0.0;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", value);
+    return buf;
+}
+
+std::string shortNumber(double value) {
+    if (!std::isfinite(value))
+        value = 0.0;
+    static const char* const kSuffix[] = {"", "k", "M", "G", "T", "P", "E"};
+    double v = std::fabs(value);
+    int i = 0;
+    while (v >= 1000.0 && i < 6)
+        v /= 1000.0, ++i;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%s%.3g%s", value < 0 ? "-" : "", v, kSuffix[i]);
+    return buf;
+}
+
+std::string dimString(const Dim3& d) {
+    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+std::string displayName(const std::string& demangled) {
+    std::string s = demangled;
+    const std::string anonymous = "(anonymous namespace)::";
+    for (auto at = s.find(anonymous); at != std::string::npos; at = s.find(anonymous))
+        s.erase(at, anonymous.size());
+    if (s.rfind("void ", 0) == 0)
+        s.erase(0, 5);
+    int depth = 0;
+    std::size_t lastQualifier = std::string::npos;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '<')
+            ++depth;
+        else if (c == '>')
+            --depth;
+        else if (c == '(' && depth == 0) {
+            s.erase(i);
+            break;
+        } else if (c == ':' && depth == 0 && i + 1 < s.size() && s[i + 1] == ':')
+            lastQualifier = i + 1;
+    }
+    return lastQualifier == std::string::npos ? s : s.substr(lastQualifier + 1);
+}
+
+} // namespace roofline::report

@@ -1,0 +1,16 @@
+#pragma once
+// Shared by the reporters: the column set and number formatting, so table, CSV and JSON agree.
+#include <roofline/kernel_record.hpp>
+
+#include <string>
+
+namespace roofline::report {
+/// "%.6g" without locale surprises; finite values only (non-finite print as 0).
+std::string number(double value);
+/// Engineering-style short form for tables: 1.23e+09 -> "1.23G".
+std::string shortNumber(double value);
+std::string dimString(const Dim3& d);
+/// A kernel's name for narrow columns: no return type, namespaces or argument list
+/// ("void ns::k<float>(int)" -> "k<float>"). Full names stay in CSV and JSON.
+std::string displayName(const std::string& demangled);
+} // namespace roofline::report

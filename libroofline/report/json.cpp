@@ -1,0 +1,79 @@
+#include "core/atomic_file.hpp"
+
+#include <roofline/report.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <ostream>
+
+namespace roofline {
+namespace {
+
+double finite(double v) {
+    return std::isfinite(v) ? v : 0.0;
+}
+
+nlohmann::json boundJson(const Bound& b) {
+    nlohmann::json j = {{"fraction_of_peak", finite(b.fractionOfPeak)}};
+    switch (b.kind) {
+    case Bound::Kind::Unknown:
+        j["kind"] = "unknown";
+        break;
+    case Bound::Kind::Compute:
+        j["kind"] = "compute", j["roof"] = toString(b.flop);
+        break;
+    case Bound::Kind::Memory:
+        j["kind"] = "memory", j["roof"] = toString(b.level);
+        break;
+    }
+    return j;
+}
+
+} // namespace
+
+void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : records) {
+        nlohmann::json flops, bytes, intensity, byteRate, metrics;
+        for (std::size_t k = 0; k < kFlopKindCount; ++k)
+            flops[std::string(toString(static_cast<FlopKind>(k)))] = finite(r.flops[k]);
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
+            const auto level = static_cast<MemoryLevel>(l);
+            const std::string key(toString(level));
+            bytes[key] = finite(r.bytes[l]);
+            intensity[key] = finite(r.intensity(level));
+            byteRate[key] = finite(r.byteRate(level));
+        }
+        for (const auto& [name, value] : r.metrics)
+            metrics[name] = finite(value);
+        all.push_back({{"launch_index", r.launchIndex},
+                       {"name", r.name},
+                       {"mangled_name", r.mangledName},
+                       {"scope", r.scopePath},
+                       {"grid", {r.grid.x, r.grid.y, r.grid.z}},
+                       {"block", {r.block.x, r.block.y, r.block.z}},
+                       {"stream", r.stream},
+                       {"measured", r.measured},
+                       {"note", r.note},
+                       {"time_s", finite(r.timeSeconds)},
+                       {"gpu_duration_s", finite(r.gpuDurationSeconds)},
+                       {"sm_clock_hz", finite(r.smClockHz)},
+                       {"flops", flops},
+                       {"total_flops", finite(r.totalFlops())},
+                       {"tensor_flops", finite(r.tensorFlops())},
+                       {"bytes", bytes},
+                       {"intensity", intensity},
+                       {"flop_rate", finite(r.flopRate())},
+                       {"byte_rate", byteRate},
+                       {"bound", boundJson(r.bound)},
+                       {"metrics", metrics.is_null() ? nlohmann::json::object() : metrics}});
+    }
+    out << nlohmann::json{{"records", all}}.dump(2) << '\n';
+}
+
+void writeJson(const std::vector<KernelRecord>& records, const std::string& path) {
+    core::writeFileAtomically(path, [&](std::ostream& out) { writeJson(records, out); });
+}
+
+} // namespace roofline

@@ -1,0 +1,68 @@
+#include "report/format.hpp"
+
+#include <roofline/report.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <ostream>
+
+namespace roofline {
+namespace {
+
+std::string fit(const std::string& s, std::size_t width) {
+    if (s.size() <= width)
+        return s;
+    return s.substr(0, width - 3) + "...";
+}
+
+std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
+    if (!r.measured || r.bytesAt(level) <= 0.0)
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", r.intensity(level));
+    return buf;
+}
+
+} // namespace
+
+void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
+                const TableOptions& options) {
+    std::vector<std::size_t> order(records.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (options.sortByTime)
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return records[a].timeSeconds > records[b].timeSeconds;
+        });
+    const std::size_t rows =
+        options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
+
+    char line[512];
+    std::snprintf(line, sizeof line, "%5s  %-40s %-20s %10s %10s %9s %9s %9s  %s\n", "#", "kernel",
+                  "scope", "time(us)", "FLOP/s", "AI(L1)", "AI(L2)", "AI(DRAM)", "bound");
+    out << line;
+    for (std::size_t i = 0; i < rows; ++i) {
+        const KernelRecord& r = records[order[i]];
+        const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
+        if (!r.measured) {
+            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s  not measured: %s\n",
+                          static_cast<unsigned long long>(r.launchIndex),
+                          fit(report::displayName(r.name), 40).c_str(), fit(scope, 20).c_str(),
+                          r.note.c_str());
+            out << line;
+            continue;
+        }
+        std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %9s %9s %9s  %s\n",
+                      static_cast<unsigned long long>(r.launchIndex),
+                      fit(report::displayName(r.name), 40).c_str(), fit(scope, 20).c_str(),
+                      r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(),
+                      intensityCell(r, MemoryLevel::L1).c_str(),
+                      intensityCell(r, MemoryLevel::L2).c_str(),
+                      intensityCell(r, MemoryLevel::DRAM).c_str(), toString(r.bound).c_str());
+        out << line;
+    }
+    if (rows < records.size())
+        out << "  ... " << (records.size() - rows) << " more records (use --top 0 for all)\n";
+}
+
+} // namespace roofline
