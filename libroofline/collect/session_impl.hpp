@@ -1,0 +1,53 @@
+#pragma once
+// Session internals: the one active session of the process, the per-thread scope stacks and the
+// launch list. Locking: one mutex guards the launch list and the profiler state; the ProfileScope
+// hot path takes it only when a Session is active.
+#include "core/device_info.hpp"
+#include "core/metric_catalog.hpp"
+#include "core/recording.hpp"
+#include "cupti/launch.hpp"
+#include "cupti/target.hpp"
+
+#include <roofline/kernel_record.hpp>
+#include <roofline/options.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+struct SessionState {
+    Options options;
+    core::DeviceInfo device;
+    const core::ChipProfile* profile = nullptr;
+    std::vector<std::string> metrics;
+    std::vector<std::uint8_t> configImage;
+    std::size_t passes = 0;
+    Ceilings ceilings;
+    void* context = nullptr;
+    bool profilerInitialized = false;
+    std::unique_ptr<cupti::LaunchTracker> tracker;
+    std::unique_ptr<cupti::RangeProfiler> profiler;
+
+    std::mutex mutex;
+    int openScopes = 0;       // across threads; the profiler runs while > 0
+    std::size_t profiled = 0; // launches given a range so far
+    bool failed = false;      // a start/stop failed mid-run: no more collection
+    std::vector<core::LaunchInfo> launches;
+    bool stopped = false;
+    std::vector<KernelRecord> records;
+
+    void onPush(const char* name) noexcept;
+    void onPop() noexcept;
+    void onLaunch(const cupti::LaunchEvent& event) noexcept;
+    core::Recording recording() const;
+    void teardown() noexcept;
+};
+
+/// The active session, or null. The ProfileScope hot path reads it with one atomic load.
+extern std::atomic<SessionState*> gActive;
+
+} // namespace roofline::collect

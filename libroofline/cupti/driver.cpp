@@ -1,0 +1,54 @@
+#include "cupti/driver.hpp"
+
+#include <dlfcn.h>
+#include <string>
+
+namespace roofline::cupti {
+namespace {
+
+std::string gLoadError;
+
+template <typename F> bool resolve(void* lib, const char* symbol, F& out) {
+    out = reinterpret_cast<F>(dlsym(lib, symbol));
+    if (!out)
+        gLoadError = std::string("libcuda.so.1 lacks ") + symbol + " (driver too old?)";
+    return out != nullptr;
+}
+
+const DriverApi* load() noexcept {
+    static DriverApi api{};
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        const char* e = dlerror();
+        gLoadError = std::string("cannot load the NVIDIA driver (libcuda.so.1): ") + (e ? e : "");
+        return nullptr;
+    }
+    // Versioned names: cuda.h maps cuDeviceTotalMem and cuDevicePrimaryCtxRelease to their _v2.
+    const bool ok = resolve(lib, "cuInit", api.init) &&
+                    resolve(lib, "cuDriverGetVersion", api.driverGetVersion) &&
+                    resolve(lib, "cuDeviceGetCount", api.deviceGetCount) &&
+                    resolve(lib, "cuDeviceGet", api.deviceGet) &&
+                    resolve(lib, "cuDeviceGetName", api.deviceGetName) &&
+                    resolve(lib, "cuDeviceGetAttribute", api.deviceGetAttribute) &&
+                    resolve(lib, "cuDeviceTotalMem_v2", api.deviceTotalMem) &&
+                    resolve(lib, "cuDevicePrimaryCtxRetain", api.primaryCtxRetain) &&
+                    resolve(lib, "cuDevicePrimaryCtxRelease_v2", api.primaryCtxRelease) &&
+                    resolve(lib, "cuGetErrorName", api.getErrorName) &&
+                    resolve(lib, "cuGetErrorString", api.getErrorString) &&
+                    resolve(lib, "cuFuncGetName", api.funcGetName);
+    return ok ? &api : nullptr;
+}
+
+} // namespace
+
+const DriverApi* driver() noexcept {
+    static const DriverApi* api = load();
+    return api;
+}
+
+const char* driverLoadError() noexcept {
+    driver();
+    return gLoadError.c_str();
+}
+
+} // namespace roofline::cupti

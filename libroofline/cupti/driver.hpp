@@ -1,0 +1,28 @@
+#pragma once
+// The CUDA driver entry points libroofline uses, resolved at run time from libcuda.so.1 so that
+// the library (and the CLI) load and run on machines with no NVIDIA driver.
+#include <cuda.h>
+
+namespace roofline::cupti {
+
+struct DriverApi {
+    decltype(&::cuInit) init;
+    decltype(&::cuDriverGetVersion) driverGetVersion;
+    decltype(&::cuDeviceGetCount) deviceGetCount;
+    decltype(&::cuDeviceGet) deviceGet;
+    decltype(&::cuDeviceGetName) deviceGetName;
+    decltype(&::cuDeviceGetAttribute) deviceGetAttribute;
+    decltype(&::cuDeviceTotalMem) deviceTotalMem;
+    decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain;
+    decltype(&::cuDevicePrimaryCtxRelease) primaryCtxRelease;
+    decltype(&::cuGetErrorName) getErrorName;
+    decltype(&::cuGetErrorString) getErrorString;
+    decltype(&::cuFuncGetName) funcGetName;
+};
+
+/// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.
+const DriverApi* driver() noexcept;
+/// Why driver() is null, for error messages.
+const char* driverLoadError() noexcept;
+
+} // namespace roofline::cupti
