@@ -1,0 +1,115 @@
+#include "calibration/expected.hpp"
+#include "calibration/kernels.cuh"
+
+#include <cuda_fp16.h>
+#include <mma.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace calibration {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "calibration: %s failed: %s\n", what, cudaGetErrorString(e));
+        std::abort(); // test fixture code, never part of the library
+    }
+}
+
+template <typename T> __global__ void fmaChains(const T* in, T* out, T b, T c) {
+    const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    T a0 = in[4 * t], a1 = in[4 * t + 1], a2 = in[4 * t + 2], a3 = in[4 * t + 3];
+    for (int i = 0; i < static_cast<int>(kIterations); ++i) {
+        a0 = fma(a0, b, c);
+        a1 = fma(a1, b, c);
+        a2 = fma(a2, b, c);
+        a3 = fma(a3, b, c);
+    }
+    out[4 * t] = a0, out[4 * t + 1] = a1, out[4 * t + 2] = a2, out[4 * t + 3] = a3;
+}
+
+__global__ void hfma2Chains(const __half2* in, __half2* out, __half2 b, __half2 c) {
+    const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    __half2 a0 = in[4 * t], a1 = in[4 * t + 1], a2 = in[4 * t + 2], a3 = in[4 * t + 3];
+    for (int i = 0; i < static_cast<int>(kIterations); ++i) {
+        a0 = __hfma2(a0, b, c);
+        a1 = __hfma2(a1, b, c);
+        a2 = __hfma2(a2, b, c);
+        a3 = __hfma2(a3, b, c);
+    }
+    out[4 * t] = a0, out[4 * t + 1] = a1, out[4 * t + 2] = a2, out[4 * t + 3] = a3;
+}
+
+__global__ void mmaFp16(const __half* a, const __half* b, float* c) {
+    using namespace nvcuda;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    for (int i = 0; i < static_cast<int>(kMmaIterations); ++i)
+        wmma::mma_sync(fc, fa, fb, fc);
+    const unsigned warp = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    wmma::store_matrix_sync(c + warp * 256, fc, 16, wmma::mem_row_major);
+}
+
+__global__ void copy(const float4* in, float4* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+         i += std::size_t{gridDim.x} * blockDim.x)
+        out[i] = in[i];
+}
+
+} // namespace
+
+Buffers::Buffers() {
+    const std::size_t chains = kThreads * 4 * sizeof(double);
+    check(cudaMalloc(&chainsIn, chains), "cudaMalloc");
+    check(cudaMalloc(&chainsOut, chains), "cudaMalloc");
+    check(cudaMemset(chainsIn, 0x3c, chains), "cudaMemset"); // finite values for every type
+    check(cudaMalloc(&mmaA, 16 * 16 * sizeof(__half)), "cudaMalloc");
+    check(cudaMalloc(&mmaB, 16 * 16 * sizeof(__half)), "cudaMalloc");
+    check(cudaMalloc(&mmaC, (kMmaGrid * kMmaBlock / 32) * 256 * sizeof(float)), "cudaMalloc");
+    check(cudaMemset(mmaA, 0x11, 16 * 16 * sizeof(__half)), "cudaMemset");
+    check(cudaMemset(mmaB, 0x11, 16 * 16 * sizeof(__half)), "cudaMemset");
+    check(cudaMalloc(&copyIn, kCopyBytes), "cudaMalloc");
+    check(cudaMalloc(&copyOut, kCopyBytes), "cudaMalloc");
+    check(cudaMemset(copyIn, 1, kCopyBytes), "cudaMemset");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+Buffers::~Buffers() {
+    for (void* p : {chainsIn, chainsOut, mmaA, mmaB, mmaC, copyIn, copyOut})
+        cudaFree(p);
+}
+
+cudaError_t launchFfma(const Buffers& b) {
+    fmaChains<float><<<kGrid, kBlock>>>(static_cast<const float*>(b.chainsIn),
+                                        static_cast<float*>(b.chainsOut), 0.999f, 0.001f);
+    return cudaGetLastError();
+}
+cudaError_t launchDfma(const Buffers& b) {
+    fmaChains<double><<<kGrid, kBlock>>>(static_cast<const double*>(b.chainsIn),
+                                         static_cast<double*>(b.chainsOut), 0.999, 0.001);
+    return cudaGetLastError();
+}
+cudaError_t launchHfma2(const Buffers& b) {
+    hfma2Chains<<<kGrid, kBlock>>>(static_cast<const __half2*>(b.chainsIn),
+                                   static_cast<__half2*>(b.chainsOut), __float2half2_rn(0.999f),
+                                   __float2half2_rn(0.001f));
+    return cudaGetLastError();
+}
+cudaError_t launchMmaFp16(const Buffers& b) {
+    mmaFp16<<<kMmaGrid, kMmaBlock>>>(static_cast<const __half*>(b.mmaA),
+                                     static_cast<const __half*>(b.mmaB),
+                                     static_cast<float*>(b.mmaC));
+    return cudaGetLastError();
+}
+cudaError_t launchCopy(const Buffers& b) {
+    copy<<<kGrid * 4, kBlock>>>(static_cast<const float4*>(b.copyIn),
+                                static_cast<float4*>(b.copyOut), kCopyBytes / sizeof(float4));
+    return cudaGetLastError();
+}
+
+} // namespace calibration

@@ -1,0 +1,25 @@
+#pragma once
+#include <cuda_runtime.h>
+
+namespace calibration {
+/// Device buffers for all calibration kernels (allocated once, freed in the destructor).
+struct Buffers {
+    Buffers();
+    ~Buffers();
+    Buffers(const Buffers&) = delete;
+    Buffers& operator=(const Buffers&) = delete;
+    void* chainsIn = nullptr; // 4 values per thread, up to 8 bytes each
+    void* chainsOut = nullptr;
+    void* mmaA = nullptr;
+    void* mmaB = nullptr;
+    void* mmaC = nullptr;
+    void* copyIn = nullptr;
+    void* copyOut = nullptr;
+};
+// Each launches one kernel on the default stream and returns the launch's error.
+cudaError_t launchFfma(const Buffers& b);
+cudaError_t launchDfma(const Buffers& b);
+cudaError_t launchHfma2(const Buffers& b);
+cudaError_t launchMmaFp16(const Buffers& b);
+cudaError_t launchCopy(const Buffers& b);
+} // namespace calibration

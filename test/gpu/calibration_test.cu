@@ -1,0 +1,170 @@
+// Live calibration on the GPU: every formula of the catalog against kernels whose work is counted
+// by hand (calibration/expected.hpp). Label: gpu.
+#include "calibration/expected.hpp"
+#include "calibration/kernels.cuh"
+#include "gpu/gpu_test_support.hpp"
+
+#include <roofline/roofline.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+using roofline::FlopKind;
+using roofline::MemoryLevel;
+namespace cal = calibration;
+
+namespace {
+
+void expectOnlyKind(const roofline::KernelRecord& r, FlopKind kind, double expected) {
+    EXPECT_EQ(r.flopsOf(kind), expected) << r.name;
+    for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k) {
+        const auto other = static_cast<FlopKind>(k);
+        // Hopper's compiler emits a few HFMA2.MMA as register moves (FACTS.md): tolerate FP16
+        // noise of at most one instruction per thread on other kernels, nothing else.
+        if (other == kind)
+            continue;
+        if (other == FlopKind::FP16)
+            EXPECT_LE(r.flopsOf(other), 4.0 * cal::kThreads) << r.name;
+        else
+            EXPECT_EQ(r.flopsOf(other), 0.0) << r.name << " has " << toString(other) << " work";
+    }
+}
+
+} // namespace
+
+TEST(GpuCalibration, CountsMatchHandCountedWork) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.maxKernels = 8;
+    roofline::Session session{options};
+    EXPECT_EQ(session.chip(), "GH100") << "these expectations were calibrated on an H100";
+    {
+        roofline::ProfileScope outer{"calibration"};
+        {
+            roofline::ProfileScope s{"ffma"};
+            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        }
+        {
+            roofline::ProfileScope s{"dfma"};
+            ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+        }
+        {
+            roofline::ProfileScope s{"hfma2"};
+            ASSERT_EQ(cal::launchHfma2(buffers), cudaSuccess);
+        }
+        {
+            roofline::ProfileScope s{"mma_fp16"};
+            ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
+        }
+        {
+            roofline::ProfileScope s{"copy"};
+            ASSERT_EQ(cal::launchCopy(buffers), cudaSuccess);
+        }
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 5u);
+    for (const auto& r : records) {
+        ASSERT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_GT(r.timeSeconds, 0.0);
+        EXPECT_GT(r.smClockHz, 0.5e9);
+        EXPECT_LT(r.smClockHz, 2.2e9);
+    }
+    const auto* ffma = findByScope(records, "calibration/ffma");
+    const auto* dfma = findByScope(records, "calibration/dfma");
+    const auto* hfma = findByScope(records, "calibration/hfma2");
+    const auto* mma = findByScope(records, "calibration/mma_fp16");
+    const auto* copy = findByScope(records, "calibration/copy");
+    ASSERT_TRUE(ffma && dfma && hfma && mma && copy);
+
+    EXPECT_NE(ffma->name.find("fmaChains<float>"), std::string::npos) << ffma->name;
+    EXPECT_EQ(ffma->grid.x, cal::kGrid);
+    EXPECT_EQ(ffma->block.x, cal::kBlock);
+    expectOnlyKind(*ffma, FlopKind::FP32, cal::kFfmaFlops);
+    expectOnlyKind(*dfma, FlopKind::FP64, cal::kDfmaFlops);
+    // HFMA2: counted instructions x 4; the compiler may add an HFMA2.MMA move per thread.
+    EXPECT_GE(hfma->flopsOf(FlopKind::FP16), cal::kHfma2Flops);
+    EXPECT_LE(hfma->flopsOf(FlopKind::FP16), cal::kHfma2Flops + 4.0 * cal::kThreads);
+    EXPECT_EQ(hfma->flopsOf(FlopKind::FP32), 0.0);
+    expectOnlyKind(*mma, FlopKind::TensorFP16, cal::kMmaFlops);
+
+    EXPECT_NEAR(copy->bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
+    EXPECT_NEAR(copy->bytesAt(MemoryLevel::L1), cal::kCopyTraffic, 0.01 * cal::kCopyTraffic);
+    EXPECT_GE(copy->bytesAt(MemoryLevel::L2), 0.98 * cal::kCopyTraffic);
+    EXPECT_EQ(copy->bound.kind, roofline::Bound::Kind::Memory);
+    EXPECT_EQ(ffma->bound.kind, roofline::Bound::Kind::Compute);
+
+    std::printf("calibration on %s (%s, %zu passes):\n", session.deviceName().c_str(),
+                session.chip().c_str(), session.passes());
+    roofline::printTable(records, std::cout);
+}
+
+TEST(GpuSession, RangesAccumulateAcrossScopeWindowsAndUnscopedKernelsAreSkipped) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.maxKernels = 4;
+    roofline::Session session{options};
+    {
+        roofline::ProfileScope s{"first"};
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+    }
+    ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess); // outside every scope: not profiled
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    {
+        roofline::ProfileScope s{"second"};
+        ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 2u);
+    ASSERT_TRUE(records[0].measured && records[1].measured) << records[1].note;
+    EXPECT_EQ(records[0].scopePath, "first");
+    EXPECT_EQ(records[1].scopePath, "second");
+    EXPECT_EQ(records[0].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+}
+
+TEST(GpuSession, KernelsBeyondCapacityAreReportedNotLost) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.maxKernels = 2;
+    roofline::Session session{options};
+    {
+        roofline::ProfileScope s{"over"};
+        for (int i = 0; i < 3; ++i)
+            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_TRUE(records[0].measured);
+    EXPECT_TRUE(records[1].measured);
+    EXPECT_FALSE(records[2].measured);
+    EXPECT_NE(records[2].note.find("maxKernels"), std::string::npos) << records[2].note;
+    EXPECT_EQ(session.droppedKernels(), 1u);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+}
+
+TEST(GpuSession, SecondSessionIsRefusedAndSaveWritesARecording) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.maxKernels = 2;
+    roofline::Session session{options};
+    try {
+        roofline::Session second{options};
+        ADD_FAILURE() << "a second active Session was accepted";
+    } catch (const roofline::Error& e) {
+        EXPECT_EQ(e.code(), roofline::ErrorCode::ProfilerBusy);
+    }
+    EXPECT_THROW(session.save("never.rfl"), roofline::Error); // before stop()
+    {
+        roofline::ProfileScope s{"one"};
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+    }
+    session.stop();
+    const std::string path = ::testing::TempDir() + "gpu_session.rfl";
+    session.save(path);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    EXPECT_GT(in.tellg(), 1000);
+}

@@ -1,0 +1,99 @@
+// The metric catalog through the real CUPTI host API (no GPU needed): every name valid on every
+// chip, pass counts known, and bad names rejected with the closest valid names.
+#include "core/metric_catalog.hpp"
+#include "cupti/host.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace roofline;
+
+TEST(Catalog, EveryMetricOfEveryChipIsValidInCupti) {
+    const auto supported = cupti::Host::supportedChips();
+    for (const auto& profile : core::chipProfiles()) {
+        for (const auto& chip : profile.chips) {
+            SCOPED_TRACE(chip);
+            ASSERT_NE(std::find(supported.begin(), supported.end(), chip), supported.end());
+            const cupti::Host host(chip);
+            for (const auto& metric : core::requiredMetrics(profile))
+                EXPECT_NO_THROW(host.properties(metric)) << metric;
+            const auto image = host.configImage(core::requiredMetrics(profile));
+            EXPECT_GT(image.bytes.size(), 0u);
+            EXPECT_GE(image.passes, 1u);
+        }
+    }
+}
+
+TEST(Catalog, HopperSetNeedsSevenPasses) {
+    const auto& hopper = core::profileForChip("GH100");
+    const auto metrics = core::requiredMetrics(hopper);
+    EXPECT_EQ(metrics.size(), 21u);
+    EXPECT_EQ(cupti::Host("GH100").configImage(metrics).passes, 7u);
+}
+
+TEST(Catalog, VoltaFormulaIsNeverUsedBeyondVolta) {
+    for (const auto& profile : core::chipProfiles()) {
+        const bool volta = profile.family == "Volta";
+        bool usesPipeTensor = false;
+        for (const auto& f : profile.flops)
+            for (const auto& t : f.terms)
+                usesPipeTensor |= t.metric.find("inst_executed_pipe_tensor") != std::string::npos;
+        EXPECT_EQ(usesPipeTensor, volta) << profile.family;
+    }
+    const auto& volta = core::profileForChip("GV100");
+    const auto& f = volta.flops[static_cast<std::size_t>(FlopKind::TensorFP16)];
+    ASSERT_EQ(f.terms.size(), 1u);
+    EXPECT_EQ(f.terms[0].coefficient, 512.0);
+}
+
+TEST(Catalog, UnknownMetricNamesTheChipAndClosestNames) {
+    const cupti::Host host("GH100");
+    try {
+        host.properties("dram__byte.sum");
+        FAIL() << "accepted an unknown metric";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnknownMetric);
+        const std::string what = e.what();
+        EXPECT_NE(what.find("'dram__byte.sum'"), std::string::npos) << what;
+        EXPECT_NE(what.find("GH100"), std::string::npos) << what;
+        EXPECT_NE(what.find("dram__bytes.sum"), std::string::npos) << what;
+    }
+    EXPECT_THROW(host.configImage({"sm__cycles_elapsed.avg", "not_a_metric.sum"}), Error);
+}
+
+TEST(Catalog, UnknownChipsAreRefusedWithTheKnownOnes) {
+    try {
+        core::profileForChip("GB202");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+        EXPECT_NE(std::string(e.what()).find("GH100"), std::string::npos);
+    }
+    try {
+        cupti::Host host("XX100");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+        EXPECT_NE(std::string(e.what()).find("GH100"), std::string::npos);
+    }
+}
+
+TEST(Catalog, FormulasEvaluateByName) {
+    const auto& p = core::profileForChip("GH100");
+    core::MetricValues v;
+    for (const auto& m : core::requiredMetrics(p))
+        v[m] = 0.0;
+    v["sm__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 3;
+    v["sm__sass_thread_inst_executed_op_fmul_pred_on.sum"] = 5;
+    v["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = 7;
+    v["sm__sass_thread_inst_executed_op_hfma_pred_on.sum"] = 10;
+    v["sm__sass_thread_inst_executed_op_hadd_pred_on.sum"] = 1;
+    EXPECT_EQ(core::evaluate(p.flops[static_cast<std::size_t>(FlopKind::FP32)], v), 3 + 5 + 14);
+    EXPECT_EQ(core::evaluate(p.flops[static_cast<std::size_t>(FlopKind::FP16)], v), 40 + 2);
+    v.erase("sm__sass_thread_inst_executed_op_fmul_pred_on.sum");
+    EXPECT_THROW(core::evaluate(p.flops[static_cast<std::size_t>(FlopKind::FP32)], v), Error);
+    EXPECT_EQ(core::describe(p.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)]),
+              "dram__bytes.sum");
+    EXPECT_EQ(core::describe(core::Formula{}), "-");
+}

@@ -1,0 +1,53 @@
+// The committed H100 recording (test/fixtures/h100_calibration.rfl, see README there) evaluated
+// on the CPU through the real CUPTI host API, checked against the hand-counted work of its kernels.
+#include "calibration/expected.hpp"
+#include "core/recording.hpp"
+#include "cupti/evaluate.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace roofline;
+namespace cal = calibration;
+
+namespace {
+
+const KernelRecord& byScope(const std::vector<KernelRecord>& rs, const std::string& scope) {
+    for (const auto& r : rs)
+        if (r.scopePath == scope)
+            return r;
+    throw std::runtime_error("no record for scope " + scope);
+}
+
+} // namespace
+
+TEST(H100Fixture, EvaluatesToTheKnownWork) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
+    EXPECT_EQ(rec.chip, "GH100");
+    EXPECT_EQ(rec.device.smCount, 132);
+    EXPECT_EQ(rec.passes, 7u);
+    const auto records = cupti::evaluateRecording(rec);
+    ASSERT_EQ(records.size(), 5u);
+    for (const auto& r : records) {
+        EXPECT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_GT(r.timeSeconds, 0.0);
+    }
+    const auto& ffma = byScope(records, "calibration/ffma");
+    const auto& dfma = byScope(records, "calibration/dfma");
+    const auto& hfma = byScope(records, "calibration/hfma2");
+    const auto& mma = byScope(records, "calibration/mma_fp16");
+    const auto& copy = byScope(records, "calibration/copy");
+    EXPECT_NE(ffma.name.find("fmaChains<float>"), std::string::npos) << ffma.name;
+    EXPECT_EQ(ffma.grid.x, cal::kGrid);
+    EXPECT_EQ(ffma.flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(ffma.flopsOf(FlopKind::FP64), 0.0);
+    EXPECT_EQ(dfma.flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    EXPECT_EQ(dfma.flopsOf(FlopKind::FP32), 0.0);
+    EXPECT_GE(hfma.flopsOf(FlopKind::FP16), cal::kHfma2Flops);
+    EXPECT_LE(hfma.flopsOf(FlopKind::FP16), cal::kHfma2Flops + 4.0 * cal::kThreads);
+    EXPECT_EQ(mma.flopsOf(FlopKind::TensorFP16), cal::kMmaFlops);
+    EXPECT_EQ(mma.flopsOf(FlopKind::FP32), 0.0);
+    EXPECT_NEAR(copy.bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
+    EXPECT_NEAR(copy.bytesAt(MemoryLevel::L1), cal::kCopyTraffic, 0.01 * cal::kCopyTraffic);
+    EXPECT_EQ(copy.bound.kind, Bound::Kind::Memory);
+    EXPECT_EQ(ffma.bound.kind, Bound::Kind::Compute);
+}

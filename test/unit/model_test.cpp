@@ -1,0 +1,116 @@
+#include "core/roofline_model.hpp"
+#include "core/string_distance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace roofline;
+
+namespace {
+
+core::DeviceInfo h100() {
+    core::DeviceInfo d;
+    d.name = "NVIDIA H100 80GB HBM3";
+    d.chip = "GH100";
+    d.smCount = 132;
+    d.smClockHz = 1.98e9;
+    return d;
+}
+
+core::MetricValues values(double cycles, double fp32Fma, double dramBytes, double l1Bytes) {
+    core::MetricValues v;
+    for (const auto& m : core::requiredMetrics(core::profileForChip("GH100")))
+        v[m] = 0.0;
+    v["sm__cycles_elapsed.avg"] = cycles;
+    v["sm__cycles_elapsed.avg.per_second"] = 2e9;
+    v["gpu__time_duration.sum"] = cycles / 2.0; // ns at 2 GHz
+    v["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = fp32Fma;
+    v["dram__bytes.sum"] = dramBytes;
+    v["lts__t_bytes.sum"] = dramBytes;
+    v["l1tex__t_bytes.sum"] = l1Bytes;
+    return v;
+}
+
+} // namespace
+
+TEST(Ceilings, H100SxmDatasheetAtBoostClock) {
+    const Ceilings c = core::datasheetCeilings(h100());
+    EXPECT_NEAR(c.flopsPerSecond[static_cast<std::size_t>(FlopKind::FP32)], 66.9e12, 1e9);
+    EXPECT_NEAR(c.flopsPerSecond[static_cast<std::size_t>(FlopKind::TensorFP16)], 989.4e12, 1e10);
+    EXPECT_EQ(c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)], 3.35e12);
+    EXPECT_NEAR(c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L1)], 128.0 * 132 * 1.98e9,
+                1.0);
+    EXPECT_EQ(c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L2)],
+              0.0); // no datasheet value
+    EXPECT_NE(c.name.find("SXM5"), std::string::npos);
+}
+
+TEST(Ceilings, PcieAndScalingAndUnknownDevices) {
+    core::DeviceInfo pcie = h100();
+    pcie.name = "NVIDIA H100 PCIe";
+    pcie.smCount = 114;
+    pcie.smClockHz = 1.755e9;
+    EXPECT_NEAR(core::datasheetCeilings(pcie).flopsPerSecond[1], 51.2e12, 1e9);
+    core::DeviceInfo halfClock = h100();
+    halfClock.smClockHz = 0.99e9;
+    EXPECT_NEAR(core::datasheetCeilings(halfClock).flopsPerSecond[1], 66.9e12 / 2, 1e9);
+    core::DeviceInfo unknown;
+    unknown.name = "Some Future GPU";
+    const Ceilings c = core::datasheetCeilings(unknown);
+    for (double f : c.flopsPerSecond)
+        EXPECT_EQ(f, 0.0);
+    EXPECT_NE(c.source.find("unknown"), std::string::npos);
+}
+
+TEST(Model, RecordFromValues) {
+    core::LaunchInfo launch;
+    launch.launchIndex = 3;
+    launch.name = "k";
+    launch.scopePath = "a/b";
+    const auto ceilings = core::datasheetCeilings(h100());
+    // 1 ms at 2 GHz, 1e9 FFMA = 2e9 FLOPs, 2e8 DRAM bytes, 4e8 L1 bytes.
+    const auto r = core::buildRecord(core::profileForChip("GH100"), launch,
+                                     values(2e6, 1e9, 2e8, 4e8), ceilings);
+    EXPECT_TRUE(r.measured);
+    EXPECT_DOUBLE_EQ(r.timeSeconds, 1e-3);
+    EXPECT_DOUBLE_EQ(r.gpuDurationSeconds, 1e-3);
+    EXPECT_DOUBLE_EQ(r.totalFlops(), 2e9);
+    EXPECT_DOUBLE_EQ(r.intensity(MemoryLevel::DRAM), 10.0);
+    EXPECT_DOUBLE_EQ(r.intensity(MemoryLevel::L1), 5.0);
+    EXPECT_DOUBLE_EQ(r.flopRate(), 2e12);
+    EXPECT_DOUBLE_EQ(r.byteRate(MemoryLevel::DRAM), 2e11);
+    // 2 TFLOP/s of 66.9 (3.0%) vs 0.2 TB/s of 3.35 (6.0%) vs 0.4 TB/s of 33.4 TB/s L1 (1.2%).
+    EXPECT_EQ(r.bound.kind, Bound::Kind::Memory);
+    EXPECT_EQ(r.bound.level, MemoryLevel::DRAM);
+    EXPECT_NEAR(r.bound.fractionOfPeak, 0.2 / 3.35, 1e-9);
+    EXPECT_EQ(r.scopePath, "a/b");
+    EXPECT_EQ(r.metrics.at("dram__bytes.sum"), 2e8);
+}
+
+TEST(Model, ComputeBoundAndZeroTimeAndUnmeasured) {
+    const auto ceilings = core::datasheetCeilings(h100());
+    const auto& p = core::profileForChip("GH100");
+    const auto compute = core::buildRecord(p, {}, values(2e6, 3e10, 1e6, 1e6), ceilings);
+    EXPECT_EQ(compute.bound.kind, Bound::Kind::Compute);
+    EXPECT_EQ(compute.bound.flop, FlopKind::FP32);
+    EXPECT_EQ(toString(compute.bound), "fp32 90%");
+    const auto zero = core::buildRecord(p, {}, values(0, 0, 0, 0), ceilings);
+    EXPECT_EQ(zero.timeSeconds, 0.0);
+    EXPECT_EQ(zero.flopRate(), 0.0);
+    EXPECT_EQ(zero.intensity(MemoryLevel::DRAM), 0.0);
+    EXPECT_EQ(zero.bound.kind, Bound::Kind::Unknown);
+    EXPECT_FALSE(zero.note.empty());
+    const auto none = core::unmeasuredRecord({}, "why");
+    EXPECT_FALSE(none.measured);
+    EXPECT_EQ(none.note, "why");
+    EXPECT_EQ(toString(none.bound), "unknown");
+}
+
+TEST(StringDistance, ClosestNames) {
+    EXPECT_EQ(core::editDistance("kitten", "sitting"), 3u);
+    EXPECT_EQ(core::editDistance("", "abc"), 3u);
+    const auto close = core::closestNames("dram__byte", {"dram__bytes", "lts__t_bytes", "x"}, 2);
+    ASSERT_EQ(close.size(), 2u);
+    EXPECT_EQ(close[0], "dram__bytes");
+}

@@ -1,0 +1,142 @@
+// The recording format: round trip, and a clear error (never a crash) for every kind of damage.
+#include "core/recording.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace roofline;
+
+namespace {
+
+core::Recording sample() {
+    core::Recording r;
+    r.libraryVersion = "0.1.0";
+    r.createdUtc = "2026-11-22T00:00:00Z";
+    r.mode = "kernel-replay";
+    r.chip = "GH100";
+    r.device.name = "NVIDIA H100 80GB HBM3";
+    r.device.chip = "GH100";
+    r.device.computeMajor = 9;
+    r.device.smCount = 132;
+    r.device.smClockHz = 1.98e9;
+    r.device.l2Bytes = 50u << 20;
+    r.metrics = {"sm__cycles_elapsed.avg", "dram__bytes.sum"};
+    r.passes = 7;
+    r.droppedRanges = 1;
+    r.configImage.assign(1000, 7);
+    r.counterData.push_back(std::vector<std::uint8_t>(100000, 0));
+    r.counterData[0][500] = 42;
+    core::LaunchInfo l;
+    l.launchIndex = 0;
+    l.name = "void k<float>(int, float*)";
+    l.mangledName = "_Z1kIfEviPf";
+    l.scopePath = "a/b";
+    l.grid = {2, 3, 4};
+    l.block = {128, 1, 1};
+    l.stream = 77;
+    l.chunk = 0;
+    l.range = 0;
+    r.launches = {l};
+    l.launchIndex = 1;
+    l.chunk = -1;
+    r.launches.push_back(l);
+    return r;
+}
+
+std::string bytesOf(const core::Recording& r) {
+    std::ostringstream out;
+    core::writeRecording(r, out);
+    return out.str();
+}
+
+core::Recording parse(const std::string& bytes) {
+    std::istringstream in(bytes);
+    return core::readRecording(in, "test.rfl");
+}
+
+ErrorCode codeOf(const std::string& bytes) {
+    try {
+        parse(bytes);
+    } catch (const Error& e) {
+        return e.code();
+    }
+    return ErrorCode::InvalidState; // "no error"
+}
+
+} // namespace
+
+TEST(Recording, RoundTrip) {
+    const auto original = sample();
+    const std::string bytes = bytesOf(original);
+    EXPECT_LT(bytes.size(), 10000u) << "counter data should be compressed";
+    const auto r = parse(bytes);
+    EXPECT_EQ(r.version, core::kRecordingVersion);
+    EXPECT_EQ(r.chip, "GH100");
+    EXPECT_EQ(r.device.name, original.device.name);
+    EXPECT_EQ(r.device.computeMajor, 9);
+    EXPECT_EQ(r.device.l2Bytes, original.device.l2Bytes);
+    EXPECT_EQ(r.metrics, original.metrics);
+    EXPECT_EQ(r.passes, 7u);
+    EXPECT_EQ(r.droppedRanges, 1u);
+    EXPECT_EQ(r.configImage, original.configImage);
+    EXPECT_EQ(r.counterData, original.counterData);
+    ASSERT_EQ(r.launches.size(), 2u);
+    EXPECT_EQ(r.launches[0].name, original.launches[0].name);
+    EXPECT_EQ(r.launches[0].scopePath, "a/b");
+    EXPECT_EQ(r.launches[0].grid.z, 4u);
+    EXPECT_EQ(r.launches[0].stream, 77u);
+    EXPECT_EQ(r.launches[1].chunk, -1);
+}
+
+TEST(Recording, EveryTruncationIsReportedAsCorrupt) {
+    const std::string bytes = bytesOf(sample());
+    for (std::size_t n = 0; n < bytes.size(); n += (n < 64 ? 1 : 97)) {
+        const ErrorCode code = codeOf(bytes.substr(0, n));
+        EXPECT_EQ(code, ErrorCode::CorruptRecording) << "truncated at " << n;
+    }
+}
+
+TEST(Recording, DamageIsDetected) {
+    const std::string good = bytesOf(sample());
+    for (std::size_t at : {std::size_t{20}, std::size_t{60}, good.size() / 2, good.size() - 3}) {
+        std::string bad = good;
+        bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+        EXPECT_EQ(codeOf(bad), ErrorCode::CorruptRecording) << "flipped byte " << at;
+    }
+    EXPECT_EQ(codeOf("not a recording at all"), ErrorCode::CorruptRecording);
+    EXPECT_EQ(codeOf(""), ErrorCode::CorruptRecording);
+}
+
+TEST(Recording, NewerVersionsAreRefusedByName) {
+    std::string bytes = bytesOf(sample());
+    bytes[8] = 9; // format version field
+    try {
+        parse(bytes);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedVersion);
+        EXPECT_NE(std::string(e.what()).find("v9"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Recording, InconsistentMetadataIsRefused) {
+    auto r = sample();
+    r.launches[0].chunk = 3; // no such chunk
+    EXPECT_EQ(codeOf(bytesOf(r)), ErrorCode::CorruptRecording);
+    r = sample();
+    r.metrics.clear();
+    EXPECT_EQ(codeOf(bytesOf(r)), ErrorCode::CorruptRecording);
+}
+
+TEST(Recording, MissingFileIsAnIoError) {
+    try {
+        core::loadRecording("/nonexistent/x.rfl");
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::Io);
+        EXPECT_NE(std::string(e.what()).find("/nonexistent/x.rfl"), std::string::npos);
+    }
+}

@@ -1,0 +1,129 @@
+// Reporters against golden output.
+#include <roofline/error.hpp>
+#include <roofline/report.hpp>
+
+#include "report/format.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace roofline;
+
+namespace {
+
+std::vector<KernelRecord> records() {
+    KernelRecord a;
+    a.launchIndex = 0;
+    a.name = "void scale<float, 2>(float*, int)";
+    a.mangledName = "_Z5scale";
+    a.scopePath = "train/step";
+    a.grid = {4, 1, 1};
+    a.block = {256, 1, 1};
+    a.measured = true;
+    a.timeSeconds = 1e-3;
+    a.gpuDurationSeconds = 1.1e-3;
+    a.smClockHz = 1.98e9;
+    a.flops[static_cast<std::size_t>(FlopKind::FP32)] = 2e9;
+    a.flops[static_cast<std::size_t>(FlopKind::TensorFP16)] = 1e9;
+    a.bytes = {4e8, 2e8, 1e8};
+    a.bound = {Bound::Kind::Memory, FlopKind::FP32, MemoryLevel::DRAM, 0.5};
+    a.metrics = {{"dram__bytes.sum", 1e8}};
+    KernelRecord b;
+    b.launchIndex = 1;
+    b.name = "late";
+    b.note = "counter-data image full";
+    return {a, b};
+}
+
+} // namespace
+
+TEST(Report, Table) {
+    std::ostringstream out;
+    printTable(records(), out);
+    const std::string expected =
+        "    #  kernel                                   scope                  time(us)     "
+        "FLOP/s    AI(L1)    AI(L2)  AI(DRAM)  bound\n"
+        "    0  scale<float, 2>                          train/step              1000.00         "
+        "3T       7.5        15        30  DRAM 50%\n"
+        "    1  late                                     -                     not measured: "
+        "counter-data image full\n";
+    EXPECT_EQ(out.str(), expected);
+    std::ostringstream top;
+    printTable(records(), top, {1, true});
+    EXPECT_NE(top.str().find("1 more records"), std::string::npos);
+}
+
+TEST(Report, DisplayNamesDropReturnTypeNamespacesAndArguments) {
+    EXPECT_EQ(report::displayName("void calibration::(anonymous namespace)::fmaChains<float>(float "
+                                  "const*, float*, float, float)"),
+              "fmaChains<float>");
+    EXPECT_EQ(report::displayName("void at::native::vectorized_elementwise_kernel<4, "
+                                  "at::native::Functor<c10::Half>>(int, float)"),
+              "vectorized_elementwise_kernel<4, at::native::Functor<c10::Half>>");
+    EXPECT_EQ(report::displayName("saxpy(int, float, float const*, float*)"), "saxpy");
+    EXPECT_EQ(report::displayName("plain_c_kernel"), "plain_c_kernel");
+}
+
+TEST(Report, CsvQuotesAndColumns) {
+    std::ostringstream out;
+    writeCsv(records(), out);
+    const std::string csv = out.str();
+    std::istringstream lines(csv);
+    std::string header, row0, row1;
+    std::getline(lines, header);
+    std::getline(lines, row0);
+    std::getline(lines, row1);
+    EXPECT_EQ(header.rfind("launch_index,name,mangled_name,scope,grid_x", 0), 0u);
+    EXPECT_NE(header.find(",flops_tensor_fp16,"), std::string::npos);
+    EXPECT_NE(header.find(",intensity_dram,"), std::string::npos);
+    EXPECT_EQ(
+        row0.rfind(
+            "0,\"void scale<float, 2>(float*, int)\",_Z5scale,train/step,4,1,1,256,1,1,0,1,,0.001,",
+            0),
+        0u)
+        << row0;
+    EXPECT_NE(row0.find(",3e+09,1e+09,400000000,200000000,100000000,7.5,15,30,"), std::string::npos)
+        << row0;
+    EXPECT_NE(row0.find(",DRAM 50%,0.5"), std::string::npos);
+    const auto columns = [](const std::string& s) {
+        std::size_t n = 1;
+        bool quoted = false;
+        for (char c : s)
+            quoted ^= (c == '"'), n += (c == ',' && !quoted);
+        return n;
+    };
+    EXPECT_EQ(columns(row0), columns(header));
+    EXPECT_EQ(columns(row1), columns(header));
+}
+
+TEST(Report, JsonHasDerivedValuesAndNoNonFiniteNumbers) {
+    auto rs = records();
+    rs[1].timeSeconds = 0.0; // rates must come out 0, never NaN/inf
+    std::ostringstream out;
+    writeJson(rs, out);
+    const auto j = nlohmann::json::parse(out.str());
+    ASSERT_EQ(j["records"].size(), 2u);
+    const auto& a = j["records"][0];
+    EXPECT_EQ(a["scope"], "train/step");
+    EXPECT_EQ(a["total_flops"], 3e9);
+    EXPECT_EQ(a["tensor_flops"], 1e9);
+    EXPECT_EQ(a["intensity"]["DRAM"], 30.0);
+    EXPECT_EQ(a["bound"]["kind"], "memory");
+    EXPECT_EQ(a["bound"]["roof"], "DRAM");
+    EXPECT_EQ(a["metrics"]["dram__bytes.sum"], 1e8);
+    EXPECT_EQ(j["records"][1]["measured"], false);
+    EXPECT_EQ(j["records"][1]["flop_rate"], 0.0);
+    EXPECT_EQ(out.str().find("nan"), std::string::npos);
+    EXPECT_EQ(out.str().find("inf"), std::string::npos);
+}
+
+TEST(Report, PathWritersReportUnwritablePaths) {
+    EXPECT_THROW(writeCsv(records(), "/nonexistent-dir/x.csv"), Error);
+    const std::string path = ::testing::TempDir() + "report_test.json";
+    writeJson(records(), path);
+    std::ifstream in(path);
+    EXPECT_TRUE(nlohmann::json::parse(in).contains("records"));
+}
