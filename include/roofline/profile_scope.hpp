@@ -4,12 +4,15 @@
 
 #include <roofline/export.hpp>
 
+#include <cstdint>
+
 namespace roofline {
 
 namespace detail {
-/// True when a Session took the scope; only then must popScope() be called.
-ROOFLINE_API bool pushScope(const char* name) noexcept;
-ROOFLINE_API void popScope() noexcept;
+/// 0 when no Session is active (nothing to pop); otherwise a token for popScope() that names the
+/// session, so a scope outliving its Session never disturbs a later one.
+ROOFLINE_API std::uint32_t pushScope(const char* name) noexcept;
+ROOFLINE_API void popScope(std::uint32_t token) noexcept;
 } // namespace detail
 
 /// Names a region of host code. Kernels launched on this thread while it lives get a record whose
@@ -27,10 +30,10 @@ public:
     explicit ProfileScope(const char*) noexcept {}
     ~ProfileScope() = default;
 #else
-    explicit ProfileScope(const char* name) noexcept : pushed_(detail::pushScope(name)) {}
+    explicit ProfileScope(const char* name) noexcept : token_(detail::pushScope(name)) {}
     ~ProfileScope() {
-        if (pushed_)
-            detail::popScope();
+        if (token_ != 0)
+            detail::popScope(token_);
     }
 #endif
     ProfileScope(const ProfileScope&) = delete;
@@ -40,7 +43,7 @@ public:
 
 #if !defined(ROOFLINE_DISABLED)
 private:
-    bool pushed_; // a scope opened before a Session started is not popped from its stack
+    std::uint32_t token_;
 #endif
 };
 

@@ -21,15 +21,17 @@ std::atomic<SessionState*> gActive{nullptr};
 
 namespace {
 
-// Scope names of this thread, outermost first. Pointers only: names are not copied.
-thread_local std::vector<const char*> tScopes;
+std::atomic<std::uint32_t> gGenerations{0};
 
-std::string joinScopes() {
+// The path of this thread's open scopes that belong to session `generation`.
+std::string joinScopes(std::uint32_t generation) {
     std::string path;
-    for (const char* s : tScopes) {
+    for (const ScopeEntry& e : threadScopes()) {
+        if (e.generation != generation)
+            continue;
         if (!path.empty())
             path += '/';
-        path += s;
+        path += e.name;
     }
     return path;
 }
@@ -49,9 +51,14 @@ void sink(const cupti::LaunchEvent& event, void* user) noexcept {
 
 } // namespace
 
-void SessionState::onPush(const char* name) noexcept {
+std::vector<ScopeEntry>& threadScopes() noexcept {
+    // Names are not copied: ProfileScope requires them to outlive the scope.
+    thread_local std::vector<ScopeEntry> scopes;
+    return scopes;
+}
+
+void SessionState::onPush() noexcept {
     try {
-        tScopes.push_back(name ? name : "");
         std::lock_guard<std::mutex> lock(mutex);
         if (openScopes++ == 0 && !failed && !stopped)
             profiler->start();
@@ -63,8 +70,6 @@ void SessionState::onPush(const char* name) noexcept {
 
 void SessionState::onPop() noexcept {
     try {
-        if (!tScopes.empty())
-            tScopes.pop_back();
         std::lock_guard<std::mutex> lock(mutex);
         if (openScopes > 0 && --openScopes == 0 && profiler && profiler->running())
             profiler->stop();
@@ -81,11 +86,19 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         std::lock_guard<std::mutex> lock(mutex);
         if (!profiler || !profiler->running())
             return; // outside every scope: not profiled
+        if (event.kind == cupti::LaunchEvent::Kind::Graph) {
+            if (graphLaunches++ == 0)
+                core::log().warn("a CUDA graph was launched inside a ProfileScope: libroofline "
+                                 "does not attribute graph kernels yet, so later records may be "
+                                 "misattributed (records say so when ranges and launches "
+                                 "disagree)");
+            return;
+        }
         core::LaunchInfo l;
         l.launchIndex = launches.size();
         l.mangledName = event.mangledName;
         l.name = core::demangle(l.mangledName);
-        l.scopePath = joinScopes();
+        l.scopePath = joinScopes(generation);
         l.grid = event.grid;
         l.block = event.block;
         l.stream = event.stream;
@@ -141,6 +154,9 @@ struct Session::Impl : collect::SessionState {};
 Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     collect::SessionState& s = *impl_;
     s.options = std::move(options);
+    s.generation = ++collect::gGenerations;
+    if (s.generation == 0)
+        s.generation = ++collect::gGenerations; // after 2^32 sessions
     if (s.options.maxKernels == 0)
         throw Error(ErrorCode::InvalidArgument, "Options::maxKernels must be at least 1");
     collect::SessionState* expected = nullptr;
@@ -172,7 +188,11 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
 }
 
 Session::~Session() {
-    stop();
+    try {
+        stop();
+    } catch (...) {
+        // stop() reports its own failures; a destructor must not throw into the application
+    }
 }
 
 const std::vector<KernelRecord>& Session::stop() {

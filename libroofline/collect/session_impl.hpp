@@ -20,6 +20,7 @@
 namespace roofline::collect {
 
 struct SessionState {
+    std::uint32_t generation = 0; // unique per Session in this process, never 0
     Options options;
     core::DeviceInfo device;
     const core::ChipProfile* profile = nullptr;
@@ -33,14 +34,15 @@ struct SessionState {
     std::unique_ptr<cupti::RangeProfiler> profiler;
 
     std::mutex mutex;
-    int openScopes = 0;       // across threads; the profiler runs while > 0
-    std::size_t profiled = 0; // launches given a range so far
-    bool failed = false;      // a start/stop failed mid-run: no more collection
+    int openScopes = 0;            // across threads; the profiler runs while > 0
+    std::size_t graphLaunches = 0; // cuGraphLaunch inside scopes: its kernels are not attributed
+    std::size_t profiled = 0;      // launches given a range so far
+    bool failed = false;           // a start/stop failed mid-run: no more collection
     std::vector<core::LaunchInfo> launches;
     bool stopped = false;
     std::vector<KernelRecord> records;
 
-    void onPush(const char* name) noexcept;
+    void onPush() noexcept;
     void onPop() noexcept;
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
     core::Recording recording() const;
@@ -49,5 +51,13 @@ struct SessionState {
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;
+
+/// This thread's open scopes, outermost first, each with the generation of the Session that took
+/// it. Paths are built from the active session's entries only.
+struct ScopeEntry {
+    const char* name;
+    std::uint32_t generation;
+};
+std::vector<ScopeEntry>& threadScopes() noexcept;
 
 } // namespace roofline::collect

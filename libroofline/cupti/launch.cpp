@@ -24,6 +24,8 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
 template <typename P> void fromClassic(const P* p, LaunchEvent& e) {
@@ -93,6 +95,13 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
         }
         f = p->f;
         break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
+        e.kind = LaunchEvent::Kind::Graph;
+        auto* tracker = static_cast<LaunchTracker*>(self);
+        tracker->sink_(e, tracker->user_);
+        return;
     }
     default:
         return;

@@ -15,7 +15,9 @@ struct CUpti_Subscriber_st; // CUPTI's opaque handle, declared here to keep cupt
 namespace roofline::cupti {
 
 struct LaunchEvent {
-    const char* mangledName = nullptr; ///< valid during the sink call only
+    enum class Kind { Kernel, Graph };
+    Kind kind = Kind::Kernel;
+    const char* mangledName = nullptr; ///< valid during the sink call only (kernels)
     Dim3 grid, block;
     std::uint64_t stream = 0;
     void* context = nullptr;
