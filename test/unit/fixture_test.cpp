@@ -4,6 +4,8 @@
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 
+#include <roofline/error.hpp>
+
 #include <gtest/gtest.h>
 
 using namespace roofline;
@@ -50,4 +52,30 @@ TEST(H100Fixture, EvaluatesToTheKnownWork) {
     EXPECT_NEAR(copy.bytesAt(MemoryLevel::L1), cal::kCopyTraffic, 0.01 * cal::kCopyTraffic);
     EXPECT_EQ(copy.bound.kind, Bound::Kind::Memory);
     EXPECT_EQ(ffma.bound.kind, Bound::Kind::Compute);
+}
+
+TEST(H100Fixture, LaunchesThatDisagreeWithCuptiRangesAreFlagged) {
+    auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
+    core::LaunchInfo extra = rec.launches.back();
+    extra.launchIndex = rec.launches.size();
+    extra.range = static_cast<std::uint32_t>(rec.launches.size()); // CUPTI has no such range
+    rec.launches.push_back(extra);
+    const auto records = cupti::evaluateRecording(rec);
+    ASSERT_EQ(records.size(), 6u);
+    EXPECT_FALSE(records[5].measured);
+    EXPECT_NE(records[5].note.find("no range"), std::string::npos) << records[5].note;
+    EXPECT_TRUE(records[0].measured);
+    EXPECT_NE(records[0].note.find("5 kernel ranges for 6 launches"), std::string::npos)
+        << records[0].note;
+}
+
+TEST(H100Fixture, UnsupportedChipInARecordingIsAClearError) {
+    auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
+    rec.chip = "GX999";
+    try {
+        cupti::evaluateRecording(rec);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+    }
 }
