@@ -4,13 +4,23 @@
 # not a Debian package here and must already be installed (e.g. /usr/local/cuda).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libspdlog-dev nlohmann-json3-dev libcli11-dev libzstd-dev libgtest-dev)
+# Debian package -> a file or command that shows it is present (however it was installed).
+declare -A probes=(
+  [cmake]="cmd:cmake" [ninja-build]="cmd:ninja" [g++]="cmd:g++"
+  [libspdlog-dev]="inc:spdlog/spdlog.h" [nlohmann-json3-dev]="inc:nlohmann/json.hpp"
+  [libcli11-dev]="inc:CLI/CLI.hpp" [libzstd-dev]="inc:zstd.h" [libgtest-dev]="inc:gtest/gtest.h"
+)
+present() {
+  case "$1" in
+    cmd:*) command -v "${1#cmd:}" >/dev/null 2>&1 ;;
+    inc:*) for dir in /usr/include /usr/local/include; do [ -e "$dir/${1#inc:}" ] && return 0; done
+           return 1 ;;
+  esac
+}
 missing=()
-if command -v dpkg >/dev/null 2>&1; then
-  for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-  done
-fi
+for p in "${!probes[@]}"; do
+  present "${probes[$p]}" || missing+=("$p")
+done
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${missing[*]}"

@@ -9,7 +9,6 @@
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace roofline::cupti {
 namespace {
@@ -174,19 +173,6 @@ std::size_t Host::rangeCount(const std::vector<std::uint8_t>& counterData) const
                         "): it is damaged or from an incompatible CUPTI",
                     static_cast<int>(status));
     return p.numTotalRanges;
-}
-
-std::string Host::rangeName(const std::vector<std::uint8_t>& counterData, std::size_t range) const {
-    CUpti_Profiler_Host_GetRangeName_Params p{CUpti_Profiler_Host_GetRangeName_Params_STRUCT_SIZE};
-    p.pCounterDataImage = counterData.data();
-    p.counterDataImageSize = counterData.size();
-    p.rangeIndex = range;
-    p.delimiter = "/";
-    ROOFLINE_CUPTI_CHECK(cuptiProfilerHostGetRangeName(&p));
-    std::string name = p.pRangeName ? p.pRangeName : "";
-    // The header says the caller frees the name CUPTI allocated.
-    std::free(const_cast<char*>(p.pRangeName));
-    return name;
 }
 
 core::MetricValues Host::evaluate(const std::vector<std::uint8_t>& counterData, std::size_t range,

@@ -51,7 +51,6 @@ public:
 
     /// Ranges stored in a counter-data image.
     std::size_t rangeCount(const std::vector<std::uint8_t>& counterData) const;
-    std::string rangeName(const std::vector<std::uint8_t>& counterData, std::size_t range) const;
     core::MetricValues evaluate(const std::vector<std::uint8_t>& counterData, std::size_t range,
                                 const std::vector<std::string>& metrics) const;
 

@@ -1,6 +1,8 @@
 #include "calibration/expected.hpp"
 #include "calibration/kernels.cuh"
 
+#include <roofline/profile_scope.hpp>
+
 #include <cuda_fp16.h>
 #include <mma.h>
 
@@ -110,6 +112,24 @@ cudaError_t launchCopy(const Buffers& b) {
     copy<<<kGrid * 4, kBlock>>>(static_cast<const float4*>(b.copyIn),
                                 static_cast<float4*>(b.copyOut), kCopyBytes / sizeof(float4));
     return cudaGetLastError();
+}
+
+cudaError_t runSuite(const Buffers& b) {
+    roofline::ProfileScope outer{"calibration"};
+    const struct {
+        const char* scope;
+        cudaError_t (*launch)(const Buffers&);
+    } suite[] = {{"ffma", launchFfma},
+                 {"dfma", launchDfma},
+                 {"hfma2", launchHfma2},
+                 {"mma_fp16", launchMmaFp16},
+                 {"copy", launchCopy}};
+    for (const auto& k : suite) {
+        roofline::ProfileScope scope{k.scope};
+        if (const cudaError_t e = k.launch(b); e != cudaSuccess)
+            return e;
+    }
+    return cudaDeviceSynchronize();
 }
 
 } // namespace calibration

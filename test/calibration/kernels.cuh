@@ -22,4 +22,8 @@ cudaError_t launchDfma(const Buffers& b);
 cudaError_t launchHfma2(const Buffers& b);
 cudaError_t launchMmaFp16(const Buffers& b);
 cudaError_t launchCopy(const Buffers& b);
+
+/// All five kernels in order, each in ProfileScope "calibration/<ffma|dfma|hfma2|mma_fp16|copy>".
+/// Returns the first launch error.
+cudaError_t runSuite(const Buffers& b);
 } // namespace calibration

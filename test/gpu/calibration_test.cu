@@ -39,29 +39,7 @@ TEST(GpuCalibration, CountsMatchHandCountedWork) {
     options.maxKernels = 8;
     roofline::Session session{options};
     EXPECT_EQ(session.chip(), "GH100") << "these expectations were calibrated on an H100";
-    {
-        roofline::ProfileScope outer{"calibration"};
-        {
-            roofline::ProfileScope s{"ffma"};
-            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
-        }
-        {
-            roofline::ProfileScope s{"dfma"};
-            ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
-        }
-        {
-            roofline::ProfileScope s{"hfma2"};
-            ASSERT_EQ(cal::launchHfma2(buffers), cudaSuccess);
-        }
-        {
-            roofline::ProfileScope s{"mma_fp16"};
-            ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
-        }
-        {
-            roofline::ProfileScope s{"copy"};
-            ASSERT_EQ(cal::launchCopy(buffers), cudaSuccess);
-        }
-    }
+    ASSERT_EQ(cal::runSuite(buffers), cudaSuccess);
     const auto& records = session.stop();
     ASSERT_EQ(records.size(), 5u);
     for (const auto& r : records) {

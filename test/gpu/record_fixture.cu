@@ -1,9 +1,10 @@
-// Records test/fixtures/h100_calibration.rfl: the calibration kernels under one Session, saved.
-// Usage: record_fixture OUT.rfl   (run on the GPU machine; see test/fixtures/README.md)
+// Records test/fixtures/h100_calibration.rfl: the calibration kernels under one Session, saved,
+// and prints what each phase cost. Usage: record_fixture OUT.rfl (see test/fixtures/README.md).
 #include "calibration/kernels.cuh"
 
 #include <roofline/roofline.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -12,35 +13,28 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s OUT.rfl\n", argv[0]);
         return 2;
     }
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     try {
         calibration::Buffers buffers;
         roofline::Options options;
         options.maxKernels = 5; // exactly the five kernels: keeps the fixture small
+        const auto t0 = Clock::now();
         roofline::Session session{options};
-        {
-            roofline::ProfileScope outer{"calibration"};
-            {
-                roofline::ProfileScope s{"ffma"};
-                calibration::launchFfma(buffers);
-            }
-            {
-                roofline::ProfileScope s{"dfma"};
-                calibration::launchDfma(buffers);
-            }
-            {
-                roofline::ProfileScope s{"hfma2"};
-                calibration::launchHfma2(buffers);
-            }
-            {
-                roofline::ProfileScope s{"mma_fp16"};
-                calibration::launchMmaFp16(buffers);
-            }
-            {
-                roofline::ProfileScope s{"copy"};
-                calibration::launchCopy(buffers);
-            }
+        const auto t1 = Clock::now();
+        if (const cudaError_t e = calibration::runSuite(buffers); e != cudaSuccess) {
+            std::cerr << "record_fixture: " << cudaGetErrorString(e) << '\n';
+            return 1;
         }
-        roofline::printTable(session.stop(), std::cout);
+        const auto t2 = Clock::now();
+        const auto& records = session.stop();
+        const auto t3 = Clock::now();
+        roofline::printTable(records, std::cout);
+        std::printf("session setup %.1f ms; 5 kernels profiled in %.1f ms (%zu passes each); "
+                    "stop + evaluation %.1f ms\n",
+                    ms(t0, t1), ms(t1, t2), session.passes(), ms(t2, t3));
         session.save(argv[1]);
         std::cout << "wrote " << argv[1] << '\n';
         return 0;
