@@ -118,7 +118,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     }
 }
 
-core::Recording SessionState::recording() const {
+core::Recording SessionState::takeRecording() {
     core::Recording r;
     r.libraryVersion = ROOFLINE_VERSION_STRING;
     r.createdUtc = utcNow();
@@ -130,7 +130,7 @@ core::Recording SessionState::recording() const {
     r.droppedRanges = profiler ? profiler->droppedRanges() : 0;
     r.configImage = configImage;
     if (profiler)
-        r.counterData.push_back(profiler->counterData());
+        r.counterData.push_back(profiler->takeCounterData());
     r.launches = launches;
     return r;
 }
@@ -168,8 +168,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         cupti::initializeProfiler();
         s.profilerInitialized = true;
         s.device.chip = cupti::chipName(s.options.device);
-        s.profile = &core::profileForChip(s.device.chip);
-        s.metrics = core::requiredMetrics(*s.profile);
+        s.metrics = core::requiredMetrics(core::profileForChip(s.device.chip));
         const cupti::Host host(s.device.chip);
         cupti::ConfigImage config = host.configImage(s.metrics);
         s.configImage = std::move(config.bytes);
@@ -211,7 +210,8 @@ const std::vector<KernelRecord>& Session::stop() {
     }
     s.teardown();
     try {
-        s.records = cupti::evaluateRecording(s.recording());
+        s.recorded = s.takeRecording();
+        s.records = cupti::evaluateRecording(s.recorded);
     } catch (const std::exception& e) {
         core::log().error("evaluating the counters failed: {}", e.what());
         s.records.clear();
@@ -233,7 +233,7 @@ const std::vector<KernelRecord>& Session::stop() {
 void Session::save(const std::string& path) const {
     if (!impl_->stopped)
         throw Error(ErrorCode::InvalidState, "Session::save() needs stop() first");
-    core::saveRecording(impl_->recording(), path);
+    core::saveRecording(impl_->recorded, path);
 }
 
 bool Session::stopped() const noexcept {

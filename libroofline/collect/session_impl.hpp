@@ -23,7 +23,6 @@ struct SessionState {
     std::uint32_t generation = 0; // unique per Session in this process, never 0
     Options options;
     core::DeviceInfo device;
-    const core::ChipProfile* profile = nullptr;
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;
@@ -40,12 +39,14 @@ struct SessionState {
     bool failed = false;           // a start/stop failed mid-run: no more collection
     std::vector<core::LaunchInfo> launches;
     bool stopped = false;
+    core::Recording recorded; // built once by stop(); what save() writes
     std::vector<KernelRecord> records;
 
     void onPush() noexcept;
     void onPop() noexcept;
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
-    core::Recording recording() const;
+    /// After teardown(): everything measured, the counter-data image moved out of the profiler.
+    core::Recording takeRecording();
     void teardown() noexcept;
 };
 

@@ -31,6 +31,8 @@ public:
     void disable() noexcept;
 
     const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_; }
+    /// Moves the image out (after disable(): CUPTI no longer writes to it).
+    std::vector<std::uint8_t> takeCounterData() noexcept { return std::move(counterData_); }
     std::size_t droppedRanges() const noexcept { return dropped_; }
     std::size_t capacity() const noexcept { return maxRanges_; }
 
