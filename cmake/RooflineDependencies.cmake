@@ -15,6 +15,12 @@ if(NOT TARGET CUDA::cupti)
   message(FATAL_ERROR "FindCUDAToolkit found no CUPTI library (CUDA::cupti): install CUPTI with the toolkit.")
 endif()
 
+if(NOT TARGET CUDA::nvtx3)
+  message(FATAL_ERROR "FindCUDAToolkit found no NVTX 3 headers (CUDA::nvtx3): install the toolkit's NVTX component.")
+endif()
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+
 macro(roofline_require package hint)
   find_package(${package} ${ARGN} QUIET)
   if(NOT ${package}_FOUND)
@@ -43,3 +49,6 @@ endif()
 if(ROOFLINE_BUILD_TESTS)
   roofline_require(GTest "apt-get install libgtest-dev")
 endif()
+
+# google-benchmark measures the ProfileScope hot path (benchmarks/); optional.
+find_package(benchmark CONFIG QUIET)

@@ -72,9 +72,16 @@ struct ROOFLINE_API KernelRecord {
     std::string mangledName;       ///< as the driver knows it
     std::string scopePath; ///< enclosing ProfileScope names joined by '/', e.g. "train/step"
     Dim3 grid, block;
-    std::uint64_t stream = 0; ///< stream handle value (0: default stream)
+    std::uint64_t stream = 0;   ///< stream handle value (0: default stream)
+    std::uint64_t threadId = 0; ///< OS thread id (gettid) of the launching thread
+    int device = 0;             ///< CUDA device ordinal
+    /// Per-scope mode: the record covers one scope instance (name = the scope's name, scopePath =
+    /// its full path) and all `kernels` launches inside it. Per-kernel modes: false, kernels 1.
+    bool scopeRecord = false;
+    std::uint32_t kernels = 1;
 
     bool measured = false; ///< false: no counter values (see note), only identity fields are set
+                           ///< and, in timing-only mode, timeSeconds
     std::string note;      ///< why a record is incomplete, or caveats about its values
 
     double timeSeconds = 0.0;        ///< sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second

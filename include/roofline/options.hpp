@@ -1,32 +1,77 @@
 #pragma once
 /// \file options.hpp
-/// How a Session collects. Every field can also be set from a ROOFLINE_* environment variable.
+/// How a Session collects. Every field can also be set from a ROOFLINE_* environment variable
+/// (docs/configuration.md lists them all).
 
 #include <roofline/export.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace roofline {
 
 /// Which CUPTI collection mode a Session uses (DESIGN.md, "Collection modes").
 enum class CollectionMode {
+    /// One record per kernel launch; the application's loop replays: instance i of the iteration
+    /// scope runs pass i. The default: a small fraction of kernel replay's cost inside loops.
+    IterationReplay,
     /// One record per kernel launch; CUPTI replays each kernel once per pass, saving and restoring
-    /// device memory. Simple and exact for one-shot code; expensive inside loops.
+    /// device memory. For one-shot code; expensive inside loops.
     KernelReplay,
+    /// One record per scope instance covering all its kernels (SASS FLOP counters included);
+    /// replayed over iterations like IterationReplay. The cheapest.
+    ScopeReplay,
+};
+
+/// Which metrics a Session collects (more metrics, more passes).
+enum class MetricSet {
+    Full,   ///< time, FP64/FP32/FP16 and tensor FLOPs per type, L1/L2/DRAM bytes (GH100: 7 passes)
+    Core,   ///< as Full without tensor FLOPs (GH100: 4 passes)
+    Memory, ///< time and L1/L2/DRAM bytes only
+    Time,   ///< time and clock only (1 pass)
+};
+
+/// When caches are flushed before a replay pass.
+enum class CacheFlush {
+    Auto, ///< on for kernel replay, off for iteration and scope replay
+    On,
+    Off,
 };
 
 /// Session settings.
 ///
 ///     roofline::Options opt = roofline::Options::fromEnvironment();
-///     opt.maxKernels = 16;
+///     opt.nvtxInclude = {"train/step/"};
 ///     roofline::Session session{opt};
 struct ROOFLINE_API Options {
-    CollectionMode mode = CollectionMode::KernelReplay; ///< ROOFLINE_MODE=kernel-replay
-    int device = 0;              ///< CUDA device ordinal to profile; ROOFLINE_DEVICE
-    std::size_t maxKernels = 64; ///< launches the counter-data image holds (~0.7 MB each on GH100);
-                                 ///< more are counted as dropped. ROOFLINE_MAX_KERNELS
-    std::string outputPath;      ///< if set, stop() saves the recording here. ROOFLINE_OUTPUT
+    CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope
+    MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
+    int device = 0; ///< CUDA device ordinal; -1: every visible device. ROOFLINE_DEVICE
+    /// Ranges one counter-data image holds before it is decoded, evaluated and reused (GH100, full
+    /// set: ~0.6 MB each). Not a limit on kernels. ROOFLINE_RANGES_PER_IMAGE
+    std::size_t rangesPerImage = 128;
+    /// Name of the scope (ProfileScope or NVTX push/pop range) whose instances are the loop
+    /// iterations replay passes run on; "" = the outermost scope. ROOFLINE_ITERATION_RANGE
+    std::string iterationRange;
+    /// Scope replay: nesting levels measured below and including the iteration scope; each level
+    /// costs a full set of passes. ROOFLINE_SCOPE_LEVELS
+    std::size_t scopeLevels = 1;
+    /// NVTX filters in Nsight Compute's syntax ("step/", "A/*/B", "[A", "A]", "D@A/", "regex:").
+    /// ROOFLINE_NVTX_INCLUDE / ROOFLINE_NVTX_EXCLUDE (several separated by ';')
+    std::vector<std::string> nvtxInclude, nvtxExclude;
+    /// Kernel name (function or demangled name) or "regex:<pattern>". ROOFLINE_KERNEL_NAME
+    std::string kernelName;
+    std::uint64_t launchSkip = 0;  ///< admitted launches to skip first. ROOFLINE_LAUNCH_SKIP
+    std::uint64_t launchCount = 0; ///< admitted launches to profile, 0: all. ROOFLINE_LAUNCH_COUNT
+    CacheFlush cacheFlush = CacheFlush::Auto; ///< ROOFLINE_CACHE_FLUSH=auto|on|off
+    std::string outputPath; ///< stop() (and exit/signal flush) saves the recording here. ROOFLINE_OUTPUT
+    /// Stop and save at normal process exit and on SIGINT/SIGTERM (when the application installed
+    /// no handler of its own). ROOFLINE_FLUSH_ON_EXIT=0|1
+    bool flushOnExit = true;
+    /// Listen to the application's NVTX ranges (push/pop, start/end, domains). ROOFLINE_NVTX=0|1
+    bool listenNvtx = true;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.
@@ -35,5 +80,7 @@ struct ROOFLINE_API Options {
 };
 
 ROOFLINE_API const char* toString(CollectionMode mode) noexcept;
+ROOFLINE_API const char* toString(MetricSet set) noexcept;
+ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
 
 } // namespace roofline

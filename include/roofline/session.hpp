@@ -7,21 +7,32 @@
 #include <roofline/options.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace roofline {
 
-/// Profiles every kernel launched inside a ProfileScope between construction and stop().
-/// One Session may be active per process (CUPTI admits one subscriber). Construction throws
-/// roofline::Error with the cause and the fix (no GPU, counters restricted to admins, ...);
-/// stop() and the destructor never throw and never abort the application.
+/// Profiles the kernels launched inside scopes -- ProfileScope objects and the application's own
+/// NVTX ranges -- between construction and stop(), in the Options' collection mode.
+/// One Session may be active per process. Bad options throw roofline::Error; everything else
+/// (no GPU, counters restricted to admins, another profiler, a failure mid-run) degrades to
+/// timing-only records with one logged message naming the cause and the fix. stop() and the
+/// destructor never throw; a session still active at exit or on SIGINT/SIGTERM is stopped and
+/// its recording saved (Options::outputPath).
 ///
-///     roofline::Session session;                 // Options::fromEnvironment()
-///     { roofline::ProfileScope s{"work"}; kernel<<<g, b>>>(...); }
+///     roofline::Session session;                     // Options::fromEnvironment()
+///     for (int step = 0; step < steps; ++step) {     // iteration replay: step i runs pass i
+///         roofline::ProfileScope scope{"step"};
+///         trainStep();
+///     }
 ///     for (const auto& r : session.stop()) std::cout << r.name << ' ' << r.totalFlops() << '\n';
-///     session.save("run.rfl");                   // evaluate later: roofline report run.rfl
+///     session.save("run.rfl");                       // evaluate later: roofline report run.rfl
+///
+/// Code that is not a loop replays itself with the helper:
+///
+///     while (session.needsPass()) { roofline::ProfileScope s{"region"}; work(); }
 class ROOFLINE_API Session {
 public:
     explicit Session(Options options = Options::fromEnvironment());
@@ -31,21 +42,32 @@ public:
     Session(Session&&) = delete;
     Session& operator=(Session&&) = delete;
 
-    /// Ends collection, evaluates the counters and returns one record per profiled launch (in
-    /// launch order; launches beyond Options::maxKernels come back with measured == false).
-    /// Later calls return the same records. Saves to Options::outputPath when set.
+    /// Ends collection, evaluates the counters and returns the records (per-kernel modes: one per
+    /// profiled launch, in launch order; scope replay: one per scope instance). Records without
+    /// counters say why in their note. Later calls return the same records. Saves to
+    /// Options::outputPath when set.
     const std::vector<KernelRecord>& stop();
 
-    /// Writes the recording (config image, counter data, launches, device) for offline
+    /// Replay helper for code that is not a loop: true while the replay group in progress needs
+    /// another pass of the region (always true on the first call, false after the last pass).
+    bool needsPass() noexcept;
+
+    /// Writes the recording (config image, evaluated values, launches, device) for offline
     /// evaluation with `roofline report`. Requires stop(). Written atomically (temp + rename).
     void save(const std::string& path) const;
 
     bool stopped() const noexcept;
-    std::size_t droppedKernels() const noexcept; ///< launches not measured (capacity)
-    std::size_t passes() const noexcept;         ///< replay passes the metric set needs
-    std::string chip() const;                    ///< e.g. "GH100"
-    std::string deviceName() const;              ///< e.g. "NVIDIA H100 80GB HBM3"
-    const Ceilings& ceilings() const noexcept;   ///< roofs the records' bounds refer to
+    bool countersAvailable() const noexcept; ///< false: timing-only (see status())
+    std::string status() const;              ///< "counters", or "timing only: <cause>"
+    std::size_t droppedKernels() const noexcept;       ///< records without counter values
+    std::uint64_t droppedRanges() const noexcept;      ///< ranges CUPTI reported dropped
+    std::uint64_t replayMismatches() const noexcept;   ///< replay groups whose passes differed
+    std::uint64_t unbalancedNvtxPops() const noexcept; ///< NVTX pops with no push
+    std::size_t passes() const noexcept;               ///< replay passes per group
+    CollectionMode mode() const noexcept;
+    std::string chip() const;                  ///< e.g. "GH100"
+    std::string deviceName() const;            ///< e.g. "NVIDIA H100 80GB HBM3"
+    const Ceilings& ceilings() const noexcept; ///< roofs the records' bounds refer to
 
 private:
     struct Impl;

@@ -1,18 +1,20 @@
+#include "collect/fallback.hpp"
 #include "collect/session_impl.hpp"
 
+#include "core/demangle.hpp"
 #include "core/log.hpp"
 #include "core/roofline_model.hpp"
 #include "cupti/device.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/host.hpp"
+#include "nvtx/listener.hpp"
 
 #include <roofline/error.hpp>
 #include <roofline/session.hpp>
 #include <roofline/version.hpp>
 
-#include "core/demangle.hpp"
-
 #include <ctime>
+#include <unordered_map>
 
 namespace roofline {
 namespace collect {
@@ -22,19 +24,6 @@ std::atomic<SessionState*> gActive{nullptr};
 namespace {
 
 std::atomic<std::uint32_t> gGenerations{0};
-
-// The path of this thread's open scopes that belong to session `generation`.
-std::string joinScopes(std::uint32_t generation) {
-    std::string path;
-    for (const ScopeEntry& e : threadScopes()) {
-        if (e.generation != generation)
-            continue;
-        if (!path.empty())
-            path += '/';
-        path += e.name;
-    }
-    return path;
-}
 
 std::string utcNow() {
     const std::time_t now = std::time(nullptr);
@@ -49,185 +38,339 @@ void sink(const cupti::LaunchEvent& event, void* user) noexcept {
     static_cast<SessionState*>(user)->onLaunch(event);
 }
 
+// Raw counter-data images kept in a recording (beyond this, records keep evaluated values only,
+// so host memory stays bounded whatever the kernel count).
+}
+constexpr std::size_t kKeepImageBytes = 64u << 20;
+namespace {
+
+cupti::RangeMode rangeMode(CollectionMode mode) {
+    switch (mode) {
+    case CollectionMode::KernelReplay:
+        return cupti::RangeMode::AutoKernelReplay;
+    case CollectionMode::IterationReplay:
+        return cupti::RangeMode::AutoUserReplay;
+    case CollectionMode::ScopeReplay:
+        return cupti::RangeMode::UserUserReplay;
+    }
+    return cupti::RangeMode::AutoUserReplay;
+}
+
 } // namespace
 
-std::vector<ScopeEntry>& threadScopes() noexcept {
-    // Names are not copied: ProfileScope requires them to outlive the scope.
-    thread_local std::vector<ScopeEntry> scopes;
-    return scopes;
-}
-
-void SessionState::onPush() noexcept {
-    try {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (openScopes++ == 0 && !failed && !stopped)
-            profiler->start();
-    } catch (const std::exception& e) {
-        failed = true;
-        core::log().error("profiling stopped: starting the range profiler failed: {}", e.what());
-    }
-}
-
-void SessionState::onPop() noexcept {
-    try {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (openScopes > 0 && --openScopes == 0 && profiler && profiler->running())
-            profiler->stop();
-    } catch (const std::exception& e) {
-        failed = true;
-        core::log().error("profiling stopped: stopping the range profiler failed: {}", e.what());
-    }
-}
-
 void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
-    if (event.context != context)
+    if (event.kind == cupti::LaunchEvent::Kind::Graph) {
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true))
+            core::log().warn("a CUDA graph was launched: libroofline does not attribute graph "
+                             "kernels yet (they get no records; per-kernel auto ranges may be "
+                             "misattributed, and records say so when ranges and launches "
+                             "disagree)");
+        return;
+    }
+    std::size_t slot = devices.size();
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        if (devices[i].context == event.context)
+            slot = i;
+    if (slot == devices.size())
+        return; // a context we do not profile
+    LaunchEvent l;
+    l.slot = slot;
+    l.device = devices[slot].info.ordinal;
+    l.mangledName = event.mangledName ? event.mangledName : "<unknown kernel>";
+    l.grid = event.grid;
+    l.block = event.block;
+    l.stream = event.stream;
+    l.threadId = currentThreadId();
+    l.correlationId = event.correlationId;
+    const ThreadScopes& t = threadScopes();
+    if (t.generation == generation) {
+        collector->onLaunch(l, t.stack);
+    } else {
+        static const Stack kEmpty;
+        collector->onLaunch(l, kEmpty);
+    }
+}
+
+void SessionState::startTiming() noexcept {
+    if (timer)
         return;
     try {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!profiler || !profiler->running())
-            return; // outside every scope: not profiled
-        if (event.kind == cupti::LaunchEvent::Kind::Graph) {
-            if (graphLaunches++ == 0)
-                core::log().warn("a CUDA graph was launched inside a ProfileScope: libroofline "
-                                 "does not attribute graph kernels yet, so later records may be "
-                                 "misattributed (records say so when ranges and launches "
-                                 "disagree)");
-            return;
-        }
-        core::LaunchInfo l;
-        l.launchIndex = launches.size();
-        l.mangledName = event.mangledName;
-        l.name = core::demangle(l.mangledName);
-        l.scopePath = joinScopes(generation);
-        l.grid = event.grid;
-        l.block = event.block;
-        l.stream = event.stream;
-        if (profiled < profiler->capacity()) {
-            l.chunk = 0;
-            l.range = static_cast<std::uint32_t>(profiled);
-        } else if (profiled == profiler->capacity()) {
-            core::log().warn("counter-data image full after {} kernels: later kernels are not "
-                             "measured (raise Options::maxKernels / ROOFLINE_MAX_KERNELS)",
-                             profiled);
-        }
-        ++profiled;
-        launches.push_back(std::move(l));
-    } catch (...) {
-        // Out of memory while recording a launch: the kernel still runs; its record is lost and
-        // the range numbering stays right because `profiled` advanced before any allocation.
+        timer = std::make_unique<cupti::KernelTimer>();
+    } catch (const std::exception& e) {
+        core::log().error("libroofline: timing-only records are unavailable too ({}): kernels get "
+                          "names and scopes but no durations",
+                          e.what());
     }
-}
-
-core::Recording SessionState::takeRecording() {
-    core::Recording r;
-    r.libraryVersion = ROOFLINE_VERSION_STRING;
-    r.createdUtc = utcNow();
-    r.mode = toString(options.mode);
-    r.device = device;
-    r.chip = device.chip;
-    r.metrics = metrics;
-    r.passes = passes;
-    r.droppedRanges = profiler ? profiler->droppedRanges() : 0;
-    r.configImage = configImage;
-    if (profiler)
-        r.counterData.push_back(profiler->takeCounterData());
-    r.launches = launches;
-    return r;
 }
 
 void SessionState::teardown() noexcept {
-    if (profiler)
-        profiler->disable();
+    for (auto& d : devices)
+        if (d.backend)
+            d.backend->disable();
     tracker.reset();
+    for (auto& d : devices)
+        d.backend.reset();
     if (profilerInitialized)
         cupti::deinitializeProfiler();
     profilerInitialized = false;
-    if (context)
-        cupti::releasePrimaryContext(options.device);
-    context = nullptr;
+    for (auto& d : devices)
+        if (d.context)
+            cupti::releasePrimaryContext(d.info.ordinal);
+    for (auto& d : devices)
+        d.context = nullptr;
+}
+
+void SessionState::finish() noexcept {
+    std::lock_guard<std::mutex> lock(stopMutex);
+    if (stopped)
+        return;
+    SessionState* self = this;
+    gActive.compare_exchange_strong(self, nullptr);
+    stopped = true;
+    restoreSignals();
+    collector->finish();
+    auto& launches = collector->launches();
+    if (timer) {
+        std::vector<cupti::KernelTiming> timings = timer->take();
+        timer.reset();
+        if (tracker || !launches.empty()) {
+            std::unordered_map<std::uint64_t, double> byCorrelation;
+            for (const auto& t : timings)
+                byCorrelation[t.correlationId] = t.seconds;
+            for (auto& l : launches)
+                if (l.values.empty())
+                    if (auto it = byCorrelation.find(l.correlationId); it != byCorrelation.end())
+                        l.timingSeconds = it->second;
+        } else {
+            // No launch callbacks (another CUPTI subscriber): records from the activity alone.
+            for (const auto& t : timings) {
+                core::LaunchInfo l;
+                l.launchIndex = launches.size();
+                l.mangledName = t.mangledName;
+                l.name = core::demangle(t.mangledName);
+                l.grid = t.grid;
+                l.block = t.block;
+                l.stream = t.streamId;
+                l.device = t.device;
+                l.correlationId = t.correlationId;
+                l.timingSeconds = t.seconds;
+                l.note = status + " (scope unknown: launch callbacks unavailable)";
+                launches.push_back(std::move(l));
+            }
+        }
+    }
+    teardown();
+    unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
+    try {
+        core::Recording& r = recorded;
+        r.libraryVersion = ROOFLINE_VERSION_STRING;
+        r.createdUtc = utcNow();
+        r.mode = toString(options.mode);
+        r.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
+        r.chip = r.device.chip;
+        r.metrics = metrics;
+        r.passes = passes;
+        r.droppedRanges = collector->droppedRanges();
+        r.configImage = configImage;
+        r.counterData = std::move(collector->keptImages());
+        r.status = status;
+        r.cacheFlush = toString(options.cacheFlush);
+        r.launches = std::move(launches);
+        records = cupti::evaluateRecording(r);
+    } catch (const std::exception& e) {
+        core::log().error("libroofline: evaluating the counters failed: {}", e.what());
+        records.clear();
+        for (const auto& l : recorded.launches)
+            records.push_back(
+                core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
+    }
+    std::size_t unmeasured = 0;
+    for (const auto& r : records)
+        unmeasured += r.measured ? 0 : 1;
+    core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
+                     "mismatches, {} unbalanced NVTX pops; {}",
+                     records.size(), unmeasured, collector->droppedRanges(),
+                     collector->mismatchedGroups(), unbalancedPops, status);
+    if (unbalancedPops > 0)
+        core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
+                         unbalancedPops);
+    if (!options.outputPath.empty()) {
+        try {
+            core::saveRecording(recorded, options.outputPath);
+            core::log().info("libroofline: recording saved to {}", options.outputPath);
+        } catch (const std::exception& e) {
+            core::log().error("libroofline: saving the recording to '{}' failed: {}",
+                              options.outputPath, e.what());
+        }
+    }
 }
 
 } // namespace collect
 
 struct Session::Impl : collect::SessionState {};
 
+namespace {
+
+CacheFlush effectiveFlush(const Options& o) {
+    if (o.cacheFlush != CacheFlush::Auto)
+        return o.cacheFlush;
+    return o.mode == CollectionMode::KernelReplay ? CacheFlush::On : CacheFlush::Off;
+}
+
+// Counter collection on every requested device; throws Error on the first failure.
+void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
+    const int count = cupti::deviceCount();
+    std::vector<int> ordinals;
+    if (s.options.device < 0)
+        for (int i = 0; i < count; ++i)
+            ordinals.push_back(i);
+    else
+        ordinals.push_back(s.options.device);
+    if (ordinals.empty())
+        throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
+    for (int ordinal : ordinals) {
+        collect::DeviceSlot d;
+        d.info = cupti::openDevice(ordinal, &d.context);
+        s.devices.push_back(std::move(d));
+    }
+    cupti::initializeProfiler();
+    s.profilerInitialized = true;
+    for (auto& d : s.devices)
+        d.info.chip = cupti::chipName(d.info.ordinal);
+    const std::string& chip = s.devices[0].info.chip;
+    for (const auto& d : s.devices)
+        if (d.info.chip != chip)
+            throw Error(ErrorCode::UnsupportedChip,
+                        "devices of different chips (" + chip + ", " + d.info.chip +
+                            ") in one session: profile them with ROOFLINE_DEVICE one at a time");
+    s.metrics = core::requiredMetrics(core::profileForChip(chip), s.options.metrics);
+    const cupti::Host host(chip);
+    cupti::ConfigImage image = host.configImage(s.metrics);
+    s.configImage = std::move(image.bytes);
+    const std::size_t levels =
+        s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
+    s.passes = image.passes * levels;
+    config.passes = s.passes;
+    s.ceilings = core::datasheetCeilings(s.devices[0].info);
+    s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
+    for (auto& d : s.devices)
+        d.backend = std::make_unique<collect::CuptiBackend>(
+            d.context, chip, s.metrics, s.configImage, s.options.rangesPerImage,
+            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels),
+            d.info.l2Bytes);
+}
+
+} // namespace
+
 Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     collect::SessionState& s = *impl_;
     s.options = std::move(options);
-    s.generation = ++collect::gGenerations;
+    if (s.options.rangesPerImage == 0)
+        throw Error(ErrorCode::InvalidArgument, "Options::rangesPerImage must be at least 1");
+    if (s.options.scopeLevels == 0)
+        throw Error(ErrorCode::InvalidArgument, "Options::scopeLevels must be at least 1");
+    collect::CollectorConfig config;
+    config.mode = s.options.mode;
+    config.filter =
+        core::KernelFilter(s.options.nvtxInclude, s.options.nvtxExclude, s.options.kernelName);
+    config.launchSkip = s.options.launchSkip;
+    config.launchCount = s.options.launchCount;
+    config.iterationRange = s.options.iterationRange;
+    config.scopeLevels = s.options.scopeLevels;
+    s.options.cacheFlush = effectiveFlush(s.options);
+    config.flushCaches = s.options.cacheFlush == CacheFlush::On;
+    config.keepImageBytes = collect::kKeepImageBytes;
+    if (!s.options.listenNvtx)
+        core::log().info("libroofline: NVTX listening is off (ROOFLINE_NVTX=0)");
+    else if (!nvtx::otherInjection().empty())
+        core::log().warn("libroofline: NVTX_INJECTION64_PATH points to another tool ({}): "
+                         "application NVTX ranges go there, so only ProfileScopes are seen",
+                         nvtx::otherInjection());
+
+    s.generation = (++collect::gGenerations) & 0x7fffffffu;
     if (s.generation == 0)
-        s.generation = ++collect::gGenerations; // after 2^32 sessions
-    if (s.options.maxKernels == 0)
-        throw Error(ErrorCode::InvalidArgument, "Options::maxKernels must be at least 1");
+        s.generation = (++collect::gGenerations) & 0x7fffffffu;
     collect::SessionState* expected = nullptr;
     if (!collect::gActive.compare_exchange_strong(expected, &s))
         throw Error(ErrorCode::ProfilerBusy,
                     "a roofline::Session is already active in this process: stop() it first");
+
+    collect::Level level = collect::Level::Counters;
+    std::vector<collect::CounterBackend*> backends;
     try {
-        s.device = cupti::openDevice(s.options.device, &s.context);
-        cupti::initializeProfiler();
-        s.profilerInitialized = true;
-        s.device.chip = cupti::chipName(s.options.device);
-        s.metrics = core::requiredMetrics(core::profileForChip(s.device.chip));
-        const cupti::Host host(s.device.chip);
-        cupti::ConfigImage config = host.configImage(s.metrics);
-        s.configImage = std::move(config.bytes);
-        s.passes = config.passes;
-        s.ceilings = core::datasheetCeilings(s.device);
-        s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
-        s.profiler = std::make_unique<cupti::RangeProfiler>(s.context, s.metrics, s.configImage,
-                                                            s.options.maxKernels);
-    } catch (...) {
-        collect::gActive.store(nullptr);
-        s.teardown();
-        throw;
+        if (const char* v = std::getenv("ROOFLINE_TIMING_ONLY"); v && std::string(v) == "1")
+            throw Error(ErrorCode::InvalidState, "ROOFLINE_TIMING_ONLY=1");
+        setUpCounters(s, config);
+        for (auto& d : s.devices)
+            backends.push_back(d.backend.get());
+    } catch (const Error& e) {
+        s.tracker.reset();
+        for (auto& d : s.devices)
+            d.backend.reset();
+        const collect::Fallback fb = e.code() == ErrorCode::InvalidState
+                                         ? collect::Fallback{collect::Fallback::Action::TimingOnly,
+                                                             "libroofline: timing only, as asked "
+                                                             "(ROOFLINE_TIMING_ONLY=1)"}
+                                         : collect::decideFallback(e.code(), e.what());
+        if (fb.action == collect::Fallback::Action::Rethrow) {
+            collect::gActive.store(nullptr);
+            s.teardown();
+            throw;
+        }
+        level = collect::Level::TimingOnly;
+        if (e.code() == ErrorCode::InvalidState)
+            core::log().info("{}", fb.message);
+        else
+            core::log().warn("{}", fb.message);
+        s.status = fb.action == collect::Fallback::Action::Nothing
+                       ? "nothing recorded: no CUDA device"
+                       : "timing only: " + std::string(e.what());
+        config.timingReason = s.status;
+        if (fb.action == collect::Fallback::Action::TimingOnly) {
+            if (s.devices.empty())
+                try {
+                    collect::DeviceSlot d;
+                    d.info = cupti::openDevice(std::max(0, s.options.device), &d.context);
+                    s.devices.push_back(std::move(d));
+                } catch (...) {
+                }
+            try {
+                s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
+            } catch (const std::exception& t) {
+                core::log().warn("libroofline: no launch callbacks ({}): records come from "
+                                 "activity timestamps without scopes",
+                                 t.what());
+            }
+            s.startTiming();
+            if (!s.devices.empty())
+                s.ceilings = core::datasheetCeilings(s.devices[0].info);
+        }
     }
-    core::log().info("session on {} ({}): {} metrics in {} passes, up to {} kernels", s.device.name,
-                     s.device.chip, s.metrics.size(), s.passes, s.options.maxKernels);
+    s.collector = std::make_unique<collect::Collector>(config, backends, level);
+    s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
+    s.unbalancedAtStart = collect::unbalancedPops();
+    if (s.options.flushOnExit)
+        collect::installExitFlush();
+    if (level == collect::Level::Counters)
+        core::log().info("libroofline: {} on {} ({}): {} metrics ({}), {} passes, {} ranges per "
+                         "image, cache flush {}",
+                         toString(s.options.mode), s.devices[0].info.name, s.devices[0].info.chip,
+                         s.metrics.size(), toString(s.options.metrics), s.passes,
+                         s.options.rangesPerImage, toString(s.options.cacheFlush));
 }
 
 Session::~Session() {
-    try {
-        stop();
-    } catch (...) {
-        // stop() reports its own failures; a destructor must not throw into the application
-    }
+    impl_->finish();
 }
 
 const std::vector<KernelRecord>& Session::stop() {
-    collect::SessionState& s = *impl_;
-    if (s.stopped)
-        return s.records;
-    collect::SessionState* self = &s;
-    collect::gActive.compare_exchange_strong(self, nullptr);
-    {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        if (s.openScopes > 0)
-            core::log().warn("Session::stop() with {} ProfileScope(s) still open: collection "
-                             "ends now",
-                             s.openScopes);
-        s.stopped = true;
-    }
-    s.teardown();
-    try {
-        s.recorded = s.takeRecording();
-        s.records = cupti::evaluateRecording(s.recorded);
-    } catch (const std::exception& e) {
-        core::log().error("evaluating the counters failed: {}", e.what());
-        s.records.clear();
-        for (const auto& l : s.launches)
-            s.records.push_back(
-                core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
-    }
-    if (!s.options.outputPath.empty()) {
-        try {
-            save(s.options.outputPath);
-        } catch (const std::exception& e) {
-            core::log().error("saving the recording to '{}' failed: {}", s.options.outputPath,
-                              e.what());
-        }
-    }
-    return s.records;
+    impl_->finish();
+    return impl_->records;
+}
+
+bool Session::needsPass() noexcept {
+    return !impl_->stopped && impl_->collector->needsPass();
 }
 
 void Session::save(const std::string& path) const {
@@ -239,20 +382,44 @@ void Session::save(const std::string& path) const {
 bool Session::stopped() const noexcept {
     return impl_->stopped;
 }
+bool Session::countersAvailable() const noexcept {
+    return impl_->status == "counters" && impl_->collector->level() == collect::Level::Counters;
+}
+std::string Session::status() const {
+    return impl_->collector->level() == collect::Level::Counters ? impl_->status
+                                                                 : impl_->collector->failure().empty()
+                                                                       ? impl_->status
+                                                                       : "timing only: " +
+                                                                             impl_->collector
+                                                                                 ->failure();
+}
 std::size_t Session::droppedKernels() const noexcept {
     std::size_t n = 0;
     for (const auto& r : impl_->records)
         n += r.measured ? 0 : 1;
     return impl_->stopped ? n : 0;
 }
+std::uint64_t Session::droppedRanges() const noexcept {
+    return impl_->collector->droppedRanges();
+}
+std::uint64_t Session::replayMismatches() const noexcept {
+    return impl_->collector->mismatchedGroups();
+}
+std::uint64_t Session::unbalancedNvtxPops() const noexcept {
+    return impl_->stopped ? impl_->unbalancedPops
+                          : collect::unbalancedPops() - impl_->unbalancedAtStart;
+}
 std::size_t Session::passes() const noexcept {
     return impl_->passes;
 }
+CollectionMode Session::mode() const noexcept {
+    return impl_->options.mode;
+}
 std::string Session::chip() const {
-    return impl_->device.chip;
+    return impl_->devices.empty() ? std::string() : impl_->devices[0].info.chip;
 }
 std::string Session::deviceName() const {
-    return impl_->device.name;
+    return impl_->devices.empty() ? std::string() : impl_->devices[0].info.name;
 }
 const Ceilings& Session::ceilings() const noexcept {
     return impl_->ceilings;

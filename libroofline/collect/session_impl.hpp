@@ -1,12 +1,12 @@
 #pragma once
-// Session internals: the one active session of the process, the per-thread scope stacks and the
-// launch list. Locking: one mutex guards the launch list and the profiler state; the ProfileScope
-// hot path takes it only when a Session is active.
+// Session internals: the one active session of the process, its devices, the collector, and the
+// per-thread scope stacks fed by ProfileScope and the NVTX listener.
+#include "collect/collector.hpp"
+#include "collect/cupti_backend.hpp"
 #include "core/device_info.hpp"
-#include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
+#include "cupti/activity.hpp"
 #include "cupti/launch.hpp"
-#include "cupti/target.hpp"
 
 #include <roofline/kernel_record.hpp>
 #include <roofline/options.hpp>
@@ -19,46 +19,63 @@
 
 namespace roofline::collect {
 
+struct DeviceSlot {
+    core::DeviceInfo info;
+    void* context = nullptr;
+    std::unique_ptr<CuptiBackend> backend;
+};
+
 struct SessionState {
-    std::uint32_t generation = 0; // unique per Session in this process, never 0
+    std::uint32_t generation = 0; // unique per Session in this process, never 0, < 2^31
     Options options;
-    core::DeviceInfo device;
+    std::vector<DeviceSlot> devices;
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;
     Ceilings ceilings;
-    void* context = nullptr;
     bool profilerInitialized = false;
     std::unique_ptr<cupti::LaunchTracker> tracker;
-    std::unique_ptr<cupti::RangeProfiler> profiler;
+    std::unique_ptr<cupti::KernelTimer> timer;
+    std::unique_ptr<Collector> collector;
+    std::string status = "counters";
+    std::uint64_t unbalancedAtStart = 0;
 
-    std::mutex mutex;
-    int openScopes = 0;            // across threads; the profiler runs while > 0
-    std::size_t graphLaunches = 0; // cuGraphLaunch inside scopes: its kernels are not attributed
-    std::size_t profiled = 0;      // launches given a range so far
-    bool failed = false;           // a start/stop failed mid-run: no more collection
-    std::vector<core::LaunchInfo> launches;
+    std::mutex stopMutex;
     bool stopped = false;
     core::Recording recorded; // built once by stop(); what save() writes
     std::vector<KernelRecord> records;
+    std::uint64_t unbalancedPops = 0;
 
-    void onPush() noexcept;
-    void onPop() noexcept;
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
-    /// After teardown(): everything measured, the counter-data image moved out of the profiler.
-    core::Recording takeRecording();
+    /// Switches to (or starts in) timing-only: CUPTI activity records for kernel durations.
+    void startTiming() noexcept;
     void teardown() noexcept;
+    /// Session::stop(): idempotent, never throws.
+    void finish() noexcept;
 };
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;
 
-/// This thread's open scopes, outermost first, each with the generation of the Session that took
-/// it. Paths are built from the active session's entries only.
-struct ScopeEntry {
-    const char* name;
-    std::uint32_t generation;
+/// This thread's open push/pop ranges (ProfileScope and NVTX), bottom first.
+struct ThreadScopes {
+    Stack stack;
+    std::uint32_t generation = 0; // session the frames belong to
+    int untracked = 0;            // ranges opened while no session was active
+    std::uint64_t threadId = 0;
 };
-std::vector<ScopeEntry>& threadScopes() noexcept;
+ThreadScopes& threadScopes() noexcept;
+std::uint64_t currentThreadId() noexcept;
+
+/// Push/pop of a range on this thread (ProfileScope or NVTX), fed to the active session.
+void trackPush(const char* domain, const char* name) noexcept;
+void trackPop(const char* domain) noexcept;
+/// NVTX pops with nothing to pop, since the process started.
+std::uint64_t unbalancedPops() noexcept;
+
+/// Registers the atexit and SIGINT/SIGTERM flush (once per process; signals only where the
+/// application installed no handler of its own).
+void installExitFlush() noexcept;
+void restoreSignals() noexcept;
 
 } // namespace roofline::collect

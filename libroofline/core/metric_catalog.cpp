@@ -139,7 +139,7 @@ const ChipProfile& profileForChip(const std::string& chip) {
                     "validate it with the calibration kernels (docs/methodology.md).");
 }
 
-std::vector<std::string> requiredMetrics(const ChipProfile& p) {
+std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
     std::vector<std::string> out;
     auto add = [&out](const std::string& m) {
         if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
@@ -148,12 +148,15 @@ std::vector<std::string> requiredMetrics(const ChipProfile& p) {
     add(p.cyclesMetric);
     add(p.cycleRateMetric);
     add(p.durationMetric);
-    for (const auto& f : p.flops)
-        for (const auto& t : f.terms)
-            add(t.metric);
-    for (const auto& f : p.bytes)
-        for (const auto& t : f.terms)
-            add(t.metric);
+    if (set == MetricSet::Full || set == MetricSet::Core)
+        for (std::size_t k = 0; k < p.flops.size(); ++k)
+            if (set == MetricSet::Full || !isTensor(static_cast<FlopKind>(k)))
+                for (const auto& t : p.flops[k].terms)
+                    add(t.metric);
+    if (set != MetricSet::Time)
+        for (const auto& f : p.bytes)
+            for (const auto& t : f.terms)
+                add(t.metric);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "core/metric_values.hpp"
 
 #include <roofline/kernel_record.hpp>
+#include <roofline/options.hpp>
 
 #include <array>
 #include <string>
@@ -39,7 +40,8 @@ const std::vector<ChipProfile>& chipProfiles();
 /// The family covering `chip`; throws Error(UnsupportedChip) listing the chips the catalog has.
 const ChipProfile& profileForChip(const std::string& chip);
 /// Every metric the profile needs, each once, in catalog order.
-std::vector<std::string> requiredMetrics(const ChipProfile& profile);
+std::vector<std::string> requiredMetrics(const ChipProfile& profile,
+                                         MetricSet set = MetricSet::Full);
 /// "2 x sm__...ffma_pred_on.sum + sm__...fadd_pred_on.sum"
 std::string describe(const Formula& formula);
 /// Throws Error(UnknownMetric) naming the missing metric.

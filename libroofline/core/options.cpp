@@ -19,31 +19,134 @@ long long parseInteger(const char* variable, const char* text, long long min, lo
     return value;
 }
 
+template <typename E, std::size_t N>
+E parseChoice(const char* variable, const char* text, const char* const (&names)[N],
+              const E (&values)[N]) {
+    std::string choices;
+    for (std::size_t i = 0; i < N; ++i) {
+        if (text == std::string(names[i]))
+            return values[i];
+        choices += (i ? "|" : "") + std::string(names[i]);
+    }
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(variable) + "='" + text + "' is not one of " + choices);
+}
+
+bool parseBool(const char* variable, const char* text) {
+    const std::string t = text;
+    if (t == "1" || t == "on" || t == "true" || t == "yes")
+        return true;
+    if (t == "0" || t == "off" || t == "false" || t == "no")
+        return false;
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(variable) + "='" + text + "' is not a boolean (1|0|on|off)");
+}
+
+std::vector<std::string> splitList(const char* text) {
+    std::vector<std::string> out;
+    std::string current;
+    for (const char* p = text; *p; ++p) {
+        if (*p == ';') {
+            if (!current.empty())
+                out.push_back(current);
+            current.clear();
+        } else {
+            current += *p;
+        }
+    }
+    if (!current.empty())
+        out.push_back(current);
+    return out;
+}
+
 } // namespace
 
 const char* toString(CollectionMode mode) noexcept {
     switch (mode) {
+    case CollectionMode::IterationReplay:
+        return "iteration-replay";
     case CollectionMode::KernelReplay:
         return "kernel-replay";
+    case CollectionMode::ScopeReplay:
+        return "scope-replay";
+    }
+    return "unknown";
+}
+
+const char* toString(MetricSet set) noexcept {
+    switch (set) {
+    case MetricSet::Full:
+        return "full";
+    case MetricSet::Core:
+        return "core";
+    case MetricSet::Memory:
+        return "memory";
+    case MetricSet::Time:
+        return "time";
+    }
+    return "unknown";
+}
+
+const char* toString(CacheFlush flush) noexcept {
+    switch (flush) {
+    case CacheFlush::Auto:
+        return "auto";
+    case CacheFlush::On:
+        return "on";
+    case CacheFlush::Off:
+        return "off";
     }
     return "unknown";
 }
 
 Options Options::fromEnvironment(Options o) {
+    if (const char* v = std::getenv("ROOFLINE_MODE")) {
+        static const char* const names[] = {"iteration", "kernel", "scope", "iteration-replay",
+                                            "kernel-replay", "scope-replay"};
+        static const CollectionMode values[] = {
+            CollectionMode::IterationReplay, CollectionMode::KernelReplay,
+            CollectionMode::ScopeReplay,     CollectionMode::IterationReplay,
+            CollectionMode::KernelReplay,    CollectionMode::ScopeReplay};
+        o.mode = parseChoice("ROOFLINE_MODE", v, names, values);
+    }
+    if (const char* v = std::getenv("ROOFLINE_METRICS")) {
+        static const char* const names[] = {"full", "core", "memory", "time"};
+        static const MetricSet values[] = {MetricSet::Full, MetricSet::Core, MetricSet::Memory,
+                                           MetricSet::Time};
+        o.metrics = parseChoice("ROOFLINE_METRICS", v, names, values);
+    }
     if (const char* v = std::getenv("ROOFLINE_DEVICE"))
-        o.device = static_cast<int>(parseInteger("ROOFLINE_DEVICE", v, 0, 1023));
-    if (const char* v = std::getenv("ROOFLINE_MAX_KERNELS"))
-        o.maxKernels =
-            static_cast<std::size_t>(parseInteger("ROOFLINE_MAX_KERNELS", v, 1, 1 << 20));
+        o.device = static_cast<int>(parseInteger("ROOFLINE_DEVICE", v, -1, 1023));
+    if (const char* v = std::getenv("ROOFLINE_RANGES_PER_IMAGE"))
+        o.rangesPerImage =
+            static_cast<std::size_t>(parseInteger("ROOFLINE_RANGES_PER_IMAGE", v, 1, 4096));
+    if (const char* v = std::getenv("ROOFLINE_ITERATION_RANGE"))
+        o.iterationRange = v;
+    if (const char* v = std::getenv("ROOFLINE_SCOPE_LEVELS"))
+        o.scopeLevels = static_cast<std::size_t>(parseInteger("ROOFLINE_SCOPE_LEVELS", v, 1, 16));
+    if (const char* v = std::getenv("ROOFLINE_NVTX_INCLUDE"))
+        o.nvtxInclude = splitList(v);
+    if (const char* v = std::getenv("ROOFLINE_NVTX_EXCLUDE"))
+        o.nvtxExclude = splitList(v);
+    if (const char* v = std::getenv("ROOFLINE_KERNEL_NAME"))
+        o.kernelName = v;
+    if (const char* v = std::getenv("ROOFLINE_LAUNCH_SKIP"))
+        o.launchSkip = static_cast<std::uint64_t>(
+            parseInteger("ROOFLINE_LAUNCH_SKIP", v, 0, 1LL << 62));
+    if (const char* v = std::getenv("ROOFLINE_LAUNCH_COUNT"))
+        o.launchCount = static_cast<std::uint64_t>(
+            parseInteger("ROOFLINE_LAUNCH_COUNT", v, 0, 1LL << 62));
+    if (const char* v = std::getenv("ROOFLINE_CACHE_FLUSH")) {
+        static const char* const names[] = {"auto", "on", "off"};
+        static const CacheFlush values[] = {CacheFlush::Auto, CacheFlush::On, CacheFlush::Off};
+        o.cacheFlush = parseChoice("ROOFLINE_CACHE_FLUSH", v, names, values);
+    }
     if (const char* v = std::getenv("ROOFLINE_OUTPUT"))
         o.outputPath = v;
-    if (const char* v = std::getenv("ROOFLINE_MODE")) {
-        if (std::string(v) != "kernel-replay")
-            throw Error(ErrorCode::InvalidArgument,
-                        std::string("ROOFLINE_MODE='") + v +
-                            "' is not a collection mode this build has (kernel-replay)");
-        o.mode = CollectionMode::KernelReplay;
-    }
+    if (const char* v = std::getenv("ROOFLINE_FLUSH_ON_EXIT"))
+        o.flushOnExit = parseBool("ROOFLINE_FLUSH_ON_EXIT", v);
+    if (const char* v = std::getenv("ROOFLINE_NVTX"))
+        o.listenNvtx = parseBool("ROOFLINE_NVTX", v);
     return o;
 }
 

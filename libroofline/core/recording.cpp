@@ -107,7 +107,14 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"block", {l.block.x, l.block.y, l.block.z}},
             {"stream", l.stream},
             {"chunk", l.chunk},
-            {"range", l.range}};
+            {"range", l.range},
+            {"thread", l.threadId},
+            {"device", l.device},
+            {"scope_record", l.scopeRecord},
+            {"kernels", l.kernels},
+            {"measured", !l.values.empty()},
+            {"note", l.note},
+            {"timing_seconds", l.timingSeconds}};
 }
 
 Dim3 dimFromJson(const nlohmann::json& j) {
@@ -127,6 +134,13 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.stream = j.at("stream").get<std::uint64_t>();
     l.chunk = j.at("chunk").get<int>();
     l.range = j.at("range").get<std::uint32_t>();
+    // v2 fields
+    l.threadId = j.value("thread", std::uint64_t{0});
+    l.device = j.value("device", 0);
+    l.scopeRecord = j.value("scope_record", false);
+    l.kernels = j.value("kernels", std::uint32_t{1});
+    l.note = j.value("note", std::string());
+    l.timingSeconds = j.value("timing_seconds", 0.0);
     return l;
 }
 
@@ -212,6 +226,8 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"library_version", rec.libraryVersion},
                            {"created_utc", rec.createdUtc},
                            {"mode", rec.mode},
+                           {"status", rec.status},
+                           {"cache_flush", rec.cacheFlush},
                            {"chip", rec.chip},
                            {"device", toJson(rec.device)},
                            {"metrics", rec.metrics},
@@ -225,10 +241,23 @@ void writeRecording(const Recording& rec, std::ostream& out) {
 
     out.write(kMagic, sizeof kMagic);
     put<std::uint32_t>(out, kRecordingVersion);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(2 + rec.counterData.size()));
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(3 + rec.counterData.size()));
     writeSection(out, "META", reinterpret_cast<const std::uint8_t*>(metaText.data()),
                  metaText.size(), true);
     writeSection(out, "CONF", rec.configImage.data(), rec.configImage.size(), true);
+    // VALS: the measured launches' values, one row of metrics.size() doubles each, in order.
+    std::vector<std::uint8_t> values;
+    for (const auto& l : rec.launches)
+        if (!l.values.empty()) {
+            if (l.values.size() != rec.metrics.size())
+                throw Error(ErrorCode::InvalidArgument,
+                            "launch " + std::to_string(l.launchIndex) + " has " +
+                                std::to_string(l.values.size()) + " values for " +
+                                std::to_string(rec.metrics.size()) + " metrics");
+            const auto* p = reinterpret_cast<const std::uint8_t*>(l.values.data());
+            values.insert(values.end(), p, p + l.values.size() * sizeof(double));
+        }
+    writeSection(out, "VALS", values.data(), values.size(), true);
     for (const auto& chunk : rec.counterData)
         writeSection(out, "CDAT", chunk.data(), chunk.size(), true);
     if (!out)
@@ -253,19 +282,22 @@ Recording readRecording(std::istream& in, const std::string& what) {
                         "; this build of libroofline reads v1 to v" +
                         std::to_string(kRecordingVersion) + ". Use a newer libroofline.");
     const auto count = r.get<std::uint32_t>("section count");
-    if (count < 2 || count > 1u << 20)
+    if (count < (version >= 2 ? 3u : 2u) || count > 1u << 20)
         r.corrupt("section count " + std::to_string(count));
 
     Recording rec;
     rec.version = version;
     std::string metaText;
-    bool haveConfig = false;
+    bool haveConfig = false, haveValues = false;
+    std::vector<std::uint8_t> valueBytes;
     for (std::uint32_t i = 0; i < count; ++i) {
         Section s = readSection(r, i);
         if (s.tag == "META" && i == 0)
             metaText.assign(s.data.begin(), s.data.end());
         else if (s.tag == "CONF" && !haveConfig)
             rec.configImage = std::move(s.data), haveConfig = true;
+        else if (s.tag == "VALS" && version >= 2 && !haveValues)
+            valueBytes = std::move(s.data), haveValues = true;
         else if (s.tag == "CDAT")
             rec.counterData.push_back(std::move(s.data));
         else
@@ -278,6 +310,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.libraryVersion = meta.at("library_version").get<std::string>();
         rec.createdUtc = meta.at("created_utc").get<std::string>();
         rec.mode = meta.at("mode").get<std::string>();
+        rec.status = meta.value("status", std::string("counters"));
+        rec.cacheFlush = meta.value("cache_flush", std::string("off"));
         rec.chip = meta.at("chip").get<std::string>();
         rec.device = deviceFromJson(meta.at("device"));
         rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
@@ -285,14 +319,30 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.droppedRanges = meta.at("dropped_ranges").get<std::uint64_t>();
         if (meta.at("counter_data_chunks").get<std::size_t>() != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
-        for (const auto& l : meta.at("launches"))
+        std::size_t measured = 0;
+        for (const auto& l : meta.at("launches")) {
             rec.launches.push_back(launchFromJson(l));
+            measured += l.value("measured", false) ? 1 : 0;
+        }
+        const std::size_t row = rec.metrics.size() * sizeof(double);
+        if (version >= 2 && (!haveValues || valueBytes.size() != measured * row))
+            r.corrupt("its VALS section does not hold " + std::to_string(measured) +
+                      " rows of " + std::to_string(rec.metrics.size()) + " values");
+        std::size_t offset = 0;
+        for (std::size_t i = 0; version >= 2 && i < rec.launches.size(); ++i) {
+            if (!meta.at("launches")[i].value("measured", false))
+                continue;
+            auto& v = rec.launches[i].values;
+            v.resize(rec.metrics.size());
+            std::memcpy(v.data(), valueBytes.data() + offset, row);
+            offset += row;
+        }
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
         r.corrupt(std::string("its metadata is malformed (") + e.what() + ")");
     }
-    if (rec.metrics.empty())
+    if (rec.metrics.empty() && rec.status == "counters")
         r.corrupt("it lists no metrics");
     for (const auto& l : rec.launches)
         if (l.chunk >= static_cast<int>(rec.counterData.size()) || l.chunk < -1)

@@ -12,21 +12,25 @@
 
 namespace roofline::core {
 
-inline constexpr std::uint32_t kRecordingVersion = 1;
+inline constexpr std::uint32_t kRecordingVersion = 2;
 
 struct Recording {
     std::uint32_t version = kRecordingVersion;
     std::string libraryVersion;
     std::string createdUtc; ///< ISO 8601
-    std::string mode;       ///< "kernel-replay"
+    std::string mode;       ///< "iteration-replay", "kernel-replay" or "scope-replay"
+    std::string status = "counters"; ///< or "timing only: <cause>" (v2)
+    std::string cacheFlush;          ///< "on" or "off": caches flushed before replay passes (v2)
     DeviceInfo device;
     std::string chip;
     std::vector<std::string> metrics; ///< metric names the config image schedules, in order
     std::uint64_t passes = 0;
     std::uint64_t droppedRanges = 0; ///< ranges CUPTI reported as dropped while decoding
     std::vector<std::uint8_t> configImage;
-    std::vector<std::vector<std::uint8_t>> counterData; ///< counter-data image chunks
-    std::vector<LaunchInfo> launches;                   ///< in launch order
+    /// Raw counter-data images (v1: all of them; v2: the first ones, up to 64 MiB, kept for
+    /// re-evaluation with CUPTI). v2 launches carry their evaluated values themselves.
+    std::vector<std::vector<std::uint8_t>> counterData;
+    std::vector<LaunchInfo> launches; ///< in launch order
 };
 
 /// Throws Error(Io) on stream failure.

@@ -1,5 +1,8 @@
 #include "core/roofline_model.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -123,8 +126,21 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.grid = launch.grid;
     r.block = launch.block;
     r.stream = launch.stream;
+    r.threadId = launch.threadId;
+    r.device = launch.device;
+    r.scopeRecord = launch.scopeRecord;
+    r.kernels = launch.kernels;
+    r.note = launch.note;
     return r;
 }
+
+namespace {
+void appendNote(KernelRecord& r, const std::string& text) {
+    if (text.empty())
+        return;
+    r.note += (r.note.empty() ? "" : "; ") + text;
+}
+} // namespace
 
 KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
                          const MetricValues& values, const Ceilings& ceilings) {
@@ -141,14 +157,59 @@ KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
     r.metrics = values;
     r.measured = true;
     if (r.timeSeconds <= 0.0)
-        r.note = "zero elapsed cycles: rates and bound not computed";
+        appendNote(r, "zero elapsed cycles: rates and bound not computed");
     r.bound = classify(r, ceilings);
     return r;
 }
 
 KernelRecord unmeasuredRecord(const LaunchInfo& launch, std::string reason) {
     KernelRecord r = identity(launch);
-    r.note = std::move(reason);
+    r.note.clear();
+    appendNote(r, reason);
+    appendNote(r, launch.note);
+    if (launch.timingSeconds > 0.0) {
+        r.timeSeconds = launch.timingSeconds;
+        r.gpuDurationSeconds = launch.timingSeconds;
+    }
+    return r;
+}
+
+KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& launch,
+                              const std::vector<std::string>& metrics, const Ceilings& ceilings) {
+    if (launch.values.empty() || launch.values.size() != metrics.size())
+        return unmeasuredRecord(launch, launch.note.empty() ? "no counter values" : "");
+    MetricValues values;
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+        values[metrics[i]] = launch.values[i];
+    std::vector<std::string> missing;
+    auto fill = [&](const Formula& f, const char* what) {
+        bool absent = false;
+        for (const auto& t : f.terms)
+            if (values.emplace(t.metric, 0.0).second)
+                absent = true;
+        if (absent && (missing.empty() || missing.back() != what))
+            missing.push_back(what);
+    };
+    fill({{{profile.cyclesMetric, 1.0}}}, "time");
+    fill({{{profile.cycleRateMetric, 1.0}}}, "time");
+    fill({{{profile.durationMetric, 1.0}}}, "duration");
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        fill(profile.flops[k], isTensor(static_cast<FlopKind>(k)) ? "tensor FLOPs" : "FLOPs");
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        fill(profile.bytes[l], "bytes");
+    KernelRecord r = buildRecord(profile, launch, values, ceilings);
+    for (auto it = r.metrics.begin(); it != r.metrics.end();)
+        it = std::find(metrics.begin(), metrics.end(), it->first) == metrics.end()
+                 ? r.metrics.erase(it)
+                 : std::next(it);
+    if (!missing.empty()) {
+        std::string text = "not collected by this metric set:";
+        for (std::size_t i = 0; i < missing.size(); ++i)
+            if (std::find(missing.begin(), missing.begin() + i, missing[i]) ==
+                missing.begin() + i)
+                text += (i ? ", " : " ") + missing[i];
+        appendNote(r, text);
+    }
     return r;
 }
 

@@ -7,6 +7,9 @@
 
 #include <roofline/kernel_record.hpp>
 
+#include <string>
+#include <vector>
+
 namespace roofline::core {
 
 /// Identity of one launch, as the launch callbacks saw it.
@@ -17,8 +20,17 @@ struct LaunchInfo {
     std::string scopePath;
     Dim3 grid, block;
     std::uint64_t stream = 0;
-    int chunk = -1;          ///< counter-data chunk holding its range; -1: not measured
+    std::uint64_t threadId = 0;      ///< OS thread that launched it (or opened the scope)
+    std::uint64_t correlationId = 0; ///< CUPTI correlation id (joins timing-only activity)
+    int device = 0;                  ///< CUDA device ordinal
+    bool scopeRecord = false;        ///< per-scope mode: the record covers a whole scope
+    std::uint32_t kernels = 1;       ///< launches the record covers
+    int chunk = -1;          ///< kept counter-data chunk holding its range; -1: none kept
     std::uint32_t range = 0; ///< range index inside that chunk
+    std::vector<double> values; ///< evaluated metric values (Recording::metrics order); empty:
+                                ///< not measured
+    std::string note;           ///< why unmeasured, or caveats (replay mismatch, ...)
+    double timingSeconds = 0.0; ///< timing-only records: duration from CUPTI activity
 };
 
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM
@@ -32,7 +44,14 @@ Bound classify(const KernelRecord& record, const Ceilings& ceilings);
 KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
                          const MetricValues& values, const Ceilings& ceilings);
 
-/// A record for a launch that has no counter values, with the reason in its note.
+/// A record for a launch that has no counter values, with the reason in its note (and the
+/// activity-measured duration when there is one).
 KernelRecord unmeasuredRecord(const LaunchInfo& launch, std::string reason);
+
+/// The record of a launch from its stored values (LaunchInfo::values in `metrics` order), or an
+/// unmeasured record carrying its note. Metrics the formulas need but the set lacks count as 0
+/// and the record's note says which quantities were not collected.
+KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& launch,
+                              const std::vector<std::string>& metrics, const Ceilings& ceilings);
 
 } // namespace roofline::core

@@ -35,7 +35,13 @@ const DriverApi* load() noexcept {
                     resolve(lib, "cuDevicePrimaryCtxRelease_v2", api.primaryCtxRelease) &&
                     resolve(lib, "cuGetErrorName", api.getErrorName) &&
                     resolve(lib, "cuGetErrorString", api.getErrorString) &&
-                    resolve(lib, "cuFuncGetName", api.funcGetName);
+                    resolve(lib, "cuFuncGetName", api.funcGetName) &&
+                    resolve(lib, "cuMemAlloc_v2", api.memAlloc) &&
+                    resolve(lib, "cuMemFree_v2", api.memFree) &&
+                    resolve(lib, "cuMemsetD32_v2", api.memsetD32) &&
+                    resolve(lib, "cuCtxSynchronize", api.ctxSynchronize) &&
+                    resolve(lib, "cuCtxPushCurrent_v2", api.ctxPushCurrent) &&
+                    resolve(lib, "cuCtxPopCurrent_v2", api.ctxPopCurrent);
     return ok ? &api : nullptr;
 }
 

@@ -18,6 +18,12 @@ struct DriverApi {
     decltype(&::cuGetErrorName) getErrorName;
     decltype(&::cuGetErrorString) getErrorString;
     decltype(&::cuFuncGetName) funcGetName;
+    decltype(&::cuMemAlloc) memAlloc;
+    decltype(&::cuMemFree) memFree;
+    decltype(&::cuMemsetD32) memsetD32;
+    decltype(&::cuCtxSynchronize) ctxSynchronize;
+    decltype(&::cuCtxPushCurrent) ctxPushCurrent;
+    decltype(&::cuCtxPopCurrent) ctxPopCurrent;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

@@ -175,8 +175,21 @@ std::size_t Host::rangeCount(const std::vector<std::uint8_t>& counterData) const
     return p.numTotalRanges;
 }
 
-core::MetricValues Host::evaluate(const std::vector<std::uint8_t>& counterData, std::size_t range,
-                                  const std::vector<std::string>& metrics) const {
+std::string Host::rangeName(const std::vector<std::uint8_t>& counterData,
+                            std::size_t range) const {
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params p{
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+    p.pCounterDataImage = counterData.data();
+    p.counterDataImageSize = counterData.size();
+    p.rangeIndex = range;
+    p.rangeDelimiter = "/";
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataGetRangeInfo(&p));
+    return p.rangeName ? p.rangeName : "";
+}
+
+std::vector<double> Host::evaluateValues(const std::vector<std::uint8_t>& counterData,
+                                         std::size_t range,
+                                         const std::vector<std::string>& metrics) const {
     std::vector<const char*> names;
     for (const auto& m : metrics)
         names.push_back(m.c_str());
@@ -191,6 +204,12 @@ core::MetricValues Host::evaluate(const std::vector<std::uint8_t>& counterData, 
     p.numMetrics = names.size();
     p.pMetricValues = values.data();
     ROOFLINE_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&p));
+    return values;
+}
+
+core::MetricValues Host::evaluate(const std::vector<std::uint8_t>& counterData, std::size_t range,
+                                  const std::vector<std::string>& metrics) const {
+    const std::vector<double> values = evaluateValues(counterData, range, metrics);
     core::MetricValues out;
     for (std::size_t i = 0; i < metrics.size(); ++i)
         out[metrics[i]] = values[i];

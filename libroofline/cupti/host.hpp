@@ -51,6 +51,12 @@ public:
 
     /// Ranges stored in a counter-data image.
     std::size_t rangeCount(const std::vector<std::uint8_t>& counterData) const;
+    /// Name CUPTI gave range `range`: "0","1",... for auto ranges, "outer/inner" for user ranges.
+    std::string rangeName(const std::vector<std::uint8_t>& counterData, std::size_t range) const;
+    /// Values in the order of `metrics`.
+    std::vector<double> evaluateValues(const std::vector<std::uint8_t>& counterData,
+                                       std::size_t range,
+                                       const std::vector<std::string>& metrics) const;
     core::MetricValues evaluate(const std::vector<std::uint8_t>& counterData, std::size_t range,
                                 const std::vector<std::string>& metrics) const;
 

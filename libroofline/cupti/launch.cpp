@@ -69,6 +69,7 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
         return;
     LaunchEvent e;
     e.context = info->context;
+    e.correlationId = info->correlationId;
     CUfunction f = nullptr;
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:

@@ -21,6 +21,7 @@ struct LaunchEvent {
     Dim3 grid, block;
     std::uint64_t stream = 0;
     void* context = nullptr;
+    std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)
 };
 
 /// Called on the launching thread; must not throw.

@@ -8,8 +8,10 @@
 namespace roofline::cupti {
 
 RangeProfiler::RangeProfiler(void* context, const std::vector<std::string>& metrics,
-                             std::vector<std::uint8_t> configImage, std::size_t maxRanges)
-    : configImage_(std::move(configImage)), maxRanges_(maxRanges) {
+                             std::vector<std::uint8_t> configImage, std::size_t maxRanges,
+                             RangeMode mode, std::uint16_t nestingLevels)
+    : context_(context), configImage_(std::move(configImage)), maxRanges_(maxRanges), mode_(mode),
+      levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
     CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context);
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
@@ -24,30 +26,11 @@ RangeProfiler::RangeProfiler(void* context, const std::vector<std::string>& metr
         size.pMetricNames = names.data();
         size.numMetrics = names.size();
         size.maxNumOfRanges = maxRanges_;
-        size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_);
+        // User ranges form a tree (a node per range name path).
+        size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
         ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
         counterData_.assign(size.counterDataSize, 0);
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-        init.pRangeProfilerObject = object_;
-        init.counterDataSize = counterData_.size();
-        init.pCounterData = counterData_.data();
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
-        CUpti_RangeProfiler_SetConfig_Params config{
-            CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        config.pRangeProfilerObject = object_;
-        config.configSize = configImage_.size();
-        config.pConfig = configImage_.data();
-        config.counterDataImageSize = counterData_.size();
-        config.pCounterDataImage = counterData_.data();
-        config.range = CUPTI_AutoRange;
-        config.replayMode = CUPTI_KernelReplay;
-        config.maxRangesPerPass = maxRanges_;
-        config.numNestingLevels = 1;
-        config.minNestingLevel = 1;
-        config.passIndex = 0;
-        config.targetNestingLevel = 0;
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+        configure();
     } catch (...) {
         disable();
         throw;
@@ -58,6 +41,30 @@ RangeProfiler::~RangeProfiler() {
     disable();
 }
 
+void RangeProfiler::configure() {
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pRangeProfilerObject = object_;
+    init.counterDataSize = counterData_.size();
+    init.pCounterData = counterData_.data();
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    config.pRangeProfilerObject = object_;
+    config.configSize = configImage_.size();
+    config.pConfig = configImage_.data();
+    config.counterDataImageSize = counterData_.size();
+    config.pCounterDataImage = counterData_.data();
+    config.range = mode_ == RangeMode::UserUserReplay ? CUPTI_UserRange : CUPTI_AutoRange;
+    config.replayMode =
+        mode_ == RangeMode::AutoKernelReplay ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    config.maxRangesPerPass = maxRanges_;
+    config.numNestingLevels = levels_;
+    config.minNestingLevel = 1;
+    config.passIndex = 0;
+    config.targetNestingLevel = 1;
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+}
+
 void RangeProfiler::start() {
     CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
@@ -65,17 +72,34 @@ void RangeProfiler::start() {
     running_ = true;
 }
 
-void RangeProfiler::stop() {
+bool RangeProfiler::stop() {
     if (!running_)
-        return;
+        return false;
     running_ = false;
-    CUpti_RangeProfiler_Stop_Params stopParams{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stopParams.pRangeProfilerObject = object_;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStop(&stopParams));
-    CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    decode.pRangeProfilerObject = object_;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
-    dropped_ += decode.numOfRangeDropped;
+    CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = object_;
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStop(&p));
+    return mode_ == RangeMode::AutoKernelReplay || p.isAllPassSubmitted != 0;
+}
+
+void RangeProfiler::pushRange(const char* name) {
+    CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = object_;
+    p.pRangeName = name;
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerPushRange(&p));
+}
+
+void RangeProfiler::popRange() {
+    CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = object_;
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerPopRange(&p));
+}
+
+std::size_t RangeProfiler::decode() {
+    CUpti_RangeProfiler_DecodeData_Params p{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = object_;
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&p));
+    return p.numOfRangeDropped;
 }
 
 void RangeProfiler::disable() noexcept {
@@ -85,13 +109,7 @@ void RangeProfiler::disable() noexcept {
         running_ = false;
         CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = object_;
-        if (ROOFLINE_CUPTI_LOG(cuptiRangeProfilerStop(&p)) == CUPTI_SUCCESS) {
-            CUpti_RangeProfiler_DecodeData_Params d{
-                CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-            d.pRangeProfilerObject = object_;
-            if (ROOFLINE_CUPTI_LOG(cuptiRangeProfilerDecodeData(&d)) == CUPTI_SUCCESS)
-                dropped_ += d.numOfRangeDropped;
-        }
+        ROOFLINE_CUPTI_LOG(cuptiRangeProfilerStop(&p));
     }
     CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;

@@ -1,11 +1,18 @@
 #pragma once
-// The CUPTI range profiler on one CUDA context, auto range + kernel replay: one range per kernel,
-// CUPTI replays each kernel once per pass (saving and restoring device memory).
+// The CUPTI range profiler on one CUDA context, in one of three configurations:
+//   auto range + kernel replay: one range per kernel; CUPTI replays each kernel once per pass,
+//                               saving and restoring device memory;
+//   auto range + user replay:   one range per kernel; the application runs the region once per
+//                               pass (Start ... Stop) until stop() reports all passes submitted;
+//   user range + user replay:   one range per pushRange()/popRange() pair, nesting levels
+//                               1..levels, each level costing a full set of passes.
 //
-// Lifecycle: (1) construct: Enable on the context, size and initialize the counter-data image,
-// SetConfig; (2) start()/stop() around each profiled window (stop() also decodes into the image;
-// ranges accumulate); (3) counterData() is evaluated by the Host; (4) disable() (idempotent,
-// noexcept, also run by the destructor) releases the profiler object.
+// Lifecycle: (1) construct: Enable on the context, size the counter-data image; (2) configure():
+// (re)initialize the image and SetConfig at pass 0 -- call again to reuse the image once its
+// ranges were evaluated; (3) start()/stop() around each window or pass; (4) decode() moves the
+// collected data into the image; (5) disable() (idempotent, noexcept, also run by the destructor)
+// releases the profiler object. Probed on the H100: start/stop/decode/configure may be called
+// from inside a driver launch callback (docs/design/0002-collector.md).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,33 +22,43 @@ struct CUpti_RangeProfiler_Object; // CUPTI's opaque handle, declared here to ke
 
 namespace roofline::cupti {
 
+enum class RangeMode { AutoKernelReplay, AutoUserReplay, UserUserReplay };
+
 class RangeProfiler {
 public:
     RangeProfiler(void* context, const std::vector<std::string>& metrics,
-                  std::vector<std::uint8_t> configImage, std::size_t maxRanges);
+                  std::vector<std::uint8_t> configImage, std::size_t maxRanges, RangeMode mode,
+                  std::uint16_t nestingLevels = 1);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
 
+    /// Fresh counter-data image and SetConfig at pass 0.
+    void configure();
     void start();
-    /// Stops collection and decodes what was collected into the counter-data image.
-    void stop();
+    /// Ends the window or pass. Returns true when every pass of the group was submitted
+    /// (always true in kernel replay).
+    bool stop();
+    void pushRange(const char* name);
+    void popRange();
+    /// Moves collected data into the image; returns the ranges CUPTI dropped.
+    std::size_t decode();
     bool running() const noexcept { return running_; }
     /// Releases the CUPTI object; stops first if needed. Logs failures; safe to call again.
     void disable() noexcept;
 
     const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_; }
-    /// Moves the image out (after disable(): CUPTI no longer writes to it).
-    std::vector<std::uint8_t> takeCounterData() noexcept { return std::move(counterData_); }
-    std::size_t droppedRanges() const noexcept { return dropped_; }
     std::size_t capacity() const noexcept { return maxRanges_; }
+    RangeMode mode() const noexcept { return mode_; }
 
 private:
     ::CUpti_RangeProfiler_Object* object_ = nullptr;
+    void* context_;
     std::vector<std::uint8_t> configImage_;
     std::vector<std::uint8_t> counterData_;
     std::size_t maxRanges_;
-    std::size_t dropped_ = 0;
+    RangeMode mode_;
+    std::uint16_t levels_;
     bool running_ = false;
 };
 

@@ -8,37 +8,72 @@
 
 using namespace roofline;
 
-TEST(Options, EnvironmentOverridesDefaults) {
-    ::setenv("ROOFLINE_MAX_KERNELS", "12", 1);
-    ::setenv("ROOFLINE_DEVICE", "1", 1);
-    ::setenv("ROOFLINE_OUTPUT", "out.rfl", 1);
-    const Options o = Options::fromEnvironment();
-    EXPECT_EQ(o.maxKernels, 12u);
-    EXPECT_EQ(o.device, 1);
-    EXPECT_EQ(o.outputPath, "out.rfl");
-    ::unsetenv("ROOFLINE_DEVICE");
-    ::unsetenv("ROOFLINE_OUTPUT");
-    ::unsetenv("ROOFLINE_MAX_KERNELS");
-    EXPECT_EQ(Options::fromEnvironment().maxKernels, Options{}.maxKernels);
+namespace {
+struct Env {
+    const char* name;
+    Env(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
+    ~Env() { ::unsetenv(name); }
+};
+} // namespace
+
+TEST(Options, EveryFieldHasAnEnvironmentVariable) {
+    Env a("ROOFLINE_MODE", "scope"), b("ROOFLINE_METRICS", "core"), c("ROOFLINE_DEVICE", "-1"),
+        d("ROOFLINE_RANGES_PER_IMAGE", "12"), e("ROOFLINE_ITERATION_RANGE", "step"),
+        f("ROOFLINE_SCOPE_LEVELS", "3"), g("ROOFLINE_NVTX_INCLUDE", "train/;[A"),
+        h("ROOFLINE_NVTX_EXCLUDE", "warmup/"), i("ROOFLINE_KERNEL_NAME", "regex:gemm"),
+        j("ROOFLINE_LAUNCH_SKIP", "5"), k("ROOFLINE_LAUNCH_COUNT", "7"),
+        l("ROOFLINE_CACHE_FLUSH", "on"), m("ROOFLINE_OUTPUT", "out.rfl"),
+        n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off");
+    const Options opt = Options::fromEnvironment();
+    EXPECT_EQ(opt.mode, CollectionMode::ScopeReplay);
+    EXPECT_EQ(opt.metrics, MetricSet::Core);
+    EXPECT_EQ(opt.device, -1);
+    EXPECT_EQ(opt.rangesPerImage, 12u);
+    EXPECT_EQ(opt.iterationRange, "step");
+    EXPECT_EQ(opt.scopeLevels, 3u);
+    EXPECT_EQ(opt.nvtxInclude, (std::vector<std::string>{"train/", "[A"}));
+    EXPECT_EQ(opt.nvtxExclude, (std::vector<std::string>{"warmup/"}));
+    EXPECT_EQ(opt.kernelName, "regex:gemm");
+    EXPECT_EQ(opt.launchSkip, 5u);
+    EXPECT_EQ(opt.launchCount, 7u);
+    EXPECT_EQ(opt.cacheFlush, CacheFlush::On);
+    EXPECT_EQ(opt.outputPath, "out.rfl");
+    EXPECT_FALSE(opt.flushOnExit);
+    EXPECT_FALSE(opt.listenNvtx);
+}
+
+TEST(Options, DefaultsWhenNothingIsSet) {
+    const Options opt = Options::fromEnvironment();
+    EXPECT_EQ(opt.mode, CollectionMode::IterationReplay);
+    EXPECT_EQ(opt.metrics, MetricSet::Full);
+    EXPECT_EQ(opt.cacheFlush, CacheFlush::Auto);
+    EXPECT_TRUE(opt.flushOnExit);
+    EXPECT_TRUE(opt.listenNvtx);
+    EXPECT_STREQ(toString(opt.mode), "iteration-replay");
 }
 
 TEST(Options, MalformedValuesNameTheVariable) {
     for (const char* bad : {"", "12x", "-3", "0", "99999999999"}) {
-        ::setenv("ROOFLINE_MAX_KERNELS", bad, 1);
+        Env env("ROOFLINE_RANGES_PER_IMAGE", bad);
         try {
             Options::fromEnvironment();
             ADD_FAILURE() << "accepted '" << bad << "'";
         } catch (const Error& e) {
             EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-            EXPECT_NE(std::string(e.what()).find("ROOFLINE_MAX_KERNELS"), std::string::npos);
+            EXPECT_NE(std::string(e.what()).find("ROOFLINE_RANGES_PER_IMAGE"), std::string::npos);
         }
     }
-    ::unsetenv("ROOFLINE_MAX_KERNELS");
-    ::setenv("ROOFLINE_MODE", "magic", 1);
+    {
+        Env env("ROOFLINE_MODE", "magic");
+        try {
+            Options::fromEnvironment();
+            ADD_FAILURE();
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("iteration|kernel|scope"), std::string::npos);
+        }
+    }
+    Env env("ROOFLINE_FLUSH_ON_EXIT", "maybe");
     EXPECT_THROW(Options::fromEnvironment(), Error);
-    ::setenv("ROOFLINE_MODE", "kernel-replay", 1);
-    EXPECT_EQ(Options::fromEnvironment().mode, CollectionMode::KernelReplay);
-    ::unsetenv("ROOFLINE_MODE");
 }
 
 TEST(Names, KindsAndLevels) {

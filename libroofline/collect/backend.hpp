@@ -1,0 +1,40 @@
+#pragma once
+// What the collector needs from a device's counter hardware. The real implementation wraps
+// cupti::RangeProfiler and cupti::Host (collect/cupti_backend.cpp); tests use a fake to drive the
+// collector's state machines on the CPU. Every call may throw roofline::Error; the collector turns
+// a throw into "profiling failed mid-run" and never lets it reach the application.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+struct RangeValues {
+    std::string name;           ///< CUPTI's range name ("0", "1", ... or "step/conv1")
+    std::vector<double> values; ///< in the session's metric order
+};
+
+class CounterBackend {
+public:
+    virtual ~CounterBackend() = default;
+    /// Ranges one counter-data image holds.
+    virtual std::size_t capacity() const noexcept = 0;
+    /// Fresh image, pass 0. Called before the first group and again after each evaluate().
+    virtual void configure() = 0;
+    virtual void start() = 0;
+    /// End of a window (kernel replay) or pass (user replay); true once all passes are in.
+    virtual bool stop() = 0;
+    virtual void pushRange(const std::string& name) = 0;
+    virtual void popRange() = 0;
+    /// Returns the ranges dropped.
+    virtual std::size_t decode() = 0;
+    /// Every range of the decoded image, in image order.
+    virtual std::vector<RangeValues> evaluate() = 0;
+    /// The raw image after decode(), for recordings; empty when not available.
+    virtual std::vector<std::uint8_t> imageBytes() const = 0;
+    /// Evicts the L2 cache (writes a buffer twice its size). Never throws.
+    virtual void flushCaches() noexcept = 0;
+};
+
+} // namespace roofline::collect

@@ -1,0 +1,575 @@
+#include "collect/collector.hpp"
+
+#include "core/demangle.hpp"
+#include "core/log.hpp"
+
+#include <algorithm>
+#include <exception>
+
+namespace roofline::collect {
+namespace {
+
+bool sameDim(const Dim3& a, const Dim3& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+std::string dims(const Dim3& d) {
+    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+void appendNote(std::string& note, const std::string& text) {
+    if (!text.empty() && note.find(text) == std::string::npos)
+        note += (note.empty() ? "" : "; ") + text;
+}
+
+} // namespace
+
+Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level)
+    : config_(std::move(config)), level_(level) {
+    for (CounterBackend* b : backends) {
+        Slot s;
+        s.backend = b;
+        s.failed = b == nullptr;
+        slots_.push_back(std::move(s));
+    }
+    if (slots_.empty())
+        slots_.emplace_back(); // timing-only with no device backends
+    if (config_.passes == 0)
+        config_.passes = 1;
+}
+
+void Collector::setFailureHandler(std::function<void(const std::string&)> handler) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    onFailure_ = std::move(handler);
+}
+
+template <typename F> void Collector::guard(Slot& s, F&& f) noexcept {
+    if (s.failed)
+        return;
+    try {
+        f();
+    } catch (const std::exception& e) {
+        fail(s, e.what());
+    } catch (...) {
+        fail(s, "unknown error");
+    }
+}
+
+void Collector::fail(Slot& s, const std::string& why) noexcept {
+    s.failed = true;
+    s.running = s.group = s.passOpen = false;
+    try {
+        const std::string note = "profiling failed mid-run (" + why + "): timing only from here";
+        for (std::int64_t m : s.members)
+            if (m >= 0 && launches_[static_cast<std::size_t>(m)].values.empty())
+                appendNote(launches_[static_cast<std::size_t>(m)].note, note);
+        s.members.clear();
+        if (level_ == Level::Counters) {
+            level_ = Level::TimingOnly;
+            failure_ = why;
+            config_.timingReason = "timing only: counter collection failed mid-run (" + why + ")";
+            core::log().error("libroofline: counter collection failed mid-run: {}. The "
+                              "application continues; later kernels get timing-only records.",
+                              why);
+            if (onFailure_)
+                onFailure_(why);
+        }
+    } catch (...) {
+    }
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+std::vector<core::NvtxRange> Collector::views(const Stack& stack) const {
+    std::vector<core::NvtxRange> v;
+    v.reserve(stack.size());
+    for (const Frame& f : stack)
+        v.push_back({f.domain, f.name});
+    return v;
+}
+
+std::vector<core::NvtxRange> Collector::startEndViews() const {
+    std::vector<core::NvtxRange> v;
+    for (const auto& [id, f] : startEnd_)
+        v.push_back({f.domain, f.name});
+    return v;
+}
+
+std::string Collector::path(const Stack& stack, std::size_t from) const {
+    std::string p;
+    for (std::size_t i = from; i < stack.size(); ++i) {
+        if (!p.empty())
+            p += '/';
+        p += stack[i].name;
+    }
+    if (p.empty() && from == 0 && !startEnd_.empty())
+        p = startEnd_.rbegin()->second.name; // kernels inside start/end ranges only
+    return p;
+}
+
+bool Collector::limitReached() const noexcept {
+    return config_.launchCount != 0 && taken_ >= config_.launchCount;
+}
+
+bool Collector::takeCount() {
+    if (skipped_ < config_.launchSkip) {
+        ++skipped_;
+        return false;
+    }
+    if (limitReached())
+        return false;
+    ++taken_;
+    return true;
+}
+
+bool Collector::admits(const LaunchEvent& l, const Stack& stack) {
+    if (stack.empty() && startEnd_.empty())
+        return false; // outside every scope: not profiled
+    if (config_.filter.hasNvtxFilter() && !config_.filter.nvtxAdmits(views(stack), startEndViews()))
+        return false;
+    if (config_.filter.hasNameFilter() &&
+        !config_.filter.nameAdmits(core::demangle(l.mangledName), l.mangledName))
+        return false;
+    return takeCount();
+}
+
+std::size_t Collector::iterationIndex(const Stack& stack) const {
+    if (config_.iterationRange.empty())
+        return 0;
+    for (std::size_t i = 0; i < stack.size(); ++i)
+        if (stack[i].name == config_.iterationRange)
+            return i;
+    return stack.size();
+}
+
+bool Collector::isIterationFrame(const Stack& stack) const {
+    return !stack.empty() && iterationIndex(stack) == stack.size() - 1;
+}
+
+std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
+    core::LaunchInfo info;
+    info.launchIndex = launches_.size();
+    info.mangledName = l.mangledName;
+    info.name = core::demangle(info.mangledName);
+    info.scopePath = path(stack);
+    info.grid = l.grid;
+    info.block = l.block;
+    info.stream = l.stream;
+    info.threadId = l.threadId;
+    info.correlationId = l.correlationId;
+    info.device = l.device;
+    if (level_ == Level::TimingOnly)
+        info.note = config_.timingReason;
+    launches_.push_back(std::move(info));
+    return static_cast<std::int64_t>(launches_.size() - 1);
+}
+
+// ---- scopes ---------------------------------------------------------------------------------
+
+void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_ || level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
+        return;
+    try {
+        if (isIterationFrame(stack)) {
+            if (iterationsOpen_++ == 0)
+                beginIteration(stack, thread);
+        }
+        if (config_.mode == CollectionMode::ScopeReplay && iterationsOpen_ > 0 &&
+            thread == iterationThread_ && iterationIndex(stack) < stack.size())
+            scopePush(stack);
+    } catch (...) {
+        // allocation failure: this scope is not measured, the application carries on
+    }
+}
+
+void Collector::onPop(Stack& stack, std::uint64_t thread) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stack.empty())
+        return;
+    Frame& f = stack.back();
+    for (std::size_t i = 0; i < f.records.size() && i < slots_.size(); ++i)
+        if (f.records[i] != -2 && f.records[i] != -3 && slots_[i].passOpen)
+            guard(slots_[i], [&] { slots_[i].backend->popRange(); });
+    f.records.clear();
+    if (finished_ || level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
+        return;
+    (void)thread;
+    if (isIterationFrame(stack) && iterationsOpen_ > 0 && --iterationsOpen_ == 0)
+        endIteration();
+}
+
+void Collector::onRangeStart(std::uint64_t id, const std::string& domain,
+                             const std::string& name) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+        startEnd_[id] = Frame{domain, name, {}};
+    } catch (...) {
+    }
+}
+
+void Collector::onRangeEnd(std::uint64_t id) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    startEnd_.erase(id);
+}
+
+void Collector::beginIteration(Stack& stack, std::uint64_t thread) {
+    ++iterationsSeen_;
+    iterationThread_ = thread;
+    (void)stack;
+    for (Slot& s : slots_) {
+        if (s.failed)
+            continue;
+        s.k = 0;
+        s.passCount = 0;
+        s.scopeCount = 0;
+        s.passStartedThisIteration = false;
+        s.completedThisIteration = false;
+        if (!s.group) {
+            if (limitReached())
+                continue; // launch count reached: no new groups, no cost
+            s.group = true;
+            s.pass = 0;
+            s.members.clear();
+            s.expected.clear();
+            s.expectedScopes.clear();
+            s.mismatch = false;
+            s.mismatchNote.clear();
+        }
+        if (s.offset == 0 || config_.mode == CollectionMode::ScopeReplay)
+            startPass(s);
+    }
+}
+
+void Collector::startPass(Slot& s) {
+    guard(s, [&] {
+        if (config_.flushCaches)
+            s.backend->flushCaches();
+        s.backend->start();
+        s.passOpen = true;
+        s.passStartedThisIteration = true;
+    });
+}
+
+void Collector::endPass(Slot& s) {
+    guard(s, [&] {
+        const bool all = s.backend->stop();
+        s.passOpen = false;
+        if (s.pass > 0 && config_.mode == CollectionMode::IterationReplay &&
+            s.passCount != s.expected.size())
+            noteMismatch(s, "pass " + std::to_string(s.pass) + " launched " +
+                                std::to_string(s.passCount) + " kernels where pass 0 launched " +
+                                std::to_string(s.expected.size()));
+        if (s.pass > 0 && config_.mode == CollectionMode::ScopeReplay &&
+            s.scopeCount != s.expectedScopes.size())
+            noteMismatch(s, "pass " + std::to_string(s.pass) + " opened " +
+                                std::to_string(s.scopeCount) + " scopes where pass 0 opened " +
+                                std::to_string(s.expectedScopes.size()));
+        ++s.pass;
+        if (all) {
+            completeImage(s);
+            s.group = false;
+            s.completedThisIteration = true;
+        }
+    });
+}
+
+void Collector::endIteration() {
+    for (Slot& s : slots_) {
+        if (s.failed)
+            continue;
+        if (s.passOpen)
+            endPass(s);
+        if (config_.mode != CollectionMode::IterationReplay)
+            continue;
+        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
+        if (s.completedThisIteration) // the group completed in this iteration: next window
+            s.offset = s.k > s.offset + capacity ? s.offset + capacity : 0;
+        else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
+            noteMismatch(s, "an iteration launched only " + std::to_string(s.k) +
+                                " kernels, none inside this group's window");
+    }
+}
+
+void Collector::scopePush(Stack& stack) {
+    const std::size_t base = iterationIndex(stack);
+    const std::size_t level = stack.size() - base; // 1: the iteration scope itself
+    Frame& f = stack.back();
+    f.records.assign(slots_.size(), -2); // -2: no CUPTI range pushed
+    if (level > config_.scopeLevels)
+        return;
+    if (level > 1 && config_.filter.hasNvtxFilter() &&
+        !config_.filter.nvtxAdmits(views(stack), startEndViews()))
+        return;
+    const std::string rel = path(stack, base);
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        Slot& s = slots_[i];
+        if (s.failed || !s.group || !s.passOpen)
+            continue;
+        if (s.scopeCount >= s.backend->capacity()) {
+            if (!s.scopeOverflowNoted) {
+                s.scopeOverflowNoted = true;
+                core::log().warn("an iteration opened more than {} scopes: later ones are not "
+                                 "measured (raise ROOFLINE_RANGES_PER_IMAGE)",
+                                 s.backend->capacity());
+            }
+            continue;
+        }
+        guard(s, [&] { s.backend->pushRange(f.name); });
+        if (s.failed)
+            continue;
+        f.records[i] = -1; // pushed; no record (replay pass)
+        if (s.pass == 0) {
+            core::LaunchInfo info;
+            info.launchIndex = launches_.size();
+            info.name = f.name;
+            info.scopePath = path(stack);
+            info.threadId = iterationThread_;
+            info.scopeRecord = true;
+            info.kernels = 0;
+            launches_.push_back(std::move(info));
+            f.records[i] = static_cast<std::int64_t>(launches_.size() - 1);
+            s.members.push_back(f.records[i]);
+            s.expectedScopes.push_back(rel);
+        } else if (s.scopeCount >= s.expectedScopes.size() ||
+                   s.expectedScopes[s.scopeCount] != rel) {
+            noteMismatch(s, "pass " + std::to_string(s.pass) + " opened scope '" + rel +
+                                "' where pass 0 opened '" +
+                                (s.scopeCount < s.expectedScopes.size()
+                                     ? s.expectedScopes[s.scopeCount]
+                                     : std::string("nothing")) +
+                                "'");
+        }
+        ++s.scopeCount;
+    }
+}
+
+void Collector::noteMismatch(Slot& s, const std::string& what) {
+    if (s.mismatch)
+        return;
+    s.mismatch = true;
+    ++mismatchedGroups_;
+    s.mismatchNote = "iteration replay mismatch: " + what +
+                     "; this record's counters combine different work";
+    core::log().warn("libroofline: {}", s.mismatchNote);
+}
+
+// ---- launches -------------------------------------------------------------------------------
+
+void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_ || l.slot >= slots_.size())
+        return;
+    ++launchesSeen_;
+    Slot& s = slots_[l.slot];
+    try {
+        if (level_ == Level::TimingOnly || s.failed) {
+            if (admits(l, stack))
+                addLaunch(l, stack);
+            return;
+        }
+        switch (config_.mode) {
+        case CollectionMode::KernelReplay:
+            kernelReplayLaunch(s, l, stack);
+            break;
+        case CollectionMode::IterationReplay:
+        case CollectionMode::ScopeReplay:
+            iterationLaunch(s, l, stack);
+            break;
+        }
+    } catch (...) {
+        // out of memory recording a launch: the kernel still runs
+    }
+}
+
+void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
+    if (!admits(l, stack)) {
+        if (s.running)
+            guard(s, [&] {
+                s.running = false;
+                s.backend->stop();
+            });
+        return;
+    }
+    const std::int64_t index = addLaunch(l, stack);
+    guard(s, [&] {
+        if (s.members.size() >= s.backend->capacity()) { // image full: evaluate and reuse it
+            if (s.running) {
+                s.running = false;
+                s.backend->stop();
+            }
+            completeImage(s);
+        }
+        if (config_.flushCaches)
+            s.backend->flushCaches();
+        if (!s.running) {
+            s.backend->start();
+            s.running = true;
+        }
+        s.members.push_back(index);
+    });
+    if (s.failed)
+        appendNote(launches_[static_cast<std::size_t>(index)].note, config_.timingReason);
+}
+
+void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
+    if (iterationsOpen_ == 0)
+        return; // outside the iterations
+    const std::size_t idx = s.k++;
+    if (!s.group)
+        return; // the group completed earlier in this iteration, or the launch count is reached
+    Key key{l.mangledName, l.grid, l.block};
+    if (config_.mode == CollectionMode::ScopeReplay) {
+        // Every launch of the iteration belongs to the group; count it into its open scopes.
+        if (s.pass == 0) {
+            s.expected.push_back(std::move(key));
+            for (const Frame& f : stack)
+                if (l.slot < f.records.size() && f.records[l.slot] >= 0)
+                    ++launches_[static_cast<std::size_t>(f.records[l.slot])].kernels;
+        } else if (idx >= s.expected.size() || s.expected[idx].name != key.name ||
+                   !sameDim(s.expected[idx].grid, key.grid)) {
+            noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(idx) +
+                                " is " + core::demangle(key.name) + " <<<" + dims(key.grid) +
+                                ">>> where pass 0 launched " +
+                                (idx < s.expected.size()
+                                     ? core::demangle(s.expected[idx].name) + " <<<" +
+                                           dims(s.expected[idx].grid) + ">>>"
+                                     : std::string("nothing")));
+        }
+        return;
+    }
+    const std::size_t capacity = s.backend->capacity();
+    if (idx == s.offset && s.offset > 0 && !s.passOpen && !s.passStartedThisIteration)
+        startPass(s);
+    if (idx == s.offset + capacity && s.passOpen)
+        endPass(s); // the window is full: this pass ends here
+    if (idx < s.offset || idx >= s.offset + capacity || s.failed)
+        return;
+    const std::size_t w = idx - s.offset;
+    ++s.passCount;
+    if (s.pass == 0) {
+        s.members.push_back(admits(l, stack) ? addLaunch(l, stack) : -1);
+        s.expected.push_back(std::move(key));
+        return;
+    }
+    if (w >= s.expected.size() || s.expected[w].name != key.name ||
+        !sameDim(s.expected[w].grid, key.grid) || !sameDim(s.expected[w].block, key.block))
+        noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(idx) +
+                            " is " + core::demangle(key.name) + " <<<" + dims(key.grid) + ", " +
+                            dims(key.block) + ">>> where pass 0 launched " +
+                            (w < s.expected.size()
+                                 ? core::demangle(s.expected[w].name) + " <<<" +
+                                       dims(s.expected[w].grid) + ", " +
+                                       dims(s.expected[w].block) + ">>>"
+                                 : std::string("nothing")));
+}
+
+void Collector::completeImage(Slot& s) {
+    dropped_ += s.backend->decode();
+    std::vector<RangeValues> ranges = s.backend->evaluate();
+    int chunk = -1;
+    if (keptBytes_ < config_.keepImageBytes) {
+        std::vector<std::uint8_t> image = s.backend->imageBytes();
+        if (!image.empty() && keptBytes_ + image.size() <= config_.keepImageBytes) {
+            keptBytes_ += image.size();
+            kept_.push_back(std::move(image));
+            chunk = static_cast<int>(kept_.size() - 1);
+        }
+    }
+    if (ranges.size() != s.members.size())
+        core::log().warn("CUPTI returned {} ranges for {} expected{}", ranges.size(),
+                         s.members.size(), s.mismatch ? " (replay mismatch)" : "");
+    for (std::size_t i = 0; i < s.members.size(); ++i) {
+        if (s.members[i] < 0)
+            continue; // a range of a launch the filters left out
+        core::LaunchInfo& info = launches_[static_cast<std::size_t>(s.members[i])];
+        if (i < ranges.size()) {
+            info.values = std::move(ranges[i].values);
+            info.chunk = chunk;
+            info.range = static_cast<std::uint32_t>(i);
+            if (config_.mode == CollectionMode::ScopeReplay && i < s.expectedScopes.size() &&
+                ranges[i].name != s.expectedScopes[i])
+                appendNote(info.note, "CUPTI named this range '" + ranges[i].name + "'");
+            if (ranges.size() != s.members.size())
+                appendNote(info.note, "CUPTI recorded " + std::to_string(ranges.size()) +
+                                          " ranges for " + std::to_string(s.members.size()) +
+                                          " expected: attribution may be shifted");
+        } else {
+            appendNote(info.note, "CUPTI recorded no range for it (dropped)");
+        }
+        if (s.mismatch)
+            appendNote(info.note, s.mismatchNote);
+    }
+    s.members.clear();
+    ++groupsCompleted_;
+    s.backend->configure(); // the same image, fresh, for the next group
+}
+
+// ---- replay helper and end ----------------------------------------------------------------
+
+bool Collector::needsPass() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!helperActive_) {
+        helperActive_ = true;
+        helperIterations_ = iterationsSeen_;
+        return true;
+    }
+    const bool progressed = iterationsSeen_ != helperIterations_;
+    helperIterations_ = iterationsSeen_;
+    bool pending = false;
+    if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
+        for (const Slot& s : slots_)
+            pending = pending || (!s.failed && (s.group || s.offset > 0));
+    if (pending && !progressed) {
+        core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
+                         "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
+                         config_.iterationRange);
+        pending = false;
+    }
+    if (!pending)
+        helperActive_ = false;
+    return pending;
+}
+
+void Collector::finish() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_)
+        return;
+    finished_ = true;
+    for (Slot& s : slots_) {
+        if (s.failed || !s.backend)
+            continue;
+        if (config_.mode == CollectionMode::KernelReplay) {
+            guard(s, [&] {
+                if (s.running) {
+                    s.running = false;
+                    s.backend->stop();
+                }
+                if (!s.members.empty())
+                    completeImage(s);
+            });
+            continue;
+        }
+        if (s.passOpen)
+            guard(s, [&] {
+                s.passOpen = false;
+                s.backend->stop();
+            });
+        if (s.group) {
+            const std::string note =
+                "replay incomplete: " + std::to_string(s.pass) + " of " +
+                std::to_string(config_.passes) +
+                " passes ran before the session stopped (run more iterations of " +
+                (config_.iterationRange.empty() ? std::string("the outermost scope")
+                                                : "'" + config_.iterationRange + "'") +
+                ", use Session::needsPass(), or set ROOFLINE_ITERATION_RANGE)";
+            for (std::int64_t m : s.members)
+                if (m >= 0)
+                    appendNote(launches_[static_cast<std::size_t>(m)].note, note);
+            s.members.clear();
+            s.group = false;
+        }
+    }
+}
+
+} // namespace roofline::collect

@@ -1,0 +1,163 @@
+#pragma once
+// The collector: decides, for every scope push/pop and kernel launch, what the counter backends
+// do, in each collection mode (docs/design/0002-collector.md):
+//   kernel replay     one range per admitted launch; the backend is started before an admitted
+//                     launch and stopped before a refused one; a full image is decoded, evaluated
+//                     and reused from inside the launch callback.
+//   iteration replay  one record per admitted launch; the iteration scope's instance i runs pass i
+//                     of a group; a group covers the launches [offset, offset + capacity) of an
+//                     iteration, so iterations longer than one image are covered by later groups.
+//   scope replay      one record per scope instance (user ranges, nesting levels 1..scopeLevels
+//                     counted from the iteration scope).
+// Replayed passes are checked against pass 0 (kernel names, grid and block, in order); records of
+// a group that differs say so. Pure logic: no CUDA, no CUPTI; thread-safe (one mutex).
+#include "collect/backend.hpp"
+#include "core/nvtx_filter.hpp"
+#include "core/roofline_model.hpp"
+
+#include <roofline/options.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+/// One open push/pop range (an NVTX range or a ProfileScope) on a thread.
+struct Frame {
+    std::string domain; ///< "" for the default domain
+    std::string name;
+    std::vector<std::int64_t> records; ///< scope mode: its record per device slot, -1: none
+};
+using Stack = std::vector<Frame>;
+
+struct LaunchEvent {
+    std::size_t slot = 0; ///< device slot (index into the backends)
+    int device = 0;
+    const char* mangledName = "";
+    Dim3 grid, block;
+    std::uint64_t stream = 0;
+    std::uint64_t threadId = 0;
+    std::uint64_t correlationId = 0;
+};
+
+enum class Level { Counters, TimingOnly };
+
+struct CollectorConfig {
+    CollectionMode mode = CollectionMode::IterationReplay;
+    core::KernelFilter filter;
+    std::uint64_t launchSkip = 0;
+    std::uint64_t launchCount = 0; ///< 0: no limit
+    std::string iterationRange;    ///< name of the iteration scope; "": the outermost scope
+    std::size_t scopeLevels = 1;
+    std::size_t passes = 1;         ///< passes per group (CUPTI passes x nesting levels)
+    bool flushCaches = false;       ///< before each pass (each kernel in kernel replay)
+    std::size_t keepImageBytes = 0; ///< raw counter-data images kept for the recording
+    std::string timingReason;       ///< Level::TimingOnly: why (goes into every record's note)
+};
+
+class Collector {
+public:
+    Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level);
+
+    /// After `stack.back()` was pushed on thread `thread`.
+    void onPush(Stack& stack, std::uint64_t thread) noexcept;
+    /// Before `stack.back()` is popped.
+    void onPop(Stack& stack, std::uint64_t thread) noexcept;
+    void onRangeStart(std::uint64_t id, const std::string& domain,
+                      const std::string& name) noexcept;
+    void onRangeEnd(std::uint64_t id) noexcept;
+    void onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
+
+    /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
+    bool needsPass() noexcept;
+    /// Ends collection: stops the backends, evaluates complete groups, notes incomplete ones.
+    void finish() noexcept;
+
+    /// Called (under the collector's lock) when a backend fails mid-run, with the cause; the
+    /// collector has already switched to timing-only.
+    void setFailureHandler(std::function<void(const std::string&)> handler);
+
+    Level level() const noexcept { return level_; }
+    const std::string& failure() const noexcept { return failure_; }
+    std::vector<core::LaunchInfo>& launches() noexcept { return launches_; }
+    std::vector<std::vector<std::uint8_t>>& keptImages() noexcept { return kept_; }
+    std::uint64_t droppedRanges() const noexcept { return dropped_; }
+    std::uint64_t mismatchedGroups() const noexcept { return mismatchedGroups_; }
+    std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
+    std::uint64_t launchesSeen() const noexcept { return launchesSeen_; }
+
+private:
+    struct Key {
+        std::string name;
+        Dim3 grid, block;
+    };
+    struct Slot {
+        CounterBackend* backend = nullptr;
+        bool failed = false;
+        bool running = false; // kernel replay: started
+        bool group = false;   // iteration/scope replay: a group is in progress
+        bool passOpen = false;
+        bool passStartedThisIteration = false;
+        bool completedThisIteration = false;
+        std::size_t pass = 0;
+        std::size_t offset = 0;     // window start within the iteration
+        std::size_t k = 0;          // launch position in the current iteration
+        std::size_t passCount = 0;  // launches in the window this pass
+        std::size_t scopeCount = 0; // scope ranges pushed this pass
+        std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
+        std::vector<Key> expected;         // pass 0's launches in the window
+        std::vector<std::string> expectedScopes;
+        bool mismatch = false;
+        std::string mismatchNote;
+        bool scopeOverflowNoted = false;
+    };
+
+    bool admits(const LaunchEvent& l, const Stack& stack);
+    bool takeCount();
+    bool limitReached() const noexcept;
+    bool isIterationFrame(const Stack& stack) const;
+    std::size_t iterationIndex(const Stack& stack) const;
+    std::string path(const Stack& stack, std::size_t from = 0) const;
+    std::vector<core::NvtxRange> views(const Stack& stack) const;
+    std::vector<core::NvtxRange> startEndViews() const;
+    std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
+
+    void beginIteration(Stack& stack, std::uint64_t thread);
+    void endIteration();
+    void startPass(Slot& s);
+    void endPass(Slot& s);
+    void completeImage(Slot& s);
+    void scopePush(Stack& stack);
+    void noteMismatch(Slot& s, const std::string& what);
+    void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
+    void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
+    template <typename F> void guard(Slot& s, F&& f) noexcept;
+    void fail(Slot& s, const std::string& why) noexcept;
+
+    std::mutex mutex_;
+    CollectorConfig config_;
+    Level level_;
+    std::vector<Slot> slots_;
+    std::function<void(const std::string&)> onFailure_;
+    std::string failure_;
+
+    std::map<std::uint64_t, Frame> startEnd_;
+    int iterationsOpen_ = 0;
+    std::uint64_t iterationThread_ = 0;
+    std::uint64_t iterationsSeen_ = 0;
+    bool helperActive_ = false;
+    std::uint64_t helperIterations_ = 0;
+    bool finished_ = false;
+
+    std::vector<core::LaunchInfo> launches_;
+    std::vector<std::vector<std::uint8_t>> kept_;
+    std::size_t keptBytes_ = 0;
+    std::uint64_t dropped_ = 0, mismatchedGroups_ = 0, groupsCompleted_ = 0;
+    std::uint64_t launchesSeen_ = 0, skipped_ = 0, taken_ = 0;
+};
+
+} // namespace roofline::collect

@@ -1,0 +1,108 @@
+#include "collect/cupti_backend.hpp"
+
+#include "core/log.hpp"
+#include "cupti/driver.hpp"
+
+namespace roofline::collect {
+namespace {
+
+// The device's context is current for the duration of a call (CUPTI and the driver act on the
+// current context; a launch callback may run on a thread where another one is current).
+class ContextGuard {
+public:
+    explicit ContextGuard(void* context) {
+        const cupti::DriverApi* d = cupti::driver();
+        pushed_ = d && d->ctxPushCurrent(static_cast<CUcontext>(context)) == CUDA_SUCCESS;
+    }
+    ~ContextGuard() {
+        if (pushed_) {
+            CUcontext previous = nullptr;
+            cupti::driver()->ctxPopCurrent(&previous);
+        }
+    }
+    ContextGuard(const ContextGuard&) = delete;
+    ContextGuard& operator=(const ContextGuard&) = delete;
+
+private:
+    bool pushed_ = false;
+};
+
+} // namespace
+
+CuptiBackend::CuptiBackend(void* context, const std::string& chip,
+                           const std::vector<std::string>& metrics,
+                           const std::vector<std::uint8_t>& configImage, std::size_t capacity,
+                           cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes)
+    : context_(context), metrics_(metrics), host_(chip), l2Bytes_(l2Bytes) {
+    ContextGuard g(context_);
+    profiler_ = std::make_unique<cupti::RangeProfiler>(context, metrics, configImage, capacity,
+                                                       mode, levels);
+}
+
+CuptiBackend::~CuptiBackend() {
+    profiler_->disable();
+    if (flushBuffer_)
+        if (const cupti::DriverApi* d = cupti::driver()) {
+            ContextGuard g(context_);
+            d->memFree(static_cast<CUdeviceptr>(flushBuffer_));
+        }
+}
+
+void CuptiBackend::configure() {
+    ContextGuard g(context_);
+    profiler_->configure();
+}
+void CuptiBackend::start() {
+    ContextGuard g(context_);
+    profiler_->start();
+}
+bool CuptiBackend::stop() {
+    ContextGuard g(context_);
+    return profiler_->stop();
+}
+void CuptiBackend::pushRange(const std::string& name) {
+    ContextGuard g(context_);
+    profiler_->pushRange(name.c_str());
+}
+void CuptiBackend::popRange() {
+    ContextGuard g(context_);
+    profiler_->popRange();
+}
+std::size_t CuptiBackend::decode() {
+    ContextGuard g(context_);
+    return profiler_->decode();
+}
+
+std::vector<RangeValues> CuptiBackend::evaluate() {
+    const auto& image = profiler_->counterData();
+    const std::size_t n = host_.rangeCount(image);
+    std::vector<RangeValues> out(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        out[r].name = host_.rangeName(image, r);
+        out[r].values = host_.evaluateValues(image, r, metrics_);
+    }
+    return out;
+}
+
+void CuptiBackend::flushCaches() noexcept {
+    const cupti::DriverApi* d = cupti::driver();
+    if (!d || l2Bytes_ == 0)
+        return;
+    ContextGuard g(context_);
+    const std::size_t bytes = static_cast<std::size_t>(l2Bytes_) * 2;
+    if (!flushBuffer_) {
+        CUdeviceptr p = 0;
+        if (d->memAlloc(&p, bytes) != CUDA_SUCCESS) {
+            core::log().warn("cache flush disabled: cannot allocate {} MB on the device",
+                             bytes >> 20);
+            l2Bytes_ = 0;
+            return;
+        }
+        flushBuffer_ = p;
+    }
+    // Writing twice the L2 size evicts what the previous pass left there.
+    d->memsetD32(static_cast<CUdeviceptr>(flushBuffer_), 0u, bytes / 4);
+    d->ctxSynchronize();
+}
+
+} // namespace roofline::collect

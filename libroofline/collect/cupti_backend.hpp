@@ -1,0 +1,40 @@
+#pragma once
+// The real CounterBackend: a cupti::RangeProfiler on one context, evaluated by a cupti::Host.
+// Calls run with the device's context current (pushed and popped around each call).
+#include "collect/backend.hpp"
+#include "cupti/host.hpp"
+#include "cupti/target.hpp"
+
+#include <memory>
+
+namespace roofline::collect {
+
+class CuptiBackend final : public CounterBackend {
+public:
+    CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
+                 const std::vector<std::uint8_t>& configImage, std::size_t capacity,
+                 cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes);
+    ~CuptiBackend() override;
+
+    std::size_t capacity() const noexcept override { return profiler_->capacity(); }
+    void configure() override;
+    void start() override;
+    bool stop() override;
+    void pushRange(const std::string& name) override;
+    void popRange() override;
+    std::size_t decode() override;
+    std::vector<RangeValues> evaluate() override;
+    std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
+    void flushCaches() noexcept override;
+    void disable() noexcept { profiler_->disable(); }
+
+private:
+    void* context_;
+    std::vector<std::string> metrics_;
+    cupti::Host host_;
+    std::unique_ptr<cupti::RangeProfiler> profiler_;
+    std::uint64_t l2Bytes_;
+    unsigned long long flushBuffer_ = 0;
+};
+
+} // namespace roofline::collect

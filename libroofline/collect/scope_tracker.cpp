@@ -1,0 +1,133 @@
+// Per-thread scope stacks, fed by ProfileScope and by the NVTX listener.
+#include "collect/session_impl.hpp"
+#include "nvtx/listener.hpp"
+
+#include <roofline/profile_scope.hpp>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace roofline::collect {
+namespace {
+
+std::atomic<std::uint64_t> gUnbalanced{0};
+
+// Frames of an earlier session are forgotten (counted as untracked so their pops balance).
+ThreadScopes& synced(std::uint32_t generation) noexcept {
+    ThreadScopes& t = threadScopes();
+    if (t.generation != generation) {
+        t.untracked += static_cast<int>(t.stack.size());
+        t.stack.clear();
+        t.generation = generation;
+    }
+    return t;
+}
+
+class NvtxToScopes final : public nvtx::Listener {
+public:
+    NvtxToScopes() { nvtx::setListener(this); }
+    ~NvtxToScopes() override { nvtx::setListener(nullptr); }
+    void push(const char* domain, const char* name) noexcept override { trackPush(domain, name); }
+    void pop(const char* domain) noexcept override { trackPop(domain); }
+    void start(std::uint64_t id, const char* domain, const char* name) noexcept override {
+        if (SessionState* s = gActive.load(std::memory_order_acquire))
+            s->collector->onRangeStart(id, domain, name);
+    }
+    void end(std::uint64_t id) noexcept override {
+        if (SessionState* s = gActive.load(std::memory_order_acquire))
+            s->collector->onRangeEnd(id);
+    }
+};
+NvtxToScopes gNvtxToScopes;
+
+} // namespace
+
+ThreadScopes& threadScopes() noexcept {
+    thread_local ThreadScopes scopes;
+    return scopes;
+}
+
+std::uint64_t currentThreadId() noexcept {
+    thread_local const std::uint64_t id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+    return id;
+}
+
+std::uint64_t unbalancedPops() noexcept {
+    return gUnbalanced.load();
+}
+
+void trackPush(const char* domain, const char* name) noexcept {
+    SessionState* s = gActive.load(std::memory_order_acquire);
+    if (!s) {
+        ++threadScopes().untracked;
+        return;
+    }
+    ThreadScopes& t = synced(s->generation);
+    try {
+        t.stack.push_back(Frame{domain ? domain : "", name ? name : "", {}});
+    } catch (...) {
+        ++t.untracked; // out of memory: this range is not tracked, the application carries on
+        return;
+    }
+    s->collector->onPush(t.stack, currentThreadId());
+}
+
+void trackPop(const char* domain) noexcept {
+    const std::string_view d = domain ? domain : "";
+    SessionState* s = gActive.load(std::memory_order_acquire);
+    ThreadScopes& t = s ? synced(s->generation) : threadScopes();
+    // NVTX push/pop stacks are per domain: pop this domain's innermost range.
+    std::size_t i = t.stack.size();
+    while (i > 0 && t.stack[i - 1].domain != d)
+        --i;
+    if (i == 0) {
+        if (t.untracked > 0)
+            --t.untracked;
+        else
+            gUnbalanced.fetch_add(1);
+        return;
+    }
+    if (i == t.stack.size()) {
+        if (s)
+            s->collector->onPop(t.stack, currentThreadId());
+        t.stack.pop_back();
+    } else {
+        t.stack.erase(t.stack.begin() + static_cast<std::ptrdiff_t>(i - 1)); // interleaved domains
+    }
+}
+
+} // namespace roofline::collect
+
+namespace roofline::detail {
+
+namespace {
+constexpr std::uint32_t kNvtxPushed = 1u << 31;
+}
+
+std::uint32_t pushScope(const char* name) noexcept {
+    std::uint32_t token = 0;
+    if (nvtx::ownRangesVisible()) {
+        nvtx::pushOwn(name ? name : "");
+        token |= kNvtxPushed;
+    }
+    collect::SessionState* session = collect::gActive.load(std::memory_order_acquire);
+    if (!session)
+        return token;
+    collect::trackPush("", name);
+    return token | session->generation;
+}
+
+void popScope(std::uint32_t token) noexcept {
+    const std::uint32_t generation = token & ~kNvtxPushed;
+    if (generation != 0) {
+        collect::SessionState* session = collect::gActive.load(std::memory_order_acquire);
+        if (session && session->generation == generation)
+            collect::trackPop("");
+        else if (!collect::threadScopes().stack.empty())
+            collect::threadScopes().stack.pop_back(); // its session ended: just forget the frame
+    }
+    if (token & kNvtxPushed)
+        nvtx::popOwn();
+}
+
+} // namespace roofline::detail

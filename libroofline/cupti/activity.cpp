@@ -1,0 +1,91 @@
+#include "cupti/activity.hpp"
+
+#include "cupti/check.hpp"
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+namespace roofline::cupti {
+namespace {
+
+constexpr std::size_t kBufferBytes = 4 << 20;
+
+std::mutex gMutex;
+std::vector<KernelTiming>* gTimings = nullptr;
+std::atomic<std::uint64_t> gDropped{0};
+
+void CUPTIAPI requestBuffer(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+    // CUPTI needs 8-byte alignment; aligned_alloc gives it and may return null (CUPTI then drops).
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    *size = *buffer ? kBufferBytes : 0;
+    *maxRecords = 0;
+}
+
+void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize) {
+    try {
+        CUpti_Activity* record = nullptr;
+        std::lock_guard<std::mutex> lock(gMutex);
+        while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+            if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+                record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+                continue;
+            const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            if (!gTimings)
+                continue;
+            KernelTiming t;
+            t.correlationId = k->correlationId;
+            t.mangledName = k->name ? k->name : "";
+            t.grid = {static_cast<std::uint32_t>(k->gridX), static_cast<std::uint32_t>(k->gridY),
+                      static_cast<std::uint32_t>(k->gridZ)};
+            t.block = {static_cast<std::uint32_t>(k->blockX),
+                       static_cast<std::uint32_t>(k->blockY),
+                       static_cast<std::uint32_t>(k->blockZ)};
+            t.streamId = k->streamId;
+            t.device = static_cast<int>(k->deviceId);
+            t.seconds = k->end > k->start ? static_cast<double>(k->end - k->start) * 1e-9 : 0.0;
+            gTimings->push_back(std::move(t));
+        }
+    } catch (...) {
+        // out of memory: these timings are lost; counted below
+        gDropped.fetch_add(1);
+    }
+    std::free(buffer);
+}
+
+} // namespace
+
+KernelTimer::KernelTimer() {
+    {
+        std::lock_guard<std::mutex> lock(gMutex);
+        delete gTimings;
+        gTimings = new std::vector<KernelTiming>();
+    }
+    ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
+    ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+}
+
+KernelTimer::~KernelTimer() {
+    ROOFLINE_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(1));
+    std::lock_guard<std::mutex> lock(gMutex);
+    delete gTimings;
+    gTimings = nullptr;
+}
+
+std::vector<KernelTiming> KernelTimer::take() noexcept {
+    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(1));
+    std::lock_guard<std::mutex> lock(gMutex);
+    std::vector<KernelTiming> out;
+    if (gTimings)
+        out.swap(*gTimings);
+    return out;
+}
+
+std::uint64_t KernelTimer::dropped() const noexcept {
+    return gDropped.load();
+}
+
+} // namespace roofline::cupti

@@ -1,0 +1,39 @@
+#pragma once
+// Timing-only collection through the CUPTI activity API: kernel start/end timestamps, used when
+// counters are unavailable (no permission, another profiler, an unsupported chip, a mid-run
+// failure) or when timing only was asked for.
+//
+// Lifecycle: (1) the constructor registers the buffer callbacks and enables concurrent-kernel
+// records (throws Error); (2) take() flushes and returns the kernels completed so far;
+// (3) the destructor disables the activity kind (noexcept). One KernelTimer per process.
+#include <roofline/kernel_record.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofline::cupti {
+
+struct KernelTiming {
+    std::uint64_t correlationId = 0;
+    std::string mangledName;
+    Dim3 grid, block;
+    std::uint32_t streamId = 0;
+    int device = 0;
+    double seconds = 0.0;
+};
+
+class KernelTimer {
+public:
+    KernelTimer();
+    ~KernelTimer();
+    KernelTimer(const KernelTimer&) = delete;
+    KernelTimer& operator=(const KernelTimer&) = delete;
+
+    /// Flushes CUPTI's buffers and moves out every kernel completed so far. Never throws.
+    std::vector<KernelTiming> take() noexcept;
+    /// Activity records CUPTI reported as dropped (buffers full).
+    std::uint64_t dropped() const noexcept;
+};
+
+} // namespace roofline::cupti

@@ -1,0 +1,436 @@
+// The collector's state machines driven through a fake counter backend that behaves like CUPTI's
+// range profiler: auto ranges per launch while started, user ranges per push, metric m collected
+// in pass m % passes, all passes needed before decode, images of fixed capacity.
+#include "collect/collector.hpp"
+#include "collect/fallback.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace roofline;
+using namespace roofline::collect;
+
+namespace {
+
+constexpr std::size_t kMetrics = 3;
+
+class FakeBackend final : public CounterBackend {
+public:
+    FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay)
+        : passes_(passes), capacity_(capacity), userRange_(userRange),
+          kernelReplay_(kernelReplay) {}
+
+    std::size_t capacity() const noexcept override { return capacity_; }
+    void configure() override {
+        ++configures;
+        ranges_.clear();
+        pass_ = 0;
+        position_ = 0;
+    }
+    void start() override {
+        if (failStartAt && ++starts >= failStartAt)
+            throw Error(ErrorCode::Cupti, "cuptiRangeProfilerStart failed (injected)");
+        running_ = true;
+        position_ = 0;
+    }
+    bool stop() override {
+        running_ = false;
+        if (kernelReplay_)
+            return true;
+        ++pass_;
+        return pass_ >= passes_;
+    }
+    void pushRange(const std::string& name) override {
+        ASSERT_TRUE(userRange_ && running_);
+        open_.push_back(name);
+        std::string path;
+        for (const auto& n : open_)
+            path += (path.empty() ? "" : "/") + n;
+        openIndex_.push_back(rangeFor(path));
+    }
+    void popRange() override {
+        ASSERT_FALSE(open_.empty());
+        open_.pop_back();
+        openIndex_.pop_back();
+    }
+    std::size_t decode() override {
+        const std::size_t dropped = ranges_.size() > capacity_ ? ranges_.size() - capacity_ : 0;
+        ranges_.resize(std::min(ranges_.size(), capacity_));
+        return dropped;
+    }
+    std::vector<RangeValues> evaluate() override { return ranges_; }
+    std::vector<std::uint8_t> imageBytes() const override {
+        return std::vector<std::uint8_t>(100, 1);
+    }
+    void flushCaches() noexcept override { ++flushes; }
+
+    /// The GPU side of a launch: `work` is what its counters would read.
+    void kernel(double work) {
+        if (!running_)
+            return;
+        if (userRange_) {
+            for (std::size_t i : openIndex_)
+                add(ranges_[i], work);
+            return;
+        }
+        if (kernelReplay_) {
+            RangeValues r{std::to_string(ranges_.size()), std::vector<double>(kMetrics, work)};
+            ranges_.push_back(r);
+            return;
+        }
+        const std::size_t i = rangeFor(std::to_string(position_++));
+        add(ranges_[i], work);
+    }
+
+    int configures = 0, flushes = 0, starts = 0, failStartAt = 0;
+
+private:
+    std::size_t rangeFor(const std::string& name) {
+        if (pass_ == 0) {
+            ranges_.push_back({name, std::vector<double>(kMetrics, 0.0)});
+            return ranges_.size() - 1;
+        }
+        for (std::size_t i = 0; i < ranges_.size(); ++i)
+            if (ranges_[i].name == name)
+                return i;
+        ranges_.push_back({name, std::vector<double>(kMetrics, -1.0)}); // not in pass 0
+        return ranges_.size() - 1;
+    }
+    void add(RangeValues& r, double work) {
+        for (std::size_t m = 0; m < kMetrics; ++m)
+            if (m % passes_ == pass_)
+                r.values[m] += work;
+    }
+
+    std::size_t passes_, capacity_;
+    bool userRange_, kernelReplay_;
+    bool running_ = false;
+    std::size_t pass_ = 0, position_ = 0;
+    std::vector<RangeValues> ranges_;
+    std::vector<std::string> open_;
+    std::vector<std::size_t> openIndex_;
+};
+
+struct Harness {
+    FakeBackend backend;
+    Collector collector;
+    Stack stack;
+    std::uint64_t thread = 7;
+
+    Harness(CollectionMode mode, std::size_t passes, std::size_t capacity,
+            CollectorConfig config = {})
+        : backend(passes, capacity, mode == CollectionMode::ScopeReplay,
+                  mode == CollectionMode::KernelReplay),
+          collector(withMode(std::move(config), mode, passes), {&backend}, Level::Counters) {
+        backend.configure();
+    }
+    static CollectorConfig withMode(CollectorConfig c, CollectionMode mode, std::size_t passes) {
+        c.mode = mode;
+        c.passes = passes;
+        c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
+        return c;
+    }
+    void push(const char* name, const char* domain = "") {
+        stack.push_back(Frame{domain, name, {}});
+        collector.onPush(stack, thread);
+    }
+    void pop() {
+        collector.onPop(stack, thread);
+        stack.pop_back();
+    }
+    void launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
+        LaunchEvent e;
+        e.mangledName = name;
+        e.grid = grid;
+        e.threadId = thread;
+        e.stream = 3;
+        collector.onLaunch(e, stack);
+        backend.kernel(work);
+    }
+    std::vector<core::LaunchInfo>& finish() {
+        collector.finish();
+        return collector.launches();
+    }
+};
+
+std::vector<double> all(double v) {
+    return std::vector<double>(kMetrics, v);
+}
+
+} // namespace
+
+TEST(CollectorKernelReplay, OneRecordPerScopedLaunchAcrossImageReuse) {
+    Harness h(CollectionMode::KernelReplay, 3, 2);
+    h.launch("outside", 99); // no scope open: not profiled
+    h.push("train");
+    h.push("step");
+    for (int k = 1; k <= 5; ++k)
+        h.launch("k", k);
+    h.pop();
+    h.pop();
+    h.launch("outside", 99);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 5u);
+    for (int k = 0; k < 5; ++k) {
+        EXPECT_EQ(l[k].values, all(k + 1.0)) << k;
+        EXPECT_EQ(l[k].scopePath, "train/step");
+        EXPECT_EQ(l[k].threadId, 7u);
+        EXPECT_EQ(l[k].stream, 3u);
+    }
+    EXPECT_EQ(h.backend.configures, 1 + 3); // set-up, then after each of the 3 images
+    EXPECT_EQ(h.collector.groupsCompleted(), 3u);
+    EXPECT_EQ(h.collector.droppedRanges(), 0u);
+    EXPECT_EQ(h.collector.keptImages().size(), 3u); // 3 x 100 bytes within the 1000-byte budget
+    EXPECT_EQ(l[4].chunk, 2);
+    EXPECT_EQ(l[4].range, 0u);
+}
+
+TEST(CollectorKernelReplay, FiltersStopTheProfilerForRefusedLaunches) {
+    CollectorConfig c;
+    c.filter = core::KernelFilter({"b/"}, {}, "regex:^keep");
+    c.launchSkip = 1;
+    c.launchCount = 2;
+    Harness h(CollectionMode::KernelReplay, 2, 8, c);
+    h.push("a");
+    h.launch("keep_a", 1); // not under b
+    h.push("b");
+    h.launch("keep_1", 2); // skipped (launch skip 1)
+    h.launch("drop", 3);   // name filter
+    h.launch("keep_2", 4);
+    h.launch("keep_3", 5);
+    h.launch("keep_4", 6); // beyond launch count 2
+    h.pop();
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].mangledName, "keep_2");
+    EXPECT_EQ(l[0].values, all(4));
+    EXPECT_EQ(l[1].mangledName, "keep_3");
+    EXPECT_EQ(l[1].values, all(5));
+}
+
+TEST(CollectorIterationReplay, PassIOnIterationIAssemblesEachKernelsCounters) {
+    Harness h(CollectionMode::IterationReplay, 3, 8);
+    for (int it = 0; it < 6; ++it) {
+        h.push("step");
+        h.launch("a", 1 + it * 0); // same work each iteration
+        h.launch("b", 10);
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 4u); // two groups of three passes, two kernels each
+    EXPECT_EQ(l[0].values, all(1));
+    EXPECT_EQ(l[1].values, all(10));
+    EXPECT_EQ(l[2].values, all(1));
+    EXPECT_EQ(l[3].values, all(10));
+    EXPECT_TRUE(l[0].note.empty()) << l[0].note;
+    EXPECT_EQ(h.collector.groupsCompleted(), 2u);
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+TEST(CollectorIterationReplay, DifferentKernelsInAReplayedPassAreFlagged) {
+    Harness h(CollectionMode::IterationReplay, 2, 8);
+    h.push("step");
+    h.launch("kern_a", 1);
+    h.launch("kern_b", 2);
+    h.pop();
+    h.push("step");
+    h.launch("kern_a", 1);
+    h.launch("kern_c", 5, {4, 1, 1}); // a different kernel in pass 1
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(h.collector.mismatchedGroups(), 1u);
+    EXPECT_NE(l[1].note.find("iteration replay mismatch: pass 1 launch 1 is kern_c <<<4x1x1"),
+              std::string::npos)
+        << l[1].note;
+    EXPECT_NE(l[0].note.find("mismatch"), std::string::npos); // the whole group is affected
+}
+
+TEST(CollectorIterationReplay, LongIterationsAreCoveredWindowByWindow) {
+    Harness h(CollectionMode::IterationReplay, 2, 2); // 2 ranges per image, 5 kernels per step
+    int iterations = 0;
+    while (h.collector.needsPass()) {
+        h.push("step");
+        for (int k = 0; k < 5; ++k)
+            h.launch("k", k + 1.0);
+        h.pop();
+        ++iterations;
+        if (iterations > 20)
+            break;
+    }
+    EXPECT_EQ(iterations, 6); // windows [0,2) [2,4) [4,5), two passes each
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 5u);
+    for (int k = 0; k < 5; ++k)
+        EXPECT_EQ(l[k].values, all(k + 1.0)) << k << ": " << l[k].note;
+}
+
+TEST(CollectorIterationReplay, ReplayHelperRunsExactlyThePassesNeeded) {
+    Harness h(CollectionMode::IterationReplay, 4, 8);
+    int passes = 0;
+    while (h.collector.needsPass()) {
+        h.push("region");
+        h.launch("k", 2);
+        h.pop();
+        ++passes;
+    }
+    EXPECT_EQ(passes, 4);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].values, all(2));
+}
+
+TEST(CollectorIterationReplay, IncompleteReplaySaysWhyAndHowToFixIt) {
+    Harness h(CollectionMode::IterationReplay, 3, 8);
+    h.push("train"); // one outermost scope around the whole loop: a single iteration
+    for (int s = 0; s < 3; ++s) {
+        h.push("step");
+        h.launch("k", 1);
+        h.pop();
+    }
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u);
+    EXPECT_TRUE(l[0].values.empty());
+    EXPECT_NE(l[0].note.find("replay incomplete: 1 of 3 passes"), std::string::npos) << l[0].note;
+    EXPECT_NE(l[0].note.find("ROOFLINE_ITERATION_RANGE"), std::string::npos);
+}
+
+TEST(CollectorIterationReplay, IterationRangeNamesTheLoopBody) {
+    CollectorConfig c;
+    c.iterationRange = "step";
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    h.push("train");
+    for (int s = 0; s < 3; ++s) {
+        h.push("step");
+        h.launch("k", 4);
+        h.pop();
+    }
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].values, all(4));
+    EXPECT_EQ(l[0].scopePath, "train/step");
+}
+
+TEST(CollectorIterationReplay, CachesFlushedBeforeEachPassWhenAsked) {
+    CollectorConfig c;
+    c.flushCaches = true;
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
+    for (int it = 0; it < 2; ++it) {
+        h.push("step");
+        h.launch("k", 1);
+        h.pop();
+    }
+    h.finish();
+    EXPECT_EQ(h.backend.flushes, 2);
+}
+
+TEST(CollectorScopeReplay, OneRecordPerScopeWithAllItsKernels) {
+    CollectorConfig c;
+    c.scopeLevels = 2;
+    Harness h(CollectionMode::ScopeReplay, 2, 8, c);
+    for (int it = 0; it < 2; ++it) {
+        h.push("step");
+        h.push("a");
+        h.launch("k1", 1);
+        h.pop();
+        h.push("b");
+        h.launch("k2", 2);
+        h.launch("k3", 3);
+        h.push("deep"); // level 3: not measured on its own, counted in b and step
+        h.launch("k4", 4);
+        h.pop();
+        h.pop();
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u);
+    EXPECT_EQ(l[0].scopePath, "step");
+    EXPECT_TRUE(l[0].scopeRecord);
+    EXPECT_EQ(l[0].kernels, 4u);
+    EXPECT_EQ(l[0].values, all(10));
+    EXPECT_EQ(l[1].scopePath, "step/a");
+    EXPECT_EQ(l[1].kernels, 1u);
+    EXPECT_EQ(l[1].values, all(1));
+    EXPECT_EQ(l[2].scopePath, "step/b");
+    EXPECT_EQ(l[2].kernels, 3u);
+    EXPECT_EQ(l[2].values, all(9));
+    EXPECT_TRUE(l[2].note.empty()) << l[2].note;
+}
+
+TEST(CollectorFailure, MidRunFailureSwitchesToTimingOnlyAndKeepsRecords) {
+    Harness h(CollectionMode::IterationReplay, 1, 8);
+    h.backend.failStartAt = 2;
+    std::string cause;
+    h.collector.setFailureHandler([&cause](const std::string& why) { cause = why; });
+    for (int it = 0; it < 3; ++it) {
+        h.push("step");
+        h.launch("k", 5);
+        h.pop();
+    }
+    auto& l = h.finish();
+    EXPECT_EQ(h.collector.level(), Level::TimingOnly);
+    EXPECT_NE(cause.find("injected"), std::string::npos);
+    ASSERT_EQ(l.size(), 3u);
+    EXPECT_EQ(l[0].values, all(5)); // measured before the failure
+    EXPECT_TRUE(l[1].values.empty());
+    EXPECT_NE(l[1].note.find("timing only: counter collection failed mid-run"),
+              std::string::npos)
+        << l[1].note;
+}
+
+TEST(CollectorThreads, PathsComeFromTheLaunchingThreadsStack) {
+    Harness h(CollectionMode::KernelReplay, 1, 8);
+    Stack other{{"", "loader", {}}, {"", "decode", {}}};
+    h.push("train");
+    h.launch("main_kernel", 1);
+    LaunchEvent e;
+    e.mangledName = "loader_kernel";
+    e.threadId = 99;
+    e.stream = 5;
+    h.collector.onLaunch(e, other);
+    h.backend.kernel(2);
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].scopePath, "train");
+    EXPECT_EQ(l[1].scopePath, "loader/decode");
+    EXPECT_EQ(l[1].threadId, 99u);
+    EXPECT_EQ(l[1].stream, 5u);
+}
+
+TEST(CollectorTimingOnly, RecordsLaunchesWithTheReason) {
+    CollectorConfig c;
+    c.timingReason = "timing only: counters restricted";
+    Collector collector(c, {}, Level::TimingOnly);
+    Stack stack{{"", "step", {}}};
+    LaunchEvent e;
+    e.mangledName = "_Z3fooi";
+    e.correlationId = 42;
+    collector.onLaunch(e, stack);
+    collector.finish();
+    ASSERT_EQ(collector.launches().size(), 1u);
+    EXPECT_EQ(collector.launches()[0].name, "foo(int)");
+    EXPECT_EQ(collector.launches()[0].correlationId, 42u);
+    EXPECT_EQ(collector.launches()[0].note, "timing only: counters restricted");
+}
+
+TEST(Fallback, DecisionsNameTheCauseAndTheFix) {
+    const Fallback priv = decideFallback(ErrorCode::InsufficientPrivileges, "x");
+    EXPECT_EQ(priv.action, Fallback::Action::TimingOnly);
+    EXPECT_NE(priv.message.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
+    EXPECT_EQ(decideFallback(ErrorCode::InvalidArgument, "bad").action,
+              Fallback::Action::Rethrow);
+    EXPECT_EQ(decideFallback(ErrorCode::NoDevice, "none").action, Fallback::Action::Nothing);
+    const Fallback busy = decideFallback(ErrorCode::ProfilerBusy, "subscriber");
+    EXPECT_EQ(busy.action, Fallback::Action::TimingOnly);
+    EXPECT_NE(busy.message.find("another CUPTI client"), std::string::npos);
+    EXPECT_EQ(decideFallback(ErrorCode::UnsupportedChip, "GX1").action,
+              Fallback::Action::TimingOnly);
+    EXPECT_EQ(decideFallback(ErrorCode::Cupti, "boom").action, Fallback::Action::TimingOnly);
+}
