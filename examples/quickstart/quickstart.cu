@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMemset(y, 0, n * sizeof(float)));
     try {
         roofline::Session session; // options from ROOFLINE_* environment variables
-        {
+        // The default mode replays the region once per counter pass (iteration replay); the
+        // helper runs it as often as needed. In a training loop the loop itself does this.
+        while (session.needsPass()) {
             roofline::ProfileScope scope{"quickstart"};
             {
                 roofline::ProfileScope s{"saxpy"};
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
         CHECK_CUDA(cudaDeviceSynchronize());
         const auto& records = session.stop();
         std::cout << "profiled live on " << session.deviceName() << " (" << session.chip() << "), "
-                  << session.passes() << " passes per kernel\n";
+                  << session.passes() << " passes per kernel (" << toString(session.mode())
+                  << ")\n";
         roofline::printTable(records, std::cout);
         if (argc > 1) {
             session.save(argv[1]);

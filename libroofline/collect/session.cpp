@@ -13,6 +13,7 @@
 #include <roofline/session.hpp>
 #include <roofline/version.hpp>
 
+#include <chrono>
 #include <ctime>
 #include <unordered_map>
 
@@ -58,7 +59,22 @@ cupti::RangeMode rangeMode(CollectionMode mode) {
 
 } // namespace
 
+namespace {
+// Launches are serialized while counters are collected (API entry to exit), so that the order in
+// which the callbacks number auto ranges is the order the GPU receives the kernels, whatever the
+// number of launching threads. Timed, so a launch never waits more than a second on us.
+std::recursive_timed_mutex gLaunchOrder;
+thread_local int tLaunchLocks = 0;
+} // namespace
+
 void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
+    if (event.exit) {
+        if (tLaunchLocks > 0) {
+            --tLaunchLocks;
+            gLaunchOrder.unlock();
+        }
+        return;
+    }
     if (event.kind == cupti::LaunchEvent::Kind::Graph) {
         static std::atomic<bool> warned{false};
         if (!warned.exchange(true))
@@ -83,6 +99,9 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.stream = event.stream;
     l.threadId = currentThreadId();
     l.correlationId = event.correlationId;
+    if (collector->level() == Level::Counters &&
+        gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
+        ++tLaunchLocks;
     const ThreadScopes& t = threadScopes();
     if (t.generation == generation) {
         collector->onLaunch(l, t.stack);

@@ -65,10 +65,17 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
     const auto* info = static_cast<const CUpti_CallbackData*>(raw);
-    if (info->callbackSite != CUPTI_API_ENTER)
-        return;
     LaunchEvent e;
     e.context = info->context;
+    if (info->callbackSite == CUPTI_API_EXIT) {
+        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
+            return;
+        e.exit = true;
+        auto* tracker = static_cast<LaunchTracker*>(self);
+        tracker->sink_(e, tracker->user_);
+        return;
+    }
     e.correlationId = info->correlationId;
     CUfunction f = nullptr;
     switch (cbid) {

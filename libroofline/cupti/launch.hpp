@@ -22,6 +22,7 @@ struct LaunchEvent {
     std::uint64_t stream = 0;
     void* context = nullptr;
     std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)
+    bool exit = false; ///< true: the launch call is returning (only kind and context are set)
 };
 
 /// Called on the launching thread; must not throw.

@@ -36,7 +36,8 @@ TEST(GpuCalibration, CountsMatchHandCountedWork) {
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
     roofline::Options options;
-    options.maxKernels = 8;
+    options.mode = roofline::CollectionMode::KernelReplay;
+    options.rangesPerImage = 8;
     roofline::Session session{options};
     EXPECT_EQ(session.chip(), "GH100") << "these expectations were calibrated on an H100";
     ASSERT_EQ(cal::runSuite(buffers), cudaSuccess);
@@ -81,7 +82,8 @@ TEST(GpuSession, RangesAccumulateAcrossScopeWindowsAndUnscopedKernelsAreSkipped)
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
     roofline::Options options;
-    options.maxKernels = 4;
+    options.mode = roofline::CollectionMode::KernelReplay;
+    options.rangesPerImage = 4;
     roofline::Session session{options};
     {
         roofline::ProfileScope s{"first"};
@@ -102,32 +104,35 @@ TEST(GpuSession, RangesAccumulateAcrossScopeWindowsAndUnscopedKernelsAreSkipped)
     EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
 }
 
-TEST(GpuSession, KernelsBeyondCapacityAreReportedNotLost) {
+TEST(GpuSession, FullImagesAreEvaluatedAndReusedInsideTheLaunchCallback) {
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
     roofline::Options options;
-    options.maxKernels = 2;
+    options.mode = roofline::CollectionMode::KernelReplay;
+    options.rangesPerImage = 2;
     roofline::Session session{options};
     {
         roofline::ProfileScope s{"over"};
         for (int i = 0; i < 3; ++i)
-            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+            ASSERT_EQ(i == 1 ? cal::launchDfma(buffers) : cal::launchFfma(buffers), cudaSuccess);
     }
     const auto& records = session.stop();
     ASSERT_EQ(records.size(), 3u);
-    EXPECT_TRUE(records[0].measured);
-    EXPECT_TRUE(records[1].measured);
-    EXPECT_FALSE(records[2].measured);
-    EXPECT_NE(records[2].note.find("maxKernels"), std::string::npos) << records[2].note;
-    EXPECT_EQ(session.droppedKernels(), 1u);
-    EXPECT_EQ(records[1].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    for (const auto& r : records)
+        EXPECT_TRUE(r.measured) << r.note;
+    EXPECT_EQ(session.droppedKernels(), 0u);
+    EXPECT_EQ(session.droppedRanges(), 0u);
+    EXPECT_EQ(records[0].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    EXPECT_EQ(records[2].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
 }
 
 TEST(GpuSession, SecondSessionIsRefusedAndSaveWritesARecording) {
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
     roofline::Options options;
-    options.maxKernels = 2;
+    options.mode = roofline::CollectionMode::KernelReplay;
+    options.rangesPerImage = 2;
     roofline::Session session{options};
     try {
         roofline::Session second{options};

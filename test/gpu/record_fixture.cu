@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     try {
         calibration::Buffers buffers;
         roofline::Options options;
-        options.maxKernels = 5; // exactly the five kernels: keeps the fixture small
+        options.mode = roofline::CollectionMode::KernelReplay;
+        options.rangesPerImage = 5; // exactly the five kernels: keeps the fixture small
         const auto t0 = Clock::now();
         roofline::Session session{options};
         const auto t1 = Clock::now();

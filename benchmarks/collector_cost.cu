@@ -1,0 +1,260 @@
+// What in-process collection costs, per mode, on a loop of real kernels (FFMA, 16 MiB copy, DFMA
+// per iteration -- the FACTS.md workload). Prints, per mode: ms per profiled kernel, the ratio to
+// the unprofiled loop, the raw CUPTI cost of the same mode (cupti::RangeProfiler alone: no
+// callbacks, no collector) and libroofline's overhead above it, and -- when `ncu` is on PATH -- the
+// same workload under Nsight Compute with the same metrics.
+//   roofline-bench-collector [--iterations N]      (default 50)
+//   roofline-bench-collector --workload N          (the bare loop; what ncu runs)
+#include "core/metric_catalog.hpp"
+#include "cupti/device.hpp"
+#include "cupti/host.hpp"
+#include "cupti/target.hpp"
+
+#include <roofline/roofline.hpp>
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+constexpr int kGrid = 528, kBlock = 256, kFma = 512;
+constexpr std::size_t kCopyBytes = 16u << 20;
+
+__global__ void ffma(float* out) {
+    float a = threadIdx.x, b = a + 1;
+    for (int i = 0; i < kFma; ++i) {
+        a = fmaf(a, 1.0001f, 0.5f);
+        b = fmaf(b, 0.9999f, 0.5f);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
+}
+__global__ void dfma(double* out) {
+    double a = threadIdx.x, b = a + 1;
+    for (int i = 0; i < kFma; ++i) {
+        a = fma(a, 1.0001, 0.5);
+        b = fma(b, 0.9999, 0.5);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
+}
+__global__ void copy(const float4* in, float4* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = in[i];
+}
+
+struct Workload {
+    float* f = nullptr;
+    double* d = nullptr;
+    float4 *in = nullptr, *out = nullptr;
+    Workload() {
+        cudaMalloc(&f, kGrid * kBlock * sizeof(float));
+        cudaMalloc(&d, kGrid * kBlock * sizeof(double));
+        cudaMalloc(&in, kCopyBytes);
+        cudaMalloc(&out, kCopyBytes);
+        cudaMemset(in, 0, kCopyBytes);
+    }
+    ~Workload() {
+        cudaFree(f);
+        cudaFree(d);
+        cudaFree(in);
+        cudaFree(out);
+    }
+    static constexpr int kKernels = 3;
+    void iteration() const {
+        ffma<<<kGrid, kBlock>>>(f);
+        copy<<<kGrid, kBlock>>>(in, out, kCopyBytes / sizeof(float4));
+        dfma<<<kGrid, kBlock>>>(d);
+    }
+};
+
+struct Result {
+    std::string mode;
+    double totalMs = 0;
+    std::size_t kernels = 0; // profiled kernel launches the records cover
+    std::size_t records = 0;
+    double perKernel() const { return kernels ? totalMs / kernels : 0; }
+};
+
+Result library(const Workload& w, roofline::CollectionMode mode, int iterations) {
+    Result r;
+    r.mode = toString(mode);
+    const auto t0 = Clock::now();
+    roofline::Options options;
+    options.mode = mode;
+    options.cacheFlush = roofline::CacheFlush::Off; // as raw CUPTI does
+    options.rangesPerImage = 3 * 64;
+    roofline::Session session{options};
+    if (mode == roofline::CollectionMode::KernelReplay) {
+        roofline::ProfileScope scope{"bench"};
+        for (int i = 0; i < iterations; ++i)
+            w.iteration();
+    } else {
+        // Enough iterations that `iterations` of them are measured (each needs all passes).
+        const int total = mode == roofline::CollectionMode::ScopeReplay
+                              ? iterations * static_cast<int>(session.passes())
+                              : iterations * static_cast<int>(session.passes());
+        for (int i = 0; i < total; ++i) {
+            roofline::ProfileScope scope{"step"};
+            w.iteration();
+        }
+    }
+    const auto& records = session.stop();
+    cudaDeviceSynchronize();
+    r.totalMs = msSince(t0);
+    r.records = records.size();
+    for (const auto& rec : records)
+        r.kernels += rec.measured ? rec.kernels : 0;
+    return r;
+}
+
+// The same mode with nothing but the range profiler: the floor libroofline adds to.
+Result raw(const Workload& w, roofline::cupti::RangeMode mode, int iterations, const char* name) {
+    using namespace roofline;
+    namespace cupti = roofline::cupti;
+    Result r;
+    r.mode = name;
+    const auto t0 = Clock::now();
+    void* context = nullptr;
+    const core::DeviceInfo info = cupti::openDevice(0, &context);
+    cupti::initializeProfiler();
+    {
+        const std::string chip = cupti::chipName(0);
+        const auto metrics = core::requiredMetrics(core::profileForChip(chip));
+        const cupti::Host host(chip);
+        const cupti::ConfigImage image = host.configImage(metrics);
+        cupti::RangeProfiler profiler(context, metrics, image.bytes, 3 * 64, mode);
+        std::size_t ranges = 0;
+        auto evaluate = [&] {
+            profiler.decode();
+            const std::size_t n = host.rangeCount(profiler.counterData());
+            for (std::size_t i = 0; i < n; ++i)
+                host.evaluateValues(profiler.counterData(), i, metrics);
+            ranges += n;
+            profiler.configure();
+        };
+        if (mode == roofline::cupti::RangeMode::AutoKernelReplay) {
+            profiler.start();
+            for (int i = 0; i < iterations; ++i)
+                w.iteration();
+            profiler.stop();
+            evaluate();
+            r.kernels = ranges;
+        } else {
+            for (int i = 0; i < iterations; ++i) {
+                bool all = false;
+                while (!all) {
+                    profiler.start();
+                    if (mode == cupti::RangeMode::UserUserReplay)
+                        profiler.pushRange("step");
+                    w.iteration();
+                    if (mode == cupti::RangeMode::UserUserReplay)
+                        profiler.popRange();
+                    all = profiler.stop();
+                }
+                evaluate();
+            }
+            r.kernels = static_cast<std::size_t>(iterations) * Workload::kKernels;
+        }
+        r.records = ranges;
+        profiler.disable();
+    }
+    cupti::deinitializeProfiler();
+    cupti::releasePrimaryContext(0);
+    (void)info;
+    cudaDeviceSynchronize();
+    r.totalMs = msSince(t0);
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int iterations = 50;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::string(argv[i]) == "--workload") {
+            Workload w;
+            for (int k = 0, n = std::atoi(argv[i + 1]); k < n; ++k)
+                w.iteration();
+            return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+        }
+        if (std::string(argv[i]) == "--iterations")
+            iterations = std::atoi(argv[i + 1]);
+    }
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        std::printf("roofline-bench-collector: no CUDA device, nothing to measure\n");
+        return 0;
+    }
+    Workload w;
+    w.iteration(); // warm-up: module load, first-launch costs
+    cudaDeviceSynchronize();
+    auto t0 = Clock::now();
+    for (int i = 0; i < iterations; ++i)
+        w.iteration();
+    cudaDeviceSynchronize();
+    const double plainMs = msSince(t0);
+    const double plainPerKernel = plainMs / (iterations * Workload::kKernels);
+    std::printf("workload: %d iterations x %d kernels (FFMA, 16 MiB copy, DFMA), unprofiled "
+                "%.3f ms/kernel\n\n",
+                iterations, Workload::kKernels, plainPerKernel);
+
+    const int kernelReplayIterations = iterations / 5 > 0 ? iterations / 5 : 1;
+    struct Pair {
+        Result lib, floor;
+    };
+    std::vector<Pair> rows;
+    rows.push_back({library(w, roofline::CollectionMode::IterationReplay, iterations),
+                    raw(w, roofline::cupti::RangeMode::AutoUserReplay, iterations, "raw auto+user")});
+    rows.push_back({library(w, roofline::CollectionMode::ScopeReplay, iterations),
+                    raw(w, roofline::cupti::RangeMode::UserUserReplay, iterations, "raw user+user")});
+    rows.push_back(
+        {library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
+         raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations, "raw auto+kernel")});
+
+    std::printf("%-18s %9s %9s %12s %10s %12s %10s\n", "mode", "kernels", "records",
+                "ms/kernel", "x plain", "raw ms/kern", "overhead");
+    for (const auto& p : rows) {
+        const double overhead = p.floor.perKernel() > 0
+                                    ? 100.0 * (p.lib.perKernel() / p.floor.perKernel() - 1.0)
+                                    : 0.0;
+        std::printf("%-18s %9zu %9zu %12.3f %10.0f %12.3f %9.1f%%\n", p.lib.mode.c_str(),
+                    p.lib.kernels, p.lib.records, p.lib.perKernel(),
+                    p.lib.perKernel() / plainPerKernel, p.floor.perKernel(), overhead);
+    }
+    std::printf("(times include session set-up, evaluation of every record and tear-down)\n");
+
+    if (std::system("command -v ncu > /dev/null 2>&1") == 0) {
+        std::string metrics;
+        for (const auto& m : roofline::core::requiredMetrics(
+                 roofline::core::profileForChip(roofline::cupti::chipName(0))))
+            metrics += (metrics.empty() ? "" : ",") + m;
+        const int ncuIterations = kernelReplayIterations;
+        const std::string command = "ncu --clock-control none --metrics " + metrics + " " +
+                                    argv[0] + " --workload " + std::to_string(ncuIterations) +
+                                    " > /dev/null 2>&1";
+        t0 = Clock::now();
+        const int rc = std::system(command.c_str());
+        const double ncuMs = msSince(t0);
+        // ncu also profiles the warm-up-free workload's kernels: iterations x 3.
+        const double ncuPerKernel = ncuMs / (ncuIterations * Workload::kKernels);
+        std::printf("\nncu (same metrics, --clock-control none, whole process): %.1f ms/kernel "
+                    "(exit %d)\n",
+                    ncuPerKernel, rc);
+        for (const auto& p : rows)
+            std::printf("  %-18s %6.1fx cheaper than ncu\n", p.lib.mode.c_str(),
+                        ncuPerKernel / p.lib.perKernel());
+    } else {
+        std::printf("\nncu not on PATH: no comparison with Nsight Compute\n");
+    }
+    return 0;
+}

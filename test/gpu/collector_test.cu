@@ -1,0 +1,340 @@
+// The collector on the GPU: each collection mode, NVTX from a separately compiled library,
+// threads and streams, 100,000 launches, timing-only fallback, exceptions, cache flush. Label: gpu.
+#include "calibration/expected.hpp"
+#include "calibration/kernels.cuh"
+#include "gpu/gpu_test_support.hpp"
+#include "gpu/nvtx_lib.cuh"
+
+#include <roofline/roofline.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+using roofline::CollectionMode;
+using roofline::FlopKind;
+using roofline::MemoryLevel;
+namespace cal = calibration;
+
+namespace {
+
+__global__ void tinyKernel(float* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = fmaf(out[i], 1.0001f, 0.5f);
+}
+
+__global__ void copyKernel(const float4* in, float4* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = in[i];
+}
+
+// Peak resident set of this process, in bytes (Linux VmHWM).
+double peakRssBytes() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            double kb = 0;
+            status >> kb;
+            return kb * 1024;
+        }
+        status.ignore(1 << 16, '\n');
+    }
+    return 0;
+}
+
+struct DeviceBuffer {
+    float* p = nullptr;
+    explicit DeviceBuffer(std::size_t floats) {
+        EXPECT_EQ(cudaMalloc(&p, floats * sizeof(float)), cudaSuccess);
+        cudaMemset(p, 0, floats * sizeof(float));
+    }
+    ~DeviceBuffer() { cudaFree(p); }
+};
+
+} // namespace
+
+TEST(GpuIterationReplay, LoopIterationsAssembleExactPerKernelCounters) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Session session; // the default: iteration replay, full metric set
+    ASSERT_TRUE(session.countersAvailable()) << session.status();
+    ASSERT_EQ(session.mode(), CollectionMode::IterationReplay);
+    const std::size_t passes = session.passes();
+    for (std::size_t step = 0; step < 2 * passes; ++step) {
+        roofline::ProfileScope scope{"step"};
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 6u); // two replay groups of three kernels
+    for (const auto& r : records) {
+        ASSERT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_EQ(r.scopePath, "step");
+        EXPECT_GT(r.smClockHz, 0.5e9);
+    }
+    for (int g = 0; g < 2; ++g) {
+        EXPECT_EQ(records[3 * g].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+        EXPECT_EQ(records[3 * g + 1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+        EXPECT_EQ(records[3 * g + 2].flopsOf(FlopKind::TensorFP16), cal::kMmaFlops);
+    }
+    EXPECT_EQ(session.replayMismatches(), 0u);
+    EXPECT_EQ(session.droppedRanges(), 0u);
+}
+
+TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Session session;
+    for (std::size_t step = 0; step < session.passes(); ++step) {
+        roofline::ProfileScope scope{"step"};
+        ASSERT_EQ(step == 2 ? cal::launchDfma(buffers) : cal::launchFfma(buffers), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(session.replayMismatches(), 1u);
+    EXPECT_NE(records[0].note.find("iteration replay mismatch: pass 2 launch 0"),
+              std::string::npos)
+        << records[0].note;
+}
+
+TEST(GpuScopeReplay, OneRecordPerScopeIncludingSassFlops) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.mode = CollectionMode::ScopeReplay;
+    options.scopeLevels = 2;
+    roofline::Session session{options};
+    int passes = 0;
+    while (session.needsPass()) {
+        roofline::ProfileScope step{"step"};
+        {
+            roofline::ProfileScope s{"fp32"};
+            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        }
+        {
+            roofline::ProfileScope s{"fp64"};
+            ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+        }
+        ++passes;
+    }
+    EXPECT_EQ(static_cast<std::size_t>(passes), session.passes());
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 3u);
+    const auto* step = findByScope(records, "step");
+    const auto* fp32 = findByScope(records, "step/fp32");
+    const auto* fp64 = findByScope(records, "step/fp64");
+    ASSERT_TRUE(step && fp32 && fp64);
+    for (const auto* r : {step, fp32, fp64}) {
+        ASSERT_TRUE(r->measured) << r->scopePath << ": " << r->note;
+        EXPECT_TRUE(r->scopeRecord);
+    }
+    EXPECT_EQ(step->kernels, 3u);
+    EXPECT_EQ(fp32->kernels, 2u);
+    EXPECT_EQ(fp32->flopsOf(FlopKind::FP32), 2 * cal::kFfmaFlops);
+    EXPECT_EQ(fp64->flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    EXPECT_EQ(step->flopsOf(FlopKind::FP32), 2 * cal::kFfmaFlops);
+    EXPECT_EQ(step->flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+}
+
+TEST(GpuNvtx, PlainNvtxInASeparateLibraryNamesTheRecords) {
+    ROOFLINE_REQUIRE_GPU();
+    DeviceBuffer buffer(132 * 128);
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    roofline::Session session{options};
+    double work = 0, scoped = 0;
+    {
+        roofline::ProfileScope app{"app"};
+        work = nvtxLibWork(buffer.p);
+        scoped = nvtxLibScoped(buffer.p);
+    }
+    nvtxLibUnbalancedPop();
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].scopePath, "app/lib/inner");
+    EXPECT_EQ(records[1].scopePath, "app/scoped");
+    EXPECT_EQ(records[0].flopsOf(FlopKind::FP32), work);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP32), scoped);
+    EXPECT_EQ(session.unbalancedNvtxPops(), 1u);
+}
+
+TEST(GpuNvtx, FiltersUseNsightComputeSyntax) {
+    ROOFLINE_REQUIRE_GPU();
+    DeviceBuffer buffer(132 * 128);
+    for (const auto& [filter, expected] :
+         std::vector<std::pair<std::string, std::string>>{{"mydomain@inner/", "app/lib/inner"},
+                                                          {"phase", "app/scoped"},
+                                                          {"[app/scoped]", "app/scoped"},
+                                                          {"regex:^l.b$/", "app/lib/inner"}}) {
+        roofline::Options options;
+        options.mode = CollectionMode::KernelReplay;
+        options.nvtxInclude = {filter};
+        roofline::Session session{options};
+        {
+            roofline::ProfileScope app{"app"};
+            nvtxLibWork(buffer.p);
+            nvtxLibScoped(buffer.p);
+        }
+        const auto& records = session.stop();
+        ASSERT_EQ(records.size(), 1u) << filter;
+        EXPECT_EQ(records[0].scopePath, expected) << filter;
+        EXPECT_TRUE(records[0].measured) << records[0].note;
+    }
+}
+
+TEST(GpuThreads, ScopesOnTwoThreadsAndStreamsLandOnTheirOwnPaths) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    roofline::Session session{options};
+    constexpr int kPerThread = 6;
+    auto worker = [](const char* name, int blocks) {
+        cudaStream_t stream;
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        DeviceBuffer buffer(1 << 20);
+        roofline::ProfileScope scope{name};
+        for (int i = 0; i < kPerThread; ++i)
+            tinyKernel<<<blocks, 256, 0, stream>>>(buffer.p, blocks * 256);
+        cudaStreamSynchronize(stream);
+        cudaStreamDestroy(stream);
+    };
+    std::thread a(worker, "worker_a", 8), b(worker, "worker_b", 16);
+    a.join();
+    b.join();
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 2u * kPerThread);
+    std::uint64_t threadA = 0, threadB = 0;
+    for (const auto& r : records) {
+        ASSERT_TRUE(r.measured) << r.note;
+        // Each kernel's grid tells which thread launched it: its record must carry that
+        // thread's scope, thread id and stream (and FLOPs of its own size).
+        const bool isA = r.grid.x == 8;
+        EXPECT_EQ(r.scopePath, isA ? "worker_a" : "worker_b");
+        EXPECT_EQ(r.flopsOf(FlopKind::FP32), 2.0 * r.grid.x * 256);
+        (isA ? threadA : threadB) = r.threadId;
+        EXPECT_NE(r.stream, 0u);
+    }
+    EXPECT_NE(threadA, threadB);
+}
+
+TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
+    ROOFLINE_REQUIRE_GPU();
+    std::size_t total = 100000;
+    if (const char* v = std::getenv("ROOFLINE_TEST_LAUNCHES"))
+        total = std::strtoul(v, nullptr, 10);
+    constexpr std::size_t kPerIteration = 1000;
+    DeviceBuffer buffer(256);
+    const double rssBefore = peakRssBytes();
+    const auto t0 = std::chrono::steady_clock::now();
+    roofline::Options options;
+    options.metrics = roofline::MetricSet::Time;
+    options.rangesPerImage = kPerIteration;
+    roofline::Session session{options};
+    const std::size_t iterations = total / kPerIteration * session.passes();
+    for (std::size_t it = 0; it < iterations; ++it) {
+        roofline::ProfileScope scope{"iteration"};
+        for (std::size_t k = 0; k < kPerIteration; ++k)
+            tinyKernel<<<1, 256>>>(buffer.p, 256);
+    }
+    const auto& records = session.stop();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rssGrowth = peakRssBytes() - rssBefore;
+    std::printf("%zu launches (%zu passes): %zu records, %llu dropped ranges, %.1f s, peak RSS "
+                "growth %.1f MiB\n",
+                iterations * kPerIteration, session.passes(), records.size(),
+                static_cast<unsigned long long>(session.droppedRanges()), seconds,
+                rssGrowth / (1 << 20));
+    ASSERT_EQ(records.size(), total);
+    EXPECT_EQ(session.droppedRanges(), 0u);
+    EXPECT_EQ(session.droppedKernels(), 0u);
+    EXPECT_TRUE(records.back().measured) << records.back().note;
+    EXPECT_GT(records.back().timeSeconds, 0.0);
+    EXPECT_LT(rssGrowth, 256.0 * (1 << 20));
+}
+
+TEST(GpuFallback, TimingOnlyRecordsCarryDurationsAndScopes) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    ::setenv("ROOFLINE_TIMING_ONLY", "1", 1);
+    roofline::Session session;
+    ::unsetenv("ROOFLINE_TIMING_ONLY");
+    EXPECT_FALSE(session.countersAvailable());
+    {
+        roofline::ProfileScope s{"timed"};
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchCopy(buffers), cudaSuccess);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 2u);
+    for (const auto& r : records) {
+        EXPECT_FALSE(r.measured);
+        EXPECT_EQ(r.scopePath, "timed");
+        EXPECT_GT(r.timeSeconds, 0.0) << r.note;
+        EXPECT_NE(r.note.find("timing only"), std::string::npos) << r.note;
+    }
+    EXPECT_GT(records[1].timeSeconds, 1e-5); // a 256 MiB copy takes well over 10 us
+}
+
+TEST(GpuSession, AnExceptionThroughAScopeUnwindsCleanly) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    roofline::Session session{options};
+    try {
+        roofline::ProfileScope s{"throws"};
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        throw std::runtime_error("application error");
+    } catch (const std::runtime_error&) {
+    }
+    {
+        roofline::ProfileScope s{"after"};
+        ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].scopePath, "throws");
+    EXPECT_EQ(records[1].scopePath, "after");
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+}
+
+TEST(GpuCache, FlushBeforeEachKernelGivesColdDramFigures) {
+    ROOFLINE_REQUIRE_GPU();
+    constexpr std::size_t kBytes = 8u << 20; // far below the 50 MB L2
+    float4 *in = nullptr, *out = nullptr;
+    ASSERT_EQ(cudaMalloc(&in, kBytes), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&out, kBytes), cudaSuccess);
+    cudaMemset(in, 1, kBytes);
+    for (auto flush : {roofline::CacheFlush::On, roofline::CacheFlush::Off}) {
+        roofline::Options options;
+        options.mode = CollectionMode::KernelReplay;
+        options.cacheFlush = flush;
+        roofline::Session session{options};
+        {
+            roofline::ProfileScope s{"copy"};
+            for (int i = 0; i < 3; ++i)
+                copyKernel<<<264, 256>>>(in, out, kBytes / sizeof(float4));
+        }
+        const auto& records = session.stop();
+        ASSERT_EQ(records.size(), 3u);
+        for (const auto& r : records) {
+            std::printf("cache flush %s: DRAM %.2f MB for %.2f MB read\n", toString(flush),
+                        r.bytesAt(MemoryLevel::DRAM) / 1e6, kBytes / 1e6);
+            if (flush == roofline::CacheFlush::On)
+                EXPECT_GE(r.bytesAt(MemoryLevel::DRAM), 0.95 * kBytes); // every read from DRAM
+        }
+    }
+    cudaFree(in);
+    cudaFree(out);
+}
