@@ -55,6 +55,9 @@ struct ROOFLINE_API Options {
     /// Name of the scope (ProfileScope or NVTX push/pop range) whose instances are the loop
     /// iterations replay passes run on; "" = the outermost scope. ROOFLINE_ITERATION_RANGE
     std::string iterationRange;
+    /// Iteration replay: iterations one pass spans; 0 (auto): as many as fill half an image, which
+    /// amortizes the per-pass cost over short iterations. ROOFLINE_ITERATIONS_PER_PASS
+    std::size_t iterationsPerPass = 0;
     /// Scope replay: nesting levels measured below and including the iteration scope; each level
     /// costs a full set of passes. ROOFLINE_SCOPE_LEVELS
     std::size_t scopeLevels = 1;
@@ -66,7 +69,8 @@ struct ROOFLINE_API Options {
     std::uint64_t launchSkip = 0;  ///< admitted launches to skip first. ROOFLINE_LAUNCH_SKIP
     std::uint64_t launchCount = 0; ///< admitted launches to profile, 0: all. ROOFLINE_LAUNCH_COUNT
     CacheFlush cacheFlush = CacheFlush::Auto; ///< ROOFLINE_CACHE_FLUSH=auto|on|off
-    std::string outputPath; ///< stop() (and exit/signal flush) saves the recording here. ROOFLINE_OUTPUT
+    std::string
+        outputPath; ///< stop() (and exit/signal flush) saves the recording here. ROOFLINE_OUTPUT
     /// Stop and save at normal process exit and on SIGINT/SIGTERM (when the application installed
     /// no handler of its own). ROOFLINE_FLUSH_ON_EXIT=0|1
     bool flushOnExit = true;

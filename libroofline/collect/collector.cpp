@@ -221,15 +221,17 @@ void Collector::beginIteration(Stack& stack, std::uint64_t thread) {
         if (s.failed)
             continue;
         s.k = 0;
-        s.passCount = 0;
         s.scopeCount = 0;
         s.passStartedThisIteration = false;
         s.completedThisIteration = false;
+        if (s.passOpen)
+            continue; // a pass spanning several iterations goes on
         if (!s.group) {
             if (limitReached())
                 continue; // launch count reached: no new groups, no cost
             s.group = true;
             s.pass = 0;
+            s.itersPerPass = 0; // decided after the group's first iteration
             s.members.clear();
             s.expected.clear();
             s.expectedScopes.clear();
@@ -248,6 +250,8 @@ void Collector::startPass(Slot& s) {
         s.backend->start();
         s.passOpen = true;
         s.passStartedThisIteration = true;
+        s.passCount = 0;
+        s.passIters = 0;
     });
 }
 
@@ -278,13 +282,27 @@ void Collector::endIteration() {
     for (Slot& s : slots_) {
         if (s.failed)
             continue;
+        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
+        if (s.passOpen && config_.mode == CollectionMode::IterationReplay) {
+            ++s.passIters;
+            if (s.itersPerPass == 0) {
+                // Short iterations share a pass (up to an image's worth of launches), which
+                // amortizes the per-pass cost; the replay helper keeps one iteration per pass.
+                // Half an image of margin covers launches between iterations and variations.
+                s.itersPerPass = config_.iterationsPerPass != 0 ? config_.iterationsPerPass
+                                 : (s.offset == 0 && s.k > 0 && !helperActive_)
+                                     ? std::max<std::size_t>(1, capacity / (2 * s.k))
+                                     : 1;
+            }
+            if (s.passIters < s.itersPerPass)
+                continue;
+        }
         if (s.passOpen)
             endPass(s);
         if (config_.mode != CollectionMode::IterationReplay)
             continue;
-        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
         if (s.completedThisIteration) // the group completed in this iteration: next window
-            s.offset = s.k > s.offset + capacity ? s.offset + capacity : 0;
+            s.offset = s.itersPerPass <= 1 && s.k > s.offset + capacity ? s.offset + capacity : 0;
         else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
             noteMismatch(s, "an iteration launched only " + std::to_string(s.k) +
                                 " kernels, none inside this group's window");
@@ -349,8 +367,8 @@ void Collector::noteMismatch(Slot& s, const std::string& what) {
         return;
     s.mismatch = true;
     ++mismatchedGroups_;
-    s.mismatchNote = "iteration replay mismatch: " + what +
-                     "; this record's counters combine different work";
+    s.mismatchNote =
+        "iteration replay mismatch: " + what + "; this record's counters combine different work";
     core::log().warn("libroofline: {}", s.mismatchNote);
 }
 
@@ -413,8 +431,17 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
 }
 
 void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
-    if (iterationsOpen_ == 0)
-        return; // outside the iterations
+    if (iterationsOpen_ == 0) {
+        // Between iterations: profiled only while a pass spans iterations (its range must be
+        // accounted for), never recorded.
+        if (config_.mode == CollectionMode::IterationReplay && s.passOpen && !s.failed) {
+            if (s.passCount == s.backend->capacity())
+                endPass(s);
+            else
+                positionLaunch(s, l, stack, false);
+        }
+        return;
+    }
     const std::size_t idx = s.k++;
     if (!s.group)
         return; // the group completed earlier in this iteration, or the launch count is reached
@@ -441,27 +468,35 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
     const std::size_t capacity = s.backend->capacity();
     if (idx == s.offset && s.offset > 0 && !s.passOpen && !s.passStartedThisIteration)
         startPass(s);
-    if (idx == s.offset + capacity && s.passOpen)
-        endPass(s); // the window is full: this pass ends here
-    if (idx < s.offset || idx >= s.offset + capacity || s.failed)
+    if (s.passOpen && s.passCount == capacity) {
+        if (s.itersPerPass == 0)
+            s.itersPerPass = 1; // one iteration fills an image: cover it window by window
+        endPass(s); // the image is full: this pass ends here (later launches: a later window)
+    }
+    if (!s.passOpen || idx < s.offset || s.failed)
         return;
-    const std::size_t w = idx - s.offset;
-    ++s.passCount;
+    positionLaunch(s, l, stack, true);
+}
+
+// A launch that occupies the next auto range of the open pass (inside the iteration scope or, for
+// passes spanning iterations, between them).
+void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside) {
+    const std::size_t w = s.passCount++;
+    Key key{l.mangledName, l.grid, l.block};
     if (s.pass == 0) {
-        s.members.push_back(admits(l, stack) ? addLaunch(l, stack) : -1);
+        s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
         s.expected.push_back(std::move(key));
         return;
     }
     if (w >= s.expected.size() || s.expected[w].name != key.name ||
         !sameDim(s.expected[w].grid, key.grid) || !sameDim(s.expected[w].block, key.block))
-        noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(idx) +
-                            " is " + core::demangle(key.name) + " <<<" + dims(key.grid) + ", " +
+        noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(w) + " is " +
+                            core::demangle(key.name) + " <<<" + dims(key.grid) + ", " +
                             dims(key.block) + ">>> where pass 0 launched " +
-                            (w < s.expected.size()
-                                 ? core::demangle(s.expected[w].name) + " <<<" +
-                                       dims(s.expected[w].grid) + ", " +
-                                       dims(s.expected[w].block) + ">>>"
-                                 : std::string("nothing")));
+                            (w < s.expected.size() ? core::demangle(s.expected[w].name) + " <<<" +
+                                                         dims(s.expected[w].grid) + ", " +
+                                                         dims(s.expected[w].block) + ">>>"
+                                                   : std::string("nothing")));
 }
 
 void Collector::completeImage(Slot& s) {

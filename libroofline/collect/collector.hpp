@@ -53,10 +53,11 @@ struct CollectorConfig {
     std::uint64_t launchCount = 0; ///< 0: no limit
     std::string iterationRange;    ///< name of the iteration scope; "": the outermost scope
     std::size_t scopeLevels = 1;
-    std::size_t passes = 1;         ///< passes per group (CUPTI passes x nesting levels)
-    bool flushCaches = false;       ///< before each pass (each kernel in kernel replay)
-    std::size_t keepImageBytes = 0; ///< raw counter-data images kept for the recording
-    std::string timingReason;       ///< Level::TimingOnly: why (goes into every record's note)
+    std::size_t iterationsPerPass = 0; ///< iteration replay; 0: as many as half an image holds
+    std::size_t passes = 1;            ///< passes per group (CUPTI passes x nesting levels)
+    bool flushCaches = false;          ///< before each pass (each kernel in kernel replay)
+    std::size_t keepImageBytes = 0;    ///< raw counter-data images kept for the recording
+    std::string timingReason;          ///< Level::TimingOnly: why (goes into every record's note)
 };
 
 class Collector {
@@ -104,10 +105,12 @@ private:
         bool passStartedThisIteration = false;
         bool completedThisIteration = false;
         std::size_t pass = 0;
-        std::size_t offset = 0;     // window start within the iteration
-        std::size_t k = 0;          // launch position in the current iteration
-        std::size_t passCount = 0;  // launches in the window this pass
-        std::size_t scopeCount = 0; // scope ranges pushed this pass
+        std::size_t offset = 0;            // window start within the iteration
+        std::size_t k = 0;                 // launch position in the current iteration
+        std::size_t passCount = 0;         // launches (auto ranges) in this pass so far
+        std::size_t passIters = 0;         // iterations completed in this pass
+        std::size_t itersPerPass = 0;      // iterations a pass spans (0: not decided yet)
+        std::size_t scopeCount = 0;        // scope ranges pushed this pass
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
         std::vector<Key> expected;         // pass 0's launches in the window
         std::vector<std::string> expectedScopes;
@@ -135,6 +138,7 @@ private:
     void noteMismatch(Slot& s, const std::string& what);
     void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
+    void positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside);
     template <typename F> void guard(Slot& s, F&& f) noexcept;
     void fail(Slot& s, const std::string& why) noexcept;
 

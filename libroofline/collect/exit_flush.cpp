@@ -19,7 +19,15 @@ volatile std::sig_atomic_t gSignal = 0;
 bool gInstalled[2] = {false, false};
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 
+// Held while a session is being stopped at exit or on a signal, so that process exit waits for
+// a flush the signal handler's thread started (and the reverse).
+std::mutex& finishing() {
+    static std::mutex* m = new std::mutex(); // never destroyed: used during exit
+    return *m;
+}
+
 void atExit() {
+    std::lock_guard<std::mutex> lock(finishing());
     if (SessionState* s = gActive.load(std::memory_order_acquire))
         s->finish();
 }
@@ -33,11 +41,14 @@ void flusher() {
     while (sem_wait(&gSignalled) != 0) {
     }
     const int sig = gSignal;
-    if (SessionState* s = gActive.load(std::memory_order_acquire)) {
-        core::log().warn("libroofline: signal {} received: stopping the session and saving its "
-                         "records before the process ends",
-                         sig);
-        s->finish();
+    {
+        std::lock_guard<std::mutex> lock(finishing());
+        if (SessionState* s = gActive.load(std::memory_order_acquire)) {
+            core::log().warn("libroofline: signal {} received: stopping the session and saving "
+                             "its records before the process ends",
+                             sig);
+            s->finish();
+        }
     }
     std::signal(sig, SIG_DFL);
     std::raise(sig);

@@ -41,7 +41,7 @@ void sink(const cupti::LaunchEvent& event, void* user) noexcept {
 
 // Raw counter-data images kept in a recording (beyond this, records keep evaluated values only,
 // so host memory stays bounded whatever the kernel count).
-}
+} // namespace
 constexpr std::size_t kKeepImageBytes = 64u << 20;
 namespace {
 
@@ -99,8 +99,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.stream = event.stream;
     l.threadId = currentThreadId();
     l.correlationId = event.correlationId;
-    if (collector->level() == Level::Counters &&
-        gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
+    if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
         ++tLaunchLocks;
     const ThreadScopes& t = threadScopes();
     if (t.generation == generation) {
@@ -276,8 +275,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, s.configImage, s.options.rangesPerImage,
-            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels),
-            d.info.l2Bytes);
+            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes);
 }
 
 } // namespace
@@ -297,6 +295,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     config.launchCount = s.options.launchCount;
     config.iterationRange = s.options.iterationRange;
     config.scopeLevels = s.options.scopeLevels;
+    config.iterationsPerPass = s.options.iterationsPerPass;
     s.options.cacheFlush = effectiveFlush(s.options);
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = collect::kKeepImageBytes;
@@ -406,11 +405,8 @@ bool Session::countersAvailable() const noexcept {
 }
 std::string Session::status() const {
     return impl_->collector->level() == collect::Level::Counters ? impl_->status
-                                                                 : impl_->collector->failure().empty()
-                                                                       ? impl_->status
-                                                                       : "timing only: " +
-                                                                             impl_->collector
-                                                                                 ->failure();
+           : impl_->collector->failure().empty()                 ? impl_->status
+                                                 : "timing only: " + impl_->collector->failure();
 }
 std::size_t Session::droppedKernels() const noexcept {
     std::size_t n = 0;

@@ -101,8 +101,8 @@ const char* toString(CacheFlush flush) noexcept {
 
 Options Options::fromEnvironment(Options o) {
     if (const char* v = std::getenv("ROOFLINE_MODE")) {
-        static const char* const names[] = {"iteration", "kernel", "scope", "iteration-replay",
-                                            "kernel-replay", "scope-replay"};
+        static const char* const names[] = {"iteration",        "kernel",        "scope",
+                                            "iteration-replay", "kernel-replay", "scope-replay"};
         static const CollectionMode values[] = {
             CollectionMode::IterationReplay, CollectionMode::KernelReplay,
             CollectionMode::ScopeReplay,     CollectionMode::IterationReplay,
@@ -122,6 +122,9 @@ Options Options::fromEnvironment(Options o) {
             static_cast<std::size_t>(parseInteger("ROOFLINE_RANGES_PER_IMAGE", v, 1, 4096));
     if (const char* v = std::getenv("ROOFLINE_ITERATION_RANGE"))
         o.iterationRange = v;
+    if (const char* v = std::getenv("ROOFLINE_ITERATIONS_PER_PASS"))
+        o.iterationsPerPass =
+            static_cast<std::size_t>(parseInteger("ROOFLINE_ITERATIONS_PER_PASS", v, 0, 1 << 20));
     if (const char* v = std::getenv("ROOFLINE_SCOPE_LEVELS"))
         o.scopeLevels = static_cast<std::size_t>(parseInteger("ROOFLINE_SCOPE_LEVELS", v, 1, 16));
     if (const char* v = std::getenv("ROOFLINE_NVTX_INCLUDE"))
@@ -131,11 +134,11 @@ Options Options::fromEnvironment(Options o) {
     if (const char* v = std::getenv("ROOFLINE_KERNEL_NAME"))
         o.kernelName = v;
     if (const char* v = std::getenv("ROOFLINE_LAUNCH_SKIP"))
-        o.launchSkip = static_cast<std::uint64_t>(
-            parseInteger("ROOFLINE_LAUNCH_SKIP", v, 0, 1LL << 62));
+        o.launchSkip =
+            static_cast<std::uint64_t>(parseInteger("ROOFLINE_LAUNCH_SKIP", v, 0, 1LL << 62));
     if (const char* v = std::getenv("ROOFLINE_LAUNCH_COUNT"))
-        o.launchCount = static_cast<std::uint64_t>(
-            parseInteger("ROOFLINE_LAUNCH_COUNT", v, 0, 1LL << 62));
+        o.launchCount =
+            static_cast<std::uint64_t>(parseInteger("ROOFLINE_LAUNCH_COUNT", v, 0, 1LL << 62));
     if (const char* v = std::getenv("ROOFLINE_CACHE_FLUSH")) {
         static const char* const names[] = {"auto", "on", "off"};
         static const CacheFlush values[] = {CacheFlush::Auto, CacheFlush::On, CacheFlush::Off};

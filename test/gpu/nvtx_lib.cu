@@ -15,7 +15,8 @@ __global__ void fmaKernel(float* out) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
 }
 
-constexpr double kFlops = 2.0 * 2 * kIterations * double(kGrid) * kBlock;
+// Two FFMA chains of kIterations (2 FLOPs each) plus two FADDs (b = a + 1, a + b) per thread.
+constexpr double kFlops = (2.0 * 2 * kIterations + 2) * double(kGrid) * kBlock;
 } // namespace
 
 extern "C" double nvtxLibWork(float* buffer) {

@@ -20,8 +20,8 @@ constexpr std::size_t kMetrics = 3;
 class FakeBackend final : public CounterBackend {
 public:
     FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay)
-        : passes_(passes), capacity_(capacity), userRange_(userRange),
-          kernelReplay_(kernelReplay) {}
+        : passes_(passes), capacity_(capacity), userRange_(userRange), kernelReplay_(kernelReplay) {
+    }
 
     std::size_t capacity() const noexcept override { return capacity_; }
     void configure() override {
@@ -114,6 +114,8 @@ private:
     std::vector<std::size_t> openIndex_;
 };
 
+constexpr std::size_t kAuto = 999;
+
 struct Harness {
     FakeBackend backend;
     Collector collector;
@@ -131,6 +133,10 @@ struct Harness {
         c.mode = mode;
         c.passes = passes;
         c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
+        if (c.iterationsPerPass == kAuto)
+            c.iterationsPerPass = 0;
+        else if (c.iterationsPerPass == 0)
+            c.iterationsPerPass = 1; // one iteration per pass unless a test asks for sharing
         return c;
     }
     void push(const char* name, const char* domain = "") {
@@ -228,6 +234,27 @@ TEST(CollectorIterationReplay, PassIOnIterationIAssemblesEachKernelsCounters) {
     EXPECT_EQ(l[3].values, all(10));
     EXPECT_TRUE(l[0].note.empty()) << l[0].note;
     EXPECT_EQ(h.collector.groupsCompleted(), 2u);
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+TEST(CollectorIterationReplay, ShortIterationsShareAPassUpToAnImage) {
+    CollectorConfig c;
+    c.iterationsPerPass = kAuto;
+    Harness h(CollectionMode::IterationReplay, 2, 12, c); // 2 kernels per step: 3 steps a pass
+    for (int it = 0; it < 12; ++it) {
+        h.push("step");
+        h.launch("a", it % 3 + 1.0); // a different value per step within the pass
+        h.launch("b", 10);
+        h.pop();
+        h.launch("between", 100); // outside the scope, inside a pass: a range, no record
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 12u); // two groups of 3 steps x 2 kernels
+    EXPECT_EQ(h.collector.groupsCompleted(), 2u);
+    for (int i = 0; i < 12; i += 2) {
+        EXPECT_EQ(l[i].values, all(i / 2 % 3 + 1.0)) << i << ": " << l[i].note;
+        EXPECT_EQ(l[i + 1].values, all(10));
+    }
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
 }
 
@@ -379,8 +406,7 @@ TEST(CollectorFailure, MidRunFailureSwitchesToTimingOnlyAndKeepsRecords) {
     ASSERT_EQ(l.size(), 3u);
     EXPECT_EQ(l[0].values, all(5)); // measured before the failure
     EXPECT_TRUE(l[1].values.empty());
-    EXPECT_NE(l[1].note.find("timing only: counter collection failed mid-run"),
-              std::string::npos)
+    EXPECT_NE(l[1].note.find("timing only: counter collection failed mid-run"), std::string::npos)
         << l[1].note;
 }
 
@@ -424,8 +450,7 @@ TEST(Fallback, DecisionsNameTheCauseAndTheFix) {
     const Fallback priv = decideFallback(ErrorCode::InsufficientPrivileges, "x");
     EXPECT_EQ(priv.action, Fallback::Action::TimingOnly);
     EXPECT_NE(priv.message.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
-    EXPECT_EQ(decideFallback(ErrorCode::InvalidArgument, "bad").action,
-              Fallback::Action::Rethrow);
+    EXPECT_EQ(decideFallback(ErrorCode::InvalidArgument, "bad").action, Fallback::Action::Rethrow);
     EXPECT_EQ(decideFallback(ErrorCode::NoDevice, "none").action, Fallback::Action::Nothing);
     const Fallback busy = decideFallback(ErrorCode::ProfilerBusy, "subscriber");
     EXPECT_EQ(busy.action, Fallback::Action::TimingOnly);

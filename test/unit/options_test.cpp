@@ -23,7 +23,8 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
         h("ROOFLINE_NVTX_EXCLUDE", "warmup/"), i("ROOFLINE_KERNEL_NAME", "regex:gemm"),
         j("ROOFLINE_LAUNCH_SKIP", "5"), k("ROOFLINE_LAUNCH_COUNT", "7"),
         l("ROOFLINE_CACHE_FLUSH", "on"), m("ROOFLINE_OUTPUT", "out.rfl"),
-        n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off");
+        n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off"),
+        p("ROOFLINE_ITERATIONS_PER_PASS", "4");
     const Options opt = Options::fromEnvironment();
     EXPECT_EQ(opt.mode, CollectionMode::ScopeReplay);
     EXPECT_EQ(opt.metrics, MetricSet::Core);
@@ -40,6 +41,7 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     EXPECT_EQ(opt.outputPath, "out.rfl");
     EXPECT_FALSE(opt.flushOnExit);
     EXPECT_FALSE(opt.listenNvtx);
+    EXPECT_EQ(opt.iterationsPerPass, 4u);
 }
 
 TEST(Options, DefaultsWhenNothingIsSet) {
