@@ -3,7 +3,7 @@
 // the unprofiled loop, the raw CUPTI cost of the same mode (cupti::RangeProfiler alone: no
 // callbacks, no collector) and libroofline's overhead above it, and -- when `ncu` is on PATH -- the
 // same workload under Nsight Compute with the same metrics.
-//   roofline-bench-collector [--iterations N]      (default 50)
+//   roofline-bench-collector [--iterations N] [--metrics full|core|memory|time]  (64, full)
 //   roofline-bench-collector --workload N          (the bare loop; what ncu runs)
 #include "core/metric_catalog.hpp"
 #include "cupti/device.hpp"
@@ -85,6 +85,7 @@ struct Result {
     double perKernel() const { return kernels ? totalMs / kernels : 0; }
 };
 
+roofline::MetricSet gMetrics = roofline::MetricSet::Full;
 constexpr std::size_t kRanges = 192;                              // ranges per counter-data image
 constexpr int kItersPerPass = kRanges / (2 * Workload::kKernels); // what iteration replay picks
 
@@ -96,6 +97,7 @@ Result library(const Workload& w, roofline::CollectionMode mode, int groups) {
     options.mode = mode;
     options.cacheFlush = roofline::CacheFlush::Off; // as raw CUPTI does
     options.rangesPerImage = kRanges;
+    options.metrics = gMetrics;
     roofline::Session session{options};
     const int passes = static_cast<int>(session.passes());
     if (mode == roofline::CollectionMode::KernelReplay) {
@@ -133,7 +135,7 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
     cupti::initializeProfiler();
     {
         const std::string chip = cupti::chipName(0);
-        const auto metrics = core::requiredMetrics(core::profileForChip(chip));
+        const auto metrics = core::requiredMetrics(core::profileForChip(chip), gMetrics);
         const cupti::Host host(chip);
         const cupti::ConfigImage image = host.configImage(metrics);
         cupti::RangeProfiler profiler(context, metrics, image.bytes, kRanges, mode);
@@ -194,6 +196,13 @@ int main(int argc, char** argv) {
         }
         if (std::string(argv[i]) == "--iterations")
             iterations = std::atoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--metrics") {
+            const std::string m = argv[i + 1];
+            gMetrics = m == "core"     ? roofline::MetricSet::Core
+                       : m == "memory" ? roofline::MetricSet::Memory
+                       : m == "time"   ? roofline::MetricSet::Time
+                                       : roofline::MetricSet::Full;
+        }
     }
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -210,8 +219,8 @@ int main(int argc, char** argv) {
     const double plainMs = msSince(t0);
     const double plainPerKernel = plainMs / (iterations * Workload::kKernels);
     std::printf("workload: %d iterations x %d kernels (FFMA, 16 MiB copy, DFMA), unprofiled "
-                "%.3f ms/kernel\n\n",
-                iterations, Workload::kKernels, plainPerKernel);
+                "%.3f ms/kernel; metric set %s\n\n",
+                iterations, Workload::kKernels, plainPerKernel, toString(gMetrics));
 
     // One-time CUPTI costs (first profiler use in the process) are paid here, not by a mode.
     raw(w, roofline::cupti::RangeMode::AutoUserReplay, 1, 1, "warm-up");
@@ -246,7 +255,7 @@ int main(int argc, char** argv) {
     if (std::system("command -v ncu > /dev/null 2>&1") == 0) {
         std::string metrics;
         for (const auto& m : roofline::core::requiredMetrics(
-                 roofline::core::profileForChip(roofline::cupti::chipName(0))))
+                 roofline::core::profileForChip(roofline::cupti::chipName(0)), gMetrics))
             metrics += (metrics.empty() ? "" : ",") + m;
         const int ncuIterations = iterations;
         const std::string command = "ncu --clock-control none --metrics " + metrics + " " +

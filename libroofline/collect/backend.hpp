@@ -31,6 +31,8 @@ public:
     virtual std::size_t decode() = 0;
     /// Every range of the decoded image, in image order.
     virtual std::vector<RangeValues> evaluate() = 0;
+    /// Bytes of one counter-data image (what imageBytes() would copy).
+    virtual std::size_t imageSize() const noexcept = 0;
     /// The raw image after decode(), for recordings; empty when not available.
     virtual std::vector<std::uint8_t> imageBytes() const = 0;
     /// Evicts the L2 cache (writes a buffer twice its size). Never throws.

@@ -221,7 +221,9 @@ void Collector::beginIteration(Stack& stack, std::uint64_t thread) {
         if (s.failed)
             continue;
         s.k = 0;
-        s.scopeCount = 0;
+        if (!s.passOpen)
+            s.scopeCount = 0;
+        s.iterationScopes = 0;
         s.passStartedThisIteration = false;
         s.completedThisIteration = false;
         if (s.passOpen)
@@ -252,6 +254,8 @@ void Collector::startPass(Slot& s) {
         s.passStartedThisIteration = true;
         s.passCount = 0;
         s.passIters = 0;
+        s.scopeCount = 0;
+        s.passKernels = 0;
     });
 }
 
@@ -283,15 +287,17 @@ void Collector::endIteration() {
         if (s.failed)
             continue;
         const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
-        if (s.passOpen && config_.mode == CollectionMode::IterationReplay) {
+        if (s.passOpen) {
             ++s.passIters;
+            const std::size_t perIteration =
+                config_.mode == CollectionMode::ScopeReplay ? s.scopeCount : s.k;
             if (s.itersPerPass == 0) {
                 // Short iterations share a pass (up to an image's worth of launches), which
                 // amortizes the per-pass cost; the replay helper keeps one iteration per pass.
                 // Half an image of margin covers launches between iterations and variations.
                 s.itersPerPass = config_.iterationsPerPass != 0 ? config_.iterationsPerPass
-                                 : (s.offset == 0 && s.k > 0 && !helperActive_)
-                                     ? std::max<std::size_t>(1, capacity / (2 * s.k))
+                                 : (s.offset == 0 && perIteration > 0 && !helperActive_)
+                                     ? std::max<std::size_t>(1, capacity / (2 * perIteration))
                                      : 1;
             }
             if (s.passIters < s.itersPerPass)
@@ -319,7 +325,14 @@ void Collector::scopePush(Stack& stack) {
     if (level > 1 && config_.filter.hasNvtxFilter() &&
         !config_.filter.nvtxAdmits(views(stack), startEndViews()))
         return;
-    const std::string rel = path(stack, base);
+    // The iteration scope's range is named "<name>#<iteration in pass>" so that the iterations a
+    // pass spans are distinct ranges; nested scopes are told apart by their parents.
+    const std::string own =
+        level == 1 ? f.name + "#" + std::to_string(slots_.empty() ? 0 : slots_[0].passIters)
+                   : f.name;
+    if (level == 1)
+        iterationRangeName_ = own;
+    const std::string rel = level == 1 ? own : iterationRangeName_ + "/" + path(stack, base + 1);
     for (std::size_t i = 0; i < slots_.size(); ++i) {
         Slot& s = slots_[i];
         if (s.failed || !s.group || !s.passOpen)
@@ -333,7 +346,7 @@ void Collector::scopePush(Stack& stack) {
             }
             continue;
         }
-        guard(s, [&] { s.backend->pushRange(f.name); });
+        guard(s, [&] { s.backend->pushRange(own); });
         if (s.failed)
             continue;
         f.records[i] = -1; // pushed; no record (replay pass)
@@ -448,19 +461,20 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
     Key key{l.mangledName, l.grid, l.block};
     if (config_.mode == CollectionMode::ScopeReplay) {
         // Every launch of the iteration belongs to the group; count it into its open scopes.
+        const std::size_t at = s.passKernels++;
         if (s.pass == 0) {
             s.expected.push_back(std::move(key));
             for (const Frame& f : stack)
                 if (l.slot < f.records.size() && f.records[l.slot] >= 0)
                     ++launches_[static_cast<std::size_t>(f.records[l.slot])].kernels;
-        } else if (idx >= s.expected.size() || s.expected[idx].name != key.name ||
-                   !sameDim(s.expected[idx].grid, key.grid)) {
-            noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(idx) +
+        } else if (at >= s.expected.size() || s.expected[at].name != key.name ||
+                   !sameDim(s.expected[at].grid, key.grid)) {
+            noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(at) +
                                 " is " + core::demangle(key.name) + " <<<" + dims(key.grid) +
                                 ">>> where pass 0 launched " +
-                                (idx < s.expected.size()
-                                     ? core::demangle(s.expected[idx].name) + " <<<" +
-                                           dims(s.expected[idx].grid) + ">>>"
+                                (at < s.expected.size()
+                                     ? core::demangle(s.expected[at].name) + " <<<" +
+                                           dims(s.expected[at].grid) + ">>>"
                                      : std::string("nothing")));
         }
         return;
@@ -503,9 +517,9 @@ void Collector::completeImage(Slot& s) {
     dropped_ += s.backend->decode();
     std::vector<RangeValues> ranges = s.backend->evaluate();
     int chunk = -1;
-    if (keptBytes_ < config_.keepImageBytes) {
+    if (keptBytes_ + s.backend->imageSize() <= config_.keepImageBytes) {
         std::vector<std::uint8_t> image = s.backend->imageBytes();
-        if (!image.empty() && keptBytes_ + image.size() <= config_.keepImageBytes) {
+        if (!image.empty()) {
             keptBytes_ += image.size();
             kept_.push_back(std::move(image));
             chunk = static_cast<int>(kept_.size() - 1);

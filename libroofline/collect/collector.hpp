@@ -105,12 +105,14 @@ private:
         bool passStartedThisIteration = false;
         bool completedThisIteration = false;
         std::size_t pass = 0;
-        std::size_t offset = 0;            // window start within the iteration
-        std::size_t k = 0;                 // launch position in the current iteration
-        std::size_t passCount = 0;         // launches (auto ranges) in this pass so far
-        std::size_t passIters = 0;         // iterations completed in this pass
-        std::size_t itersPerPass = 0;      // iterations a pass spans (0: not decided yet)
-        std::size_t scopeCount = 0;        // scope ranges pushed this pass
+        std::size_t offset = 0;       // window start within the iteration
+        std::size_t k = 0;            // launch position in the current iteration
+        std::size_t passCount = 0;    // launches (auto ranges) in this pass so far
+        std::size_t passIters = 0;    // iterations completed in this pass
+        std::size_t itersPerPass = 0; // iterations a pass spans (0: not decided yet)
+        std::size_t scopeCount = 0;   // scope ranges pushed this pass
+        std::size_t iterationScopes = 0;
+        std::size_t passKernels = 0;       // scope replay: launches in this pass
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
         std::vector<Key> expected;         // pass 0's launches in the window
         std::vector<std::string> expectedScopes;
@@ -153,6 +155,7 @@ private:
     int iterationsOpen_ = 0;
     std::uint64_t iterationThread_ = 0;
     std::uint64_t iterationsSeen_ = 0;
+    std::string iterationRangeName_;
     bool helperActive_ = false;
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;

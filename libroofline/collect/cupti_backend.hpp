@@ -24,6 +24,7 @@ public:
     void popRange() override;
     std::size_t decode() override;
     std::vector<RangeValues> evaluate() override;
+    std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
     void disable() noexcept { profiler_->disable(); }

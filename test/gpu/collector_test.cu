@@ -347,9 +347,11 @@ TEST(GpuCache, FlushBeforeEachPassGivesColdDramFigures) {
         }
         return dram;
     };
-    // Iteration replay: every pass starts cold, so every read comes from DRAM.
-    for (double d : run(CollectionMode::IterationReplay, roofline::CacheFlush::On))
-        EXPECT_GE(d, 0.95 * kBytes);
+    // Iteration replay: every pass starts cold, so the pass's first copy reads all its input
+    // from DRAM (the next two find the same buffer in L2, by design of this workload).
+    const auto iteration = run(CollectionMode::IterationReplay, roofline::CacheFlush::On);
+    ASSERT_EQ(iteration.size(), 3u);
+    EXPECT_GE(iteration[0], 0.95 * kBytes);
     run(CollectionMode::IterationReplay, roofline::CacheFlush::Off);
     // Kernel replay: CUPTI replays the passes itself; the flush before each launch makes the
     // figures repeatable (within 10%), not cold (docs/methodology.md, "Caches").

@@ -62,6 +62,7 @@ public:
         return dropped;
     }
     std::vector<RangeValues> evaluate() override { return ranges_; }
+    std::size_t imageSize() const noexcept override { return 100; }
     std::vector<std::uint8_t> imageBytes() const override {
         return std::vector<std::uint8_t>(100, 1);
     }
@@ -388,6 +389,24 @@ TEST(CollectorScopeReplay, OneRecordPerScopeWithAllItsKernels) {
     EXPECT_EQ(l[2].kernels, 3u);
     EXPECT_EQ(l[2].values, all(9));
     EXPECT_TRUE(l[2].note.empty()) << l[2].note;
+}
+
+TEST(CollectorScopeReplay, ShortIterationsShareAPassAsDistinctRanges) {
+    CollectorConfig c;
+    c.iterationsPerPass = kAuto;
+    Harness h(CollectionMode::ScopeReplay, 2, 8, c); // one scope a step: 4 steps a pass
+    for (int it = 0; it < 8; ++it) {
+        h.push("step");
+        h.launch("k", it % 4 + 1.0);
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(l[i].values, all(i + 1.0)) << l[i].note;
+        EXPECT_EQ(l[i].scopePath, "step");
+        EXPECT_TRUE(l[i].note.empty()) << l[i].note;
+    }
 }
 
 TEST(CollectorFailure, MidRunFailureSwitchesToTimingOnlyAndKeepsRecords) {
