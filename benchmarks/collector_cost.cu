@@ -88,6 +88,7 @@ struct Result {
 roofline::MetricSet gMetrics = roofline::MetricSet::Full;
 constexpr std::size_t kRanges = 192;                              // ranges per counter-data image
 constexpr int kItersPerPass = kRanges / (2 * Workload::kKernels); // what iteration replay picks
+constexpr int kScopeItersPerPass = kRanges / 2;                   // what scope replay picks
 
 Result library(const Workload& w, roofline::CollectionMode mode, int groups) {
     Result r;
@@ -105,8 +106,10 @@ Result library(const Workload& w, roofline::CollectionMode mode, int groups) {
         for (int i = 0; i < groups; ++i)
             w.iteration();
     } else {
-        // Iteration replay: a pass spans kItersPerPass iterations; scope replay: one.
-        const int perPass = mode == roofline::CollectionMode::IterationReplay ? kItersPerPass : 1;
+        // A pass spans as many iterations as fill half an image: kItersPerPass (3 ranges each)
+        // in iteration replay, kScopeItersPerPass (1 range each) in scope replay.
+        const int perPass = mode == roofline::CollectionMode::IterationReplay ? kItersPerPass
+                                                                               : kScopeItersPerPass;
         for (int i = 0; i < groups * passes * perPass; ++i) {
             roofline::ProfileScope scope{"step"};
             w.iteration();
@@ -161,8 +164,9 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
                 while (!all) {
                     profiler.start();
                     for (int i = 0; i < itersPerPass; ++i) {
+                        const std::string name = "step#" + std::to_string(i);
                         if (mode == cupti::RangeMode::UserUserReplay)
-                            profiler.pushRange("step");
+                            profiler.pushRange(name.c_str());
                         w.iteration();
                         if (mode == cupti::RangeMode::UserUserReplay)
                             profiler.popRange();
@@ -225,7 +229,7 @@ int main(int argc, char** argv) {
     // One-time CUPTI costs (first profiler use in the process) are paid here, not by a mode.
     raw(w, roofline::cupti::RangeMode::AutoUserReplay, 1, 1, "warm-up");
     const int groups = iterations / kItersPerPass > 0 ? iterations / kItersPerPass : 1;
-    const int scopeGroups = iterations;
+    const int scopeGroups = 1;
     const int kernelReplayIterations = iterations / 5 > 0 ? iterations / 5 : 1;
     struct Pair {
         Result lib, floor;

@@ -16,7 +16,7 @@ std::atomic<std::uint64_t> gUnbalanced{0};
 ThreadScopes& synced(std::uint32_t generation) noexcept {
     ThreadScopes& t = threadScopes();
     if (t.generation != generation) {
-        t.untracked += static_cast<int>(t.stack.size());
+        untrackedScopes() += static_cast<int>(t.stack.size());
         t.stack.clear();
         t.generation = generation;
     }
@@ -47,6 +47,13 @@ ThreadScopes& threadScopes() noexcept {
     return scopes;
 }
 
+namespace {
+thread_local int tUntracked = 0;
+}
+int& untrackedScopes() noexcept {
+    return tUntracked;
+}
+
 std::uint64_t currentThreadId() noexcept {
     thread_local const std::uint64_t id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
     return id;
@@ -59,14 +66,14 @@ std::uint64_t unbalancedPops() noexcept {
 void trackPush(const char* domain, const char* name) noexcept {
     SessionState* s = gActive.load(std::memory_order_acquire);
     if (!s) {
-        ++threadScopes().untracked;
+        ++tUntracked;
         return;
     }
     ThreadScopes& t = synced(s->generation);
     try {
         t.stack.push_back(Frame{domain ? domain : "", name ? name : "", {}});
     } catch (...) {
-        ++t.untracked; // out of memory: this range is not tracked, the application carries on
+        ++tUntracked; // out of memory: this range is not tracked, the application carries on
         return;
     }
     s->collector->onPush(t.stack, currentThreadId());
@@ -75,14 +82,18 @@ void trackPush(const char* domain, const char* name) noexcept {
 void trackPop(const char* domain) noexcept {
     const std::string_view d = domain ? domain : "";
     SessionState* s = gActive.load(std::memory_order_acquire);
+    if (!s && tUntracked > 0) { // the common idle case: no stack to look at
+        --tUntracked;
+        return;
+    }
     ThreadScopes& t = s ? synced(s->generation) : threadScopes();
     // NVTX push/pop stacks are per domain: pop this domain's innermost range.
     std::size_t i = t.stack.size();
     while (i > 0 && t.stack[i - 1].domain != d)
         --i;
     if (i == 0) {
-        if (t.untracked > 0)
-            --t.untracked;
+        if (tUntracked > 0)
+            --tUntracked;
         else
             gUnbalanced.fetch_add(1);
         return;

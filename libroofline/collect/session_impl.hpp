@@ -61,10 +61,11 @@ extern std::atomic<SessionState*> gActive;
 struct ThreadScopes {
     Stack stack;
     std::uint32_t generation = 0; // session the frames belong to
-    int untracked = 0;            // ranges opened while no session was active
-    std::uint64_t threadId = 0;
 };
 ThreadScopes& threadScopes() noexcept;
+/// This thread's ranges opened while no session was active (or forgotten with an old session):
+/// their pops are balanced against this count. A plain thread_local: no TLS guard when idle.
+int& untrackedScopes() noexcept;
 std::uint64_t currentThreadId() noexcept;
 
 /// Push/pop of a range on this thread (ProfileScope or NVTX), fed to the active session.

@@ -235,7 +235,9 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
     std::size_t total = 100000;
     if (const char* v = std::getenv("ROOFLINE_TEST_LAUNCHES"))
         total = std::strtoul(v, nullptr, 10);
-    constexpr std::size_t kPerIteration = 1000;
+    std::size_t kPerIteration = 1000; // launches per iteration = ranges per image
+    if (const char* v = std::getenv("ROOFLINE_TEST_PER_ITERATION"))
+        kPerIteration = std::strtoul(v, nullptr, 10);
     DeviceBuffer buffer(256);
     const double rssBefore = rssBytes("VmRSS:");
     const auto t0 = std::chrono::steady_clock::now();
