@@ -21,7 +21,8 @@ std::string quoted(const std::string& s) {
 
 void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     out << "launch_index,name,mangled_name,scope,grid_x,grid_y,grid_z,block_x,block_y,block_z,"
-           "stream,measured,note,time_s,gpu_duration_s,sm_clock_hz";
+           "stream,thread_id,device,scope_record,kernels,measured,note,time_s,gpu_duration_s,"
+           "sm_clock_hz";
     for (std::size_t k = 0; k < kFlopKindCount; ++k)
         out << ",flops_" << toString(static_cast<FlopKind>(k));
     out << ",total_flops,tensor_flops";
@@ -38,8 +39,9 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
         out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
             << quoted(r.scopePath) << ',' << r.grid.x << ',' << r.grid.y << ',' << r.grid.z << ','
             << r.block.x << ',' << r.block.y << ',' << r.block.z << ',' << r.stream << ','
-            << (r.measured ? 1 : 0) << ',' << quoted(r.note) << ',' << number(r.timeSeconds) << ','
-            << number(r.gpuDurationSeconds) << ',' << number(r.smClockHz);
+            << r.threadId << ',' << r.device << ',' << (r.scopeRecord ? 1 : 0) << ',' << r.kernels
+            << ',' << (r.measured ? 1 : 0) << ',' << quoted(r.note) << ',' << number(r.timeSeconds)
+            << ',' << number(r.gpuDurationSeconds) << ',' << number(r.smClockHz);
         for (double f : r.flops)
             out << ',' << number(f);
         out << ',' << number(r.totalFlops()) << ',' << number(r.tensorFlops());

@@ -44,21 +44,29 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     for (std::size_t i = 0; i < rows; ++i) {
         const KernelRecord& r = records[order[i]];
         const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
-        if (!r.measured) {
-            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s  not measured: %s\n",
-                          static_cast<unsigned long long>(r.launchIndex),
-                          fit(report::displayName(r.name), 40).c_str(), fit(scope, 20).c_str(),
-                          r.note.c_str());
+        const std::string name =
+            r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
+                          : report::displayName(r.name);
+        if (!r.measured && r.timeSeconds > 0.0) { // timing only
+            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f  %s\n",
+                          static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
+                          fit(scope, 20).c_str(), r.timeSeconds * 1e6, r.note.c_str());
             out << line;
             continue;
         }
-        std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %9s %9s %9s  %s\n",
-                      static_cast<unsigned long long>(r.launchIndex),
-                      fit(report::displayName(r.name), 40).c_str(), fit(scope, 20).c_str(),
-                      r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(),
-                      intensityCell(r, MemoryLevel::L1).c_str(),
-                      intensityCell(r, MemoryLevel::L2).c_str(),
-                      intensityCell(r, MemoryLevel::DRAM).c_str(), toString(r.bound).c_str());
+        if (!r.measured) {
+            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s  not measured: %s\n",
+                          static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
+                          fit(scope, 20).c_str(), r.note.c_str());
+            out << line;
+            continue;
+        }
+        std::snprintf(
+            line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %9s %9s %9s  %s\n",
+            static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
+            fit(scope, 20).c_str(), r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(),
+            intensityCell(r, MemoryLevel::L1).c_str(), intensityCell(r, MemoryLevel::L2).c_str(),
+            intensityCell(r, MemoryLevel::DRAM).c_str(), toString(r.bound).c_str());
         out << line;
     }
     if (rows < records.size())

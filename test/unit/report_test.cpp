@@ -79,11 +79,10 @@ TEST(Report, CsvQuotesAndColumns) {
     EXPECT_EQ(header.rfind("launch_index,name,mangled_name,scope,grid_x", 0), 0u);
     EXPECT_NE(header.find(",flops_tensor_fp16,"), std::string::npos);
     EXPECT_NE(header.find(",intensity_dram,"), std::string::npos);
-    EXPECT_EQ(
-        row0.rfind(
-            "0,\"void scale<float, 2>(float*, int)\",_Z5scale,train/step,4,1,1,256,1,1,0,1,,0.001,",
-            0),
-        0u)
+    EXPECT_EQ(row0.rfind("0,\"void scale<float, 2>(float*, "
+                         "int)\",_Z5scale,train/step,4,1,1,256,1,1,0,0,0,0,1,1,,0.001,",
+                         0),
+              0u)
         << row0;
     EXPECT_NE(row0.find(",3e+09,1e+09,400000000,200000000,100000000,7.5,15,30,"), std::string::npos)
         << row0;
