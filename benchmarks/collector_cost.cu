@@ -3,7 +3,8 @@
 // the unprofiled loop, the raw CUPTI cost of the same mode (cupti::RangeProfiler alone: no
 // callbacks, no collector) and libroofline's overhead above it, and -- when `ncu` is on PATH -- the
 // same workload under Nsight Compute with the same metrics.
-//   roofline-bench-collector [--iterations N] [--metrics full|core|memory|time]  (64, full)
+//   roofline-bench-collector [--iterations N] [--metrics full|core|memory|time]
+//                            [--mode iteration|scope|kernel]      (defaults: 64, full, all)
 //   roofline-bench-collector --workload N          (the bare loop; what ncu runs)
 #include "core/metric_catalog.hpp"
 #include "cupti/device.hpp"
@@ -108,8 +109,8 @@ Result library(const Workload& w, roofline::CollectionMode mode, int groups) {
     } else {
         // A pass spans as many iterations as fill half an image: kItersPerPass (3 ranges each)
         // in iteration replay, kScopeItersPerPass (1 range each) in scope replay.
-        const int perPass = mode == roofline::CollectionMode::IterationReplay ? kItersPerPass
-                                                                               : kScopeItersPerPass;
+        const int perPass =
+            mode == roofline::CollectionMode::IterationReplay ? kItersPerPass : kScopeItersPerPass;
         for (int i = 0; i < groups * passes * perPass; ++i) {
             roofline::ProfileScope scope{"step"};
             w.iteration();
@@ -161,7 +162,9 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
         } else {
             for (int g = 0; g < groups; ++g) {
                 bool all = false;
+                int passes = 0;
                 while (!all) {
+                    ++passes;
                     profiler.start();
                     for (int i = 0; i < itersPerPass; ++i) {
                         const std::string name = "step#" + std::to_string(i);
@@ -173,7 +176,10 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
                     }
                     all = profiler.stop();
                 }
+                const auto t1 = Clock::now();
                 evaluate();
+                std::printf("  [%s] group %d: %d passes, evaluation %.1f ms\n", name, g, passes,
+                            msSince(t1));
             }
             r.kernels = static_cast<std::size_t>(groups) * itersPerPass * Workload::kKernels;
         }
@@ -191,6 +197,7 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
 
 int main(int argc, char** argv) {
     int iterations = 64;
+    std::string only; // --mode iteration|scope|kernel: that mode only
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--workload") {
             Workload w;
@@ -198,6 +205,8 @@ int main(int argc, char** argv) {
                 w.iteration();
             return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
         }
+        if (std::string(argv[i]) == "--mode")
+            only = argv[i + 1];
         if (std::string(argv[i]) == "--iterations")
             iterations = std::atoi(argv[i + 1]);
         if (std::string(argv[i]) == "--metrics") {
@@ -235,15 +244,17 @@ int main(int argc, char** argv) {
         Result lib, floor;
     };
     std::vector<Pair> rows;
-    rows.push_back({library(w, roofline::CollectionMode::IterationReplay, groups),
-                    raw(w, roofline::cupti::RangeMode::AutoUserReplay, groups, kItersPerPass,
-                        "raw auto+user")});
+    if (only.empty() || only == "iteration")
+        rows.push_back({library(w, roofline::CollectionMode::IterationReplay, groups),
+                        raw(w, roofline::cupti::RangeMode::AutoUserReplay, groups, kItersPerPass,
+                            "raw auto+user")});
     rows.push_back(
         {library(w, roofline::CollectionMode::ScopeReplay, scopeGroups),
          raw(w, roofline::cupti::RangeMode::UserUserReplay, scopeGroups, 1, "raw user+user")});
-    rows.push_back({library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
-                    raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations, 1,
-                        "raw auto+kernel")});
+    if (only.empty() || only == "kernel")
+        rows.push_back({library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
+                        raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations,
+                            1, "raw auto+kernel")});
 
     std::printf("%-18s %9s %9s %12s %10s %12s %10s\n", "mode", "kernels", "records", "ms/kernel",
                 "x plain", "raw ms/kern", "overhead");
@@ -256,7 +267,7 @@ int main(int argc, char** argv) {
     }
     std::printf("(times include session set-up, evaluation of every record and tear-down)\n");
 
-    if (std::system("command -v ncu > /dev/null 2>&1") == 0) {
+    if (only.empty() && std::system("command -v ncu > /dev/null 2>&1") == 0) {
         std::string metrics;
         for (const auto& m : roofline::core::requiredMetrics(
                  roofline::core::profileForChip(roofline::cupti::chipName(0)), gMetrics))

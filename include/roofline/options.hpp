@@ -49,9 +49,10 @@ struct ROOFLINE_API Options {
     CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
     int device = 0; ///< CUDA device ordinal; -1: every visible device. ROOFLINE_DEVICE
-    /// Ranges one counter-data image holds before it is decoded, evaluated and reused (GH100, full
-    /// set: ~0.6 MB each). Not a limit on kernels. ROOFLINE_RANGES_PER_IMAGE
-    std::size_t rangesPerImage = 128;
+    /// Ranges one counter-data image holds before it is decoded, evaluated and reused. Not a limit
+    /// on kernels. Host memory per range on the H100: ~0.6 MB of image (full set) plus ~1.4 MiB
+    /// inside CUPTI, so the default keeps profiling state near 190 MiB. ROOFLINE_RANGES_PER_IMAGE
+    std::size_t rangesPerImage = 96;
     /// Name of the scope (ProfileScope or NVTX push/pop range) whose instances are the loop
     /// iterations replay passes run on; "" = the outermost scope. ROOFLINE_ITERATION_RANGE
     std::string iterationRange;

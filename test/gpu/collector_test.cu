@@ -235,7 +235,7 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
     std::size_t total = 100000;
     if (const char* v = std::getenv("ROOFLINE_TEST_LAUNCHES"))
         total = std::strtoul(v, nullptr, 10);
-    std::size_t kPerIteration = 1000; // launches per iteration = ranges per image
+    std::size_t kPerIteration = 100; // launches per iteration = ranges per image
     if (const char* v = std::getenv("ROOFLINE_TEST_PER_ITERATION"))
         kPerIteration = std::strtoul(v, nullptr, 10);
     DeviceBuffer buffer(256);
@@ -267,13 +267,16 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
                 static_cast<unsigned long long>(session.droppedRanges()), seconds, rssBefore / mib,
                 rssSession / mib, rssTenth / mib, rssLoopEnd / mib, rssBytes("VmRSS:") / mib,
                 rssBytes("VmHWM:") / mib);
-    const double rssGrowth = rssLoopEnd - rssTenth; // profiling state must not grow with launches
+    // CUPTI allocates its per-pass state at the first pass (~1.4 MiB per range), records grow by
+    // well under 1 KB each; nothing else grows with the number of launches.
+    const double rssGrowth = rssLoopEnd - rssTenth;
+    EXPECT_LT(rssLoopEnd - rssSession, 256.0 * (1 << 20));
     ASSERT_EQ(records.size(), total);
     EXPECT_EQ(session.droppedRanges(), 0u);
     EXPECT_EQ(session.droppedKernels(), 0u);
     EXPECT_TRUE(records.back().measured) << records.back().note;
     EXPECT_GT(records.back().timeSeconds, 0.0);
-    EXPECT_LT(rssGrowth, 256.0 * (1 << 20));
+    EXPECT_LT(rssGrowth, 0.9 * total * 1024); // < 1 KB per record
 }
 
 TEST(GpuFallback, TimingOnlyRecordsCarryDurationsAndScopes) {

@@ -3,6 +3,9 @@
 #include "calibration/expected.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
+#include "cupti/host.hpp"
+
+#include <sstream>
 
 #include <roofline/error.hpp>
 
@@ -77,5 +80,56 @@ TEST(H100Fixture, UnsupportedChipInARecordingIsAClearError) {
         FAIL();
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+    }
+}
+
+// h100_iteration.rfl: the same kernels under iteration replay (format v2, values stored per
+// launch, the raw image kept beside them).
+TEST(H100IterationFixture, StoredValuesGiveTheKnownWork) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_iteration.rfl");
+    EXPECT_EQ(rec.version, 2u);
+    EXPECT_EQ(rec.mode, "iteration-replay");
+    EXPECT_EQ(rec.status, "counters");
+    EXPECT_EQ(rec.cacheFlush, "off");
+    ASSERT_EQ(rec.launches.size(), 5u);
+    const auto records = cupti::evaluateRecording(rec);
+    ASSERT_EQ(records.size(), 5u);
+    for (const auto& r : records) {
+        EXPECT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_TRUE(r.note.empty()) << r.note; // no replay mismatch
+        EXPECT_GT(r.smClockHz, 1e9);
+        EXPECT_NE(r.threadId, 0u);
+    }
+    const auto& ffma = byScope(records, "step/calibration/ffma");
+    EXPECT_EQ(ffma.flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(byScope(records, "step/calibration/dfma").flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    EXPECT_EQ(byScope(records, "step/calibration/mma_fp16").flopsOf(FlopKind::TensorFP16),
+              cal::kMmaFlops);
+    const auto& copy = byScope(records, "step/calibration/copy");
+    EXPECT_NEAR(copy.bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
+}
+
+TEST(H100IterationFixture, KeptImageReEvaluatesToTheStoredValues) {
+    // The CUPTI host API, run here on the CPU, must give back exactly what the session stored.
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_iteration.rfl");
+    ASSERT_EQ(rec.counterData.size(), 1u);
+    const cupti::Host host(rec.chip);
+    ASSERT_EQ(host.rangeCount(rec.counterData[0]), 5u);
+    for (const auto& l : rec.launches) {
+        ASSERT_EQ(l.chunk, 0);
+        EXPECT_EQ(host.evaluateValues(rec.counterData[0], l.range, rec.metrics), l.values);
+    }
+}
+
+TEST(H100IterationFixture, SurvivesAWriteReadRoundTrip) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_iteration.rfl");
+    std::stringstream buffer;
+    core::writeRecording(rec, buffer);
+    const auto again = core::readRecording(buffer, "round trip");
+    ASSERT_EQ(again.launches.size(), rec.launches.size());
+    for (std::size_t i = 0; i < rec.launches.size(); ++i) {
+        EXPECT_EQ(again.launches[i].values, rec.launches[i].values);
+        EXPECT_EQ(again.launches[i].threadId, rec.launches[i].threadId);
+        EXPECT_EQ(again.launches[i].scopePath, rec.launches[i].scopePath);
     }
 }
