@@ -17,6 +17,10 @@ std::string dims(const Dim3& d) {
     return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
 
+std::string launchText(const std::string& mangled, const Dim3& grid, const Dim3& block) {
+    return core::demangle(mangled) + " <<<" + dims(grid) + ", " + dims(block) + ">>>";
+}
+
 void appendNote(std::string& note, const std::string& text) {
     if (!text.empty() && note.find(text) == std::string::npos)
         note += (note.empty() ? "" : "; ") + text;
@@ -64,8 +68,8 @@ void Collector::fail(Slot& s, const std::string& why) noexcept {
             if (m >= 0 && launches_[static_cast<std::size_t>(m)].values.empty())
                 appendNote(launches_[static_cast<std::size_t>(m)].note, note);
         s.members.clear();
-        if (level_ == Level::Counters) {
-            level_ = Level::TimingOnly;
+        if (level_.load() == Level::Counters) {
+            level_.store(Level::TimingOnly);
             failure_ = why;
             config_.timingReason = "timing only: counter collection failed mid-run (" + why + ")";
             core::log().error("libroofline: counter collection failed mid-run: {}. The "
@@ -173,7 +177,7 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
     try {
         if (isIterationFrame(stack)) {
             if (iterationsOpen_++ == 0)
-                beginIteration(stack, thread);
+                beginIteration(thread);
         }
         if (config_.mode == CollectionMode::ScopeReplay && iterationsOpen_ > 0 &&
             thread == iterationThread_ && iterationIndex(stack) < stack.size())
@@ -183,18 +187,17 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
     }
 }
 
-void Collector::onPop(Stack& stack, std::uint64_t thread) noexcept {
+void Collector::onPop(Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stack.empty())
         return;
     Frame& f = stack.back();
     for (std::size_t i = 0; i < f.records.size() && i < slots_.size(); ++i)
-        if (f.records[i] != -2 && f.records[i] != -3 && slots_[i].passOpen)
+        if (f.records[i] != -2 && slots_[i].passOpen)
             guard(slots_[i], [&] { slots_[i].backend->popRange(); });
     f.records.clear();
     if (finished_ || level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
         return;
-    (void)thread;
     if (isIterationFrame(stack) && iterationsOpen_ > 0 && --iterationsOpen_ == 0)
         endIteration();
 }
@@ -213,17 +216,15 @@ void Collector::onRangeEnd(std::uint64_t id) noexcept {
     startEnd_.erase(id);
 }
 
-void Collector::beginIteration(Stack& stack, std::uint64_t thread) {
+void Collector::beginIteration(std::uint64_t thread) {
     ++iterationsSeen_;
     iterationThread_ = thread;
-    (void)stack;
     for (Slot& s : slots_) {
         if (s.failed)
             continue;
         s.k = 0;
         if (!s.passOpen)
             s.scopeCount = 0;
-        s.iterationScopes = 0;
         s.passStartedThisIteration = false;
         s.completedThisIteration = false;
         if (s.passOpen)
@@ -391,7 +392,6 @@ void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finished_ || l.slot >= slots_.size())
         return;
-    ++launchesSeen_;
     Slot& s = slots_[l.slot];
     try {
         if (level_ == Level::TimingOnly || s.failed) {
@@ -467,15 +467,8 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
             for (const Frame& f : stack)
                 if (l.slot < f.records.size() && f.records[l.slot] >= 0)
                     ++launches_[static_cast<std::size_t>(f.records[l.slot])].kernels;
-        } else if (at >= s.expected.size() || s.expected[at].name != key.name ||
-                   !sameDim(s.expected[at].grid, key.grid)) {
-            noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(at) +
-                                " is " + core::demangle(key.name) + " <<<" + dims(key.grid) +
-                                ">>> where pass 0 launched " +
-                                (at < s.expected.size()
-                                     ? core::demangle(s.expected[at].name) + " <<<" +
-                                           dims(s.expected[at].grid) + ">>>"
-                                     : std::string("nothing")));
+        } else {
+            checkReplayedLaunch(s, at, key);
         }
         return;
     }
@@ -502,15 +495,21 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
         s.expected.push_back(std::move(key));
         return;
     }
-    if (w >= s.expected.size() || s.expected[w].name != key.name ||
-        !sameDim(s.expected[w].grid, key.grid) || !sameDim(s.expected[w].block, key.block))
-        noteMismatch(s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(w) + " is " +
-                            core::demangle(key.name) + " <<<" + dims(key.grid) + ", " +
-                            dims(key.block) + ">>> where pass 0 launched " +
-                            (w < s.expected.size() ? core::demangle(s.expected[w].name) + " <<<" +
-                                                         dims(s.expected[w].grid) + ", " +
-                                                         dims(s.expected[w].block) + ">>>"
-                                                   : std::string("nothing")));
+    checkReplayedLaunch(s, w, key);
+}
+
+// Launch `at` of a replayed pass against pass 0's launch at the same position: kernel, grid and
+// block must agree (the first difference marks the group).
+void Collector::checkReplayedLaunch(Slot& s, std::size_t at, const Key& key) {
+    if (at < s.expected.size() && s.expected[at].name == key.name &&
+        sameDim(s.expected[at].grid, key.grid) && sameDim(s.expected[at].block, key.block))
+        return;
+    noteMismatch(
+        s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(at) + " is " +
+               launchText(key.name, key.grid, key.block) + " where pass 0 launched " +
+               (at < s.expected.size()
+                    ? launchText(s.expected[at].name, s.expected[at].grid, s.expected[at].block)
+                    : std::string("nothing")));
 }
 
 void Collector::completeImage(Slot& s) {

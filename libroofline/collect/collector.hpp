@@ -17,6 +17,7 @@
 
 #include <roofline/options.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -67,7 +68,7 @@ public:
     /// After `stack.back()` was pushed on thread `thread`.
     void onPush(Stack& stack, std::uint64_t thread) noexcept;
     /// Before `stack.back()` is popped.
-    void onPop(Stack& stack, std::uint64_t thread) noexcept;
+    void onPop(Stack& stack) noexcept;
     void onRangeStart(std::uint64_t id, const std::string& domain,
                       const std::string& name) noexcept;
     void onRangeEnd(std::uint64_t id) noexcept;
@@ -82,14 +83,14 @@ public:
     /// collector has already switched to timing-only.
     void setFailureHandler(std::function<void(const std::string&)> handler);
 
-    Level level() const noexcept { return level_; }
+    /// Read without the collector's lock (the launch path asks it before locking).
+    Level level() const noexcept { return level_.load(); }
     const std::string& failure() const noexcept { return failure_; }
     std::vector<core::LaunchInfo>& launches() noexcept { return launches_; }
     std::vector<std::vector<std::uint8_t>>& keptImages() noexcept { return kept_; }
     std::uint64_t droppedRanges() const noexcept { return dropped_; }
     std::uint64_t mismatchedGroups() const noexcept { return mismatchedGroups_; }
     std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
-    std::uint64_t launchesSeen() const noexcept { return launchesSeen_; }
 
 private:
     struct Key {
@@ -105,13 +106,12 @@ private:
         bool passStartedThisIteration = false;
         bool completedThisIteration = false;
         std::size_t pass = 0;
-        std::size_t offset = 0;       // window start within the iteration
-        std::size_t k = 0;            // launch position in the current iteration
-        std::size_t passCount = 0;    // launches (auto ranges) in this pass so far
-        std::size_t passIters = 0;    // iterations completed in this pass
-        std::size_t itersPerPass = 0; // iterations a pass spans (0: not decided yet)
-        std::size_t scopeCount = 0;   // scope ranges pushed this pass
-        std::size_t iterationScopes = 0;
+        std::size_t offset = 0;            // window start within the iteration
+        std::size_t k = 0;                 // launch position in the current iteration
+        std::size_t passCount = 0;         // launches (auto ranges) in this pass so far
+        std::size_t passIters = 0;         // iterations completed in this pass
+        std::size_t itersPerPass = 0;      // iterations a pass spans (0: not decided yet)
+        std::size_t scopeCount = 0;        // scope ranges pushed this pass
         std::size_t passKernels = 0;       // scope replay: launches in this pass
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
         std::vector<Key> expected;         // pass 0's launches in the window
@@ -131,7 +131,7 @@ private:
     std::vector<core::NvtxRange> startEndViews() const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
 
-    void beginIteration(Stack& stack, std::uint64_t thread);
+    void beginIteration(std::uint64_t thread);
     void endIteration();
     void startPass(Slot& s);
     void endPass(Slot& s);
@@ -141,12 +141,13 @@ private:
     void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside);
+    void checkReplayedLaunch(Slot& s, std::size_t at, const Key& key);
     template <typename F> void guard(Slot& s, F&& f) noexcept;
     void fail(Slot& s, const std::string& why) noexcept;
 
     std::mutex mutex_;
     CollectorConfig config_;
-    Level level_;
+    std::atomic<Level> level_;
     std::vector<Slot> slots_;
     std::function<void(const std::string&)> onFailure_;
     std::string failure_;
@@ -164,7 +165,7 @@ private:
     std::vector<std::vector<std::uint8_t>> kept_;
     std::size_t keptBytes_ = 0;
     std::uint64_t dropped_ = 0, mismatchedGroups_ = 0, groupsCompleted_ = 0;
-    std::uint64_t launchesSeen_ = 0, skipped_ = 0, taken_ = 0;
+    std::uint64_t skipped_ = 0, taken_ = 0;
 };
 
 } // namespace roofline::collect

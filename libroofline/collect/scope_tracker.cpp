@@ -100,7 +100,7 @@ void trackPop(const char* domain) noexcept {
     }
     if (i == t.stack.size()) {
         if (s)
-            s->collector->onPop(t.stack, currentThreadId());
+            s->collector->onPop(t.stack);
         t.stack.pop_back();
     } else {
         t.stack.erase(t.stack.begin() + static_cast<std::ptrdiff_t>(i - 1)); // interleaved domains

@@ -145,7 +145,7 @@ struct Harness {
         collector.onPush(stack, thread);
     }
     void pop() {
-        collector.onPop(stack, thread);
+        collector.onPop(stack);
         stack.pop_back();
     }
     void launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
