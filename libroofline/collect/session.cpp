@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <unordered_map>
 
 namespace roofline {
@@ -300,7 +301,9 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = collect::kKeepImageBytes;
     if (!s.options.listenNvtx)
-        core::log().info("libroofline: NVTX listening is off (ROOFLINE_NVTX=0)");
+        core::log().info(
+            "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "
+            "only ProfileScopes delimit what is profiled");
     else if (!nvtx::otherInjection().empty())
         core::log().warn("libroofline: NVTX_INJECTION64_PATH points to another tool ({}): "
                          "application NVTX ranges go there, so only ProfileScopes are seen",
@@ -316,34 +319,42 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
 
     collect::Level level = collect::Level::Counters;
     std::vector<collect::CounterBackend*> backends;
-    try {
-        if (const char* v = std::getenv("ROOFLINE_TIMING_ONLY"); v && std::string(v) == "1")
-            throw Error(ErrorCode::InvalidState, "ROOFLINE_TIMING_ONLY=1");
-        setUpCounters(s, config);
-        for (auto& d : s.devices)
-            backends.push_back(d.backend.get());
-    } catch (const Error& e) {
-        s.tracker.reset();
-        for (auto& d : s.devices)
-            d.backend.reset();
-        const collect::Fallback fb = e.code() == ErrorCode::InvalidState
-                                         ? collect::Fallback{collect::Fallback::Action::TimingOnly,
-                                                             "libroofline: timing only, as asked "
-                                                             "(ROOFLINE_TIMING_ONLY=1)"}
-                                         : collect::decideFallback(e.code(), e.what());
-        if (fb.action == collect::Fallback::Action::Rethrow) {
-            collect::gActive.store(nullptr);
+    std::optional<collect::Fallback> fallback;
+    std::string cause; // why there are no counters
+    if (const char* v = std::getenv("ROOFLINE_TIMING_ONLY"); v && std::string(v) == "1") {
+        cause = "ROOFLINE_TIMING_ONLY=1";
+        fallback = collect::Fallback{collect::Fallback::Action::TimingOnly,
+                                     "libroofline: timing only, as asked (" + cause + ")"};
+        core::log().info("{}", fallback->message);
+    } else {
+        try {
+            setUpCounters(s, config);
+            for (auto& d : s.devices)
+                backends.push_back(d.backend.get());
+        } catch (const Error& e) {
+            s.tracker.reset();
+            for (auto& d : s.devices)
+                d.backend.reset();
+            fallback = collect::decideFallback(e.code(), e.what());
+            if (fallback->action == collect::Fallback::Action::Rethrow) {
+                collect::gActive.store(nullptr);
+                s.teardown();
+                throw;
+            }
+            cause = e.what();
+            core::log().warn("{}", fallback->message);
+        } catch (...) {
+            collect::gActive.store(nullptr); // e.g. out of memory: no session, nothing dangling
             s.teardown();
             throw;
         }
+    }
+    if (fallback) {
+        const collect::Fallback& fb = *fallback;
         level = collect::Level::TimingOnly;
-        if (e.code() == ErrorCode::InvalidState)
-            core::log().info("{}", fb.message);
-        else
-            core::log().warn("{}", fb.message);
         s.status = fb.action == collect::Fallback::Action::Nothing
                        ? "nothing recorded: no CUDA device"
-                       : "timing only: " + std::string(e.what());
+                       : "timing only: " + cause;
         config.timingReason = s.status;
         if (fb.action == collect::Fallback::Action::TimingOnly) {
             if (s.devices.empty())
@@ -404,9 +415,8 @@ bool Session::countersAvailable() const noexcept {
     return impl_->status == "counters" && impl_->collector->level() == collect::Level::Counters;
 }
 std::string Session::status() const {
-    return impl_->collector->level() == collect::Level::Counters ? impl_->status
-           : impl_->collector->failure().empty()                 ? impl_->status
-                                                 : "timing only: " + impl_->collector->failure();
+    const std::string& failure = impl_->collector->failure(); // set only by a mid-run failure
+    return failure.empty() ? impl_->status : "timing only: " + failure;
 }
 std::size_t Session::droppedKernels() const noexcept {
     std::size_t n = 0;
