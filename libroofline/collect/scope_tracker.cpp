@@ -23,18 +23,27 @@ ThreadScopes& synced(std::uint32_t generation) noexcept {
     return t;
 }
 
+// The session a range event goes to: the active one, unless the event comes from the NVTX listener
+// and that session does not listen (Options::listenNvtx): then it is handled as if idle.
+SessionState* feeding(bool fromNvtx) noexcept {
+    SessionState* s = gActive.load(std::memory_order_acquire);
+    return s && fromNvtx && !s->options.listenNvtx ? nullptr : s;
+}
+
 class NvtxToScopes final : public nvtx::Listener {
 public:
     NvtxToScopes() { nvtx::setListener(this); }
     ~NvtxToScopes() override { nvtx::setListener(nullptr); }
-    void push(const char* domain, const char* name) noexcept override { trackPush(domain, name); }
-    void pop(const char* domain) noexcept override { trackPop(domain); }
+    void push(const char* domain, const char* name) noexcept override {
+        trackPush(domain, name, true);
+    }
+    void pop(const char* domain) noexcept override { trackPop(domain, true); }
     void start(std::uint64_t id, const char* domain, const char* name) noexcept override {
-        if (SessionState* s = gActive.load(std::memory_order_acquire))
+        if (SessionState* s = feeding(true))
             s->collector->onRangeStart(id, domain, name);
     }
     void end(std::uint64_t id) noexcept override {
-        if (SessionState* s = gActive.load(std::memory_order_acquire))
+        if (SessionState* s = feeding(true))
             s->collector->onRangeEnd(id);
     }
 };
@@ -63,8 +72,8 @@ std::uint64_t unbalancedPops() noexcept {
     return gUnbalanced.load();
 }
 
-void trackPush(const char* domain, const char* name) noexcept {
-    SessionState* s = gActive.load(std::memory_order_acquire);
+void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
+    SessionState* s = feeding(fromNvtx);
     if (!s) {
         ++tUntracked;
         return;
@@ -79,9 +88,9 @@ void trackPush(const char* domain, const char* name) noexcept {
     s->collector->onPush(t.stack, currentThreadId());
 }
 
-void trackPop(const char* domain) noexcept {
+void trackPop(const char* domain, bool fromNvtx) noexcept {
     const std::string_view d = domain ? domain : "";
-    SessionState* s = gActive.load(std::memory_order_acquire);
+    SessionState* s = feeding(fromNvtx);
     if (!s && tUntracked > 0) { // the common idle case: no stack to look at
         --tUntracked;
         return;

@@ -68,9 +68,11 @@ ThreadScopes& threadScopes() noexcept;
 int& untrackedScopes() noexcept;
 std::uint64_t currentThreadId() noexcept;
 
-/// Push/pop of a range on this thread (ProfileScope or NVTX), fed to the active session.
-void trackPush(const char* domain, const char* name) noexcept;
-void trackPop(const char* domain) noexcept;
+/// Push/pop of a range on this thread, fed to the active session. `fromNvtx`: the application's
+/// NVTX call (ignored, as if no session were active, when the session has listenNvtx off);
+/// false: a ProfileScope.
+void trackPush(const char* domain, const char* name, bool fromNvtx = false) noexcept;
+void trackPop(const char* domain, bool fromNvtx = false) noexcept;
 /// NVTX pops with nothing to pop, since the process started.
 std::uint64_t unbalancedPops() noexcept;
 

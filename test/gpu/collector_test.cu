@@ -171,6 +171,25 @@ TEST(GpuNvtx, PlainNvtxInASeparateLibraryNamesTheRecords) {
     EXPECT_EQ(session.unbalancedNvtxPops(), 1u);
 }
 
+TEST(GpuNvtx, ListeningOffLeavesOnlyProfileScopes) {
+    ROOFLINE_REQUIRE_GPU();
+    DeviceBuffer buffer(132 * 128);
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    options.listenNvtx = false;
+    roofline::Session session{options};
+    {
+        roofline::ProfileScope app{"app"};
+        nvtxLibWork(buffer.p);
+    }
+    nvtxLibWork(buffer.p); // NVTX ranges only: not a scope while listening is off
+    nvtxLibUnbalancedPop();
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].scopePath, "app");
+    EXPECT_EQ(session.unbalancedNvtxPops(), 1u);
+}
+
 TEST(GpuNvtx, FiltersUseNsightComputeSyntax) {
     ROOFLINE_REQUIRE_GPU();
     DeviceBuffer buffer(132 * 128);
