@@ -1,7 +1,6 @@
 #include "core/roofline_model.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 #include <array>
 #include <cstdio>
@@ -178,36 +177,33 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
                               const std::vector<std::string>& metrics, const Ceilings& ceilings) {
     if (launch.values.empty() || launch.values.size() != metrics.size())
         return unmeasuredRecord(launch, launch.note.empty() ? "no counter values" : "");
-    MetricValues values;
+    MetricValues values; // what the metric set collected
     for (std::size_t i = 0; i < metrics.size(); ++i)
         values[metrics[i]] = launch.values[i];
+    // The formulas need every term: those the set lacks count as 0, and the note names the
+    // quantities they feed.
+    MetricValues padded = values;
     std::vector<std::string> missing;
-    auto fill = [&](const Formula& f, const char* what) {
+    auto pad = [&](const Formula& f, const std::string& what) {
         bool absent = false;
         for (const auto& t : f.terms)
-            if (values.emplace(t.metric, 0.0).second)
-                absent = true;
-        if (absent && (missing.empty() || missing.back() != what))
+            absent = padded.emplace(t.metric, 0.0).second || absent;
+        if (absent && std::find(missing.begin(), missing.end(), what) == missing.end())
             missing.push_back(what);
     };
-    fill({{{profile.cyclesMetric, 1.0}}}, "time");
-    fill({{{profile.cycleRateMetric, 1.0}}}, "time");
-    fill({{{profile.durationMetric, 1.0}}}, "duration");
+    pad({{{profile.cyclesMetric, 1.0}}}, "time");
+    pad({{{profile.cycleRateMetric, 1.0}}}, "time");
+    pad({{{profile.durationMetric, 1.0}}}, "duration");
     for (std::size_t k = 0; k < kFlopKindCount; ++k)
-        fill(profile.flops[k], isTensor(static_cast<FlopKind>(k)) ? "tensor FLOPs" : "FLOPs");
+        pad(profile.flops[k], isTensor(static_cast<FlopKind>(k)) ? "tensor FLOPs" : "FLOPs");
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        fill(profile.bytes[l], "bytes");
-    KernelRecord r = buildRecord(profile, launch, values, ceilings);
-    for (auto it = r.metrics.begin(); it != r.metrics.end();)
-        it = std::find(metrics.begin(), metrics.end(), it->first) == metrics.end()
-                 ? r.metrics.erase(it)
-                 : std::next(it);
+        pad(profile.bytes[l], "bytes");
+    KernelRecord r = buildRecord(profile, launch, padded, ceilings);
+    r.metrics = std::move(values);
     if (!missing.empty()) {
         std::string text = "not collected by this metric set:";
         for (std::size_t i = 0; i < missing.size(); ++i)
-            if (std::find(missing.begin(), missing.begin() + i, missing[i]) ==
-                missing.begin() + i)
-                text += (i ? ", " : " ") + missing[i];
+            text += (i ? ", " : " ") + missing[i];
         appendNote(r, text);
     }
     return r;

@@ -107,6 +107,21 @@ TEST(Model, ComputeBoundAndZeroTimeAndUnmeasured) {
     EXPECT_EQ(toString(none.bound), "unknown");
 }
 
+TEST(Model, LeanMetricSetsSayWhatWasNotCollected) {
+    const auto& p = core::profileForChip("GH100");
+    core::LaunchInfo launch;
+    launch.name = "k";
+    const auto metrics = core::requiredMetrics(p, MetricSet::Time);
+    ASSERT_EQ(metrics.size(), 3u);
+    launch.values = {2000.0, 2e9, 1000.0}; // cycles, cycles per second, duration (ns)
+    const auto r = core::recordFromLaunch(p, launch, metrics, core::datasheetCeilings(h100()));
+    EXPECT_TRUE(r.measured);
+    EXPECT_DOUBLE_EQ(r.timeSeconds, 1e-6);
+    EXPECT_EQ(r.totalFlops(), 0.0);
+    EXPECT_EQ(r.metrics.size(), 3u); // only what was collected, not the zeros the formulas used
+    EXPECT_EQ(r.note, "not collected by this metric set: FLOPs, tensor FLOPs, bytes");
+}
+
 TEST(StringDistance, ClosestNames) {
     EXPECT_EQ(core::editDistance("kitten", "sitting"), 3u);
     EXPECT_EQ(core::editDistance("", "abc"), 3u);
