@@ -31,19 +31,12 @@ double msSince(Clock::time_point t) {
 constexpr int kGrid = 528, kBlock = 256, kFma = 512;
 constexpr std::size_t kCopyBytes = 16u << 20;
 
-__global__ void ffma(float* out) {
-    float a = threadIdx.x, b = a + 1;
+// Two dependent FMA chains per thread, in float (FFMA) or double (DFMA).
+template <typename T> __global__ void fmaChains(T* out) {
+    T a = threadIdx.x, b = a + 1;
     for (int i = 0; i < kFma; ++i) {
-        a = fmaf(a, 1.0001f, 0.5f);
-        b = fmaf(b, 0.9999f, 0.5f);
-    }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
-}
-__global__ void dfma(double* out) {
-    double a = threadIdx.x, b = a + 1;
-    for (int i = 0; i < kFma; ++i) {
-        a = fma(a, 1.0001, 0.5);
-        b = fma(b, 0.9999, 0.5);
+        a = fma(a, T(1.0001), T(0.5));
+        b = fma(b, T(0.9999), T(0.5));
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
 }
@@ -72,9 +65,9 @@ struct Workload {
     }
     static constexpr int kKernels = 3;
     void iteration() const {
-        ffma<<<kGrid, kBlock>>>(f);
+        fmaChains<<<kGrid, kBlock>>>(f);
         copy<<<kGrid, kBlock>>>(in, out, kCopyBytes / sizeof(float4));
-        dfma<<<kGrid, kBlock>>>(d);
+        fmaChains<<<kGrid, kBlock>>>(d);
     }
 };
 
