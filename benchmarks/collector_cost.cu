@@ -241,9 +241,10 @@ int main(int argc, char** argv) {
         rows.push_back({library(w, roofline::CollectionMode::IterationReplay, groups),
                         raw(w, roofline::cupti::RangeMode::AutoUserReplay, groups, kItersPerPass,
                             "raw auto+user")});
-    rows.push_back(
-        {library(w, roofline::CollectionMode::ScopeReplay, scopeGroups),
-         raw(w, roofline::cupti::RangeMode::UserUserReplay, scopeGroups, 1, "raw user+user")});
+    if (only.empty() || only == "scope")
+        rows.push_back({library(w, roofline::CollectionMode::ScopeReplay, scopeGroups),
+                        raw(w, roofline::cupti::RangeMode::UserUserReplay, scopeGroups,
+                            kScopeItersPerPass, "raw user+user")});
     if (only.empty() || only == "kernel")
         rows.push_back({library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
                         raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations,
