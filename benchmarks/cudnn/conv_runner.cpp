@@ -1,0 +1,285 @@
+#include "cudnn/conv_runner.hpp"
+
+#include "cudnn/conv_graph.hpp"
+#include "cudnn/cuda_util.hpp"
+#include "cudnn/reference.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace roofline::bench {
+
+using workloads::CaseResult;
+using workloads::CaseStatus;
+using workloads::ConvCase;
+using workloads::ConvPass;
+using workloads::Precision;
+
+namespace {
+
+ElementType elementType(Precision p) {
+    switch (p) {
+    case Precision::FP16:
+        return ElementType::F16;
+    case Precision::BF16:
+        return ElementType::BF16;
+    default:
+        return ElementType::F32;
+    }
+}
+
+std::string sanitize(const std::string& name) {
+    std::string s = name;
+    for (char& ch : s)
+        if (ch == '/' || ch == ' ' || ch == ',')
+            ch = '_';
+    return s;
+}
+
+ConvGeometry geometry(const ConvCase& c) {
+    ConvGeometry g{};
+    g.n = c.n;
+    g.c = c.c;
+    g.k = c.k;
+    g.groups = c.groups;
+    const auto out = c.output();
+    for (int i = 0; i < 3; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        g.in[i] = c.input[u];
+        g.filter[i] = c.filter[u];
+        g.out[i] = out[u];
+        g.stride[i] = c.stride[u];
+        g.dilation[i] = c.dilation[u];
+        g.padPre[i] = c.padPre[u];
+    }
+    const ConvStrides s = convStrides(c);
+    for (int i = 0; i < 5; ++i) {
+        g.xStride[i] = s.x[i];
+        g.wStride[i] = s.w[i];
+        g.yStride[i] = s.y[i];
+    }
+    return g;
+}
+
+// The case's buffers: x (or dx), w (or dw), y (or dy), the output's reference, inputs filled.
+struct ConvBuffers {
+    DeviceBuffer tensor[3];
+    long long elements[3];
+    int output; // which of the three the pass writes
+    DeviceBuffer reference;
+};
+
+ConvBuffers prepare(const ConvCase& c, int index, const RunContext& ctx) {
+    ConvBuffers b;
+    const ElementType type = elementType(c.precision);
+    const std::size_t bytes = static_cast<std::size_t>(workloads::elementBytes(c.precision));
+    b.elements[0] = c.inputElements();
+    b.elements[1] = c.filterElements();
+    b.elements[2] = c.outputElements();
+    const char* names[3] = {"x", "w", "y"};
+    for (int t = 0; t < 3; ++t)
+        b.tensor[t] = DeviceBuffer(static_cast<std::size_t>(b.elements[t]) * bytes, names[t]);
+    b.output = c.pass == ConvPass::Forward ? 2 : c.pass == ConvPass::BackwardData ? 0 : 1;
+    for (int t = 0; t < 3; ++t)
+        if (t != b.output)
+            fillUniform(b.tensor[t].get(), b.elements[t], type,
+                        caseSeed(ctx.settings.seed, index, t), -1.0f, 1.0f, ctx.stream);
+    if (ctx.settings.verify) {
+        b.reference = DeviceBuffer(static_cast<std::size_t>(b.elements[b.output]) * sizeof(double),
+                                   "reference result");
+        const ConvGeometry g = geometry(c);
+        auto* ref = b.reference.as<double>();
+        switch (c.pass) {
+        case ConvPass::Forward:
+            referenceConvForward(g, type, b.tensor[0].get(), b.tensor[1].get(), ref, ctx.stream);
+            break;
+        case ConvPass::BackwardData:
+            referenceConvBackwardData(g, type, b.tensor[2].get(), b.tensor[1].get(), ref,
+                                      ctx.stream);
+            break;
+        case ConvPass::BackwardFilter:
+            referenceConvBackwardFilter(g, type, b.tensor[0].get(), b.tensor[2].get(), ref,
+                                        ctx.stream);
+            break;
+        }
+    }
+    BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
+    return b;
+}
+
+std::uint64_t workspaceLimit(const RunContext& ctx) {
+    const std::uint64_t free = freeDeviceMemory();
+    const std::uint64_t margin = 256ull << 20; // leave room for cuDNN's and CUPTI's own buffers
+    const std::uint64_t available = free > margin ? free - margin : 0;
+    return ctx.settings.maxWorkspace ? std::min(ctx.settings.maxWorkspace, available) : available;
+}
+
+std::string mib(std::int64_t bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
+// Verification, timing and the profiled replay of one plan.
+void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, ConvBuffers& b,
+             RunContext& ctx, CaseResult& r) {
+    r.algorithm = plan.name();
+    r.workspaceBytes = static_cast<double>(plan.workspaceBytes);
+    DeviceBuffer workspace(static_cast<std::size_t>(plan.workspaceBytes), "workspace");
+    const BackendDescriptor pack =
+        makeVariantPack(b.tensor[0].get(), b.tensor[1].get(), b.tensor[2].get(), workspace.get());
+    auto work = [&] { graph.execute(plan, pack); };
+    const ElementType type = elementType(c.precision);
+    void* out = b.tensor[b.output].get();
+    if (ctx.settings.verify) {
+        // NaN everywhere first: an engine that leaves elements unwritten cannot pass.
+        BENCH_CUDA(cudaMemsetAsync(out, 0xFF, b.tensor[b.output].bytes(), ctx.stream));
+        work();
+        const Comparison cmp = compareWithReference(out, type, b.reference.as<double>(),
+                                                    b.elements[b.output], ctx.stream);
+        judge(r, cmp.error(), cmp.nonFinite,
+              ctx.settings.tolerance > 0 ? ctx.settings.tolerance
+                                         : workloads::defaultTolerance(c.precision));
+    }
+    const auto times = timeRuns(work, ctx.stream, ctx.settings.warmup, ctx.settings.repeats);
+    r.repeats = static_cast<int>(times.size());
+    r.eventMedianSeconds = median(times);
+    r.eventMinSeconds = times.empty() ? 0.0 : times.front();
+    profileCase(ctx, r.scope, r.pass, work);
+}
+
+} // namespace
+
+CaseResult convCaseHeader(const ConvCase& c, int index) {
+    CaseResult r;
+    r.index = index;
+    r.name = c.name.empty() ? "conv" + std::to_string(index) : c.name;
+    r.scope = "c" + std::to_string(index) + "." + sanitize(r.name);
+    r.workload = c.spatialDims == 3 ? "conv3d" : "conv2d";
+    r.shape = c.shape();
+    r.pass = toString(c.pass);
+    r.precision = toString(c.precision);
+    r.layout = toString(c.layout, c.spatialDims);
+    r.source = c.source;
+    r.analyticFlops = c.flops();
+    r.tolerance = workloads::defaultTolerance(c.precision);
+    return r;
+}
+
+std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ctx) {
+    CaseResult header = convCaseHeader(c, index);
+    if (ctx.settings.tolerance > 0)
+        header.tolerance = ctx.settings.tolerance;
+    if (const std::string why = c.invalidReason(); !why.empty()) {
+        header.status = CaseStatus::Invalid;
+        header.reason = why;
+        return {header};
+    }
+    std::vector<CaseResult> results;
+    std::unique_ptr<ConvGraph> graph;
+    ConvBuffers buffers;
+    const bool prepared = guardCase(header, [&] {
+        graph = std::make_unique<ConvGraph>(ctx.handle, c);
+        buffers = prepare(c, index, ctx);
+    });
+    if (!prepared || header.status != CaseStatus::Passed)
+        return {header};
+
+    if (ctx.settings.algo == AlgoMode::Every) {
+        for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
+            CaseResult r = header;
+            r.scope += ".eng" + std::to_string(e);
+            r.algorithm = "eng" + std::to_string(e);
+            std::string whyNot;
+            ConvPlan plan = graph->planForEngine(e, whyNot);
+            if (!plan.plan.get()) {
+                r.status = CaseStatus::Unsupported;
+                r.reason = "cuDNN: " + whyNot;
+            } else if (const std::string m = graph->precisionMismatch(plan); !m.empty()) {
+                r.algorithm = plan.name();
+                r.status = CaseStatus::Unsupported;
+                r.reason = m;
+            } else if (static_cast<std::uint64_t>(plan.workspaceBytes) > workspaceLimit(ctx)) {
+                r.algorithm = plan.name();
+                r.status = CaseStatus::NoMemory;
+                r.reason = "workspace " + mib(plan.workspaceBytes) + " does not fit (limit " +
+                           mib(static_cast<std::int64_t>(workspaceLimit(ctx))) + ")";
+            } else if (!guardCase(r, [&] { runPlan(c, *graph, plan, buffers, ctx, r); })) {
+                results.push_back(r);
+                return results; // the device is unusable: the driver skips what remains
+            }
+            results.push_back(r);
+        }
+        if (results.empty()) {
+            header.status = CaseStatus::Unsupported;
+            header.reason = "cuDNN reports no engine for this graph";
+            results.push_back(header);
+        }
+        return results;
+    }
+
+    CaseResult r = header;
+    guardCase(r, [&] {
+        std::vector<ConvPlan> candidates;
+        std::string lastWhyNot;
+        if (ctx.settings.algo == AlgoMode::Heuristic) {
+            candidates = graph->heuristicPlans(16);
+        } else {
+            for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
+                ConvPlan plan = graph->planForEngine(e, lastWhyNot);
+                if (plan.plan.get() && graph->precisionMismatch(plan).empty())
+                    candidates.push_back(std::move(plan));
+            }
+        }
+        const std::uint64_t limit = workspaceLimit(ctx);
+        std::int64_t smallestTooBig = 0;
+        std::vector<ConvPlan> fitting;
+        for (auto& plan : candidates) {
+            if (static_cast<std::uint64_t>(plan.workspaceBytes) <= limit)
+                fitting.push_back(std::move(plan));
+            else if (smallestTooBig == 0 || plan.workspaceBytes < smallestTooBig)
+                smallestTooBig = plan.workspaceBytes;
+        }
+        if (fitting.empty()) {
+            if (smallestTooBig > 0) {
+                r.status = CaseStatus::NoMemory;
+                r.reason = "every engine's workspace exceeds the limit (smallest " +
+                           mib(smallestTooBig) + ", limit " +
+                           mib(static_cast<std::int64_t>(limit)) + ")";
+            } else {
+                r.status = CaseStatus::Unsupported;
+                r.reason = "cuDNN has no " + toString(c.precision) + " engine for this " +
+                           r.layout + " " + r.pass + " convolution" +
+                           (lastWhyNot.empty() ? "" : " (last refusal: " + lastWhyNot + ")");
+            }
+            return;
+        }
+        std::size_t chosen = 0;
+        if (ctx.settings.algo == AlgoMode::Exhaustive && fitting.size() > 1) {
+            // Time every candidate briefly (as cudnnFind did) and keep the fastest.
+            double best = std::numeric_limits<double>::max();
+            for (std::size_t i = 0; i < fitting.size(); ++i) {
+                DeviceBuffer ws(static_cast<std::size_t>(fitting[i].workspaceBytes), "workspace");
+                const BackendDescriptor pack =
+                    makeVariantPack(buffers.tensor[0].get(), buffers.tensor[1].get(),
+                                    buffers.tensor[2].get(), ws.get());
+                double t = std::numeric_limits<double>::max();
+                try {
+                    t = median(
+                        timeRuns([&] { graph->execute(fitting[i], pack); }, ctx.stream, 1, 3));
+                } catch (const CudnnError&) {
+                    continue; // refused at execution: not a candidate
+                }
+                if (t < best) {
+                    best = t;
+                    chosen = i;
+                }
+            }
+        }
+        runPlan(c, *graph, fitting[chosen], buffers, ctx, r);
+        if (ctx.settings.algo == AlgoMode::Exhaustive)
+            r.algorithm += " fastest of " + std::to_string(fitting.size());
+    });
+    results.push_back(r);
+    return results;
+}
+
+} // namespace roofline::bench

@@ -1,0 +1,222 @@
+#include "cudnn/sweep.hpp"
+
+#include "cudnn/cuda_util.hpp"
+
+#include <roofline/profile_scope.hpp>
+#include <roofline/session.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace roofline::bench {
+
+using workloads::CaseResult;
+using workloads::CaseStatus;
+
+void profileCase(const RunContext& ctx, const std::string& scope, const std::string& pass,
+                 const std::function<void()>& work) {
+    if (!ctx.session)
+        return;
+    while (ctx.session->needsPass()) {
+        roofline::ProfileScope caseScope{scope.c_str()};
+        roofline::ProfileScope passScope{pass.c_str()};
+        work();
+    }
+    BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
+}
+
+bool guardCase(CaseResult& result, const std::function<void()>& body) {
+    try {
+        body();
+        return true;
+    } catch (const OutOfMemory& e) {
+        result.status = CaseStatus::NoMemory;
+        result.reason = e.what();
+        return true;
+    } catch (const CudnnError& e) {
+        result.status = e.notSupported() ? CaseStatus::Unsupported : CaseStatus::Crashed;
+        result.reason = std::string("cuDNN: ") + e.what();
+        return true;
+    } catch (const CudaError& e) {
+        result.status = CaseStatus::Crashed;
+        result.reason = std::string("CUDA: ") + e.what();
+        return !e.sticky();
+    } catch (const std::exception& e) {
+        result.status = CaseStatus::Crashed;
+        result.reason = e.what();
+        return true;
+    }
+}
+
+void judge(CaseResult& result, double maxError, long long nonFinite, double tolerance) {
+    result.verified = true;
+    result.tolerance = tolerance;
+    result.maxError = maxError;
+    if (nonFinite > 0) {
+        result.status = CaseStatus::VerifyFailed;
+        result.maxError = 1.0;
+        result.reason = std::to_string(nonFinite) + " result elements are NaN or infinite";
+    } else if (!(maxError <= tolerance)) {
+        result.status = CaseStatus::VerifyFailed;
+        char text[128];
+        std::snprintf(text, sizeof text, "max error %.3g exceeds the %s tolerance %.3g", maxError,
+                      result.precision.c_str(), tolerance);
+        result.reason = text;
+    }
+}
+
+std::uint64_t caseSeed(std::uint64_t runSeed, int caseIndex, int tensor) {
+    std::uint64_t x = runSeed * 0x9E3779B97F4A7C15ull +
+                      static_cast<std::uint64_t>(caseIndex) * 131 +
+                      static_cast<std::uint64_t>(tensor);
+    x ^= x >> 29;
+    return x * 0xBF58476D1CE4E5B9ull;
+}
+
+namespace {
+
+struct Resources {
+    cudnnHandle_t handle = nullptr;
+    cudaStream_t stream = nullptr;
+    ~Resources() {
+        if (handle)
+            (void)cudnnDestroy(handle);
+        if (stream)
+            (void)cudaStreamDestroy(stream);
+    }
+};
+
+bool deviceUsable(std::string& why) {
+    const cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess)
+        return true;
+    const CudaError e(cudaGetErrorName(status), status);
+    if (!e.sticky()) {
+        (void)cudaGetLastError();
+        return true;
+    }
+    why =
+        std::string("an earlier case left the device unusable (") + cudaGetErrorName(status) + ")";
+    return false;
+}
+
+} // namespace
+
+int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& settings,
+             const SweepOutputs& outputs,
+             const std::function<std::vector<CaseResult>(std::size_t, RunContext&)>& runCase,
+             const std::function<CaseResult(std::size_t)>& skippedCase) {
+    int devices = 0;
+    const cudaError_t probe = cudaGetDeviceCount(&devices);
+    if (probe != cudaSuccess || devices == 0) {
+        std::cerr << tool << ": needs a CUDA GPU ("
+                  << (probe != cudaSuccess ? cudaGetErrorString(probe) : "no device visible")
+                  << "); nothing was run\n";
+        return 2;
+    }
+    Resources res;
+    RunContext ctx;
+    ctx.settings = settings;
+    std::string deviceName;
+    try {
+        BENCH_CUDA(cudaStreamCreateWithFlags(&res.stream, cudaStreamNonBlocking));
+        BENCH_CUDNN(cudnnCreate(&res.handle));
+        BENCH_CUDNN(cudnnSetStream(res.handle, res.stream));
+        cudaDeviceProp prop{};
+        BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+        deviceName = prop.name;
+    } catch (const std::exception& e) {
+        std::cerr << tool << ": cannot set up CUDA/cuDNN: " << e.what() << '\n';
+        return 2;
+    }
+    ctx.handle = res.handle;
+    ctx.stream = res.stream;
+
+    std::unique_ptr<roofline::Session> session;
+    if (outputs.profile) {
+        try {
+            session = std::make_unique<roofline::Session>();
+        } catch (const std::exception& e) {
+            std::cerr << tool << ": profiling is off: " << e.what() << '\n';
+        }
+    }
+    ctx.session = session.get();
+    std::cerr << tool << ": " << caseCount << " cases on " << deviceName << " (cuDNN "
+              << cudnnGetVersion() << "), "
+              << (session ? "profiling: " + session->status() : std::string("not profiled"))
+              << '\n';
+
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    std::vector<CaseResult> results;
+    std::string lost;
+    for (std::size_t i = 0; i < caseCount; ++i) {
+        std::vector<CaseResult> produced;
+        if (!lost.empty()) {
+            CaseResult r = skippedCase(i);
+            r.status = CaseStatus::Skipped;
+            r.reason = lost;
+            produced.push_back(r);
+        } else {
+            if (tty && !outputs.quiet)
+                std::cerr << "\r[" << i + 1 << '/' << caseCount << "] running..." << std::flush;
+            produced = runCase(i, ctx);
+            if (!deviceUsable(lost))
+                for (auto& r : produced)
+                    if (r.status == CaseStatus::Passed)
+                        r.status = CaseStatus::Crashed, r.reason = lost;
+        }
+        for (auto& r : produced) {
+            if (!outputs.quiet)
+                std::cerr << (tty ? "\r\033[K" : "") << workloads::progressLine(r, caseCount)
+                          << '\n';
+            results.push_back(std::move(r));
+        }
+    }
+
+    if (session) {
+        std::vector<roofline::KernelRecord> records = session->stop();
+        const std::size_t orphans = workloads::attachRecords(results, std::move(records));
+        if (orphans)
+            std::cerr << tool << ": " << orphans << " records belonged to no case\n";
+        if (session->replayMismatches())
+            std::cerr << tool << ": " << session->replayMismatches()
+                      << " replay groups differed between passes (see the records' notes)\n";
+        if (!outputs.recording.empty()) {
+            try {
+                session->save(outputs.recording);
+                std::cerr << tool << ": recording written to " << outputs.recording
+                          << " (evaluate with: roofline report " << outputs.recording << ")\n";
+            } catch (const std::exception& e) {
+                std::cerr << tool << ": " << e.what() << '\n';
+            }
+        }
+    }
+
+    std::cout << '\n';
+    workloads::printCaseTable(results, std::cout);
+    int passed = 0, failed = 0, other = 0;
+    for (const auto& r : results)
+        (r.status == CaseStatus::Passed   ? passed
+         : workloads::isFailure(r.status) ? failed
+                                          : other)++;
+    std::cout << "\n"
+              << results.size() << " results: " << passed << " passed, " << failed
+              << " failed verification or crashed, " << other
+              << " not run (invalid, unsupported, no memory, skipped)\n";
+    try {
+        if (!outputs.casesCsv.empty())
+            workloads::writeCasesCsv(results, outputs.casesCsv);
+        if (!outputs.csv.empty())
+            workloads::writeRecordsCsv(results, outputs.csv);
+        if (!outputs.json.empty())
+            workloads::writeJson(results, tool, deviceName, outputs.json);
+    } catch (const std::exception& e) {
+        std::cerr << tool << ": " << e.what() << '\n';
+        return 2;
+    }
+    return failed > 0 ? 1 : 0;
+}
+
+} // namespace roofline::bench

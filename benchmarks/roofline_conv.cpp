@@ -1,0 +1,96 @@
+// roofline-conv: cuDNN convolutions (2D and 3D; forward, backward-data, backward-filter) as
+// benchmark cases, each verified against a reference, timed with CUDA events and profiled with
+// libroofline (one hierarchical-roofline record per kernel). docs/benchmarks.md has the guide.
+
+#include "cudnn/cli_common.hpp"
+#include "cudnn/conv_runner.hpp"
+#include "workloads/conv_case.hpp"
+#include "workloads/csv_rows.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+using namespace roofline;
+using workloads::ConvCase;
+
+int main(int argc, char** argv) {
+    CLI::App app{"roofline-conv: cuDNN convolutions on the hierarchical roofline.\n"
+                 "Each case is verified against a reference, timed (CUDA events, median) and "
+                 "profiled by libroofline; the exit code is 1 only when a case failed "
+                 "verification or crashed.",
+                 "roofline-conv"};
+    bench::CommonCli cli;
+    std::string precisions = "fp32", layouts = "nchw", passes = "all";
+    bool listPresets = false;
+    bench::addCommonOptions(app, cli, true);
+    app.add_option("--precision", precisions,
+                   "fp32, tf32, fp16, bf16 (comma list) for cases whose file sets none");
+    app.add_option("--layout", layouts, "nchw/nhwc (ncdhw/ndhwc in 3D), comma list");
+    app.add_option("--pass", passes, "fwd, bwd-data, bwd-filter or all (comma list)");
+    app.add_flag("--list-presets", listPresets, "print the bundled workload sets");
+    app.footer("Examples:\n"
+               "  roofline-conv --preset resnet50 --precision fp16 --layout nhwc --json r50.json\n"
+               "  roofline-conv --case \"n=32 c=64 size=56 k=64 kernel=3 pad=1\" --algo every\n"
+               "  roofline-conv seer_layers.txt --pass fwd --record seer.rfl\n"
+               "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
+    CLI11_PARSE(app, argc, argv);
+    bench::finishCommonOptions(cli);
+    if (listPresets) {
+        for (const auto& name : bench::presetNames())
+            std::cout << name << '\n';
+        return 0;
+    }
+
+    std::vector<ConvCase> cases;
+    try {
+        workloads::ConvDefaults defaults;
+        defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");
+        defaults.layouts = workloads::parseConvLayouts(layouts, "--layout");
+        defaults.passes = workloads::parseConvPasses(passes, "--pass");
+        auto add = [&](std::vector<ConvCase> more) {
+            cases.insert(cases.end(), more.begin(), more.end());
+        };
+        for (const auto& p : cli.presets) {
+            const std::string path = bench::presetPath(p);
+            add(workloads::parseConvWorkload(workloads::readTextFile(path), path, defaults));
+        }
+        for (const auto& f : cli.configs)
+            add(workloads::parseConvWorkload(workloads::readTextFile(f), f, defaults));
+        for (const auto& s : cli.specs)
+            add(workloads::parseConvSpec(s, defaults));
+        if (!cli.batches.empty()) {
+            std::vector<ConvCase> swept;
+            for (const auto& c : cases)
+                for (long long b : cli.batches) {
+                    ConvCase copy = c;
+                    copy.n = b;
+                    swept.push_back(copy);
+                }
+            cases = std::move(swept);
+        }
+    } catch (const workloads::WorkloadError& e) {
+        std::cerr << "roofline-conv: " << e.what() << '\n';
+        return 2;
+    }
+    if (cases.empty()) {
+        std::cerr << "roofline-conv: no cases: give a workload file, --preset or --case (see "
+                     "--help)\n";
+        return 2;
+    }
+    if (cli.list) {
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            const auto r = bench::convCaseHeader(cases[i], static_cast<int>(i));
+            const std::string why = cases[i].invalidReason();
+            std::printf("%4zu  %-24s %-10s %-5s %-6s %-40s %10.4g GFLOP%s%s\n", i, r.scope.c_str(),
+                        r.pass.c_str(), r.precision.c_str(), r.layout.c_str(), r.shape.c_str(),
+                        r.analyticFlops / 1e9, why.empty() ? "" : "  invalid: ", why.c_str());
+        }
+        return 0;
+    }
+    return bench::runSweep(
+        "roofline-conv", cases.size(), cli.settings, cli.outputs,
+        [&](std::size_t i, bench::RunContext& ctx) {
+            return bench::runConvCase(cases[i], static_cast<int>(i), ctx);
+        },
+        [&](std::size_t i) { return bench::convCaseHeader(cases[i], static_cast<int>(i)); });
+}

@@ -1,0 +1,59 @@
+#include "workloads/precision.hpp"
+
+#include "workloads/csv_rows.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace roofline::workloads {
+
+std::string toString(Precision p) {
+    switch (p) {
+    case Precision::FP32:
+        return "fp32";
+    case Precision::TF32:
+        return "tf32";
+    case Precision::FP16:
+        return "fp16";
+    case Precision::BF16:
+        return "bf16";
+    }
+    return "?";
+}
+
+Precision parsePrecision(const std::string& text, const std::string& what) {
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+        if (lower == toString(p))
+            return p;
+    throw WorkloadError(what + ": unknown precision '" + text + "' (use fp32, tf32, fp16 or bf16)");
+}
+
+std::vector<Precision> parsePrecisionList(const std::string& text, const std::string& what) {
+    std::vector<Precision> out;
+    for (const auto& item : split(text, text.find(';') != std::string::npos ? ';' : ','))
+        out.push_back(parsePrecision(item, what));
+    return out;
+}
+
+double defaultTolerance(Precision p) {
+    switch (p) {
+    case Precision::FP32:
+        return 1e-4; // direct, FFT and Winograd engines stay near 1e-6..1e-5
+    case Precision::TF32:
+        return 1e-2; // inputs rounded to 10-bit mantissas (2^-11 each)
+    case Precision::FP16:
+        return 1e-2; // output rounded to fp16 (2^-11) plus tiled accumulation
+    case Precision::BF16:
+        return 4e-2; // output rounded to bf16 (2^-8)
+    }
+    return 0.0;
+}
+
+int elementBytes(Precision p) {
+    return p == Precision::FP16 || p == Precision::BF16 ? 2 : 4;
+}
+
+} // namespace roofline::workloads

@@ -1,0 +1,25 @@
+#pragma once
+/// \file precision.hpp
+/// Numeric settings shared by the convolution and RNN workloads.
+
+#include <string>
+#include <vector>
+
+namespace roofline::workloads {
+
+/// Data type and math of a case. TF32: fp32 tensors, tensor-core math with 10-bit mantissas.
+enum class Precision { FP32, TF32, FP16, BF16 };
+
+std::string toString(Precision p);
+Precision parsePrecision(const std::string& text, const std::string& what);
+std::vector<Precision> parsePrecisionList(const std::string& text, const std::string& what);
+
+/// Largest accepted error of a result against the reference, as max|result - reference| divided by
+/// max|reference| (inputs uniform in [-1, 1]). Set from the unit roundoff of the stored type and
+/// the math's mantissa; docs/benchmarks.md explains each value.
+double defaultTolerance(Precision p);
+
+/// Bytes per stored element (TF32 is stored as fp32).
+int elementBytes(Precision p);
+
+} // namespace roofline::workloads
