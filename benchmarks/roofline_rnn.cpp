@@ -1,0 +1,93 @@
+// roofline-rnn: cuDNN recurrent layers (RNN relu/tanh, LSTM, GRU; forward, backward-data,
+// backward-weights) as benchmark cases, each verified against a double-precision reference, timed
+// with CUDA events and profiled with libroofline. docs/benchmarks.md has the guide.
+
+#include "cudnn/cli_common.hpp"
+#include "cudnn/rnn_runner.hpp"
+#include "workloads/csv_rows.hpp"
+#include "workloads/rnn_case.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+using namespace roofline;
+using workloads::RnnCase;
+
+int main(int argc, char** argv) {
+    CLI::App app{"roofline-rnn: cuDNN RNN, LSTM and GRU layers on the hierarchical roofline.\n"
+                 "Each case is verified against a reference, timed (CUDA events, median) and "
+                 "profiled by libroofline; the exit code is 1 only when a case failed "
+                 "verification or crashed.",
+                 "roofline-rnn"};
+    bench::CommonCli cli;
+    std::string precisions = "fp32", passes = "all";
+    bool listPresets = false;
+    bench::addCommonOptions(app, cli, false);
+    app.add_option("--precision", precisions,
+                   "fp32, tf32, fp16 (bf16 is tried; cuDNN may refuse it), comma list, for cases "
+                   "whose file sets none");
+    app.add_option("--pass", passes, "fwd, bwd-data, bwd-weights or all (comma list)");
+    app.add_flag("--list-presets", listPresets, "print the bundled workload sets");
+    app.footer("Examples:\n"
+               "  roofline-rnn --preset rnn1d_nersc --precision fp16 --json lstm.json\n"
+               "  roofline-rnn --case \"cell=lstm;gru layers=2 hidden=512 seq=50 batch=64 "
+               "direction=bi\"\n"
+               "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
+    CLI11_PARSE(app, argc, argv);
+    bench::finishCommonOptions(cli);
+    if (listPresets) {
+        for (const auto& name : bench::presetNames())
+            std::cout << name << '\n';
+        return 0;
+    }
+    std::vector<RnnCase> cases;
+    try {
+        workloads::RnnDefaults defaults;
+        defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");
+        defaults.passes = workloads::parseRnnPasses(passes, "--pass");
+        auto add = [&](std::vector<RnnCase> more) {
+            cases.insert(cases.end(), more.begin(), more.end());
+        };
+        for (const auto& p : cli.presets) {
+            const std::string path = bench::presetPath(p);
+            add(workloads::parseRnnWorkload(workloads::readTextFile(path), path, defaults));
+        }
+        for (const auto& f : cli.configs)
+            add(workloads::parseRnnWorkload(workloads::readTextFile(f), f, defaults));
+        for (const auto& s : cli.specs)
+            add(workloads::parseRnnSpec(s, defaults));
+        if (!cli.batches.empty()) {
+            std::vector<RnnCase> swept;
+            for (const auto& c : cases)
+                for (long long b : cli.batches) {
+                    RnnCase copy = c;
+                    copy.batch = b;
+                    swept.push_back(copy);
+                }
+            cases = std::move(swept);
+        }
+    } catch (const workloads::WorkloadError& e) {
+        std::cerr << "roofline-rnn: " << e.what() << '\n';
+        return 2;
+    }
+    if (cases.empty()) {
+        std::cerr << "roofline-rnn: no cases: give a workload file, --preset or --case (see "
+                     "--help)\n";
+        return 2;
+    }
+    if (cli.list) {
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            const auto r = bench::rnnCaseHeader(cases[i], static_cast<int>(i));
+            std::printf("%4zu  %-24s %-11s %-5s %-36s %10.4g GFLOP\n", i, r.scope.c_str(),
+                        r.pass.c_str(), r.precision.c_str(), r.shape.c_str(),
+                        r.analyticFlops / 1e9);
+        }
+        return 0;
+    }
+    return bench::runSweep(
+        "roofline-rnn", cases.size(), cli.settings, cli.outputs,
+        [&](std::size_t i, bench::RunContext& ctx) {
+            return bench::runRnnCase(cases[i], static_cast<int>(i), ctx);
+        },
+        [&](std::size_t i) { return bench::rnnCaseHeader(cases[i], static_cast<int>(i)); });
+}
