@@ -127,12 +127,23 @@ double CaseResult::measuredTensorFlops() const {
     return f;
 }
 
-const roofline::KernelRecord* CaseResult::dominantKernel() const {
-    const roofline::KernelRecord* best = nullptr;
-    for (const auto& r : records)
-        if (!best || r.timeSeconds > best->timeSeconds)
-            best = &r;
-    return best;
+std::vector<CaseResult::KernelGroup> CaseResult::kernelGroups() const {
+    std::vector<KernelGroup> groups;
+    std::map<std::string, std::size_t> position;
+    for (const auto& r : records) {
+        auto [it, added] = position.emplace(r.name, groups.size());
+        if (added)
+            groups.push_back({r.name, 0, 0.0, &r});
+        KernelGroup& g = groups[it->second];
+        ++g.launches;
+        g.seconds += r.timeSeconds;
+        if (r.timeSeconds > g.longest->timeSeconds)
+            g.longest = &r;
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const KernelGroup& a, const KernelGroup& b) {
+        return a.seconds > b.seconds;
+    });
+    return groups;
 }
 
 std::size_t attachRecords(std::vector<CaseResult>& cases,
@@ -190,14 +201,18 @@ void printCaseTable(const std::vector<CaseResult>& cases, std::ostream& out) {
             std::snprintf(tensor, sizeof tensor, "%.0f",
                           100.0 * c.measuredTensorFlops() / measured);
         std::string dominant = "-";
-        if (const auto* d = c.dominantKernel()) {
-            char share[16];
+        const auto groups = c.kernelGroups();
+        if (!groups.empty()) {
+            const auto& d = groups.front();
+            char share[32];
             const double total = c.profiledSeconds();
             std::snprintf(share, sizeof share, "%.0f%%",
-                          total > 0 ? 100.0 * d->timeSeconds / total : 0.0);
-            dominant = shortName(d->name, 48) + " " + share + " [" + toString(d->bound) + "]";
-            if (c.records.size() > 1)
-                dominant += " +" + std::to_string(c.records.size() - 1);
+                          total > 0 ? 100.0 * d.seconds / total : 0.0);
+            dominant = shortName(d.name, 48) +
+                       (d.launches > 1 ? " x" + std::to_string(d.launches) : std::string()) + " " +
+                       share + " [" + toString(d.longest->bound) + "]";
+            if (groups.size() > 1)
+                dominant += " +" + std::to_string(groups.size() - 1) + " other";
         }
         std::snprintf(line, sizeof line,
                       "%-22s %-10s %-5s %-6s %-28s %-11s %8s %10s %10s %9s %9s %6s %6s  %s\n",
@@ -217,16 +232,21 @@ void writeCasesCsv(const std::vector<CaseResult>& cases, const std::string& path
     out << kCaseColumns
         << ",reason,source,verified,max_error,tolerance,repeats,event_median_s,event_min_s,"
            "profiled_s,kernels,workspace_bytes,analytic_flops,measured_flops,"
-           "measured_tensor_flops,dominant_kernel,dominant_bound\n";
+           "measured_tensor_flops,dominant_kernel,dominant_launches,dominant_share,dominant_"
+           "bound\n";
     for (const auto& c : cases) {
-        const auto* d = c.dominantKernel();
+        const auto groups = c.kernelGroups();
+        const CaseResult::KernelGroup* d = groups.empty() ? nullptr : &groups.front();
+        const double total = c.profiledSeconds();
         out << caseColumns(c) << ',' << quoted(c.reason) << ',' << quoted(c.source) << ','
             << (c.verified ? 1 : 0) << ',' << number(c.maxError) << ',' << number(c.tolerance)
             << ',' << c.repeats << ',' << number(c.eventMedianSeconds) << ','
             << number(c.eventMinSeconds) << ',' << number(c.profiledSeconds()) << ','
             << c.records.size() << ',' << number(c.workspaceBytes) << ',' << number(c.analyticFlops)
             << ',' << number(c.measuredFlops()) << ',' << number(c.measuredTensorFlops()) << ','
-            << quoted(d ? d->name : "") << ',' << quoted(d ? toString(d->bound) : "") << '\n';
+            << quoted(d ? d->name : "") << ',' << (d ? d->launches : 0) << ','
+            << number(d && total > 0 ? d->seconds / total : 0.0) << ','
+            << quoted(d ? toString(d->longest->bound) : "") << '\n';
     }
     if (!out)
         throw WorkloadError("writing '" + path + "' failed");

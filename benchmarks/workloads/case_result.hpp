@@ -55,8 +55,15 @@ struct CaseResult {
     double profiledSeconds() const; ///< sum of the records' times
     double measuredFlops() const;   ///< sum of the records' floating-point work (CUDA + tensor)
     double measuredTensorFlops() const;
-    /// The record with the largest time, or nullptr.
-    const roofline::KernelRecord* dominantKernel() const;
+    /// The case's kernels grouped by name, largest summed time first: an RNN step loop launches
+    /// the same GEMM a hundred times, and the group is what dominates.
+    struct KernelGroup {
+        std::string name;
+        std::size_t launches = 0;
+        double seconds = 0.0;
+        const roofline::KernelRecord* longest = nullptr; ///< its bound stands for the group
+    };
+    std::vector<KernelGroup> kernelGroups() const;
 };
 
 /// Moves each record into the case whose scopePath() it carries ("c3.x/fwd" or deeper).
