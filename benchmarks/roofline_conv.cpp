@@ -41,42 +41,24 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    std::vector<ConvCase> cases;
+    workloads::ConvDefaults defaults;
     try {
-        workloads::ConvDefaults defaults;
         defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");
         defaults.layouts = workloads::parseConvLayouts(layouts, "--layout");
         defaults.passes = workloads::parseConvPasses(passes, "--pass");
-        auto add = [&](std::vector<ConvCase> more) {
-            cases.insert(cases.end(), more.begin(), more.end());
-        };
-        for (const auto& p : cli.presets) {
-            const std::string path = bench::presetPath(p);
-            add(workloads::parseConvWorkload(workloads::readTextFile(path), path, defaults));
-        }
-        for (const auto& f : cli.configs)
-            add(workloads::parseConvWorkload(workloads::readTextFile(f), f, defaults));
-        for (const auto& s : cli.specs)
-            add(workloads::parseConvSpec(s, defaults));
-        if (!cli.batches.empty()) {
-            std::vector<ConvCase> swept;
-            for (const auto& c : cases)
-                for (long long b : cli.batches) {
-                    ConvCase copy = c;
-                    copy.n = b;
-                    swept.push_back(copy);
-                }
-            cases = std::move(swept);
-        }
     } catch (const workloads::WorkloadError& e) {
         std::cerr << "roofline-conv: " << e.what() << '\n';
         return 2;
     }
-    if (cases.empty()) {
-        std::cerr << "roofline-conv: no cases: give a workload file, --preset or --case (see "
-                     "--help)\n";
+    std::vector<ConvCase> cases;
+    if (!bench::collectCases<ConvCase>(
+            cli, "roofline-conv",
+            [&](const std::string& text, const std::string& source) {
+                return workloads::parseConvWorkload(text, source, defaults);
+            },
+            [&](const std::string& spec) { return workloads::parseConvSpec(spec, defaults); },
+            &ConvCase::n, cases))
         return 2;
-    }
     if (cli.list) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
             const auto r = bench::convCaseHeader(cases[i], static_cast<int>(i));

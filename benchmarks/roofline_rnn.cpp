@@ -40,41 +40,23 @@ int main(int argc, char** argv) {
             std::cout << name << '\n';
         return 0;
     }
-    std::vector<RnnCase> cases;
+    workloads::RnnDefaults defaults;
     try {
-        workloads::RnnDefaults defaults;
         defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");
         defaults.passes = workloads::parseRnnPasses(passes, "--pass");
-        auto add = [&](std::vector<RnnCase> more) {
-            cases.insert(cases.end(), more.begin(), more.end());
-        };
-        for (const auto& p : cli.presets) {
-            const std::string path = bench::presetPath(p);
-            add(workloads::parseRnnWorkload(workloads::readTextFile(path), path, defaults));
-        }
-        for (const auto& f : cli.configs)
-            add(workloads::parseRnnWorkload(workloads::readTextFile(f), f, defaults));
-        for (const auto& s : cli.specs)
-            add(workloads::parseRnnSpec(s, defaults));
-        if (!cli.batches.empty()) {
-            std::vector<RnnCase> swept;
-            for (const auto& c : cases)
-                for (long long b : cli.batches) {
-                    RnnCase copy = c;
-                    copy.batch = b;
-                    swept.push_back(copy);
-                }
-            cases = std::move(swept);
-        }
     } catch (const workloads::WorkloadError& e) {
         std::cerr << "roofline-rnn: " << e.what() << '\n';
         return 2;
     }
-    if (cases.empty()) {
-        std::cerr << "roofline-rnn: no cases: give a workload file, --preset or --case (see "
-                     "--help)\n";
+    std::vector<RnnCase> cases;
+    if (!bench::collectCases<RnnCase>(
+            cli, "roofline-rnn",
+            [&](const std::string& text, const std::string& source) {
+                return workloads::parseRnnWorkload(text, source, defaults);
+            },
+            [&](const std::string& spec) { return workloads::parseRnnSpec(spec, defaults); },
+            &RnnCase::batch, cases))
         return 2;
-    }
     if (cli.list) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
             const auto r = bench::rnnCaseHeader(cases[i], static_cast<int>(i));

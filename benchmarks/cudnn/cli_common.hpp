@@ -4,7 +4,12 @@
 
 #include "cudnn/sweep.hpp"
 
+#include "workloads/csv_rows.hpp"
+
 #include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iostream>
 
 #include <string>
 #include <vector>
@@ -34,5 +39,46 @@ void finishCommonOptions(CommonCli& cli);
 std::string presetPath(const std::string& name);
 /// Names of the bundled presets.
 std::vector<std::string> presetNames();
+
+/// The cases named on the command line, in order: presets, files, inline cases; then the --batch
+/// sweep replaces `Case::*batch` by each value. Bad workload text: prints the error and returns
+/// false (the caller exits with 2).
+template <class Case>
+bool collectCases(
+    const CommonCli& cli, const std::string& tool,
+    const std::function<std::vector<Case>(const std::string&, const std::string&)>& parseText,
+    const std::function<std::vector<Case>(const std::string&)>& parseSpec, long long Case::*batch,
+    std::vector<Case>& cases) {
+    try {
+        auto add = [&](std::vector<Case> more) {
+            cases.insert(cases.end(), more.begin(), more.end());
+        };
+        for (const auto& p : cli.presets) {
+            const std::string path = presetPath(p);
+            add(parseText(workloads::readTextFile(path), path));
+        }
+        for (const auto& f : cli.configs)
+            add(parseText(workloads::readTextFile(f), f));
+        for (const auto& s : cli.specs)
+            add(parseSpec(s));
+    } catch (const workloads::WorkloadError& e) {
+        std::cerr << tool << ": " << e.what() << '\n';
+        return false;
+    }
+    if (!cli.batches.empty()) {
+        std::vector<Case> swept;
+        for (const auto& c : cases)
+            for (long long b : cli.batches) {
+                swept.push_back(c);
+                swept.back().*batch = b;
+            }
+        cases = std::move(swept);
+    }
+    if (cases.empty()) {
+        std::cerr << tool << ": no cases: give a workload file, --preset or --case (see --help)\n";
+        return false;
+    }
+    return true;
+}
 
 } // namespace roofline::bench

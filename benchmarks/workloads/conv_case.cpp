@@ -10,12 +10,6 @@ namespace roofline::workloads {
 
 namespace {
 
-std::string lowerCase(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return text;
-}
-
 std::string joinExtent(const std::array<long long, 3>& v, int dims) {
     std::string out;
     for (int i = 3 - dims; i < 3; ++i)
@@ -165,38 +159,23 @@ std::string toString(ConvLayout l, int spatialDims) {
 }
 
 std::vector<ConvPass> parseConvPasses(const std::string& text, const std::string& what) {
-    std::vector<ConvPass> out;
-    for (const auto& item : split(text, text.find(';') != std::string::npos ? ';' : ',')) {
-        const std::string p = lowerCase(item);
-        if (p == "fwd" || p == "forward")
-            out.push_back(ConvPass::Forward);
-        else if (p == "bwd-data" || p == "bwdd" || p == "dgrad")
-            out.push_back(ConvPass::BackwardData);
-        else if (p == "bwd-filter" || p == "bwdf" || p == "wgrad")
-            out.push_back(ConvPass::BackwardFilter);
-        else if (p == "all")
-            out.insert(out.end(),
-                       {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardFilter});
-        else
-            throw WorkloadError(what + ": unknown pass '" + item +
-                                "' (use fwd, bwd-data, bwd-filter or all)");
-    }
-    return out;
+    const ConvPass f = ConvPass::Forward, d = ConvPass::BackwardData, w = ConvPass::BackwardFilter;
+    return parseKeywords<ConvPass>(text, what,
+                                   {{"fwd", {f}},
+                                    {"forward", {f}},
+                                    {"bwd-data", {d}},
+                                    {"dgrad", {d}},
+                                    {"bwd-filter", {w}},
+                                    {"wgrad", {w}},
+                                    {"all", {f, d, w}}},
+                                   "use fwd, bwd-data, bwd-filter or all");
 }
 
 std::vector<ConvLayout> parseConvLayouts(const std::string& text, const std::string& what) {
-    std::vector<ConvLayout> out;
-    for (const auto& item : split(text, text.find(';') != std::string::npos ? ';' : ',')) {
-        const std::string l = lowerCase(item);
-        if (l == "nchw" || l == "ncdhw")
-            out.push_back(ConvLayout::ChannelsFirst);
-        else if (l == "nhwc" || l == "ndhwc")
-            out.push_back(ConvLayout::ChannelsLast);
-        else
-            throw WorkloadError(what + ": unknown layout '" + item +
-                                "' (use nchw, nhwc, ncdhw or ndhwc)");
-    }
-    return out;
+    const ConvLayout first = ConvLayout::ChannelsFirst, last = ConvLayout::ChannelsLast;
+    return parseKeywords<ConvLayout>(
+        text, what, {{"nchw", {first}}, {"ncdhw", {first}}, {"nhwc", {last}}, {"ndhwc", {last}}},
+        "use nchw, nhwc, ncdhw or ndhwc");
 }
 
 std::array<long long, 3> ConvCase::output() const {

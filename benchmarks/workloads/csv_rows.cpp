@@ -1,6 +1,7 @@
 #include "workloads/csv_rows.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -30,6 +31,12 @@ std::string trim(const std::string& text) {
         return {};
     const auto last = text.find_last_not_of(" \t\r\n");
     return text.substr(first, last - first + 1);
+}
+
+std::string lowerCase(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return text;
 }
 
 long long parseInteger(const std::string& value, const std::string& what, long long minimum) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::workloads {
@@ -31,6 +32,29 @@ std::vector<CsvRow> readCsvRows(const std::string& text, const std::string& sour
 
 std::vector<std::string> split(const std::string& text, char separator);
 std::string trim(const std::string& text);
+std::string lowerCase(std::string text);
+
+/// Parses a list of keywords ("fwd,bwd-data" or "fwd;bwd-data", any case). Each keyword maps to one
+/// or more values ("all" -> every pass); an unknown one throws WorkloadError with `hint`.
+template <class T>
+std::vector<T> parseKeywords(const std::string& text, const std::string& what,
+                             const std::vector<std::pair<std::string, std::vector<T>>>& keywords,
+                             const std::string& hint) {
+    std::vector<T> out;
+    for (const auto& item : split(text, text.find(';') != std::string::npos ? ';' : ',')) {
+        const std::string key = lowerCase(item);
+        bool found = false;
+        for (const auto& [name, values] : keywords)
+            if (name == key) {
+                out.insert(out.end(), values.begin(), values.end());
+                found = true;
+                break;
+            }
+        if (!found)
+            throw WorkloadError(what + ": unknown value '" + item + "' (" + hint + ")");
+    }
+    return out;
+}
 
 /// Integer parsing with the cell named in the error ("file.csv:3: column 'batch': 'x' is not an
 /// integer"). `minimum` is the smallest accepted value.

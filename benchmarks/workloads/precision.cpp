@@ -2,9 +2,6 @@
 
 #include "workloads/csv_rows.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 namespace roofline::workloads {
 
 std::string toString(Precision p) {
@@ -22,20 +19,19 @@ std::string toString(Precision p) {
 }
 
 Precision parsePrecision(const std::string& text, const std::string& what) {
-    std::string lower = text;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
-        if (lower == toString(p))
-            return p;
-    throw WorkloadError(what + ": unknown precision '" + text + "' (use fp32, tf32, fp16 or bf16)");
+    const auto list = parsePrecisionList(text, what);
+    if (list.size() != 1)
+        throw WorkloadError(what + ": '" + text + "' is not one precision");
+    return list.front();
 }
 
 std::vector<Precision> parsePrecisionList(const std::string& text, const std::string& what) {
-    std::vector<Precision> out;
-    for (const auto& item : split(text, text.find(';') != std::string::npos ? ';' : ','))
-        out.push_back(parsePrecision(item, what));
-    return out;
+    return parseKeywords<Precision>(text, what,
+                                    {{"fp32", {Precision::FP32}},
+                                     {"tf32", {Precision::TF32}},
+                                     {"fp16", {Precision::FP16}},
+                                     {"bf16", {Precision::BF16}}},
+                                    "use fp32, tf32, fp16 or bf16");
 }
 
 double defaultTolerance(Precision p) {

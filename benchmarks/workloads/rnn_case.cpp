@@ -10,16 +10,6 @@ namespace roofline::workloads {
 
 namespace {
 
-std::string lowerCase(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return text;
-}
-
-char listSeparator(const std::string& text) {
-    return text.find(';') != std::string::npos ? ';' : ',';
-}
-
 void expandRow(const CsvRow& row, const RnnDefaults& defaults, std::vector<RnnCase>& out) {
     RnnCase base;
     base.source = row.source;
@@ -91,42 +81,26 @@ std::string toString(RnnPass p) {
 }
 
 std::vector<RnnCell> parseRnnCells(const std::string& text, const std::string& what) {
-    std::vector<RnnCell> out;
-    for (const auto& item : split(text, listSeparator(text))) {
-        const std::string c = lowerCase(item);
-        if (c == "rnn-relu" || c == "relu")
-            out.push_back(RnnCell::Relu);
-        else if (c == "rnn-tanh" || c == "tanh")
-            out.push_back(RnnCell::Tanh);
-        else if (c == "lstm")
-            out.push_back(RnnCell::Lstm);
-        else if (c == "gru")
-            out.push_back(RnnCell::Gru);
-        else
-            throw WorkloadError(what + ": unknown cell '" + item +
-                                "' (use rnn-relu, rnn-tanh, lstm or gru)");
-    }
-    return out;
+    return parseKeywords<RnnCell>(text, what,
+                                  {{"rnn-relu", {RnnCell::Relu}},
+                                   {"relu", {RnnCell::Relu}},
+                                   {"rnn-tanh", {RnnCell::Tanh}},
+                                   {"tanh", {RnnCell::Tanh}},
+                                   {"lstm", {RnnCell::Lstm}},
+                                   {"gru", {RnnCell::Gru}}},
+                                  "use rnn-relu, rnn-tanh, lstm or gru");
 }
 
 std::vector<RnnPass> parseRnnPasses(const std::string& text, const std::string& what) {
-    std::vector<RnnPass> out;
-    for (const auto& item : split(text, listSeparator(text))) {
-        const std::string p = lowerCase(item);
-        if (p == "fwd" || p == "forward")
-            out.push_back(RnnPass::Forward);
-        else if (p == "bwd-data" || p == "bwdd")
-            out.push_back(RnnPass::BackwardData);
-        else if (p == "bwd-weights" || p == "bwdw")
-            out.push_back(RnnPass::BackwardWeights);
-        else if (p == "all")
-            out.insert(out.end(),
-                       {RnnPass::Forward, RnnPass::BackwardData, RnnPass::BackwardWeights});
-        else
-            throw WorkloadError(what + ": unknown pass '" + item +
-                                "' (use fwd, bwd-data, bwd-weights or all)");
-    }
-    return out;
+    const RnnPass f = RnnPass::Forward, d = RnnPass::BackwardData, w = RnnPass::BackwardWeights;
+    return parseKeywords<RnnPass>(text, what,
+                                  {{"fwd", {f}},
+                                   {"forward", {f}},
+                                   {"bwd-data", {d}},
+                                   {"bwd-weights", {w}},
+                                   {"wgrad", {w}},
+                                   {"all", {f, d, w}}},
+                                  "use fwd, bwd-data, bwd-weights or all");
 }
 
 int RnnCase::gates() const {
