@@ -21,25 +21,19 @@ int main(int argc, char** argv) {
                  "roofline-conv"};
     bench::CommonCli cli;
     std::string precisions = "fp32", layouts = "nchw", passes = "all";
-    bool listPresets = false;
     bench::addCommonOptions(app, cli, true);
     app.add_option("--precision", precisions,
                    "fp32, tf32, fp16, bf16 (comma list) for cases whose file sets none");
     app.add_option("--layout", layouts, "nchw/nhwc (ncdhw/ndhwc in 3D), comma list");
     app.add_option("--pass", passes, "fwd, bwd-data, bwd-filter or all (comma list)");
-    app.add_flag("--list-presets", listPresets, "print the bundled workload sets");
     app.footer("Examples:\n"
                "  roofline-conv --preset resnet50 --precision fp16 --layout nhwc --json r50.json\n"
                "  roofline-conv --case \"n=32 c=64 size=56 k=64 kernel=3 pad=1\" --algo every\n"
                "  roofline-conv seer_layers.txt --pass fwd --record seer.rfl\n"
                "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
     CLI11_PARSE(app, argc, argv);
-    bench::finishCommonOptions(cli);
-    if (listPresets) {
-        for (const auto& name : bench::presetNames())
-            std::cout << name << '\n';
-        return 0;
-    }
+    if (bench::finishCommonOptions(cli))
+        return 0; // --list-presets
 
     workloads::ConvDefaults defaults;
     try {

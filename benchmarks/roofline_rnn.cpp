@@ -21,25 +21,19 @@ int main(int argc, char** argv) {
                  "roofline-rnn"};
     bench::CommonCli cli;
     std::string precisions = "fp32", passes = "all";
-    bool listPresets = false;
     bench::addCommonOptions(app, cli, false);
     app.add_option("--precision", precisions,
                    "fp32, tf32, fp16 (bf16 is tried; cuDNN may refuse it), comma list, for cases "
                    "whose file sets none");
     app.add_option("--pass", passes, "fwd, bwd-data, bwd-weights or all (comma list)");
-    app.add_flag("--list-presets", listPresets, "print the bundled workload sets");
     app.footer("Examples:\n"
                "  roofline-rnn --preset rnn1d_nersc --precision fp16 --json lstm.json\n"
                "  roofline-rnn --case \"cell=lstm;gru layers=2 hidden=512 seq=50 batch=64 "
                "direction=bi\"\n"
                "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
     CLI11_PARSE(app, argc, argv);
-    bench::finishCommonOptions(cli);
-    if (listPresets) {
-        for (const auto& name : bench::presetNames())
-            std::cout << name << '\n';
-        return 0;
-    }
+    if (bench::finishCommonOptions(cli))
+        return 0; // --list-presets
     workloads::RnnDefaults defaults;
     try {
         defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");

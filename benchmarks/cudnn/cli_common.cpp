@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 
 #ifndef ROOFLINE_BENCH_CONFIG_DIR
 #define ROOFLINE_BENCH_CONFIG_DIR "benchmarks/configs"
@@ -54,15 +55,20 @@ void addCommonOptions(CLI::App& app, CommonCli& cli, bool withAlgo) {
                    "save the libroofline recording (evaluate with roofline report)");
     app.add_flag("--quiet", cli.outputs.quiet, "no per-case progress lines");
     app.add_flag("--list", cli.list, "print the expanded cases and exit (no GPU needed)");
+    app.add_flag("--list-presets", cli.listPresets, "print the bundled workload sets and exit");
 }
 
-void finishCommonOptions(CommonCli& cli) {
+bool finishCommonOptions(CommonCli& cli) {
     cli.settings.algo = cli.algo == "every"        ? AlgoMode::Every
                         : cli.algo == "exhaustive" ? AlgoMode::Exhaustive
                                                    : AlgoMode::Heuristic;
     cli.settings.verify = !cli.noVerify;
     cli.settings.maxWorkspace = static_cast<std::uint64_t>(cli.maxWorkspaceMiB * 1048576.0);
     cli.outputs.profile = !cli.noProfile;
+    if (cli.listPresets)
+        for (const auto& name : presetNames())
+            std::cout << name << '\n';
+    return cli.listPresets;
 }
 
 std::vector<std::string> presetNames() {

@@ -24,6 +24,7 @@ struct CommonCli {
     bool noVerify = false;
     bool noProfile = false;
     bool list = false;
+    bool listPresets = false;
     std::vector<std::string> configs;
     std::vector<std::string> presets;
     std::vector<std::string> specs;
@@ -33,7 +34,8 @@ struct CommonCli {
 /// Adds the shared options to `app`.
 void addCommonOptions(CLI::App& app, CommonCli& cli, bool withAlgo);
 /// Applies parsed values (algo mode, workspace, verify/profile switches) to settings/outputs.
-void finishCommonOptions(CommonCli& cli);
+/// Returns true when the program is done (--list-presets printed the bundled sets).
+bool finishCommonOptions(CommonCli& cli);
 /// Path of a bundled preset ("resnet50" -> <configs>/resnet50.csv), or the name itself if it is a
 /// file. Throws WorkloadError listing the presets when neither exists.
 std::string presetPath(const std::string& name);
