@@ -45,17 +45,6 @@ void BackendDescriptor::finalize() {
 
 namespace {
 
-cudnnDataType_t dataType(Precision p) {
-    switch (p) {
-    case Precision::FP16:
-        return CUDNN_DATA_HALF;
-    case Precision::BF16:
-        return CUDNN_DATA_BFLOAT16;
-    default:
-        return CUDNN_DATA_FLOAT;
-    }
-}
-
 // Strides of a packed 5-d tensor (a, b, d, h, w) with b outermost-but-one (channels first) or
 // innermost (channels last).
 void packedStrides(ConvLayout layout, std::int64_t b, std::int64_t d, std::int64_t h,
@@ -145,7 +134,7 @@ std::string ConvPlan::name() const {
 }
 
 ConvGraph::ConvGraph(cudnnHandle_t handle, const ConvCase& c) : handle_(handle), case_(c) {
-    const cudnnDataType_t type = dataType(c.precision);
+    const cudnnDataType_t type = cudnnDataTypeOf(c.precision);
     const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
     const int nbDims = c.spatialDims + 2;
     const auto out = c.output();

@@ -17,25 +17,6 @@ using workloads::Precision;
 
 namespace {
 
-ElementType elementType(Precision p) {
-    switch (p) {
-    case Precision::FP16:
-        return ElementType::F16;
-    case Precision::BF16:
-        return ElementType::BF16;
-    default:
-        return ElementType::F32;
-    }
-}
-
-std::string sanitize(const std::string& name) {
-    std::string s = name;
-    for (char& ch : s)
-        if (ch == '/' || ch == ' ' || ch == ',')
-            ch = '_';
-    return s;
-}
-
 ConvGeometry geometry(const ConvCase& c) {
     ConvGeometry g{};
     g.n = c.n;
@@ -71,7 +52,7 @@ struct ConvBuffers {
 
 ConvBuffers prepare(const ConvCase& c, int index, const RunContext& ctx) {
     ConvBuffers b;
-    const ElementType type = elementType(c.precision);
+    const ElementType type = elementTypeOf(c.precision);
     const std::size_t bytes = static_cast<std::size_t>(workloads::elementBytes(c.precision));
     b.elements[0] = c.inputElements();
     b.elements[1] = c.filterElements();
@@ -127,7 +108,7 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
     const BackendDescriptor pack =
         makeVariantPack(b.tensor[0].get(), b.tensor[1].get(), b.tensor[2].get(), workspace.get());
     auto work = [&] { graph.execute(plan, pack); };
-    const ElementType type = elementType(c.precision);
+    const ElementType type = elementTypeOf(c.precision);
     void* out = b.tensor[b.output].get();
     if (ctx.settings.verify) {
         // NaN everywhere first: an engine that leaves elements unwritten cannot pass.
@@ -152,7 +133,7 @@ CaseResult convCaseHeader(const ConvCase& c, int index) {
     CaseResult r;
     r.index = index;
     r.name = c.name.empty() ? "conv" + std::to_string(index) : c.name;
-    r.scope = "c" + std::to_string(index) + "." + sanitize(r.name);
+    r.scope = caseScope('c', index, r.name);
     r.workload = c.spatialDims == 3 ? "conv3d" : "conv2d";
     r.shape = c.shape();
     r.pass = toString(c.pass);
@@ -197,11 +178,12 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
                 r.algorithm = plan.name();
                 r.status = CaseStatus::Unsupported;
                 r.reason = m;
-            } else if (static_cast<std::uint64_t>(plan.workspaceBytes) > workspaceLimit(ctx)) {
+            } else if (const std::uint64_t limit = workspaceLimit(ctx);
+                       static_cast<std::uint64_t>(plan.workspaceBytes) > limit) {
                 r.algorithm = plan.name();
                 r.status = CaseStatus::NoMemory;
                 r.reason = "workspace " + mib(plan.workspaceBytes) + " does not fit (limit " +
-                           mib(static_cast<std::int64_t>(workspaceLimit(ctx))) + ")";
+                           mib(static_cast<std::int64_t>(limit)) + ")";
             } else if (!guardCase(r, [&] { runPlan(c, *graph, plan, buffers, ctx, r); })) {
                 results.push_back(r);
                 return results; // the device is unusable: the driver skips what remains

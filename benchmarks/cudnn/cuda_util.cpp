@@ -8,7 +8,11 @@ CudaError::CudaError(const std::string& what, cudaError_t status)
     : std::runtime_error(what), status_(status) {}
 
 bool CudaError::sticky() const noexcept {
-    switch (status_) {
+    return isStickyCudaError(status_);
+}
+
+bool isStickyCudaError(cudaError_t status) noexcept {
+    switch (status) {
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchFailure:
     case cudaErrorMisalignedAddress:
@@ -21,6 +25,17 @@ bool CudaError::sticky() const noexcept {
         return true;
     default:
         return false;
+    }
+}
+
+cudnnDataType_t cudnnDataTypeOf(workloads::Precision p) {
+    switch (p) {
+    case workloads::Precision::FP16:
+        return CUDNN_DATA_HALF;
+    case workloads::Precision::BF16:
+        return CUDNN_DATA_BFLOAT16;
+    default:
+        return CUDNN_DATA_FLOAT;
     }
 }
 

@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include "workloads/precision.hpp"
+
 #include <cstddef>
 #include <functional>
 #include <stdexcept>
@@ -36,6 +38,12 @@ public:
 private:
     cudnnStatus_t status_;
 };
+
+/// Errors after which the CUDA context is unusable (illegal address, launch failure, ...).
+bool isStickyCudaError(cudaError_t status) noexcept;
+
+/// cuDNN's data type for a case's tensors (tf32 stores fp32).
+cudnnDataType_t cudnnDataTypeOf(workloads::Precision p);
 
 void checkCuda(cudaError_t status, const char* call, const char* file, int line);
 void checkCudnn(cudnnStatus_t status, const char* call, const char* file, int line);

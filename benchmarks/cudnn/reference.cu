@@ -232,6 +232,17 @@ template <class F> void dispatch(ElementType type, F&& f) {
 
 } // namespace
 
+ElementType elementTypeOf(workloads::Precision p) {
+    switch (p) {
+    case workloads::Precision::FP16:
+        return ElementType::F16;
+    case workloads::Precision::BF16:
+        return ElementType::BF16;
+    default:
+        return ElementType::F32;
+    }
+}
+
 void fillUniform(void* data, long long count, ElementType type, std::uint64_t seed, float lo,
                  float hi, cudaStream_t stream) {
     dispatch(type, [&](auto* tag) {

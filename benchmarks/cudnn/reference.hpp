@@ -4,6 +4,8 @@
 /// output element, double accumulation, no tiling, no cuDNN) and the comparison of a result with
 /// them. Also the random fill of inputs.
 
+#include "workloads/precision.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -11,6 +13,8 @@
 namespace roofline::bench {
 
 enum class ElementType { F32, F16, BF16 };
+/// How a case's tensors are stored (tf32 keeps fp32 storage).
+ElementType elementTypeOf(workloads::Precision p);
 
 /// Fills `count` elements with values uniform in [lo, hi), from a counter-based hash of `seed` and
 /// the index: fresh inputs per case, reproducible from the seed.

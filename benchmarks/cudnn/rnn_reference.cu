@@ -257,7 +257,7 @@ void RnnReference::forward(const double* x, const double* hx, const double* cx) 
 }
 
 void RnnReference::backwardLayerDirection(int layer, int dir, double* dInput, const double* dOutput,
-                                          const double* dhy, const double* dcy, bool) {
+                                          const double* dhy, const double* dcy) {
     const long long N = s_.batch, H = s_.hidden, T = s_.seq, D = s_.directions;
     const int pl = layer * static_cast<int>(D) + dir;
     const Cell p = cellParams(s_, w_, layer, dir);
@@ -332,7 +332,7 @@ void RnnReference::backwardData(const double* dy, const double* dhy, const doubl
             dIn = lower.as<double>();
         }
         for (int d = 0; d < D; ++d)
-            backwardLayerDirection(l, d, dIn, dOut, dhy, dcy, false);
+            backwardLayerDirection(l, d, dIn, dOut, dhy, dcy);
         upper = std::move(lower);
         dOut = upper.as<double>();
     }

@@ -50,7 +50,7 @@ public:
 
 private:
     void backwardLayerDirection(int layer, int dir, double* dInput, const double* dOutput,
-                                const double* dhy, const double* dcy, bool weights);
+                                const double* dhy, const double* dcy);
 
     RnnRefShape s_;
     RnnRefWeights w_;

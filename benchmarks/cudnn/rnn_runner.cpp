@@ -19,18 +19,6 @@ using workloads::RnnPass;
 
 namespace {
 
-ElementType elementType(Precision p) {
-    return p == Precision::FP16   ? ElementType::F16
-           : p == Precision::BF16 ? ElementType::BF16
-                                  : ElementType::F32;
-}
-
-cudnnDataType_t dataType(Precision p) {
-    return p == Precision::FP16   ? CUDNN_DATA_HALF
-           : p == Precision::BF16 ? CUDNN_DATA_BFLOAT16
-                                  : CUDNN_DATA_FLOAT;
-}
-
 // fp32: no tensor cores; tf32: cuDNN's default math (TF32 tensor cores for fp32 data); half types:
 // tensor-core math.
 cudnnMathType_t mathType(Precision p) {
@@ -81,7 +69,7 @@ struct RnnSetup {
 };
 
 void describe(RnnSetup& s, const RnnCase& c, const RunContext& ctx) {
-    const cudnnDataType_t type = dataType(c.precision);
+    const cudnnDataType_t type = cudnnDataTypeOf(c.precision);
     const int N = static_cast<int>(c.batch), T = static_cast<int>(c.seq);
     const int H = static_cast<int>(c.hidden), I = static_cast<int>(c.input);
     const int D = c.directions(), L = static_cast<int>(c.layers);
@@ -176,11 +164,7 @@ CaseResult rnnCaseHeader(const RnnCase& c, int index) {
     CaseResult r;
     r.index = index;
     r.name = c.name.empty() ? "rnn" + std::to_string(index) : c.name;
-    std::string scope = r.name;
-    for (char& ch : scope)
-        if (ch == '/' || ch == ' ')
-            ch = '_';
-    r.scope = "r" + std::to_string(index) + "." + scope;
+    r.scope = caseScope('r', index, r.name);
     r.workload = toString(c.cell);
     r.shape = c.shape();
     r.pass = toString(c.pass);
@@ -200,7 +184,7 @@ std::vector<CaseResult> runRnnCase(const RnnCase& c, int index, RunContext& ctx)
     guardCase(r, [&] {
         RnnSetup s;
         describe(s, c, ctx);
-        const ElementType type = elementType(c.precision);
+        const ElementType type = elementTypeOf(c.precision);
         const std::size_t eb = static_cast<std::size_t>(workloads::elementBytes(c.precision));
         const long long N = c.batch, T = c.seq, H = c.hidden, I = c.input;
         const long long D = c.directions(), P = c.layers * D;
@@ -297,11 +281,15 @@ std::vector<CaseResult> runRnnCase(const RnnCase& c, int index, RunContext& ctx)
                 }
             const double* xd = toDoubleBuffer(x.get(), static_cast<long long>(xCount), "ref x");
             const double* hxd = toDoubleBuffer(hx.get(), static_cast<long long>(hCount), "ref hx");
-            owned.emplace_back(sizeof(double) * hCount, "ref cx");
-            BENCH_CUDA(cudaMemsetAsync(owned.back().get(), 0, owned.back().bytes(), ctx.stream));
-            const double* cxd =
-                lstm ? toDoubleBuffer(cx.get(), static_cast<long long>(hCount), "ref cx")
-                     : owned.back().as<const double>();
+            const double* cxd = nullptr; // the cell state: zeros unless LSTM
+            if (lstm) {
+                cxd = toDoubleBuffer(cx.get(), static_cast<long long>(hCount), "ref cx");
+            } else {
+                owned.emplace_back(sizeof(double) * hCount, "ref zero cx");
+                BENCH_CUDA(
+                    cudaMemsetAsync(owned.back().get(), 0, owned.back().bytes(), ctx.stream));
+                cxd = owned.back().as<const double>();
+            }
             RnnReference ref(shape, refWeights, ctx.stream);
             ref.forward(xd, hxd, cxd);
             Accumulated acc;

@@ -67,6 +67,13 @@ void judge(CaseResult& result, double maxError, long long nonFinite, double tole
     }
 }
 
+std::string caseScope(char prefix, int index, const std::string& name) {
+    std::string scope = std::string(1, prefix) + std::to_string(index) + ".";
+    for (char ch : name)
+        scope += ch == '/' || ch == ' ' || ch == ',' ? '_' : ch;
+    return scope;
+}
+
 std::uint64_t caseSeed(std::uint64_t runSeed, int caseIndex, int tensor) {
     std::uint64_t x = runSeed * 0x9E3779B97F4A7C15ull +
                       static_cast<std::uint64_t>(caseIndex) * 131 +
@@ -92,8 +99,7 @@ bool deviceUsable(std::string& why) {
     const cudaError_t status = cudaDeviceSynchronize();
     if (status == cudaSuccess)
         return true;
-    const CudaError e(cudaGetErrorName(status), status);
-    if (!e.sticky()) {
+    if (!isStickyCudaError(status)) {
         (void)cudaGetLastError();
         return true;
     }

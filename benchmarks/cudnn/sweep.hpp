@@ -51,6 +51,10 @@ bool guardCase(workloads::CaseResult& result, const std::function<void()>& body)
 /// Compares and sets verified/maxError/tolerance/status.
 void judge(workloads::CaseResult& result, double maxError, long long nonFinite, double tolerance);
 
+/// The ProfileScope name of case `index`: "<prefix><index>.<name>" with '/', ' ' and ',' replaced
+/// by '_' (a '/' would split the scope path).
+std::string caseScope(char prefix, int index, const std::string& name);
+
 /// A seed for one case's inputs, derived from the run's seed, the case and the tensor.
 std::uint64_t caseSeed(std::uint64_t runSeed, int caseIndex, int tensor);
 

@@ -18,13 +18,6 @@ std::string toString(Precision p) {
     return "?";
 }
 
-Precision parsePrecision(const std::string& text, const std::string& what) {
-    const auto list = parsePrecisionList(text, what);
-    if (list.size() != 1)
-        throw WorkloadError(what + ": '" + text + "' is not one precision");
-    return list.front();
-}
-
 std::vector<Precision> parsePrecisionList(const std::string& text, const std::string& what) {
     return parseKeywords<Precision>(text, what,
                                     {{"fp32", {Precision::FP32}},

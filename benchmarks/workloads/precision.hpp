@@ -11,7 +11,6 @@ namespace roofline::workloads {
 enum class Precision { FP32, TF32, FP16, BF16 };
 
 std::string toString(Precision p);
-Precision parsePrecision(const std::string& text, const std::string& what);
 std::vector<Precision> parsePrecisionList(const std::string& text, const std::string& what);
 
 /// Largest accepted error of a result against the reference, as max|result - reference| divided by
