@@ -51,6 +51,9 @@ void addCommonOptions(CLI::App& app, CommonCli& cli, bool withAlgo) {
     app.add_option("--csv", cli.outputs.csv,
                    "write one row per kernel record (case columns first)");
     app.add_option("--cases-csv", cli.outputs.casesCsv, "write one row per case");
+    app.add_option("--plots", cli.outputs.plots,
+                   "write PREFIX-layers.svg (time per layer, stacked by pass) and "
+                   "PREFIX-timings.svg (violins of the timed runs per case and algorithm)");
     app.add_option("--record", cli.outputs.recording,
                    "save the libroofline recording (evaluate with roofline report)");
     app.add_flag("--quiet", cli.outputs.quiet, "no per-case progress lines");

@@ -124,6 +124,7 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
     r.repeats = static_cast<int>(times.size());
     r.eventMedianSeconds = median(times);
     r.eventMinSeconds = times.empty() ? 0.0 : times.front();
+    r.eventSeconds = times;
     profileCase(ctx, r.scope, r.pass, work);
 }
 

@@ -351,6 +351,7 @@ std::vector<CaseResult> runRnnCase(const RnnCase& c, int index, RunContext& ctx)
         r.repeats = static_cast<int>(times.size());
         r.eventMedianSeconds = median(times);
         r.eventMinSeconds = times.empty() ? 0.0 : times.front();
+        r.eventSeconds = times;
         profileCase(ctx, r.scope, r.pass, work);
     });
     return {r};

@@ -1,6 +1,7 @@
 #include "cudnn/sweep.hpp"
 
 #include "cudnn/cuda_util.hpp"
+#include "workloads/plots.hpp"
 
 #include <roofline/profile_scope.hpp>
 #include <roofline/session.hpp>
@@ -218,6 +219,9 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
             workloads::writeRecordsCsv(results, outputs.csv);
         if (!outputs.json.empty())
             workloads::writeJson(results, tool, deviceName, outputs.json);
+        if (!outputs.plots.empty())
+            for (const auto& file : workloads::writePlots(results, tool, outputs.plots))
+                std::cout << "wrote " << file << '\n';
     } catch (const std::exception& e) {
         std::cerr << tool << ": " << e.what() << '\n';
         return 2;

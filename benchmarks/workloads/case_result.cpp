@@ -307,6 +307,7 @@ void writeJson(const std::vector<CaseResult>& cases, const std::string& tool,
         j["repeats"] = c.repeats;
         j["event_median_s"] = c.eventMedianSeconds;
         j["event_min_s"] = c.eventMinSeconds;
+        j["event_s"] = c.eventSeconds;
         j["profiled_s"] = c.profiledSeconds();
         j["workspace_bytes"] = c.workspaceBytes;
         j["analytic_flops"] = c.analyticFlops;

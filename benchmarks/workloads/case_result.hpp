@@ -46,6 +46,7 @@ struct CaseResult {
     int repeats = 0;                 ///< timed runs after warm-up
     double eventMedianSeconds = 0.0; ///< median of the CUDA-event timed runs
     double eventMinSeconds = 0.0;
+    std::vector<double> eventSeconds; ///< every timed run, in ascending order (violin plots)
     double workspaceBytes = 0.0;
     double analyticFlops = 0.0;
 

@@ -96,6 +96,11 @@ struct ROOFLINE_API KernelRecord {
     double totalFlops() const noexcept;
     /// Work on tensor cores only (floating point).
     double tensorFlops() const noexcept;
+    /// tensorFlops() / totalFlops(): the share of the work done on tensor cores; 0 without work.
+    double tensorShare() const noexcept;
+    /// Measured, ran, and did no floating-point work (copies, memsets, integer kernels): its
+    /// arithmetic intensity is 0 and it cannot sit on a FLOP roofline.
+    bool noFloatingPointWork() const noexcept;
     /// FLOPs per byte at a level; 0 when no bytes moved there.
     double intensity(MemoryLevel level) const noexcept;
     /// totalFlops() / timeSeconds; 0 when the time is 0.

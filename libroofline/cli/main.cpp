@@ -1,7 +1,6 @@
 // The `roofline` command: metric sets per chip and offline evaluation of recordings. Needs no GPU.
+#include "cli/commands.hpp"
 #include "core/metric_catalog.hpp"
-#include "core/recording.hpp"
-#include "cupti/evaluate.hpp"
 #include "cupti/host.hpp"
 
 #include <roofline/error.hpp>
@@ -79,35 +78,11 @@ int metrics(const std::string& chip, bool json) {
     return 0;
 }
 
-int report(const std::string& file, const std::string& csv, const std::string& json,
-           std::size_t top, bool sortByTime) {
-    const core::Recording rec = core::loadRecording(file);
-    const auto records = cupti::evaluateRecording(rec);
-    const Ceilings ceilings = core::datasheetCeilings(rec.device);
-    std::size_t measured = 0;
-    for (const auto& r : records)
-        measured += r.measured ? 1 : 0;
-    std::cout << "recording " << file << " (format v" << rec.version << ", libroofline "
-              << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
-              << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
-              << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
-              << rec.passes << " passes\n"
-              << "kernels   " << records.size() << " launched in scopes, " << measured
-              << " measured, " << rec.droppedRanges << " ranges dropped by CUPTI\n"
-              << "ceilings  " << ceilings.name << ": " << ceilings.source << "\n\n";
-    printTable(records, std::cout, {top, sortByTime});
-    if (!csv.empty())
-        writeCsv(records, csv), std::cout << "wrote " << csv << '\n';
-    if (!json.empty())
-        writeJson(records, json), std::cout << "wrote " << json << '\n';
-    return 0;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"roofline " ROOFLINE_VERSION_STRING
-                 ": hierarchical-roofline metrics and reports (no GPU needed)"};
+                 ": hierarchical-roofline metrics, ceilings, reports, charts and comparisons"};
     app.require_subcommand(1);
     app.set_version_flag("--version", ROOFLINE_VERSION_STRING);
 
@@ -119,14 +94,48 @@ int main(int argc, char** argv) {
     metricsCmd->add_flag("--json", jsonOut, "machine-readable output");
 
     auto* reportCmd = app.add_subcommand("report", "evaluate a recording and print its kernels");
-    std::string file, csv, json;
-    std::size_t top = 0;
-    bool sortByTime = false;
-    reportCmd->add_option("file", file, "recording written by Session::save()")->required();
-    reportCmd->add_option("--csv", csv, "also write all records as CSV");
-    reportCmd->add_option("--json", json, "also write all records as JSON");
-    reportCmd->add_option("--top", top, "show only the first N rows (0: all)");
-    reportCmd->add_flag("--sort-time", sortByTime, "largest time first");
+    cli::ReportArgs report;
+    reportCmd->add_option("file", report.file, "recording written by Session::save()")->required();
+    reportCmd->add_option("--csv", report.csv, "also write all records as CSV");
+    reportCmd->add_option("--json", report.json, "also write all records as JSON");
+    reportCmd->add_option("--chart", report.chart,
+                          "also draw the hierarchical roofline: FILE.svg (one file per precision "
+                          "family) or FILE.html (all charts, with hover details)");
+    reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
+        ->capture_default_str();
+    reportCmd->add_option("--top", report.top, "show only the first N rows (0: all)");
+    reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first");
+
+    auto* compareCmd = app.add_subcommand(
+        "compare", "match the kernels of two recordings and show what changed from A to B");
+    cli::CompareArgs compare;
+    compareCmd->add_option("A", compare.before, "the baseline recording")->required();
+    compareCmd->add_option("B", compare.after, "the recording compared with it")->required();
+    compareCmd
+        ->add_option("--by", compare.by,
+                     "match key: name+scope (default), name, or scope (all kernels of a "
+                     "scope together: use it when B runs other kernels, e.g. another "
+                     "cuDNN engine at another batch size)")
+        ->check(CLI::IsMember({"name+scope", "name", "scope"}))
+        ->capture_default_str();
+    compareCmd->add_option("--top", compare.top, "rows by combined time (0: all)")
+        ->capture_default_str();
+    compareCmd->add_option("--chart", compare.chart,
+                           "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
+    compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV");
+
+    auto* ceilingsCmd = app.add_subcommand(
+        "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");
+    cli::CeilingsArgs ceilings;
+    ceilingsCmd->add_option("--device", ceilings.device, "CUDA device ordinal")
+        ->capture_default_str();
+    ceilingsCmd->add_flag("--quick", ceilings.quick,
+                          "a few launch shapes per roof (seconds): lower bounds of the full sweep");
+    ceilingsCmd->add_option("--output,-o", ceilings.output,
+                            "write here instead of the cache file (with --show: print this file)");
+    ceilingsCmd->add_flag("!--no-save", ceilings.save, "measure and print, write nothing");
+    ceilingsCmd->add_flag("--show", ceilings.show,
+                          "print cached ceilings without measuring (no GPU needed)");
 
     CLI11_PARSE(app, argc, argv);
     try {
@@ -139,7 +148,11 @@ int main(int argc, char** argv) {
             }
             return metrics(chip, jsonOut);
         }
-        return report(file, csv, json, top, sortByTime);
+        if (ceilingsCmd->parsed())
+            return cli::ceilings(ceilings);
+        if (compareCmd->parsed())
+            return cli::compare(compare);
+        return cli::report(report);
     } catch (const Error& e) {
         std::cerr << "roofline: error [" << toString(e.code()) << "]: " << e.what() << '\n';
         return 1;

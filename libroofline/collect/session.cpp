@@ -1,9 +1,11 @@
 #include "collect/fallback.hpp"
 #include "collect/session_impl.hpp"
 
+#include "core/ceilings_file.hpp"
 #include "core/demangle.hpp"
 #include "core/log.hpp"
 #include "core/roofline_model.hpp"
+#include "core/utc.hpp"
 #include "cupti/device.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/host.hpp"
@@ -27,13 +29,12 @@ namespace {
 
 std::atomic<std::uint32_t> gGenerations{0};
 
-std::string utcNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
+// Measured roofs when `roofline ceilings` cached them for this device, datasheet roofs otherwise.
+Ceilings deviceCeilings(const core::DeviceInfo& info) {
+    core::CeilingsChoice choice = core::chooseCeilings(info);
+    if (!choice.warning.empty())
+        core::log().warn("libroofline: {}", choice.warning);
+    return choice.used;
 }
 
 void sink(const cupti::LaunchEvent& event, void* user) noexcept {
@@ -184,7 +185,7 @@ void SessionState::finish() noexcept {
     try {
         core::Recording& r = recorded;
         r.libraryVersion = ROOFLINE_VERSION_STRING;
-        r.createdUtc = utcNow();
+        r.createdUtc = core::utcNow();
         r.mode = toString(options.mode);
         r.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
         r.chip = r.device.chip;
@@ -196,7 +197,7 @@ void SessionState::finish() noexcept {
         r.status = status;
         r.cacheFlush = toString(options.cacheFlush);
         r.launches = std::move(launches);
-        records = cupti::evaluateRecording(r);
+        records = cupti::evaluateRecording(r, ceilings);
     } catch (const std::exception& e) {
         core::log().error("libroofline: evaluating the counters failed: {}", e.what());
         records.clear();
@@ -271,7 +272,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
     s.passes = image.passes * levels;
     config.passes = s.passes;
-    s.ceilings = core::datasheetCeilings(s.devices[0].info);
+    s.ceilings = collect::deviceCeilings(s.devices[0].info);
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
@@ -373,7 +374,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             }
             s.startTiming();
             if (!s.devices.empty())
-                s.ceilings = core::datasheetCeilings(s.devices[0].info);
+                s.ceilings = collect::deviceCeilings(s.devices[0].info);
         }
     }
     s.collector = std::make_unique<collect::Collector>(config, backends, level);

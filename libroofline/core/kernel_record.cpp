@@ -58,6 +58,15 @@ double KernelRecord::totalFlops() const noexcept {
     return sum;
 }
 
+double KernelRecord::tensorShare() const noexcept {
+    const double total = totalFlops();
+    return total > 0.0 ? tensorFlops() / total : 0.0;
+}
+
+bool KernelRecord::noFloatingPointWork() const noexcept {
+    return measured && timeSeconds > 0.0 && !(totalFlops() > 0.0);
+}
+
 double KernelRecord::tensorFlops() const noexcept {
     double sum = 0.0;
     for (std::size_t k = 0; k < kFlopKindCount; ++k) {

@@ -8,8 +8,7 @@
 
 namespace roofline::cupti {
 
-std::vector<KernelRecord> evaluateRecording(const core::Recording& rec) {
-    const Ceilings ceilings = core::datasheetCeilings(rec.device);
+std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ceilings& ceilings) {
     std::vector<KernelRecord> records;
     records.reserve(rec.launches.size());
     if (rec.metrics.empty()) { // timing-only recording
@@ -50,7 +49,8 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec) {
         }
         if (stored.chunk < 0) {
             records.push_back(core::unmeasuredRecord(
-                stored, "counter-data image full: raise Options::maxKernels (ROOFLINE_MAX_KERNELS)"));
+                stored,
+                "counter-data image full: raise Options::maxKernels (ROOFLINE_MAX_KERNELS)"));
             continue;
         }
         const auto chunk = static_cast<std::size_t>(stored.chunk);

@@ -9,6 +9,8 @@
 
 namespace roofline::cupti {
 /// One record per launch, in launch order. Launches without a range get measured == false and
-/// a note saying why. Throws Error for an unsupported chip or an unreadable image.
-std::vector<KernelRecord> evaluateRecording(const core::Recording& recording);
+/// a note saying why; bounds refer to `ceilings`. Throws Error for an unsupported chip or an
+/// unreadable image.
+std::vector<KernelRecord> evaluateRecording(const core::Recording& recording,
+                                            const Ceilings& ceilings);
 } // namespace roofline::cupti

@@ -66,6 +66,8 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
                        {"flops", flops},
                        {"total_flops", finite(r.totalFlops())},
                        {"tensor_flops", finite(r.tensorFlops())},
+                       {"tensor_share", finite(r.tensorShare())},
+                       {"no_fp_work", r.noFloatingPointWork()},
                        {"bytes", bytes},
                        {"intensity", intensity},
                        {"flop_rate", finite(r.flopRate())},

@@ -38,8 +38,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
     char line[512];
-    std::snprintf(line, sizeof line, "%5s  %-40s %-20s %10s %10s %9s %9s %9s  %s\n", "#", "kernel",
-                  "scope", "time(us)", "FLOP/s", "AI(L1)", "AI(L2)", "AI(DRAM)", "bound");
+    std::snprintf(line, sizeof line, "%5s  %-40s %-20s %10s %10s %4s %9s %9s %9s  %s\n", "#",
+                  "kernel", "scope", "time(us)", "FLOP/s", "TC%", "AI(L1)", "AI(L2)", "AI(DRAM)",
+                  "bound");
     out << line;
     for (std::size_t i = 0; i < rows; ++i) {
         const KernelRecord& r = records[order[i]];
@@ -61,16 +62,32 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             out << line;
             continue;
         }
-        std::snprintf(
-            line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %9s %9s %9s  %s\n",
-            static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
-            fit(scope, 20).c_str(), r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(),
-            intensityCell(r, MemoryLevel::L1).c_str(), intensityCell(r, MemoryLevel::L2).c_str(),
-            intensityCell(r, MemoryLevel::DRAM).c_str(), toString(r.bound).c_str());
+        char tensor[8] = "-";
+        if (r.totalFlops() > 0.0)
+            std::snprintf(tensor, sizeof tensor, "%.0f", 100.0 * r.tensorShare());
+        std::string bound = toString(r.bound);
+        if (r.noFloatingPointWork())
+            bound += "  [no FP work]";
+        else if (!(r.timeSeconds > 0.0))
+            bound += "  [zero time]";
+        std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %4s %9s %9s %9s  %s\n",
+                      static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
+                      fit(scope, 20).c_str(), r.timeSeconds * 1e6,
+                      report::shortNumber(r.flopRate()).c_str(), tensor,
+                      intensityCell(r, MemoryLevel::L1).c_str(),
+                      intensityCell(r, MemoryLevel::L2).c_str(),
+                      intensityCell(r, MemoryLevel::DRAM).c_str(), bound.c_str());
         out << line;
     }
     if (rows < records.size())
         out << "  ... " << (records.size() - rows) << " more records (use --top 0 for all)\n";
+    std::size_t noWork = 0;
+    for (const auto& r : records)
+        noWork += r.noFloatingPointWork() ? 1 : 0;
+    if (noWork)
+        out << "  [no FP work]: " << noWork
+            << " record(s) did no floating-point work (copies, memsets, integer kernels): "
+               "intensity 0, bound by memory if at all\n";
 }
 
 } // namespace roofline

@@ -2,6 +2,7 @@
 // on the CPU through the real CUPTI host API, checked against the hand-counted work of its kernels.
 #include "calibration/expected.hpp"
 #include "core/recording.hpp"
+#include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/host.hpp"
 
@@ -30,7 +31,7 @@ TEST(H100Fixture, EvaluatesToTheKnownWork) {
     EXPECT_EQ(rec.chip, "GH100");
     EXPECT_EQ(rec.device.smCount, 132);
     EXPECT_EQ(rec.passes, 7u);
-    const auto records = cupti::evaluateRecording(rec);
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
     ASSERT_EQ(records.size(), 5u);
     for (const auto& r : records) {
         EXPECT_TRUE(r.measured) << r.name << ": " << r.note;
@@ -63,7 +64,7 @@ TEST(H100Fixture, LaunchesThatDisagreeWithCuptiRangesAreFlagged) {
     extra.launchIndex = rec.launches.size();
     extra.range = static_cast<std::uint32_t>(rec.launches.size()); // CUPTI has no such range
     rec.launches.push_back(extra);
-    const auto records = cupti::evaluateRecording(rec);
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
     ASSERT_EQ(records.size(), 6u);
     EXPECT_FALSE(records[5].measured);
     EXPECT_NE(records[5].note.find("no range"), std::string::npos) << records[5].note;
@@ -76,7 +77,7 @@ TEST(H100Fixture, UnsupportedChipInARecordingIsAClearError) {
     auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
     rec.chip = "GX999";
     try {
-        cupti::evaluateRecording(rec);
+        cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
         FAIL();
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
@@ -92,7 +93,7 @@ TEST(H100IterationFixture, StoredValuesGiveTheKnownWork) {
     EXPECT_EQ(rec.status, "counters");
     EXPECT_EQ(rec.cacheFlush, "off");
     ASSERT_EQ(rec.launches.size(), 5u);
-    const auto records = cupti::evaluateRecording(rec);
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
     ASSERT_EQ(records.size(), 5u);
     for (const auto& r : records) {
         EXPECT_TRUE(r.measured) << r.name << ": " << r.note;

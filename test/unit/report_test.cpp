@@ -45,9 +45,9 @@ TEST(Report, Table) {
     printTable(records(), out);
     const std::string expected =
         "    #  kernel                                   scope                  time(us)     "
-        "FLOP/s    AI(L1)    AI(L2)  AI(DRAM)  bound\n"
+        "FLOP/s  TC%    AI(L1)    AI(L2)  AI(DRAM)  bound\n"
         "    0  scale<float, 2>                          train/step              1000.00         "
-        "3T       7.5        15        30  DRAM 50%\n"
+        "3T   33       7.5        15        30  DRAM 50%\n"
         "    1  late                                     -                     not measured: "
         "counter-data image full\n";
     EXPECT_EQ(out.str(), expected);

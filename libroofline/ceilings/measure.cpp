@@ -1,0 +1,383 @@
+#include "ceilings/measure.hpp"
+
+#include "ceilings/kernels.hpp"
+#include "core/utc.hpp"
+
+#include <roofline/error.hpp>
+#include <roofline/version.hpp>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace roofline::ceilings {
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+        throw Error(ErrorCode::Cuda,
+                    std::string(what) + " failed: " + cudaGetErrorString(status) +
+                        " (roofline ceilings needs the GPU to itself; see docs/troubleshooting.md)",
+                    static_cast<int>(status));
+}
+
+class DeviceBuffer {
+public:
+    explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+        check(cudaMalloc(&ptr_, bytes), "cudaMalloc");
+        check(cudaMemset(ptr_, 0x3C, bytes), "cudaMemset");
+    }
+    ~DeviceBuffer() { cudaFree(ptr_); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    void* get() const { return ptr_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    void* ptr_ = nullptr;
+    std::size_t bytes_;
+};
+
+class EventPair {
+public:
+    EventPair() {
+        check(cudaEventCreate(&start_), "cudaEventCreate");
+        check(cudaEventCreate(&stop_), "cudaEventCreate");
+    }
+    ~EventPair() {
+        cudaEventDestroy(start_);
+        cudaEventDestroy(stop_);
+    }
+    EventPair(const EventPair&) = delete;
+    EventPair& operator=(const EventPair&) = delete;
+    /// Seconds of one launch; negative when the launch was refused (error cleared).
+    template <class F> double time(F&& launch) {
+        check(cudaEventRecord(start_), "cudaEventRecord");
+        const int status = launch();
+        check(cudaEventRecord(stop_), "cudaEventRecord");
+        const cudaError_t sync = cudaEventSynchronize(stop_);
+        if (status != cudaSuccess) {
+            cudaGetLastError();
+            return -1.0;
+        }
+        check(sync, "a microbenchmark kernel");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        return ms * 1e-3;
+    }
+
+private:
+    cudaEvent_t start_{}, stop_{};
+};
+
+/// One roof: the best rate over the configurations tried.
+struct Best {
+    core::RoofMeasurement m;
+    void offer(double rate, const std::string& kernel, const std::string& shape, double clock) {
+        ++m.trials;
+        if (rate > m.perSecond) {
+            m.perSecond = rate;
+            m.kernel = kernel;
+            m.shape = shape;
+            m.smClockHz = clock;
+        }
+    }
+};
+
+class Sweep {
+public:
+    explicit Sweep(const SweepOptions& options) : options_(options), probe_(sizeof(ClockProbe)) {}
+
+    /// Times `launch(iters)` with iters scaled so one launch lasts about secondsPerTrial (iters 0:
+    /// a fixed-size launch, not scaled), keeps the best of three; returns work / seconds (0 when
+    /// refused) and the SM clock it ran at.
+    template <class Launch, class Work>
+    double rate(Launch&& launch, Work&& work, int iters, double& clockHz, bool probed) {
+        double t = events_.time([&] { return launch(iters); });
+        if (t <= 0)
+            return 0.0;
+        // grow the trial until it lasts long enough to time well
+        for (int grow = 0; iters > 0 && grow < 8 && t < options_.secondsPerTrial * 0.5; ++grow) {
+            const double factor = std::clamp(options_.secondsPerTrial / t, 2.0, 64.0);
+            const double next = std::min(iters * factor, 1.0e9);
+            if (next <= iters)
+                break;
+            iters = static_cast<int>(next);
+            t = events_.time([&] { return launch(iters); });
+            if (t <= 0)
+                return 0.0;
+        }
+        double best = t;
+        for (int rep = 0; rep < 3; ++rep) {
+            const double s = events_.time([&] { return launch(iters); });
+            if (s > 0 && s < best) {
+                best = s;
+                if (probed)
+                    clockHz = readClock();
+            }
+        }
+        if (probed && clockHz == 0)
+            clockHz = readClock();
+        return work(iters) / best;
+    }
+
+    ClockProbe* probe() { return static_cast<ClockProbe*>(probe_.get()); }
+
+    void report(const core::RoofMeasurement& m) const {
+        if (!options_.progress)
+            return;
+        char line[512];
+        const bool bytes =
+            m.roof == "L1" || m.roof == "L2" || m.roof == "DRAM" || m.roof == "shared";
+        if (m.perSecond > 0)
+            std::snprintf(line, sizeof line, "%-12s %9.1f %s  %s, %s (%d shapes)", m.roof.c_str(),
+                          m.perSecond / 1e12, bytes ? "TB/s   " : "TFLOP/s", m.kernel.c_str(),
+                          m.shape.c_str(), m.trials);
+        else
+            std::snprintf(line, sizeof line, "%-12s not measured: %s", m.roof.c_str(),
+                          m.note.c_str());
+        options_.progress(line);
+    }
+
+private:
+    double readClock() {
+        ClockProbe p{};
+        if (cudaMemcpy(&p, probe_.get(), sizeof p, cudaMemcpyDeviceToHost) != cudaSuccess)
+            return 0;
+        const double ns = double(p.ns1 - p.ns0);
+        return ns > 0 ? double(p.cycles1 - p.cycles0) / (ns * 1e-9) : 0;
+    }
+
+    const SweepOptions& options_;
+    EventPair events_;
+    DeviceBuffer probe_;
+};
+
+std::string shapeText(Shape s, const char* perThread = nullptr, int value = 0) {
+    char buf[128];
+    if (perThread)
+        std::snprintf(buf, sizeof buf, "%d blocks x %d threads, %d %s", s.blocks, s.threads, value,
+                      perThread);
+    else
+        std::snprintf(buf, sizeof buf, "%d blocks x %d threads", s.blocks, s.threads);
+    return buf;
+}
+
+/// Launch shapes: threads per block x blocks per SM, at most `maxThreadsPerSm` per SM.
+std::vector<Shape> shapes(int sms, const std::vector<int>& threads,
+                          const std::vector<int>& blocksPerSm, int maxThreadsPerSm) {
+    std::vector<Shape> out;
+    for (int t : threads)
+        for (int b : blocksPerSm)
+            if (t * b <= maxThreadsPerSm)
+                out.push_back({sms * b, t});
+    return out;
+}
+
+} // namespace
+
+core::MeasuredCeilings measure(const SweepOptions& options) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        throw Error(ErrorCode::NoDevice,
+                    "roofline ceilings measures the GPU it runs on, and there is none here (no "
+                    "CUDA device or driver); run it on the GPU machine, or use `roofline "
+                    "ceilings --show` to print cached ceilings");
+    }
+    if (options.device < 0 || options.device >= count)
+        throw Error(ErrorCode::NoDevice, "no CUDA device " + std::to_string(options.device) +
+                                             " (this machine has " + std::to_string(count) + ")");
+    check(cudaSetDevice(options.device), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, options.device), "cudaGetDeviceProperties");
+    int clockKHz = 0, memoryKHz = 0, driver = 0;
+    cudaDeviceGetAttribute(&clockKHz, cudaDevAttrClockRate, options.device);
+    cudaDeviceGetAttribute(&memoryKHz, cudaDevAttrMemoryClockRate, options.device);
+    cudaDriverGetVersion(&driver);
+
+    const auto started = std::chrono::steady_clock::now();
+    core::MeasuredCeilings out;
+    out.deviceName = prop.name;
+    out.computeMajor = prop.major;
+    out.computeMinor = prop.minor;
+    out.smCount = prop.multiProcessorCount;
+    out.maxSmClockHz = clockKHz * 1e3;
+    out.memoryClockHz = memoryKHz * 1e3;
+    out.driverVersion = driver;
+    out.createdUtc = core::utcNow();
+    out.libraryVersion = ROOFLINE_VERSION_STRING;
+    out.quick = options.quick;
+
+    const int sms = prop.multiProcessorCount;
+    const int maxPerSm = prop.maxThreadsPerMultiProcessor;
+    const bool quick = options.quick;
+    Sweep sweep(options);
+    auto finish = [&](Best& b, const std::string& roof) {
+        b.m.roof = roof;
+        if (b.m.perSecond <= 0 && b.m.note.empty())
+            b.m.note = "every configuration was refused by the device";
+        sweep.report(b.m);
+        out.roofs.push_back(b.m);
+    };
+
+    // CUDA-core FMA: FP64, FP32, FP16 (packed half2).
+    const auto fmaShapes = quick ? shapes(sms, {256}, {4, 8}, maxPerSm)
+                                 : shapes(sms, {128, 256, 512, 1024}, {1, 2, 4, 8, 16}, maxPerSm);
+    const std::vector<int> fmaChains = quick ? std::vector<int>{8} : std::vector<int>{4, 8, 16};
+    for (auto [kind, roof] : {std::pair{Fma::FP64, FlopKind::FP64},
+                              {Fma::FP32, FlopKind::FP32},
+                              {Fma::FP16x2, FlopKind::FP16}}) {
+        Best best;
+        for (const Shape& s : fmaShapes)
+            for (int chains : fmaChains) {
+                double clock = 0;
+                const double r = sweep.rate(
+                    [&](int iters) { return launchFma(kind, chains, s, iters, sweep.probe()); },
+                    [&](int iters) { return fmaWork(kind, chains, s, iters); }, 64, clock, true);
+                best.offer(r, toString(kind), shapeText(s, "chains", chains), clock);
+            }
+        finish(best, std::string(toString(roof)));
+    }
+
+    // Tensor cores: wgmma needs Hopper (sm_90a); DMMA (FP64) exists from sm_80.
+    const bool hopper = prop.major == 9 && prop.minor == 0;
+    const bool wgmma = hopper && mmaBuilt(Mma::BF16);
+    const auto wgmmaShapes =
+        quick ? std::vector<Shape>{{sms * 2, 128}}
+              : std::vector<Shape>{{sms, 128}, {sms * 2, 128}, {sms * 3, 128}, {sms, 256}};
+    for (auto [kind, roof] : {std::pair{Mma::FP16, FlopKind::TensorFP16},
+                              {Mma::BF16, FlopKind::TensorBF16},
+                              {Mma::TF32, FlopKind::TensorTF32},
+                              {Mma::FP8, FlopKind::TensorFP8},
+                              {Mma::INT8, FlopKind::TensorINT8}}) {
+        Best best;
+        if (!wgmma) {
+            best.m.note = hopper ? "this build lacks the sm_90a wgmma kernels"
+                                 : "tensor-core microbenchmarks exist for Hopper (sm_90) only; "
+                                   "datasheet roof used";
+        } else {
+            for (const Shape& s : wgmmaShapes) {
+                double clock = 0;
+                const double r = sweep.rate(
+                    [&](int iters) { return launchMma(kind, 1, s, iters, sweep.probe()); },
+                    [&](int iters) { return mmaWork(kind, 1, s, iters); }, 16, clock, true);
+                best.offer(r, toString(kind), shapeText(s), clock);
+            }
+        }
+        finish(best, std::string(toString(roof)));
+    }
+    {
+        Best best;
+        if (prop.major < 8) {
+            best.m.note = "FP64 tensor cores need compute capability 8.0 or newer";
+        } else {
+            const auto dmmaShapes = quick ? shapes(sms, {256}, {2}, maxPerSm)
+                                          : shapes(sms, {128, 256, 512}, {1, 2, 4}, maxPerSm);
+            const std::vector<int> chains = quick ? std::vector<int>{4} : std::vector<int>{2, 4, 8};
+            std::vector<Mma> kinds{Mma::FP64_m8n8k4};
+            if (prop.major >= 9)
+                kinds.push_back(Mma::FP64_m16n8k16);
+            for (Mma kind : kinds)
+                for (const Shape& s : dmmaShapes)
+                    for (int c : chains) {
+                        double clock = 0;
+                        const double r = sweep.rate(
+                            [&](int iters) { return launchMma(kind, c, s, iters, sweep.probe()); },
+                            [&](int iters) { return mmaWork(kind, c, s, iters); }, 16, clock, true);
+                        best.offer(r, toString(kind), shapeText(s, "chains", c), clock);
+                    }
+        }
+        finish(best, std::string(toString(FlopKind::TensorFP64)));
+    }
+
+    // L1 (global loads that hit in L1) and shared memory: a small window per block, read again
+    // and again.
+    const auto localShapes = quick ? shapes(sms, {512}, {2}, maxPerSm)
+                                   : shapes(sms, {256, 512, 1024}, {1, 2, 4}, maxPerSm);
+    const std::vector<std::uint32_t> windows =
+        quick ? std::vector<std::uint32_t>{16384} : std::vector<std::uint32_t>{8192, 16384, 32768};
+    DeviceBuffer window(64 * 1024);
+    for (auto [kind, roof] : {std::pair{Local::L1, "L1"}, {Local::Shared, "shared"}}) {
+        Best best;
+        for (const Shape& s : localShapes)
+            for (std::uint32_t w : windows) {
+                double clock = 0;
+                const double r = sweep.rate(
+                    [&](int reps) { return launchLocal(kind, s, window.get(), w, reps); },
+                    [&](int reps) { return localWork(kind, s, reps); }, 64, clock, false);
+                char text[160];
+                std::snprintf(text, sizeof text, "%s, %u KiB window", shapeText(s).c_str(),
+                              w / 1024);
+                best.offer(r, toString(kind), text, 0);
+            }
+        finish(best, roof);
+    }
+
+    // L2: working sets between a quarter and a half of L2, read with ld.global.cg (L1 bypassed).
+    const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
+    const auto streamShapes = quick ? shapes(sms, {1024}, {2}, maxPerSm)
+                                    : shapes(sms, {256, 512, 1024}, {1, 2, 4}, maxPerSm);
+    const std::vector<int> unrolls = quick ? std::vector<int>{4} : std::vector<int>{1, 2, 4, 8};
+    {
+        Best best;
+        std::vector<std::size_t> sets;
+        for (std::size_t f : quick ? std::vector<std::size_t>{4} : std::vector<std::size_t>{8, 4})
+            sets.push_back(std::max<std::size_t>(l2 / f, 1 << 20) & ~std::size_t(15));
+        DeviceBuffer buffer(*std::max_element(sets.begin(), sets.end()));
+        for (std::size_t bytes : sets)
+            for (const Shape& s : streamShapes)
+                for (int u : unrolls) {
+                    double clock = 0;
+                    const std::uint64_t n = bytes / 16;
+                    const double r = sweep.rate(
+                        [&](int reps) {
+                            return launchStream(Stream::ReadL2, u, s, buffer.get(), nullptr, n,
+                                                reps);
+                        },
+                        [&](int reps) { return streamWork(Stream::ReadL2, n, reps); }, 4, clock,
+                        false);
+                    char text[160];
+                    std::snprintf(text, sizeof text, "%s, unroll %d, %.1f MiB working set",
+                                  shapeText(s).c_str(), u, double(bytes) / 1048576.0);
+                    best.offer(r, toString(Stream::ReadL2), text, 0);
+                }
+        finish(best, "L2");
+    }
+
+    // DRAM: read and copy through buffers far larger than L2.
+    {
+        std::size_t freeBytes = 0, totalBytes = 0;
+        check(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
+        std::size_t bytes = quick ? std::size_t(512) << 20 : std::size_t(2) << 30;
+        bytes = std::min(bytes, freeBytes / 4) & ~std::size_t(15);
+        Best best;
+        if (bytes < 8 * l2) {
+            best.m.note = "not enough free device memory for buffers 8x larger than L2";
+        } else {
+            DeviceBuffer a(bytes), b(bytes);
+            const std::uint64_t n = bytes / 16;
+            for (Stream kind : {Stream::Read, Stream::Copy})
+                for (const Shape& s : streamShapes)
+                    for (int u : unrolls) {
+                        double clock = 0;
+                        // one pass over the buffer per launch: a second pass could hit in L2
+                        const double r = sweep.rate(
+                            [&](int) { return launchStream(kind, u, s, a.get(), b.get(), n, 1); },
+                            [&](int) { return streamWork(kind, n, 1); }, 0, clock, false);
+                        char text[160];
+                        std::snprintf(text, sizeof text, "%s, unroll %d, %.0f MiB",
+                                      shapeText(s).c_str(), u, double(bytes) / 1048576.0);
+                        best.offer(r, toString(kind), text, 0);
+                    }
+        }
+        finish(best, "DRAM");
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return out;
+}
+
+} // namespace roofline::ceilings

@@ -1,0 +1,97 @@
+// `roofline ceilings`: measure the roofs of the GPU it runs on, cache them, print them.
+#include "cli/commands.hpp"
+
+#include "ceilings/measure.hpp"
+#include "core/ceilings_file.hpp"
+#include "core/roofline_model.hpp"
+#include "report/ceilings_table.hpp"
+
+#include <roofline/error.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+namespace roofline::cli {
+namespace {
+
+core::DeviceInfo deviceOf(const core::MeasuredCeilings& m) {
+    core::DeviceInfo d;
+    d.name = m.deviceName;
+    d.smCount = m.smCount;
+    d.smClockHz = m.maxSmClockHz;
+    d.computeMajor = m.computeMajor;
+    d.computeMinor = m.computeMinor;
+    return d;
+}
+
+void show(const core::MeasuredCeilings& m, const std::string& path, std::ostream& out) {
+    core::CeilingsChoice choice;
+    choice.datasheet = core::datasheetCeilings(deviceOf(m));
+    choice.used = core::mergeCeilings(choice.datasheet, m, path);
+    choice.measured = m;
+    choice.path = path;
+    out << "ceilings of " << m.deviceName << " (" << m.smCount << " SMs, max SM clock "
+        << static_cast<int>(m.maxSmClockHz / 1e6 + 0.5) << " MHz), measured " << m.createdUtc
+        << (m.quick ? " with --quick" : "") << " in " << static_cast<int>(m.seconds + 0.5)
+        << " s by libroofline " << m.libraryVersion << "\n"
+        << "file " << path << "\n\n";
+    report::printCeilings(choice, out, true);
+}
+
+} // namespace
+
+int ceilings(const CeilingsArgs& args) {
+    if (args.show) {
+        std::vector<std::string> files;
+        if (!args.output.empty()) {
+            files.push_back(args.output);
+        } else {
+            const std::string dir = core::ceilingsCacheDir();
+            std::error_code ec;
+            if (!dir.empty())
+                for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+                    if (e.path().filename().string().rfind("ceilings-", 0) == 0)
+                        files.push_back(e.path().string());
+            if (files.empty()) {
+                std::cout << "no measured ceilings in '" << dir
+                          << "': run `roofline ceilings` on the GPU machine (or set "
+                             "ROOFLINE_CEILINGS_DIR)\n";
+                return 0;
+            }
+        }
+        for (const auto& f : files)
+            show(core::loadCeilings(f), f, std::cout), std::cout << '\n';
+        return 0;
+    }
+    ceilings::SweepOptions options;
+    options.device = args.device;
+    options.quick = args.quick;
+    options.progress = [](const std::string& line) { std::cout << "  " << line << std::endl; };
+    std::cout << "measuring ceilings" << (args.quick ? " (quick sweep)" : "")
+              << ": keeping the best rate per roof over launch shapes and work per thread\n";
+    const core::MeasuredCeilings m = ceilings::measure(options);
+    std::string path = args.output.empty() ? core::ceilingsCachePath(m.deviceName) : args.output;
+    if (!args.save) {
+        path = "(not saved)";
+    } else if (path.empty()) {
+        std::cerr << "roofline ceilings: no cache folder (HOME, XDG_CACHE_HOME and "
+                     "ROOFLINE_CEILINGS_DIR are unset): give --output FILE\n";
+        show(m, "(not saved)", std::cout);
+        return 2;
+    } else {
+        const auto parent = std::filesystem::path(path).parent_path();
+        std::error_code ec;
+        if (!parent.empty())
+            std::filesystem::create_directories(parent, ec);
+        core::saveCeilings(m, path);
+    }
+    std::cout << '\n';
+    show(m, path, std::cout);
+    if (args.save)
+        std::cout << "\nwrote " << path
+                  << "\nreports on this device now use these roofs (ROOFLINE_CEILINGS=FILE picks "
+                     "another file)\n";
+    return 0;
+}
+
+} // namespace roofline::cli

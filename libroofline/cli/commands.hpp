@@ -1,0 +1,46 @@
+#pragma once
+// The `roofline` subcommands (main.cpp parses the command line and calls one of these).
+#include "core/ceilings_file.hpp"
+#include "core/recording.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace roofline::cli {
+
+struct CeilingsArgs {
+    int device = 0;
+    bool quick = false;
+    bool show = false;
+    bool save = true;
+    std::string output; ///< file to write (default: the per-device cache file)
+};
+int ceilings(const CeilingsArgs& args);
+
+struct ReportArgs {
+    std::string file, csv, json, chart;
+    std::size_t top = 0;
+    bool sortByTime = false;
+    std::size_t labels = 5;
+};
+int report(const ReportArgs& args);
+
+/// A recording evaluated against the device's ceilings (measured when cached, else datasheet).
+struct Evaluated {
+    core::Recording recording;
+    core::CeilingsChoice ceilings;
+    std::vector<KernelRecord> records;
+};
+Evaluated evaluate(const std::string& file);
+
+struct CompareArgs {
+    std::string before, after, chart, csv;
+    std::string by = "name+scope";
+    std::size_t top = 20;
+};
+int compare(const CompareArgs& args);
+
+} // namespace roofline::cli

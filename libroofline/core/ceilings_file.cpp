@@ -1,0 +1,208 @@
+#include "core/ceilings_file.hpp"
+
+#include "core/atomic_file.hpp"
+#include "core/roofline_model.hpp"
+
+#include <roofline/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace roofline::core {
+
+const RoofMeasurement* MeasuredCeilings::find(std::string_view roof) const noexcept {
+    for (const auto& r : roofs)
+        if (r.roof == roof)
+            return &r;
+    return nullptr;
+}
+
+std::string toJson(const MeasuredCeilings& c) {
+    nlohmann::json j = {{"format", "libroofline-ceilings"},
+                        {"version", c.version},
+                        {"device",
+                         {{"name", c.deviceName},
+                          {"compute_capability",
+                           std::to_string(c.computeMajor) + "." + std::to_string(c.computeMinor)},
+                          {"sm_count", c.smCount},
+                          {"max_sm_clock_hz", c.maxSmClockHz},
+                          {"memory_clock_hz", c.memoryClockHz},
+                          {"driver_version", c.driverVersion}}},
+                        {"created_utc", c.createdUtc},
+                        {"library_version", c.libraryVersion},
+                        {"quick", c.quick},
+                        {"seconds", c.seconds},
+                        {"roofs", nlohmann::json::array()}};
+    for (const auto& r : c.roofs)
+        j["roofs"].push_back({{"roof", r.roof},
+                              {"per_second", r.perSecond},
+                              {"kernel", r.kernel},
+                              {"shape", r.shape},
+                              {"sm_clock_hz", r.smClockHz},
+                              {"trials", r.trials},
+                              {"note", r.note}});
+    return j.dump(2) + "\n";
+}
+
+MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& what) {
+    const auto bad = [&](const std::string& why) {
+        return Error(ErrorCode::CorruptRecording,
+                     "ceilings file '" + what + "' " + why +
+                         ": measure again with `roofline ceilings`, or delete the file");
+    };
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw bad(std::string("is not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object() || j.value("format", "") != "libroofline-ceilings")
+        throw bad("is not a libroofline ceilings file (no \"format\": \"libroofline-ceilings\")");
+    MeasuredCeilings c;
+    try {
+        c.version = j.at("version").get<int>();
+        if (c.version > kCeilingsFormatVersion)
+            throw Error(ErrorCode::UnsupportedVersion,
+                        "ceilings file '" + what + "' has format version " +
+                            std::to_string(c.version) + "; this libroofline reads up to " +
+                            std::to_string(kCeilingsFormatVersion) +
+                            ": update libroofline or measure again with `roofline ceilings`");
+        const auto& d = j.at("device");
+        c.deviceName = d.at("name").get<std::string>();
+        const std::string cc = d.value("compute_capability", "0.0");
+        c.computeMajor = std::atoi(cc.c_str());
+        const auto dot = cc.find('.');
+        c.computeMinor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
+        c.smCount = d.value("sm_count", 0);
+        c.maxSmClockHz = d.value("max_sm_clock_hz", 0.0);
+        c.memoryClockHz = d.value("memory_clock_hz", 0.0);
+        c.driverVersion = d.value("driver_version", 0);
+        c.createdUtc = j.value("created_utc", "");
+        c.libraryVersion = j.value("library_version", "");
+        c.quick = j.value("quick", false);
+        c.seconds = j.value("seconds", 0.0);
+        for (const auto& r : j.at("roofs")) {
+            RoofMeasurement m;
+            m.roof = r.at("roof").get<std::string>();
+            m.perSecond = r.at("per_second").get<double>();
+            m.kernel = r.value("kernel", "");
+            m.shape = r.value("shape", "");
+            m.smClockHz = r.value("sm_clock_hz", 0.0);
+            m.trials = r.value("trials", 0);
+            m.note = r.value("note", "");
+            if (!(m.perSecond >= 0.0) || m.perSecond > 1e18)
+                throw bad("has an impossible value for roof '" + m.roof + "'");
+            c.roofs.push_back(std::move(m));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw bad(std::string("lacks a field (") + e.what() + ")");
+    }
+    return c;
+}
+
+void saveCeilings(const MeasuredCeilings& c, const std::string& path) {
+    writeFileAtomically(path, [&](std::ostream& out) { out << toJson(c); });
+}
+
+MeasuredCeilings loadCeilings(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorCode::Io, "cannot open ceilings file '" + path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return ceilingsFromJson(text.str(), path);
+}
+
+std::string ceilingsCacheDir() {
+    if (const char* d = std::getenv("ROOFLINE_CEILINGS_DIR"); d && *d)
+        return d;
+    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d)
+        return std::string(d) + "/roofline";
+    if (const char* d = std::getenv("HOME"); d && *d)
+        return std::string(d) + "/.cache/roofline";
+    return {};
+}
+
+std::string ceilingsCachePath(const std::string& deviceName) {
+    const std::string dir = ceilingsCacheDir();
+    if (dir.empty())
+        return {};
+    std::string slug;
+    for (char ch : deviceName)
+        slug += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return dir + "/ceilings-" + (slug.empty() ? "unknown" : slug) + ".json";
+}
+
+namespace {
+bool roofIndex(const std::string& roof, bool& isFlop, std::size_t& index) {
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        if (roof == toString(static_cast<FlopKind>(k)))
+            return isFlop = true, index = k, true;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        if (roof == toString(static_cast<MemoryLevel>(l)))
+            return isFlop = false, index = l, true;
+    return false;
+}
+} // namespace
+
+Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measured,
+                       const std::string& path) {
+    Ceilings c = datasheet;
+    std::string fromDatasheet;
+    for (const auto& r : measured.roofs) {
+        bool isFlop = false;
+        std::size_t i = 0;
+        if (r.perSecond <= 0.0 || !roofIndex(r.roof, isFlop, i))
+            continue;
+        (isFlop ? c.flopsPerSecond[i] : c.bytesPerSecond[i]) = r.perSecond;
+    }
+    auto missing = [&](const std::string& roof, double datasheetValue) {
+        const RoofMeasurement* m = measured.find(roof);
+        if ((!m || m->perSecond <= 0.0) && datasheetValue > 0.0)
+            fromDatasheet += (fromDatasheet.empty() ? "" : ", ") + roof;
+    };
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        missing(std::string(toString(static_cast<FlopKind>(k))), datasheet.flopsPerSecond[k]);
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        missing(std::string(toString(static_cast<MemoryLevel>(l))), datasheet.bytesPerSecond[l]);
+    c.name = measured.deviceName + " (measured " + measured.createdUtc.substr(0, 10) + ")";
+    c.source = "measured by `roofline ceilings`" + std::string(measured.quick ? " --quick" : "") +
+               " (" + path + ")" +
+               (fromDatasheet.empty() ? "" : "; datasheet for " + fromDatasheet);
+    return c;
+}
+
+CeilingsChoice chooseCeilings(const DeviceInfo& device) {
+    CeilingsChoice choice;
+    choice.datasheet = datasheetCeilings(device);
+    choice.used = choice.datasheet;
+    const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
+    choice.path = explicitFile && *explicitFile ? explicitFile : ceilingsCachePath(device.name);
+    if (choice.path.empty())
+        return choice;
+    if (!explicitFile || !*explicitFile) {
+        std::ifstream probe(choice.path);
+        if (!probe)
+            return choice; // nothing measured yet: datasheet, silently
+    }
+    try {
+        MeasuredCeilings m = loadCeilings(choice.path);
+        if (!device.name.empty() && m.deviceName != device.name) {
+            choice.warning = "ceilings file '" + choice.path + "' was measured on '" +
+                             m.deviceName + "', not on '" + device.name +
+                             "': not used (datasheet roofs instead)";
+            return choice;
+        }
+        choice.used = mergeCeilings(choice.datasheet, m, choice.path);
+        choice.measured = std::move(m);
+    } catch (const Error& e) {
+        choice.warning = std::string(e.what()) + " (datasheet roofs used instead)";
+    }
+    return choice;
+}
+
+} // namespace roofline::core

@@ -1,0 +1,75 @@
+#pragma once
+// Measured ceilings (written by `roofline ceilings`), their cache file per device, and the choice
+// between measured and datasheet roofs. Format: docs/ceilings.md.
+#include "core/device_info.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roofline::core {
+
+inline constexpr int kCeilingsFormatVersion = 1;
+
+/// The best rate one roof reached over the sweep, and how.
+struct RoofMeasurement {
+    std::string roof;     ///< toString(FlopKind) or toString(MemoryLevel), or "shared"
+    double perSecond = 0; ///< FLOP/s (tensor_int8: op/s) or bytes/s; 0: not measured
+    std::string kernel;   ///< microbenchmark that reached it, e.g. "wgmma m64n256k16 bf16"
+    std::string shape;    ///< its launch shape and work per thread
+    double smClockHz = 0; ///< SM clock during that run (0: not probed)
+    int trials = 0;       ///< configurations tried
+    std::string note;     ///< why it was not measured, or a caveat
+};
+
+struct MeasuredCeilings {
+    int version = kCeilingsFormatVersion;
+    std::string deviceName; ///< cudaDeviceProp::name, e.g. "NVIDIA H100 80GB HBM3"
+    int computeMajor = 0, computeMinor = 0;
+    int smCount = 0;
+    double maxSmClockHz = 0;  ///< the device's peak SM clock
+    double memoryClockHz = 0; ///< peak memory clock
+    int driverVersion = 0;    ///< e.g. 13000 (CUDA driver API version)
+    std::string createdUtc;   ///< ISO 8601
+    std::string libraryVersion;
+    bool quick = false; ///< the short sweep (fewer shapes): lower bounds of the full one
+    double seconds = 0; ///< how long the sweep took
+    std::vector<RoofMeasurement> roofs;
+
+    const RoofMeasurement* find(std::string_view roof) const noexcept;
+};
+
+std::string toJson(const MeasuredCeilings& ceilings);
+/// Throws Error(CorruptRecording) naming `what` for malformed text, Error(UnsupportedVersion)
+/// for a newer format.
+MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& what);
+/// Atomic write; throws Error(Io).
+void saveCeilings(const MeasuredCeilings& ceilings, const std::string& path);
+MeasuredCeilings loadCeilings(const std::string& path);
+
+/// The cache folder: $ROOFLINE_CEILINGS_DIR, else $XDG_CACHE_HOME/roofline, else
+/// $HOME/.cache/roofline; empty when none of them is set.
+std::string ceilingsCacheDir();
+/// <cache folder>/ceilings-<device name with [^A-Za-z0-9] as '_'>.json; empty without a folder.
+std::string ceilingsCachePath(const std::string& deviceName);
+
+/// Datasheet roofs with every measured roof (perSecond > 0) put in their place.
+Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measured,
+                       const std::string& path);
+
+/// What a report compares records with, and where it came from.
+struct CeilingsChoice {
+    Ceilings used;      ///< measured where known, datasheet otherwise
+    Ceilings datasheet; ///< for the side-by-side table
+    std::optional<MeasuredCeilings> measured;
+    std::string path;    ///< the measured file consulted (may not exist)
+    std::string warning; ///< a file that exists but was not used, and why
+};
+/// $ROOFLINE_CEILINGS (a file) if set, else the cache file for the device's name. A file for
+/// another device, or one that cannot be read, is not used and `warning` says why.
+CeilingsChoice chooseCeilings(const DeviceInfo& device);
+
+} // namespace roofline::core

@@ -1,0 +1,139 @@
+#include "report/aggregate.hpp"
+
+#include "core/roofline_model.hpp"
+
+#include <roofline/error.hpp>
+
+#include <unordered_map>
+
+namespace roofline::report {
+
+GroupBy parseGroupBy(const std::string& text) {
+    if (text == "name+scope")
+        return GroupBy::NameScope;
+    if (text == "name")
+        return GroupBy::Name;
+    if (text == "scope")
+        return GroupBy::Scope;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown match key '" + text + "': use name+scope, name or scope");
+}
+
+const char* toString(Family family) noexcept {
+    switch (family) {
+    case Family::FP64:
+        return "FP64";
+    case Family::FP32:
+        return "FP32";
+    case Family::FP16:
+        return "FP16";
+    case Family::Tensor:
+        return "tensor";
+    }
+    return "?";
+}
+
+bool inFamily(FlopKind kind, Family family) noexcept {
+    switch (family) {
+    case Family::FP64:
+        return kind == FlopKind::FP64;
+    case Family::FP32:
+        return kind == FlopKind::FP32;
+    case Family::FP16:
+        return kind == FlopKind::FP16;
+    case Family::Tensor:
+        return isTensor(kind) && isFloatingPoint(kind);
+    }
+    return false;
+}
+
+double KernelGroup::totalFlops() const noexcept {
+    double sum = 0;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        if (isFloatingPoint(static_cast<FlopKind>(k)))
+            sum += flops[k];
+    return sum;
+}
+
+double KernelGroup::tensorShare() const noexcept {
+    const double total = totalFlops();
+    return total > 0 ? flopsIn(Family::Tensor) / total : 0.0;
+}
+
+double KernelGroup::flopsIn(Family family) const noexcept {
+    double sum = 0;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        if (inFamily(static_cast<FlopKind>(k), family))
+            sum += flops[k];
+    return sum;
+}
+
+bool KernelGroup::dominantFamily(Family& family) const noexcept {
+    double best = 0;
+    for (std::size_t f = 0; f < kFamilyCount; ++f) {
+        const double v = flopsIn(static_cast<Family>(f));
+        if (v > best)
+            best = v, family = static_cast<Family>(f);
+    }
+    return best > 0;
+}
+
+Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {
+    KernelRecord r;
+    r.measured = launches > unmeasured;
+    r.timeSeconds = seconds;
+    r.flops = flops;
+    r.bytes = bytes;
+    return core::classify(r, ceilings);
+}
+
+std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by) {
+    std::vector<KernelGroup> groups;
+    std::unordered_map<std::string, std::size_t> index;
+    std::vector<std::unordered_map<std::string, double>> perName;
+    for (const auto& r : records) {
+        std::string key = by == GroupBy::Name    ? r.name
+                          : by == GroupBy::Scope ? r.scopePath
+                                                 : r.name + '\t' + r.scopePath;
+        auto [it, added] = index.emplace(key, groups.size());
+        if (added) {
+            KernelGroup g;
+            g.key = std::move(key);
+            g.name = r.name;
+            g.scope = by == GroupBy::Name ? std::string() : r.scopePath;
+            groups.push_back(std::move(g));
+            perName.emplace_back();
+        }
+        KernelGroup& g = groups[it->second];
+        ++g.launches;
+        if (!r.measured || !(r.timeSeconds > 0.0)) {
+            g.unmeasured += r.measured ? 0 : 1;
+            if (!r.measured)
+                continue;
+        }
+        g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
+        for (std::size_t k = 0; k < kFlopKindCount; ++k)
+            g.flops[k] += r.flops[k];
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            g.bytes[l] += r.bytes[l];
+        if (by == GroupBy::Scope) { // name the scope group after its longest-running kernel
+            auto& names = perName[it->second];
+            const double t = names[r.name] += r.timeSeconds;
+            double best = 0;
+            for (const auto& [n, s] : names)
+                best = std::max(best, s);
+            if (t >= best)
+                g.name = r.name;
+        }
+    }
+    return groups;
+}
+
+double totalSeconds(const std::vector<KernelGroup>& groups) noexcept {
+    double sum = 0;
+    for (const auto& g : groups)
+        sum += g.seconds;
+    return sum;
+}
+
+} // namespace roofline::report

@@ -1,0 +1,48 @@
+#pragma once
+// Records grouped into kernels: every launch of one kernel in one scope (or by name or scope
+// only) summed, for charts and comparisons. Totals, so rates and intensities stay exact.
+#include <roofline/kernel_record.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace roofline::report {
+
+enum class GroupBy { NameScope, Name, Scope };
+/// "name+scope", "name" or "scope"; throws Error(InvalidArgument) otherwise.
+GroupBy parseGroupBy(const std::string& text);
+
+/// The precision families charts are drawn for (issue: FP64, FP32, FP16, tensor).
+enum class Family { FP64, FP32, FP16, Tensor };
+inline constexpr std::size_t kFamilyCount = 4;
+const char* toString(Family family) noexcept;
+bool inFamily(FlopKind kind, Family family) noexcept;
+
+struct KernelGroup {
+    std::string key;  ///< what matched: name + '\t' + scope, name, or scope
+    std::string name; ///< demangled name (GroupBy::Scope: the longest-running kernel's)
+    std::string scope;
+    std::size_t launches = 0;   ///< records summed (measured or not)
+    std::size_t unmeasured = 0; ///< of which had no counter values
+    double seconds = 0;         ///< sum of the measured records' time
+    std::array<double, kFlopKindCount> flops{};
+    std::array<double, kMemoryLevelCount> bytes{};
+
+    double totalFlops() const noexcept;  ///< floating point, CUDA + tensor cores
+    double tensorShare() const noexcept; ///< tensor-core share of totalFlops (0 when none)
+    double flopsIn(Family family) const noexcept;
+    /// The family with the most FLOPs; false when the group has no floating-point work.
+    bool dominantFamily(Family& family) const noexcept;
+    /// The bound against `ceilings` (as classify() does for one record).
+    Bound bound(const Ceilings& ceilings) const noexcept;
+};
+
+/// Groups in order of first appearance. Unmeasured records count in launches/unmeasured only.
+std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by);
+
+/// Time of all groups (the denominator of time shares).
+double totalSeconds(const std::vector<KernelGroup>& groups) noexcept;
+
+} // namespace roofline::report

@@ -1,0 +1,40 @@
+#pragma once
+// Geometry of the charts: logarithmic axes fitted to the data, linear axes, tick labels. Pure
+// arithmetic, unit-tested.
+#include <string>
+#include <vector>
+
+namespace roofline::report {
+
+/// A log10 axis from `lo` to `hi` (whole decades) drawn from pixel `from` to pixel `to`.
+struct LogAxis {
+    double lo = 1, hi = 10;
+    double from = 0, to = 1;
+    double map(double value) const noexcept; ///< pixel of a value (clamped to the axis)
+    std::vector<double> decades() const;     ///< lo, 10·lo, ..., hi
+};
+
+/// Whole decades around every positive finite value, at least `minDecades` wide (widened evenly,
+/// or downwards only with `growDown`); [1, 10] when there is none.
+LogAxis fitLogAxis(const std::vector<double>& values, double from, double to, int minDecades = 2,
+                   bool growDown = false);
+
+/// A linear axis from 0 (or the minimum) to a "nice" maximum (1, 2 or 5 x 10^k) with its ticks.
+struct LinearAxis {
+    double lo = 0, hi = 1, step = 0.2;
+    double from = 0, to = 1;
+    double map(double value) const noexcept;
+    std::vector<double> ticks() const;
+};
+LinearAxis fitLinearAxis(double lo, double hi, double from, double to, int targetTicks = 5);
+
+/// 1.5e12 -> "1.5T", 2e-3 -> "0.002", 0 -> "0"; finite output for any input.
+std::string siNumber(double value);
+
+/// XML text and attribute escaping (& < > " ').
+std::string escapeXml(const std::string& text);
+
+/// Pixel coordinates with two decimals, "0" for non-finite values.
+std::string px(double value);
+
+} // namespace roofline::report

@@ -1,0 +1,324 @@
+// Public chart API (include/roofline/chart.hpp): the roofline per family and the seed plots.
+#include "core/atomic_file.hpp"
+#include "report/aggregate.hpp"
+#include "report/chart_layout.hpp"
+#include "report/roofline_chart.hpp"
+
+#include <roofline/chart.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+
+namespace roofline {
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+std::string percent(double part, double whole) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+    return buf;
+}
+
+} // namespace
+
+ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ceilings& ceilings,
+                              const std::string& path, const ChartOptions& options) {
+    using namespace report;
+    ChartFiles result;
+    const auto groups = aggregate(records, GroupBy::NameScope);
+    const double total = totalSeconds(groups);
+    bool present[kFamilyCount] = {};
+    std::size_t noWork = 0, noTime = 0, unmeasured = 0;
+    double noWorkSeconds = 0;
+    for (const auto& g : groups) {
+        unmeasured += g.unmeasured;
+        Family f{};
+        if (g.launches == g.unmeasured)
+            continue;
+        if (!(g.seconds > 0))
+            ++noTime;
+        else if (!g.dominantFamily(f))
+            ++noWork, noWorkSeconds += g.seconds;
+        else
+            present[static_cast<std::size_t>(f)] = true;
+    }
+    if (noWork)
+        result.notes.push_back(std::to_string(noWork) + " kernel(s) with no floating-point work (" +
+                               percent(noWorkSeconds, total) +
+                               " of time) are not drawn: their intensity is 0");
+    if (noTime)
+        result.notes.push_back(std::to_string(noTime) +
+                               " kernel(s) with zero measured time are not drawn");
+    if (unmeasured)
+        result.notes.push_back(std::to_string(unmeasured) +
+                               " launch(es) without counter values are not drawn");
+    std::vector<ChartSpec> specs;
+    for (std::size_t f = 0; f < kFamilyCount; ++f) {
+        if (!present[f])
+            continue;
+        ChartSpec spec;
+        spec.family = static_cast<Family>(f);
+        spec.title = (options.title.empty() ? "Hierarchical roofline" : options.title) + ": " +
+                     toString(spec.family);
+        spec.subtitle = options.subtitle.empty() ? "roofs: " + ceilings.name : options.subtitle;
+        spec.ceilings = ceilings;
+        spec.kernels = chartKernels(groups, spec.family, ceilings, total, options.labels);
+        double familySeconds = 0;
+        for (const auto& k : spec.kernels)
+            familySeconds += k.share * total;
+        spec.notes.push_back(
+            std::to_string(spec.kernels.size()) + " kernel(s), " + percent(familySeconds, total) +
+            " of profiled time; y: " + toString(spec.family) + " FLOP/s; roofs: " + ceilings.name);
+        spec.notes.insert(spec.notes.end(), result.notes.begin(), result.notes.end());
+        specs.push_back(std::move(spec));
+    }
+    if (specs.empty()) {
+        result.notes.insert(result.notes.begin(),
+                            "no chart written: no kernel has both measured time and "
+                            "floating-point work");
+        return result;
+    }
+    if (endsWith(lower(path), ".html")) {
+        std::vector<std::string> svgs;
+        for (const auto& s : specs)
+            svgs.push_back(renderRoofline(s, false));
+        saveChart(path, htmlPage(options.title.empty() ? "Hierarchical roofline" : options.title,
+                                 svgs, options.subtitle));
+        result.files.push_back(path);
+        return result;
+    }
+    const std::string stem = endsWith(lower(path), ".svg") ? path.substr(0, path.size() - 4) : path;
+    for (const auto& s : specs) {
+        const std::string file =
+            specs.size() == 1 ? path : stem + "-" + lower(toString(s.family)) + ".svg";
+        saveChart(file, renderRoofline(s, true));
+        result.files.push_back(file);
+    }
+    return result;
+}
+
+void saveChart(const std::string& path, const std::string& document) {
+    core::writeFileAtomically(path, [&](std::ostream& out) { out << document; });
+}
+
+namespace {
+
+constexpr double kW = 900, kH = 520, kL = 80, kR = 700, kT = 60, kB = 430;
+
+void header(std::ostringstream& o, const PlotText& text, const char* cls) {
+    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+         "class=\""
+      << cls << "\" width=\"" << kW << "\" height=\"" << kH << "\" viewBox=\"0 0 " << kW << ' '
+      << kH << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text class=\"title\" x=\"" << kL
+      << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">" << report::escapeXml(text.title)
+      << "</text>\n<text class=\"subtitle\" x=\"" << kL << "\" y=\"44\" fill=\"#555\">"
+      << report::escapeXml(text.subtitle) << "</text>\n";
+}
+
+void yAxis(std::ostringstream& o, const report::LinearAxis& y, const std::string& label) {
+    o << "<g class=\"y-axis\" data-y-min=\"" << y.lo << "\" data-y-max=\"" << y.hi << "\">\n";
+    for (double t : y.ticks())
+        o << "<line x1=\"" << kL << "\" y1=\"" << report::px(y.map(t)) << "\" x2=\"" << kR
+          << "\" y2=\"" << report::px(y.map(t))
+          << "\" stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"" << (kL - 6) << "\" y=\""
+          << report::px(y.map(t) + 4) << "\" text-anchor=\"end\">" << report::siNumber(t)
+          << "</text>\n";
+    o << "<text class=\"axis-label\" transform=\"translate(22," << (kT + kB) / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(label) << "</text>\n</g>\n";
+}
+
+void xLabel(std::ostringstream& o, double x, const std::string& label) {
+    const std::string shown = label.size() > 18 ? label.substr(0, 17) + "…" : label;
+    o << "<text class=\"category\" x=\"" << report::px(x) << "\" y=\"" << (kB + 14)
+      << "\" text-anchor=\"end\" transform=\"rotate(-35 " << report::px(x) << ' ' << (kB + 14)
+      << ")\">" << report::escapeXml(shown) << "<title>" << report::escapeXml(label)
+      << "</title></text>\n";
+}
+
+} // namespace
+
+std::string stackedBarsSvg(const std::vector<std::string>& series,
+                           const std::vector<StackedBar>& bars, const PlotText& text) {
+    std::ostringstream o;
+    header(o, text, "stacked-bars");
+    double top = 0;
+    for (const auto& b : bars) {
+        double sum = 0;
+        for (double v : b.values)
+            sum += std::isfinite(v) && v > 0 ? v : 0;
+        top = std::max(top, sum);
+    }
+    const report::LinearAxis y = report::fitLinearAxis(0, top > 0 ? top : 1, kB, kT);
+    yAxis(o, y, text.yLabel);
+    const double slot = bars.empty() ? 0 : (kR - kL) / static_cast<double>(bars.size());
+    const double width = std::min(60.0, slot * 0.7);
+    o << "<g class=\"bars\">\n";
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const double cx = kL + slot * (static_cast<double>(i) + 0.5);
+        double base = 0;
+        o << "<g class=\"bar\" data-label=\"" << report::escapeXml(bars[i].label) << "\">\n";
+        for (std::size_t s = 0; s < bars[i].values.size() && s < series.size(); ++s) {
+            const double v =
+                std::isfinite(bars[i].values[s]) && bars[i].values[s] > 0 ? bars[i].values[s] : 0;
+            if (v <= 0)
+                continue;
+            const double y0 = y.map(base), y1 = y.map(base + v);
+            o << "<rect class=\"segment\" data-series=\"" << report::escapeXml(series[s])
+              << "\" x=\"" << report::px(cx - width / 2) << "\" y=\"" << report::px(y1)
+              << "\" width=\"" << report::px(width) << "\" height=\"" << report::px(y0 - y1)
+              << "\" fill=\"" << kPalette[s % 10] << "\"><title>"
+              << report::escapeXml(bars[i].label + " / " + series[s] + ": " + report::siNumber(v))
+              << "</title></rect>\n";
+            base += v;
+        }
+        o << "</g>\n";
+        xLabel(o, cx, bars[i].label);
+    }
+    o << "</g>\n<line x1=\"" << kL << "\" y1=\"" << kB << "\" x2=\"" << kR << "\" y2=\"" << kB
+      << "\" stroke=\"#333\"/>\n<g class=\"legend\">\n";
+    for (std::size_t s = 0; s < series.size(); ++s)
+        o << "<rect x=\"" << (kR + 20) << "\" y=\"" << (kT + 20.0 * static_cast<double>(s))
+          << "\" width=\"12\" "
+          << "height=\"12\" fill=\"" << kPalette[s % 10] << "\"/><text x=\"" << (kR + 38)
+          << "\" y=\"" << (kT + 20.0 * static_cast<double>(s) + 11) << "\">"
+          << report::escapeXml(series[s]) << "</text>\n";
+    o << "</g>\n</svg>\n";
+    return o.str();
+}
+
+std::string violinSvg(const std::vector<Distribution>& distributions, const PlotText& text) {
+    std::ostringstream o;
+    header(o, text, "violins");
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& d : distributions)
+        for (double v : d.samples)
+            if (std::isfinite(v)) {
+                lo = any ? std::min(lo, v) : v;
+                hi = any ? std::max(hi, v) : v;
+                any = true;
+            }
+    // timings that span more than 20x (engines of one layer) go on a log axis, in which the
+    // densities are estimated too
+    const bool logScale = any && lo > 0 && hi / lo > 20;
+    const double pad = any ? std::max((hi - lo) * 0.1, std::fabs(hi) * 0.02) : 1;
+    const report::LinearAxis linear =
+        report::fitLinearAxis(any ? std::max(0.0, lo - pad) : 0, any ? hi + pad : 1, kB, kT);
+    const report::LogAxis log = report::fitLogAxis({lo, hi}, kB, kT, 1);
+    const auto fwd = [&](double v) { return logScale ? std::log10(v) : v; };
+    const auto inv = [&](double t) { return logScale ? std::pow(10.0, t) : t; };
+    struct {
+        const report::LinearAxis* linear;
+        const report::LogAxis* log;
+        bool useLog;
+        double map(double v) const { return useLog ? log->map(v) : linear->map(v); }
+    } y{&linear, &log, logScale};
+    if (logScale) {
+        o << "<g class=\"y-axis log\" data-y-min=\"" << log.lo << "\" data-y-max=\"" << log.hi
+          << "\">\n";
+        for (double d : log.decades())
+            for (double m : {1.0, 2.0, 5.0}) {
+                const double t = d * m;
+                if (t > log.hi)
+                    break;
+                o << "<line x1=\"" << kL << "\" y1=\"" << report::px(log.map(t)) << "\" x2=\"" << kR
+                  << "\" y2=\"" << report::px(log.map(t))
+                  << "\" stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"" << (kL - 6) << "\" y=\""
+                  << report::px(log.map(t) + 4) << "\" text-anchor=\"end\">" << report::siNumber(t)
+                  << "</text>\n";
+            }
+        o << "<text class=\"axis-label\" transform=\"translate(22," << (kT + kB) / 2
+          << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(text.yLabel)
+          << " (log scale)</text>\n</g>\n";
+    } else {
+        yAxis(o, linear, text.yLabel);
+    }
+    const double slot =
+        distributions.empty() ? 0 : (kR - kL) / static_cast<double>(distributions.size());
+    const double halfWidth = std::min(40.0, slot * 0.42);
+    o << "<g class=\"distributions\">\n";
+    for (std::size_t i = 0; i < distributions.size(); ++i) {
+        std::vector<double> s;
+        for (double v : distributions[i].samples)
+            if (std::isfinite(v))
+                s.push_back(v);
+        std::sort(s.begin(), s.end());
+        const double cx = kL + slot * (static_cast<double>(i) + 0.5);
+        o << "<g class=\"violin\" data-label=\"" << report::escapeXml(distributions[i].label)
+          << "\" data-samples=\"" << s.size() << "\">\n";
+        if (!s.empty()) {
+            const double n = static_cast<double>(s.size());
+            std::vector<double> t(s.size());
+            std::transform(s.begin(), s.end(), t.begin(), fwd);
+            const double mean = std::accumulate(t.begin(), t.end(), 0.0) / n;
+            double var = 0;
+            for (double v : t)
+                var += (v - mean) * (v - mean);
+            const double sd = std::sqrt(var / std::max(1.0, n - 1));
+            // Silverman's rule; a floor so identical samples still draw a shape
+            const double bw =
+                std::max(1.06 * sd * std::pow(n, -0.2), std::max(std::fabs(mean) * 0.005, 1e-30));
+            const int steps = 48;
+            const double a = t.front() - 2 * bw, b = t.back() + 2 * bw;
+            std::vector<double> density(steps + 1);
+            double peak = 0;
+            for (int k = 0; k <= steps; ++k) {
+                const double at = a + (b - a) * k / steps;
+                double sum = 0;
+                for (double v : t)
+                    sum += std::exp(-0.5 * ((at - v) / bw) * ((at - v) / bw));
+                density[k] = sum;
+                peak = std::max(peak, sum);
+            }
+            std::string right, left;
+            for (int k = 0; k <= steps; ++k) {
+                const double at = inv(a + (b - a) * k / steps);
+                const double w = peak > 0 ? halfWidth * density[k] / peak : 0;
+                right += report::px(cx + w) + "," + report::px(y.map(at)) + " ";
+                left = report::px(cx - w) + "," + report::px(y.map(at)) + " " + left;
+            }
+            o << "<polygon class=\"body\" points=\"" << right << left << "\" fill=\""
+              << kPalette[i % 10] << "\" fill-opacity=\"0.45\" stroke=\"" << kPalette[i % 10]
+              << "\"/>\n";
+            const double median =
+                s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+            o << "<line class=\"range\" x1=\"" << report::px(cx) << "\" y1=\""
+              << report::px(y.map(s.front())) << "\" x2=\"" << report::px(cx) << "\" y2=\""
+              << report::px(y.map(s.back())) << "\" stroke=\"#333\"/>\n";
+            o << "<line class=\"median\" x1=\"" << report::px(cx - halfWidth * 0.6) << "\" y1=\""
+              << report::px(y.map(median)) << "\" x2=\"" << report::px(cx + halfWidth * 0.6)
+              << "\" y2=\"" << report::px(y.map(median))
+              << "\" stroke=\"#000\" stroke-width=\"2\"><title>median " << report::siNumber(median)
+              << ", min " << report::siNumber(s.front()) << ", max " << report::siNumber(s.back())
+              << ", " << s.size() << " samples</title></line>\n";
+            for (double v : s)
+                o << "<circle class=\"sample\" cx=\"" << report::px(cx) << "\" cy=\""
+                  << report::px(y.map(v)) << "\" r=\"1.8\" fill=\"#222\"/>\n";
+        }
+        o << "</g>\n";
+        xLabel(o, cx, distributions[i].label);
+    }
+    o << "</g>\n<line x1=\"" << kL << "\" y1=\"" << kB << "\" x2=\"" << kR << "\" y2=\"" << kB
+      << "\" stroke=\"#333\"/>\n</svg>\n";
+    return o.str();
+}
+
+} // namespace roofline

@@ -1,0 +1,220 @@
+#include "report/compare.hpp"
+
+#include "report/chart_layout.hpp"
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <unordered_map>
+
+namespace roofline::report {
+namespace {
+
+const KernelGroup* side(const std::vector<KernelGroup>& groups, long i) {
+    return i >= 0 ? &groups[static_cast<std::size_t>(i)] : nullptr;
+}
+
+std::string ratio(double a, double b) {
+    if (!(a > 0) && !(b > 0))
+        return "-";
+    if (!(a > 0))
+        return "new";
+    if (!(b > 0))
+        return "gone";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", b / a);
+    return buf;
+}
+
+std::string arrow(const std::string& a, const std::string& b) {
+    return a == b ? a : a + " -> " + b;
+}
+
+std::string fit(const std::string& s, std::size_t width) {
+    return s.size() <= width ? s : s.substr(0, width - 3) + "...";
+}
+
+double dramIntensity(const KernelGroup* g) {
+    return g && g->bytes[2] > 0 ? g->totalFlops() / g->bytes[2] : 0.0;
+}
+
+std::string boundText(const KernelGroup* g, const Ceilings& c) {
+    return g ? toString(g->bound(c)) : "-";
+}
+
+} // namespace
+
+Comparison compareRecords(const std::vector<KernelRecord>& a, const std::vector<KernelRecord>& b,
+                          GroupBy by) {
+    Comparison c;
+    c.by = by;
+    c.a = aggregate(a, by);
+    c.b = aggregate(b, by);
+    c.secondsA = totalSeconds(c.a);
+    c.secondsB = totalSeconds(c.b);
+    std::unordered_map<std::string, long> inB;
+    for (std::size_t i = 0; i < c.b.size(); ++i)
+        inB.emplace(c.b[i].key, static_cast<long>(i));
+    std::vector<bool> used(c.b.size(), false);
+    for (std::size_t i = 0; i < c.a.size(); ++i) {
+        const auto it = inB.find(c.a[i].key);
+        if (it != inB.end()) {
+            used[static_cast<std::size_t>(it->second)] = true;
+            ++c.matched;
+        }
+        c.rows.emplace_back(static_cast<long>(i), it == inB.end() ? -1 : it->second);
+    }
+    for (std::size_t j = 0; j < c.b.size(); ++j)
+        if (!used[j])
+            c.rows.emplace_back(-1, static_cast<long>(j));
+    auto combined = [&](const std::pair<long, long>& r) {
+        const KernelGroup* ga = side(c.a, r.first);
+        const KernelGroup* gb = side(c.b, r.second);
+        return (ga ? ga->seconds : 0.0) + (gb ? gb->seconds : 0.0);
+    };
+    std::stable_sort(c.rows.begin(), c.rows.end(),
+                     [&](const auto& x, const auto& y) { return combined(x) > combined(y); });
+    return c;
+}
+
+void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
+                     std::ostream& out, std::size_t top) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "%-34s %-18s %10s %10s %7s %17s %17s %15s  %s\n", "kernel",
+                  "scope", "A (us)", "B (us)", "B/A", "FLOP A -> B", "DRAM B A -> B",
+                  "AI(DRAM) A->B", "bound A -> B");
+    out << line;
+    const std::size_t rows = top ? std::min(top, c.rows.size()) : c.rows.size();
+    for (std::size_t i = 0; i < rows; ++i) {
+        const KernelGroup* a = side(c.a, c.rows[i].first);
+        const KernelGroup* b = side(c.b, c.rows[i].second);
+        const KernelGroup* any = a ? a : b;
+        const std::string name =
+            c.by == GroupBy::Scope ? "[scope] " + displayName(any->name) : displayName(any->name);
+        const std::string scope =
+            c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
+        const std::string tA = a ? report::number(a->seconds * 1e6) : "-";
+        const std::string tB = b ? report::number(b->seconds * 1e6) : "-";
+        char ta[32], tb[32];
+        std::snprintf(ta, sizeof ta, "%.1f", a ? a->seconds * 1e6 : 0.0);
+        std::snprintf(tb, sizeof tb, "%.1f", b ? b->seconds * 1e6 : 0.0);
+        std::snprintf(
+            line, sizeof line, "%-34s %-18s %10s %10s %7s %17s %17s %15s  %s\n",
+            fit(name, 34).c_str(), fit(scope, 18).c_str(), a ? ta : "-", b ? tb : "-",
+            ratio(a ? a->seconds : 0, b ? b->seconds : 0).c_str(),
+            (shortNumber(a ? a->totalFlops() : 0) + " -> " + shortNumber(b ? b->totalFlops() : 0))
+                .c_str(),
+            (shortNumber(a ? a->bytes[2] : 0) + " -> " + shortNumber(b ? b->bytes[2] : 0)).c_str(),
+            (shortNumber(dramIntensity(a)) + " -> " + shortNumber(dramIntensity(b))).c_str(),
+            (a && b ? arrow(boundText(a, ceilingsA), boundText(b, ceilingsB))
+             : a    ? "only in A: " + boundText(a, ceilingsA)
+                    : "only in B: " + boundText(b, ceilingsB))
+                .c_str());
+        out << line;
+    }
+    if (rows < c.rows.size())
+        out << "  ... " << (c.rows.size() - rows) << " more rows (--top 0 for all)\n";
+    std::snprintf(line, sizeof line,
+                  "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
+                  "matched by %s\n",
+                  c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
+                  c.matched, c.a.size(), c.b.size(),
+                  c.by == GroupBy::NameScope ? "name+scope"
+                  : c.by == GroupBy::Name    ? "name"
+                                             : "scope");
+    out << line;
+    if (c.matched == 0 && !c.a.empty() && !c.b.empty())
+        out << "no kernel matched: when B runs other kernels (another engine, another batch "
+               "size), compare whole scopes with --by scope\n";
+}
+
+void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
+                        std::ostream& out) {
+    auto q = [](const std::string& s) {
+        std::string r = "\"";
+        for (char ch : s)
+            r += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        return r + "\"";
+    };
+    out << "name,scope,in_a,in_b,launches_a,launches_b,time_s_a,time_s_b,time_ratio,flops_a,"
+           "flops_b,tensor_share_a,tensor_share_b,bytes_l1_a,bytes_l1_b,bytes_l2_a,bytes_l2_b,"
+           "bytes_dram_a,bytes_dram_b,ai_dram_a,ai_dram_b,bound_a,bound_b\n";
+    for (const auto& [ia, ib] : c.rows) {
+        const KernelGroup* a = side(c.a, ia);
+        const KernelGroup* b = side(c.b, ib);
+        const KernelGroup* any = a ? a : b;
+        auto v = [](const KernelGroup* g, auto f) { return report::number(g ? f(*g) : 0.0); };
+        const double r = a && b && a->seconds > 0 ? b->seconds / a->seconds : 0.0;
+        out << q(any->name) << ',' << q(any->scope) << ',' << (a ? 1 : 0) << ',' << (b ? 1 : 0)
+            << ',' << (a ? a->launches : 0) << ',' << (b ? b->launches : 0) << ','
+            << v(a, [](const KernelGroup& g) { return g.seconds; }) << ','
+            << v(b, [](const KernelGroup& g) { return g.seconds; }) << ',' << report::number(r)
+            << ',' << v(a, [](const KernelGroup& g) { return g.totalFlops(); }) << ','
+            << v(b, [](const KernelGroup& g) { return g.totalFlops(); }) << ','
+            << v(a, [](const KernelGroup& g) { return g.tensorShare(); }) << ','
+            << v(b, [](const KernelGroup& g) { return g.tensorShare(); });
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            out << ',' << v(a, [l](const KernelGroup& g) { return g.bytes[l]; }) << ','
+                << v(b, [l](const KernelGroup& g) { return g.bytes[l]; });
+        out << ',' << report::number(dramIntensity(a)) << ',' << report::number(dramIntensity(b))
+            << ',' << q(boundText(a, ceilingsA)) << ',' << q(boundText(b, ceilingsB)) << '\n';
+    }
+}
+
+std::vector<ChartSpec> comparisonCharts(const Comparison& c, const Ceilings& ceilingsB,
+                                        std::size_t top, const std::string& subtitle) {
+    std::vector<ChartSpec> specs(kFamilyCount);
+    const double total = c.secondsA + c.secondsB;
+    std::size_t shown = 0, onlyA = 0;
+    int label = 0;
+    for (const auto& [ia, ib] : c.rows) {
+        if (top && shown >= top)
+            break;
+        const KernelGroup* a = side(c.a, ia);
+        const KernelGroup* b = side(c.b, ib);
+        if (!b) {
+            ++onlyA;
+            continue;
+        }
+        Family f{};
+        if (!(b->seconds > 0) || (!b->dominantFamily(f) && !(a && a->dominantFamily(f))))
+            continue;
+        ChartKernel k;
+        k.name = displayName(b->name);
+        k.detail = "B: " + describe(*b, ceilingsB, c.secondsB);
+        if (a)
+            k.detail += "\n\nA: " + describe(*a, ceilingsB, c.secondsA);
+        k.now = {b->flopsIn(f), b->seconds, b->bytes};
+        if (a) {
+            k.hasBefore = true;
+            k.before = {a->flopsIn(f), a->seconds, a->bytes};
+        }
+        k.share = total > 0 ? b->seconds / (c.secondsB > 0 ? c.secondsB : total) : 0;
+        k.label = ++label;
+        specs[static_cast<std::size_t>(f)].kernels.push_back(std::move(k));
+        ++shown;
+    }
+    std::vector<ChartSpec> out;
+    for (std::size_t f = 0; f < kFamilyCount; ++f) {
+        ChartSpec& s = specs[f];
+        if (s.kernels.empty())
+            continue;
+        s.family = static_cast<Family>(f);
+        s.title = std::string("Comparison A -> B: ") + toString(s.family);
+        s.subtitle = subtitle;
+        s.ceilings = ceilingsB;
+        s.comparison = true;
+        s.notes.push_back("hollow: A, filled: B, arrows A -> B; marker area: share of B's time; "
+                          "roofs: " +
+                          ceilingsB.name);
+        if (onlyA)
+            s.notes.push_back(std::to_string(onlyA) + " kernel group(s) only in A are listed in "
+                                                      "the table, not drawn");
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+} // namespace roofline::report

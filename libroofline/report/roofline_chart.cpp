@@ -1,0 +1,371 @@
+#include "report/roofline_chart.hpp"
+
+#include "report/chart_layout.hpp"
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+namespace roofline::report {
+namespace {
+
+constexpr double kWidth = 980, kHeight = 680;
+constexpr double kLeft = 80, kRight = 690, kTop = 62, kBottom = 570;
+const char* const kLevelColor[kMemoryLevelCount] = {"#1f77b4", "#2ca02c", "#d62728"};
+const char* const kLevelName[kMemoryLevelCount] = {"L1", "L2", "HBM"};
+
+std::string roofName(FlopKind k) {
+    switch (k) {
+    case FlopKind::FP64:
+        return "FP64";
+    case FlopKind::FP32:
+        return "FP32";
+    case FlopKind::FP16:
+        return "FP16";
+    case FlopKind::TensorFP64:
+        return "FP64 tensor";
+    case FlopKind::TensorTF32:
+        return "TF32 tensor";
+    case FlopKind::TensorFP16:
+        return "FP16 tensor";
+    case FlopKind::TensorBF16:
+        return "BF16 tensor";
+    case FlopKind::TensorFP8:
+        return "FP8 tensor";
+    case FlopKind::TensorINT8:
+        return "INT8 tensor";
+    }
+    return "?";
+}
+
+double intensity(const ChartPoint& p, std::size_t level) {
+    return p.bytes[level] > 0 ? p.flops / p.bytes[level] : 0.0;
+}
+
+double rate(const ChartPoint& p) {
+    return p.seconds > 0 ? p.flops / p.seconds : 0.0;
+}
+
+std::string marker(std::size_t level, double x, double y, double r, bool hollow) {
+    const std::string fill = hollow ? "none" : kLevelColor[level];
+    const std::string common = " class=\"pt " + std::string(kLevelName[level]) + "\" fill=\"" +
+                               fill + "\" stroke=\"" + kLevelColor[level] + "\"";
+    std::ostringstream o;
+    if (level == 0)
+        o << "<circle" << common << " cx=\"" << px(x) << "\" cy=\"" << px(y) << "\" r=\"" << px(r)
+          << "\"/>";
+    else if (level == 1)
+        o << "<rect" << common << " x=\"" << px(x - r) << "\" y=\"" << px(y - r) << "\" width=\""
+          << px(2 * r) << "\" height=\"" << px(2 * r) << "\"/>";
+    else
+        o << "<path" << common << " d=\"M" << px(x) << ',' << px(y - 1.2 * r) << " L"
+          << px(x + 1.1 * r) << ',' << px(y + 0.8 * r) << " L" << px(x - 1.1 * r) << ','
+          << px(y + 0.8 * r) << " Z\"/>";
+    return o.str();
+}
+
+} // namespace
+
+bool ChartPoint::drawable() const noexcept {
+    return seconds > 0 && flops > 0 && std::isfinite(seconds) && std::isfinite(flops);
+}
+
+std::string describe(const KernelGroup& g, const Ceilings& ceilings, double total) {
+    char buf[256];
+    std::ostringstream o;
+    o << g.name << '\n';
+    if (!g.scope.empty())
+        o << "scope: " << g.scope << '\n';
+    std::snprintf(buf, sizeof buf, "%zu launch%s, %.4g ms (%.1f%% of time)\n", g.launches,
+                  g.launches == 1 ? "" : "es", g.seconds * 1e3,
+                  total > 0 ? 100.0 * g.seconds / total : 0.0);
+    o << buf;
+    const double flops = g.totalFlops();
+    o << "FLOPs " << siNumber(flops) << ", " << siNumber(g.seconds > 0 ? flops / g.seconds : 0)
+      << "FLOP/s, tensor cores " << static_cast<int>(std::lround(100 * g.tensorShare())) << "%\n";
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
+        o << kLevelName[l] << ": " << siNumber(g.bytes[l]) << "B";
+        if (g.bytes[l] > 0)
+            o << ", AI " << siNumber(flops / g.bytes[l]) << " FLOP/B";
+        o << '\n';
+    }
+    o << "bound: " << toString(g.bound(ceilings));
+    if (g.unmeasured)
+        o << "\n" << g.unmeasured << " launch(es) without counters not included";
+    return o.str();
+}
+
+std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Family family,
+                                      const Ceilings& ceilings, double total, std::size_t labels) {
+    std::vector<ChartKernel> out;
+    for (const auto& g : groups) {
+        Family f{};
+        if (!g.dominantFamily(f) || f != family || !(g.seconds > 0))
+            continue;
+        ChartKernel k;
+        k.name = displayName(g.name);
+        k.detail = describe(g, ceilings, total);
+        k.now.flops = g.flopsIn(family);
+        k.now.seconds = g.seconds;
+        k.now.bytes = g.bytes;
+        k.share = total > 0 ? g.seconds / total : 0;
+        out.push_back(std::move(k));
+    }
+    std::vector<std::size_t> order(out.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return out[a].share > out[b].share; });
+    for (std::size_t i = 0; i < order.size() && i < labels; ++i)
+        out[order[i]].label = static_cast<int>(i + 1);
+    return out;
+}
+
+std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
+    // compute roofs of the family, memory roofs
+    std::vector<std::pair<FlopKind, double>> compute;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k) {
+        const auto kind = static_cast<FlopKind>(k);
+        if (inFamily(kind, spec.family) && spec.ceilings.flopsPerSecond[k] > 0)
+            compute.emplace_back(kind, spec.ceilings.flopsPerSecond[k]);
+    }
+    double top = 0, bandwidthMax = 0;
+    for (const auto& c : compute)
+        top = std::max(top, c.second);
+    for (double b : spec.ceilings.bytesPerSecond)
+        bandwidthMax = std::max(bandwidthMax, b);
+
+    // axes around the data and the ridge points
+    std::vector<double> xs, ys;
+    for (const auto& k : spec.kernels)
+        for (const ChartPoint* p : {&k.now, k.hasBefore ? &k.before : nullptr}) {
+            if (!p || !p->drawable())
+                continue;
+            ys.push_back(rate(*p));
+            for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+                xs.push_back(intensity(*p, l));
+        }
+    for (const auto& c : compute) {
+        ys.push_back(c.second);
+        ys.push_back(c.second * 1.5);
+        for (double b : spec.ceilings.bytesPerSecond)
+            if (b > 0)
+                xs.push_back(c.second / b);
+    }
+    if (top > 0 && bandwidthMax > 0) // room left of the first ridge point for the roof labels
+        xs.push_back(top / bandwidthMax / 10);
+    LogAxis x = fitLogAxis(xs, kLeft, kRight, 3);
+    LogAxis y = fitLogAxis(ys, kBottom, kTop, 3, true);
+    if (!ys.empty() && top > 0 && y.lo < top / 1e7) // keep the roofs readable: at most 7 decades
+        y = fitLogAxis({top / 1e6, top * 1.5}, kBottom, kTop, 3, true);
+
+    std::ostringstream o;
+    if (xmlHeader)
+        o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"roofline-chart\" width=\"" << kWidth
+      << "\" height=\"" << kHeight << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight
+      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\" data-family=\""
+      << toString(spec.family) << "\">\n";
+    o << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\""
+         " markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+         "fill=\"#555\"/></marker></defs>\n";
+    o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    o << "<text class=\"title\" x=\"" << kLeft
+      << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">" << escapeXml(spec.title)
+      << "</text>\n";
+    o << "<text class=\"subtitle\" x=\"" << kLeft << "\" y=\"44\" fill=\"#555\">"
+      << escapeXml(spec.subtitle) << "</text>\n";
+
+    // plot frame, grid and axes
+    o << "<g class=\"plot\" data-x-min=\"" << x.lo << "\" data-x-max=\"" << x.hi
+      << "\" data-y-min=\"" << y.lo << "\" data-y-max=\"" << y.hi << "\">\n";
+    o << "<clipPath id=\"clip-" << toString(spec.family) << "\"><rect x=\"" << kLeft << "\" y=\""
+      << kTop << "\" width=\"" << (kRight - kLeft) << "\" height=\"" << (kBottom - kTop)
+      << "\"/></clipPath>\n";
+    o << "<rect class=\"frame\" x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\""
+      << (kRight - kLeft) << "\" height=\"" << (kBottom - kTop)
+      << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    o << "<g class=\"x-axis\">\n";
+    for (double d : x.decades()) {
+        const double p = x.map(d);
+        o << "<line x1=\"" << px(p) << "\" y1=\"" << kTop << "\" x2=\"" << px(p) << "\" y2=\""
+          << kBottom << "\" stroke=\"#ddd\"/><text class=\"tick\" x=\"" << px(p) << "\" y=\""
+          << (kBottom + 18) << "\" text-anchor=\"middle\">" << siNumber(d) << "</text>\n";
+    }
+    o << "<text class=\"axis-label\" x=\"" << px((kLeft + kRight) / 2) << "\" y=\""
+      << (kBottom + 40)
+      << "\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte at each level)</text>\n</g>\n";
+    o << "<g class=\"y-axis\">\n";
+    for (double d : y.decades()) {
+        const double p = y.map(d);
+        o << "<line x1=\"" << kLeft << "\" y1=\"" << px(p) << "\" x2=\"" << kRight << "\" y2=\""
+          << px(p) << "\" stroke=\"#ddd\"/><text class=\"tick\" x=\"" << (kLeft - 6) << "\" y=\""
+          << px(p + 4) << "\" text-anchor=\"end\">" << siNumber(d) << "</text>\n";
+    }
+    o << "<text class=\"axis-label\" transform=\"translate(22," << px((kTop + kBottom) / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\">" << toString(spec.family)
+      << " performance (FLOP/s)</text>\n</g>\n";
+
+    // roofs
+    o << "<g class=\"roofs\" clip-path=\"url(#clip-" << toString(spec.family) << ")\">\n";
+    const double dxPerDecade = (kRight - kLeft) / std::log10(x.hi / x.lo);
+    const double dyPerDecade = (kBottom - kTop) / std::log10(y.hi / y.lo);
+    const double angle = -std::atan2(dyPerDecade, dxPerDecade) * 180.0 / M_PI;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
+        const double b = spec.ceilings.bytesPerSecond[l];
+        if (!(b > 0))
+            continue;
+        const double x0 = std::max(x.lo, y.lo / b);
+        const double x1 = top > 0 ? std::min(x.hi, top / b) : x.hi;
+        if (x1 <= x0)
+            continue;
+        o << "<line class=\"roof memory\" data-level=\"" << kLevelName[l] << "\" data-value=\"" << b
+          << "\" x1=\"" << px(x.map(x0)) << "\" y1=\"" << px(y.map(x0 * b)) << "\" x2=\""
+          << px(x.map(x1)) << "\" y2=\"" << px(y.map(x1 * b)) << "\" stroke=\"" << kLevelColor[l]
+          << "\" stroke-width=\"2\"/>\n";
+        // label a little way along the line
+        const double xl = x0 * std::pow(x1 / x0, 0.12);
+        o << "<text class=\"roof-label\" x=\"" << px(x.map(xl)) << "\" y=\""
+          << px(y.map(xl * b) - 6) << "\" fill=\"" << kLevelColor[l] << "\" transform=\"rotate("
+          << px(angle) << ' ' << px(x.map(xl)) << ' ' << px(y.map(xl * b) - 6) << ")\">"
+          << kLevelName[l] << ' ' << siNumber(b) << "B/s</text>\n";
+    }
+    // compute roofs from the highest down; a label that would overlap the one above goes below
+    // its line instead
+    std::sort(compute.begin(), compute.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    double lastLabelY = -1e9;
+    for (const auto& [kind, p] : compute) {
+        const double x0 = bandwidthMax > 0 ? std::max(x.lo, p / bandwidthMax) : x.lo;
+        double labelY = y.map(p) - 6;
+        if (labelY - lastLabelY < 14)
+            labelY = y.map(p) + 15;
+        lastLabelY = labelY;
+        o << "<line class=\"roof compute\" data-kind=\"" << toString(kind) << "\" data-value=\""
+          << p << "\" x1=\"" << px(x.map(x0)) << "\" y1=\"" << px(y.map(p)) << "\" x2=\"" << kRight
+          << "\" y2=\"" << px(y.map(p)) << "\" stroke=\"#444\" stroke-width=\"2\"/>\n";
+        o << "<text class=\"roof-label\" x=\"" << (kRight - 6) << "\" y=\"" << px(labelY)
+          << "\" text-anchor=\"end\" fill=\"#444\">" << roofName(kind) << ' ' << siNumber(p)
+          << "FLOP/s</text>\n";
+    }
+    o << "</g>\n";
+
+    // kernels: largest first so small ones stay visible on top
+    std::vector<std::size_t> order(spec.kernels.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return spec.kernels[a].share > spec.kernels[b].share;
+    });
+    o << "<g class=\"kernels\">\n";
+    for (std::size_t i : order) {
+        const ChartKernel& k = spec.kernels[i];
+        if (!k.now.drawable())
+            continue;
+        const double r = 3.0 + 14.0 * std::sqrt(std::clamp(k.share, 0.0, 1.0));
+        o << "<g class=\"kernel\" data-name=\"" << escapeXml(k.name) << "\" data-share=\""
+          << k.share << "\" data-label=\"" << k.label << "\" data-detail=\"" << escapeXml(k.detail)
+          << "\">\n<title>" << escapeXml(k.detail) << "</title>\n";
+        const double yNow = y.map(rate(k.now));
+        std::string link;
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            if (k.now.bytes[l] > 0)
+                link += px(x.map(intensity(k.now, l))) + "," + px(yNow) + " ";
+        o << "<polyline class=\"link\" points=\"" << link
+          << "\" fill=\"none\" stroke=\"#888\" stroke-width=\"1.5\"/>\n";
+        if (k.hasBefore && k.before.drawable()) {
+            const double yBefore = y.map(rate(k.before));
+            for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
+                if (!(k.before.bytes[l] > 0) || !(k.now.bytes[l] > 0))
+                    continue;
+                const double xb = x.map(intensity(k.before, l)), xa = x.map(intensity(k.now, l));
+                o << marker(l, xb, yBefore, r * 0.8, true) << '\n';
+                o << "<line class=\"change\" x1=\"" << px(xb) << "\" y1=\"" << px(yBefore)
+                  << "\" x2=\"" << px(xa) << "\" y2=\"" << px(yNow) << "\" stroke=\"#555\""
+                  << " stroke-dasharray=\"4 3\" marker-end=\"url(#arrow)\"/>\n";
+            }
+        }
+        double labelX = kLeft;
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            if (k.now.bytes[l] > 0) {
+                const double xp = x.map(intensity(k.now, l));
+                o << marker(l, xp, yNow, r, false) << '\n';
+                labelX = std::max(labelX, xp);
+            }
+        if (k.label > 0)
+            o << "<text class=\"label\" x=\"" << px(labelX + r + 3) << "\" y=\"" << px(yNow - r)
+              << "\" font-weight=\"bold\">" << k.label << "</text>\n";
+        o << "</g>\n";
+    }
+    o << "</g>\n</g>\n";
+
+    // legend: levels, then the numbered kernels
+    double ly = kTop + 4;
+    o << "<g class=\"legend\">\n";
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l, ly += 20)
+        o << marker(l, kRight + 30, ly, 6, false) << "<text x=\"" << (kRight + 44) << "\" y=\""
+          << px(ly + 4) << "\">" << kLevelName[l] << " intensity</text>\n";
+    if (spec.comparison) {
+        o << marker(2, kRight + 30, ly, 6, true) << "<text x=\"" << (kRight + 44) << "\" y=\""
+          << px(ly + 4) << "\">A (before), filled: B</text>\n";
+        ly += 20;
+    }
+    o << "<text x=\"" << (kRight + 24) << "\" y=\"" << px(ly + 4)
+      << "\" fill=\"#555\">marker area: share of time</text>\n";
+    ly += 28;
+    std::vector<const ChartKernel*> labelled;
+    for (const auto& k : spec.kernels)
+        if (k.label > 0)
+            labelled.push_back(&k);
+    std::sort(labelled.begin(), labelled.end(),
+              [](const ChartKernel* a, const ChartKernel* b) { return a->label < b->label; });
+    for (const ChartKernel* k : labelled) {
+        std::string name = k->name.size() > 24 ? k->name.substr(0, 23) + "…" : k->name;
+        char share[32];
+        std::snprintf(share, sizeof share, " (%.1f%%)", 100.0 * k->share);
+        o << "<text class=\"legend-kernel\" x=\"" << (kRight + 24) << "\" y=\"" << px(ly)
+          << "\"><tspan font-weight=\"bold\">" << k->label << "</tspan> " << escapeXml(name)
+          << share << "</text>\n";
+        ly += 18;
+    }
+    o << "</g>\n";
+    double ny = kBottom + 58;
+    for (const auto& n : spec.notes) {
+        o << "<text class=\"note\" x=\"" << kLeft << "\" y=\"" << px(ny) << "\" fill=\"#555\">"
+          << escapeXml(n) << "</text>\n";
+        ny += 15;
+    }
+    o << "</svg>\n";
+    return o.str();
+}
+
+std::string htmlPage(const std::string& title, const std::vector<std::string>& svgs,
+                     const std::string& preface) {
+    std::ostringstream o;
+    o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+      << escapeXml(title) << "</title>\n<style>\n"
+      << "body{font-family:DejaVu Sans,Arial,sans-serif;margin:16px;color:#222}\n"
+      << "pre.preface{background:#f6f6f6;padding:8px;font-size:12px}\n"
+      << ".kernel{cursor:pointer}.kernel:hover .pt{stroke:#000;stroke-width:2}\n"
+      << ".kernel.dim{opacity:.25}\n"
+      << "#details{position:fixed;right:16px;bottom:16px;max-width:520px;white-space:pre-wrap;"
+         "background:#fffbe6;border:1px solid #cc9;padding:8px;font-size:12px;display:none}\n"
+      << "</style></head><body>\n<h1>" << escapeXml(title) << "</h1>\n";
+    if (!preface.empty())
+        o << "<pre class=\"preface\">" << escapeXml(preface) << "</pre>\n";
+    for (const auto& svg : svgs)
+        o << "<div class=\"chart\">\n" << svg << "</div>\n";
+    o << "<div id=\"details\"></div>\n<script>\n"
+      << "const box=document.getElementById('details');\n"
+      << "document.querySelectorAll('.kernel').forEach(k=>{\n"
+      << " k.addEventListener('mouseenter',()=>{box.textContent=k.dataset.detail;"
+         "box.style.display='block';const svg=k.closest('svg');"
+         "svg.querySelectorAll('.kernel').forEach(o=>{if(o!==k)o.classList.add('dim')});});\n"
+      << " k.addEventListener('mouseleave',()=>{box.style.display='none';"
+         "k.closest('svg').querySelectorAll('.kernel').forEach(o=>o.classList.remove('dim'));});\n"
+      << "});\n</script>\n</body></html>\n";
+    return o.str();
+}
+
+} // namespace roofline::report

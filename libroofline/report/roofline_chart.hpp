@@ -1,0 +1,57 @@
+#pragma once
+// The hierarchical roofline of one precision family as SVG: roofs per memory level and compute
+// unit, each kernel as three points (L1, L2, HBM intensity) at its FLOP/s joined by a line, sized
+// by its share of time, the top ones numbered; in comparisons a hollow "before" point per level
+// with an arrow to the filled "after" point.
+#include "report/aggregate.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <string>
+#include <vector>
+
+namespace roofline::report {
+
+struct ChartPoint {
+    double flops = 0; ///< the family's FLOPs
+    double seconds = 0;
+    std::array<double, kMemoryLevelCount> bytes{};
+    bool drawable() const noexcept; ///< time and FLOPs positive
+};
+
+struct ChartKernel {
+    std::string name;   ///< short display name
+    std::string detail; ///< hover text (full name, scope, rates, bound, ...)
+    ChartPoint now;     ///< the kernel (comparisons: B)
+    bool hasBefore = false;
+    ChartPoint before; ///< comparisons: A
+    double share = 0;  ///< of the chart's total time, 0..1 (marker area)
+    int label = 0;     ///< number shown beside it (0: none)
+};
+
+struct ChartSpec {
+    std::string title;
+    std::string subtitle;
+    Family family = Family::FP32;
+    Ceilings ceilings;
+    std::vector<ChartKernel> kernels;
+    std::vector<std::string> notes; ///< printed under the chart (what was left out and why)
+    bool comparison = false;
+};
+
+/// A complete <svg> element (standalone file when `xmlHeader`).
+std::string renderRoofline(const ChartSpec& spec, bool xmlHeader);
+
+/// Chart kernels for one family from groups: their FLOPs in that family, share of `total` time;
+/// the `labels` longest-running numbered 1.. . Kernels of other families are not included.
+std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Family family,
+                                      const Ceilings& ceilings, double total, std::size_t labels);
+
+/// Hover text for a group.
+std::string describe(const KernelGroup& group, const Ceilings& ceilings, double total);
+
+/// Wraps SVG charts in one HTML page with hover details (no external resources).
+std::string htmlPage(const std::string& title, const std::vector<std::string>& svgs,
+                     const std::string& preface);
+
+} // namespace roofline::report
