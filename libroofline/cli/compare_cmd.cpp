@@ -5,17 +5,10 @@
 #include "report/compare.hpp"
 #include "report/roofline_chart.hpp"
 
-#include <roofline/chart.hpp>
-
 #include <iostream>
 
 namespace roofline::cli {
 namespace {
-
-bool endsWithHtml(const std::string& path) {
-    return path.size() >= 5 && (path.compare(path.size() - 5, 5, ".html") == 0 ||
-                                path.compare(path.size() - 5, 5, ".HTML") == 0);
-}
 
 void describe(const char* which, const std::string& file, const Evaluated& e) {
     std::cout << which << "  " << file << ": " << e.records.size() << " kernel records, "
@@ -53,26 +46,9 @@ int compare(const CompareArgs& args) {
                          "floating-point work\n";
             return 0;
         }
-        if (endsWithHtml(args.chart)) {
-            std::vector<std::string> svgs;
-            for (const auto& s : specs)
-                svgs.push_back(report::renderRoofline(s, false));
-            saveChart(args.chart, report::htmlPage("roofline compare", svgs, subtitle));
-            std::cout << "wrote " << args.chart << '\n';
-        } else {
-            std::string stem = args.chart;
-            if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".svg") == 0)
-                stem.resize(stem.size() - 4);
-            for (const auto& s : specs) {
-                std::string family = report::toString(s.family);
-                for (char& ch : family)
-                    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-                const std::string file =
-                    specs.size() == 1 ? args.chart : stem + "-" + family + ".svg";
-                saveChart(file, report::renderRoofline(s, true));
-                std::cout << "wrote " << file << '\n';
-            }
-        }
+        for (const auto& file :
+             report::writeCharts(specs, args.chart, "roofline compare", subtitle))
+            std::cout << "wrote " << file << '\n';
     }
     return 0;
 }

@@ -95,27 +95,35 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                             "floating-point work");
         return result;
     }
-    if (endsWith(lower(path), ".html")) {
-        std::vector<std::string> svgs;
-        for (const auto& s : specs)
-            svgs.push_back(renderRoofline(s, false));
-        saveChart(path, htmlPage(options.title.empty() ? "Hierarchical roofline" : options.title,
-                                 svgs, options.subtitle));
-        result.files.push_back(path);
-        return result;
-    }
-    const std::string stem = endsWith(lower(path), ".svg") ? path.substr(0, path.size() - 4) : path;
-    for (const auto& s : specs) {
-        const std::string file =
-            specs.size() == 1 ? path : stem + "-" + lower(toString(s.family)) + ".svg";
-        saveChart(file, renderRoofline(s, true));
-        result.files.push_back(file);
-    }
+    result.files =
+        writeCharts(specs, path, options.title.empty() ? "Hierarchical roofline" : options.title,
+                    options.subtitle);
     return result;
 }
 
 void saveChart(const std::string& path, const std::string& document) {
     core::writeFileAtomically(path, [&](std::ostream& out) { out << document; });
+}
+
+std::vector<std::string> report::writeCharts(const std::vector<ChartSpec>& specs,
+                                             const std::string& path, const std::string& htmlTitle,
+                                             const std::string& preface) {
+    if (endsWith(lower(path), ".html")) {
+        std::vector<std::string> svgs;
+        for (const auto& s : specs)
+            svgs.push_back(renderRoofline(s, false));
+        saveChart(path, htmlPage(htmlTitle, svgs, preface));
+        return {path};
+    }
+    const std::string stem = endsWith(lower(path), ".svg") ? path.substr(0, path.size() - 4) : path;
+    std::vector<std::string> files;
+    for (const auto& s : specs) {
+        const std::string file =
+            specs.size() == 1 ? path : stem + "-" + lower(toString(s.family)) + ".svg";
+        saveChart(file, renderRoofline(s, true));
+        files.push_back(file);
+    }
+    return files;
 }
 
 namespace {

@@ -50,6 +50,11 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
 /// Hover text for a group.
 std::string describe(const KernelGroup& group, const Ceilings& ceilings, double total);
 
+/// Writes charts: one HTML page when `path` ends in ".html", else SVG files (`path` for one chart,
+/// "<stem>-<family>.svg" for several). Returns the files written; throws Error(Io).
+std::vector<std::string> writeCharts(const std::vector<ChartSpec>& specs, const std::string& path,
+                                     const std::string& htmlTitle, const std::string& preface);
+
 /// Wraps SVG charts in one HTML page with hover details (no external resources).
 std::string htmlPage(const std::string& title, const std::vector<std::string>& svgs,
                      const std::string& preface);
