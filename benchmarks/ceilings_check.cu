@@ -188,8 +188,7 @@ int main(int argc, char** argv) {
                 "ceil/rout");
     for (const Row& r : rows) {
         const auto* m = have ? measured.find(r.roof) : nullptr;
-        const bool bytes = r.roof == "DRAM";
-        const char* unit = bytes ? "TB/s" : r.roof == "tensor_int8" ? "TOP/s" : "TFLOP/s";
+        const char* unit = roofline::core::roofUnit(r.roof);
         char ceiling[32] = "-", ratio[16] = "-";
         if (m && m->perSecond > 0) {
             std::snprintf(ceiling, sizeof ceiling, "%.1f %s", m->perSecond / 1e12, unit);

@@ -130,11 +130,9 @@ public:
         if (!options_.progress)
             return;
         char line[512];
-        const bool bytes =
-            m.roof == "L1" || m.roof == "L2" || m.roof == "DRAM" || m.roof == "shared";
         if (m.perSecond > 0)
-            std::snprintf(line, sizeof line, "%-12s %9.1f %s  %s, %s (%d shapes)", m.roof.c_str(),
-                          m.perSecond / 1e12, bytes ? "TB/s   " : "TFLOP/s", m.kernel.c_str(),
+            std::snprintf(line, sizeof line, "%-12s %9.1f %-7s  %s, %s (%d shapes)", m.roof.c_str(),
+                          m.perSecond / 1e12, core::roofUnit(m.roof), m.kernel.c_str(),
                           m.shape.c_str(), m.trials);
         else
             std::snprintf(line, sizeof line, "%-12s not measured: %s", m.roof.c_str(),

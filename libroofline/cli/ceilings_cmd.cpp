@@ -3,7 +3,6 @@
 
 #include "ceilings/measure.hpp"
 #include "core/ceilings_file.hpp"
-#include "core/roofline_model.hpp"
 #include "report/ceilings_table.hpp"
 
 #include <roofline/error.hpp>
@@ -25,11 +24,7 @@ core::DeviceInfo deviceOf(const core::MeasuredCeilings& m) {
 }
 
 void show(const core::MeasuredCeilings& m, const std::string& path, std::ostream& out) {
-    core::CeilingsChoice choice;
-    choice.datasheet = core::datasheetCeilings(deviceOf(m));
-    choice.used = core::mergeCeilings(choice.datasheet, m, path);
-    choice.measured = m;
-    choice.path = path;
+    const core::CeilingsChoice choice = core::choiceWith(deviceOf(m), m, path);
     out << "ceilings of " << m.deviceName << " (" << m.smCount << " SMs, max SM clock "
         << static_cast<int>(m.maxSmClockHz / 1e6 + 0.5) << " MHz), measured " << m.createdUtc
         << (m.quick ? " with --quick" : "") << " in " << static_cast<int>(m.seconds + 0.5)

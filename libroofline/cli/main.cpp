@@ -1,4 +1,5 @@
-// The `roofline` command: metric sets per chip and offline evaluation of recordings. Needs no GPU.
+// The `roofline` command: metric sets per chip, offline evaluation of recordings, charts and
+// comparisons (no GPU needed), and `roofline ceilings` (measures the GPU it runs on).
 #include "cli/commands.hpp"
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"

@@ -21,6 +21,12 @@ const RoofMeasurement* MeasuredCeilings::find(std::string_view roof) const noexc
     return nullptr;
 }
 
+const char* roofUnit(std::string_view roof) noexcept {
+    if (roof == "L1" || roof == "L2" || roof == "DRAM" || roof == "shared")
+        return "TB/s";
+    return roof == "tensor_int8" ? "TOP/s" : "TFLOP/s";
+}
+
 std::string toJson(const MeasuredCeilings& c) {
     nlohmann::json j = {{"format", "libroofline-ceilings"},
                         {"version", c.version},
@@ -176,6 +182,16 @@ Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measur
     return c;
 }
 
+CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
+                          const std::string& path) {
+    CeilingsChoice choice;
+    choice.datasheet = datasheetCeilings(device);
+    choice.used = mergeCeilings(choice.datasheet, measured, path);
+    choice.measured = std::move(measured);
+    choice.path = path;
+    return choice;
+}
+
 CeilingsChoice chooseCeilings(const DeviceInfo& device) {
     CeilingsChoice choice;
     choice.datasheet = datasheetCeilings(device);
@@ -197,8 +213,7 @@ CeilingsChoice chooseCeilings(const DeviceInfo& device) {
                              "': not used (datasheet roofs instead)";
             return choice;
         }
-        choice.used = mergeCeilings(choice.datasheet, m, choice.path);
-        choice.measured = std::move(m);
+        return choiceWith(device, std::move(m), choice.path);
     } catch (const Error& e) {
         choice.warning = std::string(e.what()) + " (datasheet roofs used instead)";
     }

@@ -42,6 +42,10 @@ struct MeasuredCeilings {
     const RoofMeasurement* find(std::string_view roof) const noexcept;
 };
 
+/// The unit of a roof's value divided by 1e12: "TB/s" (L1, L2, DRAM, shared), "TOP/s"
+/// (tensor_int8) or "TFLOP/s".
+const char* roofUnit(std::string_view roof) noexcept;
+
 std::string toJson(const MeasuredCeilings& ceilings);
 /// Throws Error(CorruptRecording) naming `what` for malformed text, Error(UnsupportedVersion)
 /// for a newer format.
@@ -68,6 +72,9 @@ struct CeilingsChoice {
     std::string path;    ///< the measured file consulted (may not exist)
     std::string warning; ///< a file that exists but was not used, and why
 };
+/// The choice with `measured` in use: datasheet roofs of `device` with the measured ones merged in.
+CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
+                          const std::string& path);
 /// $ROOFLINE_CEILINGS (a file) if set, else the cache file for the device's name. A file for
 /// another device, or one that cannot be read, is not used and `warning` says why.
 CeilingsChoice chooseCeilings(const DeviceInfo& device);

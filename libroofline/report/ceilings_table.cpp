@@ -16,8 +16,8 @@ std::string rate(double value, const char* unit) {
 }
 
 void row(std::ostream& out, const std::string& roof, double used, double measured, double datasheet,
-         bool bytes, const core::RoofMeasurement* m, bool details) {
-    const char* unit = bytes ? "TB/s" : roof == "tensor_int8" ? "TOP/s" : "TFLOP/s";
+         const core::RoofMeasurement* m, bool details) {
+    const char* unit = core::roofUnit(roof);
     if (used <= 0.0 && measured <= 0.0 && datasheet <= 0.0 && !m)
         return;
     char ratio[16] = "-";
@@ -52,17 +52,17 @@ void printCeilings(const core::CeilingsChoice& choice, std::ostream& out, bool d
         const std::string roof(toString(static_cast<FlopKind>(k)));
         const core::RoofMeasurement* r = m ? m->find(roof) : nullptr;
         row(out, roof, choice.used.flopsPerSecond[k], r ? r->perSecond : 0.0,
-            choice.datasheet.flopsPerSecond[k], false, r, details);
+            choice.datasheet.flopsPerSecond[k], r, details);
     }
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
         const std::string roof(toString(static_cast<MemoryLevel>(l)));
         const core::RoofMeasurement* r = m ? m->find(roof) : nullptr;
         row(out, roof, choice.used.bytesPerSecond[l], r ? r->perSecond : 0.0,
-            choice.datasheet.bytesPerSecond[l], true, r, details);
+            choice.datasheet.bytesPerSecond[l], r, details);
     }
     if (m)
         if (const core::RoofMeasurement* shared = m->find("shared"))
-            row(out, "shared", 0.0, shared->perSecond, 0.0, true, shared, details);
+            row(out, "shared", 0.0, shared->perSecond, 0.0, shared, details);
 }
 
 } // namespace roofline::report
