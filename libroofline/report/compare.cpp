@@ -32,10 +32,6 @@ std::string arrow(const std::string& a, const std::string& b) {
     return a == b ? a : a + " -> " + b;
 }
 
-std::string fit(const std::string& s, std::size_t width) {
-    return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
-
 double dramIntensity(const KernelGroup* g) {
     return g && g->bytes[2] > 0 ? g->totalFlops() / g->bytes[2] : 0.0;
 }
@@ -95,15 +91,13 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
             c.by == GroupBy::Scope ? "[scope] " + displayName(any->name) : displayName(any->name);
         const std::string scope =
             c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
-        const std::string tA = a ? report::number(a->seconds * 1e6) : "-";
-        const std::string tB = b ? report::number(b->seconds * 1e6) : "-";
         char ta[32], tb[32];
         std::snprintf(ta, sizeof ta, "%.1f", a ? a->seconds * 1e6 : 0.0);
         std::snprintf(tb, sizeof tb, "%.1f", b ? b->seconds * 1e6 : 0.0);
         std::snprintf(
             line, sizeof line, "%-34s %-18s %10s %10s %7s %17s %17s %15s  %s\n",
-            fit(name, 34).c_str(), fit(scope, 18).c_str(), a ? ta : "-", b ? tb : "-",
-            ratio(a ? a->seconds : 0, b ? b->seconds : 0).c_str(),
+            report::fit(name, 34).c_str(), report::fit(scope, 18).c_str(), a ? ta : "-",
+            b ? tb : "-", ratio(a ? a->seconds : 0, b ? b->seconds : 0).c_str(),
             (shortNumber(a ? a->totalFlops() : 0) + " -> " + shortNumber(b ? b->totalFlops() : 0))
                 .c_str(),
             (shortNumber(a ? a->bytes[2] : 0) + " -> " + shortNumber(b ? b->bytes[2] : 0)).c_str(),

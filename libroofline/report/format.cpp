@@ -26,6 +26,12 @@ std::string shortNumber(double value) {
     return buf;
 }
 
+std::string fit(const std::string& s, std::size_t width) {
+    if (s.size() <= width)
+        return s;
+    return s.substr(0, width - 3) + "...";
+}
+
 std::string dimString(const Dim3& d) {
     return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }

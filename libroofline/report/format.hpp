@@ -10,6 +10,8 @@ std::string number(double value);
 /// Engineering-style short form for tables: 1.23e+09 -> "1.23G".
 std::string shortNumber(double value);
 std::string dimString(const Dim3& d);
+/// `s` cut to `width` characters for a table column, "..." marking the cut.
+std::string fit(const std::string& s, std::size_t width);
 /// A kernel's name for narrow columns: no return type, namespaces or argument list
 /// ("void ns::k<float>(int)" -> "k<float>"). Full names stay in CSV and JSON.
 std::string displayName(const std::string& demangled);

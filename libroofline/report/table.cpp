@@ -10,12 +10,6 @@
 namespace roofline {
 namespace {
 
-std::string fit(const std::string& s, std::size_t width) {
-    if (s.size() <= width)
-        return s;
-    return s.substr(0, width - 3) + "...";
-}
-
 std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
     if (!r.measured || r.bytesAt(level) <= 0.0)
         return "-";
@@ -50,15 +44,17 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                           : report::displayName(r.name);
         if (!r.measured && r.timeSeconds > 0.0) { // timing only
             std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f  %s\n",
-                          static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
-                          fit(scope, 20).c_str(), r.timeSeconds * 1e6, r.note.c_str());
+                          static_cast<unsigned long long>(r.launchIndex),
+                          report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
+                          r.timeSeconds * 1e6, r.note.c_str());
             out << line;
             continue;
         }
         if (!r.measured) {
             std::snprintf(line, sizeof line, "%5llu  %-40s %-20s  not measured: %s\n",
-                          static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
-                          fit(scope, 20).c_str(), r.note.c_str());
+                          static_cast<unsigned long long>(r.launchIndex),
+                          report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
+                          r.note.c_str());
             out << line;
             continue;
         }
@@ -71,8 +67,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         else if (!(r.timeSeconds > 0.0))
             bound += "  [zero time]";
         std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %4s %9s %9s %9s  %s\n",
-                      static_cast<unsigned long long>(r.launchIndex), fit(name, 40).c_str(),
-                      fit(scope, 20).c_str(), r.timeSeconds * 1e6,
+                      static_cast<unsigned long long>(r.launchIndex), report::fit(name, 40).c_str(),
+                      report::fit(scope, 20).c_str(), r.timeSeconds * 1e6,
                       report::shortNumber(r.flopRate()).c_str(), tensor,
                       intensityCell(r, MemoryLevel::L1).c_str(),
                       intensityCell(r, MemoryLevel::L2).c_str(),
