@@ -4,6 +4,7 @@
 
 #include <roofline/error.hpp>
 
+#include <map>
 #include <unordered_map>
 
 namespace roofline::report {
@@ -90,7 +91,7 @@ Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by) {
     std::vector<KernelGroup> groups;
     std::unordered_map<std::string, std::size_t> index;
-    std::vector<std::unordered_map<std::string, double>> perName;
+    std::vector<std::map<std::string, double>> perName; // GroupBy::Scope: time per kernel name
     for (const auto& r : records) {
         std::string key = by == GroupBy::Name    ? r.name
                           : by == GroupBy::Scope ? r.scopePath
@@ -106,25 +107,24 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
         }
         KernelGroup& g = groups[it->second];
         ++g.launches;
-        if (!r.measured || !(r.timeSeconds > 0.0)) {
-            g.unmeasured += r.measured ? 0 : 1;
-            if (!r.measured)
-                continue;
+        if (!r.measured) {
+            ++g.unmeasured;
+            continue;
         }
         g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
         for (std::size_t k = 0; k < kFlopKindCount; ++k)
             g.flops[k] += r.flops[k];
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             g.bytes[l] += r.bytes[l];
-        if (by == GroupBy::Scope) { // name the scope group after its longest-running kernel
-            auto& names = perName[it->second];
-            const double t = names[r.name] += r.timeSeconds;
-            double best = 0;
-            for (const auto& [n, s] : names)
-                best = std::max(best, s);
-            if (t >= best)
-                g.name = r.name;
-        }
+        if (by == GroupBy::Scope)
+            perName[it->second][r.name] += r.timeSeconds;
+    }
+    // a scope group carries the name of its longest-running kernel
+    for (std::size_t i = 0; i < perName.size(); ++i) {
+        double best = -1;
+        for (const auto& [name, seconds] : perName[i])
+            if (seconds > best)
+                best = seconds, groups[i].name = name;
     }
     return groups;
 }
