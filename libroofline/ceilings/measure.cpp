@@ -73,16 +73,23 @@ private:
     cudaEvent_t start_{}, stop_{};
 };
 
+/// One timed configuration: work per second (0: refused) and the SM clock it ran at (0: not
+/// probed).
+struct Trial {
+    double perSecond = 0;
+    double smClockHz = 0;
+};
+
 /// One roof: the best rate over the configurations tried.
 struct Best {
     core::RoofMeasurement m;
-    void offer(double rate, const std::string& kernel, const std::string& shape, double clock) {
+    void offer(const Trial& t, const std::string& kernel, const std::string& shape) {
         ++m.trials;
-        if (rate > m.perSecond) {
-            m.perSecond = rate;
+        if (t.perSecond > m.perSecond) {
+            m.perSecond = t.perSecond;
             m.kernel = kernel;
             m.shape = shape;
-            m.smClockHz = clock;
+            m.smClockHz = t.smClockHz;
         }
     }
 };
@@ -92,13 +99,14 @@ public:
     explicit Sweep(const SweepOptions& options) : options_(options), probe_(sizeof(ClockProbe)) {}
 
     /// Times `launch(iters)` with iters scaled so one launch lasts about secondsPerTrial (iters 0:
-    /// a fixed-size launch, not scaled), keeps the best of three; returns work / seconds (0 when
-    /// refused) and the SM clock it ran at.
+    /// a fixed-size launch, not scaled), keeps the best of three; with `probed`, reads the SM clock
+    /// of the best run from the kernel's ClockProbe.
     template <class Launch, class Work>
-    double rate(Launch&& launch, Work&& work, int iters, double& clockHz, bool probed) {
+    Trial rate(Launch&& launch, Work&& work, int iters, bool probed) {
+        Trial trial;
         double t = events_.time([&] { return launch(iters); });
         if (t <= 0)
-            return 0.0;
+            return trial;
         // grow the trial until it lasts long enough to time well
         for (int grow = 0; iters > 0 && grow < 8 && t < options_.secondsPerTrial * 0.5; ++grow) {
             const double factor = std::clamp(options_.secondsPerTrial / t, 2.0, 64.0);
@@ -108,7 +116,7 @@ public:
             iters = static_cast<int>(next);
             t = events_.time([&] { return launch(iters); });
             if (t <= 0)
-                return 0.0;
+                return trial;
         }
         double best = t;
         for (int rep = 0; rep < 3; ++rep) {
@@ -116,12 +124,13 @@ public:
             if (s > 0 && s < best) {
                 best = s;
                 if (probed)
-                    clockHz = readClock();
+                    trial.smClockHz = readClock();
             }
         }
-        if (probed && clockHz == 0)
-            clockHz = readClock();
-        return work(iters) / best;
+        if (probed && trial.smClockHz == 0)
+            trial.smClockHz = readClock();
+        trial.perSecond = work(iters) / best;
+        return trial;
     }
 
     ClockProbe* probe() { return static_cast<ClockProbe*>(probe_.get()); }
@@ -232,11 +241,10 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
         Best best;
         for (const Shape& s : fmaShapes)
             for (int chains : fmaChains) {
-                double clock = 0;
-                const double r = sweep.rate(
+                const Trial r = sweep.rate(
                     [&](int iters) { return launchFma(kind, chains, s, iters, sweep.probe()); },
-                    [&](int iters) { return fmaWork(kind, chains, s, iters); }, 64, clock, true);
-                best.offer(r, toString(kind), shapeText(s, "chains", chains), clock);
+                    [&](int iters) { return fmaWork(kind, chains, s, iters); }, 64, true);
+                best.offer(r, toString(kind), shapeText(s, "chains", chains));
             }
         finish(best, std::string(toString(roof)));
     }
@@ -259,11 +267,10 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
                                    "datasheet roof used";
         } else {
             for (const Shape& s : wgmmaShapes) {
-                double clock = 0;
-                const double r = sweep.rate(
+                const Trial r = sweep.rate(
                     [&](int iters) { return launchMma(kind, 1, s, iters, sweep.probe()); },
-                    [&](int iters) { return mmaWork(kind, 1, s, iters); }, 16, clock, true);
-                best.offer(r, toString(kind), shapeText(s), clock);
+                    [&](int iters) { return mmaWork(kind, 1, s, iters); }, 16, true);
+                best.offer(r, toString(kind), shapeText(s));
             }
         }
         finish(best, std::string(toString(roof)));
@@ -282,11 +289,10 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
             for (Mma kind : kinds)
                 for (const Shape& s : dmmaShapes)
                     for (int c : chains) {
-                        double clock = 0;
-                        const double r = sweep.rate(
+                        const Trial r = sweep.rate(
                             [&](int iters) { return launchMma(kind, c, s, iters, sweep.probe()); },
-                            [&](int iters) { return mmaWork(kind, c, s, iters); }, 16, clock, true);
-                        best.offer(r, toString(kind), shapeText(s, "chains", c), clock);
+                            [&](int iters) { return mmaWork(kind, c, s, iters); }, 16, true);
+                        best.offer(r, toString(kind), shapeText(s, "chains", c));
                     }
         }
         finish(best, std::string(toString(FlopKind::TensorFP64)));
@@ -303,19 +309,18 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
         Best best;
         for (const Shape& s : localShapes)
             for (std::uint32_t w : windows) {
-                double clock = 0;
-                const double r = sweep.rate(
+                const Trial r = sweep.rate(
                     [&](int reps) { return launchLocal(kind, s, window.get(), w, reps); },
-                    [&](int reps) { return localWork(kind, s, reps); }, 64, clock, false);
+                    [&](int reps) { return localWork(kind, s, reps); }, 64, false);
                 char text[160];
                 std::snprintf(text, sizeof text, "%s, %u KiB window", shapeText(s).c_str(),
                               w / 1024);
-                best.offer(r, toString(kind), text, 0);
+                best.offer(r, toString(kind), text);
             }
         finish(best, roof);
     }
 
-    // L2: working sets between a quarter and a half of L2, read with ld.global.cg (L1 bypassed).
+    // L2: working sets of an eighth and a quarter of L2, read with ld.global.cg (L1 bypassed).
     const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
     const auto streamShapes = quick ? shapes(sms, {1024}, {2}, maxPerSm)
                                     : shapes(sms, {256, 512, 1024}, {1, 2, 4}, maxPerSm);
@@ -329,19 +334,17 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
         for (std::size_t bytes : sets)
             for (const Shape& s : streamShapes)
                 for (int u : unrolls) {
-                    double clock = 0;
                     const std::uint64_t n = bytes / 16;
-                    const double r = sweep.rate(
+                    const Trial r = sweep.rate(
                         [&](int reps) {
                             return launchStream(Stream::ReadL2, u, s, buffer.get(), nullptr, n,
                                                 reps);
                         },
-                        [&](int reps) { return streamWork(Stream::ReadL2, n, reps); }, 4, clock,
-                        false);
+                        [&](int reps) { return streamWork(Stream::ReadL2, n, reps); }, 4, false);
                     char text[160];
                     std::snprintf(text, sizeof text, "%s, unroll %d, %.1f MiB working set",
                                   shapeText(s).c_str(), u, double(bytes) / 1048576.0);
-                    best.offer(r, toString(Stream::ReadL2), text, 0);
+                    best.offer(r, toString(Stream::ReadL2), text);
                 }
         finish(best, "L2");
     }
@@ -361,15 +364,14 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
             for (Stream kind : {Stream::Read, Stream::Copy})
                 for (const Shape& s : streamShapes)
                     for (int u : unrolls) {
-                        double clock = 0;
                         // one pass over the buffer per launch: a second pass could hit in L2
-                        const double r = sweep.rate(
+                        const Trial r = sweep.rate(
                             [&](int) { return launchStream(kind, u, s, a.get(), b.get(), n, 1); },
-                            [&](int) { return streamWork(kind, n, 1); }, 0, clock, false);
+                            [&](int) { return streamWork(kind, n, 1); }, 0, false);
                         char text[160];
                         std::snprintf(text, sizeof text, "%s, unroll %d, %.0f MiB",
                                       shapeText(s).c_str(), u, double(bytes) / 1048576.0);
-                        best.offer(r, toString(kind), text, 0);
+                        best.offer(r, toString(kind), text);
                     }
         }
         finish(best, "DRAM");
