@@ -40,6 +40,9 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         slots_.emplace_back(); // timing-only with no device backends
     if (config_.passes == 0)
         config_.passes = 1;
+    codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        codeLoads_[i].store(0);
 }
 
 void Collector::setFailureHandler(std::function<void(const std::string&)> handler) {
@@ -80,6 +83,90 @@ void Collector::fail(Slot& s, const std::string& why) noexcept {
         }
     } catch (...) {
     }
+}
+
+// ---- code loaded while profiling ------------------------------------------------------------
+// CUPTI (2025.3, driver 580) crashes, intermittently, collecting SASS metrics of a kernel that was
+// JIT-compiled while its range profiler was enabled; a profiler enabled after the compilation is
+// safe, and so is machine code (or cached JIT output) loaded while it is enabled
+// (docs/design/0005-code-loaded-while-profiling.md). So once code was compiled since the profiler
+// was enabled, it is re-created before it measures again; the passes a group already has are lost
+// with it, and the group restarts on a later iteration. Module loads are reported lock-free from
+// the driver; whether one compiled is asked (compilations_) only after a load.
+
+void Collector::onCodeLoaded(std::size_t slot) noexcept {
+    if (slot < slots_.size())
+        codeLoads_[slot].fetch_add(1);
+}
+
+void Collector::setCompilationCounter(std::function<std::uint64_t()> counter) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    compilations_ = std::move(counter);
+    const std::uint64_t now = compilations_ ? compilations_() : 0;
+    for (Slot& s : slots_)
+        s.compiledAtEnable = now; // code compiled before the profiler was enabled is safe
+}
+
+std::uint64_t Collector::compilations(std::uint64_t loads) {
+    return compilations_ ? compilations_() : loads; // unknown: every load may have compiled
+}
+
+// True once code was compiled since the profiler was enabled. Cheap unless a module was loaded
+// since the last check (then the compilation count is read, which flushes CUPTI's activity).
+bool Collector::codeLoaded(Slot& s) {
+    if (!config_.reenableOnCodeLoad || !s.backend || s.failed)
+        return false;
+    const std::uint64_t loads = codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
+    if (loads != s.loadsChecked) {
+        s.loadsChecked = loads;
+        if (compilations(loads) != s.compiledAtEnable)
+            s.stale = true;
+    }
+    return s.stale;
+}
+
+bool Collector::reenableIfCodeLoaded(Slot& s) {
+    if (!codeLoaded(s))
+        return false;
+    guard(s, [&] { s.backend->reenable(); });
+    s.stale = false;
+    s.loadsChecked = codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
+    s.compiledAtEnable = compilations(s.loadsChecked);
+    if (s.failed)
+        return true;
+    if (reenables_++ == 0)
+        core::log().info("libroofline: code was JIT-compiled while counters were collected (a "
+                         "kernel's first launch); the profiler is re-created before it measures "
+                         "again, and a replay group in progress restarts on a later iteration");
+    return true;
+}
+
+void Collector::newGroup(Slot& s) {
+    s.group = true;
+    s.restart = false;
+    s.pass = 0;
+    s.itersPerPass = 0; // decided after the group's first iteration
+    s.members.clear();
+    s.expected.clear();
+    s.expectedScopes.clear();
+    s.mismatch = false;
+    s.mismatchNote.clear();
+}
+
+// The group's passes are lost (the profiler is re-created): the launches its pass 0 recorded are
+// measured again by the group that replaces it, so their records go.
+void Collector::abandonGroup(Slot& s) {
+    if (superseded_.size() < launches_.size())
+        superseded_.resize(launches_.size(), false);
+    for (std::int64_t m : s.members)
+        if (m >= 0 && !superseded_[static_cast<std::size_t>(m)]) {
+            superseded_[static_cast<std::size_t>(m)] = true;
+            ++supersededCount_;
+        }
+    s.members.clear();
+    s.group = false;
+    s.passOpen = false;
+    s.restart = true;
 }
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -230,16 +317,11 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (s.passOpen)
             continue; // a pass spanning several iterations goes on
         if (!s.group) {
-            if (limitReached())
+            if (limitReached()) {
+                s.restart = false;
                 continue; // launch count reached: no new groups, no cost
-            s.group = true;
-            s.pass = 0;
-            s.itersPerPass = 0; // decided after the group's first iteration
-            s.members.clear();
-            s.expected.clear();
-            s.expectedScopes.clear();
-            s.mismatch = false;
-            s.mismatchNote.clear();
+            }
+            newGroup(s);
         }
         if (s.offset == 0 || config_.mode == CollectionMode::ScopeReplay)
             startPass(s);
@@ -247,6 +329,13 @@ void Collector::beginIteration(std::uint64_t thread) {
 }
 
 void Collector::startPass(Slot& s) {
+    if (codeLoaded(s)) {
+        if (s.pass > 0) { // the passes so far go with the old profiler: start the group again
+            abandonGroup(s);
+            newGroup(s);
+        }
+        reenableIfCodeLoaded(s);
+    }
     guard(s, [&] {
         if (config_.flushCaches)
             s.backend->flushCaches();
@@ -264,6 +353,11 @@ void Collector::endPass(Slot& s) {
     guard(s, [&] {
         const bool all = s.backend->stop();
         s.passOpen = false;
+        if (!all && codeLoaded(s)) { // later passes need a new profiler: the group restarts
+            abandonGroup(s);
+            reenableIfCodeLoaded(s);
+            return;
+        }
         if (s.pass > 0 && config_.mode == CollectionMode::IterationReplay &&
             s.passCount != s.expected.size())
             noteMismatch(s, "pass " + std::to_string(s.pass) + " launched " +
@@ -424,6 +518,15 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
     }
     const std::int64_t index = addLaunch(l, stack);
     guard(s, [&] {
+        if (codeLoaded(s)) { // evaluate what the old profiler holds, then measure with a new one
+            if (s.running) {
+                s.running = false;
+                s.backend->stop();
+            }
+            if (!s.members.empty())
+                completeImage(s);
+            reenableIfCodeLoaded(s);
+        }
         if (s.members.size() >= s.backend->capacity()) { // image full: evaluate and reuse it
             if (s.running) {
                 s.running = false;
@@ -444,6 +547,13 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
 }
 
 void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
+    if (config_.mode == CollectionMode::IterationReplay && s.passOpen && codeLoaded(s)) {
+        // Code was loaded during this pass (an earlier launch's first use of a kernel): no
+        // launch is measured past it; the group restarts on a later iteration.
+        guard(s, [&] { s.backend->stop(); });
+        abandonGroup(s);
+        reenableIfCodeLoaded(s);
+    }
     if (iterationsOpen_ == 0) {
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
@@ -567,7 +677,7 @@ bool Collector::needsPass() noexcept {
     bool pending = false;
     if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
         for (const Slot& s : slots_)
-            pending = pending || (!s.failed && (s.group || s.offset > 0));
+            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0));
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
@@ -617,6 +727,17 @@ void Collector::finish() noexcept {
             s.members.clear();
             s.group = false;
         }
+    }
+    if (supersededCount_ > 0) {
+        std::vector<core::LaunchInfo> kept;
+        kept.reserve(launches_.size() - supersededCount_);
+        for (std::size_t i = 0; i < launches_.size(); ++i)
+            if (i >= superseded_.size() || !superseded_[i]) {
+                kept.push_back(std::move(launches_[i]));
+                kept.back().launchIndex = kept.size() - 1;
+            }
+        launches_.swap(kept);
+        superseded_.clear();
     }
 }
 

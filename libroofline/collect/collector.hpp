@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ struct CollectorConfig {
     bool flushCaches = false;          ///< before each pass (each kernel in kernel replay)
     std::size_t keepImageBytes = 0;    ///< raw counter-data images kept for the recording
     std::string timingReason;          ///< Level::TimingOnly: why (goes into every record's note)
+    /// Re-create the profiler before measuring again once code was loaded while it was enabled
+    /// (CUPTI crashes on SASS-metric collection of kernels JIT-compiled while enabled:
+    /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.
+    bool reenableOnCodeLoad = true;
 };
 
 class Collector {
@@ -73,6 +78,13 @@ public:
                       const std::string& name) noexcept;
     void onRangeEnd(std::uint64_t id) noexcept;
     void onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
+    /// A module was loaded into device slot `slot`'s context (lazy loading, JIT compilation).
+    /// Lock-free: it may be called from inside any driver call, including the collector's own.
+    void onCodeLoaded(std::size_t slot) noexcept;
+    /// The process's JIT compilations so far (see cupti::JitWatcher), asked after a module load
+    /// to tell compiled code (which needs a new profiler) from loaded machine code (which does
+    /// not). Without it every load counts as a compilation. Set before collection starts.
+    void setCompilationCounter(std::function<std::uint64_t()> counter);
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;
@@ -91,6 +103,11 @@ public:
     std::uint64_t droppedRanges() const noexcept { return dropped_; }
     std::uint64_t mismatchedGroups() const noexcept { return mismatchedGroups_; }
     std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
+    /// Times the profiler was re-created because code was loaded while it was enabled.
+    std::uint64_t reenables() const noexcept { return reenables_; }
+    /// Launches recorded in a group that had to restart (measured again in a later iteration);
+    /// finish() removes their records.
+    std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
 
 private:
     struct Key {
@@ -119,6 +136,10 @@ private:
         bool mismatch = false;
         std::string mismatchNote;
         bool scopeOverflowNoted = false;
+        std::uint64_t loadsChecked = 0;     // codeLoads_[slot] at the last check
+        std::uint64_t compiledAtEnable = 0; // compilations when the profiler was last enabled
+        bool stale = false;   // code was compiled since: the profiler must be re-created
+        bool restart = false; // a group was abandoned: the next iteration redoes it
     };
 
     bool admits(const LaunchEvent& l, const Stack& stack);
@@ -131,6 +152,11 @@ private:
     std::vector<core::NvtxRange> startEndViews() const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
 
+    std::uint64_t compilations(std::uint64_t loads);
+    bool codeLoaded(Slot& s);
+    bool reenableIfCodeLoaded(Slot& s);
+    void newGroup(Slot& s);
+    void abandonGroup(Slot& s);
     void beginIteration(std::uint64_t thread);
     void endIteration();
     void startPass(Slot& s);
@@ -166,6 +192,10 @@ private:
     std::size_t keptBytes_ = 0;
     std::uint64_t dropped_ = 0, mismatchedGroups_ = 0, groupsCompleted_ = 0;
     std::uint64_t skipped_ = 0, taken_ = 0;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
+    std::function<std::uint64_t()> compilations_;
+    std::uint64_t reenables_ = 0, supersededCount_ = 0;
+    std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };
 
 } // namespace roofline::collect

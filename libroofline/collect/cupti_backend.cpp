@@ -6,11 +6,14 @@
 namespace roofline::collect {
 namespace {
 
+thread_local int tBackendCalls = 0; // this thread is inside a backend call (ContextGuard)
+
 // The device's context is current for the duration of a call (CUPTI and the driver act on the
 // current context; a launch callback may run on a thread where another one is current).
 class ContextGuard {
 public:
     explicit ContextGuard(void* context) {
+        ++tBackendCalls;
         const cupti::DriverApi* d = cupti::driver();
         pushed_ = d && d->ctxPushCurrent(static_cast<CUcontext>(context)) == CUDA_SUCCESS;
     }
@@ -19,6 +22,7 @@ public:
             CUcontext previous = nullptr;
             cupti::driver()->ctxPopCurrent(&previous);
         }
+        --tBackendCalls;
     }
     ContextGuard(const ContextGuard&) = delete;
     ContextGuard& operator=(const ContextGuard&) = delete;
@@ -28,6 +32,10 @@ private:
 };
 
 } // namespace
+
+bool CuptiBackend::insideCall() noexcept {
+    return tBackendCalls > 0;
+}
 
 CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
@@ -67,6 +75,10 @@ void CuptiBackend::pushRange(const std::string& name) {
 void CuptiBackend::popRange() {
     ContextGuard g(context_);
     profiler_->popRange();
+}
+void CuptiBackend::reenable() {
+    ContextGuard g(context_);
+    profiler_->reenable();
 }
 std::size_t CuptiBackend::decode() {
     ContextGuard g(context_);

@@ -27,7 +27,11 @@ public:
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
+    void reenable() override;
     void disable() noexcept { profiler_->disable(); }
+    /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
+    /// profiler loads for itself is not the application's).
+    static bool insideCall() noexcept;
 
 private:
     void* context_;

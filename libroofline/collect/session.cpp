@@ -77,6 +77,16 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         }
         return;
     }
+    if (!ready.load(std::memory_order_acquire))
+        return; // the session is still being set up
+    if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
+        if (CuptiBackend::insideCall())
+            return;
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            if (devices[i].context == event.context)
+                collector->onCodeLoaded(i);
+        return;
+    }
     if (event.kind == cupti::LaunchEvent::Kind::Graph) {
         static std::atomic<bool> warned{false};
         if (!warned.exchange(true))
@@ -129,6 +139,7 @@ void SessionState::teardown() noexcept {
         if (d.backend)
             d.backend->disable();
     tracker.reset();
+    jit.reset();
     for (auto& d : devices)
         d.backend.reset();
     if (profilerInitialized)
@@ -209,9 +220,11 @@ void SessionState::finish() noexcept {
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
     core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
-                     "mismatches, {} unbalanced NVTX pops; {}",
+                     "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
+                     "loads ({} launches measured again later); {}",
                      records.size(), unmeasured, collector->droppedRanges(),
-                     collector->mismatchedGroups(), unbalancedPops, status);
+                     collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
+                     collector->supersededLaunches(), status);
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
@@ -274,6 +287,14 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     config.passes = s.passes;
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
+    try {
+        s.jit = std::make_unique<cupti::JitWatcher>();
+    } catch (const std::exception& e) {
+        core::log().warn("libroofline: JIT compilations cannot be watched ({}); every module "
+                         "loaded while counters are collected is handled as compiled code "
+                         "(docs/design/0005-code-loaded-while-profiling.md)",
+                         e.what());
+    }
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, s.configImage, s.options.rangesPerImage,
@@ -334,6 +355,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                 backends.push_back(d.backend.get());
         } catch (const Error& e) {
             s.tracker.reset();
+            s.jit.reset();
             for (auto& d : s.devices)
                 d.backend.reset();
             fallback = collect::decideFallback(e.code(), e.what());
@@ -377,7 +399,12 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                 s.ceilings = collect::deviceCeilings(s.devices[0].info);
         }
     }
+    if (const char* v = std::getenv("ROOFLINE_REENABLE_ON_CODE_LOAD"); v && std::string(v) == "0")
+        config.reenableOnCodeLoad = false; // only to reproduce the CUPTI crash it prevents
     s.collector = std::make_unique<collect::Collector>(config, backends, level);
+    if (s.jit)
+        s.collector->setCompilationCounter([jit = s.jit.get()] { return jit->compilations(); });
+    s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
     s.unbalancedAtStart = collect::unbalancedPops();
     if (s.options.flushOnExit)

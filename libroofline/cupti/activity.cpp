@@ -16,6 +16,7 @@ constexpr std::size_t kBufferBytes = 4 << 20;
 std::mutex gMutex;
 std::vector<KernelTiming>* gTimings = nullptr;
 std::atomic<std::uint64_t> gDropped{0};
+std::atomic<std::uint64_t> gJitCompilations{0};
 
 void CUPTIAPI requestBuffer(uint8_t** buffer, size_t* size, size_t* maxRecords) {
     // CUPTI needs 8-byte alignment; aligned_alloc gives it and may return null (CUPTI then drops).
@@ -29,6 +30,12 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
         CUpti_Activity* record = nullptr;
         std::lock_guard<std::mutex> lock(gMutex);
         while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+            if (record->kind == CUPTI_ACTIVITY_KIND_JIT) {
+                const auto* jit = reinterpret_cast<const CUpti_ActivityJit2*>(record);
+                if (jit->jitOperationType != CUPTI_ACTIVITY_JIT_OPERATION_CACHE_LOAD)
+                    gJitCompilations.fetch_add(1);
+                continue;
+            }
             if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
                 record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
                 continue;
@@ -40,8 +47,7 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
             t.mangledName = k->name ? k->name : "";
             t.grid = {static_cast<std::uint32_t>(k->gridX), static_cast<std::uint32_t>(k->gridY),
                       static_cast<std::uint32_t>(k->gridZ)};
-            t.block = {static_cast<std::uint32_t>(k->blockX),
-                       static_cast<std::uint32_t>(k->blockY),
+            t.block = {static_cast<std::uint32_t>(k->blockX), static_cast<std::uint32_t>(k->blockY),
                        static_cast<std::uint32_t>(k->blockZ)};
             t.streamId = k->streamId;
             t.device = static_cast<int>(k->deviceId);
@@ -86,6 +92,20 @@ std::vector<KernelTiming> KernelTimer::take() noexcept {
 
 std::uint64_t KernelTimer::dropped() const noexcept {
     return gDropped.load();
+}
+
+JitWatcher::JitWatcher() {
+    ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
+    ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_JIT));
+}
+
+JitWatcher::~JitWatcher() {
+    ROOFLINE_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_JIT));
+}
+
+std::uint64_t JitWatcher::compilations() noexcept {
+    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    return gJitCompilations.load();
 }
 
 } // namespace roofline::cupti

@@ -50,6 +50,8 @@ LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(u
     try {
         for (CUpti_CallbackId cbid : kLaunchCallbacks)
             ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+        ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RESOURCE,
+                                                 CUPTI_CBID_RESOURCE_MODULE_LOADED));
     } catch (...) {
         ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(handle));
         throw;
@@ -62,6 +64,17 @@ LaunchTracker::~LaunchTracker() {
 }
 
 void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* raw) noexcept {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+        // Code loaded (or JIT-compiled) into a context: a lazily loaded kernel's first launch
+        // gets here from inside that launch.
+        const auto* resource = static_cast<const CUpti_ResourceData*>(raw);
+        LaunchEvent e;
+        e.kind = LaunchEvent::Kind::ModuleLoaded;
+        e.context = resource->context;
+        auto* tracker = static_cast<LaunchTracker*>(self);
+        tracker->sink_(e, tracker->user_);
+        return;
+    }
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
     const auto* info = static_cast<const CUpti_CallbackData*>(raw);

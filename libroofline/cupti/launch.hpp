@@ -5,7 +5,8 @@
 //
 // Lifecycle: (1) the constructor subscribes (one subscriber per process: a second one fails with
 // Error(ProfilerBusy)) and enables the driver launch callbacks; (2) the sink is called on the
-// launching thread at API entry; (3) the destructor unsubscribes (noexcept).
+// launching thread at API entry, and with Kind::ModuleLoaded (context only) whenever a module is
+// loaded into a context; (3) the destructor unsubscribes (noexcept).
 #include <roofline/kernel_record.hpp>
 
 #include <cstdint>
@@ -15,7 +16,7 @@ struct CUpti_Subscriber_st; // CUPTI's opaque handle, declared here to keep cupt
 namespace roofline::cupti {
 
 struct LaunchEvent {
-    enum class Kind { Kernel, Graph };
+    enum class Kind { Kernel, Graph, ModuleLoaded };
     Kind kind = Kind::Kernel;
     const char* mangledName = nullptr; ///< valid during the sink call only (kernels)
     Dim3 grid, block;

@@ -2,6 +2,8 @@
 
 #include "cupti/check.hpp"
 
+#include <roofline/error.hpp>
+
 #include <cuda.h>
 #include <cupti_range_profiler.h>
 
@@ -10,15 +12,20 @@ namespace roofline::cupti {
 RangeProfiler::RangeProfiler(void* context, const std::vector<std::string>& metrics,
                              std::vector<std::uint8_t> configImage, std::size_t maxRanges,
                              RangeMode mode, std::uint16_t nestingLevels)
-    : context_(context), configImage_(std::move(configImage)), maxRanges_(maxRanges), mode_(mode),
+    : context_(context), metrics_(metrics), configImage_(std::move(configImage)),
+      maxRanges_(maxRanges), mode_(mode),
       levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
+    enable();
+}
+
+void RangeProfiler::enable() {
     CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    enable.ctx = static_cast<CUcontext>(context);
+    enable.ctx = static_cast<CUcontext>(context_);
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     object_ = enable.pRangeProfilerObject;
     try {
         std::vector<const char*> names;
-        for (const auto& m : metrics)
+        for (const auto& m : metrics_)
             names.push_back(m.c_str());
         CUpti_RangeProfiler_GetCounterDataSize_Params size{
             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -35,6 +42,14 @@ RangeProfiler::RangeProfiler(void* context, const std::vector<std::string>& metr
         disable();
         throw;
     }
+}
+
+void RangeProfiler::reenable() {
+    disable();
+    if (object_)
+        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-enable the "
+                                      "range profiler after new code was loaded");
+    enable();
 }
 
 RangeProfiler::~RangeProfiler() {

@@ -46,14 +46,21 @@ public:
     bool running() const noexcept { return running_; }
     /// Releases the CUPTI object; stops first if needed. Logs failures; safe to call again.
     void disable() noexcept;
+    /// Disables and enables the profiler object again, with a fresh image at pass 0: the passes
+    /// collected so far are lost. Needed after code was loaded while it was enabled
+    /// (docs/design/0005-code-loaded-while-profiling.md).
+    void reenable();
 
     const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_; }
     std::size_t capacity() const noexcept { return maxRanges_; }
     RangeMode mode() const noexcept { return mode_; }
 
 private:
+    void enable();
+
     ::CUpti_RangeProfiler_Object* object_ = nullptr;
     void* context_;
+    std::vector<std::string> metrics_;
     std::vector<std::uint8_t> configImage_;
     std::vector<std::uint8_t> counterData_;
     std::size_t maxRanges_;

@@ -1,0 +1,212 @@
+#pragma once
+// A fake counter backend that behaves like CUPTI's range profiler (auto ranges per launch while
+// started, user ranges per push, metric m collected in pass m % passes, all passes needed before
+// decode, images of fixed capacity) and a harness that drives a Collector through it: the
+// collector's state machines tested on the CPU.
+#include "collect/collector.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+namespace roofline::collect::testing {
+
+constexpr std::size_t kMetrics = 3;
+
+class FakeBackend final : public CounterBackend {
+public:
+    FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay)
+        : passes_(passes), capacity_(capacity), userRange_(userRange), kernelReplay_(kernelReplay) {
+    }
+
+    std::size_t capacity() const noexcept override { return capacity_; }
+    void configure() override {
+        ++configures;
+        ranges_.clear();
+        pass_ = 0;
+        position_ = 0;
+    }
+    void start() override {
+        if (failStartAt && ++starts >= failStartAt)
+            throw Error(ErrorCode::Cupti, "cuptiRangeProfilerStart failed (injected)");
+        running_ = true;
+        position_ = 0;
+    }
+    bool stop() override {
+        running_ = false;
+        if (kernelReplay_)
+            return true;
+        ++pass_;
+        return pass_ >= passes_;
+    }
+    void pushRange(const std::string& name) override {
+        ASSERT_TRUE(userRange_ && running_);
+        open_.push_back(name);
+        std::string path;
+        for (const auto& n : open_)
+            path += (path.empty() ? "" : "/") + n;
+        openIndex_.push_back(rangeFor(path));
+    }
+    void popRange() override {
+        ASSERT_FALSE(open_.empty());
+        open_.pop_back();
+        openIndex_.pop_back();
+    }
+    std::size_t decode() override {
+        const std::size_t dropped = ranges_.size() > capacity_ ? ranges_.size() - capacity_ : 0;
+        ranges_.resize(std::min(ranges_.size(), capacity_));
+        return dropped;
+    }
+    std::vector<RangeValues> evaluate() override { return ranges_; }
+    std::size_t imageSize() const noexcept override { return 100; }
+    std::vector<std::uint8_t> imageBytes() const override {
+        return std::vector<std::uint8_t>(100, 1);
+    }
+    void flushCaches() noexcept override { ++flushes; }
+    void reenable() override {
+        ++reenables;
+        loadedWhileEnabled_ = false;
+        running_ = false;
+        ranges_.clear();
+        pass_ = 0;
+        position_ = 0;
+    }
+
+    /// Code was loaded into the context (a lazily loaded or JIT-compiled module).
+    void codeLoaded() { loadedWhileEnabled_ = true; }
+    /// What crashes CUPTI: SASS metrics collected on a launch that entered the driver after code
+    /// was loaded while this profiler was enabled
+    /// (docs/design/0005-code-loaded-while-profiling.md).
+    bool stale() const { return loadedWhileEnabled_; }
+
+    /// The GPU side of a launch: `work` is what its counters would read; `stale`: the launch
+    /// entered after code was loaded while this profiler was enabled.
+    void kernel(double work, bool stale = false) {
+        if (!running_)
+            return;
+        if (stale)
+            ++hazards;
+        if (userRange_) {
+            for (std::size_t i : openIndex_)
+                add(ranges_[i], work);
+            return;
+        }
+        if (kernelReplay_) {
+            RangeValues r{std::to_string(ranges_.size()), std::vector<double>(kMetrics, work)};
+            ranges_.push_back(r);
+            return;
+        }
+        const std::size_t i = rangeFor(std::to_string(position_++));
+        add(ranges_[i], work);
+    }
+
+    int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0;
+    int hazards = 0; ///< launches measured that would have crashed CUPTI
+
+private:
+    std::size_t rangeFor(const std::string& name) {
+        if (pass_ == 0) {
+            ranges_.push_back({name, std::vector<double>(kMetrics, 0.0)});
+            return ranges_.size() - 1;
+        }
+        for (std::size_t i = 0; i < ranges_.size(); ++i)
+            if (ranges_[i].name == name)
+                return i;
+        ranges_.push_back({name, std::vector<double>(kMetrics, -1.0)}); // not in pass 0
+        return ranges_.size() - 1;
+    }
+    void add(RangeValues& r, double work) {
+        for (std::size_t m = 0; m < kMetrics; ++m)
+            if (m % passes_ == pass_)
+                r.values[m] += work;
+    }
+
+    std::size_t passes_, capacity_;
+    bool userRange_, kernelReplay_;
+    bool running_ = false;
+    bool loadedWhileEnabled_ = false;
+    std::size_t pass_ = 0, position_ = 0;
+    std::vector<RangeValues> ranges_;
+    std::vector<std::string> open_;
+    std::vector<std::size_t> openIndex_;
+};
+
+constexpr std::size_t kAuto = 999;
+
+struct Harness {
+    FakeBackend backend;
+    Collector collector;
+    Stack stack;
+    std::uint64_t thread = 7;
+
+    Harness(CollectionMode mode, std::size_t passes, std::size_t capacity,
+            CollectorConfig config = {})
+        : backend(passes, capacity, mode == CollectionMode::ScopeReplay,
+                  mode == CollectionMode::KernelReplay),
+          collector(withMode(std::move(config), mode, passes), {&backend}, Level::Counters) {
+        backend.configure();
+    }
+    static CollectorConfig withMode(CollectorConfig c, CollectionMode mode, std::size_t passes) {
+        c.mode = mode;
+        c.passes = passes;
+        c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
+        if (c.iterationsPerPass == kAuto)
+            c.iterationsPerPass = 0;
+        else if (c.iterationsPerPass == 0)
+            c.iterationsPerPass = 1; // one iteration per pass unless a test asks for sharing
+        return c;
+    }
+    void push(const char* name, const char* domain = "") {
+        stack.push_back(Frame{domain, name, {}});
+        collector.onPush(stack, thread);
+    }
+    void pop() {
+        collector.onPop(stack);
+        stack.pop_back();
+    }
+    void launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
+        LaunchEvent e;
+        e.mangledName = name;
+        e.grid = grid;
+        e.threadId = thread;
+        e.stream = 3;
+        collector.onLaunch(e, stack);
+        const bool stale = backend.stale();
+        if (loadsCode) { // the driver loads the kernel's module inside this launch
+            loadsCode = false;
+            loadCode();
+        }
+        backend.kernel(work, stale);
+    }
+    /// The first launch of a kernel whose module is lazily loaded (or JIT-compiled).
+    void firstLaunch(const char* name, double work) {
+        loadsCode = true;
+        launch(name, work);
+    }
+    /// A module load; `compiles`: the driver JIT-compiles it (what crashes a profiler enabled
+    /// before it), otherwise it is machine code or comes from the JIT cache (harmless).
+    void loadCode() {
+        if (compiles) {
+            ++compiled;
+            backend.codeLoaded();
+        }
+        collector.onCodeLoaded(0);
+    }
+    /// Gives the collector the compilation count (as the session does with cupti::JitWatcher).
+    void watchCompilations() {
+        collector.setCompilationCounter([this] { return compiled; });
+    }
+    bool loadsCode = false;
+    bool compiles = true;
+    std::uint64_t compiled = 0;
+    std::vector<core::LaunchInfo>& finish() {
+        collector.finish();
+        return collector.launches();
+    }
+};
+
+inline std::vector<double> all(double v) {
+    return std::vector<double>(kMetrics, v);
+}
+
+} // namespace roofline::collect::testing
