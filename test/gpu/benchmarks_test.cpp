@@ -20,6 +20,7 @@ namespace {
 class BenchmarkTest : public ::testing::Test {
 protected:
     void SetUp() override {
+        useFreshJitCache(); // cuDNN's PTX kernels are compiled in every run, as on a new machine
         ROOFLINE_REQUIRE_GPU();
         ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
         ASSERT_EQ(cudnnCreate(&handle_), CUDNN_STATUS_SUCCESS);

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -23,4 +25,27 @@ inline const roofline::KernelRecord* findByScope(const std::vector<roofline::Ker
         if (r.scopePath == scope)
             return &r;
     return nullptr;
+}
+
+// A fresh, empty JIT cache for this process, set before its first CUDA call: kernels shipped as PTX
+// (cuDNN has many) are compiled and stored anew, as on a machine that never ran them -- the
+// condition under which CUPTI crashed (docs/design/0005-code-loaded-while-profiling.md). CTest
+// runs each GPU test in its own process, so each gets its own cache; it is removed at exit.
+inline void useFreshJitCache() {
+    struct Cache {
+        std::string dir;
+        Cache() {
+            char name[] = "/tmp/roofline-jit-XXXXXX";
+            if (const char* d = mkdtemp(name)) {
+                dir = d;
+                setenv("CUDA_CACHE_PATH", d, 1);
+            }
+        }
+        ~Cache() {
+            std::error_code ignored;
+            if (!dir.empty())
+                std::filesystem::remove_all(dir, ignored);
+        }
+    };
+    static Cache cache;
 }
