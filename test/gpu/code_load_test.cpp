@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,47 +113,50 @@ void expectEveryKernelMeasuredExactly(const std::vector<roofline::KernelRecord>&
     }
 }
 
+// A fresh JIT cache (before the first CUDA call), the PTX of every module, and a session.
+class GpuCodeLoad : public ::testing::Test {
+protected:
+    void SetUp() override {
+        useFreshJitCache();
+        ROOFLINE_REQUIRE_GPU();
+        ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
+        jit = std::make_unique<JitKernels>();
+        session = std::make_unique<roofline::Session>();
+        ASSERT_TRUE(session->countersAvailable()) << session->status();
+    }
+    std::unique_ptr<JitKernels> jit;
+    std::unique_ptr<roofline::Session> session;
+};
+
 } // namespace
 
-TEST(GpuCodeLoad, KernelsCompiledWhileProfilingAreMeasuredSafely) {
-    useFreshJitCache();
-    ROOFLINE_REQUIRE_GPU();
-    ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
-    JitKernels jit;
-    roofline::Session session;
-    ASSERT_TRUE(session.countersAvailable()) << session.status();
-    jit.load();      // compiled while the profiler is enabled, as cuDNN's PTX kernels are
-    jit.launchAll(); // first use, outside every scope (a verification run)
+TEST_F(GpuCodeLoad, KernelsCompiledWhileProfilingAreMeasuredSafely) {
+    jit->load();      // compiled while the profiler is enabled, as cuDNN's PTX kernels are
+    jit->launchAll(); // first use, outside every scope (a verification run)
     int iterations = 0;
-    while (session.needsPass()) {
+    while (session->needsPass()) {
         roofline::ProfileScope step{"step"};
-        jit.launchAll();
+        jit->launchAll();
         ++iterations;
     }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(iterations, static_cast<int>(session.passes()));
-    expectEveryKernelMeasuredExactly(session.stop());
+    EXPECT_EQ(iterations, static_cast<int>(session->passes()));
+    expectEveryKernelMeasuredExactly(session->stop());
 }
 
-TEST(GpuCodeLoad, CodeLoadedInsideTheFirstIterationIsMeasuredExactly) {
-    useFreshJitCache();
-    ROOFLINE_REQUIRE_GPU();
-    ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
-    JitKernels jit;
-    roofline::Session session;
-    ASSERT_TRUE(session.countersAvailable()) << session.status();
+TEST_F(GpuCodeLoad, CodeLoadedInsideTheFirstIterationIsMeasuredExactly) {
     int iterations = 0;
-    while (session.needsPass()) {
+    while (session->needsPass()) {
         roofline::ProfileScope step{"step"};
         if (iterations == 0)
-            jit.load(); // lazy initialization inside the first iteration
-        jit.launchAll();
+            jit->load(); // lazy initialization inside the first iteration
+        jit->launchAll();
         ++iterations;
     }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     // One more iteration than passes when the collector saw the compilation and restarted the
     // group (on the H100 it saw none for cudaLibraryLoadData: design 0005).
-    EXPECT_GE(iterations, static_cast<int>(session.passes()));
-    EXPECT_LE(iterations, static_cast<int>(session.passes()) + 1);
-    expectEveryKernelMeasuredExactly(session.stop());
+    EXPECT_GE(iterations, static_cast<int>(session->passes()));
+    EXPECT_LE(iterations, static_cast<int>(session->passes()) + 1);
+    expectEveryKernelMeasuredExactly(session->stop());
 }
