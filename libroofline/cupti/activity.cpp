@@ -61,6 +61,19 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
     std::free(buffer);
 }
 
+// The buffer callbacks serve every activity kind (kernels, JIT); CUPTI takes one registration per
+// process, so the second user (a KernelTimer started after a mid-run failure while the JitWatcher
+// runs) must not register again.
+void registerBuffers() {
+    static std::mutex m;
+    static bool registered = false;
+    std::lock_guard<std::mutex> lock(m);
+    if (registered)
+        return;
+    ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
+    registered = true;
+}
+
 } // namespace
 
 KernelTimer::KernelTimer() {
@@ -69,7 +82,7 @@ KernelTimer::KernelTimer() {
         delete gTimings;
         gTimings = new std::vector<KernelTiming>();
     }
-    ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
+    registerBuffers();
     ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 }
 
@@ -95,7 +108,7 @@ std::uint64_t KernelTimer::dropped() const noexcept {
 }
 
 JitWatcher::JitWatcher() {
-    ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
+    registerBuffers();
     ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_JIT));
 }
 
