@@ -111,12 +111,16 @@ std::uint64_t Collector::compilations(std::uint64_t loads) {
     return compilations_ ? compilations_() : loads; // unknown: every load may have compiled
 }
 
+std::uint64_t Collector::codeLoads(const Slot& s) const noexcept {
+    return codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
+}
+
 // True once code was compiled since the profiler was enabled. Cheap unless a module was loaded
 // since the last check (then the compilation count is read, which flushes CUPTI's activity).
-bool Collector::codeLoaded(Slot& s) {
+bool Collector::profilerStale(Slot& s) {
     if (!config_.reenableOnCodeLoad || !s.backend || s.failed)
         return false;
-    const std::uint64_t loads = codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
+    const std::uint64_t loads = codeLoads(s);
     if (loads != s.loadsChecked) {
         s.loadsChecked = loads;
         if (compilations(loads) != s.compiledAtEnable)
@@ -125,12 +129,12 @@ bool Collector::codeLoaded(Slot& s) {
     return s.stale;
 }
 
-bool Collector::reenableIfCodeLoaded(Slot& s) {
-    if (!codeLoaded(s))
+bool Collector::reenableIfStale(Slot& s) {
+    if (!profilerStale(s))
         return false;
     guard(s, [&] { s.backend->reenable(); });
     s.stale = false;
-    s.loadsChecked = codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
+    s.loadsChecked = codeLoads(s);
     s.compiledAtEnable = compilations(s.loadsChecked);
     if (s.failed)
         return true;
@@ -329,12 +333,12 @@ void Collector::beginIteration(std::uint64_t thread) {
 }
 
 void Collector::startPass(Slot& s) {
-    if (codeLoaded(s)) {
+    if (profilerStale(s)) {
         if (s.pass > 0) { // the passes so far go with the old profiler: start the group again
             abandonGroup(s);
             newGroup(s);
         }
-        reenableIfCodeLoaded(s);
+        reenableIfStale(s);
     }
     guard(s, [&] {
         if (config_.flushCaches)
@@ -353,9 +357,9 @@ void Collector::endPass(Slot& s) {
     guard(s, [&] {
         const bool all = s.backend->stop();
         s.passOpen = false;
-        if (!all && codeLoaded(s)) { // later passes need a new profiler: the group restarts
+        if (!all && profilerStale(s)) { // later passes need a new profiler: the group restarts
             abandonGroup(s);
-            reenableIfCodeLoaded(s);
+            reenableIfStale(s);
             return;
         }
         if (s.pass > 0 && config_.mode == CollectionMode::IterationReplay &&
@@ -518,22 +522,12 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
     }
     const std::int64_t index = addLaunch(l, stack);
     guard(s, [&] {
-        if (codeLoaded(s)) { // evaluate what the old profiler holds, then measure with a new one
-            if (s.running) {
-                s.running = false;
-                s.backend->stop();
-            }
-            if (!s.members.empty())
-                completeImage(s);
-            reenableIfCodeLoaded(s);
+        if (profilerStale(s)) { // evaluate what the old profiler holds, measure with a new one
+            closeWindow(s);
+            reenableIfStale(s);
         }
-        if (s.members.size() >= s.backend->capacity()) { // image full: evaluate and reuse it
-            if (s.running) {
-                s.running = false;
-                s.backend->stop();
-            }
-            completeImage(s);
-        }
+        if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
+            closeWindow(s);
         if (config_.flushCaches)
             s.backend->flushCaches();
         if (!s.running) {
@@ -546,13 +540,23 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
         appendNote(launches_[static_cast<std::size_t>(index)].note, config_.timingReason);
 }
 
+// Kernel replay: ends the open window and evaluates the ranges its image holds.
+void Collector::closeWindow(Slot& s) {
+    if (s.running) {
+        s.running = false;
+        s.backend->stop();
+    }
+    if (!s.members.empty())
+        completeImage(s);
+}
+
 void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
-    if (config_.mode == CollectionMode::IterationReplay && s.passOpen && codeLoaded(s)) {
+    if (config_.mode == CollectionMode::IterationReplay && s.passOpen && profilerStale(s)) {
         // Code was loaded during this pass (an earlier launch's first use of a kernel): no
         // launch is measured past it; the group restarts on a later iteration.
         guard(s, [&] { s.backend->stop(); });
         abandonGroup(s);
-        reenableIfCodeLoaded(s);
+        reenableIfStale(s);
     }
     if (iterationsOpen_ == 0) {
         // Between iterations: profiled only while a pass spans iterations (its range must be
@@ -698,14 +702,7 @@ void Collector::finish() noexcept {
         if (s.failed || !s.backend)
             continue;
         if (config_.mode == CollectionMode::KernelReplay) {
-            guard(s, [&] {
-                if (s.running) {
-                    s.running = false;
-                    s.backend->stop();
-                }
-                if (!s.members.empty())
-                    completeImage(s);
-            });
+            guard(s, [&] { closeWindow(s); });
             continue;
         }
         if (s.passOpen)

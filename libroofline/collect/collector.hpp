@@ -153,8 +153,9 @@ private:
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
 
     std::uint64_t compilations(std::uint64_t loads);
-    bool codeLoaded(Slot& s);
-    bool reenableIfCodeLoaded(Slot& s);
+    std::uint64_t codeLoads(const Slot& s) const noexcept;
+    bool profilerStale(Slot& s);
+    bool reenableIfStale(Slot& s);
     void newGroup(Slot& s);
     void abandonGroup(Slot& s);
     void beginIteration(std::uint64_t thread);
@@ -164,6 +165,7 @@ private:
     void completeImage(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
+    void closeWindow(Slot& s);
     void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside);

@@ -82,9 +82,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
         if (CuptiBackend::insideCall())
             return;
-        for (std::size_t i = 0; i < devices.size(); ++i)
-            if (devices[i].context == event.context)
-                collector->onCodeLoaded(i);
+        if (const std::size_t slot = slotOf(event.context); slot < devices.size())
+            collector->onCodeLoaded(slot);
         return;
     }
     if (event.kind == cupti::LaunchEvent::Kind::Graph) {
@@ -96,10 +95,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                              "disagree)");
         return;
     }
-    std::size_t slot = devices.size();
-    for (std::size_t i = 0; i < devices.size(); ++i)
-        if (devices[i].context == event.context)
-            slot = i;
+    const std::size_t slot = slotOf(event.context);
     if (slot == devices.size())
         return; // a context we do not profile
     LaunchEvent l;
@@ -120,6 +116,14 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         static const Stack kEmpty;
         collector->onLaunch(l, kEmpty);
     }
+}
+
+std::size_t SessionState::slotOf(const void* context) const noexcept {
+    std::size_t slot = devices.size();
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        if (devices[i].context == context)
+            slot = i;
+    return slot;
 }
 
 void SessionState::startTiming() noexcept {

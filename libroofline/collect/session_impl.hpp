@@ -49,6 +49,8 @@ struct SessionState {
     std::uint64_t unbalancedPops = 0;
 
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
+    /// The device slot whose context this is; devices.size() for a context not profiled.
+    std::size_t slotOf(const void* context) const noexcept;
     /// Switches to (or starts in) timing-only: CUPTI activity records for kernel durations.
     void startTiming() noexcept;
     void teardown() noexcept;
