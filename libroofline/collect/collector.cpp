@@ -86,63 +86,56 @@ void Collector::fail(Slot& s, const std::string& why) noexcept {
 }
 
 // ---- code loaded while profiling ------------------------------------------------------------
-// CUPTI (2025.3, driver 580) crashes, intermittently, collecting SASS metrics of a kernel that was
-// JIT-compiled while its range profiler was enabled; a profiler enabled after the compilation is
-// safe, and so is machine code (or cached JIT output) loaded while it is enabled
-// (docs/design/0005-code-loaded-while-profiling.md). So once code was compiled since the profiler
-// was enabled, it is re-created before it measures again; the passes a group already has are lost
-// with it, and the group restarts on a later iteration. Module loads are reported lock-free from
-// the driver; whether one compiled is asked (compilations_) only after a load.
+// CUPTI (2025.3, driver 580) crashes, intermittently, collecting SASS metrics on a range profiler
+// that saw code loaded into its context: JIT-compiled PTX, and on the H100 also a lazily loaded
+// kernel whose module had been compiled or taken from the JIT cache earlier. A profiler enabled
+// after the load is safe (docs/design/0005-code-loaded-while-profiling.md). So once code was
+// loaded since the profiler was enabled, it is re-created before any launch runs on it; the passes
+// a group already has are lost with it, and the group restarts on a later iteration. Module loads
+// are reported lock-free from the driver (the launch callback loads a lazily loaded kernel before
+// the collector sees its launch).
 
 void Collector::onCodeLoaded(std::size_t slot) noexcept {
     if (slot < slots_.size())
         codeLoads_[slot].fetch_add(1);
 }
 
-void Collector::setCompilationCounter(std::function<std::uint64_t()> counter) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    compilations_ = std::move(counter);
-    const std::uint64_t now = compilations_ ? compilations_() : 0;
-    for (Slot& s : slots_)
-        s.compiledAtEnable = now; // code compiled before the profiler was enabled is safe
-}
-
-std::uint64_t Collector::compilations(std::uint64_t loads) {
-    return compilations_ ? compilations_() : loads; // unknown: every load may have compiled
-}
-
 std::uint64_t Collector::codeLoads(const Slot& s) const noexcept {
     return codeLoads_[static_cast<std::size_t>(&s - slots_.data())].load();
 }
 
-// True once code was compiled since the profiler was enabled. Cheap unless a module was loaded
-// since the last check (then the compilation count is read, which flushes CUPTI's activity).
+// True once code was loaded since the profiler was enabled.
 bool Collector::profilerStale(Slot& s) {
-    if (!config_.reenableOnCodeLoad || !s.backend || s.failed)
-        return false;
-    const std::uint64_t loads = codeLoads(s);
-    if (loads != s.loadsChecked) {
-        s.loadsChecked = loads;
-        if (compilations(loads) != s.compiledAtEnable)
-            s.stale = true;
-    }
-    return s.stale;
+    return config_.reenableOnCodeLoad && s.backend && !s.failed &&
+           codeLoads(s) != s.loadsAtEnable;
 }
 
 bool Collector::reenableIfStale(Slot& s) {
     if (!profilerStale(s))
         return false;
+    s.loadsAtEnable = codeLoads(s); // loads from here on (during reenable too) count again
     guard(s, [&] { s.backend->reenable(); });
-    s.stale = false;
-    s.loadsChecked = codeLoads(s);
-    s.compiledAtEnable = compilations(s.loadsChecked);
     if (s.failed)
         return true;
     if (reenables_++ == 0)
-        core::log().info("libroofline: code was JIT-compiled while counters were collected (a "
-                         "kernel's first launch); the profiler is re-created before it measures "
-                         "again, and a replay group in progress restarts on a later iteration");
+        core::log().info("libroofline: code was loaded while counters were collected (a kernel's "
+                         "first use); the profiler is re-created before it measures again, and a "
+                         "replay group in progress restarts on a later iteration");
     return true;
+}
+
+void Collector::renewStaleProfiler(Slot& s) {
+    if (!profilerStale(s))
+        return;
+    if (config_.mode == CollectionMode::KernelReplay) {
+        guard(s, [&] { closeWindow(s); });
+    } else if (s.passOpen) {
+        guard(s, [&] { s.backend->stop(); });
+        abandonGroup(s);
+    } else if (s.group && s.pass > 0) {
+        abandonGroup(s);
+    }
+    reenableIfStale(s);
 }
 
 void Collector::newGroup(Slot& s) {
@@ -497,6 +490,7 @@ void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
                 addLaunch(l, stack);
             return;
         }
+        renewStaleProfiler(s);
         switch (config_.mode) {
         case CollectionMode::KernelReplay:
             kernelReplayLaunch(s, l, stack);
@@ -522,10 +516,6 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
     }
     const std::int64_t index = addLaunch(l, stack);
     guard(s, [&] {
-        if (profilerStale(s)) { // evaluate what the old profiler holds, measure with a new one
-            closeWindow(s);
-            reenableIfStale(s);
-        }
         if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
             closeWindow(s);
         if (config_.flushCaches)
@@ -551,13 +541,6 @@ void Collector::closeWindow(Slot& s) {
 }
 
 void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
-    if (config_.mode == CollectionMode::IterationReplay && s.passOpen && profilerStale(s)) {
-        // Code was loaded during this pass (an earlier launch's first use of a kernel): no
-        // launch is measured past it; the group restarts on a later iteration.
-        guard(s, [&] { s.backend->stop(); });
-        abandonGroup(s);
-        reenableIfStale(s);
-    }
     if (iterationsOpen_ == 0) {
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.

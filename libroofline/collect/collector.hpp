@@ -61,7 +61,7 @@ struct CollectorConfig {
     std::size_t keepImageBytes = 0;    ///< raw counter-data images kept for the recording
     std::string timingReason;          ///< Level::TimingOnly: why (goes into every record's note)
     /// Re-create the profiler before measuring again once code was loaded while it was enabled
-    /// (CUPTI crashes on SASS-metric collection of kernels JIT-compiled while enabled:
+    /// (CUPTI crashes collecting SASS metrics on a profiler that saw code loaded:
     /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.
     bool reenableOnCodeLoad = true;
 };
@@ -81,10 +81,6 @@ public:
     /// A module was loaded into device slot `slot`'s context (lazy loading, JIT compilation).
     /// Lock-free: it may be called from inside any driver call, including the collector's own.
     void onCodeLoaded(std::size_t slot) noexcept;
-    /// The process's JIT compilations so far (see cupti::JitWatcher), asked after a module load
-    /// to tell compiled code (which needs a new profiler) from loaded machine code (which does
-    /// not). Without it every load counts as a compilation. Set before collection starts.
-    void setCompilationCounter(std::function<std::uint64_t()> counter);
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;
@@ -136,9 +132,7 @@ private:
         bool mismatch = false;
         std::string mismatchNote;
         bool scopeOverflowNoted = false;
-        std::uint64_t loadsChecked = 0;     // codeLoads_[slot] at the last check
-        std::uint64_t compiledAtEnable = 0; // compilations when the profiler was last enabled
-        bool stale = false;   // code was compiled since: the profiler must be re-created
+        std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
         bool restart = false; // a group was abandoned: the next iteration redoes it
     };
 
@@ -152,10 +146,10 @@ private:
     std::vector<core::NvtxRange> startEndViews() const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
 
-    std::uint64_t compilations(std::uint64_t loads);
     std::uint64_t codeLoads(const Slot& s) const noexcept;
     bool profilerStale(Slot& s);
     bool reenableIfStale(Slot& s);
+    void renewStaleProfiler(Slot& s);
     void newGroup(Slot& s);
     void abandonGroup(Slot& s);
     void beginIteration(std::uint64_t thread);
@@ -195,7 +189,6 @@ private:
     std::uint64_t dropped_ = 0, mismatchedGroups_ = 0, groupsCompleted_ = 0;
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
-    std::function<std::uint64_t()> compilations_;
     std::uint64_t reenables_ = 0, supersededCount_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };

@@ -2,6 +2,7 @@
 
 #include "core/log.hpp"
 #include "cupti/driver.hpp"
+#include "cupti/trace.hpp"
 
 namespace roofline::collect {
 namespace {
@@ -77,6 +78,7 @@ void CuptiBackend::popRange() {
     profiler_->popRange();
 }
 void CuptiBackend::reenable() {
+    cupti::traceCodeLoad("re-creating the range profiler");
     ContextGuard g(context_);
     profiler_->reenable();
 }

@@ -143,7 +143,6 @@ void SessionState::teardown() noexcept {
         if (d.backend)
             d.backend->disable();
     tracker.reset();
-    jit.reset();
     for (auto& d : devices)
         d.backend.reset();
     if (profilerInitialized)
@@ -225,10 +224,11 @@ void SessionState::finish() noexcept {
         unmeasured += r.measured ? 0 : 1;
     core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
                      "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
-                     "loads ({} launches measured again later); {}",
+                     "loads ({} launches measured again later, {} kernels loaded ahead of their "
+                     "first launch); {}",
                      records.size(), unmeasured, collector->droppedRanges(),
                      collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
-                     collector->supersededLaunches(), status);
+                     collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
@@ -291,14 +291,6 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     config.passes = s.passes;
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
-    try {
-        s.jit = std::make_unique<cupti::JitWatcher>();
-    } catch (const std::exception& e) {
-        core::log().warn("libroofline: JIT compilations cannot be watched ({}); every module "
-                         "loaded while counters are collected is handled as compiled code "
-                         "(docs/design/0005-code-loaded-while-profiling.md)",
-                         e.what());
-    }
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, s.configImage, s.options.rangesPerImage,
@@ -359,7 +351,6 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                 backends.push_back(d.backend.get());
         } catch (const Error& e) {
             s.tracker.reset();
-            s.jit.reset();
             for (auto& d : s.devices)
                 d.backend.reset();
             fallback = collect::decideFallback(e.code(), e.what());
@@ -406,8 +397,6 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     if (const char* v = std::getenv("ROOFLINE_REENABLE_ON_CODE_LOAD"); v && std::string(v) == "0")
         config.reenableOnCodeLoad = false; // only to reproduce the CUPTI crash it prevents
     s.collector = std::make_unique<collect::Collector>(config, backends, level);
-    if (s.jit)
-        s.collector->setCompilationCounter([jit = s.jit.get()] { return jit->compilations(); });
     s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
     s.unbalancedAtStart = collect::unbalancedPops();

@@ -36,7 +36,6 @@ struct SessionState {
     bool profilerInitialized = false;
     std::unique_ptr<cupti::LaunchTracker> tracker;
     std::unique_ptr<cupti::KernelTimer> timer;
-    std::unique_ptr<cupti::JitWatcher> jit; // counters: tells JIT compilations from plain loads
     std::unique_ptr<Collector> collector;
     std::string status = "counters";
     std::atomic<bool> ready{false}; // the collector exists: callbacks may use it

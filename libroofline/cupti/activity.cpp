@@ -16,7 +16,6 @@ constexpr std::size_t kBufferBytes = 4 << 20;
 std::mutex gMutex;
 std::vector<KernelTiming>* gTimings = nullptr;
 std::atomic<std::uint64_t> gDropped{0};
-std::atomic<std::uint64_t> gJitCompilations{0};
 
 void CUPTIAPI requestBuffer(uint8_t** buffer, size_t* size, size_t* maxRecords) {
     // CUPTI needs 8-byte alignment; aligned_alloc gives it and may return null (CUPTI then drops).
@@ -30,12 +29,6 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
         CUpti_Activity* record = nullptr;
         std::lock_guard<std::mutex> lock(gMutex);
         while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
-            if (record->kind == CUPTI_ACTIVITY_KIND_JIT) {
-                const auto* jit = reinterpret_cast<const CUpti_ActivityJit2*>(record);
-                if (jit->jitOperationType != CUPTI_ACTIVITY_JIT_OPERATION_CACHE_LOAD)
-                    gJitCompilations.fetch_add(1);
-                continue;
-            }
             if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
                 record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
                 continue;
@@ -61,9 +54,8 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
     std::free(buffer);
 }
 
-// The buffer callbacks serve every activity kind (kernels, JIT); CUPTI takes one registration per
-// process, so the second user (a KernelTimer started after a mid-run failure while the JitWatcher
-// runs) must not register again.
+// CUPTI takes one registration of the buffer callbacks per process: a second KernelTimer (a
+// session after one that fell back to timing) must not register again.
 void registerBuffers() {
     static std::mutex m;
     static bool registered = false;
@@ -105,20 +97,6 @@ std::vector<KernelTiming> KernelTimer::take() noexcept {
 
 std::uint64_t KernelTimer::dropped() const noexcept {
     return gDropped.load();
-}
-
-JitWatcher::JitWatcher() {
-    registerBuffers();
-    ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_JIT));
-}
-
-JitWatcher::~JitWatcher() {
-    ROOFLINE_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_JIT));
-}
-
-std::uint64_t JitWatcher::compilations() noexcept {
-    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-    return gJitCompilations.load();
 }
 
 } // namespace roofline::cupti

@@ -36,6 +36,7 @@ const DriverApi* load() noexcept {
                     resolve(lib, "cuGetErrorName", api.getErrorName) &&
                     resolve(lib, "cuGetErrorString", api.getErrorString) &&
                     resolve(lib, "cuFuncGetName", api.funcGetName) &&
+                    resolve(lib, "cuFuncGetAttribute", api.funcGetAttribute) &&
                     resolve(lib, "cuMemAlloc_v2", api.memAlloc) &&
                     resolve(lib, "cuMemFree_v2", api.memFree) &&
                     resolve(lib, "cuMemsetD32_v2", api.memsetD32) &&

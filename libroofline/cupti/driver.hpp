@@ -24,6 +24,7 @@ struct DriverApi {
     decltype(&::cuCtxSynchronize) ctxSynchronize;
     decltype(&::cuCtxPushCurrent) ctxPushCurrent;
     decltype(&::cuCtxPopCurrent) ctxPopCurrent;
+    decltype(&::cuFuncGetAttribute) funcGetAttribute;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

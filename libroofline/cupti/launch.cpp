@@ -2,9 +2,12 @@
 
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
+#include "cupti/trace.hpp"
 
 #include <cuda.h>
 #include <cupti.h>
+
+#include <atomic>
 
 namespace roofline::cupti {
 
@@ -40,7 +43,32 @@ const char* functionName(CUfunction f) noexcept {
     return f && d && d->funcGetName(&name, f) == CUDA_SUCCESS ? name : nullptr;
 }
 
+// With lazy loading (CUDA's default) a kernel's code may be loaded inside its first launch, after
+// this callback, right before CUPTI's own launch hook measures it on a profiler that saw the load:
+// the condition of the CUPTI crash in docs/design/0005-code-loaded-while-profiling.md. Asking for
+// one of the kernel's attributes here loads it now (the driver loads a lazily loaded function to
+// answer), so its MODULE_LOADED callback comes before the collector decides how to measure the
+// launch and can re-create the profiler first. The load is what the launch would do anyway; a
+// failure is left for the launch itself to report. Counted when the load callback fired inside.
+std::atomic<std::uint64_t> gLoadedBeforeLaunch{0};
+thread_local bool tLoadedInside = false;
+
+void loadBeforeLaunch(CUfunction f) noexcept {
+    const DriverApi* d = driver();
+    if (!f || !d)
+        return;
+    tLoadedInside = false;
+    int registers = 0;
+    d->funcGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    if (tLoadedInside)
+        gLoadedBeforeLaunch.fetch_add(1, std::memory_order_relaxed);
+}
+
 } // namespace
+
+std::uint64_t kernelsLoadedBeforeLaunch() noexcept {
+    return gLoadedBeforeLaunch.load(std::memory_order_relaxed);
+}
 
 LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(user) {
     CUpti_SubscriberHandle handle = nullptr;
@@ -68,6 +96,8 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
         // Code loaded (or JIT-compiled) into a context: a lazily loaded kernel's first launch
         // gets here from inside that launch.
         const auto* resource = static_cast<const CUpti_ResourceData*>(raw);
+        traceCodeLoad("module loaded into context %p", static_cast<void*>(resource->context));
+        tLoadedInside = true;
         LaunchEvent e;
         e.kind = LaunchEvent::Kind::ModuleLoaded;
         e.context = resource->context;
@@ -127,9 +157,11 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
     default:
         return;
     }
+    loadBeforeLaunch(f);
     e.mangledName = info->symbolName ? info->symbolName : functionName(f);
     if (!e.mangledName)
         e.mangledName = "<unknown kernel>";
+    traceCodeLoad("launch %s", e.mangledName);
     auto* tracker = static_cast<LaunchTracker*>(self);
     tracker->sink_(e, tracker->user_);
 }

@@ -26,6 +26,10 @@ struct LaunchEvent {
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
 };
 
+/// Lazily loaded kernels the launch callback loaded before their first launch went on (see
+/// launch.cpp), process-wide.
+std::uint64_t kernelsLoadedBeforeLaunch() noexcept;
+
 /// Called on the launching thread; must not throw.
 using LaunchSink = void (*)(const LaunchEvent& event, void* user) noexcept;
 

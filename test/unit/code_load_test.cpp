@@ -1,7 +1,7 @@
 // Code loaded while counters are collected (lazy loading, JIT compilation): the collector
 // re-creates the profiler before anything is measured after the load, and a replay group whose
 // passes were lost with the old profiler starts again -- no record lost, none measured twice, none
-// measured by a stale profiler (what crashes CUPTI:
+// measured by a profiler that saw code loaded (what crashes CUPTI:
 // docs/design/0005-code-loaded-while-profiling.md).
 #include "unit/collector_harness.hpp"
 
@@ -64,37 +64,37 @@ TEST(CodeLoad, FirstLaunchesInsideAPassRestartTheGroupOnTheNextIteration) {
     EXPECT_EQ(l[0].launchIndex, 0u);
     EXPECT_EQ(l[1].launchIndex, 1u);
     EXPECT_EQ(h.backend.hazards, 0);
-    EXPECT_EQ(h.collector.supersededLaunches(), 1u); // 'a' of the first iteration
+    // 'a' was loaded before the collector saw its launch: the pass stopped before it ran
+    EXPECT_EQ(h.collector.supersededLaunches(), 0u);
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
 }
 
-TEST(CodeLoad, MachineCodeLoadedInTheFirstIterationCostsNothing) {
-    // Lazy loading of SASS (or of cached JIT output) in the first iteration: the usual case.
-    Harness h(CollectionMode::IterationReplay, 3, 8);
-    h.watchCompilations();
-    h.compiles = false;
-    int iterations = 0;
-    while (h.collector.needsPass() && iterations < 20)
-        step(h, iterations++ == 0);
-    EXPECT_EQ(iterations, 3);
-    auto& l = h.finish();
-    ASSERT_EQ(l.size(), 2u);
-    EXPECT_EQ(l[1].values, all(10));
-    EXPECT_EQ(h.backend.reenables, 0);
-    EXPECT_EQ(h.collector.supersededLaunches(), 0u);
+TEST(CodeLoad, AKernelCompiledInsideItsOwnLaunchIsMeasuredStaleUnlessLoadedFirst) {
+    // Why cupti::LaunchTracker loads a lazily loaded kernel before the collector sees its launch:
+    // left to the driver, the compilation happens inside the launch, after every decision, and
+    // CUPTI's launch hook then measures the kernel on the profiler that saw it compile (the crash
+    // that remained, 1 in 14 suite runs, before the tracker loaded kernels itself).
+    for (const bool first : {false, true}) {
+        Harness h(CollectionMode::IterationReplay, 3, 8);
+        h.loadInCallback = first;
+        int iterations = 0;
+        while (h.collector.needsPass() && iterations < 20)
+            step(h, iterations++ == 0);
+        EXPECT_EQ(h.backend.hazards, first ? 0 : 1) << "loaded first: " << first;
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 2u);
+        EXPECT_EQ(l[1].values, all(10));
+    }
 }
 
-TEST(CodeLoad, OnlyCompilationsCountWhenTheyCanBeTold) {
+TEST(CodeLoad, LoadsIntoAnotherContextCostNothing) {
     Harness h(CollectionMode::IterationReplay, 3, 8);
-    h.compiled = 5; // compilations before the session: harmless
-    h.watchCompilations();
-    int iterations = 0;
-    while (h.collector.needsPass() && iterations < 20)
-        step(h, iterations++ == 0); // both kernels JIT-compiled in the first iteration
-    EXPECT_EQ(iterations, 4);
+    h.collector.onCodeLoaded(1); // another device slot: not this profiler's context
+    h.launch("verify", 5);
+    EXPECT_EQ(replay(h), 3);
     EXPECT_EQ(h.finish().size(), 2u);
-    EXPECT_EQ(h.backend.hazards, 0);
-    EXPECT_GE(h.backend.reenables, 1);
+    EXPECT_EQ(h.backend.reenables, 0);
+    EXPECT_EQ(h.collector.supersededLaunches(), 0u);
 }
 
 TEST(CodeLoad, LoadedBetweenPassesRestartsTheGroup) {
@@ -128,7 +128,7 @@ TEST(CodeLoad, KernelReplayEvaluatesWhatItHasAndGoesOnWithANewProfiler) {
         EXPECT_EQ(l[k].values, all(k + 1.0)) << k << ": " << l[k].note;
     EXPECT_EQ(h.backend.reenables, 2);
     EXPECT_EQ(h.backend.hazards, 0);
-    EXPECT_EQ(h.collector.groupsCompleted(), 3u); // k1 | k2 k3 | k4
+    EXPECT_EQ(h.collector.groupsCompleted(), 2u); // k1 k2 | k3 k4
 }
 
 TEST(CodeLoad, ScopeReplayRestartsAGroupWhosePassesWereLost) {

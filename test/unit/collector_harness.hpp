@@ -170,11 +170,16 @@ struct Harness {
         e.grid = grid;
         e.threadId = thread;
         e.stream = 3;
-        collector.onLaunch(e, stack);
-        const bool stale = backend.stale();
-        if (loadsCode) { // the driver loads the kernel's module inside this launch
+        if (loadsCode && loadInCallback) { // cupti::LaunchTracker loads the kernel first
             loadsCode = false;
             loadCode();
+        }
+        collector.onLaunch(e, stack);
+        bool stale = backend.stale();
+        if (loadsCode) { // the driver loads the kernel inside the launch, before CUPTI's hook
+            loadsCode = false;
+            loadCode();
+            stale = stale || backend.stale();
         }
         backend.kernel(work, stale);
     }
@@ -183,22 +188,16 @@ struct Harness {
         loadsCode = true;
         launch(name, work);
     }
-    /// A module load; `compiles`: the driver JIT-compiles it (what crashes a profiler enabled
-    /// before it), otherwise it is machine code or comes from the JIT cache (harmless).
+    /// A module load (JIT-compiled, from the JIT cache or machine code: each leaves the enabled
+    /// profiler unsafe).
     void loadCode() {
-        if (compiles) {
-            ++compiled;
-            backend.codeLoaded();
-        }
+        backend.codeLoaded();
         collector.onCodeLoaded(0);
     }
-    /// Gives the collector the compilation count (as the session does with cupti::JitWatcher).
-    void watchCompilations() {
-        collector.setCompilationCounter([this] { return compiled; });
-    }
     bool loadsCode = false;
-    bool compiles = true;
-    std::uint64_t compiled = 0;
+    /// The launch callback loads a lazily loaded kernel before the collector sees the launch
+    /// (what cupti::LaunchTracker does); false: the driver loads it later inside the launch.
+    bool loadInCallback = true;
     std::vector<core::LaunchInfo>& finish() {
         collector.finish();
         return collector.launches();
