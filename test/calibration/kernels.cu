@@ -78,6 +78,16 @@ Buffers::Buffers() {
     check(cudaMalloc(&copyIn, kCopyBytes), "cudaMalloc");
     check(cudaMalloc(&copyOut, kCopyBytes), "cudaMalloc");
     check(cudaMemset(copyIn, 1, kCopyBytes), "cudaMemset");
+    // Load every kernel's code now (lazy loading would load it inside its first launch): a load
+    // while a session collects counters makes it re-create its profiler and restart a replay
+    // group (docs/design/0005-code-loaded-while-profiling.md), which tests that count iterations
+    // exactly must not see. Buffers made before a Session stand for a warmed-up program.
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, fmaChains<float>), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, fmaChains<double>), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, hfma2Chains), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, mmaFp16), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, copy), "cudaFuncGetAttributes");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
