@@ -106,8 +106,7 @@ std::uint64_t Collector::codeLoads(const Slot& s) const noexcept {
 
 // True once code was loaded since the profiler was enabled.
 bool Collector::profilerStale(Slot& s) {
-    return config_.reenableOnCodeLoad && s.backend && !s.failed &&
-           codeLoads(s) != s.loadsAtEnable;
+    return config_.reenableOnCodeLoad && s.backend && !s.failed && codeLoads(s) != s.loadsAtEnable;
 }
 
 bool Collector::reenableIfStale(Slot& s) {

@@ -133,7 +133,7 @@ private:
         std::string mismatchNote;
         bool scopeOverflowNoted = false;
         std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
-        bool restart = false; // a group was abandoned: the next iteration redoes it
+        bool restart = false;            // a group was abandoned: the next iteration redoes it
     };
 
     bool admits(const LaunchEvent& l, const Stack& stack);

@@ -21,7 +21,8 @@ inline bool tracingCodeLoads() noexcept {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-inline void traceCodeLoad(const char* format, ...) noexcept {
+inline void
+traceCodeLoad(const char* format, ...) noexcept {
     if (!tracingCodeLoads())
         return;
     va_list args;
