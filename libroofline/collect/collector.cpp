@@ -147,6 +147,7 @@ void Collector::newGroup(Slot& s) {
     s.expectedScopes.clear();
     s.mismatch = false;
     s.mismatchNote.clear();
+    s.replay.reset();
 }
 
 // The group's passes are lost (the profiler is re-created): the launches its pass 0 recorded are
@@ -354,11 +355,8 @@ void Collector::endPass(Slot& s) {
             reenableIfStale(s);
             return;
         }
-        if (s.pass > 0 && config_.mode == CollectionMode::IterationReplay &&
-            s.passCount != s.expected.size())
-            noteMismatch(s, "pass " + std::to_string(s.pass) + " launched " +
-                                std::to_string(s.passCount) + " kernels where pass 0 launched " +
-                                std::to_string(s.expected.size()));
+        if (s.pass > 0 && config_.mode == CollectionMode::IterationReplay)
+            s.replay.endPass(s.pass, s.passCount);
         if (s.pass > 0 && config_.mode == CollectionMode::ScopeReplay &&
             s.scopeCount != s.expectedScopes.size())
             noteMismatch(s, "pass " + std::to_string(s.pass) + " opened " +
@@ -588,10 +586,11 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
     Key key{l.mangledName, l.grid, l.block};
     if (s.pass == 0) {
         s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
+        s.replay.expect(LaunchKey{key.name, key.grid, key.block});
         s.expected.push_back(std::move(key));
         return;
     }
-    checkReplayedLaunch(s, w, key);
+    s.replay.check(s.pass, w, LaunchKey{key.name, key.grid, key.block});
 }
 
 // Launch `at` of a replayed pass against pass 0's launch at the same position: kernel, grid and
@@ -620,6 +619,15 @@ void Collector::completeImage(Slot& s) {
             chunk = static_cast<int>(kept_.size() - 1);
         }
     }
+    const bool perLaunch = config_.mode == CollectionMode::IterationReplay;
+    if (perLaunch && s.replay.anyIssue()) {
+        ++mismatchedGroups_;
+        core::log().warn("libroofline: {}", s.replay.firstIssue());
+    }
+    // Iteration replay: launches a later pass added beyond pass 0's count only add ranges at the
+    // end (auto ranges are positional), which shifts nothing.
+    const bool shifted =
+        perLaunch ? ranges.size() < s.members.size() : ranges.size() != s.members.size();
     if (ranges.size() != s.members.size())
         core::log().warn("CUPTI returned {} ranges for {} expected{}", ranges.size(),
                          s.members.size(), s.mismatch ? " (replay mismatch)" : "");
@@ -634,7 +642,7 @@ void Collector::completeImage(Slot& s) {
             if (config_.mode == CollectionMode::ScopeReplay && i < s.expectedScopes.size() &&
                 ranges[i].name != s.expectedScopes[i])
                 appendNote(info.note, "CUPTI named this range '" + ranges[i].name + "'");
-            if (ranges.size() != s.members.size())
+            if (shifted)
                 appendNote(info.note, "CUPTI recorded " + std::to_string(ranges.size()) +
                                           " ranges for " + std::to_string(s.members.size()) +
                                           " expected: attribution may be shifted");
@@ -643,6 +651,16 @@ void Collector::completeImage(Slot& s) {
         }
         if (s.mismatch)
             appendNote(info.note, s.mismatchNote);
+        if (perLaunch && s.replay.verdict(i) != ReplayCheck::Verdict::Clean) {
+            appendNote(info.note, s.replay.note(i));
+            if (s.replay.verdict(i) == ReplayCheck::Verdict::Unmatched) {
+                info.values.clear();
+                info.chunk = -1; // not evaluated from the kept image either
+                ++unmatched_;
+            } else {
+                ++differing_;
+            }
+        }
     }
     s.members.clear();
     ++groupsCompleted_;

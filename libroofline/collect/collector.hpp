@@ -12,6 +12,7 @@
 // Replayed passes are checked against pass 0 (kernel names, grid and block, in order); records of
 // a group that differs say so. Pure logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/backend.hpp"
+#include "collect/replay_check.hpp"
 #include "core/nvtx_filter.hpp"
 #include "core/roofline_model.hpp"
 
@@ -98,6 +99,10 @@ public:
     std::vector<std::vector<std::uint8_t>>& keptImages() noexcept { return kept_; }
     std::uint64_t droppedRanges() const noexcept { return dropped_; }
     std::uint64_t mismatchedGroups() const noexcept { return mismatchedGroups_; }
+    /// Iteration replay, launches whose replayed passes ran them with another grid or block
+    /// (values kept, noted) and launches whose passes could not be matched (values dropped).
+    std::uint64_t differingLaunches() const noexcept { return differing_; }
+    std::uint64_t unmatchedLaunches() const noexcept { return unmatched_; }
     std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
     /// Times the profiler was re-created because code was loaded while it was enabled.
     std::uint64_t reenables() const noexcept { return reenables_; }
@@ -129,7 +134,8 @@ private:
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
         std::vector<Key> expected;         // pass 0's launches in the window
         std::vector<std::string> expectedScopes;
-        bool mismatch = false;
+        ReplayCheck replay;    // iteration replay: each launch against pass 0
+        bool mismatch = false; // scope replay: the group's passes differ
         std::string mismatchNote;
         bool scopeOverflowNoted = false;
         std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
@@ -187,6 +193,7 @@ private:
     std::vector<std::vector<std::uint8_t>> kept_;
     std::size_t keptBytes_ = 0;
     std::uint64_t dropped_ = 0, mismatchedGroups_ = 0, groupsCompleted_ = 0;
+    std::uint64_t differing_ = 0, unmatched_ = 0;
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
     std::uint64_t reenables_ = 0, supersededCount_ = 0;

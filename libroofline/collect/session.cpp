@@ -222,6 +222,12 @@ void SessionState::finish() noexcept {
     std::size_t unmeasured = 0;
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
+    if (collector->differingLaunches() + collector->unmatchedLaunches() > 0)
+        core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
+                         "block that differed between passes (values kept, noted), {} whose "
+                         "passes could not be matched (no values; each record says why)",
+                         records.size() - unmeasured - collector->differingLaunches(),
+                         collector->differingLaunches(), collector->unmatchedLaunches());
     core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
                      "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
                      "loads ({} launches measured again later, {} kernels loaded ahead of their "

@@ -48,9 +48,12 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
             continue;
         }
         if (stored.chunk < 0) {
+            // A launch without values says why in its note (replay mismatch, dropped range);
+            // one without a note had no room in the counter-data image.
             records.push_back(core::unmeasuredRecord(
-                stored,
-                "counter-data image full: raise Options::maxKernels (ROOFLINE_MAX_KERNELS)"));
+                stored, stored.note.empty() ? "counter-data image full: raise "
+                                              "Options::maxKernels (ROOFLINE_MAX_KERNELS)"
+                                            : ""));
             continue;
         }
         const auto chunk = static_cast<std::size_t>(stored.chunk);
