@@ -70,7 +70,13 @@ struct ROOFLINE_API KernelRecord {
     std::uint64_t launchIndex = 0; ///< order among the session's profiled launches, from 0
     std::string name;              ///< demangled kernel name
     std::string mangledName;       ///< as the driver knows it
-    std::string scopePath; ///< enclosing ProfileScope names joined by '/', e.g. "train/step"
+    /// Enclosing scope names (ProfileScope, NVTX) joined by '/', e.g. "train/step", with the
+    /// iteration scope's instance number made uniform: "Train step 7/Layer 3" and "Train step 35/
+    /// Layer 3" are both "Train step #/Layer 3", so every iteration's launches share one path.
+    std::string scopePath;
+    std::string scopePathRaw;    ///< the same path as the scopes were named ("Train step 7/...")
+    std::int64_t iteration = -1; ///< the iteration scope's instance (its number, or the count of
+                                 ///< iteration scopes opened before it); -1: outside any
     Dim3 grid, block;
     std::uint64_t stream = 0;   ///< stream handle value (0: default stream)
     std::uint64_t threadId = 0; ///< OS thread id (gettid) of the launching thread

@@ -2,6 +2,7 @@
 
 #include "core/demangle.hpp"
 #include "core/log.hpp"
+#include "core/scope_names.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -183,12 +184,13 @@ std::vector<core::NvtxRange> Collector::startEndViews() const {
     return v;
 }
 
-std::string Collector::path(const Stack& stack, std::size_t from) const {
+std::string Collector::path(const Stack& stack, std::size_t from, bool raw) const {
+    const std::size_t iteration = raw ? stack.size() : iterationIndex(stack);
     std::string p;
     for (std::size_t i = from; i < stack.size(); ++i) {
         if (!p.empty())
             p += '/';
-        p += stack[i].name;
+        p += i == iteration ? core::uniformInstance(stack[i].name) : stack[i].name;
     }
     if (p.empty() && from == 0 && !startEnd_.empty())
         p = startEnd_.rbegin()->second.name; // kernels inside start/end ranges only
@@ -225,7 +227,7 @@ std::size_t Collector::iterationIndex(const Stack& stack) const {
     if (config_.iterationRange.empty())
         return 0;
     for (std::size_t i = 0; i < stack.size(); ++i)
-        if (stack[i].name == config_.iterationRange)
+        if (core::isInstanceOf(stack[i].name, config_.iterationRange))
             return i;
     return stack.size();
 }
@@ -239,7 +241,7 @@ std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
     info.launchIndex = launches_.size();
     info.mangledName = l.mangledName;
     info.name = core::demangle(info.mangledName);
-    info.scopePath = path(stack);
+    setScope(info, stack);
     info.grid = l.grid;
     info.block = l.block;
     info.stream = l.stream;
@@ -254,12 +256,30 @@ std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
 
 // ---- scopes ---------------------------------------------------------------------------------
 
+// The record's scope: the uniform path, the raw one when it differs, and the iteration instance.
+void Collector::setScope(core::LaunchInfo& info, const Stack& stack) const {
+    info.scopePath = path(stack);
+    std::string raw = path(stack, 0, true);
+    if (raw != info.scopePath)
+        info.scopePathRaw = std::move(raw);
+    const std::size_t iteration = iterationIndex(stack);
+    info.iteration = iteration < stack.size() ? stack[iteration].instance : -1;
+}
+
 void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (finished_ || level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
+    if (finished_)
+        return;
+    const bool iteration = isIterationFrame(stack);
+    if (iteration) {
+        const std::int64_t number = core::instanceNumber(stack.back().name);
+        stack.back().instance = number >= 0 ? number : iterationScopes_;
+        ++iterationScopes_;
+    }
+    if (level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
         return;
     try {
-        if (isIterationFrame(stack)) {
+        if (iteration) {
             if (iterationsOpen_++ == 0)
                 beginIteration(thread);
         }
@@ -416,9 +436,10 @@ void Collector::scopePush(Stack& stack) {
         return;
     // The iteration scope's range is named "<name>#<iteration in pass>" so that the iterations a
     // pass spans are distinct ranges; nested scopes are told apart by their parents.
-    const std::string own =
-        level == 1 ? f.name + "#" + std::to_string(slots_.empty() ? 0 : slots_[0].passIters)
-                   : f.name;
+    const std::string own = level == 1
+                                ? core::uniformInstance(f.name) + "#" +
+                                      std::to_string(slots_.empty() ? 0 : slots_[0].passIters)
+                                : f.name;
     if (level == 1)
         iterationRangeName_ = own;
     const std::string rel = level == 1 ? own : iterationRangeName_ + "/" + path(stack, base + 1);
@@ -442,8 +463,8 @@ void Collector::scopePush(Stack& stack) {
         if (s.pass == 0) {
             core::LaunchInfo info;
             info.launchIndex = launches_.size();
-            info.name = f.name;
-            info.scopePath = path(stack);
+            info.name = level == 1 ? core::uniformInstance(f.name) : f.name;
+            setScope(info, stack);
             info.threadId = iterationThread_;
             info.scopeRecord = true;
             info.kernels = 0;

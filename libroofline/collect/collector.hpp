@@ -34,6 +34,7 @@ struct Frame {
     std::string domain; ///< "" for the default domain
     std::string name;
     std::vector<std::int64_t> records; ///< scope mode: its record per device slot, -1: none
+    std::int64_t instance = -1; ///< the iteration scope: its number (from the name, or counted)
 };
 using Stack = std::vector<Frame>;
 
@@ -147,7 +148,10 @@ private:
     bool limitReached() const noexcept;
     bool isIterationFrame(const Stack& stack) const;
     std::size_t iterationIndex(const Stack& stack) const;
-    std::string path(const Stack& stack, std::size_t from = 0) const;
+    /// Scope names from `from` on, joined by '/'; the iteration scope's instance made uniform
+    /// ("Train step #") unless `raw`.
+    std::string path(const Stack& stack, std::size_t from = 0, bool raw = false) const;
+    void setScope(core::LaunchInfo& info, const Stack& stack) const;
     std::vector<core::NvtxRange> views(const Stack& stack) const;
     std::vector<core::NvtxRange> startEndViews() const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
@@ -185,6 +189,7 @@ private:
     std::uint64_t iterationThread_ = 0;
     std::uint64_t iterationsSeen_ = 0;
     std::string iterationRangeName_;
+    std::int64_t iterationScopes_ = 0; // iteration scopes opened (their instance when unnumbered)
     bool helperActive_ = false;
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;

@@ -103,6 +103,8 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"name", l.name},
             {"mangled", l.mangledName},
             {"scope", l.scopePath},
+            {"scope_raw", l.scopePathRaw},
+            {"iteration", l.iteration},
             {"grid", {l.grid.x, l.grid.y, l.grid.z}},
             {"block", {l.block.x, l.block.y, l.block.z}},
             {"stream", l.stream},
@@ -129,6 +131,8 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.name = j.at("name").get<std::string>();
     l.mangledName = j.at("mangled").get<std::string>();
     l.scopePath = j.at("scope").get<std::string>();
+    l.scopePathRaw = j.value("scope_raw", std::string()); // absent in older recordings
+    l.iteration = j.value("iteration", std::int64_t{-1});
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
     l.stream = j.at("stream").get<std::uint64_t>();
@@ -326,8 +330,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
         }
         const std::size_t row = rec.metrics.size() * sizeof(double);
         if (version >= 2 && (!haveValues || valueBytes.size() != measured * row))
-            r.corrupt("its VALS section does not hold " + std::to_string(measured) +
-                      " rows of " + std::to_string(rec.metrics.size()) + " values");
+            r.corrupt("its VALS section does not hold " + std::to_string(measured) + " rows of " +
+                      std::to_string(rec.metrics.size()) + " values");
         std::size_t offset = 0;
         for (std::size_t i = 0; version >= 2 && i < rec.launches.size(); ++i) {
             if (!meta.at("launches")[i].value("measured", false))

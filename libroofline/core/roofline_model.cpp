@@ -122,6 +122,8 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.name = launch.name;
     r.mangledName = launch.mangledName;
     r.scopePath = launch.scopePath;
+    r.scopePathRaw = launch.scopePathRaw.empty() ? launch.scopePath : launch.scopePathRaw;
+    r.iteration = launch.iteration;
     r.grid = launch.grid;
     r.block = launch.block;
     r.stream = launch.stream;

@@ -17,7 +17,9 @@ struct LaunchInfo {
     std::uint64_t launchIndex = 0;
     std::string name;
     std::string mangledName;
-    std::string scopePath;
+    std::string scopePath;       ///< the iteration scope's instance made uniform ("Train step #")
+    std::string scopePathRaw;    ///< as the scopes were named, when it differs from scopePath
+    std::int64_t iteration = -1; ///< the iteration scope's instance; -1: outside any
     Dim3 grid, block;
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;      ///< OS thread that launched it (or opened the scope)
@@ -25,12 +27,12 @@ struct LaunchInfo {
     int device = 0;                  ///< CUDA device ordinal
     bool scopeRecord = false;        ///< per-scope mode: the record covers a whole scope
     std::uint32_t kernels = 1;       ///< launches the record covers
-    int chunk = -1;          ///< kept counter-data chunk holding its range; -1: none kept
-    std::uint32_t range = 0; ///< range index inside that chunk
-    std::vector<double> values; ///< evaluated metric values (Recording::metrics order); empty:
-                                ///< not measured
-    std::string note;           ///< why unmeasured, or caveats (replay mismatch, ...)
-    double timingSeconds = 0.0; ///< timing-only records: duration from CUPTI activity
+    int chunk = -1;                  ///< kept counter-data chunk holding its range; -1: none kept
+    std::uint32_t range = 0;         ///< range index inside that chunk
+    std::vector<double> values;      ///< evaluated metric values (Recording::metrics order); empty:
+                                     ///< not measured
+    std::string note;                ///< why unmeasured, or caveats (replay mismatch, ...)
+    double timingSeconds = 0.0;      ///< timing-only records: duration from CUPTI activity
 };
 
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM

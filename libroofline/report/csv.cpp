@@ -33,7 +33,7 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     out << ",flop_rate";
     for (const char* l : {"l1", "l2", "dram"})
         out << ",byte_rate_" << l;
-    out << ",bound,bound_fraction,tensor_share,no_fp_work\n";
+    out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration\n";
     using report::number;
     for (const auto& r : records) {
         out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
@@ -53,7 +53,8 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             out << ',' << number(r.byteRate(static_cast<MemoryLevel>(l)));
         out << ',' << quoted(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << ','
-            << number(r.tensorShare()) << ',' << (r.noFloatingPointWork() ? 1 : 0) << '\n';
+            << number(r.tensorShare()) << ',' << (r.noFloatingPointWork() ? 1 : 0) << ','
+            << quoted(r.scopePathRaw) << ',' << r.iteration << '\n';
     }
 }
 

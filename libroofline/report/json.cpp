@@ -51,6 +51,8 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
                        {"name", r.name},
                        {"mangled_name", r.mangledName},
                        {"scope", r.scopePath},
+                       {"scope_raw", r.scopePathRaw},
+                       {"iteration", r.iteration},
                        {"grid", {r.grid.x, r.grid.y, r.grid.z}},
                        {"block", {r.block.x, r.block.y, r.block.z}},
                        {"stream", r.stream},

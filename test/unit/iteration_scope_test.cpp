@@ -1,0 +1,88 @@
+// Iterations as data: an iteration scope whose name carries its instance ("Train step 35") gives
+// every iteration's launches one uniform scope path ("Train step #/..."), the raw path and the
+// instance on each record; replay groups form across numbered iterations.
+#include "core/scope_names.hpp"
+#include "unit/collector_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace roofline;
+using namespace roofline::collect;
+using namespace roofline::collect::testing;
+
+TEST(ScopeNames, TheTrailingNumberIsTheInstance) {
+    EXPECT_EQ(core::uniformInstance("Train step 35"), "Train step #");
+    EXPECT_EQ(core::uniformInstance("step"), "step");
+    EXPECT_EQ(core::uniformInstance("iter_7"), "iter_#");
+    EXPECT_EQ(core::instanceNumber("Train step 35"), 35);
+    EXPECT_EQ(core::instanceNumber("step"), -1);
+    EXPECT_EQ(core::instanceNumber("x99999999999999999999"), -1); // does not fit
+    EXPECT_TRUE(core::isInstanceOf("Train step 35", "Train step"));
+    EXPECT_TRUE(core::isInstanceOf("Train step 35", "Train step #"));
+    EXPECT_TRUE(core::isInstanceOf("step", "step"));
+    EXPECT_TRUE(core::isInstanceOf("step_3", "step"));
+    EXPECT_FALSE(core::isInstanceOf("Train steps 3", "Train step"));
+    EXPECT_FALSE(core::isInstanceOf("Validation 3", "Train step"));
+    EXPECT_FALSE(core::isInstanceOf("steps", "step"));
+}
+
+namespace {
+void trainStep(Harness& h, int n) {
+    h.push(("Train step " + std::to_string(n)).c_str());
+    for (int layer = 0; layer < 2; ++layer) {
+        h.push(("Layer " + std::to_string(layer)).c_str());
+        h.launch("gemm", layer + 1.0);
+        h.pop();
+    }
+    h.pop();
+}
+} // namespace
+
+TEST(IterationScope, NumberedStepsShareOneScopePathAndKeepTheirInstance) {
+    CollectorConfig c;
+    c.iterationRange = "Train step";
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    int n = 35;
+    trainStep(h, n++);
+    while (h.collector.needsPass() && n < 50)
+        trainStep(h, n++);
+    EXPECT_EQ(n, 38); // three passes, one numbered step each
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].scopePath, "Train step #/Layer 0");
+    EXPECT_EQ(l[1].scopePath, "Train step #/Layer 1"); // layers stay distinct
+    EXPECT_EQ(l[0].scopePathRaw, "Train step 35/Layer 0");
+    EXPECT_EQ(l[0].iteration, 35);
+    EXPECT_EQ(l[1].values, all(2)) << l[1].note;
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+TEST(IterationScope, UnnumberedIterationsAreCounted) {
+    Harness h(CollectionMode::KernelReplay, 1, 8);
+    for (int i = 0; i < 3; ++i) {
+        h.push("step");
+        h.launch("k", 1);
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(l[i].iteration, i);
+        EXPECT_EQ(l[i].scopePath, "step");
+        EXPECT_EQ(l[i].scopePathRaw, ""); // same as scopePath: not stored twice
+    }
+}
+
+TEST(IterationScope, ScopeReplayMatchesNumberedStepsAcrossPasses) {
+    Harness h(CollectionMode::ScopeReplay, 2, 8);
+    trainStep(h, 7);
+    trainStep(h, 8);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].scopePath, "Train step #");
+    EXPECT_EQ(l[0].name, "Train step #");
+    EXPECT_EQ(l[0].values, all(3)) << l[0].note;
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
