@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <set>
 
 namespace roofline::collect {
 namespace {
@@ -264,6 +265,28 @@ void Collector::setScope(core::LaunchInfo& info, const Stack& stack) const {
         info.scopePathRaw = std::move(raw);
     const std::size_t iteration = iterationIndex(stack);
     info.iteration = iteration < stack.size() ? stack[iteration].instance : -1;
+    if (iteration < stack.size())
+        info.iterationScope = stack[iteration].name;
+}
+
+// Without a configured iteration range the outermost scope is the iteration scope, and a
+// trailing number in its name is only taken for an instance when at least three differently
+// numbered scopes share the rest of the name ("Train step 0", "Train step 1", ...). Otherwise
+// (benchmark cases "c3.seer17", a one-off "conv1") the records keep the names as opened.
+void Collector::settleIterationPaths() {
+    if (!config_.iterationRange.empty())
+        return;
+    for (core::LaunchInfo& l : launches_) {
+        if (l.scopePathRaw.empty())
+            continue;
+        const auto it = numberedScopes_.find(core::uniformInstance(l.iterationScope));
+        if (it != numberedScopes_.end() && it->second.size() >= 3)
+            continue;
+        if (l.scopeRecord && l.name == core::uniformInstance(l.iterationScope))
+            l.name = l.iterationScope;
+        l.scopePath = std::move(l.scopePathRaw);
+        l.scopePathRaw.clear();
+    }
 }
 
 void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
@@ -275,6 +298,15 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
         const std::int64_t number = core::instanceNumber(stack.back().name);
         stack.back().instance = number >= 0 ? number : iterationScopes_;
         ++iterationScopes_;
+        if (number >= 0) {
+            try {
+                auto& names = numberedScopes_[core::uniformInstance(stack.back().name)];
+                if (names.size() < 3)
+                    names.insert(stack.back().name);
+            } catch (...) {
+                // out of memory: this scope's records keep the name as opened
+            }
+        }
     }
     if (level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
         return;
@@ -745,6 +777,11 @@ void Collector::finish() noexcept {
             s.members.clear();
             s.group = false;
         }
+    }
+    try {
+        settleIterationPaths();
+    } catch (...) {
+        // out of memory: records keep the uniform paths
     }
     if (supersededCount_ > 0) {
         std::vector<core::LaunchInfo> kept;

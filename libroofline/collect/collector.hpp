@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,7 @@ private:
     /// ("Train step #") unless `raw`.
     std::string path(const Stack& stack, std::size_t from = 0, bool raw = false) const;
     void setScope(core::LaunchInfo& info, const Stack& stack) const;
+    void settleIterationPaths();
     std::vector<core::NvtxRange> views(const Stack& stack) const;
     std::vector<core::NvtxRange> startEndViews() const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
@@ -190,6 +192,8 @@ private:
     std::uint64_t iterationsSeen_ = 0;
     std::string iterationRangeName_;
     std::int64_t iterationScopes_ = 0; // iteration scopes opened (their instance when unnumbered)
+    // Numbered iteration scopes opened, per uniform name (up to 3 names each: enough to decide).
+    std::map<std::string, std::set<std::string>> numberedScopes_;
     bool helperActive_ = false;
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;

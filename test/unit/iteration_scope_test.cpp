@@ -76,13 +76,38 @@ TEST(IterationScope, UnnumberedIterationsAreCounted) {
 }
 
 TEST(IterationScope, ScopeReplayMatchesNumberedStepsAcrossPasses) {
-    Harness h(CollectionMode::ScopeReplay, 2, 8);
+    Harness h(CollectionMode::ScopeReplay, 3, 8);
     trainStep(h, 7);
     trainStep(h, 8);
+    trainStep(h, 9);
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 1u);
     EXPECT_EQ(l[0].scopePath, "Train step #");
     EXPECT_EQ(l[0].name, "Train step #");
+    EXPECT_EQ(l[0].iteration, 7);
     EXPECT_EQ(l[0].values, all(3)) << l[0].note;
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+TEST(IterationScope, OneOffNumberedScopesKeepTheirNamesUnlessConfigured) {
+    // Benchmark cases ("c3.seer17") and one-off outermost scopes are not iteration instances:
+    // without ROOFLINE_ITERATION_RANGE, a trailing number counts as one only when at least
+    // three differently numbered scopes share the rest of the name.
+    for (const bool configured : {false, true}) {
+        CollectorConfig c;
+        if (configured)
+            c.iterationRange = "conv";
+        Harness h(CollectionMode::KernelReplay, 1, 8, c);
+        for (const char* name : {"conv1", "conv2", "c3.seer17"}) {
+            h.push(name);
+            h.launch("k", 1);
+            h.pop();
+        }
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 3u);
+        EXPECT_EQ(l[0].scopePath, configured ? "conv#" : "conv1");
+        EXPECT_EQ(l[0].scopePathRaw, configured ? "conv1" : "");
+        EXPECT_EQ(l[1].iteration, 2);           // the number in its name either way
+        EXPECT_EQ(l[2].scopePath, "c3.seer17"); // not an instance of 'conv'
+    }
 }
