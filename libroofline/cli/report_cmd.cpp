@@ -37,6 +37,7 @@ int report(const ReportArgs& args) {
               << rec.passes << " passes\n"
               << "kernels   " << records.size() << " launched in scopes, " << measured
               << " measured, " << rec.droppedRanges << " ranges dropped by CUPTI\n"
+              << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
               << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     report::printCeilings(e.ceilings, std::cout, false);
     std::cout << '\n';

@@ -416,6 +416,12 @@ void Collector::endPass(Slot& s) {
                                 std::to_string(s.expectedScopes.size()));
         ++s.pass;
         if (all) {
+            if (&s == &slots_[0] && config_.mode == CollectionMode::IterationReplay) {
+                if (s.itersPerPass > 1)
+                    coveredWhole_ = true;
+                else
+                    coveredOffsets_.insert(s.offset);
+            }
             completeImage(s);
             s.group = false;
             s.completedThisIteration = true;
@@ -424,6 +430,13 @@ void Collector::endPass(Slot& s) {
 }
 
 void Collector::endIteration() {
+    if (!slots_.empty()) { // what one iteration launches (the first one may differ: not counted)
+        const std::uint64_t launches = slots_[0].k;
+        if (iterationsEnded_ >= 2 && launches != lastIterationLaunches_)
+            launchesVaried_ = true;
+        lastIterationLaunches_ = launches;
+        ++iterationsEnded_;
+    }
     for (Slot& s : slots_) {
         if (s.failed)
             continue;
@@ -744,6 +757,33 @@ bool Collector::needsPass() noexcept {
     if (!pending)
         helperActive_ = false;
     return pending;
+}
+
+core::Coverage Collector::coverage() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    core::Coverage c;
+    if (config_.mode != CollectionMode::IterationReplay || iterationsEnded_ == 0 ||
+        slots_.empty() || !slots_[0].backend)
+        return c;
+    c.known = true;
+    c.launchesPerIteration = lastIterationLaunches_;
+    c.launchesVaried = launchesVaried_;
+    c.rangesPerImage = slots_[0].backend->capacity();
+    c.passes = config_.passes;
+    c.iterationsPerPass = std::max<std::size_t>(1, slots_[0].itersPerPass);
+    c.iterationsRun = iterationsEnded_;
+    const std::uint64_t L = c.launchesPerIteration,
+                        cap = std::max<std::uint64_t>(1, c.rangesPerImage);
+    c.iterationsNeeded =
+        c.iterationsPerPass > 1 ? c.passes * c.iterationsPerPass : (L + cap - 1) / cap * c.passes;
+    if (coveredWhole_) {
+        c.launchesCovered = L;
+    } else {
+        for (std::size_t offset : coveredOffsets_)
+            if (offset < L)
+                c.launchesCovered += std::min<std::uint64_t>(cap, L - offset);
+    }
+    return c;
 }
 
 void Collector::finish() noexcept {

@@ -14,6 +14,7 @@
 #include "collect/backend.hpp"
 #include "collect/replay_check.hpp"
 #include "core/nvtx_filter.hpp"
+#include "core/recording.hpp"
 #include "core/roofline_model.hpp"
 
 #include <roofline/options.hpp>
@@ -105,6 +106,9 @@ public:
     /// (values kept, noted) and launches whose passes could not be matched (values dropped).
     std::uint64_t differingLaunches() const noexcept { return differing_; }
     std::uint64_t unmatchedLaunches() const noexcept { return unmatched_; }
+    /// Iteration replay: one iteration's launches, the iterations a complete profile of one
+    /// needs and how much of one the completed groups cover (after finish()).
+    core::Coverage coverage() const;
     std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
     /// Times the profiler was re-created because code was loaded while it was enabled.
     std::uint64_t reenables() const noexcept { return reenables_; }
@@ -179,7 +183,7 @@ private:
     template <typename F> void guard(Slot& s, F&& f) noexcept;
     void fail(Slot& s, const std::string& why) noexcept;
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     CollectorConfig config_;
     std::atomic<Level> level_;
     std::vector<Slot> slots_;
@@ -191,6 +195,10 @@ private:
     std::uint64_t iterationThread_ = 0;
     std::uint64_t iterationsSeen_ = 0;
     std::string iterationRangeName_;
+    std::uint64_t iterationsEnded_ = 0, lastIterationLaunches_ = 0;
+    bool launchesVaried_ = false;
+    std::set<std::size_t> coveredOffsets_; // window offsets of completed groups (device slot 0)
+    bool coveredWhole_ = false;            // a group of passes spanning whole iterations completed
     std::int64_t iterationScopes_ = 0; // iteration scopes opened (their instance when unnumbered)
     // Numbered iteration scopes opened, per uniform name (up to 3 names each: enough to decide).
     std::map<std::string, std::set<std::string>> numberedScopes_;

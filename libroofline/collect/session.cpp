@@ -206,6 +206,8 @@ void SessionState::finish() noexcept {
         r.metrics = metrics;
         r.passes = passes;
         r.droppedRanges = collector->droppedRanges();
+        if (collector->level() == Level::Counters)
+            r.coverage = collector->coverage();
         r.configImage = configImage;
         r.counterData = std::move(collector->keptImages());
         r.status = status;
@@ -222,6 +224,8 @@ void SessionState::finish() noexcept {
     std::size_t unmeasured = 0;
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
+    if (recorded.coverage.known)
+        core::log().info("libroofline: coverage: {}", core::describe(recorded.coverage));
     if (collector->differingLaunches() + collector->unmatchedLaunches() > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
                          "block that differed between passes (values kept, noted), {} whose "

@@ -98,6 +98,36 @@ DeviceInfo deviceFromJson(const nlohmann::json& j) {
     return d;
 }
 
+nlohmann::json toJson(const Coverage& c) {
+    if (!c.known)
+        return nullptr;
+    return {{"launches_per_iteration", c.launchesPerIteration},
+            {"launches_varied", c.launchesVaried},
+            {"ranges_per_image", c.rangesPerImage},
+            {"passes", c.passes},
+            {"iterations_per_pass", c.iterationsPerPass},
+            {"iterations_needed", c.iterationsNeeded},
+            {"iterations_run", c.iterationsRun},
+            {"launches_covered", c.launchesCovered},
+            {"complete", c.complete()}};
+}
+
+Coverage coverageFromJson(const nlohmann::json& j) {
+    Coverage c;
+    if (!j.is_object())
+        return c;
+    c.known = true;
+    c.launchesPerIteration = j.at("launches_per_iteration").get<std::uint64_t>();
+    c.launchesVaried = j.at("launches_varied").get<bool>();
+    c.rangesPerImage = j.at("ranges_per_image").get<std::uint64_t>();
+    c.passes = j.at("passes").get<std::uint64_t>();
+    c.iterationsPerPass = j.at("iterations_per_pass").get<std::uint64_t>();
+    c.iterationsNeeded = j.at("iterations_needed").get<std::uint64_t>();
+    c.iterationsRun = j.at("iterations_run").get<std::uint64_t>();
+    c.launchesCovered = j.at("launches_covered").get<std::uint64_t>();
+    return c;
+}
+
 nlohmann::json toJson(const LaunchInfo& l) {
     return {{"index", l.launchIndex},
             {"name", l.name},
@@ -237,6 +267,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"metrics", rec.metrics},
                            {"passes", rec.passes},
                            {"dropped_ranges", rec.droppedRanges},
+                           {"coverage", toJson(rec.coverage)},
                            {"counter_data_chunks", rec.counterData.size()},
                            {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -321,6 +352,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
         rec.passes = meta.at("passes").get<std::uint64_t>();
         rec.droppedRanges = meta.at("dropped_ranges").get<std::uint64_t>();
+        if (meta.contains("coverage")) // absent in older recordings
+            rec.coverage = coverageFromJson(meta.at("coverage"));
         if (meta.at("counter_data_chunks").get<std::size_t>() != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
         std::size_t measured = 0;
@@ -360,6 +393,28 @@ Recording loadRecording(const std::string& path) {
     if (!in)
         throw Error(ErrorCode::Io, "cannot open recording '" + path + "': " + std::strerror(errno));
     return readRecording(in, path);
+}
+
+std::string describe(const Coverage& c) {
+    if (!c.known)
+        return "";
+    const std::uint64_t windows =
+        c.rangesPerImage == 0 || c.iterationsPerPass > 1
+            ? 1
+            : (c.launchesPerIteration + c.rangesPerImage - 1) / c.rangesPerImage;
+    std::string s = "one iteration = " + std::to_string(c.launchesPerIteration) + " launches" +
+                    (c.launchesVaried ? " (varied between iterations)" : "") + ": " +
+                    std::to_string(c.iterationsNeeded) + " iterations needed (";
+    if (c.iterationsPerPass > 1)
+        s += std::to_string(c.passes) + " passes x " + std::to_string(c.iterationsPerPass) +
+             " iterations per pass";
+    else
+        s += std::to_string(windows) + (windows == 1 ? " window" : " windows") + " of " +
+             std::to_string(c.rangesPerImage) + " ranges x " + std::to_string(c.passes) + " passes";
+    s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
+         " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
+         (c.complete() ? " (complete)" : " (incomplete: run more iterations)");
+    return s;
 }
 
 } // namespace roofline::core

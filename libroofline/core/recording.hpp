@@ -14,11 +14,29 @@ namespace roofline::core {
 
 inline constexpr std::uint32_t kRecordingVersion = 2;
 
+/// Iteration replay: what a complete profile of one iteration needs and whether the run got there.
+struct Coverage {
+    bool known = false;                     ///< false: not iteration replay, or no iteration ended
+    std::uint64_t launchesPerIteration = 0; ///< the last iteration's launches
+    bool launchesVaried = false;            ///< later iterations launched different counts
+    std::uint64_t rangesPerImage = 0;
+    std::uint64_t passes = 0;
+    std::uint64_t iterationsPerPass = 0;
+    std::uint64_t iterationsNeeded = 0; ///< for every launch of one iteration, without restarts
+    std::uint64_t iterationsRun = 0;
+    std::uint64_t launchesCovered = 0; ///< of one iteration, by completed replay groups
+    bool complete() const noexcept { return known && launchesCovered >= launchesPerIteration; }
+};
+
+/// "one iteration = 500 launches: 42 iterations needed (6 windows x 7 passes), 50 run, 480 of
+/// 500 launches covered (incomplete)"; "" when unknown.
+std::string describe(const Coverage& coverage);
+
 struct Recording {
     std::uint32_t version = kRecordingVersion;
     std::string libraryVersion;
-    std::string createdUtc; ///< ISO 8601
-    std::string mode;       ///< "iteration-replay", "kernel-replay" or "scope-replay"
+    std::string createdUtc;          ///< ISO 8601
+    std::string mode;                ///< "iteration-replay", "kernel-replay" or "scope-replay"
     std::string status = "counters"; ///< or "timing only: <cause>" (v2)
     std::string cacheFlush;          ///< "on" or "off": caches flushed before replay passes (v2)
     DeviceInfo device;
@@ -26,6 +44,7 @@ struct Recording {
     std::vector<std::string> metrics; ///< metric names the config image schedules, in order
     std::uint64_t passes = 0;
     std::uint64_t droppedRanges = 0; ///< ranges CUPTI reported as dropped while decoding
+    Coverage coverage;               ///< iteration replay (optional "coverage" object)
     std::vector<std::uint8_t> configImage;
     /// Raw counter-data images (v1: all of them; v2: the first ones, up to 64 MiB, kept for
     /// re-evaluation with CUPTI). v2 launches carry their evaluated values themselves.

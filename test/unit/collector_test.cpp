@@ -211,6 +211,31 @@ TEST(CollectorIterationReplay, LongIterationsAreCoveredWindowByWindow) {
     ASSERT_EQ(l.size(), 5u);
     for (int k = 0; k < 5; ++k)
         EXPECT_EQ(l[k].values, all(k + 1.0)) << k << ": " << l[k].note;
+    const core::Coverage c = h.collector.coverage();
+    ASSERT_TRUE(c.known);
+    EXPECT_EQ(c.launchesPerIteration, 5u);
+    EXPECT_EQ(c.iterationsNeeded, 6u);
+    EXPECT_EQ(c.iterationsRun, 6u);
+    EXPECT_EQ(c.launchesCovered, 5u);
+    EXPECT_TRUE(c.complete());
+}
+
+TEST(CollectorIterationReplay, CoverageSaysWhenTheRunStoppedShort) {
+    Harness h(CollectionMode::IterationReplay, 2, 2);
+    for (int it = 0; it < 3; ++it) { // windows [0,2) complete, [2,4) at 1 of 2 passes
+        h.push("step");
+        for (int k = 0; k < 5; ++k)
+            h.launch("k", k + 1.0);
+        h.pop();
+    }
+    h.finish();
+    const core::Coverage c = h.collector.coverage();
+    EXPECT_EQ(c.iterationsNeeded, 6u);
+    EXPECT_EQ(c.iterationsRun, 3u);
+    EXPECT_EQ(c.launchesCovered, 2u);
+    EXPECT_FALSE(c.complete());
+    EXPECT_NE(core::describe(c).find("2 of 5 launches covered (incomplete"), std::string::npos)
+        << core::describe(c);
 }
 
 TEST(CollectorIterationReplay, ReplayHelperRunsExactlyThePassesNeeded) {

@@ -89,6 +89,32 @@ TEST(Recording, RoundTrip) {
     EXPECT_EQ(r.launches[0].grid.z, 4u);
     EXPECT_EQ(r.launches[0].stream, 77u);
     EXPECT_EQ(r.launches[1].chunk, -1);
+    EXPECT_FALSE(r.coverage.known); // none in the sample
+}
+
+TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
+    auto original = sample();
+    original.coverage.known = true;
+    original.coverage.launchesPerIteration = 500;
+    original.coverage.rangesPerImage = 96;
+    original.coverage.passes = 7;
+    original.coverage.iterationsPerPass = 1;
+    original.coverage.iterationsNeeded = 42;
+    original.coverage.iterationsRun = 50;
+    original.coverage.launchesCovered = 480;
+    original.launches[0].scopePathRaw = "Train step 7/Layer 3";
+    original.launches[0].iteration = 7;
+    const auto r = parse(bytesOf(original));
+    ASSERT_TRUE(r.coverage.known);
+    EXPECT_EQ(r.coverage.iterationsNeeded, 42u);
+    EXPECT_EQ(r.coverage.launchesCovered, 480u);
+    EXPECT_FALSE(r.coverage.complete());
+    EXPECT_EQ(core::describe(r.coverage),
+              "one iteration = 500 launches: 42 iterations needed (6 windows of 96 ranges x 7 "
+              "passes), 50 run, 480 of 500 launches covered (incomplete: run more iterations)");
+    EXPECT_EQ(r.launches[0].scopePathRaw, "Train step 7/Layer 3");
+    EXPECT_EQ(r.launches[0].iteration, 7);
+    EXPECT_EQ(r.launches[1].iteration, -1);
 }
 
 TEST(Recording, EveryTruncationIsReportedAsCorrupt) {
