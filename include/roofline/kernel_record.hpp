@@ -65,6 +65,16 @@ struct Dim3 {
     std::uint32_t x = 1, y = 1, z = 1;
 };
 
+/// How a replayed record's passes compared with its first pass (iteration and scope replay).
+enum class ReplayStatus : std::uint8_t {
+    Clean,     ///< every pass ran the same launch (or no replay: kernel replay, timing only)
+    Differs,   ///< a pass ran it with another grid or block: values kept, the note says what
+    Unmatched, ///< a pass ran another kernel at its position or none: no values, the note says why
+};
+
+/// "clean", "differs" or "unmatched" (CSV/JSON column `replay`).
+ROOFLINE_API const char* toString(ReplayStatus status);
+
 /// One profiled kernel launch. Values are totals for the launch; rates divide by timeSeconds.
 struct ROOFLINE_API KernelRecord {
     std::uint64_t launchIndex = 0; ///< order among the session's profiled launches, from 0
@@ -86,6 +96,7 @@ struct ROOFLINE_API KernelRecord {
     bool scopeRecord = false;
     std::uint32_t kernels = 1;
 
+    ReplayStatus replay = ReplayStatus::Clean;
     bool measured = false; ///< false: no counter values (see note), only identity fields are set
                            ///< and, in timing-only mode, timeSeconds
     std::string note;      ///< why a record is incomplete, or caveats about its values

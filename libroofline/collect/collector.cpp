@@ -715,15 +715,19 @@ void Collector::completeImage(Slot& s) {
         } else {
             appendNote(info.note, "CUPTI recorded no range for it (dropped)");
         }
-        if (s.mismatch)
+        if (s.mismatch) {
             appendNote(info.note, s.mismatchNote);
+            info.replay = ReplayStatus::Differs; // scope replay: values kept, combined work noted
+        }
         if (perLaunch && s.replay.verdict(i) != ReplayCheck::Verdict::Clean) {
             appendNote(info.note, s.replay.note(i));
             if (s.replay.verdict(i) == ReplayCheck::Verdict::Unmatched) {
                 info.values.clear();
                 info.chunk = -1; // not evaluated from the kept image either
+                info.replay = ReplayStatus::Unmatched;
                 ++unmatched_;
             } else {
+                info.replay = ReplayStatus::Differs;
                 ++differing_;
             }
         }

@@ -4,6 +4,18 @@
 
 namespace roofline {
 
+const char* toString(ReplayStatus status) {
+    switch (status) {
+    case ReplayStatus::Differs:
+        return "differs";
+    case ReplayStatus::Unmatched:
+        return "unmatched";
+    case ReplayStatus::Clean:
+        break;
+    }
+    return "clean";
+}
+
 std::string_view toString(FlopKind kind) noexcept {
     switch (kind) {
     case FlopKind::FP64:

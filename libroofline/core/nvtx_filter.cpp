@@ -8,10 +8,9 @@ namespace roofline::core {
 namespace {
 
 [[noreturn]] void fail(const std::string& text, std::size_t at, const std::string& why) {
-    throw Error(ErrorCode::InvalidArgument, "NVTX filter '" + text + "': " + why +
-                                                " at character " + std::to_string(at + 1) +
-                                                "\n    " + text + "\n    " +
-                                                std::string(at, ' ') + "^");
+    throw Error(ErrorCode::InvalidArgument,
+                "NVTX filter '" + text + "': " + why + " at character " + std::to_string(at + 1) +
+                    "\n    " + text + "\n    " + std::string(at, ' ') + "^");
 }
 
 bool isSpecial(char c) {
@@ -22,8 +21,8 @@ std::regex compile(const std::string& text, std::size_t at, const std::string& p
     try {
         return std::regex(pattern, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-        fail(text, at, std::string("invalid regular expression '") + pattern + "' (" + e.what() +
-                           ")");
+        fail(text, at,
+             std::string("invalid regular expression '") + pattern + "' (" + e.what() + ")");
     }
 }
 
@@ -66,8 +65,9 @@ NvtxExpression NvtxExpression::parse(const std::string& text) {
             if (sawDomain)
                 fail(text, i, "a second '@' (only one domain per expression; escape it as \\@)");
             if (sawSlash || !pieces.empty() || i == bodyStart)
-                fail(text, i, i == bodyStart ? "empty domain name before '@'"
-                                             : "'@' must follow the domain name at the start");
+                fail(text, i,
+                     i == bodyStart ? "empty domain name before '@'"
+                                    : "'@' must follow the domain name at the start");
             sawDomain = true;
             e.hasDomain_ = true;
             e.domain_.literal = current.value;
@@ -90,8 +90,9 @@ NvtxExpression NvtxExpression::parse(const std::string& text) {
         }
         if (c == '[') {
             if (i != bodyStart)
-                fail(text, i, "'[' (bottom of stack) may only start the range part; escape it "
-                              "as \\[");
+                fail(text, i,
+                     "'[' (bottom of stack) may only start the range part; escape it "
+                     "as \\[");
             e.anchorBottom_ = true;
             e.pushPop_ = true;
             current.at = i + 1;
@@ -191,8 +192,7 @@ bool NvtxExpression::matches(const std::vector<NvtxRange>& pushPop,
 }
 
 KernelFilter::KernelFilter(const std::vector<std::string>& includes,
-                           const std::vector<std::string>& excludes,
-                           const std::string& kernelName)
+                           const std::vector<std::string>& excludes, const std::string& kernelName)
     : kernelName_(kernelName) {
     for (const auto& s : includes)
         includes_.push_back(NvtxExpression::parse(s));

@@ -135,6 +135,7 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"scope", l.scopePath},
             {"scope_raw", l.scopePathRaw},
             {"iteration", l.iteration},
+            {"replay", static_cast<int>(l.replay)},
             {"grid", {l.grid.x, l.grid.y, l.grid.z}},
             {"block", {l.block.x, l.block.y, l.block.z}},
             {"stream", l.stream},
@@ -163,6 +164,10 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.scopePath = j.at("scope").get<std::string>();
     l.scopePathRaw = j.value("scope_raw", std::string()); // absent in older recordings
     l.iteration = j.value("iteration", std::int64_t{-1});
+    const int replay = j.value("replay", 0);
+    l.replay = replay == 1   ? ReplayStatus::Differs
+               : replay == 2 ? ReplayStatus::Unmatched
+                             : ReplayStatus::Clean;
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
     l.stream = j.at("stream").get<std::uint64_t>();

@@ -124,6 +124,7 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.scopePath = launch.scopePath;
     r.scopePathRaw = launch.scopePathRaw.empty() ? launch.scopePath : launch.scopePathRaw;
     r.iteration = launch.iteration;
+    r.replay = launch.replay;
     r.grid = launch.grid;
     r.block = launch.block;
     r.stream = launch.stream;

@@ -21,6 +21,7 @@ struct LaunchInfo {
     std::string scopePathRaw;    ///< as the scopes were named, when it differs from scopePath
     std::int64_t iteration = -1; ///< the iteration scope's instance; -1: outside any
     std::string iterationScope;  ///< in memory only: the iteration scope's name as opened
+    ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;      ///< OS thread that launched it (or opened the scope)

@@ -107,6 +107,8 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
         }
         KernelGroup& g = groups[it->second];
         ++g.launches;
+        g.differing += r.replay == ReplayStatus::Differs ? 1 : 0;
+        g.unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
         if (!r.measured) {
             ++g.unmeasured;
             continue;

@@ -26,6 +26,8 @@ struct KernelGroup {
     std::string scope;
     std::size_t launches = 0;   ///< records summed (measured or not)
     std::size_t unmeasured = 0; ///< of which had no counter values
+    std::size_t differing = 0;  ///< of which replay passes differed (values kept, see notes)
+    std::size_t unmatched = 0;  ///< of which replay passes could not be matched (no values)
     double seconds = 0;         ///< sum of the measured records' time
     std::array<double, kFlopKindCount> flops{};
     std::array<double, kMemoryLevelCount> bytes{};

@@ -33,7 +33,7 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     out << ",flop_rate";
     for (const char* l : {"l1", "l2", "dram"})
         out << ",byte_rate_" << l;
-    out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration\n";
+    out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration,replay\n";
     using report::number;
     for (const auto& r : records) {
         out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
@@ -54,7 +54,7 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
             out << ',' << number(r.byteRate(static_cast<MemoryLevel>(l)));
         out << ',' << quoted(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << ','
             << number(r.tensorShare()) << ',' << (r.noFloatingPointWork() ? 1 : 0) << ','
-            << quoted(r.scopePathRaw) << ',' << r.iteration << '\n';
+            << quoted(r.scopePathRaw) << ',' << r.iteration << ',' << toString(r.replay) << '\n';
     }
 }
 

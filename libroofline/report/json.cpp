@@ -53,6 +53,7 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
                        {"scope", r.scopePath},
                        {"scope_raw", r.scopePathRaw},
                        {"iteration", r.iteration},
+                       {"replay", toString(r.replay)},
                        {"grid", {r.grid.x, r.grid.y, r.grid.z}},
                        {"block", {r.block.x, r.block.y, r.block.z}},
                        {"stream", r.stream},

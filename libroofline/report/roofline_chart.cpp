@@ -95,6 +95,11 @@ std::string describe(const KernelGroup& g, const Ceilings& ceilings, double tota
     o << "bound: " << toString(g.bound(ceilings));
     if (g.unmeasured)
         o << "\n" << g.unmeasured << " launch(es) without counters not included";
+    if (g.unmatched)
+        o << " (" << g.unmatched << " whose replay passes ran other kernels)";
+    if (g.differing)
+        o << "\nflagged: " << g.differing
+          << " launch(es) whose replay passes ran another grid or block (values kept)";
     return o.str();
 }
 
@@ -107,6 +112,8 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
             continue;
         ChartKernel k;
         k.name = displayName(g.name);
+        if (g.differing + g.unmatched > 0) // replay caveats: in the legend, details on hover
+            k.name = "[!] " + k.name;
         k.detail = describe(g, ceilings, total);
         k.now.flops = g.flopsIn(family);
         k.now.seconds = g.seconds;

@@ -31,6 +31,16 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     const std::size_t rows =
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
+    std::size_t measured = 0, differing = 0, unmatched = 0;
+    for (const KernelRecord& r : records) {
+        measured += r.measured ? 1 : 0;
+        differing += r.replay == ReplayStatus::Differs ? 1 : 0;
+        unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
+    }
+    if (differing + unmatched > 0)
+        out << "records: " << records.size() << ", " << measured << " measured, " << differing
+            << " flagged '~' (replay passes ran another grid or block: values kept), " << unmatched
+            << " flagged '!' (replay passes ran other kernels: no values)\n";
     char line[512];
     std::snprintf(line, sizeof line, "%5s  %-40s %-20s %10s %10s %4s %9s %9s %9s  %s\n", "#",
                   "kernel", "scope", "time(us)", "FLOP/s", "TC%", "AI(L1)", "AI(L2)", "AI(DRAM)",
@@ -38,21 +48,24 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     out << line;
     for (std::size_t i = 0; i < rows; ++i) {
         const KernelRecord& r = records[order[i]];
+        const char flag = r.replay == ReplayStatus::Differs     ? '~'
+                          : r.replay == ReplayStatus::Unmatched ? '!'
+                                                                : ' ';
         const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
         const std::string name =
             r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
                           : report::displayName(r.name);
         if (!r.measured && r.timeSeconds > 0.0) { // timing only
-            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f  %s\n",
-                          static_cast<unsigned long long>(r.launchIndex),
+            std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s %10.2f  %s\n",
+                          static_cast<unsigned long long>(r.launchIndex), flag,
                           report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
                           r.timeSeconds * 1e6, r.note.c_str());
             out << line;
             continue;
         }
         if (!r.measured) {
-            std::snprintf(line, sizeof line, "%5llu  %-40s %-20s  not measured: %s\n",
-                          static_cast<unsigned long long>(r.launchIndex),
+            std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s  not measured: %s\n",
+                          static_cast<unsigned long long>(r.launchIndex), flag,
                           report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
                           r.note.c_str());
             out << line;
@@ -66,10 +79,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             bound += "  [no FP work]";
         else if (!(r.timeSeconds > 0.0))
             bound += "  [zero time]";
-        std::snprintf(line, sizeof line, "%5llu  %-40s %-20s %10.2f %10s %4s %9s %9s %9s  %s\n",
-                      static_cast<unsigned long long>(r.launchIndex), report::fit(name, 40).c_str(),
-                      report::fit(scope, 20).c_str(), r.timeSeconds * 1e6,
-                      report::shortNumber(r.flopRate()).c_str(), tensor,
+        std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s %10.2f %10s %4s %9s %9s %9s  %s\n",
+                      static_cast<unsigned long long>(r.launchIndex), flag,
+                      report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
+                      r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(), tensor,
                       intensityCell(r, MemoryLevel::L1).c_str(),
                       intensityCell(r, MemoryLevel::L2).c_str(),
                       intensityCell(r, MemoryLevel::DRAM).c_str(), bound.c_str());

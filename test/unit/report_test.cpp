@@ -2,7 +2,9 @@
 #include <roofline/error.hpp>
 #include <roofline/report.hpp>
 
+#include "report/aggregate.hpp"
 #include "report/format.hpp"
+#include "report/roofline_chart.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -125,4 +127,50 @@ TEST(Report, PathWritersReportUnwritablePaths) {
     writeJson(records(), path);
     std::ifstream in(path);
     EXPECT_TRUE(nlohmann::json::parse(in).contains("records"));
+}
+
+namespace {
+KernelRecord flaggedRecord(std::uint64_t index, const char* name, ReplayStatus replay) {
+    KernelRecord r;
+    r.launchIndex = index;
+    r.name = name;
+    r.scopePath = "Train step #/Layer 0";
+    r.replay = replay;
+    r.measured = replay != ReplayStatus::Unmatched;
+    r.timeSeconds = r.measured ? 1e-5 : 0.0;
+    r.flops[static_cast<std::size_t>(FlopKind::FP32)] = r.measured ? 1e6 : 0.0;
+    r.note = replay == ReplayStatus::Clean ? "" : "iteration replay mismatch: ...";
+    return r;
+}
+} // namespace
+
+TEST(Report, ReplayFlagsShowInTheTableHeaderRowsAndChartHover) {
+    const std::vector<KernelRecord> rs = {
+        flaggedRecord(0, "gemm", ReplayStatus::Clean),
+        flaggedRecord(1, "embedding_backward", ReplayStatus::Differs),
+        flaggedRecord(2, "adamw", ReplayStatus::Unmatched)};
+    std::ostringstream table;
+    printTable(rs, table);
+    const std::string t = table.str();
+    EXPECT_NE(t.find("records: 3, 2 measured, 1 flagged '~'"), std::string::npos) << t;
+    EXPECT_NE(t.find("1 flagged '!'"), std::string::npos) << t;
+    EXPECT_NE(t.find("    1~ embedding_backward"), std::string::npos) << t;
+    EXPECT_NE(t.find("    2! adamw"), std::string::npos) << t;
+    EXPECT_NE(t.find("    0  gemm"), std::string::npos) << t;
+    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
+    ASSERT_EQ(groups.size(), 3u);
+    EXPECT_EQ(groups[1].differing, 1u);
+    EXPECT_EQ(groups[2].unmatched, 1u);
+    const auto kernels =
+        report::chartKernels(groups, report::Family::FP32, Ceilings{}, 2e-5, /*labels=*/3);
+    ASSERT_FALSE(kernels.empty());
+    bool flaggedShown = false;
+    for (const auto& k : kernels)
+        if (k.name.rfind("[!] ", 0) == 0) {
+            flaggedShown = true;
+            EXPECT_NE(k.detail.find("flagged: 1 launch(es) whose replay passes ran another grid"),
+                      std::string::npos)
+                << k.detail;
+        }
+    EXPECT_TRUE(flaggedShown);
 }
