@@ -11,18 +11,6 @@
 namespace roofline::collect {
 namespace {
 
-bool sameDim(const Dim3& a, const Dim3& b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-}
-
-std::string dims(const Dim3& d) {
-    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
-}
-
-std::string launchText(const std::string& mangled, const Dim3& grid, const Dim3& block) {
-    return core::demangle(mangled) + " <<<" + dims(grid) + ", " + dims(block) + ">>>";
-}
-
 void appendNote(std::string& note, const std::string& text) {
     if (!text.empty() && note.find(text) == std::string::npos)
         note += (note.empty() ? "" : "; ") + text;
@@ -652,25 +640,22 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
     Key key{l.mangledName, l.grid, l.block};
     if (s.pass == 0) {
         s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
-        s.replay.expect(LaunchKey{key.name, key.grid, key.block});
+        s.replay.expect(key);
         s.expected.push_back(std::move(key));
         return;
     }
-    s.replay.check(s.pass, w, LaunchKey{key.name, key.grid, key.block});
+    s.replay.check(s.pass, w, key);
 }
 
 // Launch `at` of a replayed pass against pass 0's launch at the same position: kernel, grid and
 // block must agree (the first difference marks the group).
 void Collector::checkReplayedLaunch(Slot& s, std::size_t at, const Key& key) {
-    if (at < s.expected.size() && s.expected[at].name == key.name &&
-        sameDim(s.expected[at].grid, key.grid) && sameDim(s.expected[at].block, key.block))
+    if (at < s.expected.size() && sameLaunch(s.expected[at], key))
         return;
     noteMismatch(
         s, "pass " + std::to_string(s.pass) + " launch " + std::to_string(at) + " is " +
-               launchText(key.name, key.grid, key.block) + " where pass 0 launched " +
-               (at < s.expected.size()
-                    ? launchText(s.expected[at].name, s.expected[at].grid, s.expected[at].block)
-                    : std::string("nothing")));
+               launchText(key) + " where pass 0 launched " +
+               (at < s.expected.size() ? launchText(s.expected[at]) : std::string("nothing")));
 }
 
 void Collector::completeImage(Slot& s) {

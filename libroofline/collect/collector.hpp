@@ -117,10 +117,7 @@ public:
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
 
 private:
-    struct Key {
-        std::string name;
-        Dim3 grid, block;
-    };
+    using Key = LaunchKey;
     struct Slot {
         CounterBackend* backend = nullptr;
         bool failed = false;

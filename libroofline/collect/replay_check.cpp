@@ -15,6 +15,10 @@ std::string dims(const Dim3& d) {
 
 } // namespace
 
+bool sameLaunch(const LaunchKey& a, const LaunchKey& b) {
+    return a.name == b.name && sameDim(a.grid, b.grid) && sameDim(a.block, b.block);
+}
+
 std::string launchText(const LaunchKey& key) {
     return core::demangle(key.name) + " <<<" + dims(key.grid) + ", " + dims(key.block) + ">>>";
 }

@@ -63,6 +63,8 @@ private:
     std::size_t shiftedFrom_ = 0; // first position where they did
 };
 
+/// Same kernel, grid and block.
+bool sameLaunch(const LaunchKey& a, const LaunchKey& b);
 /// "kernel <<<gx×gy×gz, bx×by×bz>>>" with the kernel name demangled.
 std::string launchText(const LaunchKey& key);
 
