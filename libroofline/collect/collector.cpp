@@ -5,6 +5,7 @@
 #include "core/scope_names.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <set>
 
@@ -248,13 +249,16 @@ std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
 // The record's scope: the uniform path, the raw one when it differs, and the iteration instance.
 void Collector::setScope(core::LaunchInfo& info, const Stack& stack) const {
     info.scopePath = path(stack);
-    std::string raw = path(stack, 0, true);
-    if (raw != info.scopePath)
-        info.scopePathRaw = std::move(raw);
     const std::size_t iteration = iterationIndex(stack);
-    info.iteration = iteration < stack.size() ? stack[iteration].instance : -1;
-    if (iteration < stack.size())
-        info.iterationScope = stack[iteration].name;
+    if (iteration >= stack.size())
+        return;
+    const Frame& f = stack[iteration];
+    info.iteration = f.instance;
+    // The raw path differs only when the iteration scope's name ends in a number.
+    if (!f.name.empty() && std::isdigit(static_cast<unsigned char>(f.name.back()))) {
+        info.scopePathRaw = path(stack, 0, true);
+        info.iterationScope = f.name;
+    }
 }
 
 // Without a configured iteration range the outermost scope is the iteration scope, and a
@@ -640,15 +644,15 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
     Key key{l.mangledName, l.grid, l.block};
     if (s.pass == 0) {
         s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
-        s.replay.expect(key);
-        s.expected.push_back(std::move(key));
+        s.replay.expect(std::move(key));
         return;
     }
     s.replay.check(s.pass, w, key);
 }
 
-// Launch `at` of a replayed pass against pass 0's launch at the same position: kernel, grid and
-// block must agree (the first difference marks the group).
+// Scope replay: launch `at` of a replayed pass against pass 0's launch at the same position:
+// kernel, grid and block must agree (the first difference marks the group, since every scope's
+// range sums its kernels). Iteration replay checks each launch on its own (ReplayCheck).
 void Collector::checkReplayedLaunch(Slot& s, std::size_t at, const Key& key) {
     if (at < s.expected.size() && sameLaunch(s.expected[at], key))
         return;

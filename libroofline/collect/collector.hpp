@@ -9,8 +9,9 @@
 //                     iteration, so iterations longer than one image are covered by later groups.
 //   scope replay      one record per scope instance (user ranges, nesting levels 1..scopeLevels
 //                     counted from the iteration scope).
-// Replayed passes are checked against pass 0 (kernel names, grid and block, in order); records of
-// a group that differs say so. Pure logic: no CUDA, no CUPTI; thread-safe (one mutex).
+// Replayed passes are checked against pass 0 (kernel names, grid and block, in order): in iteration
+// replay launch by launch (collect/replay_check.hpp), in scope replay for the whole group. Pure
+// logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/backend.hpp"
 #include "collect/replay_check.hpp"
 #include "core/nvtx_filter.hpp"
@@ -135,7 +136,7 @@ private:
         std::size_t scopeCount = 0;        // scope ranges pushed this pass
         std::size_t passKernels = 0;       // scope replay: launches in this pass
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
-        std::vector<Key> expected;         // pass 0's launches in the window
+        std::vector<Key> expected;         // scope replay: pass 0's launches
         std::vector<std::string> expectedScopes;
         ReplayCheck replay;    // iteration replay: each launch against pass 0
         bool mismatch = false; // scope replay: the group's passes differ

@@ -20,7 +20,7 @@ struct LaunchInfo {
     std::string scopePath;       ///< the iteration scope's instance made uniform ("Train step #")
     std::string scopePathRaw;    ///< as the scopes were named, when it differs from scopePath
     std::int64_t iteration = -1; ///< the iteration scope's instance; -1: outside any
-    std::string iterationScope;  ///< in memory only: the iteration scope's name as opened
+    std::string iterationScope;  ///< in memory only: the iteration scope's name, when numbered
     ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
     std::uint64_t stream = 0;

@@ -93,8 +93,8 @@ LaunchTracker::~LaunchTracker() {
 
 void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* raw) noexcept {
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
-        // Code loaded (or JIT-compiled) into a context: a lazily loaded kernel's first launch
-        // gets here from inside that launch.
+        // Code loaded (or JIT-compiled) into a context: from any driver call that needs it,
+        // including loadBeforeLaunch() below for a lazily loaded kernel's first launch.
         const auto* resource = static_cast<const CUpti_ResourceData*>(raw);
         traceCodeLoad("module loaded into context %p", static_cast<void*>(resource->context));
         tLoadedInside = true;
