@@ -24,6 +24,7 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     for (CounterBackend* b : backends) {
         Slot s;
         s.backend = b;
+        s.capacity = b ? b->capacity() : 0;
         s.failed = b == nullptr;
         slots_.push_back(std::move(s));
     }
@@ -756,12 +757,12 @@ core::Coverage Collector::coverage() const {
     std::lock_guard<std::mutex> lock(mutex_);
     core::Coverage c;
     if (config_.mode != CollectionMode::IterationReplay || iterationsEnded_ == 0 ||
-        slots_.empty() || !slots_[0].backend)
+        slots_.empty() || slots_[0].capacity == 0)
         return c;
     c.known = true;
     c.launchesPerIteration = lastIterationLaunches_;
     c.launchesVaried = launchesVaried_;
-    c.rangesPerImage = slots_[0].backend->capacity();
+    c.rangesPerImage = slots_[0].capacity;
     c.passes = config_.passes;
     c.iterationsPerPass = std::max<std::size_t>(1, slots_[0].itersPerPass);
     c.iterationsRun = iterationsEnded_;
@@ -811,6 +812,10 @@ void Collector::finish() noexcept {
             s.group = false;
         }
     }
+    // The session destroys the backends after this: nothing here may reach them again
+    // (coverage() once read one after teardown, a use-after-free on every iteration-replay stop).
+    for (Slot& s : slots_)
+        s.backend = nullptr;
     try {
         settleIterationPaths();
     } catch (...) {

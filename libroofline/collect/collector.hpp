@@ -120,7 +120,8 @@ public:
 private:
     using Key = LaunchKey;
     struct Slot {
-        CounterBackend* backend = nullptr;
+        CounterBackend* backend = nullptr; ///< null after finish(): the session destroys it
+        std::size_t capacity = 0;          ///< ranges per image, kept past finish()
         bool failed = false;
         bool running = false; // kernel replay: started
         bool group = false;   // iteration/scope replay: a group is in progress

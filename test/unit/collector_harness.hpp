@@ -19,20 +19,26 @@ public:
         : passes_(passes), capacity_(capacity), userRange_(userRange), kernelReplay_(kernelReplay) {
     }
 
-    std::size_t capacity() const noexcept override { return capacity_; }
+    std::size_t capacity() const noexcept override {
+        alive();
+        return capacity_;
+    }
     void configure() override {
+        alive();
         ++configures;
         ranges_.clear();
         pass_ = 0;
         position_ = 0;
     }
     void start() override {
+        alive();
         if (failStartAt && ++starts >= failStartAt)
             throw Error(ErrorCode::Cupti, "cuptiRangeProfilerStart failed (injected)");
         running_ = true;
         position_ = 0;
     }
     bool stop() override {
+        alive();
         running_ = false;
         if (kernelReplay_)
             return true;
@@ -40,6 +46,7 @@ public:
         return pass_ >= passes_;
     }
     void pushRange(const std::string& name) override {
+        alive();
         ASSERT_TRUE(userRange_ && running_);
         open_.push_back(name);
         std::string path;
@@ -48,28 +55,49 @@ public:
         openIndex_.push_back(rangeFor(path));
     }
     void popRange() override {
+        alive();
         ASSERT_FALSE(open_.empty());
         open_.pop_back();
         openIndex_.pop_back();
     }
     std::size_t decode() override {
+        alive();
         const std::size_t dropped = ranges_.size() > capacity_ ? ranges_.size() - capacity_ : 0;
         ranges_.resize(std::min(ranges_.size(), capacity_));
         return dropped;
     }
-    std::vector<RangeValues> evaluate() override { return ranges_; }
-    std::size_t imageSize() const noexcept override { return 100; }
+    std::vector<RangeValues> evaluate() override {
+        alive();
+        return ranges_;
+    }
+    std::size_t imageSize() const noexcept override {
+        alive();
+        return 100;
+    }
     std::vector<std::uint8_t> imageBytes() const override {
+        alive();
         return std::vector<std::uint8_t>(100, 1);
     }
-    void flushCaches() noexcept override { ++flushes; }
+    void flushCaches() noexcept override {
+        alive();
+        ++flushes;
+    }
     void reenable() override {
+        alive();
         ++reenables;
         loadedWhileEnabled_ = false;
         running_ = false;
         ranges_.clear();
         pass_ = 0;
         position_ = 0;
+    }
+
+    /// The session destroys its backends after Collector::finish(): any use after that is a
+    /// use-after-free on the GPU (it crashed every iteration-replay stop once).
+    bool gone = false;
+    void alive() const noexcept {
+        if (gone)
+            ADD_FAILURE() << "the collector used its backend after finish()";
     }
 
     /// Code was loaded into the context (a lazily loaded or JIT-compiled module).
@@ -200,6 +228,7 @@ struct Harness {
     bool loadInCallback = true;
     std::vector<core::LaunchInfo>& finish() {
         collector.finish();
+        backend.gone = true; // as Session::stop() destroys it
         return collector.launches();
     }
 };
