@@ -153,11 +153,13 @@ std::size_t attachRecords(std::vector<CaseResult>& cases,
         byPath[c.scopePath()] = &c;
     std::size_t orphans = 0;
     for (auto& r : records) {
-        // The case's path is the first two components of the record's scope path.
-        const auto first = r.scopePath.find('/');
+        // The case's path is the first two components of the record's scope path, as opened
+        // (a numbered case scope must never match another case's by its uniform path).
+        const std::string& path = r.scopePathRaw.empty() ? r.scopePath : r.scopePathRaw;
+        const auto first = path.find('/');
         const auto second =
-            first == std::string::npos ? std::string::npos : r.scopePath.find('/', first + 1);
-        const auto it = byPath.find(r.scopePath.substr(0, second));
+            first == std::string::npos ? std::string::npos : path.find('/', first + 1);
+        const auto it = byPath.find(path.substr(0, second));
         if (it == byPath.end()) {
             ++orphans;
             continue;

@@ -263,9 +263,10 @@ void Collector::setScope(core::LaunchInfo& info, const Stack& stack) const {
 }
 
 // Without a configured iteration range the outermost scope is the iteration scope, and a
-// trailing number in its name is only taken for an instance when at least three differently
-// numbered scopes share the rest of the name ("Train step 0", "Train step 1", ...). Otherwise
-// (benchmark cases "c3.seer17", a one-off "conv1") the records keep the names as opened.
+// trailing number in its name is only taken for an instance when it stands apart from the word
+// before it ("Train step 7", "iter_7", not "eng7") and at least three differently numbered scopes
+// share the rest of the name ("Train step 0", "Train step 1", ...). Otherwise (benchmark cases
+// "c0.conv0.eng7", "c3.seer17", a one-off "conv 1") the records keep the names as opened.
 void Collector::settleIterationPaths() {
     if (!config_.iterationRange.empty())
         return;
@@ -273,7 +274,8 @@ void Collector::settleIterationPaths() {
         if (l.scopePathRaw.empty())
             continue;
         const auto it = numberedScopes_.find(core::uniformInstance(l.iterationScope));
-        if (it != numberedScopes_.end() && it->second.size() >= 3)
+        if (it != numberedScopes_.end() && it->second.size() >= 3 &&
+            core::separatedInstance(l.iterationScope))
             continue;
         if (l.scopeRecord && l.name == core::uniformInstance(l.iterationScope))
             l.name = l.iterationScope;

@@ -35,6 +35,11 @@ std::int64_t instanceNumber(const std::string& name) {
     return n;
 }
 
+bool separatedInstance(const std::string& name) {
+    const std::size_t at = digitsStart(name);
+    return at > 0 && at < name.size() && isSeparator(name[at - 1]) && name[at - 1] != '.';
+}
+
 bool isInstanceOf(const std::string& name, const std::string& pattern) {
     if (name == pattern || (!pattern.empty() && uniformInstance(name) == pattern))
         return true;

@@ -26,6 +26,13 @@ TEST(ScopeNames, TheTrailingNumberIsTheInstance) {
     EXPECT_FALSE(core::isInstanceOf("Train steps 3", "Train step"));
     EXPECT_FALSE(core::isInstanceOf("Validation 3", "Train step"));
     EXPECT_FALSE(core::isInstanceOf("steps", "step"));
+    EXPECT_TRUE(core::separatedInstance("Train step 35"));
+    EXPECT_TRUE(core::separatedInstance("iter_7"));
+    EXPECT_TRUE(core::separatedInstance("epoch=2"));
+    EXPECT_FALSE(core::separatedInstance("eng7"));
+    EXPECT_FALSE(core::separatedInstance("c3.seer17"));
+    EXPECT_FALSE(core::separatedInstance("7"));
+    EXPECT_FALSE(core::separatedInstance("step"));
 }
 
 namespace {
@@ -110,4 +117,27 @@ TEST(IterationScope, OneOffNumberedScopesKeepTheirNamesUnlessConfigured) {
         EXPECT_EQ(l[1].iteration, 2);           // the number in its name either way
         EXPECT_EQ(l[2].scopePath, "c3.seer17"); // not an instance of 'conv'
     }
+}
+
+TEST(IterationScope, NumberedIdentifiersAreNotIterations) {
+    // The benchmarks name one case per cuDNN engine ("c0.conv0.eng0", "...eng1", ...): many
+    // numbered scopes sharing a name, but identifiers, not iterations (their records are matched
+    // to their cases by path). Found on the GPU: they were merged into "c0.conv0.eng#".
+    Harness h(CollectionMode::KernelReplay, 1, 8);
+    for (int e = 0; e < 4; ++e) {
+        h.push(("c0.conv0.eng" + std::to_string(e)).c_str());
+        h.launch("k", 1);
+        h.pop();
+    }
+    for (int n = 0; n < 3; ++n) {
+        h.push(("step " + std::to_string(n)).c_str());
+        h.launch("k", 1);
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 7u);
+    EXPECT_EQ(l[3].scopePath, "c0.conv0.eng3");
+    EXPECT_EQ(l[3].scopePathRaw, "");
+    EXPECT_EQ(l[6].scopePath, "step #");
+    EXPECT_EQ(l[6].scopePathRaw, "step 2");
 }
