@@ -77,6 +77,17 @@ struct ROOFLINE_API Options {
     bool flushOnExit = true;
     /// Listen to the application's NVTX ranges (push/pop, start/end, domains). ROOFLINE_NVTX=0|1
     bool listenNvtx = true;
+    /// Push/pop scopes of the whole process instead of each thread: a launch from any thread is
+    /// attributed to the ranges open at that moment, whichever thread opened them (Nsight
+    /// Compute's --nvtx-push-pop-scope process). For frameworks that launch from worker threads
+    /// (PyTorch's autograd thread runs backward while the main thread's range is open).
+    /// ROOFLINE_PUSH_POP_SCOPE=thread|process
+    bool processScopes = false;
+    /// Iteration and scope replay: when the first iteration launches other kernels than the next
+    /// (warm-up, a validation pass, state created on first use), it is not measured and the
+    /// replay starts again on a later iteration, instead of combining its counters with steady-
+    /// state iterations' (flagged). ROOFLINE_FIRST_ITERATION=skip-if-different|measure
+    bool skipDifferingFirstIteration = true;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

@@ -131,6 +131,7 @@ void Collector::renewStaleProfiler(Slot& s) {
 
 void Collector::newGroup(Slot& s) {
     s.group = true;
+    s.groupStart = iterationsSeen_;
     s.restart = false;
     s.pass = 0;
     s.itersPerPass = 0; // decided after the group's first iteration
@@ -156,6 +157,27 @@ void Collector::abandonGroup(Slot& s) {
     s.group = false;
     s.passOpen = false;
     s.restart = true;
+}
+
+// Pass 1 just ended. When the group's pass 0 was the session's first iteration and pass 1 ran
+// other kernels (not merely other grids: data-dependent launches differ in every iteration), the
+// first iteration was not a steady-state one -- warm-up, a validation pass, state created on first
+// use -- and its counters must not be combined with later iterations': the group starts again.
+bool Collector::firstIterationDiffers(Slot& s) {
+    if (!config_.skipDifferingFirstIteration || s.groupStart != 1 ||
+        !firstIterationIssue_.empty())
+        return false;
+    const bool differs = config_.mode == CollectionMode::IterationReplay
+                             ? s.replay.anyUnmatched()
+                             : config_.mode == CollectionMode::ScopeReplay && s.mismatch;
+    if (!differs)
+        return false;
+    firstIterationIssue_ =
+        config_.mode == CollectionMode::IterationReplay ? s.replay.firstIssue() : s.mismatchNote;
+    core::log().info("libroofline: the first iteration differs from the next ({}): it is not "
+                     "measured, and its replay group starts again on a later iteration",
+                     firstIterationIssue_);
+    return true;
 }
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -409,6 +431,11 @@ void Collector::endPass(Slot& s) {
             noteMismatch(s, "pass " + std::to_string(s.pass) + " opened " +
                                 std::to_string(s.scopeCount) + " scopes where pass 0 opened " +
                                 std::to_string(s.expectedScopes.size()));
+        if (s.pass == 1 && firstIterationDiffers(s)) {
+            abandonGroup(s);
+            s.backend->configure(); // a fresh image: CUPTI's replay starts again at pass 0
+            return;
+        }
         ++s.pass;
         if (all) {
             if (&s == &slots_[0] && config_.mode == CollectionMode::IterationReplay) {
@@ -768,6 +795,7 @@ core::Coverage Collector::coverage() const {
     c.passes = config_.passes;
     c.iterationsPerPass = std::max<std::size_t>(1, slots_[0].itersPerPass);
     c.iterationsRun = iterationsEnded_;
+    c.firstIterationSkipped = !firstIterationIssue_.empty();
     const std::uint64_t L = c.launchesPerIteration,
                         cap = std::max<std::uint64_t>(1, c.rangesPerImage);
     c.iterationsNeeded =

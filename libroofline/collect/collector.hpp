@@ -69,6 +69,10 @@ struct CollectorConfig {
     /// (CUPTI crashes collecting SASS metrics on a profiler that saw code loaded:
     /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.
     bool reenableOnCodeLoad = true;
+    /// A replay group whose pass 0 was the session's first iteration and whose pass 1 launched
+    /// other kernels (warm-up, validation, lazy initialization) starts again on a later
+    /// iteration: the first iteration is not measured rather than merged with steady-state ones.
+    bool skipDifferingFirstIteration = true;
 };
 
 class Collector {
@@ -116,6 +120,10 @@ public:
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
+    /// The session's first iteration launched other kernels than the next one and was skipped
+    /// (CollectorConfig::skipDifferingFirstIteration); what differed first.
+    bool firstIterationSkipped() const noexcept { return !firstIterationIssue_.empty(); }
+    const std::string& firstIterationIssue() const noexcept { return firstIterationIssue_; }
 
 private:
     using Key = LaunchKey;
@@ -145,6 +153,7 @@ private:
         bool scopeOverflowNoted = false;
         std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
         bool restart = false;            // a group was abandoned: the next iteration redoes it
+        std::uint64_t groupStart = 0;    // iterationsSeen_ when the group began (1: the first)
     };
 
     bool admits(const LaunchEvent& l, const Stack& stack);
@@ -167,6 +176,7 @@ private:
     void renewStaleProfiler(Slot& s);
     void newGroup(Slot& s);
     void abandonGroup(Slot& s);
+    bool firstIterationDiffers(Slot& s);
     void beginIteration(std::uint64_t thread);
     void endIteration();
     void startPass(Slot& s);
@@ -213,6 +223,7 @@ private:
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
     std::uint64_t reenables_ = 0, supersededCount_ = 0;
+    std::string firstIterationIssue_;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };
 

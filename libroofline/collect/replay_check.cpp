@@ -26,6 +26,7 @@ std::string launchText(const LaunchKey& key) {
 void ReplayCheck::reset() {
     expected_.clear();
     issues_ = 0;
+    unmatched_ = 0;
     first_.clear();
     shiftedPass_ = 0;
     shiftedFrom_ = 0;
@@ -40,6 +41,7 @@ void ReplayCheck::mark(std::size_t at, Verdict v, const std::string& why) {
     if (p.verdict == Verdict::Clean)
         ++issues_;
     if (v == Verdict::Unmatched && p.verdict != Verdict::Unmatched) {
+        ++unmatched_;
         p.verdict = Verdict::Unmatched;
         p.note = why; // the values go: what differed before no longer matters
     } else if (p.verdict == Verdict::Differs) {

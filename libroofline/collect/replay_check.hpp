@@ -46,6 +46,8 @@ public:
     const std::string& note(std::size_t at) const noexcept;
     /// Any launch not clean.
     bool anyIssue() const noexcept { return issues_ > 0; }
+    /// Any launch whose passes ran different kernels (not merely other grids or blocks).
+    bool anyUnmatched() const noexcept { return unmatched_ > 0; }
     /// One line for the log: the first issue of the group.
     const std::string& firstIssue() const noexcept { return first_; }
 
@@ -58,6 +60,7 @@ private:
     void mark(std::size_t at, Verdict v, const std::string& why);
     std::vector<Position> expected_;
     std::size_t issues_ = 0;
+    std::size_t unmatched_ = 0;
     std::string first_;
     std::size_t shiftedPass_ = 0; // pass whose launches went out of step (0: none yet)
     std::size_t shiftedFrom_ = 0; // first position where they did

@@ -49,6 +49,18 @@ public:
 };
 NvtxToScopes gNvtxToScopes;
 
+// The stack a range event of this thread goes to: the thread's own, or with
+// Options::processScopes the process's one stack, locked for the caller.
+struct ScopeStack {
+    Stack& stack;
+    std::unique_lock<std::recursive_mutex> lock;
+};
+ScopeStack stackOf(SessionState& s) {
+    if (s.options.processScopes)
+        return {s.processStack, std::unique_lock<std::recursive_mutex>(s.processStackMutex)};
+    return {synced(s.generation).stack, {}};
+}
+
 } // namespace
 
 ThreadScopes& threadScopes() noexcept {
@@ -78,7 +90,7 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
         ++tUntracked;
         return;
     }
-    ThreadScopes& t = synced(s->generation);
+    ScopeStack t = stackOf(*s);
     try {
         t.stack.push_back(Frame{domain ? domain : "", name ? name : "", {}});
     } catch (...) {
@@ -95,8 +107,9 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
         --tUntracked;
         return;
     }
-    ThreadScopes& t = s ? synced(s->generation) : threadScopes();
-    // NVTX push/pop stacks are per domain: pop this domain's innermost range.
+    ScopeStack t = s ? stackOf(*s) : ScopeStack{threadScopes().stack, {}};
+    // NVTX push/pop stacks are per domain: pop this domain's innermost range (process-wide
+    // scopes: whichever thread opened it, as Nsight Compute does).
     std::size_t i = t.stack.size();
     while (i > 0 && t.stack[i - 1].domain != d)
         --i;

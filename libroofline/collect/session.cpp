@@ -109,6 +109,11 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.correlationId = event.correlationId;
     if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
         ++tLaunchLocks;
+    if (options.processScopes) { // the ranges open anywhere in the process
+        std::lock_guard<std::recursive_mutex> lock(processStackMutex);
+        collector->onLaunch(l, processStack);
+        return;
+    }
     const ThreadScopes& t = threadScopes();
     if (t.generation == generation) {
         collector->onLaunch(l, t.stack);
@@ -325,6 +330,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     config.iterationRange = s.options.iterationRange;
     config.scopeLevels = s.options.scopeLevels;
     config.iterationsPerPass = s.options.iterationsPerPass;
+    config.skipDifferingFirstIteration = s.options.skipDifferingFirstIteration;
     s.options.cacheFlush = effectiveFlush(s.options);
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = collect::kKeepImageBytes;

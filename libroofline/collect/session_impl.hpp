@@ -39,6 +39,10 @@ struct SessionState {
     std::unique_ptr<Collector> collector;
     std::string status = "counters";
     std::atomic<bool> ready{false}; // the collector exists: callbacks may use it
+    /// Options::processScopes: the one push/pop stack of the process, every thread's ranges.
+    /// Lock order: this mutex, then the collector's.
+    std::recursive_mutex processStackMutex;
+    Stack processStack;
     std::uint64_t unbalancedAtStart = 0;
 
     std::mutex stopMutex;

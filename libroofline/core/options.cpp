@@ -150,6 +150,17 @@ Options Options::fromEnvironment(Options o) {
         o.flushOnExit = parseBool("ROOFLINE_FLUSH_ON_EXIT", v);
     if (const char* v = std::getenv("ROOFLINE_NVTX"))
         o.listenNvtx = parseBool("ROOFLINE_NVTX", v);
+    if (const char* v = std::getenv("ROOFLINE_PUSH_POP_SCOPE")) {
+        static const char* const names[] = {"thread", "process"};
+        static const bool values[] = {false, true};
+        o.processScopes = parseChoice("ROOFLINE_PUSH_POP_SCOPE", v, names, values);
+    }
+    if (const char* v = std::getenv("ROOFLINE_FIRST_ITERATION")) {
+        static const char* const names[] = {"skip-if-different", "measure"};
+        static const bool values[] = {true, false};
+        o.skipDifferingFirstIteration =
+            parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
+    }
     return o;
 }
 

@@ -109,6 +109,7 @@ nlohmann::json toJson(const Coverage& c) {
             {"iterations_needed", c.iterationsNeeded},
             {"iterations_run", c.iterationsRun},
             {"launches_covered", c.launchesCovered},
+            {"first_iteration_skipped", c.firstIterationSkipped},
             {"complete", c.complete()}};
 }
 
@@ -125,6 +126,7 @@ Coverage coverageFromJson(const nlohmann::json& j) {
     c.iterationsNeeded = j.at("iterations_needed").get<std::uint64_t>();
     c.iterationsRun = j.at("iterations_run").get<std::uint64_t>();
     c.launchesCovered = j.at("launches_covered").get<std::uint64_t>();
+    c.firstIterationSkipped = j.value("first_iteration_skipped", false); // absent before 0.1.x
     return c;
 }
 
@@ -419,6 +421,9 @@ std::string describe(const Coverage& c) {
     s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
          " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
          (c.complete() ? " (complete)" : " (incomplete: run more iterations)");
+    if (c.firstIterationSkipped)
+        s += "; the first iteration launched other kernels than the next (warm-up, validation, "
+             "lazy initialization) and was not measured";
     return s;
 }
 

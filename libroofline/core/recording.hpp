@@ -25,6 +25,9 @@ struct Coverage {
     std::uint64_t iterationsNeeded = 0; ///< for every launch of one iteration, without restarts
     std::uint64_t iterationsRun = 0;
     std::uint64_t launchesCovered = 0; ///< of one iteration, by completed replay groups
+    /// The first iteration launched other kernels than the next (warm-up, validation, lazy
+    /// initialization) and was not measured: steady-state iterations were.
+    bool firstIterationSkipped = false;
     bool complete() const noexcept { return known && launchesCovered >= launchesPerIteration; }
 };
 

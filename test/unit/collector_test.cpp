@@ -104,7 +104,9 @@ TEST(CollectorIterationReplay, ShortIterationsShareAPassUpToAnImage) {
 }
 
 TEST(CollectorIterationReplay, ADifferentKernelInAReplayedPassCostsOnlyThatLaunch) {
-    Harness h(CollectionMode::IterationReplay, 2, 8);
+    CollectorConfig c;
+    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("kern_a", 1);
     h.launch("kern_b", 2);
@@ -152,7 +154,9 @@ TEST(CollectorIterationReplay, ADataDependentGridKeepsItsValuesWithANote) {
 TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
     // Pass 1 launches an extra kernel before the third one: CUPTI's auto ranges are positional,
     // so every later launch of that pass lands one range further.
-    Harness h(CollectionMode::IterationReplay, 2, 8);
+    CollectorConfig c;
+    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     for (int k = 0; k < 5; ++k)
         h.launch(("k" + std::to_string(k)).c_str(), k + 1.0);
@@ -176,7 +180,9 @@ TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
 }
 
 TEST(CollectorIterationReplay, APassThatEndsEarlyCostsTheLaunchesItLacks) {
-    Harness h(CollectionMode::IterationReplay, 2, 8);
+    CollectorConfig c;
+    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("a", 1);
     h.launch("b", 2);
@@ -418,4 +424,57 @@ TEST(Fallback, DecisionsNameTheCauseAndTheFix) {
     EXPECT_EQ(decideFallback(ErrorCode::UnsupportedChip, "GX1").action,
               Fallback::Action::TimingOnly);
     EXPECT_EQ(decideFallback(ErrorCode::Cupti, "boom").action, Fallback::Action::TimingOnly);
+}
+
+TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
+    // Step 0 runs a validation forward and creates the optimizer state: launches the later steps
+    // do not have. Step 1, its group's pass 1, shows it; the group starts again on step 2, so the
+    // steady-state records come from steps 2-3 and no record merges a validation kernel's
+    // counters with a training kernel's.
+    Harness h(CollectionMode::IterationReplay, 2, 8);
+    auto step = [&](int n) {
+        h.push(("Train step " + std::to_string(n)).c_str());
+        if (n == 0) {
+            h.launch("validation_forward", 7);
+            h.launch("fill_state", 8);
+        }
+        h.launch("forward", 1);
+        h.launch("backward", 2, {n == 2 ? 41u : 40u, 1, 1}); // data-dependent grid
+        h.launch("adamw", 3);
+        h.pop();
+    };
+    int n = 0;
+    step(n++);
+    while (h.collector.needsPass() && n < 10)
+        step(n++);
+    EXPECT_EQ(n, 4); // steps 0-1 lost, steps 2 and 3 are the group's two passes
+    EXPECT_TRUE(h.collector.firstIterationSkipped());
+    EXPECT_NE(h.collector.firstIterationIssue().find("validation_forward"), std::string::npos)
+        << h.collector.firstIterationIssue();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u);
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(l[k].values, all(k + 1.0)) << k << ": " << l[k].note;
+        EXPECT_EQ(l[k].iteration, 2) << k;
+    }
+    EXPECT_EQ(l[1].replay, ReplayStatus::Differs); // the grid note, values kept
+    EXPECT_EQ(h.collector.unmatchedLaunches(), 0u);
+    EXPECT_EQ(h.collector.supersededLaunches(), 5u); // step 0's five records
+}
+
+TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
+    Harness h(CollectionMode::IterationReplay, 2, 8);
+    int n = 0;
+    do {
+        h.push(("Train step " + std::to_string(n++)).c_str());
+        h.launch("forward", 1);
+        h.launch("backward", 2, {n == 2 ? 41u : 40u, 1, 1}); // only a grid differs
+        h.pop();
+    } while (h.collector.needsPass() && n < 10);
+    EXPECT_EQ(n, 2);
+    EXPECT_FALSE(h.collector.firstIterationSkipped());
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].iteration, 0);
+    EXPECT_EQ(l[1].values, all(2)) << l[1].note;
 }

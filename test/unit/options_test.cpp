@@ -24,7 +24,8 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
         j("ROOFLINE_LAUNCH_SKIP", "5"), k("ROOFLINE_LAUNCH_COUNT", "7"),
         l("ROOFLINE_CACHE_FLUSH", "on"), m("ROOFLINE_OUTPUT", "out.rfl"),
         n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off"),
-        p("ROOFLINE_ITERATIONS_PER_PASS", "4");
+        p("ROOFLINE_ITERATIONS_PER_PASS", "4"), q("ROOFLINE_PUSH_POP_SCOPE", "process"),
+        r("ROOFLINE_FIRST_ITERATION", "measure");
     const Options opt = Options::fromEnvironment();
     EXPECT_EQ(opt.mode, CollectionMode::ScopeReplay);
     EXPECT_EQ(opt.metrics, MetricSet::Core);
@@ -42,6 +43,8 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     EXPECT_FALSE(opt.flushOnExit);
     EXPECT_FALSE(opt.listenNvtx);
     EXPECT_EQ(opt.iterationsPerPass, 4u);
+    EXPECT_TRUE(opt.processScopes);
+    EXPECT_FALSE(opt.skipDifferingFirstIteration);
 }
 
 TEST(Options, DefaultsWhenNothingIsSet) {
@@ -51,6 +54,8 @@ TEST(Options, DefaultsWhenNothingIsSet) {
     EXPECT_EQ(opt.cacheFlush, CacheFlush::Auto);
     EXPECT_TRUE(opt.flushOnExit);
     EXPECT_TRUE(opt.listenNvtx);
+    EXPECT_FALSE(opt.processScopes);
+    EXPECT_TRUE(opt.skipDifferingFirstIteration);
     EXPECT_STREQ(toString(opt.mode), "iteration-replay");
 }
 

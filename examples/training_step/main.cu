@@ -1,0 +1,84 @@
+// The realistic training-step program (train_step.hpp), runnable on its own or profiled:
+//
+//   train_step [--steps N] [--layers L] [--profile] [--output FILE.rfl] [--no-validation]
+//              [--no-thread]
+//
+// --profile wraps the loop in a roofline::Session configured from the ROOFLINE_* variables
+// (docs/configuration.md) and runs at least N steps, more while the replay needs passes; the
+// recording goes to --output (default train_step.rfl) for `roofline report`. Prints each step's
+// loss and a fingerprint of the final parameters: a profiled run must print the same ones.
+#include "train_step.hpp"
+
+#include <roofline/roofline.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+int main(int argc, char** argv) {
+    int steps = 10;
+    bool profile = false;
+    std::string output = "train_step.rfl";
+    roofline::example::TrainConfig config;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "train_step: %s needs a value\n", name);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--steps")
+            steps = std::atoi(value("--steps"));
+        else if (a == "--layers")
+            config.layers = std::atoi(value("--layers"));
+        else if (a == "--profile")
+            profile = true;
+        else if (a == "--output")
+            output = value("--output");
+        else if (a == "--no-validation")
+            config.validation = false;
+        else if (a == "--no-thread")
+            config.backwardThread = false;
+        else {
+            std::fprintf(stderr,
+                         "usage: train_step [--steps N] [--layers L] [--profile] [--output FILE] "
+                         "[--no-validation] [--no-thread]\n");
+            return a == "--help" || a == "-h" ? 0 : 2;
+        }
+    }
+    try {
+        roofline::example::Trainer trainer(config);
+        std::unique_ptr<roofline::Session> session;
+        if (profile) {
+            roofline::Options options = roofline::Options::fromEnvironment();
+            if (options.outputPath.empty())
+                options.outputPath = output;
+            session = std::make_unique<roofline::Session>(options);
+        }
+        int n = 0;
+        for (; n < steps || (session && session->needsPass() && n < 100000); ++n) {
+            const float loss = trainer.step(n);
+            if (n == 0 && config.validation)
+                std::printf("step 0 validation loss %.6f\n", trainer.validationLoss());
+            std::printf("step %d loss %.6f (embedding backward grid %d)\n", n, loss,
+                        trainer.distinctTokens(n));
+        }
+        std::printf("%d steps, parameters fingerprint %016llx\n", n,
+                    static_cast<unsigned long long>(
+                        roofline::example::fingerprint(trainer.parameters())));
+        if (session) {
+            const auto& records = session->stop();
+            std::printf("%zu records (%zu without counters); %s\n", records.size(),
+                        session->droppedKernels(), session->status().c_str());
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "train_step: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

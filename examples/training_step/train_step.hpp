@@ -1,0 +1,76 @@
+#pragma once
+// A small transformer-style training step, written the way real training programs are, so that
+// libroofline is tested where real programs differ from our calibration loops (issue 11):
+//  - cuBLASLt GEMMs in bf16 (fp32 accumulation and output), 5 per layer plus the head's 3;
+//  - its own layernorm, gelu, softmax/cross-entropy, embedding and AdamW kernels;
+//  - NVTX ranges whose names carry the step and layer number: "Train step <n>" around a step,
+//    "Layer <l>" around each layer's forward, "forward", "backward" and "optimizer" inside;
+//  - a validation pass (forward only, another batch) inside step 0;
+//  - optimizer state (AdamW moments) created on the first optimizer call, with a fill kernel;
+//  - an embedding-backward kernel whose grid is the number of distinct tokens in the batch;
+//  - the backward pass launched from a second host thread (as PyTorch's autograd thread does)
+//    while the main thread waits inside its "backward" range.
+// Deterministic: the same seed gives bitwise identical losses and parameters run after run.
+// Compiled with --use_fast_math and a hardware tanh, so that no kernel of its own branches on its
+// data around floating-point instructions: each kernel's FP32 instruction count is the same in
+// every step (what lets a test compare them exactly across steps and collection modes).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofline::example {
+
+struct TrainConfig {
+    int layers = 4;
+    int batch = 4;
+    int seq = 128;    ///< tokens per sequence; batch * seq tokens per step
+    int dim = 256;    ///< model width C (the MLP is 4C wide)
+    int vocab = 1024; ///< all GEMM dimensions are multiples of 128: no tile padding
+    std::uint64_t seed = 1234;
+    bool validation = true;     ///< a validation forward inside step 0
+    bool backwardThread = true; ///< backward launched from a second host thread
+};
+
+/// Floating-point work the program asks for, counted from its shapes.
+struct AnalyticWork {
+    double gemmFlops = 0;      ///< 2*M*N*K summed over one training step's GEMMs (tensor cores)
+    double gemmLaunches = 0;   ///< GEMM launches per training step
+    double embeddingAdds = 0;  ///< FP32 adds of the embedding backward: tokens * C
+    double validationGemmFlops = 0; ///< the extra GEMM work of step 0's validation forward
+};
+
+class Trainer {
+public:
+    explicit Trainer(TrainConfig config = {});
+    ~Trainer();
+    Trainer(const Trainer&) = delete;
+    Trainer& operator=(const Trainer&) = delete;
+
+    /// One training step, inside an NVTX range "Train step <n>"; returns the training loss
+    /// (synchronizes). Step 0 also runs the validation pass when configured.
+    float step(int n);
+    /// The last validation loss (NaN before step 0).
+    float validationLoss() const noexcept { return validationLoss_; }
+    /// Master (fp32) parameters, copied to the host.
+    std::vector<float> parameters() const;
+    AnalyticWork analytic() const;
+    const TrainConfig& config() const noexcept { return config_; }
+    /// Distinct tokens of step n's batch: the grid of its embedding backward.
+    int distinctTokens(int n) const;
+    /// Kernel launches of one steady-state step (after step 0), counted by the program itself.
+    std::size_t launchesPerStep() const noexcept { return launchesPerStep_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    TrainConfig config_;
+    float validationLoss_;
+    std::size_t launchesPerStep_ = 0;
+};
+
+/// FNV-1a of the bytes: a compact fingerprint to compare runs bitwise.
+std::uint64_t fingerprint(const std::vector<float>& v);
+
+} // namespace roofline::example

@@ -1,0 +1,219 @@
+// The realistic training step (examples/training_step) under iteration replay: what a real
+// training job does that our calibration loops do not -- lazily loaded cuBLASLt kernels, a first
+// step with a validation pass and optimizer state created on first use, a grid that follows the
+// data, backward launched from a second thread -- and the records must still be one clean record
+// per launch of a steady-state step, with exact FLOPs and an unchanged computation.
+#include "gpu/gpu_test_support.hpp"
+#include "train_step.hpp"
+
+#include <roofline/roofline.hpp>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+using roofline::FlopKind;
+using roofline::KernelRecord;
+using roofline::ReplayStatus;
+using roofline::example::TrainConfig;
+using roofline::example::Trainer;
+
+namespace {
+
+// The program's own kernels (everything else it launches is a cuBLASLt GEMM).
+const std::set<std::string> kOwnKernels = {
+    "embeddingForward",  "layernormForward", "geluForward", "crossEntropy",       "layernormBackward",
+    "layernormParamGrad", "castToBf16",      "geluBackward", "embeddingBackward", "adamw",
+    "fill"};
+
+std::string shortName(const KernelRecord& r) {
+    std::string n = r.name;
+    const auto paren = n.find('(');
+    if (paren != std::string::npos)
+        n = n.substr(0, paren);
+    const auto colon = n.rfind("::");
+    return colon == std::string::npos ? n : n.substr(colon + 2);
+}
+
+bool own(const KernelRecord& r) {
+    return kOwnKernels.count(shortName(r)) > 0;
+}
+
+struct Outcome {
+    std::vector<float> losses;
+    std::uint64_t fingerprint = 0;
+    std::vector<KernelRecord> records;
+};
+
+// Steps under an iteration-replay session until the replay needs no more passes.
+Outcome profiled(const TrainConfig& config, roofline::Options options) {
+    Outcome run;
+    Trainer trainer(config);
+    roofline::Session session(options);
+    int n = 0;
+    do
+        run.losses.push_back(trainer.step(n++));
+    while (session.needsPass() && n < 60);
+    run.records = session.stop();
+    EXPECT_TRUE(session.countersAvailable()) << session.status();
+    run.fingerprint = roofline::example::fingerprint(trainer.parameters());
+    return run;
+}
+
+Outcome plain(const TrainConfig& config, int steps) {
+    Outcome run;
+    Trainer trainer(config);
+    for (int n = 0; n < steps; ++n)
+        run.losses.push_back(trainer.step(n));
+    run.fingerprint = roofline::example::fingerprint(trainer.parameters());
+    return run;
+}
+
+roofline::Options iterationReplay(bool processScopes) {
+    roofline::Options o;
+    o.mode = roofline::CollectionMode::IterationReplay;
+    o.processScopes = processScopes;
+    o.flushOnExit = false;
+    return o;
+}
+
+// Checks shared by both ways the first step is left out: one measured record per launch of a
+// single steady-state step, clean except the data-dependent embedding backward (values kept,
+// noted), and the work the program asks for.
+void expectOneSteadyStep(const Outcome& run, const Trainer& shape) {
+    const TrainConfig& config = shape.config();
+    ASSERT_EQ(run.records.size(), shape.launchesPerStep());
+    const std::int64_t step = run.records.front().iteration;
+    EXPECT_GE(step, 1); // never step 0 (validation, optimizer state)
+    const roofline::example::AnalyticWork work = shape.analytic();
+    double gemmFlops = 0, gemms = 0;
+    std::map<std::string, int> ownCounts;
+    for (const auto& r : run.records) {
+        SCOPED_TRACE(r.name + " in " + r.scopePath);
+        EXPECT_TRUE(r.measured) << r.note;
+        EXPECT_EQ(r.iteration, step);
+        EXPECT_EQ(r.scopePath.rfind("Train step #/", 0), 0u);
+        EXPECT_EQ(r.scopePath.find("Validation"), std::string::npos);
+        if (shortName(r) == "embeddingBackward") {
+            EXPECT_NE(r.replay, ReplayStatus::Unmatched) << r.note;
+            // Its grid is the batch's distinct-token count, different in every step; its FP32
+            // adds are not: tokens x C, whichever step each pass ran.
+            EXPECT_EQ(r.flopsOf(FlopKind::FP32), work.embeddingAdds);
+        } else {
+            EXPECT_EQ(r.replay, ReplayStatus::Clean) << r.note;
+        }
+        if (own(r)) {
+            ++ownCounts[shortName(r)];
+            EXPECT_EQ(r.tensorFlops(), 0.0);
+        } else {
+            ++gemms;
+            gemmFlops += r.flopsOf(FlopKind::TensorBF16);
+        }
+    }
+    EXPECT_EQ(gemms, work.gemmLaunches);
+    EXPECT_NEAR(gemmFlops / work.gemmFlops, 1.0, 0.01)
+        << "measured " << gemmFlops << " tensor BF16 FLOPs, analytic " << work.gemmFlops;
+    EXPECT_EQ(ownCounts["layernormForward"], config.layers + 1);
+    EXPECT_EQ(ownCounts["adamw"], 1);
+    EXPECT_EQ(ownCounts["fill"], 0); // optimizer state is created in step 0 only
+}
+
+void expectSameComputation(const Outcome& a, const Outcome& b) {
+    ASSERT_EQ(a.losses.size(), b.losses.size());
+    EXPECT_EQ(std::memcmp(a.losses.data(), b.losses.data(), a.losses.size() * sizeof(float)), 0)
+        << "losses differ: profiled " << a.losses.back() << ", plain " << b.losses.back();
+    EXPECT_EQ(a.fingerprint, b.fingerprint);
+}
+
+} // namespace
+
+TEST(TrainStep, TheDataDecidesTheEmbeddingGrid) {
+    ROOFLINE_REQUIRE_GPU();
+    Trainer t{TrainConfig{}};
+    std::set<int> grids;
+    for (int n = 0; n < 8; ++n)
+        grids.insert(t.distinctTokens(n));
+    EXPECT_GE(grids.size(), 4u);
+}
+
+// Fresh process: cuBLASLt loads its kernels during step 0 (the profiler is re-created, design
+// 0005); worker-thread launches attributed through process-wide scopes.
+TEST(TrainStep, EveryLaunchOfASteadyStepHasOneRecordAndNothingChanges) {
+    ROOFLINE_REQUIRE_GPU();
+    const TrainConfig config;
+    const Outcome run = profiled(config, iterationReplay(true));
+    Trainer shape(config);
+    expectOneSteadyStep(run, shape);
+    // The backward pass was launched from the backward thread, inside the main thread's range.
+    int backward = 0;
+    for (const auto& r : run.records)
+        backward += r.scopePath.find("/backward") != std::string::npos ? 1 : 0;
+    EXPECT_EQ(backward, 8 * config.layers + 5);
+    expectSameComputation(run, plain(config, static_cast<int>(run.losses.size())));
+}
+
+// Every kernel loaded before the session (a warmed-up process): step 0 is then the replay
+// group's pass 0, and the first-iteration check must see that step 1 launches other kernels.
+TEST(TrainStep, AFirstStepWithValidationIsSkippedNotMerged) {
+    ROOFLINE_REQUIRE_GPU();
+    const TrainConfig config;
+    plain(config, 2); // loads every kernel the steps use
+    const Outcome run = profiled(config, iterationReplay(true));
+    Trainer shape(config);
+    expectOneSteadyStep(run, shape);
+}
+
+// Thread-scoped ranges (the default, as in Nsight Compute): the backward thread opened no range,
+// so its launches get no records -- and are not attributed to the main thread's.
+TEST(TrainStep, WithoutProcessScopesWorkerLaunchesAreNotAttributed) {
+    ROOFLINE_REQUIRE_GPU();
+    const TrainConfig config;
+    const Outcome run = profiled(config, iterationReplay(false));
+    const std::size_t forwardAndOptimizer = 4 * config.layers + 4 + 2;
+    ASSERT_EQ(run.records.size(), forwardAndOptimizer);
+    for (const auto& r : run.records) {
+        EXPECT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_EQ(r.scopePath.find("backward"), std::string::npos) << r.scopePath;
+    }
+}
+
+// The own kernels' FP32 work, per launch, against kernel replay of the same step (each launch
+// measured alone, serialized, as Nsight Compute does): equal to the FLOP.
+TEST(TrainStep, FlopsPerLaunchEqualKernelReplayOfTheSameStep) {
+    ROOFLINE_REQUIRE_GPU();
+    const TrainConfig config;
+    const Outcome run = profiled(config, iterationReplay(true));
+    ASSERT_FALSE(run.records.empty());
+    const int step = static_cast<int>(run.records.front().iteration);
+    Trainer trainer(config);
+    for (int n = 0; n < step; ++n)
+        trainer.step(n);
+    roofline::Options o;
+    o.mode = roofline::CollectionMode::KernelReplay;
+    o.processScopes = true;
+    o.flushOnExit = false;
+    std::vector<KernelRecord> alone;
+    {
+        roofline::Session session(o);
+        trainer.step(step);
+        alone = session.stop();
+    }
+    ASSERT_EQ(alone.size(), run.records.size());
+    int compared = 0;
+    for (std::size_t i = 0; i < alone.size(); ++i) {
+        const KernelRecord& a = run.records[i];
+        const KernelRecord& b = alone[i];
+        SCOPED_TRACE(std::to_string(i) + ": " + a.name);
+        ASSERT_EQ(a.name, b.name);
+        ASSERT_TRUE(b.measured) << b.note;
+        for (FlopKind k : {FlopKind::FP32, FlopKind::FP64, FlopKind::FP16, FlopKind::TensorBF16})
+            EXPECT_EQ(a.flopsOf(k), b.flopsOf(k)) << toString(k);
+        compared += own(a) ? 1 : 0;
+    }
+    EXPECT_EQ(compared, 32);
+}
