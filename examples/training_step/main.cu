@@ -1,7 +1,7 @@
 // The realistic training-step program (train_step.hpp), runnable on its own or profiled:
 //
-//   train_step [--steps N] [--layers L] [--profile] [--output FILE.rfl] [--no-validation]
-//              [--no-thread]
+//   train_step [--steps N] [--layers L] [--dim C] [--batch B] [--seq T] [--vocab V]
+//              [--profile] [--output FILE.rfl] [--no-validation] [--no-thread]
 //
 // --profile wraps the loop in a roofline::Session configured from the ROOFLINE_* variables
 // (docs/configuration.md) and runs at least N steps, more while the replay needs passes; the
@@ -36,6 +36,14 @@ int main(int argc, char** argv) {
             steps = std::atoi(value("--steps"));
         else if (a == "--layers")
             config.layers = std::atoi(value("--layers"));
+        else if (a == "--dim")
+            config.dim = std::atoi(value("--dim"));
+        else if (a == "--batch")
+            config.batch = std::atoi(value("--batch"));
+        else if (a == "--seq")
+            config.seq = std::atoi(value("--seq"));
+        else if (a == "--vocab")
+            config.vocab = std::atoi(value("--vocab"));
         else if (a == "--profile")
             profile = true;
         else if (a == "--output")
@@ -46,8 +54,9 @@ int main(int argc, char** argv) {
             config.backwardThread = false;
         else {
             std::fprintf(stderr,
-                         "usage: train_step [--steps N] [--layers L] [--profile] [--output FILE] "
-                         "[--no-validation] [--no-thread]\n");
+                         "usage: train_step [--steps N] [--layers L] [--dim C] [--batch B] "
+                         "[--seq T] [--vocab V] [--profile] [--output FILE] [--no-validation] "
+                         "[--no-thread]\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

@@ -433,7 +433,10 @@ void Collector::endPass(Slot& s) {
                                 std::to_string(s.expectedScopes.size()));
         if (s.pass == 1 && firstIterationDiffers(s)) {
             abandonGroup(s);
-            s.backend->configure(); // a fresh image: CUPTI's replay starts again at pass 0
+            // A fresh profiler: CUPTI's user replay does not start again at pass 0 on a new
+            // configuration alone (measured: the restarted group's first passes then had no
+            // values, tensor FLOPs NaN), as it does after re-creation (design 0005).
+            s.backend->reenable();
             return;
         }
         ++s.pass;

@@ -32,7 +32,9 @@ const std::set<std::string> kOwnKernels = {
     "fill"};
 
 std::string shortName(const KernelRecord& r) {
-    std::string n = r.name;
+    std::string n = r.name; // "roofline::example::(anonymous namespace)::adamw(float*, ...)"
+    for (std::size_t at; (at = n.find("(anonymous namespace)")) != std::string::npos;)
+        n.erase(at, std::string("(anonymous namespace)").size());
     const auto paren = n.find('(');
     if (paren != std::string::npos)
         n = n.substr(0, paren);

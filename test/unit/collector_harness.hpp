@@ -27,7 +27,10 @@ public:
         alive();
         ++configures;
         ranges_.clear();
-        pass_ = 0;
+        // As CUPTI's user replay: a new configuration does not take the replay back to pass 0
+        // in the middle of a group; only a completed group (or a re-created profiler) does.
+        if (pass_ >= passes_)
+            pass_ = 0;
         position_ = 0;
     }
     void start() override {

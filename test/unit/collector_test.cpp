@@ -460,6 +460,7 @@ TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
     EXPECT_EQ(l[1].replay, ReplayStatus::Differs); // the grid note, values kept
     EXPECT_EQ(h.collector.unmatchedLaunches(), 0u);
     EXPECT_EQ(h.collector.supersededLaunches(), 5u); // step 0's five records
+    EXPECT_EQ(h.backend.reenables, 1u); // CUPTI's replay back at pass 0: a fresh profiler
 }
 
 TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Nsight Compute as the oracle for one training step (issue 11).
+
+    ncu_oracle.py OURS.csv NCU.csv
+
+OURS.csv: `roofline report REC.rfl --csv OURS.csv` of a profiled examples/training_step run.
+NCU.csv: the same program under
+    ncu --csv --page raw --print-units base --print-kernel-base mangled \
+        --clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process \
+        --nvtx-include "Train step 5/" --metrics <METRICS below> train_step --steps 7
+Both list one step's launches in launch order; they are compared launch by launch: the kernel,
+FP32 and tensor BF16 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
+L1/L2/DRAM bytes and time (different steps, and under ncu every kernel runs alone: ratios).
+"""
+import csv
+import sys
+
+METRICS = [
+    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+    "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
+    "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
+]
+
+
+def number(text):
+    return float(text.replace(",", "")) if text not in ("", "n/a") else 0.0
+
+
+def read_ncu(path):
+    with open(path) as f:
+        lines = [l for l in f if l.startswith('"')]  # ncu's own "==PROF==" lines are not CSV
+    rows = list(csv.DictReader(lines))[1:]  # the first row after the header holds units
+    out = []
+    for r in rows:
+        m = {k: number(r[k]) for k in METRICS}
+        out.append({
+            "name": r["Kernel Name"],
+            "fp32": m[METRICS[0]] + m[METRICS[1]] + 2 * m[METRICS[2]],
+            "tensor_bf16": m[METRICS[3]],
+            "l1": m[METRICS[4]], "l2": m[METRICS[5]], "dram": m[METRICS[6]],
+            "time": m[METRICS[7]] / m[METRICS[8]] if m[METRICS[8]] else 0.0,
+        })
+    return out
+
+
+def read_ours(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return [{"name": r["mangled_name"], "fp32": number(r["flops_fp32"]),
+             "tensor_bf16": number(r["flops_tensor_bf16"]), "l1": number(r["bytes_l1"]),
+             "l2": number(r["bytes_l2"]), "dram": number(r["bytes_dram"]),
+             "time": number(r["time_s"])} for r in rows]
+
+
+def main():
+    ours, ncu = read_ours(sys.argv[1]), read_ncu(sys.argv[2])
+    print(f"launches: libroofline {len(ours)}, ncu {len(ncu)}")
+    n = min(len(ours), len(ncu))
+    names = sum(1 for i in range(n) if ours[i]["name"] == ncu[i]["name"])
+    print(f"same kernel at the same position: {names} of {n}")
+    failures = 0
+    for key in ("fp32", "tensor_bf16"):
+        equal = sum(1 for i in range(n) if ours[i][key] == ncu[i][key])
+        print(f"{key}: equal on {equal} of {n} launches; totals {sum(o[key] for o in ours):.6g}"
+              f" vs {sum(c[key] for c in ncu):.6g}")
+        failures += n - equal
+    for key in ("l1", "l2", "dram", "time"):
+        a, b = sum(o[key] for o in ours[:n]), sum(c[key] for c in ncu[:n])
+        worst = max((abs(ours[i][key] / ncu[i][key] - 1), i) for i in range(n) if ncu[i][key])
+        print(f"{key}: total ratio libroofline/ncu {a / b:.4f}; worst launch {worst[1]} "
+              f"({ours[worst[1]]['name'][:40]}) off by {100 * worst[0]:.1f}%")
+    failures += len(ours) != len(ncu) or names != n
+    print("ncu_oracle:", "FLOPs equal on every launch" if failures == 0 else f"{failures} FAILURES")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

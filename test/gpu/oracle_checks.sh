@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The checks of a collector change beyond the GPU suite (issue 11), on the GPU machine:
+#  1. the training-step program (examples/training_step) against Nsight Compute as the oracle,
+#     with the cost of each (plain run, libroofline, ncu);
+#  2. PyTorch loops (conv2d, a transformer block) under libroofline, with thread-scoped and
+#     process-wide push/pop scopes, and their cost against the plain loop.
+#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR
+set -uo pipefail
+build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
+out="${2:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mkdir -p "$out"
+step="$build/examples/train_step"
+metrics="$(python3 -c "import sys; sys.path.insert(0, '$root/test/gpu'); import ncu_oracle; print(','.join(ncu_oracle.METRICS))")"
+t() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "  wall $(echo "$(date +%s.%N) - $s" | bc) s: $*" >&2; return $rc; }
+
+echo "== training step: plain, libroofline (iteration replay, process scopes), ncu"
+t "$step" --steps 8 > "$out/plain.log"
+ROOFLINE_PUSH_POP_SCOPE=process t "$step" --steps 8 --profile --output "$out/ours.rfl" > "$out/ours.log" 2>&1
+tail -2 "$out/ours.log"
+"$build/libroofline/roofline" report "$out/ours.rfl" --csv "$out/ours.csv" > "$out/ours_report.txt"
+grep -E "^coverage|^records" "$out/ours_report.txt"
+if command -v ncu >/dev/null; then
+  t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
+    --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "Train step 5/" \
+    --metrics "$metrics" "$step" --steps 8 > "$out/ncu.csv" 2> "$out/ncu.err"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv"
+else
+  echo "ncu not on the PATH: no oracle"
+fi
+
+echo "== PyTorch"
+shim="$build/test/libroofline_pyshim.so"
+for model in conv transformer; do
+  RL=0 t python3 "$root/test/gpu/torch_loop.py" "$shim" $model 8
+  for scope in thread process; do
+    echo "-- $model, push/pop scope: $scope"
+    ROOFLINE_PUSH_POP_SCOPE=$scope RL_OUT="$out/torch_${model}_$scope.rfl" \
+      t python3 "$root/test/gpu/torch_loop.py" "$shim" $model 8 2>&1 | grep -v "^\[roofline warning\] libroofline: launch configuration" | cut -c1-200 | head -30
+  done
+done
