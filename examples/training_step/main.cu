@@ -4,7 +4,7 @@
 //              [--profile] [--output FILE.rfl] [--no-validation] [--no-thread]
 //
 // --profile wraps the loop in a roofline::Session configured from the ROOFLINE_* variables
-// (docs/configuration.md) and runs at least N steps, more while the replay needs passes; the
+// (docs/configuration.md) and runs as many steps as the replay needs (--steps is ignored); the
 // recording goes to --output (default train_step.rfl) for `roofline report`. Prints each step's
 // loss and a fingerprint of the final parameters: a profiled run must print the same ones.
 #include "train_step.hpp"
@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
                 options.outputPath = output;
             session = std::make_unique<roofline::Session>(options);
         }
+        // Profiled, the loop runs as many steps as the replay needs (Session::needsPass()).
         int n = 0;
-        for (; n < steps || (session && session->needsPass() && n < 100000); ++n) {
+        for (; session ? (n == 0 || session->needsPass()) && n < 100000 : n < steps; ++n) {
             const float loss = trainer.step(n);
             if (n == 0 && config.validation)
                 std::printf("step 0 validation loss %.6f\n", trainer.validationLoss());

@@ -431,6 +431,18 @@ void Collector::endPass(Slot& s) {
             noteMismatch(s, "pass " + std::to_string(s.pass) + " opened " +
                                 std::to_string(s.scopeCount) + " scopes where pass 0 opened " +
                                 std::to_string(s.expectedScopes.size()));
+        if (s.pass == 0 && !all && config_.mode == CollectionMode::IterationReplay &&
+            std::none_of(s.members.begin(), s.members.end(),
+                         [](std::int64_t m) { return m >= 0; })) {
+            // No launch of this pass 0 was admitted (filters, launch skip, worker threads
+            // outside the scopes): its later passes would measure nothing, and would spend
+            // iterations whose launches a filter may admit. The group ends here; the next
+            // iteration starts a new one (on a fresh profiler: CUPTI's replay back at pass 0).
+            ++emptyGroups_;
+            abandonGroup(s);
+            s.backend->reenable();
+            return;
+        }
         if (s.pass == 1 && firstIterationDiffers(s)) {
             abandonGroup(s);
             // A fresh profiler: CUPTI's user replay does not start again at pass 0 on a new

@@ -120,6 +120,8 @@ public:
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
+    /// Iteration replay: groups ended after pass 0 because it admitted no launch.
+    std::uint64_t emptyGroups() const noexcept { return emptyGroups_; }
     /// The session's first iteration launched other kernels than the next one and was skipped
     /// (CollectorConfig::skipDifferingFirstIteration); what differed first.
     bool firstIterationSkipped() const noexcept { return !firstIterationIssue_.empty(); }
@@ -224,6 +226,7 @@ private:
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
     std::uint64_t reenables_ = 0, supersededCount_ = 0;
     std::string firstIterationIssue_;
+    std::uint64_t emptyGroups_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };
 

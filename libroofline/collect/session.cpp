@@ -244,6 +244,13 @@ void SessionState::finish() noexcept {
                      records.size(), unmeasured, collector->droppedRanges(),
                      collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
                      collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
+    if (collector->emptyGroups() > 0)
+        core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
+                         "no launch (filters, launch skip, launches outside the scopes)",
+                         collector->emptyGroups());
+    if (collector->firstIterationSkipped())
+        core::log().info("libroofline: the first iteration was not measured: {}",
+                         collector->firstIterationIssue());
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);

@@ -1,6 +1,7 @@
 #include "report/format.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 
 namespace roofline::report {
@@ -8,8 +9,18 @@ namespace roofline::report {
 std::string number(double value) {
     if (!std::isfinite(value))
         value = 0.0;
+    // Exact: counts as integers (FLOPs, bytes: a CSV reader gets the same integer ncu reports),
+    // other values in the shortest form that reads back as the same double.
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
+    if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) {
+        std::snprintf(buf, sizeof buf, "%.0f", value);
+        return buf;
+    }
+    for (int digits = 9; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+        if (std::strtod(buf, nullptr) == value)
+            break;
+    }
     return buf;
 }
 

@@ -49,6 +49,9 @@ def read_ncu(path):
 def read_ours(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
+    # One step: the records of the first iteration that was measured (a run may measure more).
+    first = rows[0]["iteration"] if rows else ""
+    rows = [r for r in rows if r["iteration"] == first]
     return [{"name": r["mangled_name"], "fp32": number(r["flops_fp32"]),
              "tensor_bf16": number(r["flops_tensor_bf16"]), "l1": number(r["bytes_l1"]),
              "l2": number(r["bytes_l2"]), "dram": number(r["bytes_dram"]),

@@ -12,12 +12,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$out"
 step="$build/examples/train_step"
 metrics="$(python3 -c "import sys; sys.path.insert(0, '$root/test/gpu'); import ncu_oracle; print(','.join(ncu_oracle.METRICS))")"
-t() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "  wall $(echo "$(date +%s.%N) - $s" | bc) s: $*" >&2; return $rc; }
+t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "  wall $((($(date +%s%N) - s) / 1000000)) ms: ${*:0:3}" >&2; return $rc; }
 
 echo "== training step: plain, libroofline (iteration replay, process scopes), ncu"
 t "$step" --steps 8 > "$out/plain.log"
 ROOFLINE_PUSH_POP_SCOPE=process t "$step" --steps 8 --profile --output "$out/ours.rfl" > "$out/ours.log" 2>&1
 tail -2 "$out/ours.log"
+echo "-- the same with --nvtx-include 'Train step 5/' (steps 0-4 admit nothing)"
+ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_NVTX_INCLUDE="Train step 5/" ROOFLINE_LOG_LEVEL=info \
+  t "$step" --steps 8 --profile --output "$out/ours_step5.rfl" 2>&1 | grep -E "records|groups ended|first iteration|steps," | cut -c1-220
 "$build/libroofline/roofline" report "$out/ours.rfl" --csv "$out/ours.csv" > "$out/ours_report.txt"
 grep -E "^coverage|^records" "$out/ours_report.txt"
 if command -v ncu >/dev/null; then

@@ -479,3 +479,26 @@ TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
     EXPECT_EQ(l[0].iteration, 0);
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
 }
+
+TEST(CollectorIterationReplay, IterationsAFilterRefusesDoNotSpendTheReplay) {
+    // ncu-style "Train step 5/" include: steps 0-4 admit nothing. Their passes 0 end at once
+    // (before, steps 1-4 ran as that group's later passes and step 5 was spent as pass 5 of a
+    // group with no records); step 5 is pass 0 of the group that records its launches.
+    CollectorConfig c;
+    c.filter = core::KernelFilter({"Train step 5/"}, {}, "");
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    int n = 0;
+    do {
+        h.push(("Train step " + std::to_string(n++)).c_str());
+        h.launch("forward", 1);
+        h.launch("backward", 2);
+        h.pop();
+    } while (h.collector.needsPass() && n < 20);
+    EXPECT_EQ(n, 8); // steps 5, 6, 7: the group's three passes
+    EXPECT_EQ(h.collector.emptyGroups(), 5u);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].iteration, 5);
+    EXPECT_EQ(l[0].values, all(1)) << l[0].note;
+    EXPECT_EQ(l[1].values, all(2)) << l[1].note;
+}
