@@ -4,7 +4,7 @@
 //              [--profile] [--output FILE.rfl] [--no-validation] [--no-thread]
 //
 // --profile wraps the loop in a roofline::Session configured from the ROOFLINE_* variables
-// (docs/configuration.md) and runs as many steps as the replay needs (--steps is ignored); the
+// (docs/configuration.md) and runs at least N steps, more while the replay needs passes; the
 // recording goes to --output (default train_step.rfl) for `roofline report`. Prints each step's
 // loss and a fingerprint of the final parameters: a profiled run must print the same ones.
 #include "train_step.hpp"
@@ -69,18 +69,22 @@ int main(int argc, char** argv) {
                 options.outputPath = output;
             session = std::make_unique<roofline::Session>(options);
         }
-        // Profiled, the loop runs as many steps as the replay needs (Session::needsPass()).
+        // Profiled, the loop runs at least --steps steps and goes on while the replay needs
+        // passes (Session::needsPass(), asked after every step).
         int n = 0;
-        for (; session ? (n == 0 || session->needsPass()) && n < 100000 : n < steps; ++n) {
+        bool more = true;
+        for (; (n < steps || (session && more)) && n < 100000; ++n) {
             const float loss = trainer.step(n);
             if (n == 0 && config.validation)
                 std::printf("step 0 validation loss %.6f\n", trainer.validationLoss());
             std::printf("step %d loss %.6f (embedding backward grid %d)\n", n, loss,
                         trainer.distinctTokens(n));
+            if (session)
+                more = session->needsPass();
         }
-        std::printf("%d steps, parameters fingerprint %016llx\n", n,
-                    static_cast<unsigned long long>(
-                        roofline::example::fingerprint(trainer.parameters())));
+        std::printf(
+            "%d steps, parameters fingerprint %016llx\n", n,
+            static_cast<unsigned long long>(roofline::example::fingerprint(trainer.parameters())));
         if (session) {
             const auto& records = session->stop();
             std::printf("%zu records (%zu without counters); %s\n", records.size(),

@@ -272,11 +272,9 @@ private:
               "cublasLtMatmulDescCreate");
         const cublasOperation_t opA = transB ? CUBLAS_OP_T : CUBLAS_OP_N; // first operand: B
         const cublasOperation_t opB = transA ? CUBLAS_OP_T : CUBLAS_OP_N; // second: A
-        check(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA,
-                                             sizeof opA),
+        check(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA),
               "TRANSA");
-        check(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB,
-                                             sizeof opB),
+        check(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB),
               "TRANSB");
         // Stored (column-major) shapes: B row-major KxN is column-major NxK, and so on.
         check(transB ? cublasLtMatrixLayoutCreate(&p.a, CUDA_R_16BF, K, N, K)
@@ -293,18 +291,18 @@ private:
                                                    &ws, sizeof ws),
               "workspace preference");
         const std::uint32_t noSplitK = CUBLASLT_REDUCTION_SCHEME_NONE;
-        check(cublasLtMatmulPreferenceSetAttribute(
-                  pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &noSplitK, sizeof noSplitK),
+        check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                   &noSplitK, sizeof noSplitK),
               "reduction preference");
         cublasLtMatmulHeuristicResult_t result{};
         int found = 0;
-        check(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.c, p.c, pref, 1,
-                                             &result, &found),
+        check(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result,
+                                             &found),
               "cublasLtMatmulAlgoGetHeuristic");
         cublasLtMatmulPreferenceDestroy(pref);
         if (found == 0)
-            throw std::runtime_error("cuBLASLt has no algorithm for a " + std::to_string(M) +
-                                     "x" + std::to_string(N) + "x" + std::to_string(K) + " GEMM");
+            throw std::runtime_error("cuBLASLt has no algorithm for a " + std::to_string(M) + "x" +
+                                     std::to_string(N) + "x" + std::to_string(K) + " GEMM");
         p.algo = result.algo;
         return plans_.emplace(key, p).first->second;
     }
@@ -419,8 +417,7 @@ struct Trainer::Impl {
     }
 
     explicit Impl(const TrainConfig& cfg)
-        : c(cfg), M(cfg.batch * cfg.seq), C(cfg.dim), H(4 * cfg.dim), V(cfg.vocab),
-          L(cfg.layers) {
+        : c(cfg), M(cfg.batch * cfg.seq), C(cfg.dim), H(4 * cfg.dim), V(cfg.vocab), L(cfg.layers) {
         if (M % 128 || C % 128 || V % 128 || C > 1024 || L < 1)
             throw std::invalid_argument("TrainConfig: batch*seq, dim and vocab must be multiples "
                                         "of 128 (dim at most 1024), layers at least 1");
@@ -525,8 +522,8 @@ struct Trainer::Impl {
         check(cudaMemcpyAsync(tokens, b.tokens.data(), M * sizeof(int), cudaMemcpyHostToDevice,
                               stream),
               "upload tokens");
-        check(cudaMemcpyAsync(targets, b.targets.data(), M * sizeof(int),
-                              cudaMemcpyHostToDevice, stream),
+        check(cudaMemcpyAsync(targets, b.targets.data(), M * sizeof(int), cudaMemcpyHostToDevice,
+                              stream),
               "upload targets");
         std::vector<int> packed(b.distinct);
         packed.insert(packed.end(), b.offsets.begin(), b.offsets.end());
@@ -545,8 +542,8 @@ struct Trainer::Impl {
         embeddingForward<<<M, std::min(C, 256), 0, stream>>>(tokens, params + oEmb, X[0], C);
         for (int l = 0; l < L; ++l) {
             Range layer("Layer " + std::to_string(l));
-            layernormForward<<<M, 32, 0, stream>>>(X[l], params + oLnG[l], params + oLnB[l],
-                                                   Hn[l], mean[l], rstd[l], C);
+            layernormForward<<<M, 32, 0, stream>>>(X[l], params + oLnG[l], params + oLnB[l], Hn[l],
+                                                   mean[l], rstd[l], C);
             (*gemm)(false, false, M, H, C, Hn[l], w(oW1[l]), U[l]);
             geluForward<<<blocks(M * H, 256), 256, 0, stream>>>(U[l], A[l], M * H);
             (*gemm)(false, false, M, C, H, A[l], w(oW2[l]), X[l + 1], X[l]); // + residual
@@ -559,12 +556,12 @@ struct Trainer::Impl {
 
     void backward() {
         check(cudaMemsetAsync(grads, 0, nParams * sizeof(float), stream), "zero gradients");
-        (*gemm)(false, true, M, C, V, dlogits, w(oOut), dH);        // dHf = dlogits Wout^T
-        (*gemm)(true, false, C, V, M, Hf, dlogits, grads + oOut);   // dWout = Hf^T dlogits
+        (*gemm)(false, true, M, C, V, dlogits, w(oOut), dH);      // dHf = dlogits Wout^T
+        (*gemm)(true, false, C, V, M, Hf, dlogits, grads + oOut); // dWout = Hf^T dlogits
         float* dX = dXa;
         float* dXnext = dXb;
-        layernormBackward<<<M, 32, 0, stream>>>(dH, X[L], meanF, rstdF, params + oLnFinalG,
-                                                nullptr, dX, C);
+        layernormBackward<<<M, 32, 0, stream>>>(dH, X[L], meanF, rstdF, params + oLnFinalG, nullptr,
+                                                dX, C);
         layernormParamGrad<<<blocks(C, 256), 256, 0, stream>>>(
             dH, X[L], meanF, rstdF, grads + oLnFinalG, grads + oLnFinalB, M, C);
         for (int l = L - 1; l >= 0; --l) {
@@ -580,9 +577,8 @@ struct Trainer::Impl {
                                                     dX, dXnext, C); // + the residual's gradient
             std::swap(dX, dXnext);
         }
-        embeddingBackward<<<distinctCount, C, 0, stream>>>(dX, csr, csr + distinctCount,
-                                                           csr + 2 * distinctCount + 1,
-                                                           grads + oEmb, C);
+        embeddingBackward<<<distinctCount, C, 0, stream>>>(
+            dX, csr, csr + distinctCount, csr + 2 * distinctCount + 1, grads + oEmb, C);
         check(cudaGetLastError(), "backward kernels");
     }
 
@@ -606,9 +602,9 @@ struct Trainer::Impl {
 
     float meanLoss() {
         std::vector<float> host(M);
-        check(cudaMemcpyAsync(host.data(), losses, M * sizeof(float), cudaMemcpyDeviceToHost,
-                              stream),
-              "download losses");
+        check(
+            cudaMemcpyAsync(host.data(), losses, M * sizeof(float), cudaMemcpyDeviceToHost, stream),
+            "download losses");
         check(cudaStreamSynchronize(stream), "step");
         double sum = 0;
         for (float v : host)
@@ -657,14 +653,15 @@ float Trainer::step(int n) {
 std::vector<float> Trainer::parameters() const {
     std::vector<float> host(impl_->nParams);
     check(cudaStreamSynchronize(impl_->stream), "parameters");
-    check(cudaMemcpy(host.data(), impl_->params, host.size() * sizeof(float),
-                     cudaMemcpyDeviceToHost),
-          "download parameters");
+    check(
+        cudaMemcpy(host.data(), impl_->params, host.size() * sizeof(float), cudaMemcpyDeviceToHost),
+        "download parameters");
     return host;
 }
 
 int Trainer::distinctTokens(int n) const {
-    return static_cast<int>(impl_->batch(config_.seed + static_cast<std::uint64_t>(n)).distinct.size());
+    return static_cast<int>(
+        impl_->batch(config_.seed + static_cast<std::uint64_t>(n)).distinct.size());
 }
 
 AnalyticWork Trainer::analytic() const {

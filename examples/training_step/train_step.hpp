@@ -25,8 +25,8 @@ namespace roofline::example {
 struct TrainConfig {
     int layers = 4;
     int batch = 4;
-    int seq = 256;    ///< tokens per sequence; batch * seq tokens per step
-    int dim = 768;    ///< model width C (GPT-2 small's; the MLP is 4C wide)
+    int seq = 256; ///< tokens per sequence; batch * seq tokens per step
+    int dim = 768; ///< model width C (GPT-2 small's; the MLP is 4C wide)
     /// All GEMM dimensions are multiples of 128. At these sizes every cuBLASLt kernel the H100
     /// picks computes exactly 2*M*N*K; at dim 256 one (a 64x24-tile nvjet kernel for the
     /// weight gradients) computes 12.5% more, padded tiles the tensor cores really execute.
@@ -38,9 +38,9 @@ struct TrainConfig {
 
 /// Floating-point work the program asks for, counted from its shapes.
 struct AnalyticWork {
-    double gemmFlops = 0;      ///< 2*M*N*K summed over one training step's GEMMs (tensor cores)
-    double gemmLaunches = 0;   ///< GEMM launches per training step
-    double embeddingAdds = 0;  ///< FP32 adds of the embedding backward: tokens * C
+    double gemmFlops = 0;     ///< 2*M*N*K summed over one training step's GEMMs (tensor cores)
+    double gemmLaunches = 0;  ///< GEMM launches per training step
+    double embeddingAdds = 0; ///< FP32 adds of the embedding backward: tokens * C
     double validationGemmFlops = 0; ///< the extra GEMM work of step 0's validation forward
 };
 

@@ -164,8 +164,7 @@ void Collector::abandonGroup(Slot& s) {
 // first iteration was not a steady-state one -- warm-up, a validation pass, state created on first
 // use -- and its counters must not be combined with later iterations': the group starts again.
 bool Collector::firstIterationDiffers(Slot& s) {
-    if (!config_.skipDifferingFirstIteration || s.groupStart != 1 ||
-        !firstIterationIssue_.empty())
+    if (!config_.skipDifferingFirstIteration || s.groupStart != 1 || !firstIterationIssue_.empty())
         return false;
     const bool differs = config_.mode == CollectionMode::IterationReplay
                              ? s.replay.anyUnmatched()
@@ -438,8 +437,10 @@ void Collector::endPass(Slot& s) {
             // outside the scopes): its later passes would measure nothing, and would spend
             // iterations whose launches a filter may admit. The group ends here; the next
             // iteration starts a new one (on a fresh profiler: CUPTI's replay back at pass 0).
+            // A loop driven by needsPass() alone stops here: its region admits nothing.
             ++emptyGroups_;
             abandonGroup(s);
+            s.restart = false; // nothing to redo: needsPass() does not wait for it
             s.backend->reenable();
             return;
         }

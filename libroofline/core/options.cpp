@@ -158,8 +158,7 @@ Options Options::fromEnvironment(Options o) {
     if (const char* v = std::getenv("ROOFLINE_FIRST_ITERATION")) {
         static const char* const names[] = {"skip-if-different", "measure"};
         static const bool values[] = {true, false};
-        o.skipDifferingFirstIteration =
-            parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
+        o.skipDifferingFirstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
     }
     return o;
 }

@@ -1,8 +1,8 @@
 #include "report/format.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 namespace roofline::report {
 

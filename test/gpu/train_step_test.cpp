@@ -26,10 +26,17 @@ using roofline::example::Trainer;
 namespace {
 
 // The program's own kernels (everything else it launches is a cuBLASLt GEMM).
-const std::set<std::string> kOwnKernels = {
-    "embeddingForward",  "layernormForward", "geluForward", "crossEntropy",       "layernormBackward",
-    "layernormParamGrad", "castToBf16",      "geluBackward", "embeddingBackward", "adamw",
-    "fill"};
+const std::set<std::string> kOwnKernels = {"embeddingForward",
+                                           "layernormForward",
+                                           "geluForward",
+                                           "crossEntropy",
+                                           "layernormBackward",
+                                           "layernormParamGrad",
+                                           "castToBf16",
+                                           "geluBackward",
+                                           "embeddingBackward",
+                                           "adamw",
+                                           "fill"};
 
 std::string shortName(const KernelRecord& r) {
     std::string n = r.name; // "roofline::example::(anonymous namespace)::adamw(float*, ...)"

@@ -60,7 +60,7 @@ TEST(NvtxFilter, BottomAndTopAnchors) {
 TEST(NvtxFilter, DomainsAreSeparateStacks) {
     std::vector<NvtxRange> s = {{"", "train"}, {"cudnn", "conv"}, {"", "step"}};
     EXPECT_TRUE(match("cudnn@conv/", s));
-    EXPECT_FALSE(match("conv/", s)); // default domain only
+    EXPECT_FALSE(match("conv/", s));     // default domain only
     EXPECT_TRUE(match("train/step", s)); // directly nested within the default domain
     EXPECT_FALSE(match("cudnn@train/", s));
 }

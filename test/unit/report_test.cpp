@@ -86,7 +86,8 @@ TEST(Report, CsvQuotesAndColumns) {
                          0),
               0u)
         << row0;
-    EXPECT_NE(row0.find(",3000000000,1000000000,400000000,200000000,100000000,7.5,15,30,"), std::string::npos)
+    EXPECT_NE(row0.find(",3000000000,1000000000,400000000,200000000,100000000,7.5,15,30,"),
+              std::string::npos)
         << row0;
     EXPECT_NE(row0.find(",DRAM 50%,0.5"), std::string::npos);
     const auto columns = [](const std::string& s) {
