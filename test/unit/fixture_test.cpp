@@ -134,3 +134,37 @@ TEST(H100IterationFixture, SurvivesAWriteReadRoundTrip) {
         EXPECT_EQ(again.launches[i].scopePath, rec.launches[i].scopePath);
     }
 }
+
+// A steady-state step of examples/training_step (see test/fixtures/README.md): iteration replay on
+// a real program -- numbered step scopes made uniform, a data-dependent launch flagged, the first
+// step left out, coverage recorded -- checked on the CPU against the program's analytic work.
+TEST(H100TrainStepFixture, OneSteadyStepWithTheAnalyticWork) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_train_step.rfl");
+    ASSERT_TRUE(rec.coverage.known);
+    EXPECT_EQ(rec.coverage.launchesPerIteration, 59u);
+    EXPECT_TRUE(rec.coverage.complete());
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
+    ASSERT_EQ(records.size(), 59u);
+    // Width 768, 1024 tokens, 4 layers, vocabulary 1024: 27 GEMMs, 2MNK each.
+    const double M = 1024, C = 768, H = 3072, V = 1024;
+    double tensor = 0;
+    std::size_t differs = 0, backward = 0;
+    for (const auto& r : records) {
+        SCOPED_TRACE(r.name);
+        EXPECT_TRUE(r.measured) << r.note;
+        EXPECT_EQ(r.iteration, records.front().iteration);
+        EXPECT_GE(r.iteration, 1); // not step 0: its code loads restarted the group
+        EXPECT_EQ(r.scopePath.rfind("Train step #/", 0), 0u) << r.scopePath;
+        EXPECT_NE(r.replay, ReplayStatus::Unmatched);
+        tensor += r.flopsOf(FlopKind::TensorBF16);
+        backward += r.scopePath == "Train step #/backward" ? 1 : 0; // launched by a second thread
+        if (r.replay == ReplayStatus::Differs) {
+            ++differs;
+            EXPECT_NE(r.name.find("embeddingBackward"), std::string::npos);
+            EXPECT_EQ(r.flopsOf(FlopKind::FP32), M * C); // one add per token and column
+        }
+    }
+    EXPECT_EQ(tensor, 4 * 12 * M * C * H + 6 * M * C * V);
+    EXPECT_EQ(differs, 1u);
+    EXPECT_EQ(backward, 37u);
+}
