@@ -4,7 +4,8 @@
 #     with the cost of each (plain run, libroofline, ncu);
 #  2. PyTorch loops (conv2d, a transformer block) under libroofline, with thread-scoped and
 #     process-wide push/pop scopes, and their cost against the plain loop.
-#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR
+#  3. the PyTorch conv2d loop against Nsight Compute, launch by launch, with process scopes.
+#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu]   (torch-ncu: only check 3)
 set -uo pipefail
 build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
 out="${2:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}"
@@ -13,6 +14,23 @@ mkdir -p "$out"
 step="$build/examples/train_step"
 metrics="$(python3 -c "import sys; sys.path.insert(0, '$root/test/gpu'); import ncu_oracle; print(','.join(ncu_oracle.METRICS))")"
 t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "  wall $((($(date +%s%N) - s) / 1000000)) ms: ${*:0:3}" >&2; return $rc; }
+
+shim="$build/test/libroofline_pyshim.so"
+torch_vs_ncu() {
+  echo "== PyTorch conv2d loop: libroofline (process scopes) against ncu, step 5"
+  ROOFLINE_PUSH_POP_SCOPE=process RL_OUT="$out/torch_conv.rfl" \
+    python3 "$root/test/gpu/torch_loop.py" "$shim" conv 8 2>&1 | grep -E "steps in|rl_stop: [0-9]"
+  "$build/libroofline/roofline" report "$out/torch_conv.rfl" --csv "$out/torch_conv.csv" > /dev/null
+  RL=0 t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
+    --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "step 5/" \
+    --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" "$shim" conv 8 \
+    > "$out/torch_ncu.csv" 2> "$out/torch_ncu.err"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_conv.csv" "$out/torch_ncu.csv"
+}
+if [[ "${3:-}" == torch-ncu ]]; then
+  torch_vs_ncu
+  exit
+fi
 
 echo "== training step: plain, libroofline (iteration replay, process scopes), ncu"
 t "$step" --steps 8 > "$out/plain.log"
@@ -33,7 +51,6 @@ else
 fi
 
 echo "== PyTorch"
-shim="$build/test/libroofline_pyshim.so"
 for model in conv transformer; do
   RL=0 t python3 "$root/test/gpu/torch_loop.py" "$shim" $model 8
   for scope in thread process; do
@@ -42,3 +59,5 @@ for model in conv transformer; do
       t python3 "$root/test/gpu/torch_loop.py" "$shim" $model 8 2>&1 | grep -v "^\[roofline warning\] libroofline: launch configuration" | cut -c1-200 | head -30
   done
 done
+
+command -v ncu >/dev/null && torch_vs_ncu
