@@ -135,7 +135,7 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
         const auto metrics = core::requiredMetrics(core::profileForChip(chip), gMetrics);
         const cupti::Host host(chip);
         const cupti::ConfigImage image = host.configImage(metrics);
-        cupti::RangeProfiler profiler(context, metrics, image.bytes, kRanges, mode);
+        cupti::RangeProfiler profiler(context, {{metrics, image.bytes}}, kRanges, mode);
         std::size_t ranges = 0;
         auto evaluate = [&] {
             profiler.decode();

@@ -88,6 +88,12 @@ struct ROOFLINE_API Options {
     /// replay starts again on a later iteration, instead of combining its counters with steady-
     /// state iterations' (flagged). ROOFLINE_FIRST_ITERATION=skip-if-different|measure
     bool skipDifferingFirstIteration = true;
+    /// Iteration replay: run each pass with its own single-pass configuration and align every
+    /// pass's launches with pass 0's (kernel name, grid, block), so that a launch inserted in or
+    /// missing from one iteration costs only itself. Off: one CUPTI configuration for all
+    /// passes, combined by position (an insertion then costs every later launch of its window),
+    /// sometimes one pass fewer. ROOFLINE_ALIGN_PASSES=0|1
+    bool alignPasses = true;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

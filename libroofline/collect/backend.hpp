@@ -29,17 +29,27 @@ public:
     virtual void popRange() = 0;
     /// Returns the ranges dropped.
     virtual std::size_t decode() = 0;
-    /// Every range of the decoded image, in image order.
+    /// Every range of the decoded image, in image order; values in the session's metric order,
+    /// NaN for metrics the current configuration does not collect.
     virtual std::vector<RangeValues> evaluate() = 0;
+    /// Configurations the metric set is split into (aligned replay: one pass each, as far as
+    /// CUPTI can split it); 1: one configuration holds every metric.
+    virtual std::size_t configurations() const noexcept { return 1; }
+    /// Makes configuration `index` current, with a fresh image at pass 0 (as configure()).
+    virtual void selectConfiguration(std::size_t index) {
+        (void)index;
+        configure();
+    }
     /// Bytes of one counter-data image (what imageBytes() would copy).
     virtual std::size_t imageSize() const noexcept = 0;
     /// The raw image after decode(), for recordings; empty when not available.
     virtual std::vector<std::uint8_t> imageBytes() const = 0;
     /// Evicts the L2 cache (writes a buffer twice its size). Never throws.
     virtual void flushCaches() noexcept = 0;
-    /// Releases and re-creates the device's profiler (fresh image, pass 0; what the passes of
-    /// the current group collected is lost). The collector calls it before measuring again once
-    /// code was loaded while the profiler was enabled
+    /// Releases and re-creates the device's profiler (configuration 0, fresh image, pass 0; what
+    /// the passes of the current group collected is lost). The collector calls it before
+    /// measuring again once code was loaded while the profiler was enabled, and to take CUPTI's
+    /// user replay back to pass 0 in the middle of a group
     /// (docs/design/0005-code-loaded-while-profiling.md).
     virtual void reenable() = 0;
 };

@@ -25,6 +25,7 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         Slot s;
         s.backend = b;
         s.capacity = b ? b->capacity() : 0;
+        s.configs = b ? std::max<std::size_t>(1, b->configurations()) : 1;
         s.failed = b == nullptr;
         slots_.push_back(std::move(s));
     }
@@ -141,6 +142,8 @@ void Collector::newGroup(Slot& s) {
     s.mismatch = false;
     s.mismatchNote.clear();
     s.replay.reset();
+    s.config = s.subPass = s.configPass = 0;
+    s.aligned.reset();
 }
 
 // The group's passes are lost (the profiler is re-created): the launches its pass 0 recorded are
@@ -418,7 +421,9 @@ void Collector::endPass(Slot& s) {
     guard(s, [&] {
         const bool all = s.backend->stop();
         s.passOpen = false;
-        if (!all && profilerStale(s)) { // later passes need a new profiler: the group restarts
+        // Aligned replay: `all` ends the configuration; the group ends with the last one.
+        const bool groupDone = all && (!aligned(s) || s.config + 1 >= s.configs);
+        if (!groupDone && profilerStale(s)) { // later passes need a new profiler: restart
             abandonGroup(s);
             reenableIfStale(s);
             return;
@@ -430,7 +435,7 @@ void Collector::endPass(Slot& s) {
             noteMismatch(s, "pass " + std::to_string(s.pass) + " opened " +
                                 std::to_string(s.scopeCount) + " scopes where pass 0 opened " +
                                 std::to_string(s.expectedScopes.size()));
-        if (s.pass == 0 && !all && config_.mode == CollectionMode::IterationReplay &&
+        if (s.pass == 0 && !groupDone && config_.mode == CollectionMode::IterationReplay &&
             std::none_of(s.members.begin(), s.members.end(),
                          [](std::int64_t m) { return m >= 0; })) {
             // No launch of this pass 0 was admitted (filters, launch skip, worker threads
@@ -452,15 +457,23 @@ void Collector::endPass(Slot& s) {
             s.backend->reenable();
             return;
         }
+        if (aligned(s))
+            s.aligned.endPass(s.pass, s.subPass == 0);
         ++s.pass;
-        if (all) {
+        ++s.subPass;
+        if (all && aligned(s))
+            completeConfiguration(s);
+        if (groupDone) {
             if (&s == &slots_[0] && config_.mode == CollectionMode::IterationReplay) {
                 if (s.itersPerPass > 1)
                     coveredWhole_ = true;
                 else
                     coveredOffsets_.insert(s.offset);
             }
-            completeImage(s);
+            if (aligned(s))
+                completeAligned(s);
+            else
+                completeImage(s);
             s.group = false;
             s.completedThisIteration = true;
         }
@@ -688,6 +701,8 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
 void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside) {
     const std::size_t w = s.passCount++;
     Key key{l.mangledName, l.grid, l.block};
+    if (aligned(s))
+        s.aligned.launch(key);
     if (s.pass == 0) {
         s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
         s.replay.expect(std::move(key));
@@ -770,6 +785,59 @@ void Collector::completeImage(Slot& s) {
     s.members.clear();
     ++groupsCompleted_;
     s.backend->configure(); // the same image, fresh, for the next group
+}
+
+bool Collector::aligned(const Slot& s) const noexcept {
+    return config_.mode == CollectionMode::IterationReplay && s.configs > 1;
+}
+
+// Aligned replay: every pass of the current configuration is in. Its image holds exactly those
+// passes' launches; their values go to the pass-0 launches the alignment matched them to, and the
+// next pass runs the next configuration.
+void Collector::completeConfiguration(Slot& s) {
+    dropped_ += s.backend->decode();
+    s.aligned.addConfiguration(s.configPass, s.backend->evaluate());
+    s.subPass = 0;
+    s.configPass = s.pass;
+    if (s.config + 1 < s.configs)
+        s.backend->selectConfiguration(++s.config);
+}
+
+// Aligned replay: every configuration is in. Counter-data images hold one configuration each, so
+// records carry evaluated values only (no image reference).
+void Collector::completeAligned(Slot& s) {
+    if (s.aligned.anyIssue()) {
+        ++mismatchedGroups_;
+        core::log().warn("libroofline: {}", s.aligned.firstIssue());
+    }
+    for (std::size_t i = 0; i < s.members.size(); ++i) {
+        if (s.members[i] < 0)
+            continue;
+        core::LaunchInfo& info = launches_[static_cast<std::size_t>(s.members[i])];
+        info.chunk = -1;
+        info.range = static_cast<std::uint32_t>(i);
+        switch (s.aligned.verdict(i)) {
+        case AlignedGroup::Verdict::Unmatched:
+            info.values.clear();
+            info.replay = ReplayStatus::Unmatched;
+            appendNote(info.note, s.aligned.note(i));
+            ++unmatched_;
+            break;
+        case AlignedGroup::Verdict::Differs:
+            info.values = s.aligned.takeValues(i);
+            info.replay = ReplayStatus::Differs;
+            appendNote(info.note, s.aligned.note(i));
+            ++differing_;
+            break;
+        case AlignedGroup::Verdict::Clean:
+            info.values = s.aligned.takeValues(i);
+            break;
+        }
+    }
+    s.members.clear();
+    ++groupsCompleted_;
+    s.config = s.subPass = s.configPass = 0;
+    s.backend->selectConfiguration(0); // the first configuration, fresh, for the next group
 }
 
 // ---- replay helper and end ----------------------------------------------------------------

@@ -12,6 +12,7 @@
 // Replayed passes are checked against pass 0 (kernel names, grid and block, in order): in iteration
 // replay launch by launch (collect/replay_check.hpp), in scope replay for the whole group. Pure
 // logic: no CUDA, no CUPTI; thread-safe (one mutex).
+#include "collect/aligned_replay.hpp"
 #include "collect/backend.hpp"
 #include "collect/replay_check.hpp"
 #include "core/nvtx_filter.hpp"
@@ -149,7 +150,13 @@ private:
         std::vector<std::int64_t> members; // launches_ index per range, -1: range not kept
         std::vector<Key> expected;         // scope replay: pass 0's launches
         std::vector<std::string> expectedScopes;
-        ReplayCheck replay;    // iteration replay: each launch against pass 0
+        ReplayCheck replay; // iteration replay: each launch against pass 0
+        // Aligned replay (the backend has one configuration per pass): docs/design/0006.
+        std::size_t configs = 1;    // backend configurations; > 1: aligned replay
+        std::size_t config = 0;     // the current pass's configuration
+        std::size_t subPass = 0;    // the current pass within its configuration
+        std::size_t configPass = 0; // the group pass that began the current configuration
+        AlignedGroup aligned;
         bool mismatch = false; // scope replay: the group's passes differ
         std::string mismatchNote;
         bool scopeOverflowNoted = false;
@@ -184,6 +191,9 @@ private:
     void startPass(Slot& s);
     void endPass(Slot& s);
     void completeImage(Slot& s);
+    bool aligned(const Slot& s) const noexcept;
+    void completeConfiguration(Slot& s);
+    void completeAligned(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
     void closeWindow(Slot& s);

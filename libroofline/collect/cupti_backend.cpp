@@ -4,6 +4,9 @@
 #include "cupti/driver.hpp"
 #include "cupti/trace.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace roofline::collect {
 namespace {
 
@@ -40,11 +43,11 @@ bool CuptiBackend::insideCall() noexcept {
 
 CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
-                           const std::vector<std::uint8_t>& configImage, std::size_t capacity,
+                           std::vector<cupti::Configuration> configurations, std::size_t capacity,
                            cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes)
     : context_(context), metrics_(metrics), host_(chip), l2Bytes_(l2Bytes) {
     ContextGuard g(context_);
-    profiler_ = std::make_unique<cupti::RangeProfiler>(context, metrics, configImage, capacity,
+    profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
                                                        mode, levels);
 }
 
@@ -60,6 +63,10 @@ CuptiBackend::~CuptiBackend() {
 void CuptiBackend::configure() {
     ContextGuard g(context_);
     profiler_->configure();
+}
+void CuptiBackend::selectConfiguration(std::size_t index) {
+    ContextGuard g(context_);
+    profiler_->select(index);
 }
 void CuptiBackend::start() {
     ContextGuard g(context_);
@@ -89,11 +96,21 @@ std::size_t CuptiBackend::decode() {
 
 std::vector<RangeValues> CuptiBackend::evaluate() {
     const auto& image = profiler_->counterData();
+    const std::vector<std::string>& own = profiler_->metrics();
+    // Where each of the configuration's metrics goes in the session's order.
+    std::vector<std::size_t> at(own.size());
+    for (std::size_t i = 0; i < own.size(); ++i)
+        at[i] = static_cast<std::size_t>(std::find(metrics_.begin(), metrics_.end(), own[i]) -
+                                         metrics_.begin());
     const std::size_t n = host_.rangeCount(image);
     std::vector<RangeValues> out(n);
     for (std::size_t r = 0; r < n; ++r) {
         out[r].name = host_.rangeName(image, r);
-        out[r].values = host_.evaluateValues(image, r, metrics_);
+        const std::vector<double> values = host_.evaluateValues(image, r, own);
+        out[r].values.assign(metrics_.size(), std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t i = 0; i < own.size(); ++i)
+            if (at[i] < metrics_.size())
+                out[r].values[at[i]] = values[i];
     }
     return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The real CounterBackend: a cupti::RangeProfiler on one context, evaluated by a cupti::Host.
-// Calls run with the device's context current (pushed and popped around each call).
+// Calls run with the device's context current (pushed and popped around each call). With several
+// configurations (aligned replay) each evaluates its own metrics into the session's order.
 #include "collect/backend.hpp"
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
@@ -11,8 +12,10 @@ namespace roofline::collect {
 
 class CuptiBackend final : public CounterBackend {
 public:
+    /// `metrics`: the session's metric order; `configurations`: one holding them all, or (aligned
+    /// replay) several that together hold each exactly once.
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
-                 const std::vector<std::uint8_t>& configImage, std::size_t capacity,
+                 std::vector<cupti::Configuration> configurations, std::size_t capacity,
                  cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes);
     ~CuptiBackend() override;
 
@@ -24,6 +27,8 @@ public:
     void popRange() override;
     std::size_t decode() override;
     std::vector<RangeValues> evaluate() override;
+    std::size_t configurations() const noexcept override { return profiler_->configurations(); }
+    void selectConfiguration(std::size_t index) override;
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;

@@ -306,16 +306,29 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     s.metrics = core::requiredMetrics(core::profileForChip(chip), s.options.metrics);
     const cupti::Host host(chip);
     cupti::ConfigImage image = host.configImage(s.metrics);
-    s.configImage = std::move(image.bytes);
+    s.configImage = image.bytes;
     const std::size_t levels =
         s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
     s.passes = image.passes * levels;
+    std::vector<cupti::Configuration> configurations{{s.metrics, std::move(image.bytes)}};
+    if (s.options.mode == CollectionMode::IterationReplay && s.options.alignPasses &&
+        image.passes > 1) {
+        // Aligned replay: one configuration per pass (docs/design/0006).
+        configurations.clear();
+        s.passes = 0;
+        for (auto& metrics : host.singlePassGroups(s.metrics)) {
+            cupti::ConfigImage one = host.configImage(metrics);
+            s.passes += one.passes;
+            configurations.push_back({std::move(metrics), std::move(one.bytes)});
+        }
+        s.configurations = configurations.size();
+    }
     config.passes = s.passes;
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
-            d.context, chip, s.metrics, s.configImage, s.options.rangesPerImage,
+            d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes);
 }
 
@@ -426,10 +439,13 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     if (s.options.flushOnExit)
         collect::installExitFlush();
     if (level == collect::Level::Counters)
-        core::log().info("libroofline: {} on {} ({}): {} metrics ({}), {} passes, {} ranges per "
+        core::log().info("libroofline: {} on {} ({}): {} metrics ({}), {} passes{}, {} ranges per "
                          "image, cache flush {}",
                          toString(s.options.mode), s.devices[0].info.name, s.devices[0].info.chip,
                          s.metrics.size(), toString(s.options.metrics), s.passes,
+                         s.configurations > 1 ? " (aligned: " + std::to_string(s.configurations) +
+                                                    " configurations, one per pass)"
+                                              : std::string(),
                          s.options.rangesPerImage, toString(s.options.cacheFlush));
 }
 

@@ -32,6 +32,7 @@ struct SessionState {
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;
+    std::size_t configurations = 1; ///< aligned replay: one per pass (CUPTI's own: 1)
     Ceilings ceilings;
     bool profilerInitialized = false;
     std::unique_ptr<cupti::LaunchTracker> tracker;

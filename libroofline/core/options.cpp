@@ -160,6 +160,8 @@ Options Options::fromEnvironment(Options o) {
         static const bool values[] = {true, false};
         o.skipDifferingFirstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
     }
+    if (const char* v = std::getenv("ROOFLINE_ALIGN_PASSES"))
+        o.alignPasses = parseBool("ROOFLINE_ALIGN_PASSES", v);
     return o;
 }
 

@@ -161,6 +161,25 @@ ConfigImage Host::configImage(const std::vector<std::string>& metrics) const {
     return image;
 }
 
+std::vector<std::vector<std::string>>
+Host::singlePassGroups(const std::vector<std::string>& metrics) const {
+    std::vector<std::vector<std::string>> groups;
+    for (const auto& m : metrics) {
+        bool placed = false;
+        for (auto& g : groups) {
+            g.push_back(m);
+            if (configImage(g).passes <= 1) {
+                placed = true;
+                break;
+            }
+            g.pop_back();
+        }
+        if (!placed)
+            groups.push_back({m});
+    }
+    return groups;
+}
+
 std::size_t Host::rangeCount(const std::vector<std::uint8_t>& counterData) const {
     CUpti_RangeProfiler_GetCounterDataInfo_Params p{
         CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
@@ -175,8 +194,7 @@ std::size_t Host::rangeCount(const std::vector<std::uint8_t>& counterData) const
     return p.numTotalRanges;
 }
 
-std::string Host::rangeName(const std::vector<std::uint8_t>& counterData,
-                            std::size_t range) const {
+std::string Host::rangeName(const std::vector<std::uint8_t>& counterData, std::size_t range) const {
     CUpti_RangeProfiler_CounterData_GetRangeInfo_Params p{
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
     p.pCounterDataImage = counterData.data();

@@ -49,6 +49,12 @@ public:
     /// Validates every name first (same error), then builds the image and counts its passes.
     ConfigImage configImage(const std::vector<std::string>& metrics) const;
 
+    /// Splits `metrics` into configurations of one pass each where CUPTI can (first fit, in the
+    /// given order); a metric that needs several passes on its own gets its own configuration.
+    /// Aligned iteration replay runs one configuration per pass (docs/design/0006).
+    std::vector<std::vector<std::string>>
+    singlePassGroups(const std::vector<std::string>& metrics) const;
+
     /// Ranges stored in a counter-data image.
     std::size_t rangeCount(const std::vector<std::uint8_t>& counterData) const;
     /// Name CUPTI gave range `range`: "0","1",... for auto ranges, "outer/inner" for user ranges.

@@ -9,12 +9,13 @@
 
 namespace roofline::cupti {
 
-RangeProfiler::RangeProfiler(void* context, const std::vector<std::string>& metrics,
-                             std::vector<std::uint8_t> configImage, std::size_t maxRanges,
-                             RangeMode mode, std::uint16_t nestingLevels)
-    : context_(context), metrics_(metrics), configImage_(std::move(configImage)),
-      maxRanges_(maxRanges), mode_(mode),
+RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configurations,
+                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels)
+    : context_(context), configs_(std::move(configurations)), maxRanges_(maxRanges), mode_(mode),
       levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
+    if (configs_.empty())
+        throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
+    counterData_.resize(configs_.size());
     enable();
 }
 
@@ -24,19 +25,25 @@ void RangeProfiler::enable() {
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     object_ = enable.pRangeProfilerObject;
     try {
-        std::vector<const char*> names;
-        for (const auto& m : metrics_)
-            names.push_back(m.c_str());
-        CUpti_RangeProfiler_GetCounterDataSize_Params size{
-            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-        size.pRangeProfilerObject = object_;
-        size.pMetricNames = names.data();
-        size.numMetrics = names.size();
-        size.maxNumOfRanges = maxRanges_;
-        // User ranges form a tree (a node per range name path).
-        size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
-        counterData_.assign(size.counterDataSize, 0);
+        // Sized before any SetConfig on this object; a buffer is allocated once and kept (the
+        // object that held it is disabled before a differently sized one could replace it).
+        for (std::size_t c = 0; c < configs_.size(); ++c) {
+            std::vector<const char*> names;
+            for (const auto& m : configs_[c].metrics)
+                names.push_back(m.c_str());
+            CUpti_RangeProfiler_GetCounterDataSize_Params size{
+                CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+            size.pRangeProfilerObject = object_;
+            size.pMetricNames = names.data();
+            size.numMetrics = names.size();
+            size.maxNumOfRanges = maxRanges_;
+            // User ranges form a tree (a node per range name path).
+            size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
+            ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+            if (counterData_[c].size() != size.counterDataSize)
+                counterData_[c].assign(size.counterDataSize, 0);
+        }
+        current_ = 0;
         configure();
     } catch (...) {
         disable();
@@ -56,19 +63,30 @@ RangeProfiler::~RangeProfiler() {
     disable();
 }
 
+void RangeProfiler::select(std::size_t index) {
+    if (index >= configs_.size())
+        throw Error(ErrorCode::InvalidArgument, "RangeProfiler: configuration " +
+                                                    std::to_string(index) + " of " +
+                                                    std::to_string(configs_.size()));
+    current_ = index;
+    configure();
+}
+
 void RangeProfiler::configure() {
+    std::vector<std::uint8_t>& data = counterData_[current_];
+    std::vector<std::uint8_t>& image = configs_[current_].image;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = object_;
-    init.counterDataSize = counterData_.size();
-    init.pCounterData = counterData_.data();
+    init.counterDataSize = data.size();
+    init.pCounterData = data.data();
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
     CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     config.pRangeProfilerObject = object_;
-    config.configSize = configImage_.size();
-    config.pConfig = configImage_.data();
-    config.counterDataImageSize = counterData_.size();
-    config.pCounterDataImage = counterData_.data();
+    config.configSize = image.size();
+    config.pConfig = image.data();
+    config.counterDataImageSize = data.size();
+    config.pCounterDataImage = data.data();
     config.range = mode_ == RangeMode::UserUserReplay ? CUPTI_UserRange : CUPTI_AutoRange;
     config.replayMode =
         mode_ == RangeMode::AutoKernelReplay ? CUPTI_KernelReplay : CUPTI_UserReplay;

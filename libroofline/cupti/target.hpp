@@ -7,12 +7,18 @@
 //   user range + user replay:   one range per pushRange()/popRange() pair, nesting levels
 //                               1..levels, each level costing a full set of passes.
 //
-// Lifecycle: (1) construct: Enable on the context, size the counter-data image; (2) configure():
-// (re)initialize the image and SetConfig at pass 0 -- call again to reuse the image once its
-// ranges were evaluated; (3) start()/stop() around each window or pass; (4) decode() moves the
+// Lifecycle: (1) construct: Enable on the context, size a counter-data image per configuration;
+// (2) configure(): (re)initialize the current configuration's image and SetConfig at pass 0 --
+// call again to reuse the image once its ranges were evaluated; select(i) does the same for
+// configuration i (aligned replay: one configuration per pass, switched only once every pass of
+// the previous one is in); (3) start()/stop() around each window or pass; (4) decode() moves the
 // collected data into the image; (5) disable() (idempotent, noexcept, also run by the destructor)
-// releases the profiler object. Probed on the H100: start/stop/decode/configure may be called
-// from inside a driver launch callback (docs/design/0002-collector.md).
+// releases the profiler object.
+//
+// Config images and counter-data buffers live as long as the RangeProfiler and never move: CUPTI
+// keeps pointers to what SetConfig was given, so switching configurations never frees or
+// reallocates a buffer it may still hold. Probed on the H100: start/stop/decode/configure may be
+// called from inside a driver launch callback (docs/design/0002-collector.md).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,17 +30,27 @@ namespace roofline::cupti {
 
 enum class RangeMode { AutoKernelReplay, AutoUserReplay, UserUserReplay };
 
+/// Metrics and the config image CUPTI's host API built for them.
+struct Configuration {
+    std::vector<std::string> metrics;
+    std::vector<std::uint8_t> image;
+};
+
 class RangeProfiler {
 public:
-    RangeProfiler(void* context, const std::vector<std::string>& metrics,
-                  std::vector<std::uint8_t> configImage, std::size_t maxRanges, RangeMode mode,
-                  std::uint16_t nestingLevels = 1);
+    RangeProfiler(void* context, std::vector<Configuration> configurations, std::size_t maxRanges,
+                  RangeMode mode, std::uint16_t nestingLevels = 1);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
 
-    /// Fresh counter-data image and SetConfig at pass 0.
+    /// Fresh counter-data image and SetConfig at pass 0, for the current configuration.
     void configure();
+    /// Makes configuration `index` current and configures it.
+    void select(std::size_t index);
+    std::size_t configurations() const noexcept { return configs_.size(); }
+    std::size_t current() const noexcept { return current_; }
+    const std::vector<std::string>& metrics() const noexcept { return configs_[current_].metrics; }
     void start();
     /// Ends the window or pass. Returns true when every pass of the group was submitted
     /// (always true in kernel replay).
@@ -46,12 +62,14 @@ public:
     bool running() const noexcept { return running_; }
     /// Releases the CUPTI object; stops first if needed. Logs failures; safe to call again.
     void disable() noexcept;
-    /// Disables and enables the profiler object again, with a fresh image at pass 0: the passes
+    /// Disables and enables the profiler object again, at configuration 0 with a fresh image at
+    /// pass 0: the passes
     /// collected so far are lost. Needed after code was loaded while it was enabled
     /// (docs/design/0005-code-loaded-while-profiling.md).
     void reenable();
 
-    const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_; }
+    /// The current configuration's counter-data image.
+    const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_[current_]; }
     std::size_t capacity() const noexcept { return maxRanges_; }
     RangeMode mode() const noexcept { return mode_; }
 
@@ -60,9 +78,9 @@ private:
 
     ::CUpti_RangeProfiler_Object* object_ = nullptr;
     void* context_;
-    std::vector<std::string> metrics_;
-    std::vector<std::uint8_t> configImage_;
-    std::vector<std::uint8_t> counterData_;
+    std::vector<Configuration> configs_;
+    std::vector<std::vector<std::uint8_t>> counterData_; // one per configuration
+    std::size_t current_ = 0;
     std::size_t maxRanges_;
     RangeMode mode_;
     std::uint16_t levels_;

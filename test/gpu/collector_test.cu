@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -105,9 +106,54 @@ TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
     const auto& records = session.stop();
     ASSERT_EQ(records.size(), 1u);
     EXPECT_EQ(session.replayMismatches(), 1u);
-    EXPECT_NE(records[0].note.find("iteration replay mismatch: pass 2 launch 0"), std::string::npos)
-        << records[0].note;
-    EXPECT_FALSE(records[0].measured); // its range combines FFMA and DFMA counters: none kept
+    EXPECT_NE(records[0].note.find("pass 2"), std::string::npos) << records[0].note;
+    EXPECT_EQ(records[0].replay, roofline::ReplayStatus::Unmatched);
+    EXPECT_FALSE(records[0].measured); // pass 2 ran DFMA instead: none of its metrics are FFMA's
+}
+
+// Aligned replay (the default): pass 3 launches an extra kernel before the others and pass 5
+// leaves the MMA kernel out. The insertion costs nothing; the omission costs only that launch.
+// (With passes combined by position in one CUPTI configuration, the insertion would cost every
+// later launch of the step.)
+TEST(GpuIterationReplay, AlignedPassesSurviveAnInsertedAndAMissingLaunch) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.iterationsPerPass = 1;
+    options.flushOnExit = false;
+    roofline::Session session{options};
+    ASSERT_TRUE(session.countersAvailable()) << session.status();
+    ASSERT_GE(session.passes(), 6u);
+    std::size_t step = 0;
+    while (session.needsPass() && step < 40) {
+        roofline::ProfileScope scope{"step"};
+        if (step == 3)
+            ASSERT_EQ(cal::launchCopy(buffers), cudaSuccess); // inserted
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+        if (step != 5)
+            ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
+        ++step;
+    }
+    EXPECT_EQ(step, session.passes()); // one group: nothing restarted
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 3u);
+    ASSERT_TRUE(records[0].measured) << records[0].note;
+    ASSERT_TRUE(records[1].measured) << records[1].note;
+    EXPECT_EQ(records[0].replay, roofline::ReplayStatus::Clean) << records[0].note;
+    EXPECT_EQ(records[1].replay, roofline::ReplayStatus::Clean) << records[1].note;
+    EXPECT_EQ(records[0].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    for (int k = 0; k < 2; ++k) { // every configuration's metrics were assembled
+        EXPECT_GT(records[k].smClockHz, 0.5e9);
+        EXPECT_GT(records[k].timeSeconds, 0.0);
+        for (const auto& [metric, value] : records[k].metrics)
+            EXPECT_TRUE(std::isfinite(value)) << k << ": " << metric;
+    }
+    EXPECT_FALSE(records[2].measured);
+    EXPECT_EQ(records[2].replay, roofline::ReplayStatus::Unmatched);
+    EXPECT_NE(records[2].note.find("pass 5 did not run"), std::string::npos) << records[2].note;
+    EXPECT_EQ(session.replayMismatches(), 1u);
 }
 
 TEST(GpuScopeReplay, OneRecordPerScopeIncludingSassFlops) {

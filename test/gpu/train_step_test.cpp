@@ -83,10 +83,11 @@ Outcome plain(const TrainConfig& config, int steps) {
     return run;
 }
 
-roofline::Options iterationReplay(bool processScopes) {
+roofline::Options iterationReplay(bool processScopes, bool alignPasses = true) {
     roofline::Options o;
     o.mode = roofline::CollectionMode::IterationReplay;
     o.processScopes = processScopes;
+    o.alignPasses = alignPasses;
     o.flushOnExit = false;
     return o;
 }
@@ -173,6 +174,16 @@ TEST(TrainStep, AFirstStepWithValidationIsSkippedNotMerged) {
     const TrainConfig config;
     plain(config, 2); // loads every kernel the steps use
     const Outcome run = profiled(config, iterationReplay(true));
+    Trainer shape(config);
+    expectOneSteadyStep(run, shape);
+}
+
+// Passes combined by position in one CUPTI configuration (ROOFLINE_ALIGN_PASSES=0): the same
+// records on a step that inserts nothing.
+TEST(TrainStep, PositionalPassesGiveTheSameRecords) {
+    ROOFLINE_REQUIRE_GPU();
+    const TrainConfig config;
+    const Outcome run = profiled(config, iterationReplay(true, false));
     Trainer shape(config);
     expectOneSteadyStep(run, shape);
 }

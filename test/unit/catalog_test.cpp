@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace roofline;
 
 TEST(Catalog, EveryMetricOfEveryChipIsValidInCupti) {
@@ -30,6 +32,30 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
     const auto metrics = core::requiredMetrics(hopper);
     EXPECT_EQ(metrics.size(), 21u);
     EXPECT_EQ(cupti::Host("GH100").configImage(metrics).passes, 7u);
+}
+
+// Aligned replay's configurations (design 0006): every metric exactly once, one pass each except
+// the metrics CUPTI cannot collect in one pass even alone.
+TEST(Catalog, HopperSetSplitsIntoSinglePassConfigurations) {
+    const cupti::Host host("GH100");
+    const auto metrics = core::requiredMetrics(core::profileForChip("GH100"));
+    const auto groups = host.singlePassGroups(metrics);
+    std::vector<std::string> all;
+    std::size_t passes = 0;
+    for (const auto& g : groups) {
+        const std::size_t p = host.configImage(g).passes;
+        passes += p;
+        if (p > 1) {
+            EXPECT_EQ(g.size(), 1u) << g.front() << " shares a multi-pass configuration";
+        }
+        all.insert(all.end(), g.begin(), g.end());
+    }
+    std::sort(all.begin(), all.end());
+    auto expected = metrics;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(all, expected);
+    EXPECT_EQ(groups.size(), 6u);
+    EXPECT_EQ(passes, 8u); // one more than CUPTI's own packing of the whole set (7)
 }
 
 TEST(Catalog, VoltaFormulaIsNeverUsedBeyondVolta) {

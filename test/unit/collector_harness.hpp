@@ -9,14 +9,32 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace roofline::collect::testing {
 
 constexpr std::size_t kMetrics = 3;
 
 class FakeBackend final : public CounterBackend {
 public:
-    FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay)
-        : passes_(passes), capacity_(capacity), userRange_(userRange), kernelReplay_(kernelReplay) {
+    /// `configs` > 1: aligned replay's backend -- that many single-pass configurations, metric m
+    /// collected by configuration m % configs (`passes` is then ignored).
+    FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay,
+                std::size_t configs = 1)
+        : passes_(configs > 1 ? 1 : passes), capacity_(capacity), userRange_(userRange),
+          kernelReplay_(kernelReplay), configs_(configs) {}
+
+    std::size_t configurations() const noexcept override {
+        alive();
+        return configs_;
+    }
+    void selectConfiguration(std::size_t index) override {
+        alive();
+        EXPECT_LT(index, configs_);
+        EXPECT_GE(pass_, passes_) << "a configuration switched before its passes were in";
+        config_ = index;
+        ++selects;
+        configure();
     }
 
     std::size_t capacity() const noexcept override {
@@ -71,7 +89,13 @@ public:
     }
     std::vector<RangeValues> evaluate() override {
         alive();
-        return ranges_;
+        std::vector<RangeValues> out = ranges_;
+        if (configs_ > 1) // as CuptiBackend: NaN for metrics the configuration does not collect
+            for (RangeValues& r : out)
+                for (std::size_t m = 0; m < kMetrics; ++m)
+                    if (m % configs_ != config_)
+                        r.values[m] = std::numeric_limits<double>::quiet_NaN();
+        return out;
     }
     std::size_t imageSize() const noexcept override {
         alive();
@@ -88,6 +112,7 @@ public:
     void reenable() override {
         alive();
         ++reenables;
+        config_ = 0;
         loadedWhileEnabled_ = false;
         running_ = false;
         ranges_.clear();
@@ -131,7 +156,8 @@ public:
         add(ranges_[i], work);
     }
 
-    int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0;
+    int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0, selects = 0;
+    std::size_t configuration() const { return config_; }
     int hazards = 0; ///< launches measured that would have crashed CUPTI
 
 private:
@@ -148,12 +174,13 @@ private:
     }
     void add(RangeValues& r, double work) {
         for (std::size_t m = 0; m < kMetrics; ++m)
-            if (m % passes_ == pass_)
+            if (configs_ > 1 ? m % configs_ == config_ : m % passes_ == pass_)
                 r.values[m] += work;
     }
 
     std::size_t passes_, capacity_;
     bool userRange_, kernelReplay_;
+    std::size_t configs_ = 1, config_ = 0;
     bool running_ = false;
     bool loadedWhileEnabled_ = false;
     std::size_t pass_ = 0, position_ = 0;
@@ -170,11 +197,13 @@ struct Harness {
     Stack stack;
     std::uint64_t thread = 7;
 
+    /// `configs` > 1: aligned replay, one single-pass configuration per pass.
     Harness(CollectionMode mode, std::size_t passes, std::size_t capacity,
-            CollectorConfig config = {})
+            CollectorConfig config = {}, std::size_t configs = 1)
         : backend(passes, capacity, mode == CollectionMode::ScopeReplay,
-                  mode == CollectionMode::KernelReplay),
-          collector(withMode(std::move(config), mode, passes), {&backend}, Level::Counters) {
+                  mode == CollectionMode::KernelReplay, configs),
+          collector(withMode(std::move(config), mode, configs > 1 ? configs : passes), {&backend},
+                    Level::Counters) {
         backend.configure();
     }
     static CollectorConfig withMode(CollectorConfig c, CollectionMode mode, std::size_t passes) {
