@@ -36,6 +36,8 @@ public:
     /// CUPTI can split it); 1: one configuration holds every metric.
     virtual std::size_t configurations() const noexcept { return 1; }
     /// Makes configuration `index` current, with a fresh image at pass 0 (as configure()).
+    /// Another configuration than the current one re-creates the profiler (as reenable():
+    /// CUPTI applies a new config image only to a fresh profiler object).
     virtual void selectConfiguration(std::size_t index) {
         (void)index;
         configure();

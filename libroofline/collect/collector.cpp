@@ -799,8 +799,10 @@ void Collector::completeConfiguration(Slot& s) {
     s.aligned.addConfiguration(s.configPass, s.backend->evaluate());
     s.subPass = 0;
     s.configPass = s.pass;
-    if (s.config + 1 < s.configs)
+    if (s.config + 1 < s.configs) {
+        s.loadsAtEnable = codeLoads(s); // a fresh profiler: loads from here on count again
         s.backend->selectConfiguration(++s.config);
+    }
 }
 
 // Aligned replay: every configuration is in. Counter-data images hold one configuration each, so
@@ -837,6 +839,7 @@ void Collector::completeAligned(Slot& s) {
     s.members.clear();
     ++groupsCompleted_;
     s.config = s.subPass = s.configPass = 0;
+    s.loadsAtEnable = codeLoads(s); // a fresh profiler: loads from here on count again
     s.backend->selectConfiguration(0); // the first configuration, fresh, for the next group
 }
 

@@ -65,6 +65,8 @@ void CuptiBackend::configure() {
     profiler_->configure();
 }
 void CuptiBackend::selectConfiguration(std::size_t index) {
+    if (index != profiler_->current())
+        cupti::traceCodeLoad("re-creating the range profiler for the next configuration");
     ContextGuard g(context_);
     profiler_->select(index);
 }

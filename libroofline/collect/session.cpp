@@ -316,11 +316,17 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         // Aligned replay: one configuration per pass (docs/design/0006).
         configurations.clear();
         s.passes = 0;
+        std::vector<cupti::Configuration> several; // needing more than one pass: last
         for (auto& metrics : host.singlePassGroups(s.metrics)) {
             cupti::ConfigImage one = host.configImage(metrics);
             s.passes += one.passes;
-            configurations.push_back({std::move(metrics), std::move(one.bytes)});
+            (one.passes > 1 ? several : configurations)
+                .push_back({std::move(metrics), std::move(one.bytes)});
         }
+        // Single-pass configurations first: the passes that align freely come first, and the
+        // passes of a multi-pass configuration (combined by position, as CUPTI does) come last.
+        for (auto& c : several)
+            configurations.push_back(std::move(c));
         s.configurations = configurations.size();
     }
     config.passes = s.passes;

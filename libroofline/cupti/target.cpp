@@ -24,26 +24,8 @@ void RangeProfiler::enable() {
     enable.ctx = static_cast<CUcontext>(context_);
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     object_ = enable.pRangeProfilerObject;
+    sized_ = false;
     try {
-        // Sized before any SetConfig on this object; a buffer is allocated once and kept (the
-        // object that held it is disabled before a differently sized one could replace it).
-        for (std::size_t c = 0; c < configs_.size(); ++c) {
-            std::vector<const char*> names;
-            for (const auto& m : configs_[c].metrics)
-                names.push_back(m.c_str());
-            CUpti_RangeProfiler_GetCounterDataSize_Params size{
-                CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-            size.pRangeProfilerObject = object_;
-            size.pMetricNames = names.data();
-            size.numMetrics = names.size();
-            size.maxNumOfRanges = maxRanges_;
-            // User ranges form a tree (a node per range name path).
-            size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
-            ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
-            if (counterData_[c].size() != size.counterDataSize)
-                counterData_[c].assign(size.counterDataSize, 0);
-        }
-        current_ = 0;
         configure();
     } catch (...) {
         disable();
@@ -52,10 +34,15 @@ void RangeProfiler::enable() {
 }
 
 void RangeProfiler::reenable() {
+    recreate(0);
+}
+
+void RangeProfiler::recreate(std::size_t index) {
     disable();
     if (object_)
-        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-enable the "
-                                      "range profiler after new code was loaded");
+        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-create the "
+                                      "range profiler");
+    current_ = index;
     enable();
 }
 
@@ -63,18 +50,47 @@ RangeProfiler::~RangeProfiler() {
     disable();
 }
 
+std::size_t RangeProfiler::counterDataSize(std::size_t config) {
+    std::vector<const char*> names;
+    for (const auto& m : configs_[config].metrics)
+        names.push_back(m.c_str());
+    CUpti_RangeProfiler_GetCounterDataSize_Params size{
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = object_;
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = maxRanges_;
+    // User ranges form a tree (a node per range name path).
+    size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
+    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+    return size.counterDataSize;
+}
+
 void RangeProfiler::select(std::size_t index) {
     if (index >= configs_.size())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: configuration " +
                                                     std::to_string(index) + " of " +
                                                     std::to_string(configs_.size()));
-    current_ = index;
-    configure();
+    if (index == current_) {
+        configure();
+        return;
+    }
+    // Measured on the H100 (CUPTI 2025.3): SetConfig with another config image on an object
+    // that already ran one keeps the first one's pass schedule -- a 2-pass configuration reported
+    // all passes in after one, and the new metrics evaluated to NaN. Only a fresh object applies
+    // it.
+    recreate(index);
 }
 
 void RangeProfiler::configure() {
     std::vector<std::uint8_t>& data = counterData_[current_];
     std::vector<std::uint8_t>& image = configs_[current_].image;
+    if (!sized_) { // once per object, before its first SetConfig; the buffer is kept after
+        const std::size_t size = counterDataSize(current_);
+        if (data.size() != size)
+            data.assign(size, 0);
+        sized_ = true;
+    }
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = object_;

@@ -11,7 +11,7 @@
 // (2) configure(): (re)initialize the current configuration's image and SetConfig at pass 0 --
 // call again to reuse the image once its ranges were evaluated; select(i) does the same for
 // configuration i (aligned replay: one configuration per pass, switched only once every pass of
-// the previous one is in); (3) start()/stop() around each window or pass; (4) decode() moves the
+// the previous one is in; a fresh profiler object each time); (3) start()/stop() around each window or pass; (4) decode() moves the
 // collected data into the image; (5) disable() (idempotent, noexcept, also run by the destructor)
 // releases the profiler object.
 //
@@ -46,7 +46,9 @@ public:
 
     /// Fresh counter-data image and SetConfig at pass 0, for the current configuration.
     void configure();
-    /// Makes configuration `index` current and configures it.
+    /// Makes configuration `index` current and configures it; another configuration than the
+    /// current one re-creates the profiler object (CUPTI applies a config image only to a fresh
+    /// object), so only between complete groups of passes.
     void select(std::size_t index);
     std::size_t configurations() const noexcept { return configs_.size(); }
     std::size_t current() const noexcept { return current_; }
@@ -75,12 +77,15 @@ public:
 
 private:
     void enable();
+    void recreate(std::size_t index);
+    std::size_t counterDataSize(std::size_t config);
 
     ::CUpti_RangeProfiler_Object* object_ = nullptr;
     void* context_;
     std::vector<Configuration> configs_;
     std::vector<std::vector<std::uint8_t>> counterData_; // one per configuration
     std::size_t current_ = 0;
+    bool sized_ = false; // the object's counter-data size was queried (for current_)
     std::size_t maxRanges_;
     RangeMode mode_;
     std::uint16_t levels_;

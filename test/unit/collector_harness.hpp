@@ -32,6 +32,10 @@ public:
         alive();
         EXPECT_LT(index, configs_);
         EXPECT_GE(pass_, passes_) << "a configuration switched before its passes were in";
+        if (index != config_) { // as CUPTI: a fresh profiler object for another configuration
+            loadedWhileEnabled_ = false;
+            pass_ = passes_;
+        }
         config_ = index;
         ++selects;
         configure();
