@@ -40,6 +40,13 @@ enum class CacheFlush {
     Off,
 };
 
+/// Iteration replay's passes: see Options::alignPasses.
+enum class AlignPasses {
+    Auto, ///< positional until a replayed pass inserts or leaves out a launch, then aligned
+    On,   ///< aligned from the start: one single-pass configuration per pass
+    Off,  ///< positional: one configuration for all passes, combined by position
+};
+
 /// Session settings.
 ///
 ///     roofline::Options opt = roofline::Options::fromEnvironment();
@@ -88,12 +95,14 @@ struct ROOFLINE_API Options {
     /// replay starts again on a later iteration, instead of combining its counters with steady-
     /// state iterations' (flagged). ROOFLINE_FIRST_ITERATION=skip-if-different|measure
     bool skipDifferingFirstIteration = true;
-    /// Iteration replay: run each pass with its own single-pass configuration and align every
-    /// pass's launches with pass 0's (kernel name, grid, block), so that a launch inserted in or
-    /// missing from one iteration costs only itself. Off: one CUPTI configuration for all
-    /// passes, combined by position (an insertion then costs every later launch of its window),
-    /// sometimes one pass fewer. ROOFLINE_ALIGN_PASSES=0|1
-    bool alignPasses = true;
+    /// Iteration replay: aligned passes run each pass with its own single-pass configuration and
+    /// match every pass's launches with pass 0's (kernel name, grid, block), so that a launch
+    /// inserted in or missing from one iteration costs only itself; positional passes use one
+    /// CUPTI configuration for all passes, combined by position (cheaper: no profiler
+    /// re-creation per pass, sometimes one pass fewer; an insertion costs every later launch of
+    /// its window). Auto: positional until a replayed pass runs other kernels than pass 0, then
+    /// aligned (that group is measured again). ROOFLINE_ALIGN_PASSES=auto|on|off
+    AlignPasses alignPasses = AlignPasses::Auto;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.
@@ -104,5 +113,6 @@ struct ROOFLINE_API Options {
 ROOFLINE_API const char* toString(CollectionMode mode) noexcept;
 ROOFLINE_API const char* toString(MetricSet set) noexcept;
 ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
+ROOFLINE_API const char* toString(AlignPasses align) noexcept;
 
 } // namespace roofline

@@ -48,12 +48,12 @@ public:
     virtual std::vector<std::uint8_t> imageBytes() const = 0;
     /// Evicts the L2 cache (writes a buffer twice its size). Never throws.
     virtual void flushCaches() noexcept = 0;
-    /// Releases and re-creates the device's profiler (configuration 0, fresh image, pass 0; what
-    /// the passes of the current group collected is lost). The collector calls it before
+    /// Releases and re-creates the device's profiler at `configuration` (fresh image, pass 0;
+    /// what the passes of the current group collected is lost). The collector calls it before
     /// measuring again once code was loaded while the profiler was enabled, and to take CUPTI's
     /// user replay back to pass 0 in the middle of a group
     /// (docs/design/0005-code-loaded-while-profiling.md).
-    virtual void reenable() = 0;
+    virtual void reenable(std::size_t configuration) = 0;
 };
 
 } // namespace roofline::collect

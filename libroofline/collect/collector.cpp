@@ -33,6 +33,11 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         slots_.emplace_back(); // timing-only with no device backends
     if (config_.passes == 0)
         config_.passes = 1;
+    if (config_.mode != CollectionMode::IterationReplay)
+        config_.alignedPasses = 0;
+    aligned_ = config_.alignedPasses > 0 && config_.alignFromStart;
+    if (aligned_)
+        config_.passes = config_.alignedPasses;
     codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
     for (std::size_t i = 0; i < slots_.size(); ++i)
         codeLoads_[i].store(0);
@@ -106,7 +111,7 @@ bool Collector::reenableIfStale(Slot& s) {
     if (!profilerStale(s))
         return false;
     s.loadsAtEnable = codeLoads(s); // loads from here on (during reenable too) count again
-    guard(s, [&] { s.backend->reenable(); });
+    guard(s, [&] { s.backend->reenable(firstConfig()); });
     if (s.failed)
         return true;
     if (reenables_++ == 0)
@@ -142,7 +147,8 @@ void Collector::newGroup(Slot& s) {
     s.mismatch = false;
     s.mismatchNote.clear();
     s.replay.reset();
-    s.config = s.subPass = s.configPass = 0;
+    s.config = firstConfig();
+    s.subPass = s.configPass = 0;
     s.aligned.reset();
 }
 
@@ -446,7 +452,7 @@ void Collector::endPass(Slot& s) {
             ++emptyGroups_;
             abandonGroup(s);
             s.restart = false; // nothing to redo: needsPass() does not wait for it
-            s.backend->reenable();
+            recreate(s);
             return;
         }
         if (s.pass == 1 && firstIterationDiffers(s)) {
@@ -454,9 +460,11 @@ void Collector::endPass(Slot& s) {
             // A fresh profiler: CUPTI's user replay does not start again at pass 0 on a new
             // configuration alone (measured: the restarted group's first passes then had no
             // values, tensor FLOPs NaN), as it does after re-creation (design 0005).
-            s.backend->reenable();
+            recreate(s);
             return;
         }
+        if (switchToAligned(s))
+            return;
         if (aligned(s))
             s.aligned.endPass(s.pass, s.subPass == 0);
         ++s.pass;
@@ -788,7 +796,42 @@ void Collector::completeImage(Slot& s) {
 }
 
 bool Collector::aligned(const Slot& s) const noexcept {
-    return config_.mode == CollectionMode::IterationReplay && s.configs > 1;
+    return aligned_ && s.configs > 1;
+}
+
+// A fresh profiler at the first configuration of the replay in use: CUPTI's replay back at pass 0.
+void Collector::recreate(Slot& s) {
+    s.loadsAtEnable = codeLoads(s);
+    s.backend->reenable(firstConfig());
+}
+
+// Positional replay, a replayed pass just ended: when it ran other kernels than pass 0 at some
+// position (a launch inserted or left out: every later position of the pass is shifted), the
+// session switches to aligned replay, where such a launch costs only itself, and measures the
+// group again. Data-dependent grids alone do not switch (their values are kept either way).
+bool Collector::switchToAligned(Slot& s) {
+    if (aligned_ || config_.alignedPasses == 0 || s.pass == 0 || !s.replay.anyUnmatched() ||
+        s.configs < 2)
+        return false;
+    aligned_ = true;
+    config_.passes = config_.alignedPasses;
+    core::log().info("libroofline: {}. Iteration replay switches to aligned passes (one "
+                     "configuration per pass, {} passes, each pass's launches matched with pass "
+                     "0's) and measures this replay group again (ROOFLINE_ALIGN_PASSES)",
+                     s.replay.firstIssue(), config_.passes);
+    for (Slot& other : slots_) {
+        if (other.failed || !other.backend)
+            continue;
+        if (&other != &s && other.passOpen)
+            guard(other, [&] {
+                other.passOpen = false;
+                other.backend->stop();
+            });
+        if (&other == &s || other.group)
+            abandonGroup(other);
+        guard(other, [&] { recreate(other); }); // at the first aligned configuration
+    }
+    return true;
 }
 
 // Aligned replay: every pass of the current configuration is in. Its image holds exactly those
@@ -838,9 +881,10 @@ void Collector::completeAligned(Slot& s) {
     }
     s.members.clear();
     ++groupsCompleted_;
-    s.config = s.subPass = s.configPass = 0;
-    s.loadsAtEnable = codeLoads(s); // a fresh profiler: loads from here on count again
-    s.backend->selectConfiguration(0); // the first configuration, fresh, for the next group
+    s.config = firstConfig();
+    s.subPass = s.configPass = 0;
+    s.loadsAtEnable = codeLoads(s);           // a fresh profiler: loads from here on count again
+    s.backend->selectConfiguration(s.config); // the first configuration, fresh, for the next group
 }
 
 // ---- replay helper and end ----------------------------------------------------------------

@@ -74,6 +74,13 @@ struct CollectorConfig {
     /// other kernels (warm-up, validation, lazy initialization) starts again on a later
     /// iteration: the first iteration is not measured rather than merged with steady-state ones.
     bool skipDifferingFirstIteration = true;
+    /// Iteration replay: passes of aligned replay (docs/design/0006), whose single-pass
+    /// configurations are the backend's configurations 1..n; 0: not available. Configuration 0
+    /// holds every metric (`passes` passes, combined by position).
+    std::size_t alignedPasses = 0;
+    /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
+    /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
+    bool alignFromStart = false;
 };
 
 class Collector {
@@ -123,6 +130,10 @@ public:
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
     /// Iteration replay: groups ended after pass 0 because it admitted no launch.
     std::uint64_t emptyGroups() const noexcept { return emptyGroups_; }
+    /// Iteration replay: aligned replay in use (from the start, or since a pass went out of step).
+    bool alignedReplay() const noexcept { return aligned_; }
+    /// Replay passes per group now (aligned replay may need one more than CUPTI's packing).
+    std::size_t passes() const noexcept { return config_.passes; }
     /// The session's first iteration launched other kernels than the next one and was skipped
     /// (CollectorConfig::skipDifferingFirstIteration); what differed first.
     bool firstIterationSkipped() const noexcept { return !firstIterationIssue_.empty(); }
@@ -192,6 +203,9 @@ private:
     void endPass(Slot& s);
     void completeImage(Slot& s);
     bool aligned(const Slot& s) const noexcept;
+    std::size_t firstConfig() const noexcept { return aligned_ ? 1 : 0; }
+    void recreate(Slot& s);
+    bool switchToAligned(Slot& s);
     void completeConfiguration(Slot& s);
     void completeAligned(Slot& s);
     void scopePush(Stack& stack);
@@ -226,6 +240,7 @@ private:
     bool helperActive_ = false;
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;
+    bool aligned_ = false; // aligned replay (CollectorConfig::alignedPasses) in use
 
     std::vector<core::LaunchInfo> launches_;
     std::vector<std::vector<std::uint8_t>> kept_;

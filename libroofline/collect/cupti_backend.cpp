@@ -44,11 +44,12 @@ bool CuptiBackend::insideCall() noexcept {
 CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
                            std::vector<cupti::Configuration> configurations, std::size_t capacity,
-                           cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes)
+                           cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
+                           std::size_t initialConfiguration)
     : context_(context), metrics_(metrics), host_(chip), l2Bytes_(l2Bytes) {
     ContextGuard g(context_);
     profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
-                                                       mode, levels);
+                                                       mode, levels, initialConfiguration);
 }
 
 CuptiBackend::~CuptiBackend() {
@@ -86,10 +87,10 @@ void CuptiBackend::popRange() {
     ContextGuard g(context_);
     profiler_->popRange();
 }
-void CuptiBackend::reenable() {
+void CuptiBackend::reenable(std::size_t configuration) {
     cupti::traceCodeLoad("re-creating the range profiler");
     ContextGuard g(context_);
-    profiler_->reenable();
+    profiler_->reenable(configuration);
 }
 std::size_t CuptiBackend::decode() {
     ContextGuard g(context_);

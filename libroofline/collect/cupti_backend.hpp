@@ -16,7 +16,8 @@ public:
     /// replay) several that together hold each exactly once.
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
                  std::vector<cupti::Configuration> configurations, std::size_t capacity,
-                 cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes);
+                 cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
+                 std::size_t initialConfiguration = 0);
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }
@@ -32,7 +33,7 @@ public:
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
-    void reenable() override;
+    void reenable(std::size_t configuration) override;
     void disable() noexcept { profiler_->disable(); }
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
     /// profiler loads for itself is not the application's).

@@ -311,15 +311,15 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
     s.passes = image.passes * levels;
     std::vector<cupti::Configuration> configurations{{s.metrics, std::move(image.bytes)}};
-    if (s.options.mode == CollectionMode::IterationReplay && s.options.alignPasses &&
-        image.passes > 1) {
-        // Aligned replay: one configuration per pass (docs/design/0006).
-        configurations.clear();
-        s.passes = 0;
+    if (s.options.mode == CollectionMode::IterationReplay &&
+        s.options.alignPasses != AlignPasses::Off && image.passes > 1) {
+        // Aligned replay (docs/design/0006): configurations 1..n, one per pass, after the one
+        // holding every metric (positional replay).
         std::vector<cupti::Configuration> several; // needing more than one pass: last
+        std::size_t aligned = 0, first = configurations.size();
         for (auto& metrics : host.singlePassGroups(s.metrics)) {
             cupti::ConfigImage one = host.configImage(metrics);
-            s.passes += one.passes;
+            aligned += one.passes;
             (one.passes > 1 ? several : configurations)
                 .push_back({std::move(metrics), std::move(one.bytes)});
         }
@@ -327,7 +327,13 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         // passes of a multi-pass configuration (combined by position, as CUPTI does) come last.
         for (auto& c : several)
             configurations.push_back(std::move(c));
-        s.configurations = configurations.size();
+        s.configurations = configurations.size() - first;
+        config.alignedPasses = aligned;
+        config.alignFromStart = s.options.alignPasses == AlignPasses::On;
+        if (config.alignFromStart) {
+            s.passes = aligned;
+            s.initialConfiguration = 1;
+        }
     }
     config.passes = s.passes;
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
@@ -335,7 +341,8 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     for (auto& d : s.devices)
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
-            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes);
+            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
+            s.initialConfiguration);
 }
 
 } // namespace
@@ -501,6 +508,9 @@ std::uint64_t Session::unbalancedNvtxPops() const noexcept {
                           : collect::unbalancedPops() - impl_->unbalancedAtStart;
 }
 std::size_t Session::passes() const noexcept {
+    if (impl_->collector && impl_->collector->level() == collect::Level::Counters &&
+        impl_->options.mode == CollectionMode::IterationReplay)
+        return impl_->collector->passes(); // aligned replay may have been switched on
     return impl_->passes;
 }
 CollectionMode Session::mode() const noexcept {

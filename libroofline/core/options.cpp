@@ -99,6 +99,18 @@ const char* toString(CacheFlush flush) noexcept {
     return "unknown";
 }
 
+const char* toString(AlignPasses align) noexcept {
+    switch (align) {
+    case AlignPasses::Auto:
+        return "auto";
+    case AlignPasses::On:
+        return "on";
+    case AlignPasses::Off:
+        return "off";
+    }
+    return "unknown";
+}
+
 Options Options::fromEnvironment(Options o) {
     if (const char* v = std::getenv("ROOFLINE_MODE")) {
         static const char* const names[] = {"iteration",        "kernel",        "scope",
@@ -160,8 +172,12 @@ Options Options::fromEnvironment(Options o) {
         static const bool values[] = {true, false};
         o.skipDifferingFirstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
     }
-    if (const char* v = std::getenv("ROOFLINE_ALIGN_PASSES"))
-        o.alignPasses = parseBool("ROOFLINE_ALIGN_PASSES", v);
+    if (const char* v = std::getenv("ROOFLINE_ALIGN_PASSES")) {
+        static const char* const names[] = {"auto", "on", "off", "1", "0"};
+        static const AlignPasses values[] = {AlignPasses::Auto, AlignPasses::On, AlignPasses::Off,
+                                             AlignPasses::On, AlignPasses::Off};
+        o.alignPasses = parseChoice("ROOFLINE_ALIGN_PASSES", v, names, values);
+    }
     return o;
 }
 

@@ -10,12 +10,14 @@
 namespace roofline::cupti {
 
 RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configurations,
-                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels)
+                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels,
+                             std::size_t initialConfiguration)
     : context_(context), configs_(std::move(configurations)), maxRanges_(maxRanges), mode_(mode),
       levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
     if (configs_.empty())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
     counterData_.resize(configs_.size());
+    current_ = initialConfiguration < configs_.size() ? initialConfiguration : 0;
     enable();
 }
 
@@ -33,8 +35,8 @@ void RangeProfiler::enable() {
     }
 }
 
-void RangeProfiler::reenable() {
-    recreate(0);
+void RangeProfiler::reenable(std::size_t configuration) {
+    recreate(configuration < configs_.size() ? configuration : 0);
 }
 
 void RangeProfiler::recreate(std::size_t index) {

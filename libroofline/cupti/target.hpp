@@ -11,9 +11,9 @@
 // (2) configure(): (re)initialize the current configuration's image and SetConfig at pass 0 --
 // call again to reuse the image once its ranges were evaluated; select(i) does the same for
 // configuration i (aligned replay: one configuration per pass, switched only once every pass of
-// the previous one is in; a fresh profiler object each time); (3) start()/stop() around each window or pass; (4) decode() moves the
-// collected data into the image; (5) disable() (idempotent, noexcept, also run by the destructor)
-// releases the profiler object.
+// the previous one is in; a fresh profiler object each time); (3) start()/stop() around each window
+// or pass; (4) decode() moves the collected data into the image; (5) disable() (idempotent,
+// noexcept, also run by the destructor) releases the profiler object.
 //
 // Config images and counter-data buffers live as long as the RangeProfiler and never move: CUPTI
 // keeps pointers to what SetConfig was given, so switching configurations never frees or
@@ -39,7 +39,8 @@ struct Configuration {
 class RangeProfiler {
 public:
     RangeProfiler(void* context, std::vector<Configuration> configurations, std::size_t maxRanges,
-                  RangeMode mode, std::uint16_t nestingLevels = 1);
+                  RangeMode mode, std::uint16_t nestingLevels = 1,
+                  std::size_t initialConfiguration = 0);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -68,7 +69,7 @@ public:
     /// pass 0: the passes
     /// collected so far are lost. Needed after code was loaded while it was enabled
     /// (docs/design/0005-code-loaded-while-profiling.md).
-    void reenable();
+    void reenable(std::size_t configuration = 0);
 
     /// The current configuration's counter-data image.
     const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_[current_]; }

@@ -98,6 +98,7 @@ TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
     cal::Buffers buffers;
     roofline::Options options;
     options.iterationsPerPass = 1;
+    options.alignPasses = roofline::AlignPasses::Off; // positional: flagged, not measured again
     roofline::Session session{options};
     for (std::size_t step = 0; step < session.passes(); ++step) {
         roofline::ProfileScope scope{"step"};
@@ -111,17 +112,18 @@ TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
     EXPECT_FALSE(records[0].measured); // pass 2 ran DFMA instead: none of its metrics are FFMA's
 }
 
-// Aligned replay (the default): pass 2 launches an extra kernel before the others and pass 3
-// leaves the MMA kernel out. The insertion costs nothing; the omission costs only that launch.
-// (With passes combined by position in one CUPTI configuration, the insertion would cost every
-// later launch of the step.) On GH100 passes 0-3 run single-pass configurations; the last four
-// run two metrics that need two passes each, combined by position as CUPTI does.
+// Aligned replay (ROOFLINE_ALIGN_PASSES=on): pass 2 launches an extra kernel before the others and
+// pass 3 leaves the MMA kernel out. The insertion costs nothing; the omission costs only that
+// launch. (With passes combined by position in one CUPTI configuration, the insertion would cost
+// every later launch of the step.) On GH100 passes 0-3 run single-pass configurations; the last
+// four run two metrics that need two passes each, combined by position as CUPTI does.
 TEST(GpuIterationReplay, AlignedPassesSurviveAnInsertedAndAMissingLaunch) {
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
     roofline::Options options;
     options.iterationsPerPass = 1;
     options.flushOnExit = false;
+    options.alignPasses = roofline::AlignPasses::On;
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_GE(session.passes(), 6u);
@@ -155,6 +157,42 @@ TEST(GpuIterationReplay, AlignedPassesSurviveAnInsertedAndAMissingLaunch) {
     EXPECT_EQ(records[2].replay, roofline::ReplayStatus::Unmatched);
     EXPECT_NE(records[2].note.find("pass 3 did not run"), std::string::npos) << records[2].note;
     EXPECT_EQ(session.replayMismatches(), 1u);
+}
+
+// The default (ROOFLINE_ALIGN_PASSES=auto): positional passes until pass 2 launches an extra
+// kernel; the session then switches to aligned passes and measures the group again, so every
+// launch ends with exact, clean values.
+TEST(GpuIterationReplay, AutoSwitchesToAlignedPassesAtAnInsertion) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.iterationsPerPass = 1;
+    options.flushOnExit = false;
+    roofline::Session session{options};
+    ASSERT_TRUE(session.countersAvailable()) << session.status();
+    const std::size_t positional = session.passes();
+    std::size_t step = 0;
+    while (session.needsPass() && step < 40) {
+        roofline::ProfileScope scope{"step"};
+        if (step == 2)
+            ASSERT_EQ(cal::launchCopy(buffers), cudaSuccess); // inserted
+        ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+        ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
+        ++step;
+    }
+    EXPECT_GE(session.passes(), positional); // aligned now (GH100: 8 against 7)
+    EXPECT_EQ(step, 3 + session.passes());   // steps 0-2 positional, then one aligned group
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 3u); // the abandoned group's records are gone
+    for (const auto& r : records) {
+        ASSERT_TRUE(r.measured) << r.name << ": " << r.note;
+        EXPECT_EQ(r.replay, roofline::ReplayStatus::Clean) << r.note;
+        EXPECT_EQ(r.iteration, 3);
+    }
+    EXPECT_EQ(records[0].flopsOf(FlopKind::FP32), cal::kFfmaFlops);
+    EXPECT_EQ(records[1].flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+    EXPECT_EQ(records[2].flopsOf(FlopKind::TensorFP16), cal::kMmaFlops);
 }
 
 TEST(GpuScopeReplay, OneRecordPerScopeIncludingSassFlops) {

@@ -83,11 +83,12 @@ Outcome plain(const TrainConfig& config, int steps) {
     return run;
 }
 
-roofline::Options iterationReplay(bool processScopes, bool alignPasses = true) {
+roofline::Options iterationReplay(bool processScopes,
+                                  roofline::AlignPasses align = roofline::AlignPasses::Auto) {
     roofline::Options o;
     o.mode = roofline::CollectionMode::IterationReplay;
     o.processScopes = processScopes;
-    o.alignPasses = alignPasses;
+    o.alignPasses = align;
     o.flushOnExit = false;
     return o;
 }
@@ -178,12 +179,13 @@ TEST(TrainStep, AFirstStepWithValidationIsSkippedNotMerged) {
     expectOneSteadyStep(run, shape);
 }
 
-// Passes combined by position in one CUPTI configuration (ROOFLINE_ALIGN_PASSES=0): the same
-// records on a step that inserts nothing.
-TEST(TrainStep, PositionalPassesGiveTheSameRecords) {
+// Aligned passes from the start (ROOFLINE_ALIGN_PASSES=on: one configuration per pass, a fresh
+// profiler each): the same records. (The default, auto, stays positional on this program: its
+// steps insert nothing, and data-dependent grids keep their values either way.)
+TEST(TrainStep, AlignedPassesGiveTheSameRecords) {
     ROOFLINE_REQUIRE_GPU();
     const TrainConfig config;
-    const Outcome run = profiled(config, iterationReplay(true, false));
+    const Outcome run = profiled(config, iterationReplay(true, roofline::AlignPasses::On));
     Trainer shape(config);
     expectOneSteadyStep(run, shape);
 }

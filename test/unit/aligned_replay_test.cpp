@@ -112,8 +112,16 @@ TEST(AlignedGroup, AMultiPassConfigurationCombinesItsOwnPassesByPosition) {
 
 namespace {
 
-CollectorConfig measureFirst() {
+// Aligned from the first group on (ROOFLINE_ALIGN_PASSES=on).
+CollectorConfig alignedFromStart() {
     CollectorConfig c;
+    c.alignFromStart = true;
+    return c;
+}
+
+CollectorConfig measureFirst(bool fromStart = true) {
+    CollectorConfig c;
+    c.alignFromStart = fromStart;
     c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
     return c;
 }
@@ -121,7 +129,7 @@ CollectorConfig measureFirst() {
 } // namespace
 
 TEST(CollectorAlignedReplay, EachPassRunsItsOwnConfiguration) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, {}, 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, alignedFromStart(), 3);
     for (int it = 0; it < 6; ++it) {
         h.push("step");
         h.launch("a", 1);
@@ -136,12 +144,12 @@ TEST(CollectorAlignedReplay, EachPassRunsItsOwnConfiguration) {
     EXPECT_EQ(l[0].chunk, -1); // evaluated values only: each image holds one configuration
     EXPECT_EQ(h.collector.groupsCompleted(), 2u);
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
-    EXPECT_EQ(h.backend.selects, 6); // configurations 1, 2, then 0 again, per group
-    EXPECT_EQ(h.backend.configuration(), 0u);
+    EXPECT_EQ(h.backend.selects, 1 + 6); // at the start; then 2, 3, and 1 again, per group
+    EXPECT_EQ(h.backend.configuration(), 1u);
 }
 
 TEST(CollectorAlignedReplay, AnInsertedLaunchCostsNothing) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, measureFirst(), 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, measureFirst(), 3);
     for (int pass = 0; pass < 3; ++pass) {
         h.push("step");
         for (int k = 0; k < 5; ++k) {
@@ -161,7 +169,7 @@ TEST(CollectorAlignedReplay, AnInsertedLaunchCostsNothing) {
 }
 
 TEST(CollectorAlignedReplay, AMissingLaunchCostsOnlyItself) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, measureFirst(), 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, measureFirst(), 3);
     for (int pass = 0; pass < 3; ++pass) {
         h.push("step");
         for (int k = 0; k < 5; ++k)
@@ -184,7 +192,7 @@ TEST(CollectorAlignedReplay, AMissingLaunchCostsOnlyItself) {
 }
 
 TEST(CollectorAlignedReplay, ADataDependentGridKeepsItsValuesWithANote) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, {}, 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, alignedFromStart(), 3);
     for (int pass = 0; pass < 3; ++pass) {
         h.push("step");
         h.launch("gemm", 1);
@@ -205,7 +213,7 @@ TEST(CollectorAlignedReplay, ADataDependentGridKeepsItsValuesWithANote) {
 TEST(CollectorAlignedReplay, AnInsertionPushesOnlyTheWindowsLastLaunchOut) {
     // 4 ranges per image, 6 launches per step: the first group covers launches 0-3. Pass 1
     // inserts one launch, so its window ends one launch early: only launch 3 misses a pass.
-    Harness h(CollectionMode::IterationReplay, 0, 4, measureFirst(), 3);
+    Harness h(CollectionMode::IterationReplay, 2, 4, measureFirst(), 3);
     for (int pass = 0; pass < 3; ++pass) {
         h.push("step");
         for (int k = 0; k < 6; ++k) {
@@ -224,7 +232,7 @@ TEST(CollectorAlignedReplay, AnInsertionPushesOnlyTheWindowsLastLaunchOut) {
 }
 
 TEST(CollectorAlignedReplay, AFirstIterationThatDiffersIsSkippedAndTheGroupStartsAtConfigZero) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, {}, 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, alignedFromStart(), 3);
     auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());
         if (n == 0)
@@ -247,7 +255,7 @@ TEST(CollectorAlignedReplay, AFirstIterationThatDiffersIsSkippedAndTheGroupStart
 }
 
 TEST(CollectorAlignedReplay, CodeLoadedMidGroupRestartsAtConfigurationZero) {
-    Harness h(CollectionMode::IterationReplay, 0, 8, {}, 3);
+    Harness h(CollectionMode::IterationReplay, 2, 8, alignedFromStart(), 3);
     int n = 0;
     while (h.collector.needsPass() && n < 12) {
         h.push("step");
@@ -263,4 +271,54 @@ TEST(CollectorAlignedReplay, CodeLoadedMidGroupRestartsAtConfigurationZero) {
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
     EXPECT_EQ(h.backend.hazards, 0);
     EXPECT_GE(h.backend.reenables, 1);
+}
+
+// ---- auto: positional until a pass goes out of step ----------------------------------------
+
+TEST(CollectorAlignedReplay, AutoStaysPositionalWhileNoPassInsertsOrLeavesOutALaunch) {
+    Harness h(CollectionMode::IterationReplay, 2, 8, {}, 3);
+    for (int it = 0; it < 4; ++it) {
+        h.push("step");
+        h.launch("a", 1);
+        h.launch("emb", 2, {it % 2 ? 41u : 40u, 1, 1}); // a data-dependent grid does not switch
+        h.pop();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 4u);
+    EXPECT_EQ(l[0].values, all(1));
+    EXPECT_EQ(l[1].values, all(2));
+    EXPECT_EQ(l[1].replay, ReplayStatus::Differs);
+    EXPECT_FALSE(h.collector.alignedReplay());
+    EXPECT_EQ(h.collector.passes(), 2u);
+    EXPECT_EQ(h.backend.selects, 0);
+    EXPECT_EQ(h.backend.configuration(), 0u);
+}
+
+TEST(CollectorAlignedReplay, AutoSwitchesAtAnInsertionAndMeasuresTheGroupAgain) {
+    Harness h(CollectionMode::IterationReplay, 2, 8, measureFirst(false), 3);
+    int n = 0;
+    while (h.collector.needsPass() && n < 12) {
+        h.push("step");
+        for (int k = 0; k < 5; ++k) {
+            if (n == 1 && k == 2)
+                h.launch("extra", 99); // positional pass 1 goes out of step here
+            if (n == 4 && k == 3)
+                h.launch("extra", 99); // and aligned pass 1 (step 4) inserts it too
+            h.launch(("k" + std::to_string(k)).c_str(), k + 1.0);
+        }
+        h.pop();
+        ++n;
+    }
+    EXPECT_EQ(n, 2 + 3); // the positional group's two steps, then three aligned passes
+    EXPECT_TRUE(h.collector.alignedReplay());
+    EXPECT_EQ(h.collector.passes(), 3u);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 5u); // the abandoned group's records are gone
+    for (int k = 0; k < 5; ++k) {
+        EXPECT_EQ(l[k].values, all(k + 1.0)) << k << ": " << l[k].note;
+        EXPECT_EQ(l[k].replay, ReplayStatus::Clean) << k;
+        EXPECT_EQ(l[k].iteration, 2) << k;
+    }
+    EXPECT_EQ(h.collector.supersededLaunches(), 5u);
+    EXPECT_EQ(h.backend.hazards, 0);
 }

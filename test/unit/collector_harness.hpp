@@ -17,12 +17,13 @@ constexpr std::size_t kMetrics = 3;
 
 class FakeBackend final : public CounterBackend {
 public:
-    /// `configs` > 1: aligned replay's backend -- that many single-pass configurations, metric m
-    /// collected by configuration m % configs (`passes` is then ignored).
+    /// Configuration 0 holds every metric in `passes` passes (metric m in pass m % passes);
+    /// `aligned` > 0 adds aligned replay's single-pass configurations 1..aligned, metric m
+    /// collected by configuration 1 + m % aligned.
     FakeBackend(std::size_t passes, std::size_t capacity, bool userRange, bool kernelReplay,
-                std::size_t configs = 1)
-        : passes_(configs > 1 ? 1 : passes), capacity_(capacity), userRange_(userRange),
-          kernelReplay_(kernelReplay), configs_(configs) {}
+                std::size_t aligned = 0)
+        : passes_(passes), capacity_(capacity), userRange_(userRange), kernelReplay_(kernelReplay),
+          configs_(1 + aligned), aligned_(aligned) {}
 
     std::size_t configurations() const noexcept override {
         alive();
@@ -31,10 +32,11 @@ public:
     void selectConfiguration(std::size_t index) override {
         alive();
         EXPECT_LT(index, configs_);
-        EXPECT_GE(pass_, passes_) << "a configuration switched before its passes were in";
+        EXPECT_TRUE(pass_ == 0 || pass_ >= passesOf(config_))
+            << "a configuration switched before its passes were in";
         if (index != config_) { // as CUPTI: a fresh profiler object for another configuration
             loadedWhileEnabled_ = false;
-            pass_ = passes_;
+            pass_ = 0;
         }
         config_ = index;
         ++selects;
@@ -51,7 +53,7 @@ public:
         ranges_.clear();
         // As CUPTI's user replay: a new configuration does not take the replay back to pass 0
         // in the middle of a group; only a completed group (or a re-created profiler) does.
-        if (pass_ >= passes_)
+        if (pass_ >= passesOf(config_))
             pass_ = 0;
         position_ = 0;
     }
@@ -68,7 +70,7 @@ public:
         if (kernelReplay_)
             return true;
         ++pass_;
-        return pass_ >= passes_;
+        return pass_ >= passesOf(config_);
     }
     void pushRange(const std::string& name) override {
         alive();
@@ -94,10 +96,10 @@ public:
     std::vector<RangeValues> evaluate() override {
         alive();
         std::vector<RangeValues> out = ranges_;
-        if (configs_ > 1) // as CuptiBackend: NaN for metrics the configuration does not collect
+        if (config_ > 0) // as CuptiBackend: NaN for metrics the configuration does not collect
             for (RangeValues& r : out)
                 for (std::size_t m = 0; m < kMetrics; ++m)
-                    if (m % configs_ != config_)
+                    if (1 + m % aligned_ != config_)
                         r.values[m] = std::numeric_limits<double>::quiet_NaN();
         return out;
     }
@@ -113,10 +115,10 @@ public:
         alive();
         ++flushes;
     }
-    void reenable() override {
+    void reenable(std::size_t configuration) override {
         alive();
         ++reenables;
-        config_ = 0;
+        config_ = configuration;
         loadedWhileEnabled_ = false;
         running_ = false;
         ranges_.clear();
@@ -178,13 +180,14 @@ private:
     }
     void add(RangeValues& r, double work) {
         for (std::size_t m = 0; m < kMetrics; ++m)
-            if (configs_ > 1 ? m % configs_ == config_ : m % passes_ == pass_)
+            if (config_ > 0 ? 1 + m % aligned_ == config_ : m % passes_ == pass_)
                 r.values[m] += work;
     }
 
     std::size_t passes_, capacity_;
     bool userRange_, kernelReplay_;
-    std::size_t configs_ = 1, config_ = 0;
+    std::size_t configs_ = 1, aligned_ = 0, config_ = 0;
+    std::size_t passesOf(std::size_t config) const { return config == 0 ? passes_ : 1; }
     bool running_ = false;
     bool loadedWhileEnabled_ = false;
     std::size_t pass_ = 0, position_ = 0;
@@ -201,18 +204,23 @@ struct Harness {
     Stack stack;
     std::uint64_t thread = 7;
 
-    /// `configs` > 1: aligned replay, one single-pass configuration per pass.
+    /// `aligned` > 0: aligned replay is available, with that many single-pass configurations
+    /// (CollectorConfig::alignFromStart: used from the first group on).
     Harness(CollectionMode mode, std::size_t passes, std::size_t capacity,
-            CollectorConfig config = {}, std::size_t configs = 1)
+            CollectorConfig config = {}, std::size_t aligned = 0)
         : backend(passes, capacity, mode == CollectionMode::ScopeReplay,
-                  mode == CollectionMode::KernelReplay, configs),
-          collector(withMode(std::move(config), mode, configs > 1 ? configs : passes), {&backend},
+                  mode == CollectionMode::KernelReplay, aligned),
+          collector(withMode(std::move(config), mode, passes, aligned), {&backend},
                     Level::Counters) {
         backend.configure();
+        if (aligned > 0 && config.alignFromStart) // as the session creates its backend
+            backend.selectConfiguration(1);
     }
-    static CollectorConfig withMode(CollectorConfig c, CollectionMode mode, std::size_t passes) {
+    static CollectorConfig withMode(CollectorConfig c, CollectionMode mode, std::size_t passes,
+                                    std::size_t aligned = 0) {
         c.mode = mode;
-        c.passes = passes;
+        c.passes = aligned > 0 && c.alignFromStart ? aligned : passes;
+        c.alignedPasses = aligned;
         c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
         if (c.iterationsPerPass == kAuto)
             c.iterationsPerPass = 0;

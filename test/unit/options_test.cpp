@@ -25,7 +25,7 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
         l("ROOFLINE_CACHE_FLUSH", "on"), m("ROOFLINE_OUTPUT", "out.rfl"),
         n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off"),
         p("ROOFLINE_ITERATIONS_PER_PASS", "4"), q("ROOFLINE_PUSH_POP_SCOPE", "process"),
-        r("ROOFLINE_FIRST_ITERATION", "measure");
+        r("ROOFLINE_FIRST_ITERATION", "measure"), t("ROOFLINE_ALIGN_PASSES", "on");
     const Options opt = Options::fromEnvironment();
     EXPECT_EQ(opt.mode, CollectionMode::ScopeReplay);
     EXPECT_EQ(opt.metrics, MetricSet::Core);
@@ -36,6 +36,7 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     EXPECT_EQ(opt.nvtxInclude, (std::vector<std::string>{"train/", "[A"}));
     EXPECT_EQ(opt.nvtxExclude, (std::vector<std::string>{"warmup/"}));
     EXPECT_EQ(opt.kernelName, "regex:gemm");
+    EXPECT_EQ(opt.alignPasses, AlignPasses::On);
     EXPECT_EQ(opt.launchSkip, 5u);
     EXPECT_EQ(opt.launchCount, 7u);
     EXPECT_EQ(opt.cacheFlush, CacheFlush::On);
