@@ -10,45 +10,52 @@
 namespace roofline::cli {
 namespace {
 
-void describe(const char* which, const std::string& file, const Evaluated& e) {
-    std::cout << which << "  " << file << ": " << e.records.size() << " kernel records, "
-              << e.recording.device.name << ", " << e.recording.createdUtc << "; roofs "
-              << e.ceilings.used.name << '\n';
+void describe(std::ostream& out, const char* which, const std::string& file, const Evaluated& e) {
+    out << which << "  " << file << ": " << e.records.size() << " kernel records, "
+        << e.recording.device.name << ", " << e.recording.createdUtc << "; roofs "
+        << e.ceilings.used.name << '\n';
 }
 
 } // namespace
 
 int compare(const CompareArgs& args) {
+    core::refuseOverwritingInputs(args.csv, "the CSV", {args.before, args.after});
+    core::refuseOverwritingInputs(args.chart, "the chart", {args.before, args.after});
+    // With the CSV on standard output, everything meant for people goes to standard error.
+    std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
     const Evaluated a = evaluate(args.before);
     const Evaluated b = evaluate(args.after);
-    describe("A", args.before, a);
-    describe("B", args.after, b);
+    describe(human, "A", args.before, a);
+    describe(human, "B", args.after, b);
     if (a.records.empty() || b.records.empty()) {
-        std::cout << "nothing to compare: " << (a.records.empty() ? "A" : "B")
-                  << " holds no kernel records (no kernel ran inside a profiled scope)\n";
+        human << "nothing to compare: " << (a.records.empty() ? "A" : "B")
+              << " holds no kernel records (no kernel ran inside a profiled scope)\n";
         return 0;
     }
     const report::Comparison c =
         report::compareRecords(a.records, b.records, report::parseGroupBy(args.by));
-    std::cout << '\n';
-    report::printComparison(c, a.ceilings.used, b.ceilings.used, std::cout, args.top);
-    if (!args.csv.empty()) {
+    human << '\n';
+    report::printComparison(c, a.ceilings.used, b.ceilings.used, human, args.top);
+    if (args.csv == "-") {
+        report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, std::cout);
+        std::cout.flush();
+    } else if (!args.csv.empty()) {
         core::writeFileAtomically(args.csv, [&](std::ostream& out) {
             report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, out);
         });
-        std::cout << "wrote " << args.csv << '\n';
+        human << "wrote " << args.csv << '\n';
     }
     if (!args.chart.empty()) {
         const std::string subtitle = "A: " + args.before + "   B: " + args.after;
         const auto specs = report::comparisonCharts(c, b.ceilings.used, args.top, subtitle);
         if (specs.empty()) {
-            std::cout << "no chart written: no kernel of B has both measured time and "
-                         "floating-point work\n";
+            human << "no chart written: no kernel of B has both measured time and "
+                     "floating-point work\n";
             return 0;
         }
         for (const auto& file :
              report::writeCharts(specs, args.chart, "roofline compare", subtitle))
-            std::cout << "wrote " << file << '\n';
+            human << "wrote " << file << '\n';
     }
     return 0;
 }

@@ -79,6 +79,28 @@ int metrics(const std::string& chip, bool json) {
     return 0;
 }
 
+// Every usage error exits with 2 and names what was wrong (CLI11's own codes are 100+).
+int usageError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string word = argv[1];
+        bool known = false;
+        std::string commands;
+        for (const CLI::App* sub : app.get_subcommands({})) {
+            known = known || sub->get_name() == word;
+            commands += (commands.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            std::cerr << "roofline: unknown command '" << word << "' (commands: " << commands
+                      << "; roofline --help)\n";
+            return 2;
+        }
+    }
+    std::cerr << "roofline: usage error: " << e.what() << " (roofline "
+              << (argc > 1 && argv[1][0] != '-' ? std::string(argv[1]) + " " : std::string())
+              << "--help)\n";
+    return 2;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -103,8 +125,10 @@ int main(int argc, char** argv) {
                           "also draw the hierarchical roofline: FILE.svg (one file per precision "
                           "family) or FILE.html (all charts, with hover details)");
     reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
+        ->check(CLI::Range(0, 50))
         ->capture_default_str();
-    reportCmd->add_option("--top", report.top, "show only the first N rows (0: all)");
+    reportCmd->add_option("--top", report.top, "show only the first N rows (0: all)")
+        ->check(CLI::Range(0, 100000000));
     reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first");
 
     auto* compareCmd = app.add_subcommand(
@@ -120,6 +144,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"name+scope", "name", "scope"}))
         ->capture_default_str();
     compareCmd->add_option("--top", compare.top, "rows by combined time (0: all)")
+        ->check(CLI::Range(0, 100000000))
         ->capture_default_str();
     compareCmd->add_option("--chart", compare.chart,
                            "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
@@ -129,6 +154,7 @@ int main(int argc, char** argv) {
         "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");
     cli::CeilingsArgs ceilings;
     ceilingsCmd->add_option("--device", ceilings.device, "CUDA device ordinal")
+        ->check(CLI::Range(0, 1023))
         ->capture_default_str();
     ceilingsCmd->add_flag("--quick", ceilings.quick,
                           "a few launch shapes per roof (seconds): lower bounds of the full sweep");
@@ -138,7 +164,13 @@ int main(int argc, char** argv) {
     ceilingsCmd->add_flag("--show", ceilings.show,
                           "print cached ceilings without measuring (no GPU needed)");
 
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) { // --help, --version
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return usageError(app, e, argc, argv);
+    }
     try {
         if (metricsCmd->parsed()) {
             if (listChipsFlag)
@@ -156,7 +188,7 @@ int main(int argc, char** argv) {
         return cli::report(report);
     } catch (const Error& e) {
         std::cerr << "roofline: error [" << toString(e.code()) << "]: " << e.what() << '\n';
-        return 1;
+        return e.code() == ErrorCode::InvalidArgument ? 2 : 1; // a usage error
     } catch (const std::exception& e) {
         std::cerr << "roofline: error: " << e.what() << '\n';
         return 1;

@@ -1,6 +1,7 @@
 // `roofline report FILE`: evaluate a recording, print its kernels, write CSV/JSON/charts.
 #include "cli/commands.hpp"
 
+#include "core/atomic_file.hpp"
 #include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
@@ -9,7 +10,11 @@
 #include <roofline/chart.hpp>
 #include <roofline/report.hpp>
 
+#include <roofline/error.hpp>
+
+#include <functional>
 #include <iostream>
+#include <utility>
 
 namespace roofline::cli {
 
@@ -23,34 +28,58 @@ Evaluated evaluate(const std::string& file) {
     return e;
 }
 
+// Where a CSV or JSON output goes: "-" is standard output.
+void writeOutput(const std::string& path, const char* what, std::ostream& human,
+                 const std::function<void(std::ostream&)>& write) {
+    if (path.empty())
+        return;
+    if (path == "-") {
+        write(std::cout);
+        std::cout.flush();
+        return;
+    }
+    core::writeFileAtomically(path, write);
+    human << "wrote " << what << ' ' << path << '\n';
+}
+
 int report(const ReportArgs& args) {
+    if (args.csv == "-" && args.json == "-")
+        throw Error(ErrorCode::InvalidArgument,
+                    "--csv - and --json - both write to standard output: give one a file path");
+    for (const auto& [out, what] :
+         {std::pair{args.csv, "the CSV"}, std::pair{args.json, "the JSON"},
+          std::pair{args.chart, "the chart"}})
+        core::refuseOverwritingInputs(out, what, {args.file});
+    if (args.chart == "-")
+        throw Error(ErrorCode::InvalidArgument,
+                    "--chart needs a file path (FILE.svg or FILE.html), not '-'");
+    // With CSV or JSON on standard output, everything meant for people goes to standard error.
+    std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
     const Evaluated e = evaluate(args.file);
     const core::Recording& rec = e.recording;
     const auto& records = e.records;
     std::size_t measured = 0;
     for (const auto& r : records)
         measured += r.measured ? 1 : 0;
-    std::cout << "recording " << args.file << " (format v" << rec.version << ", libroofline "
-              << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
-              << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
-              << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
-              << rec.passes << " passes\n"
-              << "kernels   " << records.size() << " launched in scopes, " << measured
-              << " measured, " << rec.droppedRanges << " ranges dropped by CUPTI\n"
-              << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
-              << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
-    report::printCeilings(e.ceilings, std::cout, false);
-    std::cout << '\n';
-    if (records.empty()) {
-        std::cout << "no kernels in this recording: no kernel ran inside a profiled scope (check "
-                     "the NVTX filters and that the work ran between Session start and stop)\n";
-        return 0;
-    }
-    printTable(records, std::cout, {args.top, args.sortByTime});
-    if (!args.csv.empty())
-        writeCsv(records, args.csv), std::cout << "wrote " << args.csv << '\n';
-    if (!args.json.empty())
-        writeJson(records, args.json), std::cout << "wrote " << args.json << '\n';
+    human << "recording " << args.file << " (format v" << rec.version << ", libroofline "
+          << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
+          << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
+          << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
+          << rec.passes << " passes\n"
+          << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
+          << rec.droppedRanges << " ranges dropped by CUPTI\n"
+          << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
+          << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
+    report::printCeilings(e.ceilings, human, false);
+    human << '\n';
+    if (records.empty())
+        human << "no kernels in this recording: no kernel ran inside a profiled scope (check "
+                 "the NVTX filters and that the work ran between Session start and stop); "
+                 "outputs asked for are written empty\n";
+    else
+        printTable(records, human, {args.top, args.sortByTime});
+    writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
+    writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o); });
     if (!args.chart.empty()) {
         ChartOptions options;
         options.labels = args.labels;
@@ -58,9 +87,9 @@ int report(const ReportArgs& args) {
             args.file + " on " + rec.device.name + "; roofs: " + e.ceilings.used.name;
         const ChartFiles charts = writeRooflineChart(records, e.ceilings.used, args.chart, options);
         for (const auto& n : charts.notes)
-            std::cout << "chart: " << n << '\n';
+            human << "chart: " << n << '\n';
         for (const auto& f : charts.files)
-            std::cout << "wrote " << f << '\n';
+            human << "wrote " << f << '\n';
     }
     return 0;
 }

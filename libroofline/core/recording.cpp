@@ -25,8 +25,14 @@ constexpr std::uint32_t kZstd = 1;
 constexpr std::uint64_t kMaxSectionBytes = 16ull << 30; // refuses absurd sizes from damaged headers
 constexpr int kZstdLevel = 3;
 
-std::uint64_t fnv1a(const std::uint8_t* data, std::size_t size) {
-    std::uint64_t h = 1469598103934665603ull;
+// FNV-1a 64 with libroofline's offset basis 1469598103934665603 -- the standard basis
+// 14695981039346656037 without its last digit, a slip of the first version kept so that older
+// readers accept what we write. Readers accept both (docs/recording-format.md).
+constexpr std::uint64_t kFnvBasis = 1469598103934665603ull;
+constexpr std::uint64_t kFnvStandardBasis = 14695981039346656037ull;
+
+std::uint64_t fnv1a(const std::uint8_t* data, std::size_t size, std::uint64_t basis = kFnvBasis) {
+    std::uint64_t h = basis;
     for (std::size_t i = 0; i < size; ++i)
         h = (h ^ data[i]) * 1099511628211ull;
     return h;
@@ -255,7 +261,8 @@ Section readSection(Reader& r, std::size_t index) {
             r.corrupt(name + " sizes disagree");
         s.data = std::move(stored);
     }
-    if (fnv1a(s.data.data(), s.data.size()) != checksum)
+    if (fnv1a(s.data.data(), s.data.size()) != checksum &&
+        fnv1a(s.data.data(), s.data.size(), kFnvStandardBasis) != checksum)
         r.corrupt(name + " fails its checksum");
     return s;
 }

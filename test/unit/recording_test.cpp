@@ -7,6 +7,8 @@
 
 #include <sstream>
 
+#include <zstd.h>
+
 using namespace roofline;
 
 namespace {
@@ -165,4 +167,38 @@ TEST(Recording, MissingFileIsAnIoError) {
         EXPECT_EQ(e.code(), ErrorCode::Io);
         EXPECT_NE(std::string(e.what()).find("/nonexistent/x.rfl"), std::string::npos);
     }
+}
+
+// A writer that follows docs/recording-format.md with the standard FNV-1a 64 offset basis is
+// accepted (libroofline itself writes the documented legacy basis).
+TEST(Recording, StandardFnvChecksumsAreAccepted) {
+    std::string bytes = bytesOf(sample());
+    const auto get64 = [&](std::size_t at) {
+        std::uint64_t v = 0;
+        for (int i = 7; i >= 0; --i)
+            v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
+        return v;
+    };
+    std::uint32_t sections = 0;
+    for (int i = 3; i >= 0; --i)
+        sections =
+            (sections << 8) | static_cast<unsigned char>(bytes[12 + static_cast<std::size_t>(i)]);
+    std::size_t at = 16;
+    for (std::uint32_t s = 0; s < sections; ++s) {
+        const std::uint32_t encoding = static_cast<unsigned char>(bytes[at + 4]);
+        const std::uint64_t stored = get64(at + 8), raw = get64(at + 16);
+        std::string payload = bytes.substr(at + 32, stored);
+        if (encoding == 1) {
+            std::string decoded(raw, '\0');
+            ASSERT_EQ(ZSTD_decompress(decoded.data(), raw, payload.data(), stored), raw);
+            payload = decoded;
+        }
+        std::uint64_t h = 14695981039346656037ull; // the standard basis
+        for (unsigned char c : payload)
+            h = (h ^ c) * 1099511628211ull;
+        for (int i = 0; i < 8; ++i)
+            bytes[at + 24 + static_cast<std::size_t>(i)] = static_cast<char>(h >> (8 * i));
+        at += 32 + stored;
+    }
+    EXPECT_EQ(parse(bytes).launches.size(), 2u);
 }
