@@ -13,12 +13,52 @@
 
 namespace roofline {
 
+/// How records are summed into rows: every launch of one kernel name in one scope path (scope
+/// paths carry the iteration scope's instance made uniform, so all iterations merge), of one
+/// name, of one scope path, or each launch on its own.
+enum class GroupBy { NameScope, Name, Scope, Launch };
+/// "name+scope", "name", "scope" or "launch"; throws Error(InvalidArgument) naming the choices.
+ROOFLINE_API GroupBy parseGroupBy(const std::string& text);
+ROOFLINE_API const char* toString(GroupBy by) noexcept;
+
+/// Records summed per group, in order of first appearance: `kernels` holds the launches summed,
+/// times, FLOPs and bytes are totals of the measured ones (so intensities and rates stay exact),
+/// `bound` is classified against `ceilings`, `measured` is true when any launch was, `replay`
+/// is the worst of the group's, and `note` counts what was not measured or was flagged.
+/// GroupBy::Scope rows are named after their longest-running kernel. GroupBy::Launch returns the
+/// records unchanged.
+ROOFLINE_API std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
+                                                    GroupBy by, const Ceilings& ceilings);
+
+/// Records whose demangled name and scope path match: a plain text matches as a substring,
+/// "regex:<ECMAScript>" anywhere in the string; "" matches everything. Throws
+/// Error(InvalidArgument) for a bad regular expression.
+ROOFLINE_API std::vector<KernelRecord> filterRecords(const std::vector<KernelRecord>& records,
+                                                     const std::string& name,
+                                                     const std::string& scope);
+
 struct TableOptions {
     std::size_t maxRows = 0; ///< 0: all records
-    bool sortByTime = false; ///< largest time first (default: launch order)
+    bool sortByTime = false; ///< largest time first (the same as sortBy = "time")
+    /// Column to sort by: "time", "mean", "launches", "share", "flops", "rate", "ai_l1",
+    /// "ai_l2", "ai_dram", "name", "scope" or "" (order given; numbers sort largest first).
+    std::string sortBy;
+    /// Rows are groups (groupRecords): launches, total and mean time, % of time, a totals line.
+    bool grouped = false;
+    /// Characters per line; 0: the terminal's width ($COLUMNS, else the terminal, else 120).
+    std::size_t width = 0;
+    bool wide = false; ///< never shorten names
+    /// Grouped tables: the time that "%time" divides by (the whole recording's when the rows
+    /// are filtered); 0: the rows' own total.
+    double totalSeconds = 0;
 };
 
-/// Aligned table: kernel, scope, time, GFLOP/s, intensity at L1/L2/DRAM, bound.
+/// Throws Error(InvalidArgument) naming the valid keys when `key` is not one of TableOptions'.
+ROOFLINE_API void checkSortKey(const std::string& key);
+
+/// Aligned table: kernel, scope, time, GFLOP/s, intensity at L1/L2/DRAM, bound. Names are
+/// shortened in the middle (template arguments and parameter lists first) to fit the width;
+/// notes of unmeasured records are listed once after the table.
 ROOFLINE_API void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                              const TableOptions& options = {});
 /// One row per record, one column per field; readable by pandas/spreadsheets unchanged.

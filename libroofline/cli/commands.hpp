@@ -25,6 +25,10 @@ struct ReportArgs {
     std::size_t top = 0;
     bool sortByTime = false;
     std::size_t labels = 5;
+    std::string groupBy = "name+scope";
+    std::string name, scope; ///< filters: substring or "regex:..."
+    std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
+    bool wide = false;
 };
 int report(const ReportArgs& args);
 

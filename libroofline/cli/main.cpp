@@ -129,7 +129,26 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     reportCmd->add_option("--top", report.top, "show only the first N rows (0: all)")
         ->check(CLI::Range(0, 100000000));
-    reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first");
+    reportCmd
+        ->add_option("--group-by", report.groupBy,
+                     "rows of the table: name+scope (every launch of a kernel in a scope path, all "
+                     "iterations merged), name, scope, or launch (one row per launch)")
+        ->check(CLI::IsMember({"name+scope", "name", "scope", "launch"}))
+        ->capture_default_str();
+    reportCmd->add_option("--name", report.name,
+                          "only kernels whose name contains TEXT (or matches regex:PATTERN)");
+    reportCmd->add_option("--scope", report.scope,
+                          "only kernels whose scope path contains TEXT (or matches regex:PATTERN)");
+    reportCmd
+        ->add_option("--sort", report.sort,
+                     "table column, largest first: time, mean, launches, share, flops, rate, "
+                     "ai_l1, ai_l2, ai_dram; or name, scope (default: time for groups, launch "
+                     "order for --group-by launch)")
+        ->check(CLI::IsMember({"time", "mean", "launches", "share", "flops", "rate", "ai_l1",
+                               "ai_l2", "ai_dram", "name", "scope"}));
+    reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
+    reportCmd->add_flag("--wide", report.wide,
+                        "never shorten names (default: fit the terminal width, $COLUMNS)");
 
     auto* compareCmd = app.add_subcommand(
         "compare", "match the kernels of two recordings and show what changed from A to B");
@@ -137,7 +156,7 @@ int main(int argc, char** argv) {
     compareCmd->add_option("A", compare.before, "the baseline recording")->required();
     compareCmd->add_option("B", compare.after, "the recording compared with it")->required();
     compareCmd
-        ->add_option("--by", compare.by,
+        ->add_option("--by,--group-by", compare.by,
                      "match key: name+scope (default), name, or scope (all kernels of a "
                      "scope together: use it when B runs other kernels, e.g. another "
                      "cuDNN engine at another batch size)")

@@ -55,9 +55,12 @@ int report(const ReportArgs& args) {
                     "--chart needs a file path (FILE.svg or FILE.html), not '-'");
     // With CSV or JSON on standard output, everything meant for people goes to standard error.
     std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
+    const GroupBy by = parseGroupBy(args.groupBy);
     const Evaluated e = evaluate(args.file);
     const core::Recording& rec = e.recording;
-    const auto& records = e.records;
+    const bool filtered = !args.name.empty() || !args.scope.empty();
+    const std::vector<KernelRecord> records =
+        filtered ? filterRecords(e.records, args.name, args.scope) : e.records;
     std::size_t measured = 0;
     for (const auto& r : records)
         measured += r.measured ? 1 : 0;
@@ -72,12 +75,30 @@ int report(const ReportArgs& args) {
           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     report::printCeilings(e.ceilings, human, false);
     human << '\n';
-    if (records.empty())
-        human << "no kernels in this recording: no kernel ran inside a profiled scope (check "
-                 "the NVTX filters and that the work ran between Session start and stop); "
-                 "outputs asked for are written empty\n";
-    else
-        printTable(records, human, {args.top, args.sortByTime});
+    if (filtered)
+        human << "filter    " << records.size() << " of " << e.records.size() << " records ("
+              << (args.name.empty() ? "" : "--name '" + args.name + "'")
+              << (args.name.empty() || args.scope.empty() ? "" : " ")
+              << (args.scope.empty() ? "" : "--scope '" + args.scope + "'") << ")\n\n";
+    if (records.empty()) {
+        human << (filtered ? "no record matches the filters; "
+                           : "no kernels in this recording: no kernel ran inside a profiled scope "
+                             "(check the NVTX filters and that the work ran between Session "
+                             "start and stop); ")
+              << "outputs asked for are written empty\n";
+    } else {
+        TableOptions table;
+        table.maxRows = args.top;
+        table.sortByTime = args.sortByTime;
+        table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
+        table.grouped = by != GroupBy::Launch;
+        table.wide = args.wide;
+        for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
+            table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
+        if (table.grouped)
+            human << "grouped by " << toString(by) << " (--group-by launch: one row per launch)\n";
+        printTable(groupRecords(records, by, e.ceilings.used), human, table);
+    }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o); });
     if (!args.chart.empty()) {

@@ -9,17 +9,6 @@
 
 namespace roofline::report {
 
-GroupBy parseGroupBy(const std::string& text) {
-    if (text == "name+scope")
-        return GroupBy::NameScope;
-    if (text == "name")
-        return GroupBy::Name;
-    if (text == "scope")
-        return GroupBy::Scope;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown match key '" + text + "': use name+scope, name or scope");
-}
-
 const char* toString(Family family) noexcept {
     switch (family) {
     case Family::FP64:
@@ -93,9 +82,10 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::map<std::string, double>> perName; // GroupBy::Scope: time per kernel name
     for (const auto& r : records) {
-        std::string key = by == GroupBy::Name    ? r.name
-                          : by == GroupBy::Scope ? r.scopePath
-                                                 : r.name + '\t' + r.scopePath;
+        std::string key = by == GroupBy::Name     ? r.name
+                          : by == GroupBy::Scope  ? r.scopePath
+                          : by == GroupBy::Launch ? std::to_string(groups.size())
+                                                  : r.name + '\t' + r.scopePath;
         auto [it, added] = index.emplace(key, groups.size());
         if (added) {
             KernelGroup g;
@@ -114,6 +104,8 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             continue;
         }
         g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
+        g.gpuSeconds += r.gpuDurationSeconds;
+        g.clockTimesSeconds += r.timeSeconds > 0.0 ? r.smClockHz * r.timeSeconds : 0.0;
         for (std::size_t k = 0; k < kFlopKindCount; ++k)
             g.flops[k] += r.flops[k];
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)

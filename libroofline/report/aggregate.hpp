@@ -2,6 +2,7 @@
 // Records grouped into kernels: every launch of one kernel in one scope (or by name or scope
 // only) summed, for charts and comparisons. Totals, so rates and intensities stay exact.
 #include <roofline/kernel_record.hpp>
+#include <roofline/report.hpp>
 
 #include <array>
 #include <cstddef>
@@ -10,9 +11,8 @@
 
 namespace roofline::report {
 
-enum class GroupBy { NameScope, Name, Scope };
-/// "name+scope", "name" or "scope"; throws Error(InvalidArgument) otherwise.
-GroupBy parseGroupBy(const std::string& text);
+using roofline::GroupBy;
+using roofline::parseGroupBy;
 
 /// The precision families charts are drawn for (issue: FP64, FP32, FP16, tensor).
 enum class Family { FP64, FP32, FP16, Tensor };
@@ -24,11 +24,13 @@ struct KernelGroup {
     std::string key;  ///< what matched: name + '\t' + scope, name, or scope
     std::string name; ///< demangled name (GroupBy::Scope: the longest-running kernel's)
     std::string scope;
-    std::size_t launches = 0;   ///< records summed (measured or not)
-    std::size_t unmeasured = 0; ///< of which had no counter values
-    std::size_t differing = 0;  ///< of which replay passes differed (values kept, see notes)
-    std::size_t unmatched = 0;  ///< of which replay passes could not be matched (no values)
-    double seconds = 0;         ///< sum of the measured records' time
+    std::size_t launches = 0;     ///< records summed (measured or not)
+    std::size_t unmeasured = 0;   ///< of which had no counter values
+    std::size_t differing = 0;    ///< of which replay passes differed (values kept, see notes)
+    std::size_t unmatched = 0;    ///< of which replay passes could not be matched (no values)
+    double seconds = 0;           ///< sum of the measured records' time
+    double gpuSeconds = 0;        ///< sum of their gpu__time_duration
+    double clockTimesSeconds = 0; ///< sum of clock x time (time-weighted mean clock: / seconds)
     std::array<double, kFlopKindCount> flops{};
     std::array<double, kMemoryLevelCount> bytes{};
 

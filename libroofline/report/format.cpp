@@ -43,6 +43,32 @@ std::string fit(const std::string& s, std::size_t width) {
     return s.substr(0, width - 3) + "...";
 }
 
+std::string shorten(const std::string& s, std::size_t width, bool elideTemplates) {
+    if (s.size() <= width)
+        return s;
+    if (width < 8)
+        return fit(s, std::max<std::size_t>(width, 4));
+    // Template arguments elided at the outermost level.
+    std::string elided;
+    int depth = 0;
+    for (char c : s) {
+        if (c == '<' && depth++ == 0) {
+            elided += "<...";
+            continue;
+        }
+        if (c == '>' && depth > 0 && --depth == 0) {
+            elided += '>';
+            continue;
+        }
+        if (depth == 0)
+            elided += c;
+    }
+    if (elideTemplates && elided.size() <= width && elided != s)
+        return elided;
+    const std::size_t head = (width - 3 + 1) / 2, tail = width - 3 - head;
+    return s.substr(0, head) + "..." + s.substr(s.size() - tail);
+}
+
 std::string dimString(const Dim3& d) {
     return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }

@@ -12,6 +12,9 @@ std::string shortNumber(double value);
 std::string dimString(const Dim3& d);
 /// `s` cut to `width` characters for a table column, "..." marking the cut.
 std::string fit(const std::string& s, std::size_t width);
+/// `s` shortened to `width` characters in the middle ("head...tail"), so names that differ at
+/// the end stay distinct; template argument lists are elided first ("k<...>") when that suffices.
+std::string shorten(const std::string& s, std::size_t width, bool elideTemplates = true);
 /// A kernel's name for narrow columns: no return type, namespaces or argument list
 /// ("void ns::k<float>(int)" -> "k<float>"). Full names stay in CSV and JSON.
 std::string displayName(const std::string& demangled);

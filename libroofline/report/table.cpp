@@ -1,14 +1,46 @@
 #include "report/format.hpp"
 
+#include <roofline/error.hpp>
 #include <roofline/report.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <numeric>
 #include <ostream>
+#include <set>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 namespace roofline {
 namespace {
+
+const char* const kSortKeys[] = {"time",  "mean",  "launches", "share", "flops", "rate",
+                                 "ai_l1", "ai_l2", "ai_dram",  "name",  "scope"};
+
+std::size_t terminalWidth() {
+    if (const char* c = std::getenv("COLUMNS")) {
+        const long v = std::strtol(c, nullptr, 10);
+        if (v >= 40 && v <= 10000)
+            return static_cast<std::size_t>(v);
+    }
+    winsize w{};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40)
+        return w.ws_col;
+    return 160;
+}
+
+// A scope path keeps its innermost (rightmost) names: "...#/Layer 3/attention".
+std::string shortenScope(const std::string& s, std::size_t width) {
+    if (s.size() <= width || width < 8)
+        return s.size() <= width ? s : report::fit(s, std::max<std::size_t>(width, 4));
+    return "..." + s.substr(s.size() - (width - 3));
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
 
 std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
     if (!r.measured || r.bytesAt(level) <= 0.0)
@@ -18,57 +50,186 @@ std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
     return buf;
 }
 
+double sortValue(const KernelRecord& r, const std::string& key) {
+    const double launches = r.kernels ? r.kernels : 1;
+    if (key == "time" || key == "share")
+        return r.timeSeconds;
+    if (key == "mean")
+        return r.timeSeconds / launches;
+    if (key == "launches")
+        return launches;
+    if (key == "flops")
+        return r.totalFlops();
+    if (key == "rate")
+        return r.flopRate();
+    if (key == "ai_l1")
+        return r.intensity(MemoryLevel::L1);
+    if (key == "ai_l2")
+        return r.intensity(MemoryLevel::L2);
+    if (key == "ai_dram")
+        return r.intensity(MemoryLevel::DRAM);
+    return 0.0;
+}
+
+std::string nameOf(const KernelRecord& r) {
+    return r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
+                         : report::displayName(r.name);
+}
+
+// Short names that stay distinct: a name shortened in the middle that collides with another
+// kernel's gets more of its full name, then a number.
+std::vector<std::string> shortNames(const std::vector<const KernelRecord*>& rows, std::size_t width,
+                                    bool wide) {
+    std::vector<std::string> out;
+    for (const KernelRecord* r : rows)
+        out.push_back(wide ? nameOf(*r) : report::shorten(nameOf(*r), width));
+    if (wide)
+        return out;
+    std::map<std::string, std::set<std::string>> fullBy;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        fullBy[out[i]].insert(rows[i]->name);
+    std::map<std::string, std::size_t> numbered;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (fullBy[out[i]].size() < 2)
+            continue;
+        // Template arguments kept, cut in the middle; then a number if still ambiguous.
+        const auto again = [&](const KernelRecord* r) {
+            return report::shorten(nameOf(*r), width, false);
+        };
+        const std::string mine = again(rows[i]);
+        const bool unique = std::none_of(rows.begin(), rows.end(), [&](const KernelRecord* o) {
+            return o->name != rows[i]->name && again(o) == mine;
+        });
+        if (unique) {
+            out[i] = mine;
+            continue;
+        }
+        const std::string tag = "~" + std::to_string(++numbered[out[i]]);
+        out[i] = report::shorten(nameOf(*rows[i]), width - tag.size(), false) + tag;
+    }
+    return out;
+}
+
 } // namespace
+
+void checkSortKey(const std::string& key) {
+    if (key.empty() ||
+        std::find(std::begin(kSortKeys), std::end(kSortKeys), key) != std::end(kSortKeys))
+        return;
+    std::string keys;
+    for (const char* k : kSortKeys)
+        keys += (keys.empty() ? "" : ", ") + std::string(k);
+    throw Error(ErrorCode::InvalidArgument, "unknown sort column '" + key + "': use " + keys);
+}
 
 void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                 const TableOptions& options) {
+    const std::string key = options.sortBy.empty() && options.sortByTime ? "time" : options.sortBy;
+    checkSortKey(key);
     std::vector<std::size_t> order(records.size());
     std::iota(order.begin(), order.end(), 0);
-    if (options.sortByTime)
+    if (key == "name" || key == "scope")
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return records[a].timeSeconds > records[b].timeSeconds;
+            return key == "name" ? records[a].name < records[b].name
+                                 : records[a].scopePath < records[b].scopePath;
+        });
+    else if (!key.empty())
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return sortValue(records[a], key) > sortValue(records[b], key);
         });
     const std::size_t rows =
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
-    std::size_t measured = 0, differing = 0, unmatched = 0;
+    std::size_t measured = 0, differing = 0, unmatched = 0, launches = 0;
+    double total = 0, flops = 0;
+    std::array<double, kMemoryLevelCount> bytes{};
     for (const KernelRecord& r : records) {
         measured += r.measured ? 1 : 0;
         differing += r.replay == ReplayStatus::Differs ? 1 : 0;
         unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
+        launches += r.kernels ? r.kernels : 1;
+        total += r.timeSeconds > 0 ? r.timeSeconds : 0;
+        if (r.measured) {
+            flops += r.totalFlops();
+            for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+                bytes[l] += r.bytes[l];
+        }
     }
+    const double share = options.totalSeconds > 0 ? options.totalSeconds : total;
     if (differing + unmatched > 0)
-        out << "records: " << records.size() << ", " << measured << " measured, " << differing
+        out << (options.grouped ? "groups: " : "records: ") << records.size() << ", " << measured
+            << " measured, " << differing
             << " flagged '~' (replay passes ran another grid or block: values kept), " << unmatched
             << " flagged '!' (replay passes ran other kernels: no values)\n";
-    char line[512];
-    std::snprintf(line, sizeof line, "%5s  %-40s %-20s %10s %10s %4s %9s %9s %9s  %s\n", "#",
-                  "kernel", "scope", "time(us)", "FLOP/s", "TC%", "AI(L1)", "AI(L2)", "AI(DRAM)",
-                  "bound");
-    out << line;
+
+    // Column widths: numbers fixed, kernel and scope share the rest of the line.
+    const std::size_t width = options.width ? options.width : terminalWidth();
+    const std::size_t fixed =
+        options.grouped ? 7 + 9 + 11 + 11 + 7 + 10 + 5 + 3 * 9 + 10 : 7 + 11 + 10 + 5 + 3 * 9 + 10;
+    const std::size_t rest = width > fixed + 2 ? width - fixed - 2 : 0;
+    const bool anyScope = std::any_of(records.begin(), records.end(),
+                                      [](const KernelRecord& r) { return !r.scopePath.empty(); });
+    std::size_t kernelW = std::max<std::size_t>(28, anyScope ? rest * 3 / 5 : rest - 6);
+    std::size_t scopeW =
+        anyScope ? std::max<std::size_t>(16, rest > kernelW ? rest - kernelW : 0) : 5;
+    std::vector<const KernelRecord*> shown;
+    for (std::size_t i = 0; i < rows; ++i)
+        shown.push_back(&records[order[i]]);
+    const std::vector<std::string> names = shortNames(shown, kernelW, options.wide);
+    if (options.wide) {
+        kernelW = 6;
+        scopeW = 5;
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            kernelW = std::max(kernelW, names[i].size());
+            scopeW = std::max(scopeW, shown[i]->scopePath.size());
+        }
+    }
+    char line[256];
+    std::string header;
+    header = "    #  " + pad("kernel", kernelW) + ' ' + pad("scope", scopeW) + ' ';
+    if (options.grouped)
+        std::snprintf(line, sizeof line, "%8s %10s %10s %6s ", "launches", "time(ms)", "mean(us)",
+                      "%time");
+    else
+        std::snprintf(line, sizeof line, "%10s ", "time(us)");
+    header += line;
+    std::snprintf(line, sizeof line, "%9s %4s %8s %8s %8s  %s\n", "FLOP/s", "TC%", "AI(L1)",
+                  "AI(L2)", "AI(DRAM)", "bound");
+    out << header << line;
+
+    // Notes of unmeasured rows, listed once after the table.
+    std::vector<std::pair<std::string, std::size_t>> notes;
+    const auto noteRef = [&](const std::string& note) {
+        for (std::size_t i = 0; i < notes.size(); ++i)
+            if (notes[i].first == note) {
+                ++notes[i].second;
+                return "[" + std::to_string(i + 1) + "]";
+            }
+        notes.emplace_back(note, 1);
+        return "[" + std::to_string(notes.size()) + "]";
+    };
     for (std::size_t i = 0; i < rows; ++i) {
-        const KernelRecord& r = records[order[i]];
+        const KernelRecord& r = *shown[i];
         const char flag = r.replay == ReplayStatus::Differs     ? '~'
                           : r.replay == ReplayStatus::Unmatched ? '!'
                                                                 : ' ';
         const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
-        const std::string name =
-            r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
-                          : report::displayName(r.name);
-        if (!r.measured && r.timeSeconds > 0.0) { // timing only
-            std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s %10.2f  %s\n",
-                          static_cast<unsigned long long>(r.launchIndex), flag,
-                          report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
-                          r.timeSeconds * 1e6, r.note.c_str());
-            out << line;
-            continue;
-        }
+        std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),
+                      flag);
+        std::string row = line + pad(names[i], kernelW) + ' ' +
+                          pad(options.wide ? scope : shortenScope(scope, scopeW), scopeW) + ' ';
+        const double n = r.kernels ? r.kernels : 1;
+        if (options.grouped)
+            std::snprintf(line, sizeof line, "%8.0f %10.3f %10.2f %6.1f ", n, r.timeSeconds * 1e3,
+                          r.timeSeconds * 1e6 / n, share > 0 ? 100.0 * r.timeSeconds / share : 0.0);
+        else if (!r.measured && !(r.timeSeconds > 0))
+            std::snprintf(line, sizeof line, "%10s ", "-");
+        else
+            std::snprintf(line, sizeof line, "%10.2f ", r.timeSeconds * 1e6);
+        row += line;
         if (!r.measured) {
-            std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s  not measured: %s\n",
-                          static_cast<unsigned long long>(r.launchIndex), flag,
-                          report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
-                          r.note.c_str());
-            out << line;
+            out << row << (r.timeSeconds > 0.0 ? "timing only " : "not measured ")
+                << noteRef(r.note.empty() ? "no counter values" : r.note) << '\n';
             continue;
         }
         char tensor[8] = "-";
@@ -79,23 +240,41 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             bound += "  [no FP work]";
         else if (!(r.timeSeconds > 0.0))
             bound += "  [zero time]";
-        std::snprintf(line, sizeof line, "%5llu%c %-40s %-20s %10.2f %10s %4s %9s %9s %9s  %s\n",
-                      static_cast<unsigned long long>(r.launchIndex), flag,
-                      report::fit(name, 40).c_str(), report::fit(scope, 20).c_str(),
-                      r.timeSeconds * 1e6, report::shortNumber(r.flopRate()).c_str(), tensor,
+        if (options.grouped && !r.note.empty())
+            bound += "  " + noteRef(r.note);
+        std::snprintf(line, sizeof line, "%9s %4s %8s %8s %8s  %s\n",
+                      report::shortNumber(r.flopRate()).c_str(), tensor,
                       intensityCell(r, MemoryLevel::L1).c_str(),
                       intensityCell(r, MemoryLevel::L2).c_str(),
                       intensityCell(r, MemoryLevel::DRAM).c_str(), bound.c_str());
-        out << line;
+        out << row << line;
     }
     if (rows < records.size())
-        out << "  ... " << (records.size() - rows) << " more records (use --top 0 for all)\n";
+        out << "  ... " << (records.size() - rows) << " more rows (use --top 0 for all)\n";
+    if (options.grouped && !records.empty()) {
+        const auto ai = [&](MemoryLevel l) {
+            const double b = bytes[static_cast<std::size_t>(l)];
+            if (b <= 0)
+                return std::string("-");
+            std::snprintf(line, sizeof line, "%.3g", flops / b);
+            return std::string(line);
+        };
+        std::snprintf(line, sizeof line, "%8zu %10.3f %10s %6.1f %9s %4s %8s %8s %8s\n", launches,
+                      total * 1e3, "", share > 0 ? 100.0 * total / share : 0.0,
+                      report::shortNumber(total > 0 ? flops / total : 0).c_str(), "",
+                      ai(MemoryLevel::L1).c_str(), ai(MemoryLevel::L2).c_str(),
+                      ai(MemoryLevel::DRAM).c_str());
+        out << "       " << pad("total", kernelW) << ' ' << pad("", scopeW) << ' ' << line;
+    }
+    for (std::size_t i = 0; i < notes.size(); ++i)
+        out << "  [" << (i + 1) << "] " << notes[i].first << " (" << notes[i].second
+            << (notes[i].second == 1 ? " row" : " rows") << ")\n";
     std::size_t noWork = 0;
     for (const auto& r : records)
         noWork += r.noFloatingPointWork() ? 1 : 0;
     if (noWork)
         out << "  [no FP work]: " << noWork
-            << " record(s) did no floating-point work (copies, memsets, integer kernels): "
+            << " row(s) did no floating-point work (copies, memsets, integer kernels): "
                "intensity 0, bound by memory if at all\n";
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 using namespace roofline;
@@ -44,18 +45,22 @@ std::vector<KernelRecord> records() {
 
 TEST(Report, Table) {
     std::ostringstream out;
-    printTable(records(), out);
+    TableOptions options;
+    options.width = 100;
+    printTable(records(), out, options);
     const std::string expected =
-        "    #  kernel                                   scope                  time(us)     "
-        "FLOP/s  TC%    AI(L1)    AI(L2)  AI(DRAM)  bound\n"
-        "    0  scale<float, 2>                          train/step              1000.00         "
-        "3T   33       7.5        15        30  DRAM 50%\n"
-        "    1  late                                     -                     not measured: "
-        "counter-data image full\n";
+        "    #  kernel                       scope              time(us)    FLOP/s  TC%   AI(L1)   "
+        "AI(L2) AI(DRAM)  bound\n"
+        "    0  scale<float, 2>              train/step          1000.00        3T   33      7.5   "
+        "    15       30  DRAM 50%\n"
+        "    1  late                         -                         - not measured [1]\n"
+        "  [1] counter-data image full (1 row)\n";
     EXPECT_EQ(out.str(), expected);
     std::ostringstream top;
-    printTable(records(), top, {1, true});
-    EXPECT_NE(top.str().find("1 more records"), std::string::npos);
+    options.maxRows = 1;
+    options.sortByTime = true;
+    printTable(records(), top, options);
+    EXPECT_NE(top.str().find("1 more rows"), std::string::npos);
 }
 
 TEST(Report, DisplayNamesDropReturnTypeNamespacesAndArguments) {
@@ -174,4 +179,57 @@ TEST(Report, ReplayFlagsShowInTheTableHeaderRowsAndChartHover) {
                 << k.detail;
         }
     EXPECT_TRUE(flaggedShown);
+}
+
+TEST(Report, NamesAreShortenedInTheMiddleAndStayDistinct) {
+    EXPECT_EQ(report::shorten("nvjet_sm90_tss_192x96_64x5_1x2_h_bz_NTT", 24),
+              "nvjet_sm90_...2_h_bz_NTT");
+    EXPECT_EQ(report::shorten("kernel<float, 128, true, Policy<4>>", 16), "kernel<...>");
+    std::vector<KernelRecord> rs(3);
+    rs[0].name = "void k<float, 128, cute::Layout<16, 8>>(int)";
+    rs[1].name = "void k<double, 128, cute::Layout<16, 8>>(int)";
+    rs[2].name = "nvjet_sm90_tss_192x96_64x5_1x2_h_bz_coopB_NNT";
+    for (auto& r : rs)
+        r.note = "counter-data image full";
+    std::ostringstream out;
+    TableOptions options;
+    options.width = 80;
+    printTable(rs, out, options);
+    const std::string t = out.str();
+    EXPECT_EQ(t.find("k<...>"), std::string::npos) << t; // k<float...> and k<double...> collide
+    EXPECT_NE(t.find("k<float, 1"), std::string::npos) << t;
+    EXPECT_NE(t.find("k<double, "), std::string::npos) << t;
+    EXPECT_NE(t.find("coopB_NNT"), std::string::npos) << t;
+    EXPECT_NE(t.find("[1] counter-data image full (3 rows)"), std::string::npos) << t;
+}
+
+TEST(Report, GroupsSumLaunchesAndFiltersMatch) {
+    auto rs = records();
+    rs.push_back(rs[0]);
+    rs.back().launchIndex = 2;
+    Ceilings c;
+    c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = 1e12;
+    const auto groups = groupRecords(rs, GroupBy::NameScope, c);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[0].kernels, 2u);
+    EXPECT_DOUBLE_EQ(groups[0].timeSeconds, 2 * rs[0].timeSeconds);
+    EXPECT_DOUBLE_EQ(groups[0].intensity(MemoryLevel::DRAM), rs[0].intensity(MemoryLevel::DRAM));
+    EXPECT_FALSE(groups[1].measured);
+    EXPECT_NE(groups[1].note.find("1 of 1 launches not measured"), std::string::npos);
+    EXPECT_EQ(groupRecords(rs, GroupBy::Launch, c).size(), 3u);
+    EXPECT_EQ(filterRecords(rs, "scale", "").size(), 2u);
+    EXPECT_EQ(filterRecords(rs, "regex:^l", "").size(), 1u);
+    EXPECT_EQ(filterRecords(rs, "", "train/").size(), 2u);
+    EXPECT_THROW(filterRecords(rs, "regex:([", ""), Error);
+    EXPECT_EQ(parseGroupBy("launch"), GroupBy::Launch);
+    EXPECT_THROW(parseGroupBy("kernel"), Error);
+    std::ostringstream out;
+    TableOptions options;
+    options.grouped = true;
+    options.sortBy = "time";
+    options.width = 120;
+    printTable(groups, out, options);
+    EXPECT_NE(out.str().find("launches"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("total"), std::string::npos) << out.str();
+    EXPECT_THROW(checkSortKey("bogus"), Error);
 }

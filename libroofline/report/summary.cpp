@@ -1,0 +1,113 @@
+// Grouping and filtering records for reports (public API in roofline/report.hpp).
+#include "core/roofline_model.hpp"
+#include "report/aggregate.hpp"
+
+#include <roofline/error.hpp>
+#include <roofline/report.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+
+namespace roofline {
+
+GroupBy parseGroupBy(const std::string& text) {
+    if (text == "name+scope")
+        return GroupBy::NameScope;
+    if (text == "name")
+        return GroupBy::Name;
+    if (text == "scope")
+        return GroupBy::Scope;
+    if (text == "launch")
+        return GroupBy::Launch;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown grouping '" + text + "': use name+scope, name, scope or launch");
+}
+
+const char* toString(GroupBy by) noexcept {
+    switch (by) {
+    case GroupBy::NameScope:
+        return "name+scope";
+    case GroupBy::Name:
+        return "name";
+    case GroupBy::Scope:
+        return "scope";
+    case GroupBy::Launch:
+        return "launch";
+    }
+    return "?";
+}
+
+std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records, GroupBy by,
+                                       const Ceilings& ceilings) {
+    if (by == GroupBy::Launch)
+        return records;
+    const std::vector<report::KernelGroup> groups = report::aggregate(records, by);
+    std::vector<KernelRecord> out;
+    out.reserve(groups.size());
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const report::KernelGroup& g = groups[i];
+        KernelRecord r;
+        r.launchIndex = i;
+        r.name = g.name;
+        r.scopePath = by == GroupBy::Name ? std::string() : g.scope;
+        r.kernels = static_cast<std::uint32_t>(std::min<std::size_t>(g.launches, UINT32_MAX));
+        r.measured = g.launches > g.unmeasured;
+        r.timeSeconds = g.seconds;
+        r.gpuDurationSeconds = g.gpuSeconds;
+        r.smClockHz = g.seconds > 0 ? g.clockTimesSeconds / g.seconds : 0.0;
+        r.flops = g.flops;
+        r.bytes = g.bytes;
+        r.replay = g.unmatched   ? ReplayStatus::Unmatched
+                   : g.differing ? ReplayStatus::Differs
+                                 : ReplayStatus::Clean;
+        std::string note;
+        const auto add = [&](std::size_t n, const char* what) {
+            if (n)
+                note += (note.empty() ? "" : "; ") + std::to_string(n) + " of " +
+                        std::to_string(g.launches) + what;
+        };
+        add(g.unmeasured, " launches not measured (not in the totals)");
+        add(g.differing, " launches ran another grid or block in some replay pass (values kept)");
+        add(g.unmatched, " launches without values: replay passes could not be matched");
+        r.note = note;
+        r.bound = core::classify(r, ceilings);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+namespace {
+
+bool matches(const std::string& text, const std::string& pattern, const std::regex* re) {
+    if (pattern.empty())
+        return true;
+    return re ? std::regex_search(text, *re) : text.find(pattern) != std::string::npos;
+}
+
+std::unique_ptr<std::regex> compile(const std::string& pattern, const char* what) {
+    if (pattern.rfind("regex:", 0) != 0)
+        return nullptr;
+    try {
+        return std::make_unique<std::regex>(pattern.substr(6), std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+        throw Error(ErrorCode::InvalidArgument, std::string("bad ") + what +
+                                                    " regular expression '" + pattern.substr(6) +
+                                                    "': " + e.what());
+    }
+}
+
+} // namespace
+
+std::vector<KernelRecord> filterRecords(const std::vector<KernelRecord>& records,
+                                        const std::string& name, const std::string& scope) {
+    const auto nameRe = compile(name, "--name");
+    const auto scopeRe = compile(scope, "--scope");
+    std::vector<KernelRecord> out;
+    for (const auto& r : records)
+        if (matches(r.name, name, nameRe.get()) && matches(r.scopePath, scope, scopeRe.get()))
+            out.push_back(r);
+    return out;
+}
+
+} // namespace roofline
