@@ -64,8 +64,21 @@ ROOFLINE_API void printTable(const std::vector<KernelRecord>& records, std::ostr
 /// One row per record, one column per field; readable by pandas/spreadsheets unchanged.
 ROOFLINE_API void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out);
 ROOFLINE_API void writeCsv(const std::vector<KernelRecord>& records, const std::string& path);
-/// {"records":[...]} with derived values and the raw metrics keyed by name.
+/// Where records come from, for JSON outputs: the device, the collection and the roofs.
+struct ReportContext {
+    std::string device, chip, mode, recording;
+    std::size_t passes = 0;
+    std::vector<std::string> metrics;
+    Ceilings ceilings;
+};
+/// JSON schema of writeJson's output ("schema_version").
+inline constexpr int kJsonSchemaVersion = 2;
+/// {"schema_version":2,"records":[...]} with derived values and the raw metrics keyed by name.
 ROOFLINE_API void writeJson(const std::vector<KernelRecord>& records, std::ostream& out);
+/// The same with a "context" object: device, chip, mode, passes, metrics and the ceilings (every
+/// roof, 0 where unknown) that decided each record's bound.
+ROOFLINE_API void writeJson(const std::vector<KernelRecord>& records, std::ostream& out,
+                            const ReportContext& context);
 ROOFLINE_API void writeJson(const std::vector<KernelRecord>& records, const std::string& path);
 
 } // namespace roofline

@@ -29,6 +29,7 @@ struct ReportArgs {
     std::string name, scope; ///< filters: substring or "regex:..."
     std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
     bool wide = false;
+    std::string ceilings; ///< a ceilings file (roofline ceilings -o) instead of the cache
 };
 int report(const ReportArgs& args);
 
@@ -38,12 +39,17 @@ struct Evaluated {
     core::CeilingsChoice ceilings;
     std::vector<KernelRecord> records;
 };
-Evaluated evaluate(const std::string& file);
+/// `ceilings`: a ceilings file to use instead of the cache ("": $ROOFLINE_CEILINGS or the cache);
+/// one that cannot be read is an error, one measured on another device a warning.
+Evaluated evaluate(const std::string& file, const std::string& ceilings = "");
+/// "bound: no L2 roof ..." when the roofs in use lack one; "" otherwise.
+std::string missingRoofNote(const Ceilings& ceilings);
 
 struct CompareArgs {
     std::string before, after, chart, csv;
     std::string by = "name+scope";
     std::size_t top = 20;
+    std::string ceilings;
 };
 int compare(const CompareArgs& args);
 

@@ -23,8 +23,8 @@ int compare(const CompareArgs& args) {
     core::refuseOverwritingInputs(args.chart, "the chart", {args.before, args.after});
     // With the CSV on standard output, everything meant for people goes to standard error.
     std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
-    const Evaluated a = evaluate(args.before);
-    const Evaluated b = evaluate(args.after);
+    const Evaluated a = evaluate(args.before, args.ceilings);
+    const Evaluated b = evaluate(args.after, args.ceilings);
     describe(human, "A", args.before, a);
     describe(human, "B", args.after, b);
     if (a.records.empty() || b.records.empty()) {

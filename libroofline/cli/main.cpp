@@ -146,6 +146,9 @@ int main(int argc, char** argv) {
                      "order for --group-by launch)")
         ->check(CLI::IsMember({"time", "mean", "launches", "share", "flops", "rate", "ai_l1",
                                "ai_l2", "ai_dram", "name", "scope"}));
+    reportCmd->add_option("--ceilings", report.ceilings,
+                          "roofs from this file (roofline ceilings -o FILE) instead of the cache "
+                          "or $ROOFLINE_CEILINGS");
     reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
     reportCmd->add_flag("--wide", report.wide,
                         "never shorten names (default: fit the terminal width, $COLUMNS)");
@@ -167,7 +170,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     compareCmd->add_option("--chart", compare.chart,
                            "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
-    compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV");
+    compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV ('-': stdout)");
+    compareCmd->add_option("--ceilings", compare.ceilings,
+                           "roofs for both recordings from this file (roofline ceilings -o FILE)");
 
     auto* ceilingsCmd = app.add_subcommand(
         "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");

@@ -18,14 +18,36 @@
 
 namespace roofline::cli {
 
-Evaluated evaluate(const std::string& file) {
+Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     Evaluated e;
     e.recording = core::loadRecording(file);
-    e.ceilings = core::chooseCeilings(e.recording.device);
+    if (ceilings.empty()) {
+        e.ceilings = core::chooseCeilings(e.recording.device);
+    } else {
+        core::MeasuredCeilings m = core::loadCeilings(ceilings); // unreadable: an error
+        if (!e.recording.device.name.empty() && m.deviceName != e.recording.device.name)
+            std::cerr << "roofline: warning: --ceilings '" << ceilings << "' was measured on '"
+                      << m.deviceName << "', the recording on '" << e.recording.device.name
+                      << "': its roofs are used as asked\n";
+        e.ceilings = core::choiceWith(e.recording.device, std::move(m), ceilings);
+    }
     if (!e.ceilings.warning.empty())
         std::cerr << "roofline: warning: " << e.ceilings.warning << '\n';
     e.records = cupti::evaluateRecording(e.recording, e.ceilings.used);
     return e;
+}
+
+std::string missingRoofNote(const Ceilings& c) {
+    std::string missing;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        if (!(c.bytesPerSecond[l] > 0))
+            missing +=
+                (missing.empty() ? "" : ", ") + std::string(toString(static_cast<MemoryLevel>(l)));
+    if (missing.empty())
+        return "";
+    return "bound: no " + missing + " roof in '" + c.name +
+           "' -- a kernel limited there shows its next roof instead; measure the roofs with "
+           "`roofline ceilings` on the GPU and pass them with --ceilings FILE";
 }
 
 // Where a CSV or JSON output goes: "-" is standard output.
@@ -56,7 +78,7 @@ int report(const ReportArgs& args) {
     // With CSV or JSON on standard output, everything meant for people goes to standard error.
     std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
     const GroupBy by = parseGroupBy(args.groupBy);
-    const Evaluated e = evaluate(args.file);
+    const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
     const bool filtered = !args.name.empty() || !args.scope.empty();
     const std::vector<KernelRecord> records =
@@ -98,9 +120,19 @@ int report(const ReportArgs& args) {
         if (table.grouped)
             human << "grouped by " << toString(by) << " (--group-by launch: one row per launch)\n";
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
+        if (const std::string note = missingRoofNote(e.ceilings.used); !note.empty())
+            human << "  " << note << '\n';
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
-    writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o); });
+    ReportContext context;
+    context.recording = args.file;
+    context.device = rec.device.name;
+    context.chip = rec.chip;
+    context.mode = rec.mode;
+    context.passes = rec.passes;
+    context.metrics = rec.metrics;
+    context.ceilings = e.ceilings.used;
+    writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o, context); });
     if (!args.chart.empty()) {
         ChartOptions options;
         options.labels = args.labels;

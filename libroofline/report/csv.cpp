@@ -33,7 +33,8 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     out << ",flop_rate";
     for (const char* l : {"l1", "l2", "dram"})
         out << ",byte_rate_" << l;
-    out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration,replay\n";
+    out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,"
+           "bound_kind,bound_roof\n";
     using report::number;
     for (const auto& r : records) {
         out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
@@ -54,7 +55,16 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
             out << ',' << number(r.byteRate(static_cast<MemoryLevel>(l)));
         out << ',' << quoted(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << ','
             << number(r.tensorShare()) << ',' << (r.noFloatingPointWork() ? 1 : 0) << ','
-            << quoted(r.scopePathRaw) << ',' << r.iteration << ',' << toString(r.replay) << '\n';
+            << quoted(r.scopePathRaw) << ',' << r.iteration << ',' << toString(r.replay) << ','
+            << quoted(report::displayName(r.name)) << ','
+            << (r.bound.kind == Bound::Kind::Compute  ? "compute"
+                : r.bound.kind == Bound::Kind::Memory ? "memory"
+                                                      : "unknown")
+            << ','
+            << (r.bound.kind == Bound::Kind::Compute  ? toString(r.bound.flop)
+                : r.bound.kind == Bound::Kind::Memory ? toString(r.bound.level)
+                                                      : std::string_view(""))
+            << '\n';
     }
 }
 

@@ -30,9 +30,7 @@ nlohmann::json boundJson(const Bound& b) {
     return j;
 }
 
-} // namespace
-
-void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
+nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : records) {
         nlohmann::json flops, bytes, intensity, byteRate, metrics;
@@ -78,7 +76,42 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
                        {"bound", boundJson(r.bound)},
                        {"metrics", metrics.is_null() ? nlohmann::json::object() : metrics}});
     }
-    out << nlohmann::json{{"records", all}}.dump(2) << '\n';
+    return all;
+}
+
+} // namespace
+
+void writeJson(const std::vector<KernelRecord>& records, std::ostream& out) {
+    out << nlohmann::json{{"schema_version", kJsonSchemaVersion}, {"records", recordsJson(records)}}
+               .dump(2)
+        << '\n';
+}
+
+void writeJson(const std::vector<KernelRecord>& records, std::ostream& out,
+               const ReportContext& c) {
+    nlohmann::json flops, bytes;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        flops[std::string(toString(static_cast<FlopKind>(k)))] =
+            finite(c.ceilings.flopsPerSecond[k]);
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        bytes[std::string(toString(static_cast<MemoryLevel>(l)))] =
+            finite(c.ceilings.bytesPerSecond[l]);
+    const nlohmann::json context = {{"recording", c.recording},
+                                    {"device", c.device},
+                                    {"chip", c.chip},
+                                    {"mode", c.mode},
+                                    {"passes", c.passes},
+                                    {"metrics", c.metrics},
+                                    {"ceilings",
+                                     {{"name", c.ceilings.name},
+                                      {"source", c.ceilings.source},
+                                      {"flops_per_second", flops},
+                                      {"bytes_per_second", bytes}}}};
+    out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
+                          {"context", context},
+                          {"records", recordsJson(records)}}
+               .dump(2)
+        << '\n';
 }
 
 void writeJson(const std::vector<KernelRecord>& records, const std::string& path) {
