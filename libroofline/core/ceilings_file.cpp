@@ -1,5 +1,7 @@
 #include "core/ceilings_file.hpp"
 
+#include "core/json_number.hpp"
+
 #include "core/atomic_file.hpp"
 #include "core/roofline_model.hpp"
 
@@ -70,7 +72,7 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
         throw bad("is not a libroofline ceilings file (no \"format\": \"libroofline-ceilings\")");
     MeasuredCeilings c;
     try {
-        c.version = j.at("version").get<int>();
+        c.version = integerAt<int>(j, "version");
         if (c.version > kCeilingsFormatVersion)
             throw Error(ErrorCode::UnsupportedVersion,
                         "ceilings file '" + what + "' has format version " +
@@ -83,10 +85,10 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
         c.computeMajor = std::atoi(cc.c_str());
         const auto dot = cc.find('.');
         c.computeMinor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
-        c.smCount = d.value("sm_count", 0);
+        c.smCount = integerOr<int>(d, "sm_count", 0);
         c.maxSmClockHz = d.value("max_sm_clock_hz", 0.0);
         c.memoryClockHz = d.value("memory_clock_hz", 0.0);
-        c.driverVersion = d.value("driver_version", 0);
+        c.driverVersion = integerOr<int>(d, "driver_version", 0);
         c.createdUtc = j.value("created_utc", "");
         c.libraryVersion = j.value("library_version", "");
         c.quick = j.value("quick", false);
@@ -98,7 +100,7 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
             m.kernel = r.value("kernel", "");
             m.shape = r.value("shape", "");
             m.smClockHz = r.value("sm_clock_hz", 0.0);
-            m.trials = r.value("trials", 0);
+            m.trials = integerOr<int>(r, "trials", 0);
             m.note = r.value("note", "");
             if (!(m.perSecond >= 0.0) || m.perSecond > 1e18)
                 throw bad("has an impossible value for roof '" + m.roof + "'");
@@ -106,6 +108,8 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
         }
     } catch (const nlohmann::json::exception& e) {
         throw bad(std::string("lacks a field (") + e.what() + ")");
+    } catch (const std::out_of_range& e) {
+        throw bad(std::string("has an impossible field (") + e.what() + ")");
     }
     return c;
 }

@@ -1,5 +1,7 @@
 #include "core/recording.hpp"
 
+#include "core/json_number.hpp"
+
 #include "core/atomic_file.hpp"
 
 #include <roofline/error.hpp>
@@ -85,7 +87,7 @@ nlohmann::json toJson(const DeviceInfo& d) {
 
 DeviceInfo deviceFromJson(const nlohmann::json& j) {
     DeviceInfo d;
-    d.ordinal = j.at("ordinal").get<int>();
+    d.ordinal = integerAt<int>(j, "ordinal");
     d.name = j.at("name").get<std::string>();
     d.chip = j.at("chip").get<std::string>();
     const auto cc = j.at("compute_capability").get<std::string>();
@@ -94,13 +96,13 @@ DeviceInfo deviceFromJson(const nlohmann::json& j) {
         throw std::invalid_argument("compute_capability '" + cc + "'");
     d.computeMajor = std::stoi(cc.substr(0, dot));
     d.computeMinor = std::stoi(cc.substr(dot + 1));
-    d.smCount = j.at("sm_count").get<int>();
+    d.smCount = integerAt<int>(j, "sm_count");
     d.smClockHz = j.at("sm_clock_hz").get<double>();
     d.memoryClockHz = j.at("memory_clock_hz").get<double>();
-    d.memoryBusWidthBits = j.at("memory_bus_width_bits").get<int>();
-    d.l2Bytes = j.at("l2_bytes").get<std::uint64_t>();
-    d.memoryBytes = j.at("memory_bytes").get<std::uint64_t>();
-    d.driverVersion = j.at("driver_version").get<int>();
+    d.memoryBusWidthBits = integerAt<int>(j, "memory_bus_width_bits");
+    d.l2Bytes = integerAt<std::uint64_t>(j, "l2_bytes");
+    d.memoryBytes = integerAt<std::uint64_t>(j, "memory_bytes");
+    d.driverVersion = integerAt<int>(j, "driver_version");
     return d;
 }
 
@@ -124,14 +126,14 @@ Coverage coverageFromJson(const nlohmann::json& j) {
     if (!j.is_object())
         return c;
     c.known = true;
-    c.launchesPerIteration = j.at("launches_per_iteration").get<std::uint64_t>();
+    c.launchesPerIteration = integerAt<std::uint64_t>(j, "launches_per_iteration");
     c.launchesVaried = j.at("launches_varied").get<bool>();
-    c.rangesPerImage = j.at("ranges_per_image").get<std::uint64_t>();
-    c.passes = j.at("passes").get<std::uint64_t>();
-    c.iterationsPerPass = j.at("iterations_per_pass").get<std::uint64_t>();
-    c.iterationsNeeded = j.at("iterations_needed").get<std::uint64_t>();
-    c.iterationsRun = j.at("iterations_run").get<std::uint64_t>();
-    c.launchesCovered = j.at("launches_covered").get<std::uint64_t>();
+    c.rangesPerImage = integerAt<std::uint64_t>(j, "ranges_per_image");
+    c.passes = integerAt<std::uint64_t>(j, "passes");
+    c.iterationsPerPass = integerAt<std::uint64_t>(j, "iterations_per_pass");
+    c.iterationsNeeded = integerAt<std::uint64_t>(j, "iterations_needed");
+    c.iterationsRun = integerAt<std::uint64_t>(j, "iterations_run");
+    c.launchesCovered = integerAt<std::uint64_t>(j, "launches_covered");
     c.firstIterationSkipped = j.value("first_iteration_skipped", false); // absent before 0.1.x
     return c;
 }
@@ -161,31 +163,32 @@ nlohmann::json toJson(const LaunchInfo& l) {
 Dim3 dimFromJson(const nlohmann::json& j) {
     if (!j.is_array() || j.size() != 3)
         throw std::invalid_argument("a dim3 must be [x, y, z]");
-    return {j[0].get<std::uint32_t>(), j[1].get<std::uint32_t>(), j[2].get<std::uint32_t>()};
+    return {integerOf<std::uint32_t>(j.at(0), "dim"), integerOf<std::uint32_t>(j.at(1), "dim"),
+            integerOf<std::uint32_t>(j.at(2), "dim")};
 }
 
 LaunchInfo launchFromJson(const nlohmann::json& j) {
     LaunchInfo l;
-    l.launchIndex = j.at("index").get<std::uint64_t>();
+    l.launchIndex = integerAt<std::uint64_t>(j, "index");
     l.name = j.at("name").get<std::string>();
     l.mangledName = j.at("mangled").get<std::string>();
     l.scopePath = j.at("scope").get<std::string>();
     l.scopePathRaw = j.value("scope_raw", std::string()); // absent in older recordings
-    l.iteration = j.value("iteration", std::int64_t{-1});
-    const int replay = j.value("replay", 0);
+    l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
+    const int replay = integerOr<int>(j, "replay", 0);
     l.replay = replay == 1   ? ReplayStatus::Differs
                : replay == 2 ? ReplayStatus::Unmatched
                              : ReplayStatus::Clean;
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
-    l.stream = j.at("stream").get<std::uint64_t>();
-    l.chunk = j.at("chunk").get<int>();
-    l.range = j.at("range").get<std::uint32_t>();
+    l.stream = integerAt<std::uint64_t>(j, "stream");
+    l.chunk = integerAt<int>(j, "chunk");
+    l.range = integerAt<std::uint32_t>(j, "range");
     // v2 fields
-    l.threadId = j.value("thread", std::uint64_t{0});
-    l.device = j.value("device", 0);
+    l.threadId = integerOr<std::uint64_t>(j, "thread", 0);
+    l.device = integerOr<int>(j, "device", 0);
     l.scopeRecord = j.value("scope_record", false);
-    l.kernels = j.value("kernels", std::uint32_t{1});
+    l.kernels = integerOr<std::uint32_t>(j, "kernels", 1);
     l.note = j.value("note", std::string());
     l.timingSeconds = j.value("timing_seconds", 0.0);
     return l;
@@ -246,9 +249,23 @@ Section readSection(Reader& r, std::size_t index) {
         r.corrupt(name + " claims an impossible size");
     if (encoding != kRaw && encoding != kZstd)
         r.corrupt(name + " has unknown encoding " + std::to_string(encoding));
-    std::vector<std::uint8_t> stored(storedSize);
-    r.read(stored.data(), stored.size(), name.c_str());
+    // Read in steps, so that what is allocated never runs ahead of what the file holds (a
+    // damaged size field must not make us allocate gigabytes before the truncation shows).
+    std::vector<std::uint8_t> stored;
+    for (std::uint64_t done = 0; done < storedSize;) {
+        const std::size_t step =
+            static_cast<std::size_t>(std::min<std::uint64_t>(storedSize - done, 1u << 20));
+        stored.resize(static_cast<std::size_t>(done) + step);
+        r.read(stored.data() + done, step, name.c_str());
+        done += step;
+    }
     if (encoding == kZstd) {
+        // The frame must announce the raw size, and no more than zstd's best ratio allows.
+        const unsigned long long announced = ZSTD_getFrameContentSize(stored.data(), stored.size());
+        if (announced != rawSize)
+            r.corrupt(name + " does not decompress (its frame announces another size)");
+        if (rawSize > (storedSize + 64) * 4096)
+            r.corrupt(name + " claims an impossible compression ratio");
         s.data.resize(rawSize);
         const std::size_t n =
             ZSTD_decompress(s.data.data(), s.data.size(), stored.data(), stored.size());
@@ -364,11 +381,11 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.chip = meta.at("chip").get<std::string>();
         rec.device = deviceFromJson(meta.at("device"));
         rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
-        rec.passes = meta.at("passes").get<std::uint64_t>();
-        rec.droppedRanges = meta.at("dropped_ranges").get<std::uint64_t>();
+        rec.passes = integerAt<std::uint64_t>(meta, "passes");
+        rec.droppedRanges = integerAt<std::uint64_t>(meta, "dropped_ranges");
         if (meta.contains("coverage")) // absent in older recordings
             rec.coverage = coverageFromJson(meta.at("coverage"));
-        if (meta.at("counter_data_chunks").get<std::size_t>() != rec.counterData.size())
+        if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
         std::size_t measured = 0;
         for (const auto& l : meta.at("launches")) {

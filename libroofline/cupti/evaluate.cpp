@@ -4,9 +4,139 @@
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"
 
+#include <roofline/error.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <memory>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace roofline::cupti {
+namespace {
+
+// What a v1 recording's raw counter-data images evaluate to: ranges per image, values per launch.
+struct ImageValues {
+    std::vector<std::size_t> ranges;         // per chunk
+    std::vector<std::vector<double>> values; // per launch (empty: not evaluated)
+};
+
+ImageValues evaluateImages(const core::Recording& rec) {
+    ImageValues out;
+    const Host host(rec.chip);
+    for (const auto& chunk : rec.counterData)
+        out.ranges.push_back(host.rangeCount(chunk));
+    out.values.resize(rec.launches.size());
+    for (std::size_t i = 0; i < rec.launches.size(); ++i) {
+        const auto& l = rec.launches[i];
+        if (!l.values.empty() || l.chunk < 0 ||
+            l.range >= out.ranges[static_cast<std::size_t>(l.chunk)])
+            continue;
+        out.values[i] = host.evaluateValues(rec.counterData[static_cast<std::size_t>(l.chunk)],
+                                            l.range, rec.metrics);
+    }
+    return out;
+}
+
+bool writeAll(int fd, const void* data, std::size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
+// CUPTI's host evaluation trusts the image it is given: crafted counter-data images with valid
+// checksums crash it (SIGSEGV, found by fuzzing). Raw images are evaluated in a child process, so
+// a damaged one ends in a clear error, never in a crash of the program reading the recording.
+ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string& what) {
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return evaluateImages(rec);
+    const pid_t child = ::fork();
+    if (child < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return evaluateImages(rec);
+    }
+    if (child == 0) { // evaluate, send, and leave without running the parent's exit handlers
+        ::close(fds[0]);
+        int status = 0;
+        try {
+            const ImageValues v = evaluateImages(rec);
+            for (std::size_t r : v.ranges) {
+                const std::uint64_t n = r;
+                status |= writeAll(fds[1], &n, sizeof n) ? 0 : 1;
+            }
+            for (const auto& row : v.values) {
+                const std::uint64_t n = row.size();
+                status |= writeAll(fds[1], &n, sizeof n) ? 0 : 1;
+                status |= writeAll(fds[1], row.data(), row.size() * sizeof(double)) ? 0 : 1;
+            }
+        } catch (...) {
+            status = 3;
+        }
+        ::close(fds[1]);
+        ::_exit(status);
+    }
+    ::close(fds[1]);
+    std::vector<char> bytes;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        bytes.insert(bytes.end(), buffer, buffer + n);
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status))
+        throw Error(ErrorCode::CorruptRecording,
+                    "'" + what + "': CUPTI's host API crashed (" + strsignal(WTERMSIG(status)) +
+                        ") evaluating its raw counter-data images: they are damaged or were not "
+                        "written by libroofline. Re-record it (format v2 stores evaluated values)");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return evaluateImages(rec); // the child could not evaluate: the same call here says why
+    ImageValues out;
+    std::size_t at = 0;
+    const auto take = [&](void* dst, std::size_t n) {
+        if (at + n > bytes.size())
+            throw Error(ErrorCode::CorruptRecording,
+                        "'" + what + "': the evaluation of its counter-data images was cut short");
+        std::memcpy(dst, bytes.data() + at, n);
+        at += n;
+    };
+    for (std::size_t c = 0; c < rec.counterData.size(); ++c) {
+        std::uint64_t n = 0;
+        take(&n, sizeof n);
+        out.ranges.push_back(static_cast<std::size_t>(n));
+    }
+    out.values.resize(rec.launches.size());
+    for (auto& row : out.values) {
+        std::uint64_t n = 0;
+        take(&n, sizeof n);
+        if (n > rec.metrics.size())
+            throw Error(ErrorCode::CorruptRecording,
+                        "'" + what +
+                            "': the evaluation of its counter-data images is inconsistent");
+        row.resize(static_cast<std::size_t>(n));
+        take(row.data(), row.size() * sizeof(double));
+    }
+    return out;
+}
+
+} // namespace
 
 std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ceilings& ceilings) {
     std::vector<KernelRecord> records;
@@ -21,13 +151,13 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
     // v1 recordings hold raw images only: evaluate them with the CUPTI host API. Auto ranges are
     // matched to launches by order; if CUPTI saw kernels our launch callbacks did not (or the
     // reverse), that order is unreliable: say so on every record of the chunk.
-    std::unique_ptr<Host> host;
+    const bool v1 = rec.version < 2;
+    ImageValues images;
     std::vector<std::size_t> rangesPerChunk;
     std::vector<std::string> chunkNote(rec.counterData.size());
-    if (rec.version < 2) {
-        host = std::make_unique<Host>(rec.chip);
-        for (const auto& chunk : rec.counterData)
-            rangesPerChunk.push_back(host->rangeCount(chunk));
+    if (v1) {
+        images = evaluateImagesIsolated(rec, "the recording");
+        rangesPerChunk = images.ranges;
         std::vector<std::size_t> launchesPerChunk(rec.counterData.size(), 0);
         for (const auto& l : rec.launches)
             if (l.chunk >= 0)
@@ -42,8 +172,9 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
         }
     }
 
-    for (const auto& stored : rec.launches) {
-        if (!host || !stored.values.empty()) {
+    for (std::size_t i = 0; i < rec.launches.size(); ++i) {
+        const core::LaunchInfo& stored = rec.launches[i];
+        if (!v1 || !stored.values.empty()) {
             records.push_back(core::recordFromLaunch(profile, stored, rec.metrics, ceilings));
             continue;
         }
@@ -63,7 +194,7 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
             continue;
         }
         core::LaunchInfo launch = stored;
-        launch.values = host->evaluateValues(rec.counterData[chunk], launch.range, rec.metrics);
+        launch.values = images.values[i];
         records.push_back(core::recordFromLaunch(profile, launch, rec.metrics, ceilings));
         if (!chunkNote[chunk].empty())
             records.back().note += (records.back().note.empty() ? "" : "; ") + chunkNote[chunk];

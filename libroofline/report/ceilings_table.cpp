@@ -32,7 +32,11 @@ void row(std::ostream& out, const std::string& roof, double used, double measure
         if (m->perSecond > 0.0) {
             out << "  " << m->kernel << ", " << m->shape;
             if (m->smClockHz > 0.0)
-                out << ", SM clock " << static_cast<int>(m->smClockHz / 1e6 + 0.5) << " MHz";
+                if (m->smClockHz < 1e12) { // no cast of an absurd value from a damaged file
+                    char mhz[32];
+                    std::snprintf(mhz, sizeof mhz, "%.0f", m->smClockHz / 1e6);
+                    out << ", SM clock " << mhz << " MHz";
+                }
         } else if (!m->note.empty()) {
             out << "  " << m->note;
         }
