@@ -148,4 +148,40 @@ std::string px(double value) {
     return buf;
 }
 
+double textWidth(const std::string& text, double fontSize) {
+    return 0.58 * fontSize * static_cast<double>(text.size()) + 2;
+}
+
+Box placeLabel(double x, double y, double r, double w, double h, const std::vector<Box>& taken,
+               const Box& bounds) {
+    Box best;
+    double bestOverlap = -1;
+    for (double ring : {3.0, 10.0, 20.0, 34.0, 52.0}) {
+        const double d = r + ring;
+        // right, upper right, above, upper left, left, lower left, below, lower right
+        const double cx[] = {x + d,     x + d * 0.7,     x - w / 2, x - d * 0.7 - w,
+                             x - d - w, x - d * 0.7 - w, x - w / 2, x + d * 0.7};
+        const double cy[] = {y - h / 2, y - d * 0.7 - h, y - d - h, y - d * 0.7 - h,
+                             y - h / 2, y + d * 0.7,     y + d,     y + d * 0.7};
+        for (int i = 0; i < 8; ++i) {
+            const Box b{cx[i], cy[i], cx[i] + w, cy[i] + h};
+            if (!b.inside(bounds))
+                continue;
+            double overlap = 0;
+            for (const Box& t : taken)
+                if (b.overlaps(t))
+                    overlap += (std::min(b.x1, t.x1) - std::max(b.x0, t.x0)) *
+                               (std::min(b.y1, t.y1) - std::max(b.y0, t.y0));
+            if (overlap == 0)
+                return b;
+            if (bestOverlap < 0 || overlap < bestOverlap)
+                best = b, bestOverlap = overlap;
+        }
+    }
+    if (bestOverlap < 0) // nothing fits inside the bounds: to the right, clamped
+        best = {std::min(x + r + 3, bounds.x1 - w), y - h / 2,
+                std::min(x + r + 3, bounds.x1 - w) + w, y + h / 2};
+    return best;
+}
+
 } // namespace roofline::report

@@ -28,6 +28,27 @@ struct LinearAxis {
 };
 LinearAxis fitLinearAxis(double lo, double hi, double from, double to, int targetTicks = 5);
 
+/// An axis-aligned box in pixels.
+struct Box {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool overlaps(const Box& o) const noexcept {
+        return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1;
+    }
+    bool inside(const Box& o) const noexcept {
+        return x0 >= o.x0 && x1 <= o.x1 && y0 >= o.y0 && y1 <= o.y1;
+    }
+};
+
+/// Where a label of `w` x `h` pixels goes beside a marker of radius `r` at (`x`, `y`): the first
+/// of eight positions around it, then the same on wider rings, whose box stays inside `bounds` and
+/// overlaps nothing in `taken` (other labels, markers, roof labels). When every candidate
+/// collides, the one with the least overlap. The label's text baseline is at y1 - 3.
+Box placeLabel(double x, double y, double r, double w, double h, const std::vector<Box>& taken,
+               const Box& bounds);
+
+/// Width in pixels of `text` at the charts' 12 px font (an estimate: 7 px per character).
+double textWidth(const std::string& text, double fontSize = 12);
+
 /// 1.5e12 -> "1.5T", 2e-3 -> "0.002", 0 -> "0"; finite output for any input.
 std::string siNumber(double value);
 

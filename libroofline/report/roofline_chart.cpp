@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -48,6 +49,39 @@ double intensity(const ChartPoint& p, std::size_t level) {
 double rate(const ChartPoint& p) {
     return p.seconds > 0 ? p.flops / p.seconds : 0.0;
 }
+
+// Legend entries that tell kernels apart: names shortened in the middle (so names that differ
+// at the end stay distinct); one kernel name in several scopes gets its innermost scope name;
+// what still collides a number.
+std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kernels) {
+    constexpr std::size_t kLegendWidth = 26;
+    std::vector<std::string> out;
+    for (const ChartKernel* k : kernels)
+        out.push_back(shorten(k->name, kLegendWidth));
+    const auto collides = [&](std::size_t i) {
+        return std::count(out.begin(), out.end(), out[i]) > 1;
+    };
+    std::vector<bool> again(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+        again[i] = collides(i);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (again[i]) {
+            std::string scope = kernels[i]->scope;
+            const auto slash = scope.rfind('/');
+            if (slash != std::string::npos)
+                scope = scope.substr(slash + 1);
+            if (!scope.empty())
+                out[i] = shorten(kernels[i]->name, 16) + " @ " + shorten(scope, 12);
+        }
+    std::map<std::string, int> seen;
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (collides(i))
+            out[i] += " ~" + std::to_string(++seen[out[i]]);
+    return out;
+}
+
+// A white outline under text, so lines behind it do not strike through it.
+constexpr const char* kHalo = " stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\"";
 
 std::string marker(std::size_t level, double x, double y, double r, bool hollow) {
     const std::string fill = hollow ? "none" : kLevelColor[level];
@@ -115,7 +149,11 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
         if (g.differing + g.unmatched > 0) // replay caveats: in the legend, details on hover
             k.name = "[!] " + k.name;
         k.detail = describe(g, ceilings, total);
+        k.scope = g.scope;
         k.now.flops = g.flopsIn(family);
+        for (std::size_t kind = 0; kind < kFlopKindCount; ++kind)
+            if (inFamily(static_cast<FlopKind>(kind), family) && g.flops[kind] > 0)
+                k.kinds |= 1u << kind;
         k.now.seconds = g.seconds;
         k.now.bytes = g.bytes;
         k.share = total > 0 ? g.seconds / total : 0;
@@ -132,10 +170,16 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
 
 std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     // compute roofs of the family, memory roofs
+    // Only the roofs of the kinds the kernels used (a BF16 GEMM must not seem to sit on the
+    // FP64-tensor roof); every roof of the family when no kernel says.
+    std::uint32_t used = 0;
+    for (const auto& k : spec.kernels)
+        used |= k.kinds;
     std::vector<std::pair<FlopKind, double>> compute;
     for (std::size_t k = 0; k < kFlopKindCount; ++k) {
         const auto kind = static_cast<FlopKind>(k);
-        if (inFamily(kind, spec.family) && spec.ceilings.flopsPerSecond[k] > 0)
+        if (inFamily(kind, spec.family) && spec.ceilings.flopsPerSecond[k] > 0 &&
+            (used == 0 || (used & (1u << k))))
             compute.emplace_back(kind, spec.ceilings.flopsPerSecond[k]);
     }
     double top = 0, bandwidthMax = 0;
@@ -216,6 +260,8 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
       << " performance (FLOP/s)</text>\n</g>\n";
 
     // roofs
+    std::vector<std::string> roofLabels;
+    std::vector<Box> obstacles; // roof labels and markers: what a kernel's label must not cover
     o << "<g class=\"roofs\" clip-path=\"url(#clip-" << toString(spec.family) << ")\">\n";
     const double dxPerDecade = (kRight - kLeft) / std::log10(x.hi / x.lo);
     const double dyPerDecade = (kBottom - kTop) / std::log10(y.hi / y.lo);
@@ -232,12 +278,20 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
           << "\" x1=\"" << px(x.map(x0)) << "\" y1=\"" << px(y.map(x0 * b)) << "\" x2=\""
           << px(x.map(x1)) << "\" y2=\"" << px(y.map(x1 * b)) << "\" stroke=\"" << kLevelColor[l]
           << "\" stroke-width=\"2\"/>\n";
-        // label a little way along the line
+        // label a little way along the line (drawn after the kernels, over their lines)
         const double xl = x0 * std::pow(x1 / x0, 0.12);
-        o << "<text class=\"roof-label\" x=\"" << px(x.map(xl)) << "\" y=\""
-          << px(y.map(xl * b) - 6) << "\" fill=\"" << kLevelColor[l] << "\" transform=\"rotate("
-          << px(angle) << ' ' << px(x.map(xl)) << ' ' << px(y.map(xl * b) - 6) << ")\">"
-          << kLevelName[l] << ' ' << siNumber(b) << "B/s</text>\n";
+        const double ax = x.map(xl), ay = y.map(xl * b) - 6;
+        const std::string text = std::string(kLevelName[l]) + ' ' + siNumber(b) + "B/s";
+        std::ostringstream t;
+        t << "<text class=\"roof-label\" x=\"" << px(ax) << "\" y=\"" << px(ay) << "\" fill=\""
+          << kLevelColor[l] << "\"" << kHalo << " transform=\"rotate(" << px(angle) << ' ' << px(ax)
+          << ' ' << px(ay) << ")\">" << text << "</text>\n";
+        roofLabels.push_back(t.str());
+        // the rotated text's bounding box
+        const double w = textWidth(text), rad = angle * M_PI / 180.0;
+        const double ex = w * std::cos(rad), ey = w * std::sin(rad);
+        obstacles.push_back({std::min(ax, ax + ex) - 2, std::min(ay - 12, ay + ey - 12),
+                             std::max(ax, ax + ex) + 2, std::max(ay + 3, ay + ey + 3)});
     }
     // compute roofs from the highest down; a label that would overlap the one above goes below
     // its line instead
@@ -253,9 +307,12 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
         o << "<line class=\"roof compute\" data-kind=\"" << toString(kind) << "\" data-value=\""
           << p << "\" x1=\"" << px(x.map(x0)) << "\" y1=\"" << px(y.map(p)) << "\" x2=\"" << kRight
           << "\" y2=\"" << px(y.map(p)) << "\" stroke=\"#444\" stroke-width=\"2\"/>\n";
-        o << "<text class=\"roof-label\" x=\"" << (kRight - 6) << "\" y=\"" << px(labelY)
-          << "\" text-anchor=\"end\" fill=\"#444\">" << roofName(kind) << ' ' << siNumber(p)
-          << "FLOP/s</text>\n";
+        const std::string text = std::string(roofName(kind)) + ' ' + siNumber(p) + "FLOP/s";
+        std::ostringstream t;
+        t << "<text class=\"roof-label\" x=\"" << (kRight - 6) << "\" y=\"" << px(labelY)
+          << "\" text-anchor=\"end\" fill=\"#444\"" << kHalo << ">" << text << "</text>\n";
+        roofLabels.push_back(t.str());
+        obstacles.push_back({kRight - 6 - textWidth(text), labelY - 12, kRight - 6, labelY + 3});
     }
     o << "</g>\n";
 
@@ -265,6 +322,22 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return spec.kernels[a].share > spec.kernels[b].share;
     });
+    struct Anchor {
+        int label;
+        double x, y, r;
+    };
+    std::vector<Anchor> anchors;
+    for (const ChartKernel& k : spec.kernels) { // every marker is an obstacle for every label
+        if (!k.now.drawable())
+            continue;
+        const double r = 3.0 + 14.0 * std::sqrt(std::clamp(k.share, 0.0, 1.0));
+        const double yk = y.map(rate(k.now));
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            if (k.now.bytes[l] > 0) {
+                const double xk = x.map(intensity(k.now, l));
+                obstacles.push_back({xk - r * 1.1, yk - r * 1.2, xk + r * 1.1, yk + r * 1.0});
+            }
+    }
     o << "<g class=\"kernels\">\n";
     for (std::size_t i : order) {
         const ChartKernel& k = spec.kernels[i];
@@ -301,9 +374,30 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
                 labelX = std::max(labelX, xp);
             }
         if (k.label > 0)
-            o << "<text class=\"label\" x=\"" << px(labelX + r + 3) << "\" y=\"" << px(yNow - r)
-              << "\" font-weight=\"bold\">" << k.label << "</text>\n";
+            anchors.push_back({k.label, labelX, yNow, r});
         o << "</g>\n";
+    }
+    o << "</g>\n";
+    // Roof labels over the kernels' lines (a white halo keeps them readable), then the kernels'
+    // numbers, each placed clear of every other number, marker and roof label.
+    o << "<g class=\"roof-labels\">\n";
+    for (const auto& t : roofLabels)
+        o << t;
+    o << "</g>\n<g class=\"labels\">\n";
+    std::sort(anchors.begin(), anchors.end(),
+              [](const Anchor& a, const Anchor& b) { return a.label < b.label; });
+    const Box plot{kLeft + 1, kTop + 1, kRight - 1, kBottom - 1};
+    for (const Anchor& a : anchors) {
+        const std::string text = std::to_string(a.label);
+        const Box b = placeLabel(a.x, a.y, a.r, textWidth(text) + 2, 14, obstacles, plot);
+        obstacles.push_back(b);
+        const double cx = (b.x0 + b.x1) / 2, cy = (b.y0 + b.y1) / 2;
+        if (std::hypot(cx - a.x, cy - a.y) > a.r + 14) // far from its marker: a leader line
+            o << "<line class=\"leader\" x1=\"" << px(a.x) << "\" y1=\"" << px(a.y) << "\" x2=\""
+              << px(cx) << "\" y2=\"" << px(cy) << "\" stroke=\"#999\" stroke-width=\"0.8\"/>\n";
+        o << "<text class=\"label\" data-label=\"" << a.label << "\" x=\"" << px(b.x0 + 1)
+          << "\" y=\"" << px(b.y1 - 3) << "\" font-weight=\"bold\"" << kHalo << ">" << text
+          << "</text>\n";
     }
     o << "</g>\n</g>\n";
 
@@ -327,8 +421,10 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
             labelled.push_back(&k);
     std::sort(labelled.begin(), labelled.end(),
               [](const ChartKernel* a, const ChartKernel* b) { return a->label < b->label; });
-    for (const ChartKernel* k : labelled) {
-        std::string name = k->name.size() > 24 ? k->name.substr(0, 23) + "…" : k->name;
+    const std::vector<std::string> names = legendNames(labelled);
+    for (std::size_t i = 0; i < labelled.size(); ++i) {
+        const ChartKernel* k = labelled[i];
+        const std::string& name = names[i];
         char share[32];
         std::snprintf(share, sizeof share, " (%.1f%%)", 100.0 * k->share);
         o << "<text class=\"legend-kernel\" x=\"" << (kRight + 24) << "\" y=\"" << px(ly)

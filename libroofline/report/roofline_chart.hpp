@@ -21,12 +21,16 @@ struct ChartPoint {
 
 struct ChartKernel {
     std::string name;   ///< short display name
+    std::string scope;  ///< its scope path (tells apart legend entries of one kernel name)
     std::string detail; ///< hover text (full name, scope, rates, bound, ...)
     ChartPoint now;     ///< the kernel (comparisons: B)
     bool hasBefore = false;
     ChartPoint before; ///< comparisons: A
     double share = 0;  ///< of the chart's total time, 0..1 (marker area)
     int label = 0;     ///< number shown beside it (0: none)
+    /// Bit k set: it did work of FlopKind k in the chart's family (tensor charts draw only the
+    /// roofs of input types some kernel used); 0: unknown (every roof of the family is drawn).
+    std::uint32_t kinds = 0;
 };
 
 struct ChartSpec {

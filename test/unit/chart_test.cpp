@@ -323,7 +323,8 @@ TEST(Report, TableFlagsZeroFlopKernelsAndShowsTensorShare) {
     EXPECT_NE(table.str().find("   75 "), std::string::npos);
     EXPECT_NE(table.str().find("[no FP work]"), std::string::npos);
     writeCsv(rs, csv);
-    EXPECT_NE(csv.str().find(",tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,bound_kind,bound_roof\n"),
+    EXPECT_NE(csv.str().find(",tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,bound_"
+                             "kind,bound_roof\n"),
               std::string::npos);
     EXPECT_NE(csv.str().find(",0.75,0,"), std::string::npos);
     EXPECT_NE(csv.str().find(",0,1,"), std::string::npos);
@@ -398,4 +399,87 @@ TEST(CeilingsFile, BadFilesGetClearErrors) {
                          "roofs":[{"roof":"fp32","per_second":-1}]})",
                      "neg.json"),
                  Error);
+}
+
+namespace {
+
+// Boxes of elements, read back from the SVG: labels (their estimated text box), markers.
+std::vector<report::Box> labelBoxes(const std::string& svg) {
+    std::vector<report::Box> out;
+    const std::regex re("<text class=\"label\" data-label=\"\\d+\" x=\"([-0-9.]+)\" "
+                        "y=\"([-0-9.]+)\"[^>]*>([^<]*)</text>");
+    for (std::sregex_iterator it(svg.begin(), svg.end(), re), end; it != end; ++it) {
+        const double x = std::stod((*it)[1]), y = std::stod((*it)[2]);
+        const double w = report::textWidth((*it)[3]);
+        out.push_back({x, y - 11, x + w, y + 2});
+    }
+    return out;
+}
+
+std::vector<report::Box> circleBoxes(const std::string& svg) {
+    std::vector<report::Box> out;
+    const std::regex re("<circle class=\"pt [^\"]*\" fill=\"[^\"]*\" stroke=\"[^\"]*\" "
+                        "cx=\"([-0-9.]+)\" cy=\"([-0-9.]+)\" r=\"([-0-9.]+)\"");
+    for (std::sregex_iterator it(svg.begin(), svg.end(), re), end; it != end; ++it) {
+        const double x = std::stod((*it)[1]), y = std::stod((*it)[2]), r = std::stod((*it)[3]);
+        out.push_back({x - r * 0.7, y - r * 0.7, x + r * 0.7, y + r * 0.7});
+    }
+    return out;
+}
+
+} // namespace
+
+// Ten kernels crowded into one spot (the FP16 chart of a real run): their numbers must not
+// overlap each other or any marker.
+TEST(RooflineChart, LabelsDoNotOverlapEachOtherOrMarkers) {
+    const Ceilings c = h100();
+    std::vector<KernelRecord> rs;
+    for (int i = 0; i < 10; ++i)
+        rs.push_back(record("crowded_kernel_" + std::to_string(i), "s", 1e-3 * (1 + 0.01 * i),
+                            FlopKind::FP32, 1e10 * (1 + 0.02 * i),
+                            {2e9 * (1 + 0.03 * i), 2e9, 1e9}));
+    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
+    report::ChartSpec spec;
+    spec.family = report::Family::FP32;
+    spec.ceilings = c;
+    spec.kernels = report::chartKernels(groups, spec.family, c, report::totalSeconds(groups), 8);
+    const std::string svg = report::renderRoofline(spec, false);
+    const auto labels = labelBoxes(svg);
+    ASSERT_EQ(labels.size(), 8u) << svg;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        for (std::size_t j = i + 1; j < labels.size(); ++j)
+            EXPECT_FALSE(labels[i].overlaps(labels[j])) << "labels " << i + 1 << " and " << j + 1;
+    const auto circles = circleBoxes(svg.substr(0, svg.find("<g class=\"legend\">")));
+    ASSERT_EQ(circles.size(), 10u); // the L1 markers
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        for (const auto& m : circles)
+            EXPECT_FALSE(labels[i].overlaps(m)) << "label " << i + 1 << " covers a marker";
+    EXPECT_NE(svg.find("class=\"leader\""), std::string::npos); // some had to move away
+}
+
+TEST(ChartLayout, PlaceLabelAvoidsWhatIsTakenAndStaysInBounds) {
+    const report::Box bounds{0, 0, 200, 200};
+    const report::Box first = report::placeLabel(100, 100, 5, 10, 14, {}, bounds);
+    EXPECT_GE(first.x0, 105); // to the right of the marker by default
+    const report::Box second = report::placeLabel(100, 100, 5, 10, 14, {first}, bounds);
+    EXPECT_FALSE(second.overlaps(first));
+    const report::Box edge = report::placeLabel(198, 100, 5, 10, 14, {}, bounds);
+    EXPECT_TRUE(edge.inside(bounds));
+}
+
+// A tensor chart of BF16 GEMMs draws the BF16 tensor roof only: they must not seem to sit on the
+// FP64-tensor roof.
+TEST(RooflineChart, TensorRoofsOnlyForTheInputTypesPresent) {
+    const Ceilings c = h100();
+    std::vector<KernelRecord> rs = {
+        record("gemm", "s", 1e-3, FlopKind::TensorBF16, 6e10, {1e9, 5e8, 2e8})};
+    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
+    report::ChartSpec spec;
+    spec.family = report::Family::Tensor;
+    spec.ceilings = c;
+    spec.kernels = report::chartKernels(groups, spec.family, c, report::totalSeconds(groups), 5);
+    const std::string svg = report::renderRoofline(spec, false);
+    EXPECT_EQ(count(svg, "class=\"roof compute\""), 1u) << svg;
+    EXPECT_EQ(count(svg, "data-kind=\"tensor_bf16\""), 1u);
+    EXPECT_EQ(count(svg, "data-kind=\"tensor_fp64\""), 0u);
 }
