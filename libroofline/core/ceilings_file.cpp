@@ -68,7 +68,9 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
     } catch (const nlohmann::json::exception& e) {
         throw bad(std::string("is not valid JSON (") + e.what() + ")");
     }
-    if (!j.is_object() || j.value("format", "") != "libroofline-ceilings")
+    const auto format = j.is_object() ? j.find("format") : j.end();
+    if (!j.is_object() || format == j.end() || !format->is_string() ||
+        format->get<std::string>() != "libroofline-ceilings")
         throw bad("is not a libroofline ceilings file (no \"format\": \"libroofline-ceilings\")");
     MeasuredCeilings c;
     try {

@@ -379,6 +379,15 @@ TEST(CeilingsFile, RoundTripMergeAndChoice) {
 }
 
 TEST(CeilingsFile, BadFilesGetClearErrors) {
+    // Found by libFuzzer: fields of the wrong type or range are a clear error, never another
+    // exception type or a cast with undefined behaviour.
+    for (const char* text :
+         {R"({"format":{}})", R"([1,2])", R"({"format":"libroofline-ceilings","version":1e300})",
+          R"({"format":"libroofline-ceilings","version":1,"device":{"name":"x","sm_count":1e40},)"
+          R"("roofs":[]})",
+          R"({"format":"libroofline-ceilings","version":1,"device":{"name":"x"},"roofs":[{"roof":)"
+          R"("fp32","per_second":1,"trials":-1e30}]})"})
+        EXPECT_THROW(core::ceilingsFromJson(text, "f.json"), Error) << text;
     try {
         core::ceilingsFromJson("{", "x.json");
         FAIL();
