@@ -33,6 +33,13 @@ enum class MetricSet {
     Time,   ///< time and clock only (1 pass)
 };
 
+/// What "L1 bytes" and "L2 bytes" mean (DRAM bytes are dram__bytes.sum in both).
+enum class ByteDefinition {
+    Nersc, ///< l1tex__t_bytes.sum, lts__t_bytes.sum: all traffic through L1 and L2 (NERSC)
+    Ncu,   ///< Nsight Compute's hierarchical roofline (CC >= 9.0): L1 = 128 x
+           ///< l1tex__lsu_writeback_active_mem_lgds.sum, L2 = 32 x lts__lts2xbar_cycles_active.sum
+};
+
 /// When caches are flushed before a replay pass.
 enum class CacheFlush {
     Auto, ///< on for kernel replay, off for iteration and scope replay
@@ -55,6 +62,8 @@ enum class AlignPasses {
 struct ROOFLINE_API Options {
     CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
+    /// L1/L2 byte counters: NERSC's (default) or Nsight Compute's. ROOFLINE_BYTES=nersc|ncu
+    ByteDefinition bytes = ByteDefinition::Nersc;
     int device = 0; ///< CUDA device ordinal; -1: every visible device. ROOFLINE_DEVICE
     /// Ranges one counter-data image holds before it is decoded, evaluated and reused. Not a limit
     /// on kernels. Host memory per range on the H100: ~0.6 MB of image (full set) plus ~1.4 MiB
@@ -114,5 +123,6 @@ ROOFLINE_API const char* toString(CollectionMode mode) noexcept;
 ROOFLINE_API const char* toString(MetricSet set) noexcept;
 ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
 ROOFLINE_API const char* toString(AlignPasses align) noexcept;
+ROOFLINE_API const char* toString(ByteDefinition bytes) noexcept;
 
 } // namespace roofline

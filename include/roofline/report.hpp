@@ -67,6 +67,7 @@ ROOFLINE_API void writeCsv(const std::vector<KernelRecord>& records, const std::
 /// Where records come from, for JSON outputs: the device, the collection and the roofs.
 struct ReportContext {
     std::string device, chip, mode, recording;
+    std::string bytes = "nersc"; ///< L1/L2 byte definition: "nersc" or "ncu"
     std::size_t passes = 0;
     std::vector<std::string> metrics;
     Ceilings ceilings;

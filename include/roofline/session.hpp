@@ -57,8 +57,8 @@ public:
     void save(const std::string& path) const;
 
     bool stopped() const noexcept;
-    bool countersAvailable() const noexcept; ///< false: timing-only (see status())
-    std::string status() const;              ///< "counters", or "timing only: <cause>"
+    bool countersAvailable() const noexcept;           ///< false: timing-only (see status())
+    std::string status() const;                        ///< "counters", or "timing only: <cause>"
     std::size_t droppedKernels() const noexcept;       ///< records without counter values
     std::uint64_t droppedRanges() const noexcept;      ///< ranges CUPTI reported dropped
     std::uint64_t replayMismatches() const noexcept;   ///< replay groups whose passes differed

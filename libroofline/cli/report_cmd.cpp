@@ -3,6 +3,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/ceilings_file.hpp"
+#include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
@@ -91,6 +92,13 @@ int report(const ReportArgs& args) {
           << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
           << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
           << rec.passes << " passes\n"
+          << "bytes     " << rec.bytes << ": "
+          << (rec.metrics.empty()
+                  ? std::string("-")
+                  : core::describeBytes(core::withBytes(
+                        core::profileForChip(rec.chip),
+                        rec.bytes == "ncu" ? ByteDefinition::Ncu : ByteDefinition::Nersc)))
+          << "\n"
           << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
           << rec.droppedRanges << " ranges dropped by CUPTI\n"
           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
@@ -132,12 +140,13 @@ int report(const ReportArgs& args) {
     context.passes = rec.passes;
     context.metrics = rec.metrics;
     context.ceilings = e.ceilings.used;
+    context.bytes = rec.bytes;
     writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o, context); });
     if (!args.chart.empty()) {
         ChartOptions options;
         options.labels = args.labels;
-        options.subtitle =
-            args.file + " on " + rec.device.name + "; roofs: " + e.ceilings.used.name;
+        options.subtitle = args.file + " on " + rec.device.name +
+                           "; roofs: " + e.ceilings.used.name + "; bytes: " + rec.bytes;
         const ChartFiles charts = writeRooflineChart(records, e.ceilings.used, args.chart, options);
         for (const auto& n : charts.notes)
             human << "chart: " << n << '\n';

@@ -217,6 +217,7 @@ void SessionState::finish() noexcept {
         r.counterData = std::move(collector->keptImages());
         r.status = status;
         r.cacheFlush = toString(options.cacheFlush);
+        r.bytes = toString(options.bytes);
         r.launches = std::move(launches);
         records = cupti::evaluateRecording(r, ceilings);
     } catch (const std::exception& e) {
@@ -303,7 +304,8 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
             throw Error(ErrorCode::UnsupportedChip,
                         "devices of different chips (" + chip + ", " + d.info.chip +
                             ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    s.metrics = core::requiredMetrics(core::profileForChip(chip), s.options.metrics);
+    s.metrics = core::requiredMetrics(core::withBytes(core::profileForChip(chip), s.options.bytes),
+                                      s.options.metrics);
     const cupti::Host host(chip);
     cupti::ConfigImage image = host.configImage(s.metrics);
     s.configImage = image.bytes;

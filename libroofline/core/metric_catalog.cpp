@@ -95,6 +95,12 @@ std::vector<ChipProfile> buildCatalog() {
     at(hopper, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
     at(hopper, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
     at(hopper, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    // Nsight Compute's roofline sections on CC >= 9.0 (FACTS.md).
+    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::L1)] =
+        single("l1tex__lsu_writeback_active_mem_lgds.sum", 128);
+    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::L2)] =
+        single("lts__lts2xbar_cycles_active.sum", 32);
+    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
     hopper.validation =
         "validated on H100 SXM (GH100) 2026-11-22 with calibration kernels: FP32 FFMA and FP64 "
         "DFMA exact; FP16 counts HFMA2 instructions (packed factor 2 assumed); tensor FP16 (both "
@@ -137,6 +143,27 @@ const ChipProfile& profileForChip(const std::string& chip) {
                     "' has no entry in libroofline's metric catalog (known: " + known +
                     "). Add a ChipProfile in libroofline/core/metric_catalog.cpp and "
                     "validate it with the calibration kernels (docs/methodology.md).");
+}
+
+ChipProfile withBytes(const ChipProfile& profile, ByteDefinition definition) {
+    if (definition == ByteDefinition::Nersc)
+        return profile;
+    if (profile.bytesNcu[0].empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "the " + profile.family +
+                        " catalog entry has no Nsight Compute byte definitions (they are defined "
+                        "for compute capability 9.0+: Hopper); use ROOFLINE_BYTES=nersc");
+    ChipProfile p = profile;
+    p.bytes = profile.bytesNcu;
+    return p;
+}
+
+std::string describeBytes(const ChipProfile& profile) {
+    std::string out;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        out += (out.empty() ? "" : ", ") + std::string(toString(static_cast<MemoryLevel>(l))) +
+               " = " + describe(profile.bytes[l]);
+    return out;
 }
 
 std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {

@@ -33,8 +33,16 @@ struct ChipProfile {
     std::string durationMetric; ///< nanoseconds
     std::array<Formula, kFlopKindCount> flops;
     std::array<Formula, kMemoryLevelCount> bytes;
+    /// Nsight Compute's hierarchical-roofline byte counters (empty: not defined for the family).
+    std::array<Formula, kMemoryLevelCount> bytesNcu;
     std::string validation; ///< what validated these formulas, and what did not
 };
+
+/// `profile` with its byte formulas of `definition` (throws Error(InvalidArgument) naming the
+/// family when it has none of that kind).
+ChipProfile withBytes(const ChipProfile& profile, ByteDefinition definition);
+/// "nersc" / "ncu" and the counters behind each level, for outputs.
+std::string describeBytes(const ChipProfile& profile);
 
 const std::vector<ChipProfile>& chipProfiles();
 /// The family covering `chip`; throws Error(UnsupportedChip) listing the chips the catalog has.

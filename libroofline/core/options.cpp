@@ -99,6 +99,10 @@ const char* toString(CacheFlush flush) noexcept {
     return "unknown";
 }
 
+const char* toString(ByteDefinition bytes) noexcept {
+    return bytes == ByteDefinition::Ncu ? "ncu" : "nersc";
+}
+
 const char* toString(AlignPasses align) noexcept {
     switch (align) {
     case AlignPasses::Auto:
@@ -126,6 +130,11 @@ Options Options::fromEnvironment(Options o) {
         static const MetricSet values[] = {MetricSet::Full, MetricSet::Core, MetricSet::Memory,
                                            MetricSet::Time};
         o.metrics = parseChoice("ROOFLINE_METRICS", v, names, values);
+    }
+    if (const char* v = std::getenv("ROOFLINE_BYTES")) {
+        static const char* const names[] = {"nersc", "ncu"};
+        static const ByteDefinition values[] = {ByteDefinition::Nersc, ByteDefinition::Ncu};
+        o.bytes = parseChoice("ROOFLINE_BYTES", v, names, values);
     }
     if (const char* v = std::getenv("ROOFLINE_DEVICE"))
         o.device = static_cast<int>(parseInteger("ROOFLINE_DEVICE", v, -1, 1023));

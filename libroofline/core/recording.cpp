@@ -293,6 +293,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"mode", rec.mode},
                            {"status", rec.status},
                            {"cache_flush", rec.cacheFlush},
+                           {"byte_definition", rec.bytes},
                            {"chip", rec.chip},
                            {"device", toJson(rec.device)},
                            {"metrics", rec.metrics},
@@ -378,6 +379,9 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.mode = meta.at("mode").get<std::string>();
         rec.status = meta.value("status", std::string("counters"));
         rec.cacheFlush = meta.value("cache_flush", std::string("off"));
+        rec.bytes = meta.value("byte_definition", std::string("nersc"));
+        if (rec.bytes != "nersc" && rec.bytes != "ncu")
+            r.corrupt("its byte definition '" + rec.bytes + "' is unknown");
         rec.chip = meta.at("chip").get<std::string>();
         rec.device = deviceFromJson(meta.at("device"));
         rec.metrics = meta.at("metrics").get<std::vector<std::string>>();

@@ -45,6 +45,7 @@ struct Recording {
     DeviceInfo device;
     std::string chip;
     std::vector<std::string> metrics; ///< metric names the config image schedules, in order
+    std::string bytes = "nersc";      ///< byte definition of L1/L2 bytes: "nersc" or "ncu" (v2)
     std::uint64_t passes = 0;
     std::uint64_t droppedRanges = 0; ///< ranges CUPTI reported as dropped while decoding
     Coverage coverage;               ///< iteration replay (optional "coverage" object)

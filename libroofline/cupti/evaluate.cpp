@@ -146,7 +146,9 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
             records.push_back(core::unmeasuredRecord(launch, ""));
         return records;
     }
-    const core::ChipProfile& profile = core::profileForChip(rec.chip);
+    const core::ChipProfile profile =
+        core::withBytes(core::profileForChip(rec.chip),
+                        rec.bytes == "ncu" ? ByteDefinition::Ncu : ByteDefinition::Nersc);
 
     // v1 recordings hold raw images only: evaluate them with the CUPTI host API. Auto ranges are
     // matched to launches by order; if CUPTI saw kernels our launch callbacks did not (or the

@@ -10,6 +10,7 @@
 #include <fstream>
 
 using roofline::FlopKind;
+using roofline::KernelRecord;
 using roofline::MemoryLevel;
 namespace cal = calibration;
 
@@ -150,4 +151,46 @@ TEST(GpuSession, SecondSessionIsRefusedAndSaveWritesARecording) {
     session.save(path);
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     EXPECT_GT(in.tellg(), 1000);
+}
+
+// Nsight Compute's byte definitions (ROOFLINE_BYTES=ncu) against NERSC's on the same kernels,
+// measured one after the other. DRAM is the same counter; the copy moves 2 x 256 MiB, which
+// bounds what each definition may report at L1 and L2. The figures printed here are the
+// calibration in docs/methodology.md ("Two byte definitions").
+TEST(GpuCalibration, NsightComputeByteDefinitionsOnTheCalibrationKernels) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    std::vector<KernelRecord> by[2];
+    for (int d = 0; d < 2; ++d) {
+        roofline::Options options;
+        options.mode = roofline::CollectionMode::KernelReplay;
+        options.metrics = roofline::MetricSet::Memory;
+        options.bytes = d == 0 ? roofline::ByteDefinition::Nersc : roofline::ByteDefinition::Ncu;
+        options.flushOnExit = false;
+        roofline::Session session{options};
+        ASSERT_TRUE(session.countersAvailable()) << session.status();
+        ASSERT_EQ(cal::runSuite(buffers), cudaSuccess);
+        by[d] = session.stop();
+        ASSERT_EQ(by[d].size(), 5u);
+    }
+    std::printf("%-22s %14s %14s %14s %14s %14s %14s\n", "kernel", "L1 nersc", "L1 ncu", "L2 nersc",
+                "L2 ncu", "DRAM nersc", "DRAM ncu");
+    for (std::size_t i = 0; i < 5; ++i) {
+        const KernelRecord &a = by[0][i], &b = by[1][i];
+        ASSERT_TRUE(a.measured && b.measured) << a.note << b.note;
+        std::printf("%-22s %14.6g %14.6g %14.6g %14.6g %14.6g %14.6g\n", a.scopePath.c_str(),
+                    a.bytesAt(MemoryLevel::L1), b.bytesAt(MemoryLevel::L1),
+                    a.bytesAt(MemoryLevel::L2), b.bytesAt(MemoryLevel::L2),
+                    a.bytesAt(MemoryLevel::DRAM), b.bytesAt(MemoryLevel::DRAM));
+        EXPECT_TRUE(b.metrics.count("lts__lts2xbar_cycles_active.sum"));
+        EXPECT_FALSE(b.metrics.count("lts__t_bytes.sum"));
+    }
+    const auto* copy = findByScope(by[1], "calibration/copy");
+    ASSERT_TRUE(copy);
+    EXPECT_NEAR(copy->bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
+    // L2 <-> crossbar traffic of a copy: every byte crosses once each way, give or take.
+    EXPECT_GT(copy->bytesAt(MemoryLevel::L2), 0.45 * cal::kCopyTraffic);
+    EXPECT_LT(copy->bytesAt(MemoryLevel::L2), 2.5 * cal::kCopyTraffic);
+    EXPECT_GT(copy->bytesAt(MemoryLevel::L1), 0.0);
+    EXPECT_LT(copy->bytesAt(MemoryLevel::L1), 2.5 * cal::kCopyTraffic);
 }

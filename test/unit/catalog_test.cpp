@@ -58,6 +58,19 @@ TEST(Catalog, HopperSetSplitsIntoSinglePassConfigurations) {
     EXPECT_EQ(passes, 8u); // one more than CUPTI's own packing of the whole set (7)
 }
 
+// Nsight Compute's byte definitions exist on GH100 and replace only L1 and L2.
+TEST(Catalog, HopperHasNsightComputeByteDefinitions) {
+    const auto& hopper = core::profileForChip("GH100");
+    const auto ncu = core::withBytes(hopper, ByteDefinition::Ncu);
+    const auto metrics = core::requiredMetrics(ncu, MetricSet::Memory);
+    EXPECT_NE(std::find(metrics.begin(), metrics.end(), "lts__lts2xbar_cycles_active.sum"),
+              metrics.end());
+    EXPECT_EQ(std::find(metrics.begin(), metrics.end(), "lts__t_bytes.sum"), metrics.end());
+    EXPECT_GE(cupti::Host("GH100").configImage(metrics).passes, 1u);
+    EXPECT_EQ(core::describe(ncu.bytes[2]), "dram__bytes.sum");
+    EXPECT_THROW(core::withBytes(core::profileForChip("GV100"), ByteDefinition::Ncu), Error);
+}
+
 TEST(Catalog, VoltaFormulaIsNeverUsedBeyondVolta) {
     for (const auto& profile : core::chipProfiles()) {
         const bool volta = profile.family == "Volta";
