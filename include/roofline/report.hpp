@@ -51,6 +51,9 @@ struct TableOptions {
     /// Grouped tables: the time that "%time" divides by (the whole recording's when the rows
     /// are filtered); 0: the rows' own total.
     double totalSeconds = 0;
+    /// Appended to every measured row's bound ("*" when the roofs in use lack a level: the
+    /// caller explains it under the table).
+    std::string boundMark;
 };
 
 /// Throws Error(InvalidArgument) naming the valid keys when `key` is not one of TableOptions'.

@@ -123,13 +123,16 @@ int report(const ReportArgs& args) {
         table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
         table.grouped = by != GroupBy::Launch;
         table.wide = args.wide;
+        const std::string missing = missingRoofNote(e.ceilings.used);
+        if (!missing.empty())
+            table.boundMark = "*";
         for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
             table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (table.grouped)
             human << "grouped by " << toString(by) << " (--group-by launch: one row per launch)\n";
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
-        if (const std::string note = missingRoofNote(e.ceilings.used); !note.empty())
-            human << "  " << note << '\n';
+        if (!missing.empty())
+            human << "  * " << missing << '\n';
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     ReportContext context;

@@ -235,7 +235,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         char tensor[8] = "-";
         if (r.totalFlops() > 0.0)
             std::snprintf(tensor, sizeof tensor, "%.0f", 100.0 * r.tensorShare());
-        std::string bound = toString(r.bound);
+        std::string bound = toString(r.bound) + options.boundMark;
         if (r.noFloatingPointWork())
             bound += "  [no FP work]";
         else if (!(r.timeSeconds > 0.0))
