@@ -209,7 +209,9 @@ void SessionState::finish() noexcept {
         r.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
         r.chip = r.device.chip;
         r.metrics = metrics;
-        r.passes = passes;
+        // Aligned replay (auto) may have been switched on mid-run: its pass count.
+        r.passes =
+            collector && collector->level() == Level::Counters ? collector->passes() : passes;
         r.droppedRanges = collector->droppedRanges();
         if (collector->level() == Level::Counters)
             r.coverage = collector->coverage();
