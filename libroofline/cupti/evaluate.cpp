@@ -39,6 +39,8 @@ ImageValues evaluateImages(const core::Recording& rec) {
     return out;
 }
 
+constexpr int kChildError = 3; // the child's exit status: an error message follows in the pipe
+
 bool writeAll(int fd, const void* data, std::size_t n) {
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
@@ -80,8 +82,16 @@ ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string
                 status |= writeAll(fds[1], &n, sizeof n) ? 0 : 1;
                 status |= writeAll(fds[1], row.data(), row.size() * sizeof(double)) ? 0 : 1;
             }
+        } catch (const std::exception& e) { // the error travels to the parent, which throws it
+            const Error* error = dynamic_cast<const Error*>(&e);
+            const std::int32_t code =
+                static_cast<std::int32_t>(error ? error->code() : ErrorCode::Cupti);
+            const std::string message = e.what();
+            writeAll(fds[1], &code, sizeof code);
+            writeAll(fds[1], message.data(), message.size());
+            status = kChildError;
         } catch (...) {
-            status = 3;
+            status = kChildError;
         }
         ::close(fds[1]);
         ::_exit(status);
@@ -106,8 +116,20 @@ ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string
                     "'" + what + "': CUPTI's host API crashed (" + strsignal(WTERMSIG(status)) +
                         ") evaluating its raw counter-data images: they are damaged or were not "
                         "written by libroofline. Re-record it (format v2 stores evaluated values)");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kChildError) {
+        // The child's error, rethrown here: the images are never evaluated in this process.
+        std::int32_t code = static_cast<std::int32_t>(ErrorCode::Cupti);
+        if (bytes.size() >= sizeof code)
+            std::memcpy(&code, bytes.data(), sizeof code);
+        const std::string message = bytes.size() > sizeof code
+                                        ? std::string(bytes.begin() + sizeof code, bytes.end())
+                                        : "evaluation failed";
+        throw Error(static_cast<ErrorCode>(code), message);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return evaluateImages(rec); // the child could not evaluate: the same call here says why
+        throw Error(ErrorCode::Io, "'" + what +
+                                       "': the evaluation of its counter-data images "
+                                       "could not be passed back (pipe error)");
     ImageValues out;
     std::size_t at = 0;
     const auto take = [&](void* dst, std::size_t n) {
