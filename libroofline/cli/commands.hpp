@@ -6,6 +6,8 @@
 #include <roofline/kernel_record.hpp>
 
 #include <cstddef>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,10 @@ struct Evaluated {
 /// `ceilings`: a ceilings file to use instead of the cache ("": $ROOFLINE_CEILINGS or the cache);
 /// one that cannot be read is an error, one measured on another device a warning.
 Evaluated evaluate(const std::string& file, const std::string& ceilings = "");
+/// Writes a CSV or JSON output through `write`: `path` "-" is standard output, "" nothing; a file
+/// is written atomically and "wrote <what> <path>" goes to `human`.
+void writeOutput(const std::string& path, const char* what, std::ostream& human,
+                 const std::function<void(std::ostream&)>& write);
 /// "bound: no L2 roof ..." when the roofs in use lack one; "" otherwise.
 std::string missingRoofNote(const Ceilings& ceilings);
 

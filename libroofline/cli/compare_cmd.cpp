@@ -36,15 +36,9 @@ int compare(const CompareArgs& args) {
         report::compareRecords(a.records, b.records, report::parseGroupBy(args.by));
     human << '\n';
     report::printComparison(c, a.ceilings.used, b.ceilings.used, human, args.top);
-    if (args.csv == "-") {
-        report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, std::cout);
-        std::cout.flush();
-    } else if (!args.csv.empty()) {
-        core::writeFileAtomically(args.csv, [&](std::ostream& out) {
-            report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, out);
-        });
-        human << "wrote " << args.csv << '\n';
-    }
+    writeOutput(args.csv, "CSV", human, [&](std::ostream& out) {
+        report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, out);
+    });
     if (!args.chart.empty()) {
         const std::string subtitle = "A: " + args.before + "   B: " + args.after;
         const auto specs = report::comparisonCharts(c, b.ceilings.used, args.top, subtitle);

@@ -51,7 +51,6 @@ std::string missingRoofNote(const Ceilings& c) {
            "`roofline ceilings` on the GPU and pass them with --ceilings FILE";
 }
 
-// Where a CSV or JSON output goes: "-" is standard output.
 void writeOutput(const std::string& path, const char* what, std::ostream& human,
                  const std::function<void(std::ostream&)>& write) {
     if (path.empty())
