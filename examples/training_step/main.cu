@@ -11,6 +11,7 @@
 
 #include <roofline/roofline.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,33 +63,43 @@ int main(int argc, char** argv) {
     }
     try {
         roofline::example::Trainer trainer(config);
+        using Clock = std::chrono::steady_clock;
+        const auto msSince = [](Clock::time_point t) {
+            return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+        };
         std::unique_ptr<roofline::Session> session;
+        auto t0 = Clock::now();
         if (profile) {
             roofline::Options options = roofline::Options::fromEnvironment();
             if (options.outputPath.empty())
                 options.outputPath = output;
             session = std::make_unique<roofline::Session>(options);
+            std::printf("session set-up %.3f ms\n", msSince(t0));
         }
         // Profiled, the loop runs at least --steps steps and goes on while the replay needs
         // passes (Session::needsPass(), asked after every step).
         int n = 0;
         bool more = true;
         for (; (n < steps || (session && more)) && n < 100000; ++n) {
-            const float loss = trainer.step(n);
+            t0 = Clock::now();
+            const float loss = trainer.step(n); // synchronizes: the loss is read back
             if (n == 0 && config.validation)
                 std::printf("step 0 validation loss %.6f\n", trainer.validationLoss());
-            std::printf("step %d loss %.6f (embedding backward grid %d)\n", n, loss,
-                        trainer.distinctTokens(n));
             if (session)
                 more = session->needsPass();
+            // Wall time of the step as the application sees it (the replay's cost included).
+            std::printf("step %d loss %.6f (embedding backward grid %d) %.3f ms\n", n, loss,
+                        trainer.distinctTokens(n), msSince(t0));
         }
         std::printf(
             "%d steps, parameters fingerprint %016llx\n", n,
             static_cast<unsigned long long>(roofline::example::fingerprint(trainer.parameters())));
         if (session) {
+            t0 = Clock::now();
             const auto& records = session->stop();
             std::printf("%zu records (%zu without counters); %s\n", records.size(),
                         session->droppedKernels(), session->status().c_str());
+            std::printf("session stop %.3f ms\n", msSince(t0));
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "train_step: %s\n", e.what());

@@ -54,6 +54,16 @@ enum class AlignPasses {
     Off,  ///< positional: one configuration for all passes, combined by position
 };
 
+/// Which tensor counters a Session collects (docs/design/0008-fewer-passes.md).
+enum class TensorCounters {
+    /// MMA instruction counters first (free: they fit in the core set's passes on GH100); a
+    /// per-type tensor counter is collected only once some launch ran that kind of MMA. GH100: 3
+    /// passes for kernels without HMMA, DMMA and IMMA (cuBLASLt's GEMMs are warpgroup MMA), up to
+    /// 8 when a program runs every kind. FLOPs per kind are exact either way.
+    Detect,
+    All, ///< every tensor counter from the start (GH100: 7 passes)
+};
+
 /// Session settings.
 ///
 ///     roofline::Options opt = roofline::Options::fromEnvironment();
@@ -112,6 +122,16 @@ struct ROOFLINE_API Options {
     /// its window). Auto: positional until a replayed pass runs other kernels than pass 0, then
     /// aligned (that group is measured again). ROOFLINE_ALIGN_PASSES=auto|on|off
     AlignPasses alignPasses = AlignPasses::Auto;
+    /// ROOFLINE_TENSOR_COUNTERS=detect|all
+    TensorCounters tensorCounters = TensorCounters::Detect;
+    /// Iteration replay: launches with the same signature (kernel, grid, block, dynamic shared
+    /// memory and scope path with instance numbers made uniform, e.g. "Train step #/Layer #") are
+    /// measured this many times per profile of an iteration; the others take the mean of those
+    /// measurements, their records marked "reused" with the spread between the samples. A
+    /// positive value also runs the first iteration unprofiled (it shows the iteration's launches
+    /// and loads their code) and stops profiling once every signature has its samples. 0: every
+    /// launch is measured, in every iteration (exact per launch). ROOFLINE_REUSE
+    std::size_t reuseSamples = 2;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.
@@ -124,5 +144,6 @@ ROOFLINE_API const char* toString(MetricSet set) noexcept;
 ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
 ROOFLINE_API const char* toString(AlignPasses align) noexcept;
 ROOFLINE_API const char* toString(ByteDefinition bytes) noexcept;
+ROOFLINE_API const char* toString(TensorCounters counters) noexcept;
 
 } // namespace roofline

@@ -42,6 +42,16 @@ public:
         (void)index;
         configure();
     }
+    /// Adds `metrics` (of the session's metrics) to what is collected from now on: configuration
+    /// 0 becomes the larger set, aligned configurations are dropped (prepareAligned() builds them
+    /// again), and the profiler is re-created at pass 0. Returns configuration 0's passes.
+    virtual std::size_t addMetrics(const std::vector<std::string>& metrics) {
+        (void)metrics;
+        return 0;
+    }
+    /// Builds aligned replay's single-pass configurations (1..n) of what is collected, unless
+    /// built already; returns the passes they need together (0: not available).
+    virtual std::size_t prepareAligned() { return configurations() > 1 ? configurations() - 1 : 0; }
     /// Bytes of one counter-data image (what imageBytes() would copy).
     virtual std::size_t imageSize() const noexcept = 0;
     /// The raw image after decode(), for recordings; empty when not available.

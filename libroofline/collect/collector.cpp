@@ -33,8 +33,10 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         slots_.emplace_back(); // timing-only with no device backends
     if (config_.passes == 0)
         config_.passes = 1;
-    if (config_.mode != CollectionMode::IterationReplay)
+    if (config_.mode != CollectionMode::IterationReplay) {
         config_.alignedPasses = 0;
+        config_.alignAvailable = false;
+    }
     aligned_ = config_.alignedPasses > 0 && config_.alignFromStart;
     if (aligned_)
         config_.passes = config_.alignedPasses;
@@ -472,17 +474,22 @@ void Collector::endPass(Slot& s) {
         if (all && aligned(s))
             completeConfiguration(s);
         if (groupDone) {
+            if (aligned(s))
+                completeAligned(s);
+            else
+                completeImage(s);
+            s.group = false;
+            if (s.redo) { // more counters now: the same window again, from the next iteration
+                s.redo = false;
+                s.restart = true;
+                return;
+            }
             if (&s == &slots_[0] && config_.mode == CollectionMode::IterationReplay) {
                 if (s.itersPerPass > 1)
                     coveredWhole_ = true;
                 else
                     coveredOffsets_.insert(s.offset);
             }
-            if (aligned(s))
-                completeAligned(s);
-            else
-                completeImage(s);
-            s.group = false;
             s.completedThisIteration = true;
         }
     });
@@ -790,6 +797,7 @@ void Collector::completeImage(Slot& s) {
             }
         }
     }
+    inferTensorMetrics(s);
     s.members.clear();
     ++groupsCompleted_;
     s.backend->configure(); // the same image, fresh, for the next group
@@ -810,9 +818,13 @@ void Collector::recreate(Slot& s) {
 // session switches to aligned replay, where such a launch costs only itself, and measures the
 // group again. Data-dependent grids alone do not switch (their values are kept either way).
 bool Collector::switchToAligned(Slot& s) {
-    if (aligned_ || config_.alignedPasses == 0 || s.pass == 0 || !s.replay.anyUnmatched() ||
-        s.configs < 2)
+    if (aligned_ || !config_.alignAvailable || s.pass == 0 || !s.replay.anyUnmatched())
         return false;
+    std::size_t passes = 0;
+    guard(s, [&] { passes = s.backend->prepareAligned(); });
+    if (s.failed || passes == 0 || s.backend->configurations() < 2)
+        return false;
+    config_.alignedPasses = passes;
     aligned_ = true;
     config_.passes = config_.alignedPasses;
     core::log().info("libroofline: {}. Iteration replay switches to aligned passes (one "
@@ -829,9 +841,77 @@ bool Collector::switchToAligned(Slot& s) {
             });
         if (&other == &s || other.group)
             abandonGroup(other);
-        guard(other, [&] { recreate(other); }); // at the first aligned configuration
+        guard(other, [&] {
+            other.backend->prepareAligned();
+            other.configs = other.backend->configurations();
+            recreate(other); // at the first aligned configuration
+        });
     }
     return true;
+}
+
+// Tensor counters by detection (docs/design/0008): the group's launches get their inferred tensor
+// metrics. A launch that ran an MMA kind whose per-type counters were not collected leaves them
+// unknown: every backend collects them from now on and the group's window is measured again (its
+// records superseded). The collected set only grows, so this happens at most once per MMA kind.
+void Collector::inferTensorMetrics(Slot& s) {
+    if (!config_.infer)
+        return;
+    std::set<std::string> unknown;
+    for (std::int64_t m : s.members) {
+        if (m < 0)
+            continue;
+        core::LaunchInfo& info = launches_[static_cast<std::size_t>(m)];
+        if (info.values.empty())
+            continue;
+        for (auto& metric : config_.infer(info.values))
+            unknown.insert(std::move(metric));
+    }
+    if (unknown.empty())
+        return;
+    const std::vector<std::string> more(unknown.begin(), unknown.end());
+    std::string list;
+    for (const auto& m : more)
+        list += (list.empty() ? "" : ", ") + m;
+    if (superseded_.size() < launches_.size())
+        superseded_.resize(launches_.size(), false);
+    for (std::int64_t m : s.members)
+        if (m >= 0 && !superseded_[static_cast<std::size_t>(m)]) {
+            superseded_[static_cast<std::size_t>(m)] = true;
+            ++supersededCount_;
+        }
+    s.members.clear();
+    ++expansions_;
+    std::size_t passes = 0;
+    for (Slot& other : slots_) {
+        if (other.failed || !other.backend)
+            continue;
+        if (&other != &s) {
+            if (other.passOpen)
+                guard(other, [&] {
+                    other.passOpen = false;
+                    other.backend->stop();
+                });
+            if (other.group)
+                abandonGroup(other);
+        }
+        guard(other, [&] {
+            passes = other.backend->addMetrics(more);
+            other.configs = other.backend->configurations();
+            other.loadsAtEnable = codeLoads(other);
+            if (aligned_) {
+                config_.alignedPasses = other.backend->prepareAligned();
+                other.configs = other.backend->configurations();
+                other.backend->selectConfiguration(1);
+            }
+        });
+    }
+    config_.passes = aligned_ ? config_.alignedPasses : passes;
+    s.redo = true;
+    core::log().info("libroofline: a launch ran MMA work whose per-type counters were not "
+                     "collected ({}): they are collected from now on ({} passes) and its replay "
+                     "window is measured again",
+                     list, config_.passes);
 }
 
 // Aligned replay: every pass of the current configuration is in. Its image holds exactly those
@@ -879,6 +959,7 @@ void Collector::completeAligned(Slot& s) {
             break;
         }
     }
+    inferTensorMetrics(s);
     s.members.clear();
     ++groupsCompleted_;
     s.config = firstConfig();

@@ -78,6 +78,13 @@ struct CollectorConfig {
     /// configurations are the backend's configurations 1..n; 0: not available. Configuration 0
     /// holds every metric (`passes` passes, combined by position).
     std::size_t alignedPasses = 0;
+    /// Aligned replay can be switched to (CounterBackend::prepareAligned() builds its
+    /// configurations then).
+    bool alignAvailable = false;
+    /// Tensor counters by detection (docs/design/0008): fills a completed launch's inferred
+    /// metrics in its values and returns those that stay unknown (collected from then on, and the
+    /// launch's window measured again). Empty: every metric is collected from the start.
+    std::function<std::vector<std::string>(std::vector<double>&)> infer;
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
     /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
     bool alignFromStart = false;
@@ -125,6 +132,8 @@ public:
     std::uint64_t groupsCompleted() const noexcept { return groupsCompleted_; }
     /// Times the profiler was re-created because code was loaded while it was enabled.
     std::uint64_t reenables() const noexcept { return reenables_; }
+    /// Tensor counters by detection: times the collected set grew (each re-measured a window).
+    std::uint64_t metricExpansions() const noexcept { return expansions_; }
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
@@ -173,7 +182,8 @@ private:
         bool scopeOverflowNoted = false;
         std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
         bool restart = false;            // a group was abandoned: the next iteration redoes it
-        std::uint64_t groupStart = 0;    // iterationsSeen_ when the group began (1: the first)
+        bool redo = false; // the completed group needs counters it lacked: measured again
+        std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };
 
     bool admits(const LaunchEvent& l, const Stack& stack);
@@ -208,6 +218,7 @@ private:
     bool switchToAligned(Slot& s);
     void completeConfiguration(Slot& s);
     void completeAligned(Slot& s);
+    void inferTensorMetrics(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
     void closeWindow(Slot& s);
@@ -249,7 +260,7 @@ private:
     std::uint64_t differing_ = 0, unmatched_ = 0;
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
-    std::uint64_t reenables_ = 0, supersededCount_ = 0;
+    std::uint64_t reenables_ = 0, supersededCount_ = 0, expansions_ = 0;
     std::string firstIterationIssue_;
     std::uint64_t emptyGroups_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()

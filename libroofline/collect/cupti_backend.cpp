@@ -5,10 +5,16 @@
 #include "cupti/trace.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 namespace roofline::collect {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 thread_local int tBackendCalls = 0; // this thread is inside a backend call (ContextGuard)
 
@@ -45,8 +51,9 @@ CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
                            std::vector<cupti::Configuration> configurations, std::size_t capacity,
                            cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                           std::size_t initialConfiguration)
-    : context_(context), metrics_(metrics), host_(chip), l2Bytes_(l2Bytes) {
+                           std::size_t initialConfiguration, std::vector<std::string> fallback)
+    : context_(context), metrics_(metrics), fallback_(std::move(fallback)), host_(chip),
+      l2Bytes_(l2Bytes) {
     ContextGuard g(context_);
     profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
                                                        mode, levels, initialConfiguration);
@@ -66,10 +73,16 @@ void CuptiBackend::configure() {
     profiler_->configure();
 }
 void CuptiBackend::selectConfiguration(std::size_t index) {
-    if (index != profiler_->current())
+    const bool recreate = index != profiler_->current();
+    if (recreate)
         cupti::traceCodeLoad("re-creating the range profiler for the next configuration");
     ContextGuard g(context_);
+    const auto t0 = Clock::now();
     profiler_->select(index);
+    if (recreate) {
+        ++cost_.creations;
+        cost_.creationMs += msSince(t0);
+    }
 }
 void CuptiBackend::start() {
     ContextGuard g(context_);
@@ -90,14 +103,21 @@ void CuptiBackend::popRange() {
 void CuptiBackend::reenable(std::size_t configuration) {
     cupti::traceCodeLoad("re-creating the range profiler");
     ContextGuard g(context_);
+    const auto t0 = Clock::now();
     profiler_->reenable(configuration);
+    ++cost_.creations;
+    cost_.creationMs += msSince(t0);
 }
 std::size_t CuptiBackend::decode() {
     ContextGuard g(context_);
-    return profiler_->decode();
+    const auto t0 = Clock::now();
+    const std::size_t dropped = profiler_->decode();
+    cost_.evaluationMs += msSince(t0);
+    return dropped;
 }
 
 std::vector<RangeValues> CuptiBackend::evaluate() {
+    const auto t0 = Clock::now();
     const auto& image = profiler_->counterData();
     const std::vector<std::string>& own = profiler_->metrics();
     // Where each of the configuration's metrics goes in the session's order.
@@ -115,7 +135,56 @@ std::vector<RangeValues> CuptiBackend::evaluate() {
             if (at[i] < metrics_.size())
                 out[r].values[at[i]] = values[i];
     }
+    cost_.evaluationMs += msSince(t0);
     return out;
+}
+
+std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
+    const auto t0 = Clock::now();
+    std::vector<std::string> grown = collected();
+    for (const auto& m : more)
+        if (std::find(grown.begin(), grown.end(), m) == grown.end())
+            grown.push_back(m);
+    cupti::ConfigImage image = host_.configImage(grown);
+    if (!fallback_.empty() && grown.size() > fallback_.size()) {
+        cupti::ConfigImage full = host_.configImage(fallback_);
+        if (full.passes < image.passes) { // detection no longer pays: collect the full set
+            grown = fallback_;
+            image = std::move(full);
+        }
+    }
+    passes_ = image.passes;
+    alignedPasses_ = 0;
+    ContextGuard g(context_);
+    std::vector<cupti::Configuration> one;
+    one.push_back({std::move(grown), std::move(image.bytes)});
+    profiler_->replaceConfigurations(std::move(one), 0);
+    ++cost_.creations;
+    cost_.creationMs += msSince(t0);
+    return passes_;
+}
+
+std::size_t CuptiBackend::prepareAligned() {
+    if (alignedPasses_ > 0 || profiler_->configurations() > 1)
+        return alignedPasses_;
+    const auto t0 = Clock::now();
+    std::vector<cupti::Configuration> single, several; // needing more than one pass: last
+    std::size_t passes = 0;
+    for (auto& metrics : host_.singlePassGroups(collected())) {
+        cupti::ConfigImage one = host_.configImage(metrics);
+        passes += one.passes;
+        (one.passes > 1 ? several : single).push_back({std::move(metrics), std::move(one.bytes)});
+    }
+    for (auto& c : several)
+        single.push_back(std::move(c));
+    profiler_->appendConfigurations(std::move(single));
+    alignedPasses_ = passes;
+    cost_.creationMs += msSince(t0);
+    return passes;
+}
+
+const std::vector<std::string>& CuptiBackend::collected() const {
+    return profiler_->metricsOf(0);
 }
 
 void CuptiBackend::flushCaches() noexcept {

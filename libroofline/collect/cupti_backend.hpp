@@ -12,12 +12,14 @@ namespace roofline::collect {
 
 class CuptiBackend final : public CounterBackend {
 public:
-    /// `metrics`: the session's metric order; `configurations`: one holding them all, or (aligned
-    /// replay) several that together hold each exactly once.
+    /// `metrics`: the session's metric order; `configurations`: configuration 0 holding what is
+    /// collected, then (aligned replay) several that together hold each of those once.
+    /// `fallback`: what addMetrics() collects instead when the grown set would need more passes
+    /// than it (the full set without detection counters); empty: no limit.
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
                  std::vector<cupti::Configuration> configurations, std::size_t capacity,
                  cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                 std::size_t initialConfiguration = 0);
+                 std::size_t initialConfiguration = 0, std::vector<std::string> fallback = {});
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }
@@ -33,8 +35,19 @@ public:
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
+    std::size_t addMetrics(const std::vector<std::string>& metrics) override;
+    std::size_t prepareAligned() override;
+    /// What configuration 0 collects.
+    const std::vector<std::string>& collected() const;
     void reenable(std::size_t configuration) override;
     void disable() noexcept { profiler_->disable(); }
+    /// Where this backend's time went (for the session's cost summary).
+    struct Cost {
+        std::size_t creations = 0; ///< profiler objects created after the first
+        double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
+        double evaluationMs = 0;   ///< decode and host evaluation
+    };
+    const Cost& cost() const noexcept { return cost_; }
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
     /// profiler loads for itself is not the application's).
     static bool insideCall() noexcept;
@@ -42,10 +55,14 @@ public:
 private:
     void* context_;
     std::vector<std::string> metrics_;
+    std::vector<std::string> fallback_;
+    std::size_t passes_ = 0;        // configuration 0's
+    std::size_t alignedPasses_ = 0; // configurations 1..n together (0: not built)
     cupti::Host host_;
     std::unique_ptr<cupti::RangeProfiler> profiler_;
     std::uint64_t l2Bytes_;
     unsigned long long flushBuffer_ = 0;
+    Cost cost_;
 };
 
 } // namespace roofline::collect

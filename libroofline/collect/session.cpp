@@ -5,6 +5,7 @@
 #include "core/demangle.hpp"
 #include "core/log.hpp"
 #include "core/roofline_model.hpp"
+#include "core/tensor_inference.hpp"
 #include "core/utc.hpp"
 #include "cupti/device.hpp"
 #include "cupti/evaluate.hpp"
@@ -199,6 +200,13 @@ void SessionState::finish() noexcept {
             }
         }
     }
+    CuptiBackend::Cost cost;
+    for (const auto& d : devices)
+        if (d.backend) {
+            cost.creations += d.backend->cost().creations;
+            cost.creationMs += d.backend->cost().creationMs;
+            cost.evaluationMs += d.backend->cost().evaluationMs;
+        }
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     try {
@@ -247,6 +255,11 @@ void SessionState::finish() noexcept {
                      records.size(), unmeasured, collector->droppedRanges(),
                      collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
                      collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
+    if (collector->level() == Level::Counters || cost.creations > 0)
+        core::log().info("libroofline: cost: set-up {:.0f} ms (config images {:.0f} ms), {} "
+                         "profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
+                         setupMs, configImagesMs, cost.creations, cost.creationMs,
+                         cost.evaluationMs);
     if (collector->emptyGroups() > 0)
         core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
                          "no launch (filters, launch skip, launches outside the scopes)",
@@ -282,6 +295,11 @@ CacheFlush effectiveFlush(const Options& o) {
 
 // Counter collection on every requested device; throws Error on the first failure.
 void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
+    using Clock = std::chrono::steady_clock;
+    const auto msSince = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    const auto start = Clock::now();
     const int count = cupti::deviceCount();
     std::vector<int> ordinals;
     if (s.options.device < 0)
@@ -306,47 +324,54 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
             throw Error(ErrorCode::UnsupportedChip,
                         "devices of different chips (" + chip + ", " + d.info.chip +
                             ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    s.metrics = core::requiredMetrics(core::withBytes(core::profileForChip(chip), s.options.bytes),
-                                      s.options.metrics);
+    const core::ChipProfile profile = core::withBytes(core::profileForChip(chip), s.options.bytes);
+    // Tensor counters by detection (design 0008): iteration replay only -- a launch whose MMA
+    // kind needs more counters is measured again in a later iteration, which kernel replay and
+    // per-scope records cannot do.
+    const bool detect = s.options.mode == CollectionMode::IterationReplay &&
+                        s.options.tensorCounters == TensorCounters::Detect;
+    s.metrics = core::sessionMetrics(profile, s.options.metrics, detect);
+    std::vector<std::string> initial = core::initialMetrics(profile, s.options.metrics, detect);
+    const bool detecting = initial != s.metrics;
+    auto imagesStart = Clock::now();
     const cupti::Host host(chip);
-    cupti::ConfigImage image = host.configImage(s.metrics);
+    cupti::ConfigImage image = host.configImage(initial);
     s.configImage = image.bytes;
     const std::size_t levels =
         s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
     s.passes = image.passes * levels;
-    std::vector<cupti::Configuration> configurations{{s.metrics, std::move(image.bytes)}};
-    if (s.options.mode == CollectionMode::IterationReplay &&
-        s.options.alignPasses != AlignPasses::Off && image.passes > 1) {
-        // Aligned replay (docs/design/0006): configurations 1..n, one per pass, after the one
-        // holding every metric (positional replay).
-        std::vector<cupti::Configuration> several; // needing more than one pass: last
-        std::size_t aligned = 0, first = configurations.size();
-        for (auto& metrics : host.singlePassGroups(s.metrics)) {
-            cupti::ConfigImage one = host.configImage(metrics);
-            aligned += one.passes;
-            (one.passes > 1 ? several : configurations)
-                .push_back({std::move(metrics), std::move(one.bytes)});
-        }
-        // Single-pass configurations first: the passes that align freely come first, and the
-        // passes of a multi-pass configuration (combined by position, as CUPTI does) come last.
-        for (auto& c : several)
-            configurations.push_back(std::move(c));
-        s.configurations = configurations.size() - first;
-        config.alignedPasses = aligned;
-        config.alignFromStart = s.options.alignPasses == AlignPasses::On;
-        if (config.alignFromStart) {
-            s.passes = aligned;
-            s.initialConfiguration = 1;
-        }
+    std::vector<cupti::Configuration> configurations{{std::move(initial), std::move(image.bytes)}};
+    // Aligned replay (docs/design/0006): its single-pass configurations are built when it is
+    // switched on (auto) or right away (on).
+    config.alignAvailable = s.options.mode == CollectionMode::IterationReplay &&
+                            s.options.alignPasses != AlignPasses::Off && image.passes > 1;
+    config.alignFromStart = config.alignAvailable && s.options.alignPasses == AlignPasses::On;
+    if (detecting) {
+        config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
+            return core::inferTensorMetrics(profile, metrics, values);
+        };
+        s.tensorDetection = true;
     }
     config.passes = s.passes;
+    s.configImagesMs = msSince(imagesStart);
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
-    for (auto& d : s.devices)
+    const std::vector<std::string> fallback =
+        detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
+    for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
-            s.initialConfiguration);
+            0, fallback);
+        if (config.alignFromStart) {
+            config.alignedPasses = d.backend->prepareAligned();
+            d.backend->selectConfiguration(1);
+            s.configurations = d.backend->configurations() - 1;
+        }
+    }
+    if (config.alignFromStart)
+        s.passes = config.alignedPasses;
+    s.setupMs = msSince(start);
 }
 
 } // namespace
@@ -456,14 +481,16 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     if (s.options.flushOnExit)
         collect::installExitFlush();
     if (level == collect::Level::Counters)
-        core::log().info("libroofline: {} on {} ({}): {} metrics ({}), {} passes{}, {} ranges per "
-                         "image, cache flush {}",
-                         toString(s.options.mode), s.devices[0].info.name, s.devices[0].info.chip,
-                         s.metrics.size(), toString(s.options.metrics), s.passes,
-                         s.configurations > 1 ? " (aligned: " + std::to_string(s.configurations) +
-                                                    " configurations, one per pass)"
-                                              : std::string(),
-                         s.options.rangesPerImage, toString(s.options.cacheFlush));
+        core::log().info(
+            "libroofline: {} on {} ({}): {} metrics ({}{}), {} passes{}, {} ranges per "
+            "image, cache flush {}",
+            toString(s.options.mode), s.devices[0].info.name, s.devices[0].info.chip,
+            s.metrics.size(), toString(s.options.metrics),
+            s.tensorDetection ? ", tensor counters by detection" : "", s.passes,
+            s.configurations > 1 ? " (aligned: " + std::to_string(s.configurations) +
+                                       " configurations, one per pass)"
+                                 : std::string(),
+            s.options.rangesPerImage, toString(s.options.cacheFlush));
 }
 
 Session::~Session() {

@@ -46,6 +46,9 @@ struct SessionState {
     std::recursive_mutex processStackMutex;
     Stack processStack;
     std::uint64_t unbalancedAtStart = 0;
+    bool tensorDetection = false; ///< tensor counters by detection (design 0008)
+    double setupMs = 0;           ///< counter set-up (device, profiler, config images, backends)
+    double configImagesMs = 0;    ///< of which building config images on the host
 
     std::mutex stopMutex;
     bool stopped = false;

@@ -25,6 +25,26 @@ struct Formula {
     bool empty() const noexcept { return terms.empty(); }
 };
 
+/// A tensor metric of the full set that need not be collected for a launch whose detection
+/// counters show it cannot have that work (docs/design/0008-fewer-passes.md): when `zeroWhen`
+/// evaluates to 0, the metric equals `from` (a counter collected from the start), or 0 when `from`
+/// is empty. Otherwise the metric has to be collected for that launch.
+struct TensorInference {
+    std::string metric;
+    Formula zeroWhen;
+    std::string from;
+};
+
+/// Tensor counters by detection: the counters collected with the core set from the start (MMA
+/// instruction counts per family and the cheap per-type counters the inferences substitute), and
+/// the inferences. Empty: the family has no detection rules, every tensor metric is collected.
+struct TensorDetection {
+    std::vector<std::string> counters;
+    std::vector<TensorInference> inferences;
+    std::string validation; ///< the calibration that showed the inferences exact
+    bool empty() const noexcept { return inferences.empty(); }
+};
+
 struct ChipProfile {
     std::string family;             ///< "Hopper"
     std::vector<std::string> chips; ///< CUPTI chip names, e.g. {"GH100"}
@@ -36,6 +56,7 @@ struct ChipProfile {
     /// Nsight Compute's hierarchical-roofline byte counters (empty: not defined for the family).
     std::array<Formula, kMemoryLevelCount> bytesNcu;
     std::string validation; ///< what validated these formulas, and what did not
+    TensorDetection tensorDetection;
 };
 
 /// `profile` with its byte formulas of `definition` (throws Error(InvalidArgument) naming the

@@ -103,6 +103,10 @@ const char* toString(ByteDefinition bytes) noexcept {
     return bytes == ByteDefinition::Ncu ? "ncu" : "nersc";
 }
 
+const char* toString(TensorCounters counters) noexcept {
+    return counters == TensorCounters::Detect ? "detect" : "all";
+}
+
 const char* toString(AlignPasses align) noexcept {
     switch (align) {
     case AlignPasses::Auto:
@@ -187,6 +191,13 @@ Options Options::fromEnvironment(Options o) {
                                              AlignPasses::On, AlignPasses::Off};
         o.alignPasses = parseChoice("ROOFLINE_ALIGN_PASSES", v, names, values);
     }
+    if (const char* v = std::getenv("ROOFLINE_TENSOR_COUNTERS")) {
+        static const char* const names[] = {"detect", "all"};
+        static const TensorCounters values[] = {TensorCounters::Detect, TensorCounters::All};
+        o.tensorCounters = parseChoice("ROOFLINE_TENSOR_COUNTERS", v, names, values);
+    }
+    if (const char* v = std::getenv("ROOFLINE_REUSE"))
+        o.reuseSamples = static_cast<std::size_t>(parseInteger("ROOFLINE_REUSE", v, 0, 1000));
     return o;
 }
 

@@ -35,6 +35,28 @@ void RangeProfiler::enable() {
     }
 }
 
+void RangeProfiler::appendConfigurations(std::vector<Configuration> more) {
+    // Moving the vectors moves their buffers' ownership, not the buffers: what SetConfig was
+    // given stays where it is.
+    for (auto& c : more)
+        configs_.push_back(std::move(c));
+    counterData_.resize(configs_.size());
+}
+
+void RangeProfiler::replaceConfigurations(std::vector<Configuration> configurations,
+                                          std::size_t index) {
+    if (configurations.empty())
+        throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
+    disable(); // the old object held the old buffers; a fresh one gets the new ones
+    if (object_)
+        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-create the "
+                                      "range profiler");
+    configs_ = std::move(configurations);
+    counterData_.resize(configs_.size());
+    current_ = index < configs_.size() ? index : 0;
+    enable();
+}
+
 void RangeProfiler::reenable(std::size_t configuration) {
     recreate(configuration < configs_.size() ? configuration : 0);
 }

@@ -52,8 +52,16 @@ public:
     /// object), so only between complete groups of passes.
     void select(std::size_t index);
     std::size_t configurations() const noexcept { return configs_.size(); }
+    /// Adds configurations after the existing ones (the current one and its object stay).
+    void appendConfigurations(std::vector<Configuration> more);
+    /// Replaces every configuration and re-creates the profiler object at `index`, fresh image at
+    /// pass 0 (the passes collected so far are lost).
+    void replaceConfigurations(std::vector<Configuration> configurations, std::size_t index = 0);
     std::size_t current() const noexcept { return current_; }
     const std::vector<std::string>& metrics() const noexcept { return configs_[current_].metrics; }
+    const std::vector<std::string>& metricsOf(std::size_t index) const {
+        return configs_.at(index).metrics;
+    }
     void start();
     /// Ends the window or pass. Returns true when every pass of the group was submitted
     /// (always true in kernel replay).

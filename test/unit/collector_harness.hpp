@@ -126,6 +126,16 @@ public:
         position_ = 0;
     }
 
+    /// Tensor counters by detection: what is collected grows (as CUPTI: a fresh profiler).
+    std::size_t addMetrics(const std::vector<std::string>& metrics) override {
+        alive();
+        added.insert(added.end(), metrics.begin(), metrics.end());
+        reenable(0);
+        --reenables;
+        return passes_;
+    }
+    std::vector<std::string> added;
+
     /// The session destroys its backends after Collector::finish(): any use after that is a
     /// use-after-free on the GPU (it crashed every iteration-replay stop once).
     bool gone = false;
@@ -221,6 +231,7 @@ struct Harness {
         c.mode = mode;
         c.passes = aligned > 0 && c.alignFromStart ? aligned : passes;
         c.alignedPasses = aligned;
+        c.alignAvailable = aligned > 0;
         c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
         if (c.iterationsPerPass == kAuto)
             c.iterationsPerPass = 0;

@@ -504,3 +504,38 @@ TEST(CollectorIterationReplay, IterationsAFilterRefusesDoNotSpendTheReplay) {
     EXPECT_EQ(l[0].values, all(1)) << l[0].note;
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
 }
+
+// Tensor counters by detection (design 0008): a launch whose MMA kind needs counters the set lacks
+// has its window measured again with them; the first measurement's records are superseded.
+TEST(CollectorIterationReplay, DetectedMmaWorkGrowsTheSetAndMeasuresTheWindowAgain) {
+    CollectorConfig c;
+    int calls = 0;
+    bool grown = false;
+    c.infer = [&](std::vector<double>& values) {
+        ++calls;
+        // A launch with work 5 "ran MMA": unknown until the set grew.
+        if (!grown && values[0] == 5.0)
+            return std::vector<std::string>{"tensor"};
+        return std::vector<std::string>{};
+    };
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
+    auto step = [&] {
+        h.push("step");
+        h.launch("plain", 1);
+        h.launch("gemm", 5);
+        h.pop();
+    };
+    step();
+    step(); // the group completes: "gemm" needs "tensor"
+    EXPECT_EQ(h.backend.added, std::vector<std::string>{"tensor"});
+    EXPECT_EQ(h.collector.metricExpansions(), 1u);
+    grown = true;
+    step();
+    step(); // measured again
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u); // the first group's records were superseded
+    EXPECT_EQ(l[0].values, all(1.0));
+    EXPECT_EQ(l[1].values, all(5.0));
+    EXPECT_EQ(h.collector.groupsCompleted(), 2u);
+    EXPECT_EQ(calls, 4);
+}

@@ -1,0 +1,233 @@
+// Where raw CUPTI's per-kernel cost goes, metric group by metric group (no libroofline collector):
+// for each group it prints the passes, the time of one pass over n auto ranges (auto range + user
+// replay) for two values of n -- hence the cost per range per pass and the fixed cost per pass --,
+// the same with one user range pushed around each kernel (user range + user replay), decode and
+// host-evaluation time per range, and the cost of creating a profiler object. It is how the
+// choices of docs/design/0008-fewer-passes.md were measured.
+//   roofline-bench-cupti-floor [--small N] [--large N] [--groups a,b,...]
+#include "core/metric_catalog.hpp"
+#include "cupti/device.hpp"
+#include "cupti/host.hpp"
+#include "cupti/target.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+constexpr int kGrid = 528, kBlock = 256, kFma = 512;
+constexpr std::size_t kCopyBytes = 16u << 20;
+
+template <typename T> __global__ void fmaChains(T* out) {
+    T a = threadIdx.x, b = a + 1;
+    for (int i = 0; i < kFma; ++i) {
+        a = fma(a, T(1.0001), T(0.5));
+        b = fma(b, T(0.9999), T(0.5));
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
+}
+__global__ void copy(const float4* in, float4* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = in[i];
+}
+
+struct Workload {
+    float* f = nullptr;
+    double* d = nullptr;
+    float4 *in = nullptr, *out = nullptr;
+    Workload() {
+        cudaMalloc(&f, kGrid * kBlock * sizeof(float));
+        cudaMalloc(&d, kGrid * kBlock * sizeof(double));
+        cudaMalloc(&in, kCopyBytes);
+        cudaMalloc(&out, kCopyBytes);
+        cudaMemset(in, 0, kCopyBytes);
+    }
+    ~Workload() {
+        cudaFree(f);
+        cudaFree(d);
+        cudaFree(in);
+        cudaFree(out);
+    }
+    void kernel(int i) const {
+        switch (i % 3) {
+        case 0:
+            fmaChains<<<kGrid, kBlock>>>(f);
+            break;
+        case 1:
+            copy<<<kGrid, kBlock>>>(in, out, kCopyBytes / sizeof(float4));
+            break;
+        default:
+            fmaChains<<<kGrid, kBlock>>>(d);
+            break;
+        }
+    }
+};
+
+struct Group {
+    std::string name;
+    std::vector<std::string> metrics;
+};
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', at), s.size());
+        if (comma > at)
+            out.push_back(s.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
+}
+
+// One group of passes over n kernels; returns ms per pass (mean), and decode/evaluate ms.
+struct PassTimes {
+    std::size_t passes = 0;
+    double perPass = 0, decode = 0, evaluate = 0;
+    std::size_t ranges = 0;
+};
+
+PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Host& host,
+                   const std::vector<std::string>& metrics, const Workload& w, int n,
+                   bool userRanges) {
+    PassTimes t;
+    p.configure();
+    cudaDeviceSynchronize();
+    double total = 0;
+    bool all = false;
+    while (!all && t.passes < 64) {
+        const auto t0 = Clock::now();
+        p.start();
+        for (int i = 0; i < n; ++i) {
+            if (userRanges)
+                p.pushRange(("k" + std::to_string(i)).c_str());
+            w.kernel(i);
+            if (userRanges)
+                p.popRange();
+        }
+        all = p.stop();
+        cudaDeviceSynchronize();
+        total += msSince(t0);
+        ++t.passes;
+    }
+    t.perPass = total / static_cast<double>(t.passes);
+    auto t1 = Clock::now();
+    p.decode();
+    t.decode = msSince(t1);
+    t1 = Clock::now();
+    t.ranges = host.rangeCount(p.counterData());
+    for (std::size_t r = 0; r < t.ranges; ++r)
+        host.evaluateValues(p.counterData(), r, metrics);
+    t.evaluate = msSince(t1);
+    return t;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    namespace cupti = roofline::cupti;
+    namespace core = roofline::core;
+    int small = 6, large = 96;
+    std::vector<std::string> only;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--small"))
+            small = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--large"))
+            large = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--groups"))
+            only = split(argv[i + 1]);
+    }
+    void* context = nullptr;
+    cupti::openDevice(0, &context);
+    cupti::initializeProfiler();
+    const std::string chip = cupti::chipName(0);
+    const cupti::Host host(chip);
+    const core::ChipProfile& profile = core::profileForChip(chip);
+    const auto timeSet = core::requiredMetrics(profile, roofline::MetricSet::Time);
+    const auto memory = core::requiredMetrics(profile, roofline::MetricSet::Memory);
+    const auto coreSet = core::requiredMetrics(profile, roofline::MetricSet::Core);
+    const auto full = core::requiredMetrics(profile, roofline::MetricSet::Full);
+    std::vector<std::string> sass;
+    for (const auto& m : coreSet)
+        if (m.rfind("sm__sass", 0) == 0)
+            sass.push_back(m);
+    const std::vector<std::string> mma = {
+        "sm__inst_executed_pipe_tensor_op_dmma.sum", "sm__inst_executed_pipe_tensor_op_gmma.sum",
+        "sm__inst_executed_pipe_tensor_op_hmma.sum", "sm__inst_executed_pipe_tensor_op_imma.sum"};
+    auto plus = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    std::vector<Group> groups = {
+        {"time", timeSet},
+        {"memory", memory},
+        {"sass", sass},
+        {"mma", mma},
+        {"core", coreSet},
+        {"core+mma", plus(coreSet, mma)},
+        {"bf16", {"sm__ops_path_tensor_src_bf16_dst_fp32.sum"}},
+        {"fp16", {"sm__ops_path_tensor_src_fp16.sum"}},
+        {"full", full},
+    };
+    Workload w;
+    for (int i = 0; i < 8; ++i)
+        w.kernel(i);
+    cudaDeviceSynchronize();
+    std::printf("chip %s; kernels ~%s; n = %d and %d ranges per pass\n", chip.c_str(),
+                "FFMA, 16 MiB copy, DFMA", small, large);
+    std::printf("%-9s %7s %6s | %9s %9s %10s %9s | %9s %10s | %8s %9s\n", "group", "metrics",
+                "passes", "pass(n1)", "pass(n2)", "ms/range", "fixed", "user(n2)", "ms/urange",
+                "decode", "eval/rng");
+    for (const Group& g : groups) {
+        if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end())
+            continue;
+        try {
+            const cupti::ConfigImage image = host.configImage(g.metrics);
+            auto t0 = Clock::now();
+            cupti::RangeProfiler autoP(context, {{g.metrics, image.bytes}},
+                                       static_cast<std::size_t>(large),
+                                       cupti::RangeMode::AutoUserReplay);
+            const double create = msSince(t0);
+            runGroup(autoP, host, g.metrics, w, small, false); // warm-up (SASS patching)
+            const PassTimes a = runGroup(autoP, host, g.metrics, w, small, false);
+            const PassTimes b = runGroup(autoP, host, g.metrics, w, large, false);
+            autoP.disable();
+            cupti::RangeProfiler userP(context, {{g.metrics, image.bytes}},
+                                       static_cast<std::size_t>(large),
+                                       cupti::RangeMode::UserUserReplay);
+            runGroup(userP, host, g.metrics, w, small, true);
+            const PassTimes u = runGroup(userP, host, g.metrics, w, large, true);
+            userP.disable();
+            const double perRange = (b.perPass - a.perPass) / (large - small);
+            std::printf("%-9s %7zu %6zu | %9.2f %9.2f %10.3f %9.2f | %9.2f %10.3f | %8.2f %9.3f"
+                        "  (create %.0f ms)\n",
+                        g.name.c_str(), g.metrics.size(), b.passes, a.perPass, b.perPass, perRange,
+                        a.perPass - perRange * small, u.perPass, u.perPass / large, b.decode,
+                        b.ranges ? b.evaluate / b.ranges : 0.0, create);
+        } catch (const std::exception& e) {
+            std::printf("%-9s failed: %s\n", g.name.c_str(), e.what());
+        }
+    }
+    // Plain launches for scale.
+    auto t0 = Clock::now();
+    for (int i = 0; i < large; ++i)
+        w.kernel(i);
+    cudaDeviceSynchronize();
+    std::printf("unprofiled: %.3f ms for %d kernels\n", msSince(t0), large);
+    cupti::deinitializeProfiler();
+    cupti::releasePrimaryContext(0);
+    return 0;
+}

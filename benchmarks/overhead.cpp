@@ -1,0 +1,431 @@
+// roofline-bench-overhead: what a complete per-kernel roofline of one training step costs, in
+// each libroofline setting and under Nsight Compute, and how close the numbers are to ncu's.
+//
+// It runs the realistic training-step program (examples/training_step) as a child process:
+//   1. plain (no profiling): the per-step baseline;
+//   2. under libroofline in each setting (environment variables; --profile): the loop runs until
+//      Session::needsPass() says one iteration is completely profiled; cost = session set-up +
+//      every step's time above the plain step + stop (evaluation and saving);
+//   3. when `ncu` is on the PATH: the same program under Nsight Compute with the same metrics,
+//      --nvtx-include "Train step S/" (one step) and process-wide push/pop scopes, as users run
+//      it; cost = its whole-process time above the plain run of the same steps.
+// Per kernel = cost / launches of one step. Accuracy: each setting's records are matched launch
+// by launch with ncu's (kernel names, in order) and compared: FLOPs per kind (must be equal), bytes
+// per level and time (ratios; both sides run the kernels without flushing caches).
+//
+//   roofline-bench-overhead [--program PATH] [--layers L] [--steps S] [--settings a,b,...]
+//                           [--out DIR] [--no-ncu] [--roofline-cli PATH]
+#include "core/metric_catalog.hpp"
+#include "core/recording.hpp"
+#include "core/roofline_model.hpp"
+#include "cupti/evaluate.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using roofline::FlopKind;
+using roofline::KernelRecord;
+using roofline::MemoryLevel;
+
+struct Setting {
+    std::string name;
+    std::string env; // VAR=value pairs, space-separated, prefixed to the command
+    std::string what;
+};
+
+// Every setting worth comparing (docs/benchmarks.md explains each).
+const std::vector<Setting>& allSettings() {
+    static const std::vector<Setting> s = {
+        {"default", "", "iteration replay, tensor counters by detection, repeated launches reused"},
+        {"no-reuse", "ROOFLINE_REUSE=0", "as default, every launch measured"},
+        {"exact", "ROOFLINE_REUSE=0 ROOFLINE_TENSOR_COUNTERS=all",
+         "every launch, every tensor counter (the full set's 7 passes)"},
+        {"aligned", "ROOFLINE_ALIGN_PASSES=on", "as default, aligned passes from the start"},
+        {"scope", "ROOFLINE_MODE=scope", "one record per step (not per kernel): the floor"},
+    };
+    return s;
+}
+
+struct Run {
+    int rc = -1;
+    double wallMs = 0;
+    std::string out;
+};
+
+Run runCommand(const std::string& command, const fs::path& log) {
+    Run r;
+    const auto t0 = Clock::now();
+    const std::string full = command + " > '" + log.string() + "' 2>&1";
+    const int status = std::system(full.c_str());
+    r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.out = ss.str();
+    return r;
+}
+
+struct StepLog {
+    std::vector<double> stepMs;
+    double setupMs = 0, stopMs = 0;
+    std::string costLine; // the session's own cost summary (ROOFLINE_LOG_LEVEL=info)
+};
+
+StepLog parseSteps(const std::string& out) {
+    StepLog l;
+    static const std::regex step(
+        R"(^step (\d+) loss \S+ \(embedding backward grid \d+\) ([0-9.]+) ms)");
+    static const std::regex setup(R"(^session set-up ([0-9.]+) ms)");
+    static const std::regex stop(R"(^session stop ([0-9.]+) ms)");
+    std::istringstream in(out);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (std::regex_search(line, m, step))
+            l.stepMs.push_back(std::stod(m[2]));
+        else if (std::regex_search(line, m, setup))
+            l.setupMs = std::stod(m[1]);
+        else if (std::regex_search(line, m, stop))
+            l.stopMs = std::stod(m[1]);
+        else if (line.find("libroofline: cost:") != std::string::npos)
+            l.costLine = line.substr(line.find("cost:"));
+    }
+    return l;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// ---- ncu's CSV (--csv --page raw --print-units base) -------------------------------------------
+
+std::vector<std::string> csvFields(const std::string& line) {
+    std::vector<std::string> f;
+    std::string cur;
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted) {
+            f.push_back(cur);
+            cur.clear();
+        } else
+            cur += c;
+    }
+    f.push_back(cur);
+    return f;
+}
+
+double number(std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+    if (s.empty() || s == "n/a")
+        return 0;
+    try {
+        return std::stod(s);
+    } catch (...) {
+        return 0;
+    }
+}
+
+// ncu's rows as records, through the same formulas libroofline uses.
+std::vector<KernelRecord> readNcu(const std::string& out, const roofline::core::ChipProfile& chip,
+                                  const std::vector<std::string>& metrics) {
+    std::vector<KernelRecord> records;
+    std::istringstream in(out);
+    std::string line;
+    std::vector<std::string> header;
+    bool units = false;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] != '"')
+            continue; // ncu's own ==PROF== lines
+        const auto f = csvFields(line);
+        if (header.empty()) {
+            header = f;
+            units = true;
+            continue;
+        }
+        if (units) { // the row after the header holds units
+            units = false;
+            continue;
+        }
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < f.size(); ++i)
+            row[header[i]] = f[i];
+        roofline::core::LaunchInfo info;
+        info.mangledName = row["Kernel Name"];
+        info.name = info.mangledName;
+        info.launchIndex = records.size();
+        for (const auto& m : metrics)
+            info.values.push_back(number(row[m]));
+        records.push_back(
+            roofline::core::recordFromLaunch(chip, info, metrics, roofline::Ceilings{}));
+    }
+    return records;
+}
+
+// ---- comparison ----------------------------------------------------------------------------
+
+// Longest common subsequence of kernel names: pairs (ours, ncu).
+std::vector<std::pair<std::size_t, std::size_t>> match(const std::vector<KernelRecord>& a,
+                                                       const std::vector<KernelRecord>& b) {
+    const std::size_t n = a.size(), m = b.size();
+    std::vector<std::vector<std::uint16_t>> t(n + 1, std::vector<std::uint16_t>(m + 1, 0));
+    for (std::size_t i = n; i-- > 0;)
+        for (std::size_t j = m; j-- > 0;)
+            t[i][j] = a[i].mangledName == b[j].mangledName
+                          ? static_cast<std::uint16_t>(t[i + 1][j + 1] + 1)
+                          : std::max(t[i + 1][j], t[i][j + 1]);
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t i = 0, j = 0; i < n && j < m;) {
+        if (a[i].mangledName == b[j].mangledName) {
+            out.emplace_back(i, j);
+            ++i;
+            ++j;
+        } else if (t[i + 1][j] >= t[i][j + 1])
+            ++i;
+        else
+            ++j;
+    }
+    return out;
+}
+
+struct Accuracy {
+    std::size_t matched = 0, ours = 0, theirs = 0;
+    std::size_t flopsEqual = 0;         // launches whose every FLOP kind equals ncu's (0.1%)
+    std::size_t reusedMatched = 0;      // matched launches whose values were reused
+    std::array<double, 3> bytesRatio{}; // totals, ours / ncu
+    double timeRatio = 0;
+    std::array<double, 3> bytesMedianErr{}; // median per-launch |ours/ncu - 1|
+    std::string firstFlopDiff;
+};
+
+bool close(double a, double b) {
+    return std::fabs(a - b) <= 1e-3 * std::max({std::fabs(a), std::fabs(b), 1.0});
+}
+
+Accuracy compare(const std::vector<KernelRecord>& ours, const std::vector<KernelRecord>& ncu) {
+    Accuracy acc;
+    acc.ours = ours.size();
+    acc.theirs = ncu.size();
+    std::array<double, 3> ob{}, nb{};
+    std::array<std::vector<double>, 3> err;
+    double ot = 0, nt = 0;
+    for (auto [i, j] : match(ours, ncu)) {
+        const KernelRecord& a = ours[i];
+        const KernelRecord& b = ncu[j];
+        if (!a.measured)
+            continue;
+        ++acc.matched;
+        acc.reusedMatched += a.note.find("reused") != std::string::npos ? 1 : 0;
+        bool equal = true;
+        for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k)
+            if (!close(a.flops[k], b.flops[k])) {
+                equal = false;
+                if (acc.firstFlopDiff.empty())
+                    acc.firstFlopDiff = a.name.substr(0, 60) + " " +
+                                        std::string(toString(static_cast<FlopKind>(k))) + ": " +
+                                        std::to_string(a.flops[k]) + " vs ncu " +
+                                        std::to_string(b.flops[k]);
+            }
+        acc.flopsEqual += equal ? 1 : 0;
+        for (std::size_t l = 0; l < 3; ++l) {
+            ob[l] += a.bytes[l];
+            nb[l] += b.bytes[l];
+            if (b.bytes[l] > 0)
+                err[l].push_back(std::fabs(a.bytes[l] / b.bytes[l] - 1));
+        }
+        ot += a.timeSeconds;
+        nt += b.timeSeconds;
+    }
+    for (std::size_t l = 0; l < 3; ++l) {
+        acc.bytesRatio[l] = nb[l] > 0 ? ob[l] / nb[l] : 0;
+        acc.bytesMedianErr[l] = median(err[l]);
+    }
+    acc.timeRatio = nt > 0 ? ot / nt : 0;
+    return acc;
+}
+
+// Records of one complete iteration profile, in launch order within the iteration.
+std::vector<KernelRecord> oneIteration(std::vector<KernelRecord> records) {
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto& a, const auto& b) { return a.launchIndex < b.launchIndex; });
+    return records;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"roofline-bench-overhead: the cost of a complete per-kernel roofline of one "
+                 "training step, per libroofline setting and under ncu, with accuracy against ncu"};
+    std::string program, cli, outDir = "bench-overhead";
+    int layers = 12, steps = 4;
+    std::string settingsList;
+    bool noNcu = false;
+    app.add_option("--program", program, "the training-step program (default: beside this one)");
+    app.add_option("--roofline-cli", cli, "the roofline CLI (default: beside this one)");
+    app.add_option("--layers", layers, "transformer layers of the training step (12: GPT-2 small)");
+    app.add_option("--steps", steps, "steps of the plain run; ncu profiles the last one");
+    app.add_option("--settings", settingsList, "comma-separated subset of the settings");
+    app.add_option("--out", outDir, "directory for logs, recordings and ncu's CSV");
+    app.add_flag("--no-ncu", noNcu, "do not run Nsight Compute even when it is on the PATH");
+    CLI11_PARSE(app, argc, argv);
+    if (steps < 2) {
+        std::fprintf(stderr, "--steps must be at least 2 (step 0 differs: validation)\n");
+        return 2;
+    }
+    const fs::path self = fs::absolute(fs::path(argv[0])).parent_path();
+    if (program.empty())
+        program = (self.parent_path() / "examples" / "train_step").string();
+    if (!fs::exists(program)) {
+        std::fprintf(stderr, "training-step program not found: %s (pass --program)\n",
+                     program.c_str());
+        return 2;
+    }
+    fs::create_directories(outDir);
+    const std::string base = "'" + program + "' --layers " + std::to_string(layers);
+    // Process-wide push/pop scopes: the program runs backward on a worker thread.
+    const std::string common = "ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
+
+    std::vector<Setting> settings;
+    for (const Setting& s : allSettings())
+        if (settingsList.empty() ||
+            ("," + settingsList + ",").find("," + s.name + ",") != std::string::npos)
+            settings.push_back(s);
+
+    // 1. plain
+    const Run plain =
+        runCommand(base + " --steps " + std::to_string(steps), fs::path(outDir) / "plain.log");
+    const StepLog plainSteps = parseSteps(plain.out);
+    if (plain.rc != 0 || plainSteps.stepMs.size() < 2) {
+        std::fprintf(stderr, "the plain run failed (rc %d): see %s/plain.log\n", plain.rc,
+                     outDir.c_str());
+        return 1;
+    }
+    const double step0 = plainSteps.stepMs[0];
+    const double stepN = median({plainSteps.stepMs.begin() + 1, plainSteps.stepMs.end()});
+    std::printf("training step: %s, %d layers; plain: %.1f ms per step (step 0 %.1f ms), whole "
+                "process %.0f ms for %d steps\n",
+                program.c_str(), layers, stepN, step0, plain.wallMs, steps);
+
+    // 3. ncu first: its records are the oracle for every setting.
+    std::vector<KernelRecord> ncuRecords;
+    double ncuCost = 0;
+    std::size_t ncuKernels = 0;
+    const bool haveNcu = !noNcu && std::system("command -v ncu > /dev/null 2>&1") == 0;
+    const roofline::core::ChipProfile& chip = roofline::core::profileForChip("GH100");
+    const std::vector<std::string> metrics = roofline::core::requiredMetrics(chip);
+    if (haveNcu) {
+        std::string list;
+        for (const auto& m : metrics)
+            list += (list.empty() ? "" : ",") + m;
+        const std::string cmd =
+            "ncu --csv --page raw --print-units base --print-kernel-base mangled "
+            "--clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process "
+            "--nvtx-include 'Train step " +
+            std::to_string(steps - 1) + "/' --metrics " + list + " " + base + " --steps " +
+            std::to_string(steps);
+        const Run ncu = runCommand(cmd, fs::path(outDir) / "ncu.csv");
+        ncuRecords = readNcu(ncu.out, chip, metrics);
+        ncuKernels = ncuRecords.size();
+        ncuCost = ncu.wallMs - plain.wallMs;
+        std::printf("ncu (21 metrics, one step, --clock-control none --cache-control none): %zu "
+                    "kernels, %.0f ms above the plain run, %.1f ms per kernel (rc %d)\n",
+                    ncuKernels, ncuCost,
+                    ncuKernels ? ncuCost / static_cast<double>(ncuKernels) : 0.0, ncu.rc);
+    } else {
+        std::printf("ncu: %s\n", noNcu ? "not run (--no-ncu)" : "not on the PATH: no oracle");
+    }
+    const double ncuPerKernel = ncuKernels ? ncuCost / static_cast<double>(ncuKernels) : 0;
+
+    // 2. libroofline settings
+    std::printf("\n%-9s %5s %6s %8s %8s %9s %8s %10s %8s %9s | %s\n", "setting", "iters", "passes",
+                "set-up", "steps+", "stop", "cost", "ms/kernel", "vs ncu", "ms/iter", "what");
+    struct Row {
+        Setting s;
+        std::vector<KernelRecord> records;
+        std::string note;
+    };
+    std::vector<Row> rows;
+    for (const Setting& s : settings) {
+        const fs::path rec = fs::path(outDir) / (s.name + ".rfl");
+        const Run r = runCommand(common + s.env + " " + base + " --steps 1 --profile --output '" +
+                                     rec.string() + "'",
+                                 fs::path(outDir) / (s.name + ".log"));
+        const StepLog l = parseSteps(r.out);
+        if (r.rc != 0 || l.stepMs.empty() || !fs::exists(rec)) {
+            std::printf("%-9s failed (rc %d): see %s/%s.log\n", s.name.c_str(), r.rc,
+                        outDir.c_str(), s.name.c_str());
+            continue;
+        }
+        double above = 0;
+        for (std::size_t i = 0; i < l.stepMs.size(); ++i)
+            above += l.stepMs[i] - (i == 0 ? step0 : stepN);
+        const double cost = l.setupMs + above + l.stopMs;
+        roofline::core::Recording recording = roofline::core::loadRecording(rec.string());
+        const std::size_t kernels = recording.coverage.launchesPerIteration;
+        std::vector<KernelRecord> records;
+        try {
+            records = roofline::cupti::evaluateRecording(recording, roofline::Ceilings{});
+        } catch (const std::exception& e) {
+            std::printf("%-9s: evaluating %s failed: %s\n", s.name.c_str(), rec.string().c_str(),
+                        e.what());
+        }
+        const double perKernel = kernels ? cost / static_cast<double>(kernels) : 0;
+        std::printf("%-9s %5zu %6llu %8.0f %8.0f %9.0f %8.0f %10.2f %7.1fx %9.1f | %s\n",
+                    s.name.c_str(), l.stepMs.size(),
+                    static_cast<unsigned long long>(recording.passes), l.setupMs, above, l.stopMs,
+                    cost, perKernel,
+                    perKernel > 0 && ncuPerKernel > 0 ? ncuPerKernel / perKernel : 0,
+                    above / static_cast<double>(l.stepMs.size()), s.what.c_str());
+        if (!l.costLine.empty())
+            std::printf("%-9s   %s; %s\n", "", describe(recording.coverage).c_str(),
+                        l.costLine.c_str());
+        rows.push_back({s, oneIteration(std::move(records)), ""});
+    }
+
+    if (!ncuRecords.empty()) {
+        std::printf("\naccuracy against ncu, launch by launch (kernels matched by name in "
+                    "order; bytes and time: ours/ncu over the matched launches)\n");
+        std::printf("%-9s %8s %12s %8s %8s %8s %8s %22s\n", "setting", "matched", "FLOPs equal",
+                    "L1", "L2", "DRAM", "time", "median |err| L1/L2/DRAM");
+        for (const Row& row : rows) {
+            if (row.s.name == "scope")
+                continue; // one record per step: nothing to match per kernel
+            const Accuracy a = compare(row.records, ncuRecords);
+            std::printf("%-9s %4zu/%-3zu %8zu/%-3zu %8.3f %8.3f %8.3f %8.3f %8.3f/%.3f/%.3f%s\n",
+                        row.s.name.c_str(), a.matched, a.theirs, a.flopsEqual, a.matched,
+                        a.bytesRatio[0], a.bytesRatio[1], a.bytesRatio[2], a.timeRatio,
+                        a.bytesMedianErr[0], a.bytesMedianErr[1], a.bytesMedianErr[2],
+                        a.reusedMatched
+                            ? (" (" + std::to_string(a.reusedMatched) + " reused)").c_str()
+                            : "");
+            if (!a.firstFlopDiff.empty())
+                std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
+        }
+    }
+    return 0;
+}
