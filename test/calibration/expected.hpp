@@ -25,7 +25,13 @@ constexpr double kHfma2Flops = 4.0 * kHfma2Instructions;
 constexpr std::uint32_t kMmaGrid = 132;
 constexpr std::uint32_t kMmaBlock = 128; // 4 warps
 constexpr std::uint64_t kMmaIterations = 256;
-constexpr double kMmaFlops = 2.0 * 16 * 16 * 16 * kMmaIterations * (kMmaGrid * kMmaBlock / 32);
+constexpr double kMmaWarps = kMmaGrid * kMmaBlock / 32;
+constexpr double kMmaFlops = 2.0 * 16 * 16 * 16 * kMmaIterations * kMmaWarps;
+// The other WMMA types: BF16 16x16x16, TF32 16x16x8, FP64 8x8x4, INT8 16x16x16 (operations).
+constexpr double kMmaBf16Flops = 2.0 * 16 * 16 * 16 * kMmaIterations * kMmaWarps;
+constexpr double kMmaTf32Flops = 2.0 * 16 * 16 * 8 * kMmaIterations * kMmaWarps;
+constexpr double kMmaFp64Flops = 2.0 * 8 * 8 * 4 * kMmaIterations * kMmaWarps;
+constexpr double kMmaInt8Ops = 2.0 * 16 * 16 * 16 * kMmaIterations * kMmaWarps;
 
 // Device-to-device copy with float4 loads/stores: every byte read once and written once.
 constexpr std::uint64_t kCopyBytes = 256ull << 20;

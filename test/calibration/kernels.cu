@@ -3,6 +3,7 @@
 
 #include <roofline/profile_scope.hpp>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
 
@@ -57,6 +58,29 @@ __global__ void mmaFp16(const __half* a, const __half* b, float* c) {
     wmma::store_matrix_sync(c + warp * 256, fc, 16, wmma::mem_row_major);
 }
 
+// One WMMA shape per input type: each warp issues kMmaIterations mma_sync on fragments loaded once
+// (the input bytes are constant; values never matter for the counts).
+template <typename In, typename Store, typename Acc, int M, int N, int K>
+__global__ void mmaTyped(const Store* a, const Store* b, Acc* c) {
+    using namespace nvcuda;
+    wmma::fragment<wmma::matrix_a, M, N, K, In, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, M, N, K, In, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, M, N, K, Acc> fc;
+    wmma::fill_fragment(fc, Acc(0));
+    wmma::load_matrix_sync(fa, a, K);
+    wmma::load_matrix_sync(fb, b, K);
+    for (int i = 0; i < static_cast<int>(kMmaIterations); ++i)
+        wmma::mma_sync(fc, fa, fb, fc);
+    const unsigned warp = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    wmma::store_matrix_sync(c + warp * M * N, fc, N, wmma::mem_row_major);
+}
+using Bf16 = __nv_bfloat16;
+using Tf32 = nvcuda::wmma::precision::tf32;
+constexpr auto mmaBf16 = mmaTyped<Bf16, Bf16, float, 16, 16, 16>;
+constexpr auto mmaTf32 = mmaTyped<Tf32, float, float, 16, 16, 8>; // TF32 loads from floats
+constexpr auto mmaFp64 = mmaTyped<double, double, double, 8, 8, 4>;
+constexpr auto mmaInt8 = mmaTyped<signed char, signed char, int, 16, 16, 16>;
+
 __global__ void copy(const float4* in, float4* out, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
          i += std::size_t{gridDim.x} * blockDim.x)
@@ -70,11 +94,12 @@ Buffers::Buffers() {
     check(cudaMalloc(&chainsIn, chains), "cudaMalloc");
     check(cudaMalloc(&chainsOut, chains), "cudaMalloc");
     check(cudaMemset(chainsIn, 0x3c, chains), "cudaMemset"); // finite values for every type
-    check(cudaMalloc(&mmaA, 16 * 16 * sizeof(__half)), "cudaMalloc");
-    check(cudaMalloc(&mmaB, 16 * 16 * sizeof(__half)), "cudaMalloc");
-    check(cudaMalloc(&mmaC, (kMmaGrid * kMmaBlock / 32) * 256 * sizeof(float)), "cudaMalloc");
-    check(cudaMemset(mmaA, 0x11, 16 * 16 * sizeof(__half)), "cudaMemset");
-    check(cudaMemset(mmaB, 0x11, 16 * 16 * sizeof(__half)), "cudaMemset");
+    // Room for every WMMA type: 16x16 inputs of up to 4 bytes, 16x16 outputs of up to 8 bytes.
+    check(cudaMalloc(&mmaA, 16 * 16 * sizeof(float)), "cudaMalloc");
+    check(cudaMalloc(&mmaB, 16 * 16 * sizeof(float)), "cudaMalloc");
+    check(cudaMalloc(&mmaC, (kMmaGrid * kMmaBlock / 32) * 256 * sizeof(double)), "cudaMalloc");
+    check(cudaMemset(mmaA, 0x11, 16 * 16 * sizeof(float)), "cudaMemset");
+    check(cudaMemset(mmaB, 0x11, 16 * 16 * sizeof(float)), "cudaMemset");
     check(cudaMalloc(&copyIn, kCopyBytes), "cudaMalloc");
     check(cudaMalloc(&copyOut, kCopyBytes), "cudaMalloc");
     check(cudaMemset(copyIn, 1, kCopyBytes), "cudaMemset");
@@ -87,6 +112,10 @@ Buffers::Buffers() {
     check(cudaFuncGetAttributes(&attributes, fmaChains<double>), "cudaFuncGetAttributes");
     check(cudaFuncGetAttributes(&attributes, hfma2Chains), "cudaFuncGetAttributes");
     check(cudaFuncGetAttributes(&attributes, mmaFp16), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, mmaBf16), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, mmaTf32), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, mmaFp64), "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&attributes, mmaInt8), "cudaFuncGetAttributes");
     check(cudaFuncGetAttributes(&attributes, copy), "cudaFuncGetAttributes");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
@@ -116,6 +145,28 @@ cudaError_t launchMmaFp16(const Buffers& b) {
     mmaFp16<<<kMmaGrid, kMmaBlock>>>(static_cast<const __half*>(b.mmaA),
                                      static_cast<const __half*>(b.mmaB),
                                      static_cast<float*>(b.mmaC));
+    return cudaGetLastError();
+}
+cudaError_t launchMmaBf16(const Buffers& b) {
+    mmaBf16<<<kMmaGrid, kMmaBlock>>>(static_cast<const Bf16*>(b.mmaA),
+                                     static_cast<const Bf16*>(b.mmaB), static_cast<float*>(b.mmaC));
+    return cudaGetLastError();
+}
+cudaError_t launchMmaTf32(const Buffers& b) {
+    mmaTf32<<<kMmaGrid, kMmaBlock>>>(static_cast<const float*>(b.mmaA),
+                                     static_cast<const float*>(b.mmaB), static_cast<float*>(b.mmaC));
+    return cudaGetLastError();
+}
+cudaError_t launchMmaFp64(const Buffers& b) {
+    mmaFp64<<<kMmaGrid, kMmaBlock>>>(static_cast<const double*>(b.mmaA),
+                                     static_cast<const double*>(b.mmaB),
+                                     static_cast<double*>(b.mmaC));
+    return cudaGetLastError();
+}
+cudaError_t launchMmaInt8(const Buffers& b) {
+    mmaInt8<<<kMmaGrid, kMmaBlock>>>(static_cast<const signed char*>(b.mmaA),
+                                     static_cast<const signed char*>(b.mmaB),
+                                     static_cast<int*>(b.mmaC));
     return cudaGetLastError();
 }
 cudaError_t launchCopy(const Buffers& b) {

@@ -21,6 +21,12 @@ cudaError_t launchFfma(const Buffers& b);
 cudaError_t launchDfma(const Buffers& b);
 cudaError_t launchHfma2(const Buffers& b);
 cudaError_t launchMmaFp16(const Buffers& b);
+// WMMA on the other input types (expected.hpp: kMma*Flops): BF16 and TF32 (HMMA), FP64 (DMMA),
+// INT8 (IMMA, integer operations).
+cudaError_t launchMmaBf16(const Buffers& b);
+cudaError_t launchMmaTf32(const Buffers& b);
+cudaError_t launchMmaFp64(const Buffers& b);
+cudaError_t launchMmaInt8(const Buffers& b);
 cudaError_t launchCopy(const Buffers& b);
 
 /// All five kernels in order, each in ProfileScope "calibration/<ffma|dfma|hfma2|mma_fp16|copy>".

@@ -194,3 +194,62 @@ TEST(GpuCalibration, NsightComputeByteDefinitionsOnTheCalibrationKernels) {
     EXPECT_GT(copy->bytesAt(MemoryLevel::L1), 0.0);
     EXPECT_LT(copy->bytesAt(MemoryLevel::L1), 2.5 * cal::kCopyTraffic);
 }
+
+// Tensor counters by detection (docs/design/0008): every FLOP kind of every calibration kernel --
+// CUDA-core FMA of three types and WMMA on five input types (HMMA FP16/BF16/TF32, DMMA, IMMA) --
+// equals the hand count, with detection (the set grows to what the kernels need) as with every
+// tensor counter from the start.
+TEST(GpuTensorDetection, EveryFlopKindExactOnTheCalibrationKernels) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    for (const auto counters : {roofline::TensorCounters::Detect, roofline::TensorCounters::All}) {
+        SCOPED_TRACE(toString(counters));
+        roofline::Options options;
+        options.tensorCounters = counters;
+        options.reuseSamples = 0;
+        options.flushOnExit = false;
+        options.iterationsPerPass = 1;
+        roofline::Session session{options};
+        ASSERT_TRUE(session.countersAvailable()) << session.status();
+        const std::size_t initialPasses = session.passes();
+        int steps = 0;
+        while (session.needsPass() && steps < 60) {
+            roofline::ProfileScope step{"step"};
+            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchMmaBf16(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchMmaTf32(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchMmaFp64(buffers), cudaSuccess);
+            ASSERT_EQ(cal::launchMmaInt8(buffers), cudaSuccess);
+            ++steps;
+        }
+        const auto& records = session.stop();
+        ASSERT_EQ(records.size(), 7u);
+        for (const auto& r : records)
+            ASSERT_TRUE(r.measured) << r.name << ": " << r.note;
+        const auto kind = [](const KernelRecord& r, FlopKind k) { return r.flopsOf(k); };
+        EXPECT_EQ(kind(records[0], FlopKind::FP32), cal::kFfmaFlops);
+        EXPECT_EQ(kind(records[1], FlopKind::FP64), cal::kDfmaFlops);
+        const struct {
+            FlopKind kind;
+            double flops;
+        } mma[] = {{FlopKind::TensorFP16, cal::kMmaFlops},
+                   {FlopKind::TensorBF16, cal::kMmaBf16Flops},
+                   {FlopKind::TensorTF32, cal::kMmaTf32Flops},
+                   {FlopKind::TensorFP64, cal::kMmaFp64Flops},
+                   {FlopKind::TensorINT8, cal::kMmaInt8Ops}};
+        for (std::size_t i = 0; i < records.size(); ++i)
+            for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k) {
+                const auto other = static_cast<FlopKind>(k);
+                if (!roofline::isTensor(other))
+                    continue;
+                const double expected =
+                    i >= 2 && mma[i - 2].kind == other ? mma[i - 2].flops : 0.0;
+                EXPECT_EQ(kind(records[i], other), expected)
+                    << records[i].name << " " << toString(other);
+            }
+        std::printf("tensor counters %s: %zu passes at the start, %zu at the end, %d iterations\n",
+                    toString(counters), initialPasses, session.passes(), steps);
+    }
+}

@@ -65,8 +65,11 @@ struct DeviceBuffer {
 TEST(GpuIterationReplay, LoopIterationsAssembleExactPerKernelCounters) {
     ROOFLINE_REQUIRE_GPU();
     cal::Buffers buffers;
-    roofline::Options options;   // the default: iteration replay, full metric set
+    roofline::Options options;   // iteration replay, full metric set
     options.rangesPerImage = 12; // 3 kernels a step: a pass spans 12 / (2 x 3) = 2 steps
+    // A fixed pass count and every launch measured (this test counts iterations exactly).
+    options.tensorCounters = roofline::TensorCounters::All;
+    options.reuseSamples = 0;
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_EQ(session.mode(), CollectionMode::IterationReplay);
@@ -124,6 +127,8 @@ TEST(GpuIterationReplay, AlignedPassesSurviveAnInsertedAndAMissingLaunch) {
     options.iterationsPerPass = 1;
     options.flushOnExit = false;
     options.alignPasses = roofline::AlignPasses::On;
+    options.tensorCounters = roofline::TensorCounters::All; // the full set's 6 configurations
+    options.reuseSamples = 0;
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_GE(session.passes(), 6u);
@@ -168,6 +173,8 @@ TEST(GpuIterationReplay, AutoSwitchesToAlignedPassesAtAnInsertion) {
     roofline::Options options;
     options.iterationsPerPass = 1;
     options.flushOnExit = false;
+    options.tensorCounters = roofline::TensorCounters::All; // the full set's 7 passes
+    options.reuseSamples = 0;
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     const std::size_t positional = session.passes();
