@@ -240,7 +240,7 @@ Accuracy compare(const std::vector<KernelRecord>& ours, const std::vector<Kernel
         if (!a.measured)
             continue;
         ++acc.matched;
-        acc.reusedMatched += a.note.find("reused") != std::string::npos ? 1 : 0;
+        acc.reusedMatched += a.reusedSamples > 0 ? 1 : 0;
         bool equal = true;
         for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k)
             if (!close(a.flops[k], b.flops[k])) {
@@ -271,8 +271,11 @@ Accuracy compare(const std::vector<KernelRecord>& ours, const std::vector<Kernel
 
 // Records of one complete iteration profile, in launch order within the iteration.
 std::vector<KernelRecord> oneIteration(std::vector<KernelRecord> records) {
-    std::stable_sort(records.begin(), records.end(),
-                     [](const auto& a, const auto& b) { return a.launchIndex < b.launchIndex; });
+    // Windows of one iteration may be measured in different iterations, and reused records are
+    // added at the end: the position within the iteration orders them.
+    std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+        return a.position != b.position ? a.position < b.position : a.launchIndex < b.launchIndex;
+    });
     return records;
 }
 
@@ -407,25 +410,34 @@ int main(int argc, char** argv) {
         rows.push_back({s, oneIteration(std::move(records)), ""});
     }
 
-    if (!ncuRecords.empty()) {
-        std::printf("\naccuracy against ncu, launch by launch (kernels matched by name in "
-                    "order; bytes and time: ours/ncu over the matched launches)\n");
+    const auto table = [&](const char* title, const std::vector<KernelRecord>& reference,
+                           const std::string& skip) {
+        std::printf("\n%s\n", title);
         std::printf("%-9s %8s %12s %8s %8s %8s %8s %22s\n", "setting", "matched", "FLOPs equal",
                     "L1", "L2", "DRAM", "time", "median |err| L1/L2/DRAM");
         for (const Row& row : rows) {
-            if (row.s.name == "scope")
-                continue; // one record per step: nothing to match per kernel
-            const Accuracy a = compare(row.records, ncuRecords);
+            if (row.s.name == "scope" || row.s.name == skip)
+                continue; // scope: one record per step, nothing to match per kernel
+            const Accuracy a = compare(row.records, reference);
+            const std::string reused =
+                a.reusedMatched ? " (" + std::to_string(a.reusedMatched) + " reused)" : "";
             std::printf("%-9s %4zu/%-3zu %8zu/%-3zu %8.3f %8.3f %8.3f %8.3f %8.3f/%.3f/%.3f%s\n",
                         row.s.name.c_str(), a.matched, a.theirs, a.flopsEqual, a.matched,
                         a.bytesRatio[0], a.bytesRatio[1], a.bytesRatio[2], a.timeRatio,
                         a.bytesMedianErr[0], a.bytesMedianErr[1], a.bytesMedianErr[2],
-                        a.reusedMatched
-                            ? (" (" + std::to_string(a.reusedMatched) + " reused)").c_str()
-                            : "");
+                        reused.c_str());
             if (!a.firstFlopDiff.empty())
                 std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
         }
-    }
+    };
+    for (const Row& row : rows)
+        if (row.s.name == "exact")
+            table("against exact (every launch and every counter, measured by libroofline the "
+                  "same way): what detection and reuse change",
+                  row.records, "exact");
+    if (!ncuRecords.empty())
+        table("accuracy against ncu, launch by launch (kernels matched by name in order; bytes "
+              "and time: ours/ncu over the matched launches)",
+              ncuRecords, "");
     return 0;
 }

@@ -87,6 +87,11 @@ struct ROOFLINE_API KernelRecord {
     std::string scopePathRaw;    ///< the same path as the scopes were named ("Train step 7/...")
     std::int64_t iteration = -1; ///< the iteration scope's instance (its number, or the count of
                                  ///< iteration scopes opened before it); -1: outside any
+    std::int64_t position = -1;  ///< order among its iteration's launches, from 0; -1: unknown
+    /// Iteration replay with reuse (Options::reuseSamples): the values are the mean of this many
+    /// measured launches of the same signature, the note says which and how far they spread; 0:
+    /// measured on this launch itself.
+    std::uint32_t reusedSamples = 0;
     Dim3 grid, block;
     std::uint64_t stream = 0;   ///< stream handle value (0: default stream)
     std::uint64_t threadId = 0; ///< OS thread id (gettid) of the launching thread

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <exception>
 #include <set>
 
@@ -38,6 +40,10 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         config_.alignAvailable = false;
     }
     aligned_ = config_.alignedPasses > 0 && config_.alignFromStart;
+    reuse_ = config_.mode == CollectionMode::IterationReplay && config_.reuseSamples > 0 &&
+             level == Level::Counters;
+    for (Slot& s : slots_)
+        s.plan = ReusePlan(config_.reuseSamples, config_.reuseMaxGap);
     if (aligned_)
         config_.passes = config_.alignedPasses;
     codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
@@ -142,7 +148,7 @@ void Collector::newGroup(Slot& s) {
     s.groupStart = iterationsSeen_;
     s.restart = false;
     s.pass = 0;
-    s.itersPerPass = 0; // decided after the group's first iteration
+    s.itersPerPass = reuse_ ? 1 : 0; // decided after the group's first iteration (reuse: 1)
     s.members.clear();
     s.expected.clear();
     s.expectedScopes.clear();
@@ -236,6 +242,10 @@ bool Collector::takeCount() {
 }
 
 bool Collector::admits(const LaunchEvent& l, const Stack& stack) {
+    return filtersAdmit(l, stack) && takeCount();
+}
+
+bool Collector::filtersAdmit(const LaunchEvent& l, const Stack& stack) {
     if (stack.empty() && startEnd_.empty())
         return false; // outside every scope: not profiled
     if (config_.filter.hasNvtxFilter() && !config_.filter.nvtxAdmits(views(stack), startEndViews()))
@@ -243,7 +253,23 @@ bool Collector::admits(const LaunchEvent& l, const Stack& stack) {
     if (config_.filter.hasNameFilter() &&
         !config_.filter.nameAdmits(core::demangle(l.mangledName), l.mangledName))
         return false;
-    return takeCount();
+    return true;
+}
+
+// The scope path with every instance number made uniform ("Train step #/Layer #"): launches of
+// identical layers share it (a reuse signature's scope part).
+std::string Collector::uniformPath(const Stack& stack) const {
+    const std::string p = path(stack);
+    std::string out;
+    std::size_t at = 0;
+    while (at <= p.size()) {
+        const std::size_t slash = std::min(p.find('/', at), p.size());
+        if (!out.empty() || at > 0)
+            out += '/';
+        out += core::uniformInstance(p.substr(at, slash - at));
+        at = slash + 1;
+    }
+    return out;
 }
 
 std::size_t Collector::iterationIndex(const Stack& stack) const {
@@ -386,6 +412,8 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (s.failed)
             continue;
         s.k = 0;
+        s.iterSigs.clear();
+        s.iterInfo.clear();
         if (!s.passOpen)
             s.scopeCount = 0;
         s.passStartedThisIteration = false;
@@ -393,6 +421,8 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (s.passOpen)
             continue; // a pass spanning several iterations goes on
         if (!s.group) {
+            if (reuse_ && !s.cycle)
+                continue; // nothing to measure: this iteration is only observed
             if (limitReached()) {
                 s.restart = false;
                 continue; // launch count reached: no new groups, no cost
@@ -527,7 +557,12 @@ void Collector::endIteration() {
             endPass(s);
         if (config_.mode != CollectionMode::IterationReplay)
             continue;
-        if (s.completedThisIteration) // the group completed in this iteration: next window
+        if (reuse_) {
+            if (s.completedThisIteration)
+                advanceCycle(s);
+            if (!s.cycle && !s.group && !s.restart)
+                maybeStartCycle(s);
+        } else if (s.completedThisIteration) // the group completed in this iteration: next window
             s.offset = s.itersPerPass <= 1 && s.k > s.offset + capacity ? s.offset + capacity : 0;
         else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
             noteMismatch(s, "an iteration launched only " + std::to_string(s.k) +
@@ -682,6 +717,8 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
         return;
     }
     const std::size_t idx = s.k++;
+    if (reuse_)
+        observePosition(s, l, stack, idx);
     if (!s.group)
         return; // the group completed earlier in this iteration, or the launch count is reached
     Key key{l.mangledName, l.grid, l.block};
@@ -701,6 +738,10 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
     const std::size_t capacity = s.backend->capacity();
     if (idx == s.offset && s.offset > 0 && !s.passOpen && !s.passStartedThisIteration)
         startPass(s);
+    if (s.passOpen && reuse_ && idx >= s.windowEnd && s.passStartedThisIteration) {
+        endPass(s); // the window ends here: later launches are not measured
+        return;
+    }
     if (s.passOpen && s.passCount == capacity) {
         if (s.itersPerPass == 0)
             s.itersPerPass = 1; // one iteration fills an image: cover it window by window
@@ -719,7 +760,16 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
     if (aligned(s))
         s.aligned.launch(key);
     if (s.pass == 0) {
-        s.members.push_back(inside && admits(l, stack) ? addLaunch(l, stack) : -1);
+        const std::int64_t m = inside && admits(l, stack) ? addLaunch(l, stack) : -1;
+        if (m >= 0) {
+            launches_[static_cast<std::size_t>(m)].position = static_cast<std::int64_t>(s.k) - 1;
+            if (reuse_) {
+                launchSig_.resize(launches_.size(), ReusePlan::kNotMeasured);
+                launchSig_[static_cast<std::size_t>(m)] =
+                    s.iterSigs.empty() ? ReusePlan::kNotMeasured : s.iterSigs.back();
+            }
+        }
+        s.members.push_back(m);
         s.replay.expect(std::move(key));
         return;
     }
@@ -798,6 +848,7 @@ void Collector::completeImage(Slot& s) {
         }
     }
     inferTensorMetrics(s);
+    recordSamples(s);
     s.members.clear();
     ++groupsCompleted_;
     s.backend->configure(); // the same image, fresh, for the next group
@@ -960,12 +1011,162 @@ void Collector::completeAligned(Slot& s) {
         }
     }
     inferTensorMetrics(s);
+    recordSamples(s);
     s.members.clear();
     ++groupsCompleted_;
     s.config = firstConfig();
     s.subPass = s.configPass = 0;
     s.loadsAtEnable = codeLoads(s);           // a fresh profiler: loads from here on count again
     s.backend->selectConfiguration(s.config); // the first configuration, fresh, for the next group
+}
+
+// ---- repeated launches (docs/design/0009) ----------------------------------------------------
+
+// Reuse: the signature of launch `idx` of the current iteration and, while no cycle is in
+// progress, what a reused record of it would need (an iteration a cycle may refer to).
+void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stack,
+                                std::size_t idx) {
+    const bool in = filtersAdmit(l, stack);
+    s.iterSigs.push_back(in ? s.plan.id(signatureOf(l.mangledName, l.grid, l.block,
+                                                    l.sharedMemBytes, uniformPath(stack)))
+                            : ReusePlan::kNotMeasured);
+    if (s.cycle || !in)
+        return;
+    if (s.iterInfo.size() < idx)
+        s.iterInfo.resize(idx);
+    core::LaunchInfo info;
+    info.mangledName = l.mangledName; // demangled only if it becomes a record
+    setScope(info, stack);
+    info.position = static_cast<std::int64_t>(idx);
+    info.grid = l.grid;
+    info.block = l.block;
+    info.stream = l.stream;
+    info.threadId = l.threadId;
+    info.correlationId = l.correlationId;
+    info.device = l.device;
+    s.iterInfo.push_back(std::move(info));
+}
+
+// Reuse, at the end of an iteration with no cycle in progress: when some signature of this
+// iteration lacks samples, a cycle over it starts (its first window is measured from the next
+// iteration on).
+void Collector::maybeStartCycle(Slot& s) {
+    // The iteration's launch details are kept only while no cycle runs: right after one ended,
+    // the next iteration is the one a new cycle refers to.
+    if (s.failed || s.iterSigs.empty() || s.iterInfo.empty() || limitReached())
+        return;
+    const auto w = s.plan.next(s.iterSigs, 0, s.capacity);
+    if (!w)
+        return;
+    s.refSigs = s.iterSigs;
+    s.refInfo = std::move(s.iterInfo);
+    s.refInfo.resize(s.refSigs.size());
+    s.iterInfo.clear();
+    s.measuredPos.assign(s.refSigs.size(), false);
+    s.cycle = true;
+    s.offset = w->begin;
+    s.windowEnd = w->end;
+    s.windows = 1;
+}
+
+// Reuse: a window's group completed: the next window of the cycle, or the cycle's end.
+void Collector::advanceCycle(Slot& s) {
+    if (!s.cycle)
+        return;
+    const auto w = s.plan.next(s.refSigs, s.windowEnd, s.capacity);
+    if (w) {
+        s.offset = w->begin;
+        s.windowEnd = w->end;
+        ++s.windows;
+        return;
+    }
+    emitReused(s);
+    s.cycle = false;
+    s.offset = 0;
+    s.windowEnd = 0;
+    if (&s == &slots_[0]) {
+        coveredWhole_ = true;
+        cycleWindows_ = s.windows;
+    }
+}
+
+// Reuse: the completed group's launches with values are samples of their signatures.
+void Collector::recordSamples(Slot& s) {
+    if (!reuse_ || s.redo)
+        return;
+    for (std::int64_t m : s.members) {
+        if (m < 0)
+            continue;
+        const auto i = static_cast<std::size_t>(m);
+        const core::LaunchInfo& info = launches_[i];
+        if (info.values.empty() || info.replay == ReplayStatus::Unmatched ||
+            i >= launchSig_.size() || launchSig_[i] == ReusePlan::kNotMeasured)
+            continue;
+        s.plan.addSample(launchSig_[i], i);
+        if (info.position >= 0 && static_cast<std::size_t>(info.position) < s.measuredPos.size())
+            s.measuredPos[static_cast<std::size_t>(info.position)] = true;
+    }
+}
+
+// Reuse: every launch of the cycle's reference iteration that no window measured gets a record
+// with the mean of its signature's samples, marked as such, with how far the samples spread.
+void Collector::emitReused(Slot& s) {
+    for (std::size_t p = 0; p < s.refSigs.size() && p < s.refInfo.size(); ++p) {
+        const std::uint32_t sig = s.refSigs[p];
+        if (sig == ReusePlan::kNotMeasured || s.measuredPos[p] || s.refInfo[p].mangledName.empty())
+            continue;
+        std::vector<const core::LaunchInfo*> samples;
+        for (std::size_t i : s.plan.samples(sig))
+            if (i < launches_.size() && !launches_[i].values.empty() &&
+                (i >= superseded_.size() || !superseded_[i]))
+                samples.push_back(&launches_[i]);
+        core::LaunchInfo info = std::move(s.refInfo[p]);
+        info.name = core::demangle(info.mangledName);
+        info.launchIndex = launches_.size();
+        if (samples.empty()) {
+            appendNote(info.note, "not measured: the launches of its signature measured in this "
+                                  "replay have no values");
+        } else {
+            const std::size_t n = samples.size(), metrics = samples[0]->values.size();
+            info.values.assign(metrics, 0.0);
+            double worst = 0;
+            std::size_t worstAt = 0;
+            for (std::size_t m = 0; m < metrics; ++m) {
+                double lo = samples[0]->values[m], hi = lo, sum = 0;
+                for (const auto* x : samples) {
+                    const double v = m < x->values.size() ? x->values[m] : 0.0;
+                    sum += v;
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+                info.values[m] = sum / static_cast<double>(n);
+                const double mean = std::fabs(info.values[m]);
+                const double spread = mean > 0 ? (hi - lo) / mean : 0.0;
+                if (spread > worst) {
+                    worst = spread;
+                    worstAt = m;
+                }
+            }
+            std::string positions;
+            for (const auto* x : samples)
+                positions += (positions.empty() ? "" : ", ") + std::to_string(x->position);
+            char spread[64];
+            std::snprintf(spread, sizeof spread, "%.1f%%", 100.0 * worst);
+            appendNote(info.note, "reused: mean of " + std::to_string(n) +
+                                      " measured launches of the same signature (positions " +
+                                      positions + ")" +
+                                      (n > 1 ? std::string("; they spread by up to ") + spread +
+                                                   (worstAt < config_.metricNames.size()
+                                                        ? " (" + config_.metricNames[worstAt] + ")"
+                                                        : std::string())
+                                             : std::string()));
+            info.reusedSamples = static_cast<std::uint32_t>(n);
+            ++reused_;
+        }
+        launches_.push_back(std::move(info));
+        launchSig_.resize(launches_.size(), ReusePlan::kNotMeasured);
+    }
+    s.refInfo.clear();
 }
 
 // ---- replay helper and end ----------------------------------------------------------------
@@ -982,7 +1183,7 @@ bool Collector::needsPass() noexcept {
     bool pending = false;
     if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
         for (const Slot& s : slots_)
-            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0));
+            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle));
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
@@ -1012,6 +1213,8 @@ core::Coverage Collector::coverage() const {
                         cap = std::max<std::uint64_t>(1, c.rangesPerImage);
     c.iterationsNeeded =
         c.iterationsPerPass > 1 ? c.passes * c.iterationsPerPass : (L + cap - 1) / cap * c.passes;
+    if (reuse_) // an observed iteration, then the windows of a cycle
+        c.iterationsNeeded = 1 + std::max<std::size_t>(cycleWindows_, slots_[0].windows) * c.passes;
     if (coveredWhole_) {
         c.launchesCovered = L;
     } else {
@@ -1054,6 +1257,17 @@ void Collector::finish() noexcept {
             s.group = false;
         }
     }
+    // Reuse: a cycle cut short by the stop still gives the launches whose signature has
+    // samples their reused records.
+    for (Slot& s : slots_)
+        if (reuse_ && s.cycle) {
+            try {
+                emitReused(s);
+            } catch (...) {
+                // out of memory: those records are missing, as unmeasured launches are
+            }
+            s.cycle = false;
+        }
     // The session destroys the backends after this: nothing here may reach them again
     // (coverage() once read one after teardown, a use-after-free on every iteration-replay stop).
     for (Slot& s : slots_)

@@ -15,6 +15,7 @@
 #include "collect/aligned_replay.hpp"
 #include "collect/backend.hpp"
 #include "collect/replay_check.hpp"
+#include "collect/reuse_plan.hpp"
 #include "core/nvtx_filter.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -47,6 +48,7 @@ struct LaunchEvent {
     int device = 0;
     const char* mangledName = "";
     Dim3 grid, block;
+    std::uint32_t sharedMemBytes = 0;
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;
     std::uint64_t correlationId = 0;
@@ -85,6 +87,16 @@ struct CollectorConfig {
     /// metrics in its values and returns those that stay unknown (collected from then on, and the
     /// launch's window measured again). Empty: every metric is collected from the start.
     std::function<std::vector<std::string>(std::vector<double>&)> infer;
+    /// Iteration replay: samples measured per launch signature, the other launches of the
+    /// signature reuse their mean (docs/design/0009); 0: every launch measured. With reuse the
+    /// first iteration is observed only, and profiling stops once every signature of an
+    /// iteration has its samples (until an iteration launches a signature without).
+    std::size_t reuseSamples = 0;
+    /// Launches whose signature has its samples, left inside a window when fewer than this lie
+    /// between two that need measuring (cheaper than a window of their own).
+    std::size_t reuseMaxGap = 16;
+    /// The values' metric names (notes name the metric whose samples spread most).
+    std::vector<std::string> metricNames;
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
     /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
     bool alignFromStart = false;
@@ -134,6 +146,8 @@ public:
     std::uint64_t reenables() const noexcept { return reenables_; }
     /// Tensor counters by detection: times the collected set grew (each re-measured a window).
     std::uint64_t metricExpansions() const noexcept { return expansions_; }
+    /// Reuse: records whose values are the mean of their signature's samples.
+    std::uint64_t reusedLaunches() const noexcept { return reused_; }
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
@@ -183,6 +197,16 @@ private:
         std::uint64_t loadsAtEnable = 0; // codeLoads_[slot] when the profiler was last enabled
         bool restart = false;            // a group was abandoned: the next iteration redoes it
         bool redo = false; // the completed group needs counters it lacked: measured again
+        // Reuse (CollectorConfig::reuseSamples, docs/design/0009): signatures per position of the
+        // current iteration, the launches of an iteration a cycle may refer to, and the cycle's
+        // reference iteration, windows and measured positions.
+        ReusePlan plan{0, 0};
+        std::vector<std::uint32_t> iterSigs, refSigs;
+        std::vector<core::LaunchInfo> iterInfo, refInfo;
+        bool cycle = false;        // a cycle of windows over refSigs is in progress
+        std::size_t windowEnd = 0; // the current window: [offset, windowEnd)
+        std::size_t windows = 0;   // windows of the current cycle so far
+        std::vector<bool> measuredPos;
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };
 
@@ -219,6 +243,13 @@ private:
     void completeConfiguration(Slot& s);
     void completeAligned(Slot& s);
     void inferTensorMetrics(Slot& s);
+    bool filtersAdmit(const LaunchEvent& l, const Stack& stack);
+    std::string uniformPath(const Stack& stack) const;
+    void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
+    void maybeStartCycle(Slot& s);
+    void advanceCycle(Slot& s);
+    void recordSamples(Slot& s);
+    void emitReused(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
     void closeWindow(Slot& s);
@@ -260,7 +291,10 @@ private:
     std::uint64_t differing_ = 0, unmatched_ = 0;
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
-    std::uint64_t reenables_ = 0, supersededCount_ = 0, expansions_ = 0;
+    std::uint64_t reenables_ = 0, supersededCount_ = 0, expansions_ = 0, reused_ = 0;
+    bool reuse_ = false;                   // CollectorConfig::reuseSamples > 0, iteration replay
+    std::size_t cycleWindows_ = 0;         // windows of the last completed reuse cycle
+    std::vector<std::uint32_t> launchSig_; // per launches_ entry: its signature (reuse)
     std::string firstIterationIssue_;
     std::uint64_t emptyGroups_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()

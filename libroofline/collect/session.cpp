@@ -105,6 +105,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.mangledName = event.mangledName ? event.mangledName : "<unknown kernel>";
     l.grid = event.grid;
     l.block = event.block;
+    l.sharedMemBytes = event.sharedMemBytes;
     l.stream = event.stream;
     l.threadId = currentThreadId();
     l.correlationId = event.correlationId;
@@ -260,6 +261,15 @@ void SessionState::finish() noexcept {
                          "profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
                          setupMs, configImagesMs, cost.creations, cost.creationMs,
                          cost.evaluationMs);
+    if (collector->reusedLaunches() > 0)
+        core::log().info("libroofline: {} records reuse the mean of their signature's measured "
+                         "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
+                         "launch)",
+                         collector->reusedLaunches(), options.reuseSamples);
+    if (collector->metricExpansions() > 0)
+        core::log().info("libroofline: tensor counters by detection: the collected set grew {} "
+                         "time(s) to {} passes (a launch ran MMA work that needs them)",
+                         collector->metricExpansions(), collector->passes());
     if (collector->emptyGroups() > 0)
         core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
                          "no launch (filters, launch skip, launches outside the scopes)",
@@ -393,6 +403,8 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     config.scopeLevels = s.options.scopeLevels;
     config.iterationsPerPass = s.options.iterationsPerPass;
     config.skipDifferingFirstIteration = s.options.skipDifferingFirstIteration;
+    config.reuseSamples =
+        s.options.mode == CollectionMode::IterationReplay ? s.options.reuseSamples : 0;
     s.options.cacheFlush = effectiveFlush(s.options);
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = collect::kKeepImageBytes;
@@ -425,6 +437,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     } else {
         try {
             setUpCounters(s, config);
+            config.metricNames = s.metrics;
             for (auto& d : s.devices)
                 backends.push_back(d.backend.get());
         } catch (const Error& e) {

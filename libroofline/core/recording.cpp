@@ -145,6 +145,8 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"scope", l.scopePath},
             {"scope_raw", l.scopePathRaw},
             {"iteration", l.iteration},
+            {"position", l.position},
+            {"reused_samples", l.reusedSamples},
             {"replay", static_cast<int>(l.replay)},
             {"grid", {l.grid.x, l.grid.y, l.grid.z}},
             {"block", {l.block.x, l.block.y, l.block.z}},
@@ -175,6 +177,8 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.scopePath = j.at("scope").get<std::string>();
     l.scopePathRaw = j.value("scope_raw", std::string()); // absent in older recordings
     l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
+    l.position = integerOr<std::int64_t>(j, "position", -1);
+    l.reusedSamples = integerOr<std::uint32_t>(j, "reused_samples", 0);
     const int replay = integerOr<int>(j, "replay", 0);
     l.replay = replay == 1   ? ReplayStatus::Differs
                : replay == 2 ? ReplayStatus::Unmatched

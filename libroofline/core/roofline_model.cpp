@@ -124,6 +124,8 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.scopePath = launch.scopePath;
     r.scopePathRaw = launch.scopePathRaw.empty() ? launch.scopePath : launch.scopePathRaw;
     r.iteration = launch.iteration;
+    r.position = launch.position;
+    r.reusedSamples = launch.reusedSamples;
     r.replay = launch.replay;
     r.grid = launch.grid;
     r.block = launch.block;

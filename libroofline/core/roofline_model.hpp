@@ -20,7 +20,11 @@ struct LaunchInfo {
     std::string scopePath;       ///< the iteration scope's instance made uniform ("Train step #")
     std::string scopePathRaw;    ///< as the scopes were named, when it differs from scopePath
     std::int64_t iteration = -1; ///< the iteration scope's instance; -1: outside any
-    std::string iterationScope;  ///< in memory only: the iteration scope's name, when numbered
+    std::int64_t position = -1;  ///< order among its iteration's launches, from 0; -1: unknown
+    /// Iteration replay with reuse: the values are the mean of this many launches of the same
+    /// signature (the note names them and their spread); 0: measured on this launch itself.
+    std::uint32_t reusedSamples = 0;
+    std::string iterationScope; ///< in memory only: the iteration scope's name, when numbered
     ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
     std::uint64_t stream = 0;

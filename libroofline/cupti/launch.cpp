@@ -34,6 +34,7 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
 template <typename P> void fromClassic(const P* p, LaunchEvent& e) {
     e.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
     e.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+    e.sharedMemBytes = p->sharedMemBytes;
     e.stream = reinterpret_cast<std::uint64_t>(p->hStream);
 }
 
@@ -142,6 +143,7 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
         if (p->config) {
             e.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
             e.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
+            e.sharedMemBytes = p->config->sharedMemBytes;
             e.stream = reinterpret_cast<std::uint64_t>(p->config->hStream);
         }
         f = p->f;

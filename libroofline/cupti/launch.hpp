@@ -20,6 +20,7 @@ struct LaunchEvent {
     Kind kind = Kind::Kernel;
     const char* mangledName = nullptr; ///< valid during the sink call only (kernels)
     Dim3 grid, block;
+    std::uint32_t sharedMemBytes = 0; ///< dynamic shared memory of the launch
     std::uint64_t stream = 0;
     void* context = nullptr;
     std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)

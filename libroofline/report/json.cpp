@@ -51,6 +51,8 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"scope", r.scopePath},
                        {"scope_raw", r.scopePathRaw},
                        {"iteration", r.iteration},
+                       {"position", r.position},
+                       {"reused_samples", r.reusedSamples},
                        {"replay", toString(r.replay)},
                        {"grid", {r.grid.x, r.grid.y, r.grid.z}},
                        {"block", {r.block.x, r.block.y, r.block.z}},

@@ -154,7 +154,8 @@ cudaError_t launchMmaBf16(const Buffers& b) {
 }
 cudaError_t launchMmaTf32(const Buffers& b) {
     mmaTf32<<<kMmaGrid, kMmaBlock>>>(static_cast<const float*>(b.mmaA),
-                                     static_cast<const float*>(b.mmaB), static_cast<float*>(b.mmaC));
+                                     static_cast<const float*>(b.mmaB),
+                                     static_cast<float*>(b.mmaC));
     return cudaGetLastError();
 }
 cudaError_t launchMmaFp64(const Buffers& b) {

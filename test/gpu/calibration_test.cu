@@ -244,8 +244,7 @@ TEST(GpuTensorDetection, EveryFlopKindExactOnTheCalibrationKernels) {
                 const auto other = static_cast<FlopKind>(k);
                 if (!roofline::isTensor(other))
                     continue;
-                const double expected =
-                    i >= 2 && mma[i - 2].kind == other ? mma[i - 2].flops : 0.0;
+                const double expected = i >= 2 && mma[i - 2].kind == other ? mma[i - 2].flops : 0.0;
                 EXPECT_EQ(kind(records[i], other), expected)
                     << records[i].name << " " << toString(other);
             }

@@ -121,7 +121,9 @@ protected:
         ROOFLINE_REQUIRE_GPU();
         ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
         jit = std::make_unique<JitKernels>();
-        session = std::make_unique<roofline::Session>();
+        roofline::Options options;
+        options.reuseSamples = 0; // the tests count iterations against passes
+        session = std::make_unique<roofline::Session>(options);
         ASSERT_TRUE(session->countersAvailable()) << session->status();
     }
     std::unique_ptr<JitKernels> jit;

@@ -102,6 +102,7 @@ TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
     roofline::Options options;
     options.iterationsPerPass = 1;
     options.alignPasses = roofline::AlignPasses::Off; // positional: flagged, not measured again
+    options.reuseSamples = 0;                         // a fixed loop of session.passes() iterations
     roofline::Session session{options};
     for (std::size_t step = 0; step < session.passes(); ++step) {
         roofline::ProfileScope scope{"step"};
@@ -358,6 +359,7 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
     roofline::Options options;
     options.metrics = roofline::MetricSet::Time;
     options.rangesPerImage = kPerIteration;
+    options.reuseSamples = 0; // every launch measured: this test sizes memory per range
     roofline::Session session{options};
     const double rssSession = rssBytes("VmRSS:");
     const std::size_t iterations = total / kPerIteration * session.passes();
@@ -451,6 +453,7 @@ TEST(GpuCache, FlushBeforeEachPassGivesColdDramFigures) {
         roofline::Options options;
         options.mode = mode;
         options.cacheFlush = flush;
+        options.reuseSamples = 0; // each of the three copies measured
         roofline::Session session{options};
         std::vector<double> dram;
         while (session.needsPass()) {

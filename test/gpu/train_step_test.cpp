@@ -90,6 +90,7 @@ roofline::Options iterationReplay(bool processScopes,
     o.processScopes = processScopes;
     o.alignPasses = align;
     o.flushOnExit = false;
+    o.reuseSamples = 0; // every launch of one step measured (TrainStep.Reused* tests reuse)
     return o;
 }
 
@@ -238,4 +239,44 @@ TEST(TrainStep, FlopsPerLaunchEqualKernelReplayOfTheSameStep) {
         compared += own(a) ? 1 : 0;
     }
     EXPECT_EQ(compared, 32);
+}
+
+// Repeated launches (the default, docs/design/0009): identical layers are measured twice and the
+// other layers reuse the mean. Every launch of a step still has a record, and its FLOPs per kind
+// equal those of the step measured launch by launch.
+TEST(TrainStep, ReusedRecordsCoverTheStepWithTheSameFlops) {
+    ROOFLINE_REQUIRE_GPU();
+    TrainConfig config; // 8 layers: the runs of reused layers are longer than a window's gap
+    config.layers = 8;
+    const Outcome exact = profiled(config, iterationReplay(true));
+    roofline::Options o = iterationReplay(true);
+    o.reuseSamples = 2;
+    const Outcome reused = profiled(config, o);
+    Trainer shape(config);
+    ASSERT_EQ(reused.records.size(), shape.launchesPerStep());
+    ASSERT_EQ(exact.records.size(), shape.launchesPerStep());
+    std::map<std::int64_t, const KernelRecord*> byPosition;
+    for (const auto& r : exact.records)
+        byPosition[r.position] = &r;
+    int reusedRecords = 0;
+    for (const auto& r : reused.records) {
+        SCOPED_TRACE(r.name + " at " + std::to_string(r.position));
+        ASSERT_TRUE(r.measured) << r.note;
+        ASSERT_EQ(byPosition.count(r.position), 1u);
+        const KernelRecord& e = *byPosition[r.position];
+        EXPECT_EQ(r.name, e.name);
+        EXPECT_EQ(r.scopePath, e.scopePath);
+        for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k)
+            EXPECT_NEAR(r.flops[k], e.flops[k], 1e-9 * std::max(1.0, e.flops[k]))
+                << toString(static_cast<FlopKind>(k));
+        if (r.reusedSamples > 0) {
+            ++reusedRecords;
+            EXPECT_NE(r.note.find("reused: mean of"), std::string::npos) << r.note;
+        }
+    }
+    EXPECT_GE(reusedRecords, 3 * config.layers); // six layers forward and backward, at least
+    std::printf("train step, %d layers: %zu launches per step, %d reused; %zu steps with reuse, "
+                "%zu measuring every launch\n",
+                config.layers, shape.launchesPerStep(), reusedRecords, reused.losses.size(),
+                exact.losses.size());
 }

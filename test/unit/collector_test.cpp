@@ -539,3 +539,51 @@ TEST(CollectorIterationReplay, DetectedMmaWorkGrowsTheSetAndMeasuresTheWindowAga
     EXPECT_EQ(h.collector.groupsCompleted(), 2u);
     EXPECT_EQ(calls, 4);
 }
+
+// Repeated launches (design 0009): identical layers are measured K times; the first iteration is
+// only observed; the cycle's windows leave out what is reused; profiling then stops.
+TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhere) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.reuseMaxGap = 2;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        h.push("Train step");
+        h.launch("embedding", 1);
+        for (int layer = 0; layer < 6; ++layer) {
+            const std::string name = "Layer " + std::to_string(layer);
+            h.push(name.c_str());
+            h.launch("matmul", 10);
+            h.launch("gelu", 2);
+            h.pop();
+        }
+        h.launch("head", 7);
+        h.pop();
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 1 + 2 + 2); // observed, window [0, 5) x 2 passes, window [13, 14) x 2
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u); // every launch of one iteration
+    std::size_t reused = 0;
+    for (const auto& r : l) {
+        ASSERT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+        const double work = r.mangledName == "embedding" ? 1
+                            : r.mangledName == "matmul"  ? 10
+                            : r.mangledName == "gelu"    ? 2
+                                                         : 7;
+        EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position;
+        if (r.reusedSamples > 0) {
+            ++reused;
+            EXPECT_EQ(r.reusedSamples, 2u);
+            EXPECT_NE(r.note.find("reused: mean of 2"), std::string::npos) << r.note;
+            EXPECT_GE(r.position, 5);
+            EXPECT_LE(r.position, 12);
+        }
+    }
+    EXPECT_EQ(reused, 8u); // layers 2-5
+    EXPECT_EQ(h.collector.reusedLaunches(), 8u);
+    const core::Coverage cov = h.collector.coverage();
+    EXPECT_TRUE(cov.complete());
+    EXPECT_EQ(cov.iterationsNeeded, 5u);
+}

@@ -1,0 +1,73 @@
+#include "collect/reuse_plan.hpp"
+
+#include <algorithm>
+
+namespace roofline::collect {
+
+std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
+                        std::uint32_t sharedMemBytes, const std::string& uniformScope) {
+    std::string s = mangledName;
+    for (const Dim3& d : {grid, block})
+        s += '|' + std::to_string(d.x) + 'x' + std::to_string(d.y) + 'x' + std::to_string(d.z);
+    s += '|' + std::to_string(sharedMemBytes) + '|' + uniformScope;
+    return s;
+}
+
+std::uint32_t ReusePlan::id(const std::string& signature) {
+    const auto [it, added] = ids_.emplace(signature, static_cast<std::uint32_t>(ids_.size()));
+    if (added)
+        samplesOf_.emplace_back();
+    return it->second;
+}
+
+std::size_t ReusePlan::sampleCount(std::uint32_t id) const {
+    return id < samplesOf_.size() ? samplesOf_[id].size() : 0;
+}
+
+void ReusePlan::addSample(std::uint32_t id, std::size_t launch) {
+    if (id < samplesOf_.size())
+        samplesOf_[id].push_back(launch);
+}
+
+const std::vector<std::size_t>& ReusePlan::samples(std::uint32_t id) const {
+    static const std::vector<std::size_t> none;
+    return id < samplesOf_.size() ? samplesOf_[id] : none;
+}
+
+std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
+                                      std::size_t capacity) const {
+    if (capacity == 0)
+        return std::nullopt;
+    // A signature needs min(samples, its launches in the iteration) samples: one launched once
+    // per iteration is measured once.
+    std::map<std::uint32_t, std::size_t> occurs, planned; // planned: what this window adds
+    for (std::uint32_t id : iteration)
+        ++occurs[id];
+    const auto needed = [&](std::uint32_t id) {
+        if (id == kNotMeasured)
+            return false;
+        const auto it = planned.find(id);
+        return sampleCount(id) + (it == planned.end() ? 0 : it->second) <
+               std::min(samples_, occurs[id]);
+    };
+    std::size_t begin = from;
+    while (begin < iteration.size() && !needed(iteration[begin]))
+        ++begin;
+    if (begin >= iteration.size())
+        return std::nullopt;
+    std::size_t last = begin, gap = 0;
+    for (std::size_t p = begin; p < iteration.size() && p - begin < capacity; ++p) {
+        const std::uint32_t id = iteration[p];
+        if (needed(id)) {
+            last = p;
+            gap = 0;
+        } else if (++gap > maxGap_) {
+            break;
+        }
+        if (id != kNotMeasured)
+            ++planned[id]; // measured in this window, needed or not
+    }
+    return Window{begin, last + 1};
+}
+
+} // namespace roofline::collect

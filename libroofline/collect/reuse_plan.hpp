@@ -1,0 +1,56 @@
+#pragma once
+// Repeated launches measured less often (issue 13; docs/design/0009-repeated-launches.md):
+// launches with the same signature -- kernel, grid, block, dynamic shared memory and scope path
+// with instance numbers made uniform ("Train step #/Layer #") -- are measured `samples` times (or
+// as often as the iteration launches them, when less); the others take the mean of those
+// measurements. ReusePlan chooses the windows of an iteration (positions [begin, end)) that
+// iteration replay measures so that every signature gets its samples, and nothing else where it
+// can: runs of launches whose signature has its samples are left out unless shorter than `maxGap`
+// (a new window costs its passes' fixed cost; a launch inside one costs a range per pass). Pure
+// logic: no CUDA, unit-tested in test/unit/reuse_plan_test.cpp.
+#include <roofline/kernel_record.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+/// "kernel|grid|block|smem|uniform scope path": equal for launches that do the same work.
+std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
+                        std::uint32_t sharedMemBytes, const std::string& uniformScope);
+
+struct Window {
+    std::size_t begin = 0, end = 0;
+};
+
+class ReusePlan {
+public:
+    static constexpr std::uint32_t kNotMeasured = 0xffffffffu; ///< a position filters refuse
+
+    ReusePlan(std::size_t samples, std::size_t maxGap) : samples_(samples), maxGap_(maxGap) {}
+
+    /// Interns a signature: its id.
+    std::uint32_t id(const std::string& signature);
+    /// Samples measured so far for signature `id`.
+    std::size_t sampleCount(std::uint32_t id) const;
+    /// A measured launch of signature `id` (its launch index) completed with values.
+    void addSample(std::uint32_t id, std::size_t launch);
+    const std::vector<std::size_t>& samples(std::uint32_t id) const;
+
+    /// The next window of `iteration` (signature ids per position; kNotMeasured: never
+    /// measured) at or after `from`, at most `capacity` long, or nothing when every signature
+    /// from there on has its samples (counting the positions the window itself measures).
+    std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
+                               std::size_t capacity) const;
+
+private:
+    std::size_t samples_, maxGap_;
+    std::map<std::string, std::uint32_t> ids_;
+    std::vector<std::vector<std::size_t>> samplesOf_; // per id: launch indices
+};
+
+} // namespace roofline::collect
