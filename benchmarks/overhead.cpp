@@ -72,10 +72,15 @@ struct Run {
     std::string out;
 };
 
+// Each child runs under `timeout` (a setting that never completes its profile must not stall the
+// benchmark: the training-step program loops while Session::needsPass() says so).
+int gTimeoutSeconds = 300;
+
 Run runCommand(const std::string& command, const fs::path& log) {
     Run r;
     const auto t0 = Clock::now();
-    const std::string full = command + " > '" + log.string() + "' 2>&1";
+    const std::string full = "timeout " + std::to_string(gTimeoutSeconds) + " " + command + " > '" +
+                             log.string() + "' 2>&1";
     const int status = std::system(full.c_str());
     r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -295,7 +300,9 @@ int main(int argc, char** argv) {
     app.add_option("--settings", settingsList, "comma-separated subset of the settings");
     app.add_option("--out", outDir, "directory for logs, recordings and ncu's CSV");
     app.add_flag("--no-ncu", noNcu, "do not run Nsight Compute even when it is on the PATH");
+    app.add_option("--timeout", gTimeoutSeconds, "seconds each run may take (default 300)");
     CLI11_PARSE(app, argc, argv);
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line as it is printed (logs, pipes)
     if (steps < 2) {
         std::fprintf(stderr, "--steps must be at least 2 (step 0 differs: validation)\n");
         return 2;
@@ -311,7 +318,7 @@ int main(int argc, char** argv) {
     fs::create_directories(outDir);
     const std::string base = "'" + program + "' --layers " + std::to_string(layers);
     // Process-wide push/pop scopes: the program runs backward on a worker thread.
-    const std::string common = "ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
+    const std::string common = "env ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
 
     std::vector<Setting> settings;
     for (const Setting& s : allSettings())

@@ -1027,9 +1027,14 @@ void Collector::completeAligned(Slot& s) {
 void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stack,
                                 std::size_t idx) {
     const bool in = filtersAdmit(l, stack);
-    s.iterSigs.push_back(in ? s.plan.id(signatureOf(l.mangledName, l.grid, l.block,
-                                                    l.sharedMemBytes, uniformPath(stack)))
-                            : ReusePlan::kNotMeasured);
+    if (in) {
+        const std::string scope = uniformPath(stack);
+        s.iterSigs.push_back(
+            s.plan.id(signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope),
+                      familyOf(l.mangledName, l.block, l.sharedMemBytes, scope)));
+    } else {
+        s.iterSigs.push_back(ReusePlan::kNotMeasured);
+    }
     if (s.cycle || !in)
         return;
     if (s.iterInfo.size() < idx)
@@ -1054,6 +1059,14 @@ void Collector::maybeStartCycle(Slot& s) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
     if (s.failed || s.iterSigs.empty() || s.iterInfo.empty() || limitReached())
+        return;
+    // After a complete profile, a launch whose grid depends on the data has a new signature in
+    // every iteration: it starts another cycle only when nothing of its family was measured (a
+    // new kernel, block or scope), or profiling would never end.
+    if (s.cyclesDone > 0 &&
+        std::all_of(s.iterSigs.begin(), s.iterSigs.end(), [&](std::uint32_t id) {
+            return id == ReusePlan::kNotMeasured || s.plan.familyMeasured(id);
+        }))
         return;
     const auto w = s.plan.next(s.iterSigs, 0, s.capacity);
     if (!w)
@@ -1082,6 +1095,7 @@ void Collector::advanceCycle(Slot& s) {
     }
     emitReused(s);
     s.cycle = false;
+    ++s.cyclesDone;
     s.offset = 0;
     s.windowEnd = 0;
     if (&s == &slots_[0]) {

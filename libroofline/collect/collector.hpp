@@ -206,6 +206,7 @@ private:
         bool cycle = false;        // a cycle of windows over refSigs is in progress
         std::size_t windowEnd = 0; // the current window: [offset, windowEnd)
         std::size_t windows = 0;   // windows of the current cycle so far
+        std::size_t cyclesDone = 0;
         std::vector<bool> measuredPos;
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };

@@ -13,11 +13,26 @@ std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
     return s;
 }
 
-std::uint32_t ReusePlan::id(const std::string& signature) {
+std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
+                     const std::string& uniformScope) {
+    return signatureOf(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes, uniformScope);
+}
+
+std::uint32_t ReusePlan::id(const std::string& signature, const std::string& family) {
     const auto [it, added] = ids_.emplace(signature, static_cast<std::uint32_t>(ids_.size()));
-    if (added)
+    if (added) {
         samplesOf_.emplace_back();
+        const auto [f, newFamily] = families_.emplace(family.empty() ? signature : family,
+                                                      static_cast<std::uint32_t>(families_.size()));
+        if (newFamily)
+            familySamples_.push_back(0);
+        familyOf_.push_back(f->second);
+    }
     return it->second;
+}
+
+bool ReusePlan::familyMeasured(std::uint32_t id) const {
+    return id < familyOf_.size() && familySamples_[familyOf_[id]] > 0;
 }
 
 std::size_t ReusePlan::sampleCount(std::uint32_t id) const {
@@ -25,8 +40,10 @@ std::size_t ReusePlan::sampleCount(std::uint32_t id) const {
 }
 
 void ReusePlan::addSample(std::uint32_t id, std::size_t launch) {
-    if (id < samplesOf_.size())
+    if (id < samplesOf_.size()) {
         samplesOf_[id].push_back(launch);
+        ++familySamples_[familyOf_[id]];
+    }
 }
 
 const std::vector<std::size_t>& ReusePlan::samples(std::uint32_t id) const {

@@ -22,6 +22,9 @@ namespace roofline::collect {
 /// "kernel|grid|block|smem|uniform scope path": equal for launches that do the same work.
 std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
                         std::uint32_t sharedMemBytes, const std::string& uniformScope);
+/// The same without the grid: the signature's family.
+std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
+                     const std::string& uniformScope);
 
 struct Window {
     std::size_t begin = 0, end = 0;
@@ -33,8 +36,12 @@ public:
 
     ReusePlan(std::size_t samples, std::size_t maxGap) : samples_(samples), maxGap_(maxGap) {}
 
-    /// Interns a signature: its id.
-    std::uint32_t id(const std::string& signature);
+    /// Interns a signature: its id. `family`: the signature without the grid (launches whose
+    /// grid depends on the data form one family).
+    std::uint32_t id(const std::string& signature, const std::string& family = {});
+    /// Some signature of `id`'s family has samples (a data-dependent launch seen before with
+    /// another grid): a later iteration need not start a cycle for it alone.
+    bool familyMeasured(std::uint32_t id) const;
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
     /// A measured launch of signature `id` (its launch index) completed with values.
@@ -51,6 +58,9 @@ private:
     std::size_t samples_, maxGap_;
     std::map<std::string, std::uint32_t> ids_;
     std::vector<std::vector<std::size_t>> samplesOf_; // per id: launch indices
+    std::map<std::string, std::uint32_t> families_;
+    std::vector<std::uint32_t> familyOf_;    // per id
+    std::vector<std::size_t> familySamples_; // per family
 };
 
 } // namespace roofline::collect

@@ -587,3 +587,32 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     EXPECT_TRUE(cov.complete());
     EXPECT_EQ(cov.iterationsNeeded, 5u);
 }
+
+// A launch whose grid depends on the data has a new signature in every iteration: it is measured
+// in its cycle, and once the profile is complete it does not start cycles forever.
+TEST(CollectorIterationReplay, ADataDependentGridDoesNotKeepReuseProfiling) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        h.push("Train step");
+        h.launch("matmul", 10);
+        h.launch("embeddingBackward", 3, Dim3{100u + static_cast<std::uint32_t>(iterations), 1, 1});
+        h.pop();
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 1 + 2); // observed, then one window of two passes
+    const std::uint64_t groups = h.collector.groupsCompleted();
+    for (int i = 0; i < 3; ++i) { // the program goes on: nothing more is measured
+        h.push("Train step");
+        h.launch("matmul", 10);
+        h.launch("embeddingBackward", 3, Dim3{200u + static_cast<std::uint32_t>(i), 1, 1});
+        h.pop();
+    }
+    EXPECT_EQ(h.collector.groupsCompleted(), groups);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[1].values, all(3));
+    EXPECT_EQ(l[1].replay, ReplayStatus::Differs); // its grid differed between the passes
+}
