@@ -14,6 +14,10 @@
 namespace roofline::collect {
 namespace {
 
+// Reuse: iterations observed for a steady one (launching what the one before did) before the
+// last one is taken as the reference anyway.
+constexpr std::size_t kSteadyAttempts = 4;
+
 void appendNote(std::string& note, const std::string& text) {
     if (!text.empty() && note.find(text) == std::string::npos)
         note += (note.empty() ? "" : "; ") + text;
@@ -256,8 +260,9 @@ bool Collector::filtersAdmit(const LaunchEvent& l, const Stack& stack) {
     return true;
 }
 
-// The scope path with every instance number made uniform ("Train step #/Layer #"): launches of
-// identical layers share it (a reuse signature's scope part).
+// The scope path with every instance number made uniform ("Train step #/Layer #"; identifiers
+// such as "conv2" or "eng28" stay): launches of identical layers share it (a reuse signature's
+// scope part).
 std::string Collector::uniformPath(const Stack& stack) const {
     const std::string p = path(stack);
     std::string out;
@@ -266,7 +271,9 @@ std::string Collector::uniformPath(const Stack& stack) const {
         const std::size_t slash = std::min(p.find('/', at), p.size());
         if (!out.empty() || at > 0)
             out += '/';
-        out += core::uniformInstance(p.substr(at, slash - at));
+        const std::string part = p.substr(at, slash - at);
+        // "Layer 7" is an instance of a repeated scope; "conv2" or "eng28" names a different one.
+        out += core::separatedInstance(part) ? core::uniformInstance(part) : part;
         at = slash + 1;
     }
     return out;
@@ -413,6 +420,7 @@ void Collector::beginIteration(std::uint64_t thread) {
             continue;
         s.k = 0;
         s.iterSigs.clear();
+        s.iterFamilies.clear();
         s.iterInfo.clear();
         if (!s.passOpen)
             s.scopeCount = 0;
@@ -560,8 +568,19 @@ void Collector::endIteration() {
         if (reuse_) {
             if (s.completedThisIteration)
                 advanceCycle(s);
-            if (!s.cycle && !s.group && !s.restart)
+            else if (s.group && !s.passStartedThisIteration && s.k <= s.offset)
+                dropCycle(s); // the iteration ended before the window: not the reference's shape
+            // A cycle refers to a steady iteration: one that launched what the one before did
+            // (the first often runs a validation pass or creates state).
+            // A program whose iterations never repeat exactly is taken as it is after a few.
+            const bool steady = s.iterFamilies == s.prevFamilies ||
+                                (s.cyclesDone == 0 && ++s.unsteady >= kSteadyAttempts);
+            s.prevFamilies.swap(s.iterFamilies);
+            if (steady && !s.cycle && !s.group && !s.restart) {
                 maybeStartCycle(s);
+                if (!s.cycle && s.cyclesDone == 0)
+                    s.cyclesDone = 1; // a steady iteration with nothing to measure: done
+            }
         } else if (s.completedThisIteration) // the group completed in this iteration: next window
             s.offset = s.itersPerPass <= 1 && s.k > s.offset + capacity ? s.offset + capacity : 0;
         else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
@@ -1027,14 +1046,16 @@ void Collector::completeAligned(Slot& s) {
 void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stack,
                                 std::size_t idx) {
     const bool in = filtersAdmit(l, stack);
+    const std::uint32_t ordinal = stack.empty() ? 0 : stack.back().launches++;
     if (in) {
         const std::string scope = uniformPath(stack);
         s.iterSigs.push_back(
-            s.plan.id(signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope),
-                      familyOf(l.mangledName, l.block, l.sharedMemBytes, scope)));
+            s.plan.id(signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, ordinal),
+                      familyOf(l.mangledName, l.block, l.sharedMemBytes, scope, ordinal)));
     } else {
         s.iterSigs.push_back(ReusePlan::kNotMeasured);
     }
+    s.iterFamilies.push_back(s.plan.family(s.iterSigs.back()));
     if (s.cycle || !in)
         return;
     if (s.iterInfo.size() < idx)
@@ -1102,6 +1123,23 @@ void Collector::advanceCycle(Slot& s) {
         coveredWhole_ = true;
         cycleWindows_ = s.windows;
     }
+}
+
+// Reuse: an iteration ended before the current window began (it launched fewer kernels than the
+// cycle's reference): the cycle ends without reused records; a later steady iteration starts
+// another. Records of the windows completed so far stay.
+void Collector::dropCycle(Slot& s) {
+    core::log().warn("libroofline: an iteration launched only {} kernels, none inside the replay "
+                     "window that starts at launch {}: the repeated-launch cycle starts again on "
+                     "a later iteration",
+                     s.k, s.offset);
+    s.group = false;
+    s.restart = false;
+    s.cycle = false;
+    s.offset = 0;
+    s.windowEnd = 0;
+    s.refInfo.clear();
+    s.members.clear();
 }
 
 // Reuse: the completed group's launches with values are samples of their signatures.
@@ -1197,7 +1235,8 @@ bool Collector::needsPass() noexcept {
     bool pending = false;
     if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
         for (const Slot& s : slots_)
-            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle));
+            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle ||
+                                                (reuse_ && s.cyclesDone == 0 && !limitReached())));
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
@@ -1227,8 +1266,8 @@ core::Coverage Collector::coverage() const {
                         cap = std::max<std::uint64_t>(1, c.rangesPerImage);
     c.iterationsNeeded =
         c.iterationsPerPass > 1 ? c.passes * c.iterationsPerPass : (L + cap - 1) / cap * c.passes;
-    if (reuse_) // an observed iteration, then the windows of a cycle
-        c.iterationsNeeded = 1 + std::max<std::size_t>(cycleWindows_, slots_[0].windows) * c.passes;
+    if (reuse_) // two observed iterations (a steady one), then the windows of a cycle
+        c.iterationsNeeded = 2 + std::max<std::size_t>(cycleWindows_, slots_[0].windows) * c.passes;
     if (coveredWhole_) {
         c.launchesCovered = L;
     } else {

@@ -40,6 +40,10 @@ struct Frame {
     std::string name;
     std::vector<std::int64_t> records; ///< scope mode: its record per device slot, -1: none
     std::int64_t instance = -1; ///< the iteration scope: its number (from the name, or counted)
+    /// Launches inside this scope instance so far, nested scopes excluded (reuse signatures: a
+    /// launch's ordinal within its innermost scope tells apart kernels launched twice with one
+    /// grid, e.g. two GEMMs of different depth).
+    mutable std::uint32_t launches = 0;
 };
 using Stack = std::vector<Frame>;
 
@@ -202,11 +206,13 @@ private:
         // reference iteration, windows and measured positions.
         ReusePlan plan{0, 0};
         std::vector<std::uint32_t> iterSigs, refSigs;
+        std::vector<std::uint32_t> iterFamilies, prevFamilies; // steady: equal for two in a row
         std::vector<core::LaunchInfo> iterInfo, refInfo;
         bool cycle = false;        // a cycle of windows over refSigs is in progress
         std::size_t windowEnd = 0; // the current window: [offset, windowEnd)
         std::size_t windows = 0;   // windows of the current cycle so far
         std::size_t cyclesDone = 0;
+        std::size_t unsteady = 0; // observed iterations that differed from the one before
         std::vector<bool> measuredPos;
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };
@@ -251,6 +257,7 @@ private:
     void advanceCycle(Slot& s);
     void recordSamples(Slot& s);
     void emitReused(Slot& s);
+    void dropCycle(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
     void closeWindow(Slot& s);

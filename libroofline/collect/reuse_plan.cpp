@@ -5,17 +5,22 @@
 namespace roofline::collect {
 
 std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
-                        std::uint32_t sharedMemBytes, const std::string& uniformScope) {
+                        std::uint32_t sharedMemBytes, const std::string& uniformScope,
+                        std::uint32_t ordinal) {
     std::string s = mangledName;
     for (const Dim3& d : {grid, block})
         s += '|' + std::to_string(d.x) + 'x' + std::to_string(d.y) + 'x' + std::to_string(d.z);
-    s += '|' + std::to_string(sharedMemBytes) + '|' + uniformScope;
+    s += '|' + std::to_string(sharedMemBytes) + '|' + uniformScope + '|' + std::to_string(ordinal);
     return s;
 }
 
 std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
-                     const std::string& uniformScope) {
-    return signatureOf(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes, uniformScope);
+                     const std::string& uniformScope, std::uint32_t ordinal) {
+    return signatureOf(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes, uniformScope, ordinal);
+}
+
+std::uint32_t ReusePlan::family(std::uint32_t id) const {
+    return id < familyOf_.size() ? familyOf_[id] : kNotMeasured;
 }
 
 std::uint32_t ReusePlan::id(const std::string& signature, const std::string& family) {

@@ -1,7 +1,8 @@
 #pragma once
 // Repeated launches measured less often (issue 13; docs/design/0009-repeated-launches.md):
-// launches with the same signature -- kernel, grid, block, dynamic shared memory and scope path
-// with instance numbers made uniform ("Train step #/Layer #") -- are measured `samples` times (or
+// launches with the same signature -- kernel, grid, block, dynamic shared memory, scope path with
+// instance numbers made uniform ("Train step #/Layer #") and order within the innermost scope
+// instance -- are measured `samples` times (or
 // as often as the iteration launches them, when less); the others take the mean of those
 // measurements. ReusePlan chooses the windows of an iteration (positions [begin, end)) that
 // iteration replay measures so that every signature gets its samples, and nothing else where it
@@ -19,12 +20,14 @@
 
 namespace roofline::collect {
 
-/// "kernel|grid|block|smem|uniform scope path": equal for launches that do the same work.
+/// "kernel|grid|block|smem|uniform scope path|ordinal": equal for launches that do the same
+/// work. `ordinal`: the launch's order within its innermost scope instance.
 std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
-                        std::uint32_t sharedMemBytes, const std::string& uniformScope);
+                        std::uint32_t sharedMemBytes, const std::string& uniformScope,
+                        std::uint32_t ordinal = 0);
 /// The same without the grid: the signature's family.
 std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
-                     const std::string& uniformScope);
+                     const std::string& uniformScope, std::uint32_t ordinal = 0);
 
 struct Window {
     std::size_t begin = 0, end = 0;
@@ -42,6 +45,8 @@ public:
     /// Some signature of `id`'s family has samples (a data-dependent launch seen before with
     /// another grid): a later iteration need not start a cycle for it alone.
     bool familyMeasured(std::uint32_t id) const;
+    /// `id`'s family (kNotMeasured for kNotMeasured).
+    std::uint32_t family(std::uint32_t id) const;
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
     /// A measured launch of signature `id` (its launch index) completed with values.

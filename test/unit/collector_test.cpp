@@ -562,7 +562,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
         h.pop();
         ++iterations;
     }
-    EXPECT_EQ(iterations, 1 + 2 + 2); // observed, window [0, 5) x 2 passes, window [13, 14) x 2
+    EXPECT_EQ(iterations, 2 + 2 + 2); // two observed, window [0, 5) x 2 passes, [13, 14) x 2
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 14u); // every launch of one iteration
     std::size_t reused = 0;
@@ -585,7 +585,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     EXPECT_EQ(h.collector.reusedLaunches(), 8u);
     const core::Coverage cov = h.collector.coverage();
     EXPECT_TRUE(cov.complete());
-    EXPECT_EQ(cov.iterationsNeeded, 5u);
+    EXPECT_EQ(cov.iterationsNeeded, 6u);
 }
 
 // A launch whose grid depends on the data has a new signature in every iteration: it is measured
@@ -602,7 +602,7 @@ TEST(CollectorIterationReplay, ADataDependentGridDoesNotKeepReuseProfiling) {
         h.pop();
         ++iterations;
     }
-    EXPECT_EQ(iterations, 1 + 2); // observed, then one window of two passes
+    EXPECT_EQ(iterations, 2 + 2); // two observed, then one window of two passes
     const std::uint64_t groups = h.collector.groupsCompleted();
     for (int i = 0; i < 3; ++i) { // the program goes on: nothing more is measured
         h.push("Train step");
