@@ -132,6 +132,10 @@ struct ROOFLINE_API Options {
     /// and loads their code) and stops profiling once every signature has its samples. 0: every
     /// launch is measured, in every iteration (exact per launch). ROOFLINE_REUSE
     std::size_t reuseSamples = 2;
+    /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
+    /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
+    /// image and at stop, and host memory). 0: values only. ROOFLINE_KEEP_IMAGES
+    std::size_t keepImagesMiB = 0;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

@@ -264,7 +264,7 @@ bool Collector::filtersAdmit(const LaunchEvent& l, const Stack& stack) {
 // such as "conv2" or "eng28" stay): launches of identical layers share it (a reuse signature's
 // scope part).
 std::string Collector::uniformPath(const Stack& stack) const {
-    const std::string p = path(stack);
+    const std::string p = path(stack, 0, true); // raw: "case1" is not an instance of "case0"
     std::string out;
     std::size_t at = 0;
     while (at <= p.size()) {
@@ -572,15 +572,26 @@ void Collector::endIteration() {
                 dropCycle(s); // the iteration ended before the window: not the reference's shape
             // A cycle refers to a steady iteration: one that launched what the one before did
             // (the first often runs a validation pass or creates state).
+            // Launches no earlier cycle measured anything like (a new kernel, block or scope):
+            // the replay helper waits for them to form a steady iteration.
+            const bool unmeasured =
+                std::any_of(s.iterSigs.begin(), s.iterSigs.end(), [&](std::uint32_t id) {
+                    return id != ReusePlan::kNotMeasured && !s.plan.familyMeasured(id);
+                });
             // A program whose iterations never repeat exactly is taken as it is after a few.
-            const bool steady = s.iterFamilies == s.prevFamilies ||
-                                (s.cyclesDone == 0 && ++s.unsteady >= kSteadyAttempts);
+            bool steady = s.iterFamilies == s.prevFamilies;
+            if (!steady && !s.cycle && (s.cyclesDone == 0 || unmeasured) &&
+                ++s.unsteady >= kSteadyAttempts)
+                steady = true;
             s.prevFamilies.swap(s.iterFamilies);
             if (steady && !s.cycle && !s.group && !s.restart) {
                 maybeStartCycle(s);
                 if (!s.cycle && s.cyclesDone == 0)
                     s.cyclesDone = 1; // a steady iteration with nothing to measure: done
             }
+            if (s.cycle)
+                s.unsteady = 0;
+            s.awaiting = !s.cycle && unmeasured;
         } else if (s.completedThisIteration) // the group completed in this iteration: next window
             s.offset = s.itersPerPass <= 1 && s.k > s.offset + capacity ? s.offset + capacity : 0;
         else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
@@ -1235,8 +1246,10 @@ bool Collector::needsPass() noexcept {
     bool pending = false;
     if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
         for (const Slot& s : slots_)
-            pending = pending || (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle ||
-                                                (reuse_ && s.cyclesDone == 0 && !limitReached())));
+            pending =
+                pending ||
+                (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle ||
+                               (reuse_ && (s.cyclesDone == 0 || s.awaiting) && !limitReached())));
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",

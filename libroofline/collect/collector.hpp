@@ -213,6 +213,7 @@ private:
         std::size_t windows = 0;   // windows of the current cycle so far
         std::size_t cyclesDone = 0;
         std::size_t unsteady = 0; // observed iterations that differed from the one before
+        bool awaiting = false;    // the last iteration launched what no cycle measured yet
         std::vector<bool> measuredPos;
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };

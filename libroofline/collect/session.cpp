@@ -45,7 +45,6 @@ void sink(const cupti::LaunchEvent& event, void* user) noexcept {
 // Raw counter-data images kept in a recording (beyond this, records keep evaluated values only,
 // so host memory stays bounded whatever the kernel count).
 } // namespace
-constexpr std::size_t kKeepImageBytes = 64u << 20;
 namespace {
 
 cupti::RangeMode rangeMode(CollectionMode mode) {
@@ -407,7 +406,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         s.options.mode == CollectionMode::IterationReplay ? s.options.reuseSamples : 0;
     s.options.cacheFlush = effectiveFlush(s.options);
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
-    config.keepImageBytes = collect::kKeepImageBytes;
+    config.keepImageBytes = s.options.keepImagesMiB << 20;
     if (!s.options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "

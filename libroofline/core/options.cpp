@@ -196,6 +196,9 @@ Options Options::fromEnvironment(Options o) {
         static const TensorCounters values[] = {TensorCounters::Detect, TensorCounters::All};
         o.tensorCounters = parseChoice("ROOFLINE_TENSOR_COUNTERS", v, names, values);
     }
+    if (const char* v = std::getenv("ROOFLINE_KEEP_IMAGES"))
+        o.keepImagesMiB =
+            static_cast<std::size_t>(parseInteger("ROOFLINE_KEEP_IMAGES", v, 0, 65536));
     if (const char* v = std::getenv("ROOFLINE_REUSE"))
         o.reuseSamples = static_cast<std::size_t>(parseInteger("ROOFLINE_REUSE", v, 0, 1000));
     return o;

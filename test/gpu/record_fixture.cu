@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
         options.mode = iteration ? roofline::CollectionMode::IterationReplay
                                  : roofline::CollectionMode::KernelReplay;
         options.rangesPerImage = 5; // exactly the five kernels: keeps the fixture small
+        options.keepImagesMiB = 64; // the fixtures test re-evaluation of raw images too
+        options.reuseSamples = 0;   // as the committed fixtures were recorded
         const auto t0 = Clock::now();
         roofline::Session session{options};
         const auto t1 = Clock::now();

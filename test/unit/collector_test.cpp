@@ -616,3 +616,28 @@ TEST(CollectorIterationReplay, ADataDependentGridDoesNotKeepReuseProfiling) {
     EXPECT_EQ(l[1].values, all(3));
     EXPECT_EQ(l[1].replay, ReplayStatus::Differs); // its grid differed between the passes
 }
+
+// Benchmark-style use: one replay loop per case, each case its own scope. Every case is measured
+// (a later case's launches start their own cycle once they repeat).
+TEST(CollectorIterationReplay, ReuseMeasuresEveryCaseOfASequenceOfReplayLoops) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    for (const char* kase : {"case0", "case1", "case2"}) {
+        int iterations = 0;
+        while (h.collector.needsPass() && iterations < 20) {
+            h.push(kase);
+            h.launch("conv", 5);
+            h.launch("conv", 6); // the same kernel and grid again: its own signature (ordinal)
+            h.pop();
+            ++iterations;
+        }
+        EXPECT_EQ(iterations, 2 + 2) << kase;
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 6u);
+    for (std::size_t i = 0; i < l.size(); ++i) {
+        EXPECT_EQ(l[i].values, all(i % 2 ? 6.0 : 5.0)) << i;
+        EXPECT_EQ(l[i].reusedSamples, 0u);
+    }
+}
