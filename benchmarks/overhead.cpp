@@ -94,6 +94,7 @@ Run runCommand(const std::string& command, const fs::path& log) {
 struct StepLog {
     std::vector<double> stepMs;
     double setupMs = 0, stopMs = 0;
+    double peakMiB = 0;   // the process's peak resident host memory
     std::string costLine; // the session's own cost summary (ROOFLINE_LOG_LEVEL=info)
 };
 
@@ -103,6 +104,7 @@ StepLog parseSteps(const std::string& out) {
         R"(^step (\d+) loss \S+ \(embedding backward grid \d+\) ([0-9.]+) ms)");
     static const std::regex setup(R"(^session set-up ([0-9.]+) ms)");
     static const std::regex stop(R"(^session stop ([0-9.]+) ms)");
+    static const std::regex peak(R"(^peak host memory ([0-9]+) KiB)");
     std::istringstream in(out);
     std::string line;
     std::smatch m;
@@ -113,6 +115,8 @@ StepLog parseSteps(const std::string& out) {
             l.setupMs = std::stod(m[1]);
         else if (std::regex_search(line, m, stop))
             l.stopMs = std::stod(m[1]);
+        else if (std::regex_search(line, m, peak))
+            l.peakMiB = std::stod(m[1]) / 1024.0;
         else if (line.find("libroofline: cost:") != std::string::npos)
             l.costLine = line.substr(line.find("cost:"));
     }
@@ -372,8 +376,9 @@ int main(int argc, char** argv) {
     const double ncuPerKernel = ncuKernels ? ncuCost / static_cast<double>(ncuKernels) : 0;
 
     // 2. libroofline settings
-    std::printf("\n%-9s %5s %6s %8s %8s %9s %8s %10s %8s %9s | %s\n", "setting", "iters", "passes",
-                "set-up", "steps+", "stop", "cost", "ms/kernel", "vs ncu", "ms/iter", "what");
+    std::printf("\n%-9s %5s %6s %8s %8s %9s %8s %10s %8s %9s %8s | %s\n", "setting", "iters",
+                "passes", "set-up", "steps+", "stop", "cost", "ms/kernel", "vs ncu", "ms/iter",
+                "+MiB", "what");
     struct Row {
         Setting s;
         std::vector<KernelRecord> records;
@@ -405,12 +410,14 @@ int main(int argc, char** argv) {
                         e.what());
         }
         const double perKernel = kernels ? cost / static_cast<double>(kernels) : 0;
-        std::printf("%-9s %5zu %6llu %8.0f %8.0f %9.0f %8.0f %10.2f %7.1fx %9.1f | %s\n",
+        // Host memory for profiling state: the peak above the plain run's.
+        std::printf("%-9s %5zu %6llu %8.0f %8.0f %9.0f %8.0f %10.2f %7.1fx %9.1f %8.0f | %s\n",
                     s.name.c_str(), l.stepMs.size(),
                     static_cast<unsigned long long>(recording.passes), l.setupMs, above, l.stopMs,
                     cost, perKernel,
                     perKernel > 0 && ncuPerKernel > 0 ? ncuPerKernel / perKernel : 0,
-                    above / static_cast<double>(l.stepMs.size()), s.what.c_str());
+                    above / static_cast<double>(l.stepMs.size()), l.peakMiB - plainSteps.peakMiB,
+                    s.what.c_str());
         if (!l.costLine.empty())
             std::printf("%-9s   %s; %s\n", "", describe(recording.coverage).c_str(),
                         l.costLine.c_str());

@@ -105,5 +105,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "train_step: %s\n", e.what());
         return 1;
     }
+    // Peak resident host memory of the process (what profiling state adds shows against a plain
+    // run: roofline-bench-overhead).
+    if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::strncmp(line, "VmHWM:", 6) == 0)
+                std::printf("peak host memory %ld KiB\n", std::strtol(line + 6, nullptr, 10));
+        std::fclose(f);
+    }
     return 0;
 }
