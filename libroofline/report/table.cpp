@@ -140,13 +140,14 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     const std::size_t rows =
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
-    std::size_t measured = 0, differing = 0, unmatched = 0, launches = 0;
+    std::size_t measured = 0, differing = 0, unmatched = 0, launches = 0, reused = 0;
     double total = 0, flops = 0;
     std::array<double, kMemoryLevelCount> bytes{};
     for (const KernelRecord& r : records) {
         measured += r.measured ? 1 : 0;
         differing += r.replay == ReplayStatus::Differs ? 1 : 0;
         unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
+        reused += r.reusedSamples > 0 ? 1 : 0;
         launches += r.kernels ? r.kernels : 1;
         total += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (r.measured) {
@@ -161,6 +162,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             << " measured, " << differing
             << " flagged '~' (replay passes ran another grid or block: values kept), " << unmatched
             << " flagged '!' (replay passes ran other kernels: no values)\n";
+    if (reused > 0)
+        out << reused
+            << " records flagged 'r' reuse the mean of measured launches of the same signature "
+               "(the note names them and their spread; ROOFLINE_REUSE=0 measures each launch)\n";
 
     // Column widths: numbers fixed, kernel and scope share the rest of the line.
     const std::size_t width = options.width ? options.width : terminalWidth();
@@ -212,6 +217,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         const KernelRecord& r = *shown[i];
         const char flag = r.replay == ReplayStatus::Differs     ? '~'
                           : r.replay == ReplayStatus::Unmatched ? '!'
+                          : r.reusedSamples > 0                 ? 'r'
                                                                 : ' ';
         const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
         std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),

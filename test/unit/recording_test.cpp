@@ -119,6 +119,23 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     EXPECT_EQ(r.launches[1].iteration, -1);
 }
 
+// Repeated launches (design 0009): a record's position in its iteration and its reuse survive a
+// recording, and reach the evaluated record.
+TEST(Recording, PositionAndReuseRoundTrip) {
+    auto original = sample();
+    original.launches[0].position = 12;
+    original.launches[0].reusedSamples = 2;
+    const auto r = parse(bytesOf(original));
+    ASSERT_EQ(r.launches.size(), 2u);
+    EXPECT_EQ(r.launches[0].position, 12);
+    EXPECT_EQ(r.launches[0].reusedSamples, 2u);
+    EXPECT_EQ(r.launches[1].position, -1); // unknown
+    EXPECT_EQ(r.launches[1].reusedSamples, 0u);
+    const KernelRecord k = core::unmeasuredRecord(r.launches[0], "test");
+    EXPECT_EQ(k.position, 12);
+    EXPECT_EQ(k.reusedSamples, 2u);
+}
+
 TEST(Recording, EveryTruncationIsReportedAsCorrupt) {
     const std::string bytes = bytesOf(sample());
     for (std::size_t n = 0; n < bytes.size(); n += (n < 64 ? 1 : 97)) {

@@ -63,6 +63,19 @@ TEST(Report, Table) {
     EXPECT_NE(top.str().find("1 more rows"), std::string::npos);
 }
 
+// Repeated launches (design 0009): a reused record is flagged 'r' and counted.
+TEST(Report, ReusedRecordsAreFlagged) {
+    auto r = records();
+    r[0].reusedSamples = 2;
+    r[0].note = "reused: mean of 2 measured launches of the same signature (positions 3, 7)";
+    std::ostringstream out;
+    TableOptions options;
+    options.width = 100;
+    printTable(r, out, options);
+    EXPECT_NE(out.str().find("    0r scale"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("1 records flagged 'r' reuse the mean"), std::string::npos);
+}
+
 TEST(Report, DisplayNamesDropReturnTypeNamespacesAndArguments) {
     EXPECT_EQ(report::displayName("void calibration::(anonymous namespace)::fmaChains<float>(float "
                                   "const*, float*, float, float)"),
