@@ -10,6 +10,8 @@
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
 
+#include "floor_workload.cuh"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,54 +29,7 @@ double msSince(Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-constexpr int kGrid = 528, kBlock = 256, kFma = 512;
-constexpr std::size_t kCopyBytes = 16u << 20;
-
-template <typename T> __global__ void fmaChains(T* out) {
-    T a = threadIdx.x, b = a + 1;
-    for (int i = 0; i < kFma; ++i) {
-        a = fma(a, T(1.0001), T(0.5));
-        b = fma(b, T(0.9999), T(0.5));
-    }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b;
-}
-__global__ void copy(const float4* in, float4* out, std::size_t n) {
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        out[i] = in[i];
-}
-
-struct Workload {
-    float* f = nullptr;
-    double* d = nullptr;
-    float4 *in = nullptr, *out = nullptr;
-    Workload() {
-        cudaMalloc(&f, kGrid * kBlock * sizeof(float));
-        cudaMalloc(&d, kGrid * kBlock * sizeof(double));
-        cudaMalloc(&in, kCopyBytes);
-        cudaMalloc(&out, kCopyBytes);
-        cudaMemset(in, 0, kCopyBytes);
-    }
-    ~Workload() {
-        cudaFree(f);
-        cudaFree(d);
-        cudaFree(in);
-        cudaFree(out);
-    }
-    void kernel(int i) const {
-        switch (i % 3) {
-        case 0:
-            fmaChains<<<kGrid, kBlock>>>(f);
-            break;
-        case 1:
-            copy<<<kGrid, kBlock>>>(in, out, kCopyBytes / sizeof(float4));
-            break;
-        default:
-            fmaChains<<<kGrid, kBlock>>>(d);
-            break;
-        }
-    }
-};
+using bench_floor::Workload;
 
 struct Group {
     std::string name;

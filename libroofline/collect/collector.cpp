@@ -164,9 +164,8 @@ void Collector::newGroup(Slot& s) {
     s.aligned.reset();
 }
 
-// The group's passes are lost (the profiler is re-created): the launches its pass 0 recorded are
-// measured again by the group that replaces it, so their records go.
-void Collector::abandonGroup(Slot& s) {
+// The records of the group's launches go (finish() removes them): the group is measured again.
+void Collector::supersedeMembers(Slot& s) {
     if (superseded_.size() < launches_.size())
         superseded_.resize(launches_.size(), false);
     for (std::int64_t m : s.members)
@@ -175,6 +174,12 @@ void Collector::abandonGroup(Slot& s) {
             ++supersededCount_;
         }
     s.members.clear();
+}
+
+// The group's passes are lost (the profiler is re-created): the launches its pass 0 recorded are
+// measured again by the group that replaces it, so their records go.
+void Collector::abandonGroup(Slot& s) {
+    supersedeMembers(s);
     s.group = false;
     s.passOpen = false;
     s.restart = true;
@@ -292,11 +297,10 @@ bool Collector::isIterationFrame(const Stack& stack) const {
     return !stack.empty() && iterationIndex(stack) == stack.size() - 1;
 }
 
-std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
+// A launch's identity as a record needs it; the demangled name is left to the caller.
+core::LaunchInfo Collector::launchInfo(const LaunchEvent& l, const Stack& stack) const {
     core::LaunchInfo info;
-    info.launchIndex = launches_.size();
     info.mangledName = l.mangledName;
-    info.name = core::demangle(info.mangledName);
     setScope(info, stack);
     info.grid = l.grid;
     info.block = l.block;
@@ -304,6 +308,13 @@ std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
+    return info;
+}
+
+std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
+    core::LaunchInfo info = launchInfo(l, stack);
+    info.launchIndex = launches_.size();
+    info.name = core::demangle(info.mangledName);
     if (level_ == Level::TimingOnly)
         info.note = config_.timingReason;
     launches_.push_back(std::move(info));
@@ -954,14 +965,7 @@ void Collector::inferTensorMetrics(Slot& s) {
     std::string list;
     for (const auto& m : more)
         list += (list.empty() ? "" : ", ") + m;
-    if (superseded_.size() < launches_.size())
-        superseded_.resize(launches_.size(), false);
-    for (std::int64_t m : s.members)
-        if (m >= 0 && !superseded_[static_cast<std::size_t>(m)]) {
-            superseded_[static_cast<std::size_t>(m)] = true;
-            ++supersededCount_;
-        }
-    s.members.clear();
+    supersedeMembers(s);
     ++expansions_;
     std::size_t passes = 0;
     for (Slot& other : slots_) {
@@ -1071,16 +1075,8 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
         return;
     if (s.iterInfo.size() < idx)
         s.iterInfo.resize(idx);
-    core::LaunchInfo info;
-    info.mangledName = l.mangledName; // demangled only if it becomes a record
-    setScope(info, stack);
+    core::LaunchInfo info = launchInfo(l, stack); // demangled only if it becomes a record
     info.position = static_cast<std::int64_t>(idx);
-    info.grid = l.grid;
-    info.block = l.block;
-    info.stream = l.stream;
-    info.threadId = l.threadId;
-    info.correlationId = l.correlationId;
-    info.device = l.device;
     s.iterInfo.push_back(std::move(info));
 }
 

@@ -230,6 +230,7 @@ private:
     void settleIterationPaths();
     std::vector<core::NvtxRange> views(const Stack& stack) const;
     std::vector<core::NvtxRange> startEndViews() const;
+    core::LaunchInfo launchInfo(const LaunchEvent& l, const Stack& stack) const;
     std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
 
     std::uint64_t codeLoads(const Slot& s) const noexcept;
@@ -238,6 +239,7 @@ private:
     void renewStaleProfiler(Slot& s);
     void newGroup(Slot& s);
     void abandonGroup(Slot& s);
+    void supersedeMembers(Slot& s);
     bool firstIterationDiffers(Slot& s);
     void beginIteration(std::uint64_t thread);
     void endIteration();
