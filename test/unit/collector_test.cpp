@@ -641,3 +641,49 @@ TEST(CollectorIterationReplay, ReuseMeasuresEveryCaseOfASequenceOfReplayLoops) {
         EXPECT_EQ(l[i].reusedSamples, 0u);
     }
 }
+
+// An iteration that ends before the cycle's next window begins drops the cycle (warning); a
+// later steady iteration starts another, which measures only what still lacks samples.
+TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFinishesIt) {
+    CollectorConfig c;
+    c.reuseSamples = 1;
+    c.reuseMaxGap = 1;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    const auto iteration = [&](bool shortOne) {
+        h.push("step");
+        h.launch("a", 1);
+        h.launch("b", 2);
+        for (int i = 0; i < (shortOne ? 1 : 6); ++i) { // identical layers
+            const std::string layer = "Layer " + std::to_string(i);
+            h.push(layer.c_str());
+            h.launch("c", 3);
+            h.pop();
+        }
+        if (!shortOne) {
+            h.launch("d", 4);
+            h.launch("e", 5);
+        }
+        h.pop();
+    };
+    // Observed twice, then window [0, 3) in two passes; the next iteration is short: dropped.
+    for (int i = 0; i < 4; ++i)
+        iteration(false);
+    iteration(true);
+    int more = 0;
+    while (h.collector.needsPass() && more < 20) {
+        iteration(false);
+        ++more;
+    }
+    // Unsteady after the short one, then steady, then window [8, 10) in two passes.
+    EXPECT_EQ(more, 4);
+    auto& l = h.finish();
+    // The dropped cycle's window (a, b, the first c) keeps its 3 records; the completed cycle
+    // gives a whole iteration: d and e measured, the other 8 reused from earlier samples.
+    ASSERT_EQ(l.size(), 3u + 10u);
+    std::size_t reused = 0;
+    for (const auto& r : l) {
+        ASSERT_FALSE(r.values.empty()) << r.mangledName << " " << r.note;
+        reused += r.reusedSamples > 0 ? 1 : 0;
+    }
+    EXPECT_EQ(reused, 8u);
+}
