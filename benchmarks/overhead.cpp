@@ -232,6 +232,13 @@ struct Accuracy {
     std::string firstFlopDiff;
 };
 
+// The bounds the benchmark states (docs/benchmarks.md): FLOPs per kind equal on every matched
+// launch; totals of L1 and L2 bytes within 5 %, DRAM bytes within 10 % (neither side controls
+// the caches between kernels), time within 15 % (ncu serializes each kernel; clocks float).
+struct Bounds {
+    double l1 = 0.05, l2 = 0.05, dram = 0.10, time = 0.15;
+};
+
 bool close(double a, double b) {
     return std::fabs(a - b) <= 1e-3 * std::max({std::fabs(a), std::fabs(b), 1.0});
 }
@@ -276,6 +283,20 @@ Accuracy compare(const std::vector<KernelRecord>& ours, const std::vector<Kernel
     }
     acc.timeRatio = nt > 0 ? ot / nt : 0;
     return acc;
+}
+
+std::string verdict(const Accuracy& a, const Bounds& b) {
+    std::string out;
+    const auto check = [&](bool ok, const char* what) {
+        if (!ok)
+            out += (out.empty() ? "" : ", ") + std::string(what);
+    };
+    check(a.matched > 0 && a.flopsEqual == a.matched, "FLOPs");
+    check(std::fabs(a.bytesRatio[0] - 1) <= b.l1, "L1");
+    check(std::fabs(a.bytesRatio[1] - 1) <= b.l2, "L2");
+    check(std::fabs(a.bytesRatio[2] - 1) <= b.dram, "DRAM");
+    check(std::fabs(a.timeRatio - 1) <= b.time, "time");
+    return out.empty() ? "within bounds" : "OUTSIDE bounds: " + out;
 }
 
 // Records of one complete iteration profile, in launch order within the iteration.
@@ -440,6 +461,7 @@ int main(int argc, char** argv) {
                         a.bytesRatio[0], a.bytesRatio[1], a.bytesRatio[2], a.timeRatio,
                         a.bytesMedianErr[0], a.bytesMedianErr[1], a.bytesMedianErr[2],
                         reused.c_str());
+            std::printf("%-9s   %s\n", "", verdict(a, Bounds{}).c_str());
             if (!a.firstFlopDiff.empty())
                 std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
         }
