@@ -1140,13 +1140,17 @@ void Collector::dropCycle(Slot& s) {
                      "window that starts at launch {}: the repeated-launch cycle starts again on "
                      "a later iteration",
                      s.k, s.offset);
-    s.group = false;
+    // A group whose later passes are still due: its pass-0 records go (a later cycle measures
+    // those launches again) and a fresh profiler takes CUPTI's user replay back to pass 0.
+    const bool midGroup = s.group && s.pass > 0;
+    abandonGroup(s);
     s.restart = false;
+    if (midGroup)
+        guard(s, [&] { recreate(s); });
     s.cycle = false;
     s.offset = 0;
     s.windowEnd = 0;
     s.refInfo.clear();
-    s.members.clear();
 }
 
 // Reuse: the completed group's launches with values are samples of their signatures.

@@ -687,3 +687,43 @@ TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFini
     }
     EXPECT_EQ(reused, 8u);
 }
+
+// The same when the short iteration comes after the window's first pass: that pass's records go
+// (no record without values is left) and the profiler is re-created (CUPTI's replay at pass 0).
+TEST(CollectorIterationReplay, AShortIterationInTheMiddleOfAWindowSupersedesItsFirstPass) {
+    CollectorConfig c;
+    c.reuseSamples = 1;
+    c.reuseMaxGap = 1;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    const auto iteration = [&](bool shortOne) {
+        h.push("step");
+        h.launch("a", 1);
+        h.launch("b", 2);
+        for (int i = 0; i < (shortOne ? 1 : 6); ++i) {
+            const std::string layer = "Layer " + std::to_string(i);
+            h.push(layer.c_str());
+            h.launch("c", 3);
+            h.pop();
+        }
+        if (!shortOne) {
+            h.launch("d", 4);
+            h.launch("e", 5);
+        }
+        h.pop();
+    };
+    for (int i = 0; i < 5; ++i) // observed x2, window [0, 3) x2, window [8, 10) pass 0
+        iteration(false);
+    const int reenables = h.backend.reenables;
+    iteration(true); // pass 1 of window [8, 10) cannot run
+    EXPECT_EQ(h.backend.reenables, reenables + 1);
+    int more = 0;
+    while (h.collector.needsPass() && more < 20) {
+        iteration(false);
+        ++more;
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u + 10u);
+    for (const auto& r : l)
+        EXPECT_FALSE(r.values.empty()) << r.mangledName << " at " << r.position << ": " << r.note;
+    EXPECT_GE(h.collector.supersededLaunches(), 2u); // d and e of the dropped first pass
+}
