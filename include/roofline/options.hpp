@@ -125,12 +125,14 @@ struct ROOFLINE_API Options {
     /// ROOFLINE_TENSOR_COUNTERS=detect|all
     TensorCounters tensorCounters = TensorCounters::Detect;
     /// Iteration replay: launches with the same signature (kernel, grid, block, dynamic shared
-    /// memory and scope path with instance numbers made uniform, e.g. "Train step #/Layer #") are
-    /// measured this many times per profile of an iteration; the others take the mean of those
-    /// measurements, their records marked "reused" with the spread between the samples. A
-    /// positive value also runs the first iteration unprofiled (it shows the iteration's launches
-    /// and loads their code) and stops profiling once every signature has its samples. 0: every
+    /// memory, scope path with separated instance numbers made uniform -- "Train step #/Layer #"
+    /// -- and order within the innermost scope) are measured this many times per profile of an
+    /// iteration; the others take the mean of those measurements, their records marked
+    /// (`KernelRecord::reusedSamples`, the note gives the spread between the samples). Iterations
+    /// are observed, unprofiled, until one launches what the one before did; profiling stops once
+    /// every signature has its samples (until an iteration launches something new). 0: every
     /// launch is measured, in every iteration (exact per launch). ROOFLINE_REUSE
+    /// (docs/design/0009-repeated-launches.md)
     std::size_t reuseSamples = 2;
     /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
