@@ -56,10 +56,11 @@ enum class AlignPasses {
 
 /// Which tensor counters a Session collects (docs/design/0008-fewer-passes.md).
 enum class TensorCounters {
-    /// MMA instruction counters first (free: they fit in the core set's passes on GH100); a
-    /// per-type tensor counter is collected only once some launch ran that kind of MMA. GH100: 3
-    /// passes for kernels without HMMA, DMMA and IMMA (cuBLASLt's GEMMs are warpgroup MMA), up to
-    /// 8 when a program runs every kind. FLOPs per kind are exact either way.
+    /// MMA instruction counters first (free: they fit in the core set's 3 passes with the HFMA2.MMA
+    /// count on GH100); the per-type tensor counters are collected only once some launch ran MMA
+    /// of that kind (FP16/BF16/TF32: HMMA or warpgroup MMA, FP64: DMMA, INT8: IMMA): 3 passes for
+    /// a program without tensor-core work, up to 8 when it runs every kind. FLOPs per kind are
+    /// exact either way.
     Detect,
     All, ///< every tensor counter from the start (GH100: 7 passes)
 };

@@ -67,13 +67,17 @@ TEST(TensorInference, ALaunchWithoutMmaHasNoTensorWork) {
     EXPECT_EQ(l[kInt8], 0.0);
 }
 
-TEST(TensorInference, WarpgroupMmaTakesItsPerTypeOpCounters) {
+// Warpgroup MMA (GMMA, cuBLASLt's Hopper GEMMs): its per-type src counters are collected (the
+// hgmma op counters are not yet shown equal to them on hardware, design 0008).
+TEST(TensorInference, WarpgroupMmaNeedsItsPerTypeCounters) {
     Launch l;
     l[kInst + "gmma.sum"] = 1000;
     l[kGmma + "bf16_dst_fp32.sum"] = 2.0 * 512 * 512 * 512;
-    EXPECT_TRUE(l.infer().empty());
-    EXPECT_EQ(l[kBf16], 2.0 * 512 * 512 * 512);
-    EXPECT_EQ(l["sm__ops_path_tensor_src_fp16.sum"], 0.0);
+    const auto unknown = l.infer();
+    EXPECT_TRUE(has(unknown, kBf16));
+    EXPECT_TRUE(has(unknown, "sm__ops_path_tensor_src_fp16.sum"));
+    EXPECT_FALSE(has(unknown, kFp64));
+    EXPECT_EQ(l[kFp64], 0.0);
 }
 
 TEST(TensorInference, WarpMmaDmmaAndImmaNeedTheirCounters) {
