@@ -56,8 +56,8 @@ enum class AlignPasses {
 
 /// Which tensor counters a Session collects (docs/design/0008-fewer-passes.md).
 enum class TensorCounters {
-    /// MMA instruction counters first (free: they fit in the core set's 3 passes with the HFMA2.MMA
-    /// count on GH100); the per-type tensor counters are collected only once some launch ran MMA
+    /// MMA instruction counters first (with the core set and the HFMA2.MMA count: 3 passes on
+    /// GH100, against 7); the per-type tensor counters are collected only once some launch ran MMA
     /// of that kind (FP16/BF16/TF32: HMMA or warpgroup MMA, FP64: DMMA, INT8: IMMA): 3 passes for
     /// a program without tensor-core work, up to 8 when it runs every kind. FLOPs per kind are
     /// exact either way.
