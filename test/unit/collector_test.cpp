@@ -642,6 +642,24 @@ TEST(CollectorIterationReplay, ReuseMeasuresEveryCaseOfASequenceOfReplayLoops) {
     }
 }
 
+// a, b, six identical layers of c (one in a short iteration), d, e.
+static void layeredStep(Harness& h, bool shortOne) {
+    h.push("step");
+    h.launch("a", 1);
+    h.launch("b", 2);
+    for (int i = 0; i < (shortOne ? 1 : 6); ++i) { // identical layers
+        const std::string layer = "Layer " + std::to_string(i);
+        h.push(layer.c_str());
+        h.launch("c", 3);
+        h.pop();
+    }
+    if (!shortOne) {
+        h.launch("d", 4);
+        h.launch("e", 5);
+    }
+    h.pop();
+}
+
 // An iteration that ends before the cycle's next window begins drops the cycle (warning); a
 // later steady iteration starts another, which measures only what still lacks samples.
 TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFinishesIt) {
@@ -649,22 +667,7 @@ TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFini
     c.reuseSamples = 1;
     c.reuseMaxGap = 1;
     Harness h(CollectionMode::IterationReplay, 2, 96, c);
-    const auto iteration = [&](bool shortOne) {
-        h.push("step");
-        h.launch("a", 1);
-        h.launch("b", 2);
-        for (int i = 0; i < (shortOne ? 1 : 6); ++i) { // identical layers
-            const std::string layer = "Layer " + std::to_string(i);
-            h.push(layer.c_str());
-            h.launch("c", 3);
-            h.pop();
-        }
-        if (!shortOne) {
-            h.launch("d", 4);
-            h.launch("e", 5);
-        }
-        h.pop();
-    };
+    const auto iteration = [&](bool shortOne) { layeredStep(h, shortOne); };
     // Observed twice, then window [0, 3) in two passes; the next iteration is short: dropped.
     for (int i = 0; i < 4; ++i)
         iteration(false);
@@ -695,22 +698,7 @@ TEST(CollectorIterationReplay, AShortIterationInTheMiddleOfAWindowSupersedesItsF
     c.reuseSamples = 1;
     c.reuseMaxGap = 1;
     Harness h(CollectionMode::IterationReplay, 2, 96, c);
-    const auto iteration = [&](bool shortOne) {
-        h.push("step");
-        h.launch("a", 1);
-        h.launch("b", 2);
-        for (int i = 0; i < (shortOne ? 1 : 6); ++i) {
-            const std::string layer = "Layer " + std::to_string(i);
-            h.push(layer.c_str());
-            h.launch("c", 3);
-            h.pop();
-        }
-        if (!shortOne) {
-            h.launch("d", 4);
-            h.launch("e", 5);
-        }
-        h.pop();
-    };
+    const auto iteration = [&](bool shortOne) { layeredStep(h, shortOne); };
     for (int i = 0; i < 5; ++i) // observed x2, window [0, 3) x2, window [8, 10) pass 0
         iteration(false);
     const int reenables = h.backend.reenables;
