@@ -7,6 +7,7 @@
 //                            [--mode iteration|scope|kernel]      (defaults: 64, full, all)
 //   roofline-bench-collector --workload N          (the bare loop; what ncu runs)
 #include "core/metric_catalog.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
@@ -17,7 +18,6 @@
 
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,10 +25,8 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+using Clock = roofline::core::SteadyClock;
+using roofline::core::msSince;
 
 using bench_floor::Workload;
 

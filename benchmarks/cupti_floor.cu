@@ -6,6 +6,7 @@
 // choices of docs/design/0008-fewer-passes.md were measured.
 //   roofline-bench-cupti-floor [--small N] [--large N] [--groups a,b,...]
 #include "core/metric_catalog.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
@@ -15,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,10 +24,8 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+using Clock = roofline::core::SteadyClock;
+using roofline::core::msSince;
 
 using bench_floor::Workload;
 

@@ -18,6 +18,7 @@
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/evaluate.hpp"
 
 #include <roofline/kernel_record.hpp>
@@ -26,7 +27,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -42,7 +42,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using Clock = roofline::core::SteadyClock;
 using roofline::FlopKind;
 using roofline::KernelRecord;
 using roofline::MemoryLevel;
@@ -82,7 +82,7 @@ Run runCommand(const std::string& command, const fs::path& log) {
     const std::string full = "timeout " + std::to_string(gTimeoutSeconds) + " " + command + " > '" +
                              log.string() + "' 2>&1";
     const int status = std::system(full.c_str());
-    r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    r.wallMs = roofline::core::msSince(t0);
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     std::ifstream in(log);
     std::stringstream ss;
@@ -403,7 +403,6 @@ int main(int argc, char** argv) {
     struct Row {
         Setting s;
         std::vector<KernelRecord> records;
-        std::string note;
     };
     std::vector<Row> rows;
     for (const Setting& s : settings) {
@@ -442,7 +441,7 @@ int main(int argc, char** argv) {
         if (!l.costLine.empty())
             std::printf("%-9s   %s; %s\n", "", describe(recording.coverage).c_str(),
                         l.costLine.c_str());
-        rows.push_back({s, oneIteration(std::move(records)), ""});
+        rows.push_back({s, oneIteration(std::move(records))});
     }
 
     const auto table = [&](const char* title, const std::vector<KernelRecord>& reference,

@@ -923,23 +923,33 @@ bool Collector::switchToAligned(Slot& s) {
                      "configuration per pass, {} passes, each pass's launches matched with pass "
                      "0's) and measures this replay group again (ROOFLINE_ALIGN_PASSES)",
                      s.replay.firstIssue(), config_.passes);
+    abandonGroup(s); // measured again, aligned
+    changeEveryBackend(s, [&](Slot& other) {
+        other.backend->prepareAligned();
+        other.configs = other.backend->configurations();
+        recreate(other); // at the first aligned configuration
+    });
+    return true;
+}
+
+// What every device's backend must do at once (a new replay mode, a larger metric set): every
+// slot but `s` stops its open pass and abandons its group (measured again under the change),
+// then `change` runs on every slot that has a backend.
+template <typename F> void Collector::changeEveryBackend(Slot& s, F&& change) {
     for (Slot& other : slots_) {
         if (other.failed || !other.backend)
             continue;
-        if (&other != &s && other.passOpen)
-            guard(other, [&] {
-                other.passOpen = false;
-                other.backend->stop();
-            });
-        if (&other == &s || other.group)
-            abandonGroup(other);
-        guard(other, [&] {
-            other.backend->prepareAligned();
-            other.configs = other.backend->configurations();
-            recreate(other); // at the first aligned configuration
-        });
+        if (&other != &s) {
+            if (other.passOpen)
+                guard(other, [&] {
+                    other.passOpen = false;
+                    other.backend->stop();
+                });
+            if (other.group)
+                abandonGroup(other);
+        }
+        guard(other, [&] { change(other); });
     }
-    return true;
 }
 
 // Tensor counters by detection (docs/design/0008): the group's launches get their inferred tensor
@@ -968,29 +978,16 @@ void Collector::inferTensorMetrics(Slot& s) {
     supersedeMembers(s);
     ++expansions_;
     std::size_t passes = 0;
-    for (Slot& other : slots_) {
-        if (other.failed || !other.backend)
-            continue;
-        if (&other != &s) {
-            if (other.passOpen)
-                guard(other, [&] {
-                    other.passOpen = false;
-                    other.backend->stop();
-                });
-            if (other.group)
-                abandonGroup(other);
-        }
-        guard(other, [&] {
-            passes = other.backend->addMetrics(more);
+    changeEveryBackend(s, [&](Slot& other) {
+        passes = other.backend->addMetrics(more);
+        other.configs = other.backend->configurations();
+        other.loadsAtEnable = codeLoads(other);
+        if (aligned_) {
+            config_.alignedPasses = other.backend->prepareAligned();
             other.configs = other.backend->configurations();
-            other.loadsAtEnable = codeLoads(other);
-            if (aligned_) {
-                config_.alignedPasses = other.backend->prepareAligned();
-                other.configs = other.backend->configurations();
-                other.backend->selectConfiguration(1);
-            }
-        });
-    }
+            other.backend->selectConfiguration(1);
+        }
+    });
     config_.passes = aligned_ ? config_.alignedPasses : passes;
     s.redo = true;
     core::log().info("libroofline: a launch ran MMA work whose per-type counters were not "
@@ -1064,9 +1061,13 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
     const std::uint32_t ordinal = stack.empty() ? 0 : stack.back().launches++;
     if (in) {
         const std::string scope = uniformPath(stack);
-        s.iterSigs.push_back(
-            s.plan.id(signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, ordinal),
-                      familyOf(l.mangledName, l.block, l.sharedMemBytes, scope, ordinal)));
+        const std::string signature =
+            signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, ordinal);
+        std::uint32_t id = s.plan.find(signature);
+        if (id == ReusePlan::kNotMeasured) // new: its family is needed once
+            id = s.plan.id(signature,
+                           familyOf(l.mangledName, l.block, l.sharedMemBytes, scope, ordinal));
+        s.iterSigs.push_back(id);
     } else {
         s.iterSigs.push_back(ReusePlan::kNotMeasured);
     }

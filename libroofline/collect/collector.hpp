@@ -269,6 +269,7 @@ private:
     void positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside);
     void checkReplayedLaunch(Slot& s, std::size_t at, const Key& key);
     template <typename F> void guard(Slot& s, F&& f) noexcept;
+    template <typename F> void changeEveryBackend(Slot& s, F&& change);
     void fail(Slot& s, const std::string& why) noexcept;
 
     mutable std::mutex mutex_;

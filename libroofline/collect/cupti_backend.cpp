@@ -1,20 +1,18 @@
 #include "collect/cupti_backend.hpp"
 
 #include "core/log.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/trace.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 
 namespace roofline::collect {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+using Clock = core::SteadyClock;
+using core::msSince;
 
 thread_local int tBackendCalls = 0; // this thread is inside a backend call (ContextGuard)
 
@@ -153,7 +151,7 @@ std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
             image = std::move(full);
         }
     }
-    passes_ = image.passes;
+    const std::size_t passes = image.passes;
     alignedPasses_ = 0;
     ContextGuard g(context_);
     std::vector<cupti::Configuration> one;
@@ -161,7 +159,7 @@ std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
     profiler_->replaceConfigurations(std::move(one), 0);
     ++cost_.creations;
     cost_.creationMs += msSince(t0);
-    return passes_;
+    return passes;
 }
 
 std::size_t CuptiBackend::prepareAligned() {

@@ -56,7 +56,6 @@ private:
     void* context_;
     std::vector<std::string> metrics_;
     std::vector<std::string> fallback_;
-    std::size_t passes_ = 0;        // configuration 0's
     std::size_t alignedPasses_ = 0; // configurations 1..n together (0: not built)
     cupti::Host host_;
     std::unique_ptr<cupti::RangeProfiler> profiler_;

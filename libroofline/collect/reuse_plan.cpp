@@ -36,6 +36,11 @@ std::uint32_t ReusePlan::id(const std::string& signature, const std::string& fam
     return it->second;
 }
 
+std::uint32_t ReusePlan::find(const std::string& signature) const {
+    const auto it = ids_.find(signature);
+    return it == ids_.end() ? kNotMeasured : it->second;
+}
+
 bool ReusePlan::familyMeasured(std::uint32_t id) const {
     return id < familyOf_.size() && familySamples_[familyOf_[id]] > 0;
 }

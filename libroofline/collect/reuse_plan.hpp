@@ -42,6 +42,8 @@ public:
     /// Interns a signature: its id. `family`: the signature without the grid (launches whose
     /// grid depends on the data form one family).
     std::uint32_t id(const std::string& signature, const std::string& family = {});
+    /// The id of an interned signature; kNotMeasured when it is new.
+    std::uint32_t find(const std::string& signature) const;
     /// Some signature of `id`'s family has samples (a data-dependent launch seen before with
     /// another grid): a later iteration need not start a cycle for it alone.
     bool familyMeasured(std::uint32_t id) const;

@@ -5,6 +5,7 @@
 #include "core/demangle.hpp"
 #include "core/log.hpp"
 #include "core/roofline_model.hpp"
+#include "core/stopwatch.hpp"
 #include "core/tensor_inference.hpp"
 #include "core/utc.hpp"
 #include "cupti/device.hpp"
@@ -41,11 +42,6 @@ Ceilings deviceCeilings(const core::DeviceInfo& info) {
 void sink(const cupti::LaunchEvent& event, void* user) noexcept {
     static_cast<SessionState*>(user)->onLaunch(event);
 }
-
-// Raw counter-data images kept in a recording (beyond this, records keep evaluated values only,
-// so host memory stays bounded whatever the kernel count).
-} // namespace
-namespace {
 
 cupti::RangeMode rangeMode(CollectionMode mode) {
     switch (mode) {
@@ -304,11 +300,8 @@ CacheFlush effectiveFlush(const Options& o) {
 
 // Counter collection on every requested device; throws Error on the first failure.
 void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
-    using Clock = std::chrono::steady_clock;
-    const auto msSince = [](Clock::time_point t) {
-        return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-    };
-    const auto start = Clock::now();
+    using core::msSince;
+    const auto start = core::SteadyClock::now();
     const int count = cupti::deviceCount();
     std::vector<int> ordinals;
     if (s.options.device < 0)
@@ -342,7 +335,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     s.metrics = core::sessionMetrics(profile, s.options.metrics, detect);
     std::vector<std::string> initial = core::initialMetrics(profile, s.options.metrics, detect);
     const bool detecting = initial != s.metrics;
-    auto imagesStart = Clock::now();
+    const auto imagesStart = core::SteadyClock::now();
     const cupti::Host host(chip);
     cupti::ConfigImage image = host.configImage(initial);
     s.configImage = image.bytes;

@@ -59,6 +59,20 @@ Ceilings h100() {
     return core::datasheetCeilings(d);
 }
 
+// The chart of one family of `rs` on the H100 datasheet roofs, labelling the `labels` longest.
+std::string renderChart(const std::vector<KernelRecord>& rs, report::Family family,
+                        std::size_t labels, bool standalone = false,
+                        const std::string& title = "") {
+    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
+    report::ChartSpec spec;
+    spec.family = family;
+    spec.ceilings = h100();
+    spec.title = title;
+    spec.kernels =
+        report::chartKernels(groups, family, spec.ceilings, report::totalSeconds(groups), labels);
+    return report::renderRoofline(spec, standalone);
+}
+
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
     std::ostringstream s;
@@ -162,13 +176,7 @@ TEST(RooflineChart, SvgHasRoofsKernelsLabelsAndAxisRanges) {
         rs.push_back(record("k" + std::to_string(i), "s", 1e-3 * (i + 1), FlopKind::FP32, 1e10,
                             {1e10 / ai / 4, 1e10 / ai / 2, 1e10 / ai}));
     }
-    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
-    report::ChartSpec spec;
-    spec.family = report::Family::FP32;
-    spec.ceilings = c;
-    spec.title = "t";
-    spec.kernels = report::chartKernels(groups, spec.family, c, report::totalSeconds(groups), 2);
-    const std::string svg = report::renderRoofline(spec, true);
+    const std::string svg = renderChart(rs, report::Family::FP32, 2, true, "t");
     const std::string plot = svg.substr(0, svg.find("<g class=\"legend\">"));
 
     EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
@@ -441,18 +449,12 @@ std::vector<report::Box> circleBoxes(const std::string& svg) {
 // Ten kernels crowded into one spot (the FP16 chart of a real run): their numbers must not
 // overlap each other or any marker.
 TEST(RooflineChart, LabelsDoNotOverlapEachOtherOrMarkers) {
-    const Ceilings c = h100();
     std::vector<KernelRecord> rs;
     for (int i = 0; i < 10; ++i)
         rs.push_back(record("crowded_kernel_" + std::to_string(i), "s", 1e-3 * (1 + 0.01 * i),
                             FlopKind::FP32, 1e10 * (1 + 0.02 * i),
                             {2e9 * (1 + 0.03 * i), 2e9, 1e9}));
-    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
-    report::ChartSpec spec;
-    spec.family = report::Family::FP32;
-    spec.ceilings = c;
-    spec.kernels = report::chartKernels(groups, spec.family, c, report::totalSeconds(groups), 8);
-    const std::string svg = report::renderRoofline(spec, false);
+    const std::string svg = renderChart(rs, report::Family::FP32, 8);
     const auto labels = labelBoxes(svg);
     ASSERT_EQ(labels.size(), 8u) << svg;
     for (std::size_t i = 0; i < labels.size(); ++i)
@@ -479,15 +481,9 @@ TEST(ChartLayout, PlaceLabelAvoidsWhatIsTakenAndStaysInBounds) {
 // A tensor chart of BF16 GEMMs draws the BF16 tensor roof only: they must not seem to sit on the
 // FP64-tensor roof.
 TEST(RooflineChart, TensorRoofsOnlyForTheInputTypesPresent) {
-    const Ceilings c = h100();
     std::vector<KernelRecord> rs = {
         record("gemm", "s", 1e-3, FlopKind::TensorBF16, 6e10, {1e9, 5e8, 2e8})};
-    const auto groups = report::aggregate(rs, report::GroupBy::NameScope);
-    report::ChartSpec spec;
-    spec.family = report::Family::Tensor;
-    spec.ceilings = c;
-    spec.kernels = report::chartKernels(groups, spec.family, c, report::totalSeconds(groups), 5);
-    const std::string svg = report::renderRoofline(spec, false);
+    const std::string svg = renderChart(rs, report::Family::Tensor, 5);
     EXPECT_EQ(count(svg, "class=\"roof compute\""), 1u) << svg;
     EXPECT_EQ(count(svg, "data-kind=\"tensor_bf16\""), 1u);
     EXPECT_EQ(count(svg, "data-kind=\"tensor_fp64\""), 0u);
