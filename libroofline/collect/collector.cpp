@@ -596,7 +596,7 @@ void Collector::endIteration() {
                 steady = true;
             s.prevFamilies.swap(s.iterFamilies);
             if (steady && !s.cycle && !s.group && !s.restart) {
-                maybeStartCycle(s);
+                maybeStartCycle(s, unmeasured);
                 if (!s.cycle && s.cyclesDone == 0)
                     s.cyclesDone = 1; // a steady iteration with nothing to measure: done
             }
@@ -1083,8 +1083,8 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
 
 // Reuse, at the end of an iteration with no cycle in progress: when some signature of this
 // iteration lacks samples, a cycle over it starts (its first window is measured from the next
-// iteration on).
-void Collector::maybeStartCycle(Slot& s) {
+// iteration on). `unmeasured`: some launch of the iteration has a family no cycle measured.
+void Collector::maybeStartCycle(Slot& s, bool unmeasured) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
     if (s.failed || s.iterSigs.empty() || s.iterInfo.empty() || limitReached())
@@ -1092,10 +1092,7 @@ void Collector::maybeStartCycle(Slot& s) {
     // After a complete profile, a launch whose grid depends on the data has a new signature in
     // every iteration: it starts another cycle only when nothing of its family was measured (a
     // new kernel, block or scope), or profiling would never end.
-    if (s.cyclesDone > 0 &&
-        std::all_of(s.iterSigs.begin(), s.iterSigs.end(), [&](std::uint32_t id) {
-            return id == ReusePlan::kNotMeasured || s.plan.familyMeasured(id);
-        }))
+    if (s.cyclesDone > 0 && !unmeasured)
         return;
     const auto w = s.plan.next(s.iterSigs, 0, s.capacity);
     if (!w)

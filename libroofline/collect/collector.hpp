@@ -256,7 +256,7 @@ private:
     bool filtersAdmit(const LaunchEvent& l, const Stack& stack);
     std::string uniformPath(const Stack& stack) const;
     void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
-    void maybeStartCycle(Slot& s);
+    void maybeStartCycle(Slot& s, bool unmeasured);
     void advanceCycle(Slot& s);
     void recordSamples(Slot& s);
     void emitReused(Slot& s);

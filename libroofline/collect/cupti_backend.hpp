@@ -19,7 +19,7 @@ public:
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
                  std::vector<cupti::Configuration> configurations, std::size_t capacity,
                  cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                 std::size_t initialConfiguration = 0, std::vector<std::string> fallback = {});
+                 std::vector<std::string> fallback = {});
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }

@@ -364,7 +364,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
-            0, fallback);
+            fallback);
         if (config.alignFromStart) {
             config.alignedPasses = d.backend->prepareAligned();
             d.backend->selectConfiguration(1);

@@ -33,7 +33,6 @@ struct SessionState {
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;
     std::size_t configurations = 0;       ///< aligned replay's configurations (0: none)
-    std::size_t initialConfiguration = 0; ///< the backend's first (1: aligned from the start)
     Ceilings ceilings;
     bool profilerInitialized = false;
     std::unique_ptr<cupti::LaunchTracker> tracker;

@@ -10,14 +10,12 @@
 namespace roofline::cupti {
 
 RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configurations,
-                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels,
-                             std::size_t initialConfiguration)
+                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels)
     : context_(context), configs_(std::move(configurations)), maxRanges_(maxRanges), mode_(mode),
       levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
     if (configs_.empty())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
     counterData_.resize(configs_.size());
-    current_ = initialConfiguration < configs_.size() ? initialConfiguration : 0;
     enable();
 }
 

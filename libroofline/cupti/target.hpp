@@ -39,8 +39,7 @@ struct Configuration {
 class RangeProfiler {
 public:
     RangeProfiler(void* context, std::vector<Configuration> configurations, std::size_t maxRanges,
-                  RangeMode mode, std::uint16_t nestingLevels = 1,
-                  std::size_t initialConfiguration = 0);
+                  RangeMode mode, std::uint16_t nestingLevels = 1);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
