@@ -26,12 +26,12 @@ struct Formula {
 };
 
 /// A tensor metric of the full set that need not be collected for a launch whose detection
-/// counters show it cannot have that work (docs/design/0008-fewer-passes.md): when `zeroWhen`
-/// evaluates to 0, the metric equals `from` (a counter collected from the start), or 0 when `from`
-/// is empty. Otherwise the metric has to be collected for that launch.
+/// counters show it cannot have that work (docs/design/0008-fewer-passes.md): when every formula
+/// of `zeroWhen` evaluates to 0, the metric equals `from` (a counter collected from the start), or
+/// 0 when `from` is empty. Otherwise the metric has to be collected for that launch.
 struct TensorInference {
     std::string metric;
-    Formula zeroWhen;
+    std::vector<Formula> zeroWhen;
     std::string from;
 };
 

@@ -55,11 +55,15 @@ std::vector<std::string> inferTensorMetrics(const ChipProfile& p,
         const std::size_t at = static_cast<std::size_t>(it - metrics.begin());
         if (at >= values.size() || !std::isnan(values[at]))
             continue; // collected
-        double z = 0;
-        for (const Term& t : inf.zeroWhen.terms)
-            z += t.coefficient * valueOf(t.metric);
         // Instruction counts: zero is exact (NaN: a detection counter is missing).
-        if (!std::isnan(z) && std::fabs(z) < 0.5) {
+        const bool zero =
+            std::all_of(inf.zeroWhen.begin(), inf.zeroWhen.end(), [&](const Formula& f) {
+                double z = 0;
+                for (const Term& t : f.terms)
+                    z += t.coefficient * valueOf(t.metric);
+                return !std::isnan(z) && std::fabs(z) < 0.5;
+            });
+        if (zero) {
             const double v = inf.from.empty() ? 0.0 : valueOf(inf.from);
             if (!std::isnan(v)) {
                 values[at] = v;
