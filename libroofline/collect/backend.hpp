@@ -64,6 +64,13 @@ public:
     /// user replay back to pass 0 in the middle of a group
     /// (docs/design/0005-code-loaded-while-profiling.md).
     virtual void reenable(std::size_t configuration) = 0;
+    /// Releases the device's profiler and its counter-data image (CUPTI's host memory per range
+    /// with them) while nothing is measured, between groups; `ranges` > 0: what the next image
+    /// holds (capacity() from then on). configure(), selectConfiguration() and reenable() only
+    /// choose the configuration until acquire() creates a fresh profiler at pass 0.
+    virtual void release(std::size_t ranges) { (void)ranges; }
+    virtual bool released() const noexcept { return false; }
+    virtual void acquire() {}
 };
 
 } // namespace roofline::collect

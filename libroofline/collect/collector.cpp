@@ -53,6 +53,12 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
     for (std::size_t i = 0; i < slots_.size(); ++i)
         codeLoads_[i].store(0);
+    // Reuse observes iterations before it measures: no profiler until the first cycle's first
+    // pass (code loaded meanwhile -- a first iteration's lazy loading -- costs no re-creation).
+    if (reuse_)
+        for (Slot& s : slots_)
+            if (s.backend && !s.failed)
+                guard(s, [&] { s.backend->release(0); });
 }
 
 void Collector::setFailureHandler(std::function<void(const std::string&)> handler) {
@@ -116,7 +122,8 @@ std::uint64_t Collector::codeLoads(const Slot& s) const noexcept {
 
 // True once code was loaded since the profiler was enabled.
 bool Collector::profilerStale(Slot& s) {
-    return config_.reenableOnCodeLoad && s.backend && !s.failed && codeLoads(s) != s.loadsAtEnable;
+    return config_.reenableOnCodeLoad && s.backend && !s.failed && !s.backend->released() &&
+           codeLoads(s) != s.loadsAtEnable;
 }
 
 bool Collector::reenableIfStale(Slot& s) {
@@ -430,6 +437,7 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (s.failed)
             continue;
         s.k = 0;
+        s.observed.clear();
         s.iterSigs.clear();
         s.iterFamilies.clear();
         s.iterInfo.clear();
@@ -454,6 +462,10 @@ void Collector::beginIteration(std::uint64_t thread) {
 }
 
 void Collector::startPass(Slot& s) {
+    if (!s.failed && s.backend->released()) { // a fresh profiler: loads from here on count
+        guard(s, [&] { s.backend->acquire(); });
+        s.loadsAtEnable = codeLoads(s);
+    }
     if (profilerStale(s)) {
         if (s.pass > 0) { // the passes so far go with the old profiler: start the group again
             abandonGroup(s);
@@ -555,6 +567,8 @@ void Collector::endIteration() {
     for (Slot& s : slots_) {
         if (s.failed)
             continue;
+        if (reuse_) // the iteration is complete: its launches' places, so their signatures
+            s.observed.assign(s.plan, s.iterSigs, s.iterFamilies, s.iterLabels);
         const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
         if (s.passOpen) {
             ++s.passIters;
@@ -806,8 +820,7 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
             launches_[static_cast<std::size_t>(m)].position = static_cast<std::int64_t>(s.k) - 1;
             if (reuse_) {
                 launchSig_.resize(launches_.size(), ReusePlan::kNotMeasured);
-                launchSig_[static_cast<std::size_t>(m)] =
-                    s.iterSigs.empty() ? ReusePlan::kNotMeasured : s.iterSigs.back();
+                launchSig_[static_cast<std::size_t>(m)] = measuredSignature(s, l, stack);
             }
         }
         s.members.push_back(m);
@@ -1058,20 +1071,16 @@ void Collector::completeAligned(Slot& s) {
 void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stack,
                                 std::size_t idx) {
     const bool in = filtersAdmit(l, stack);
-    const std::uint32_t ordinal = stack.empty() ? 0 : stack.back().launches++;
-    if (in) {
-        const std::string scope = uniformPath(stack);
-        const std::string signature =
-            signatureOf(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, ordinal);
-        std::uint32_t id = s.plan.find(signature);
-        if (id == ReusePlan::kNotMeasured) // new: its family is needed once
-            id = s.plan.id(signature,
-                           familyOf(l.mangledName, l.block, l.sharedMemBytes, scope, ordinal));
-        s.iterSigs.push_back(id);
-    } else {
-        s.iterSigs.push_back(ReusePlan::kNotMeasured);
+    std::uint64_t instance = 0;
+    if (!stack.empty()) {
+        const Frame& f = stack.back();
+        if (f.serial == 0)
+            f.serial = ++frameSerials_;
+        instance = f.serial;
     }
-    s.iterFamilies.push_back(s.plan.family(s.iterSigs.back()));
+    s.observed.add(launchKey(l.mangledName, l.grid, l.block, l.sharedMemBytes),
+                   familyKey(l.mangledName, l.block, l.sharedMemBytes),
+                   in ? uniformPath(stack) : std::string(), instance, in);
     if (s.cycle || !in)
         return;
     if (s.iterInfo.size() < idx)
@@ -1079,6 +1088,19 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
     core::LaunchInfo info = launchInfo(l, stack); // demangled only if it becomes a record
     info.position = static_cast<std::int64_t>(idx);
     s.iterInfo.push_back(std::move(info));
+}
+
+// Reuse: the signature a measured launch is a sample of -- the reference's at its position, or,
+// when it is another launch there (a data-dependent grid), its own at the reference's place.
+std::uint32_t Collector::measuredSignature(Slot& s, const LaunchEvent& l, const Stack& stack) {
+    const std::size_t at = s.k - 1;
+    if (!s.cycle || at >= s.refSigs.size() || at >= s.refShapes.size() || at >= s.refLabels.size())
+        return ReusePlan::kNotMeasured;
+    if (s.observed.shape(at) == s.refShapes[at])
+        return s.refSigs[at];
+    return ObservedIteration::signature(
+        s.plan, launchKey(l.mangledName, l.grid, l.block, l.sharedMemBytes),
+        familyKey(l.mangledName, l.block, l.sharedMemBytes), uniformPath(stack), s.refLabels[at]);
 }
 
 // Reuse, at the end of an iteration with no cycle in progress: when some signature of this
@@ -1094,10 +1116,19 @@ void Collector::maybeStartCycle(Slot& s, bool unmeasured) {
     // new kernel, block or scope), or profiling would never end.
     if (s.cyclesDone > 0 && !unmeasured)
         return;
-    const auto w = s.plan.next(s.iterSigs, 0, s.capacity);
+    // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
+    // grows with the ranges an image holds (~2 MiB each).
+    const std::size_t ranges = s.plan.longestWindow(s.iterSigs, s.capacity);
+    const auto w = s.plan.next(s.iterSigs, 0, ranges);
     if (!w)
         return;
+    guard(s, [&] { s.backend->release(ranges); });
+    s.cycleRanges = ranges;
     s.refSigs = s.iterSigs;
+    s.refLabels = s.iterLabels;
+    s.refShapes.resize(s.observed.size());
+    for (std::size_t p = 0; p < s.refShapes.size(); ++p)
+        s.refShapes[p] = s.observed.shape(p);
     s.refInfo = std::move(s.iterInfo);
     s.refInfo.resize(s.refSigs.size());
     s.iterInfo.clear();
@@ -1112,7 +1143,7 @@ void Collector::maybeStartCycle(Slot& s, bool unmeasured) {
 void Collector::advanceCycle(Slot& s) {
     if (!s.cycle)
         return;
-    const auto w = s.plan.next(s.refSigs, s.windowEnd, s.capacity);
+    const auto w = s.plan.next(s.refSigs, s.windowEnd, s.cycleRanges);
     if (w) {
         s.offset = w->begin;
         s.windowEnd = w->end;
@@ -1122,6 +1153,7 @@ void Collector::advanceCycle(Slot& s) {
     emitReused(s);
     s.cycle = false;
     ++s.cyclesDone;
+    guard(s, [&] { s.backend->release(0); }); // nothing to measure until another cycle
     s.offset = 0;
     s.windowEnd = 0;
     if (&s == &slots_[0]) {
@@ -1169,6 +1201,15 @@ void Collector::recordSamples(Slot& s) {
     }
 }
 
+namespace {
+// Counters of work done (instructions, operations): equal for launches doing the same work.
+bool isWorkCounter(const std::string& metric) {
+    return metric.rfind("sm__sass_thread_inst_executed", 0) == 0 ||
+           metric.rfind("sm__ops_path_tensor", 0) == 0 ||
+           metric.rfind("sm__inst_executed_pipe_tensor", 0) == 0;
+}
+} // namespace
+
 // Reuse: every launch of the cycle's reference iteration that no window measured gets a record
 // with the mean of its signature's samples, marked as such, with how far the samples spread.
 void Collector::emitReused(Slot& s) {
@@ -1191,7 +1232,7 @@ void Collector::emitReused(Slot& s) {
             const std::size_t n = samples.size(), metrics = samples[0]->values.size();
             info.values.assign(metrics, 0.0);
             double worst = 0;
-            std::size_t worstAt = 0;
+            std::size_t worstAt = 0, workAt = metrics; // workAt: a work counter that differs
             for (std::size_t m = 0; m < metrics; ++m) {
                 double lo = samples[0]->values[m], hi = lo, sum = 0;
                 for (const auto* x : samples) {
@@ -1207,6 +1248,9 @@ void Collector::emitReused(Slot& s) {
                     worst = spread;
                     worstAt = m;
                 }
+                if (spread > 1e-6 && workAt == metrics && m < config_.metricNames.size() &&
+                    isWorkCounter(config_.metricNames[m]))
+                    workAt = m;
             }
             std::string positions;
             for (const auto* x : samples)
@@ -1221,6 +1265,15 @@ void Collector::emitReused(Slot& s) {
                                                         ? " (" + config_.metricNames[worstAt] + ")"
                                                         : std::string())
                                              : std::string()));
+            if (workAt < metrics) {
+                // Instruction and operation counts repeat exactly for the same work: samples
+                // that differ are launches that look alike but are not (say, GEMMs of one grid
+                // and different depth in a loop).
+                appendNote(info.note, "the samples' work differs (" + config_.metricNames[workAt] +
+                                          "): these launches may not do the same work; "
+                                          "ROOFLINE_REUSE=0 measures each");
+                ++reusedDiffering_;
+            }
             info.reusedSamples = static_cast<std::uint32_t>(n);
             ++reused_;
         }

@@ -14,6 +14,7 @@
 // logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/aligned_replay.hpp"
 #include "collect/backend.hpp"
+#include "collect/observed_iteration.hpp"
 #include "collect/replay_check.hpp"
 #include "collect/reuse_plan.hpp"
 #include "core/nvtx_filter.hpp"
@@ -40,10 +41,9 @@ struct Frame {
     std::string name;
     std::vector<std::int64_t> records; ///< scope mode: its record per device slot, -1: none
     std::int64_t instance = -1; ///< the iteration scope: its number (from the name, or counted)
-    /// Launches inside this scope instance so far, nested scopes excluded (reuse signatures: a
-    /// launch's ordinal within its innermost scope tells apart kernels launched twice with one
-    /// grid, e.g. two GEMMs of different depth).
-    mutable std::uint32_t launches = 0;
+    /// Reuse: a number unique to this scope instance, given at its first launch (0: none yet);
+    /// a launch's place within its innermost scope instance is part of its signature.
+    mutable std::uint64_t serial = 0;
 };
 using Stack = std::vector<Frame>;
 
@@ -152,6 +152,8 @@ public:
     std::uint64_t metricExpansions() const noexcept { return expansions_; }
     /// Reuse: records whose values are the mean of their signature's samples.
     std::uint64_t reusedLaunches() const noexcept { return reused_; }
+    /// Reused records whose samples' work counters differ (their notes say which).
+    std::uint64_t reusedDiffering() const noexcept { return reusedDiffering_; }
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
@@ -205,6 +207,9 @@ private:
         // current iteration, the launches of an iteration a cycle may refer to, and the cycle's
         // reference iteration, windows and measured positions.
         ReusePlan plan{0, 0};
+        ObservedIteration observed;           // the current iteration's launches
+        std::vector<std::uint64_t> refShapes; // the reference's launches (ObservedIteration::shape)
+        std::vector<std::string> iterLabels, refLabels; // places in their scope instances
         std::vector<std::uint32_t> iterSigs, refSigs;
         std::vector<std::uint32_t> iterFamilies, prevFamilies; // steady: equal for two in a row
         std::vector<core::LaunchInfo> iterInfo, refInfo;
@@ -215,6 +220,7 @@ private:
         std::size_t unsteady = 0; // observed iterations that differed from the one before
         bool awaiting = false;    // the last iteration launched what no cycle measured yet
         std::vector<bool> measuredPos;
+        std::size_t cycleRanges = 0;  // the cycle's longest window: what its image holds
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };
 
@@ -256,6 +262,7 @@ private:
     bool filtersAdmit(const LaunchEvent& l, const Stack& stack);
     std::string uniformPath(const Stack& stack) const;
     void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
+    std::uint32_t measuredSignature(Slot& s, const LaunchEvent& l, const Stack& stack);
     void maybeStartCycle(Slot& s, bool unmeasured);
     void advanceCycle(Slot& s);
     void recordSamples(Slot& s);
@@ -304,9 +311,11 @@ private:
     std::uint64_t skipped_ = 0, taken_ = 0;
     std::unique_ptr<std::atomic<std::uint64_t>[]> codeLoads_; // per slot, written lock-free
     std::uint64_t reenables_ = 0, supersededCount_ = 0, expansions_ = 0, reused_ = 0;
+    std::uint64_t reusedDiffering_ = 0;    // reused records whose samples' work differs
     bool reuse_ = false;                   // CollectorConfig::reuseSamples > 0, iteration replay
     std::size_t cycleWindows_ = 0;         // windows of the last completed reuse cycle
     std::vector<std::uint32_t> launchSig_; // per launches_ entry: its signature (reuse)
+    std::uint64_t frameSerials_ = 0;       // Frame::serial given so far
     std::string firstIterationIssue_;
     std::uint64_t emptyGroups_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()

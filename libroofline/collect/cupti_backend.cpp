@@ -71,7 +71,7 @@ void CuptiBackend::configure() {
     profiler_->configure();
 }
 void CuptiBackend::selectConfiguration(std::size_t index) {
-    const bool recreate = index != profiler_->current();
+    const bool recreate = index != profiler_->current() && !profiler_->suspended();
     if (recreate)
         cupti::traceCodeLoad("re-creating the range profiler for the next configuration");
     ContextGuard g(context_);
@@ -99,10 +99,29 @@ void CuptiBackend::popRange() {
     profiler_->popRange();
 }
 void CuptiBackend::reenable(std::size_t configuration) {
-    cupti::traceCodeLoad("re-creating the range profiler");
+    const bool recreate = !profiler_->suspended(); // else acquire() creates it
+    if (recreate)
+        cupti::traceCodeLoad("re-creating the range profiler");
     ContextGuard g(context_);
     const auto t0 = Clock::now();
     profiler_->reenable(configuration);
+    if (recreate) {
+        ++cost_.creations;
+        cost_.creationMs += msSince(t0);
+    }
+}
+void CuptiBackend::release(std::size_t ranges) {
+    cupti::traceCodeLoad("releasing the range profiler");
+    ContextGuard g(context_);
+    profiler_->suspend(ranges);
+}
+void CuptiBackend::acquire() {
+    if (!profiler_->suspended())
+        return;
+    cupti::traceCodeLoad("creating the range profiler (%zu ranges)", profiler_->capacity());
+    ContextGuard g(context_);
+    const auto t0 = Clock::now();
+    profiler_->resume();
     ++cost_.creations;
     cost_.creationMs += msSince(t0);
 }

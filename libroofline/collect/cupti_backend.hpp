@@ -40,6 +40,9 @@ public:
     /// What configuration 0 collects.
     const std::vector<std::string>& collected() const;
     void reenable(std::size_t configuration) override;
+    void release(std::size_t ranges) override;
+    bool released() const noexcept override { return profiler_->suspended(); }
+    void acquire() override;
     void disable() noexcept { profiler_->disable(); }
     /// Where this backend's time went (for the session's cost summary).
     struct Cost {

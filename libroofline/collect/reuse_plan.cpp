@@ -4,19 +4,16 @@
 
 namespace roofline::collect {
 
-std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
-                        std::uint32_t sharedMemBytes, const std::string& uniformScope,
-                        std::uint32_t ordinal) {
+std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
+                      std::uint32_t sharedMemBytes) {
     std::string s = mangledName;
     for (const Dim3& d : {grid, block})
         s += '|' + std::to_string(d.x) + 'x' + std::to_string(d.y) + 'x' + std::to_string(d.z);
-    s += '|' + std::to_string(sharedMemBytes) + '|' + uniformScope + '|' + std::to_string(ordinal);
-    return s;
+    return s + '|' + std::to_string(sharedMemBytes);
 }
 
-std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
-                     const std::string& uniformScope, std::uint32_t ordinal) {
-    return signatureOf(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes, uniformScope, ordinal);
+std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes) {
+    return launchKey(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes);
 }
 
 std::uint32_t ReusePlan::family(std::uint32_t id) const {
@@ -63,11 +60,29 @@ const std::vector<std::size_t>& ReusePlan::samples(std::uint32_t id) const {
 
 std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                       std::size_t capacity) const {
+    std::map<std::uint32_t, std::size_t> planned; // what this window adds
+    return next(iteration, from, capacity, planned);
+}
+
+std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration,
+                                     std::size_t capacity) const {
+    std::map<std::uint32_t, std::size_t> planned; // what the windows so far add
+    std::size_t longest = 0, from = 0;
+    while (const auto w = next(iteration, from, capacity, planned)) {
+        longest = std::max(longest, w->end - w->begin);
+        from = w->end;
+    }
+    return longest;
+}
+
+std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
+                                      std::size_t capacity,
+                                      std::map<std::uint32_t, std::size_t>& planned) const {
     if (capacity == 0)
         return std::nullopt;
     // A signature needs min(samples, its launches in the iteration) samples: one launched once
     // per iteration is measured once.
-    std::map<std::uint32_t, std::size_t> occurs, planned; // planned: what this window adds
+    std::map<std::uint32_t, std::size_t> occurs;
     for (std::uint32_t id : iteration)
         ++occurs[id];
     const auto needed = [&](std::uint32_t id) {

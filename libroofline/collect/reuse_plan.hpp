@@ -1,8 +1,9 @@
 #pragma once
 // Repeated launches measured less often (issue 13; docs/design/0009-repeated-launches.md):
 // launches with the same signature -- kernel, grid, block, dynamic shared memory, scope path with
-// instance numbers made uniform ("Train step #/Layer #") and order within the innermost scope
-// instance -- are measured `samples` times (or
+// instance numbers made uniform ("Train step #/Layer #") and place within the innermost scope
+// instance (its order there, or its phase in a block of launches repeated: repeats.hpp) -- are
+// measured `samples` times (or
 // as often as the iteration launches them, when less); the others take the mean of those
 // measurements. ReusePlan chooses the windows of an iteration (positions [begin, end)) that
 // iteration replay measures so that every signature gets its samples, and nothing else where it
@@ -20,14 +21,13 @@
 
 namespace roofline::collect {
 
-/// "kernel|grid|block|smem|uniform scope path|ordinal": equal for launches that do the same
-/// work. `ordinal`: the launch's order within its innermost scope instance.
-std::string signatureOf(const std::string& mangledName, Dim3 grid, Dim3 block,
-                        std::uint32_t sharedMemBytes, const std::string& uniformScope,
-                        std::uint32_t ordinal = 0);
-/// The same without the grid: the signature's family.
-std::string familyOf(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes,
-                     const std::string& uniformScope, std::uint32_t ordinal = 0);
+/// "kernel|grid|block|smem": equal for launches of the same kernel with the same launch
+/// configuration. A reuse signature adds the launch's uniform scope path and its label within
+/// its scope instance (ObservedIteration).
+std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
+                      std::uint32_t sharedMemBytes);
+/// The same without the grid: launches whose grid depends on the data share it.
+std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes);
 
 struct Window {
     std::size_t begin = 0, end = 0;
@@ -61,7 +61,16 @@ public:
     std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                std::size_t capacity) const;
 
+    /// The longest of the windows next() would give from the start of `iteration`, window after
+    /// window, if each measured what it holds (what a cycle's counter-data image must hold).
+    std::size_t longestWindow(const std::vector<std::uint32_t>& iteration,
+                              std::size_t capacity) const;
+
 private:
+    std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
+                               std::size_t capacity,
+                               std::map<std::uint32_t, std::size_t>& planned) const;
+
     std::size_t samples_, maxGap_;
     std::map<std::string, std::uint32_t> ids_;
     std::vector<std::vector<std::size_t>> samplesOf_; // per id: launch indices

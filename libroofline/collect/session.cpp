@@ -252,15 +252,22 @@ void SessionState::finish() noexcept {
                      collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
                      collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
     if (collector->level() == Level::Counters || cost.creations > 0)
-        core::log().info("libroofline: cost: set-up {:.0f} ms (config images {:.0f} ms), {} "
-                         "profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
-                         setupMs, configImagesMs, cost.creations, cost.creationMs,
-                         cost.evaluationMs);
+        core::log().info("libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, "
+                         "config images {:.0f}, launch tracking {:.0f}, range profilers {:.0f}), "
+                         "{} profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
+                         setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs,
+                         cost.creations, cost.creationMs, cost.evaluationMs);
     if (collector->reusedLaunches() > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
                          "launch)",
                          collector->reusedLaunches(), options.reuseSamples);
+    if (collector->reusedDiffering() > 0)
+        core::log().warn("libroofline: {} reused records come from samples whose work counters "
+                         "differ: launches that look alike (kernel, grid, block, place) did not "
+                         "do the same work; their notes say which; ROOFLINE_REUSE=0 measures "
+                         "each launch",
+                         collector->reusedDiffering());
     if (collector->metricExpansions() > 0)
         core::log().info("libroofline: tensor counters by detection: the collected set grew {} "
                          "time(s) to {} passes (a launch ran MMA work that needs them)",
@@ -316,8 +323,11 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         d.info = cupti::openDevice(ordinal, &d.context);
         s.devices.push_back(std::move(d));
     }
+    s.deviceMs = msSince(start);
+    const auto initStart = core::SteadyClock::now();
     cupti::initializeProfiler();
     s.profilerInitialized = true;
+    s.cuptiInitMs = msSince(initStart);
     for (auto& d : s.devices)
         d.info.chip = cupti::chipName(d.info.ordinal);
     const std::string& chip = s.devices[0].info.chip;
@@ -357,7 +367,10 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     config.passes = s.passes;
     s.configImagesMs = msSince(imagesStart);
     s.ceilings = collect::deviceCeilings(s.devices[0].info);
+    const auto trackerStart = core::SteadyClock::now();
     s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
+    s.trackerMs = msSince(trackerStart);
+    const auto profilersStart = core::SteadyClock::now();
     const std::vector<std::string> fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
     for (auto& d : s.devices) {
@@ -373,6 +386,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     }
     if (config.alignFromStart)
         s.passes = config.alignedPasses;
+    s.profilersMs = msSince(profilersStart);
     s.setupMs = msSince(start);
 }
 

@@ -32,7 +32,7 @@ struct SessionState {
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;
-    std::size_t configurations = 0;       ///< aligned replay's configurations (0: none)
+    std::size_t configurations = 0; ///< aligned replay's configurations (0: none)
     Ceilings ceilings;
     bool profilerInitialized = false;
     std::unique_ptr<cupti::LaunchTracker> tracker;
@@ -47,7 +47,9 @@ struct SessionState {
     std::uint64_t unbalancedAtStart = 0;
     bool tensorDetection = false; ///< tensor counters by detection (design 0008)
     double setupMs = 0;           ///< counter set-up (device, profiler, config images, backends)
-    double configImagesMs = 0;    ///< of which building config images on the host
+    /// Of which: opening the devices, initializing CUPTI's profiler, building config images on
+    /// the host, subscribing to launches, creating the range profilers.
+    double deviceMs = 0, cuptiInitMs = 0, configImagesMs = 0, trackerMs = 0, profilersMs = 0;
 
     std::mutex stopMutex;
     bool stopped = false;

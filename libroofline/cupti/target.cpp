@@ -60,12 +60,27 @@ void RangeProfiler::reenable(std::size_t configuration) {
 }
 
 void RangeProfiler::recreate(std::size_t index) {
+    if (!object_) { // suspended: the fresh object comes with resume() or start()
+        current_ = index;
+        return;
+    }
     disable();
     if (object_)
         throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-create the "
                                       "range profiler");
     current_ = index;
     enable();
+}
+
+void RangeProfiler::suspend(std::size_t maxRanges) {
+    disable();
+    if (object_)
+        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot release the "
+                                      "range profiler");
+    for (auto& data : counterData_)
+        std::vector<std::uint8_t>().swap(data);
+    if (maxRanges > 0)
+        maxRanges_ = maxRanges;
 }
 
 RangeProfiler::~RangeProfiler() {
@@ -104,7 +119,14 @@ void RangeProfiler::select(std::size_t index) {
     recreate(index);
 }
 
+void RangeProfiler::resume() {
+    if (!object_)
+        enable();
+}
+
 void RangeProfiler::configure() {
+    if (!object_) // suspended: resume() or start() configure the fresh object
+        return;
     std::vector<std::uint8_t>& data = counterData_[current_];
     std::vector<std::uint8_t>& image = configs_[current_].image;
     if (!sized_) { // once per object, before its first SetConfig; the buffer is kept after
@@ -137,6 +159,8 @@ void RangeProfiler::configure() {
 }
 
 void RangeProfiler::start() {
+    if (!object_) // suspended: a fresh object at pass 0
+        enable();
     CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStart(&p));

@@ -78,6 +78,14 @@ public:
     /// (docs/design/0005-code-loaded-while-profiling.md).
     void reenable(std::size_t configuration = 0);
 
+    /// Releases the profiler object and the counter-data images -- CUPTI's memory per range goes
+    /// with them -- between groups (`maxRanges` > 0: what the next image holds). While suspended,
+    /// configure(), select() and reenable() only choose the configuration; resume() (or start())
+    /// creates the fresh object at pass 0.
+    void suspend(std::size_t maxRanges);
+    void resume();
+    bool suspended() const noexcept { return object_ == nullptr; }
+
     /// The current configuration's counter-data image.
     const std::vector<std::uint8_t>& counterData() const noexcept { return counterData_[current_]; }
     std::size_t capacity() const noexcept { return maxRanges_; }

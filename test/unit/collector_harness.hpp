@@ -59,6 +59,7 @@ public:
     }
     void start() override {
         alive();
+        EXPECT_FALSE(released_) << "a pass started on a released profiler (acquire() first)";
         if (failStartAt && ++starts >= failStartAt)
             throw Error(ErrorCode::Cupti, "cuptiRangeProfilerStart failed (injected)");
         running_ = true;
@@ -144,8 +145,33 @@ public:
             ADD_FAILURE() << "the collector used its backend after finish()";
     }
 
+    /// Released between groups (reuse: before and after its cycles): no profiler, no memory.
+    void release(std::size_t ranges) override {
+        alive();
+        EXPECT_FALSE(running_) << "released while a pass runs";
+        released_ = true;
+        if (ranges > 0)
+            capacity_ = ranges;
+        loadedWhileEnabled_ = false;
+        ranges_.clear();
+        pass_ = 0;
+        position_ = 0;
+        ++releases;
+    }
+    bool released() const noexcept override { return released_; }
+    void acquire() override {
+        alive();
+        if (released_)
+            ++acquires;
+        released_ = false;
+    }
+    int releases = 0, acquires = 0;
+
     /// Code was loaded into the context (a lazily loaded or JIT-compiled module).
-    void codeLoaded() { loadedWhileEnabled_ = true; }
+    void codeLoaded() {
+        if (!released_)
+            loadedWhileEnabled_ = true;
+    }
     /// What crashes CUPTI: SASS metrics collected on a launch that entered the driver after code
     /// was loaded while this profiler was enabled
     /// (docs/design/0005-code-loaded-while-profiling.md).
@@ -198,7 +224,7 @@ private:
     bool userRange_, kernelReplay_;
     std::size_t configs_ = 1, aligned_ = 0, config_ = 0;
     std::size_t passesOf(std::size_t config) const { return config == 0 ? passes_ : 1; }
-    bool running_ = false;
+    bool running_ = false, released_ = false;
     bool loadedWhileEnabled_ = false;
     std::size_t pass_ = 0, position_ = 0;
     std::vector<RangeValues> ranges_;

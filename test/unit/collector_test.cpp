@@ -588,6 +588,122 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     EXPECT_EQ(cov.iterationsNeeded, 6u);
 }
 
+// Reuse observes before it measures: no profiler while it observes (a first iteration's lazy
+// module loads cost no re-creation), an image the size of the cycle's longest window, and no
+// profiler once the profile is complete (CUPTI's memory per range goes with it).
+TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.reuseMaxGap = 2;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    EXPECT_TRUE(h.backend.released());
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        h.push("Train step");
+        if (iterations == 0) {
+            h.firstLaunch("embedding", 1); // lazily loaded: its module loads now
+        } else {
+            h.launch("embedding", 1);
+        }
+        for (int layer = 0; layer < 6; ++layer) {
+            const std::string name = "Layer " + std::to_string(layer);
+            h.push(name.c_str());
+            h.launch("matmul", 10);
+            h.launch("gelu", 2);
+            h.pop();
+        }
+        h.launch("head", 7);
+        h.pop();
+        if (iterations < 2) {
+            EXPECT_TRUE(h.backend.released()) << "observing, iteration " << iterations;
+        }
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 2 + 2 + 2);
+    EXPECT_EQ(h.backend.reenables, 0);   // the load came while nothing was enabled
+    EXPECT_EQ(h.backend.capacity(), 5u); // windows [0, 5) and [13, 14): 5 ranges
+    EXPECT_TRUE(h.backend.released());   // complete: released again
+    EXPECT_EQ(h.backend.acquires, 1);    // one profiler for the whole cycle
+    EXPECT_EQ(h.collector.coverage().rangesPerImage, 96u); // what an image may hold
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (const auto& r : l)
+        EXPECT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+}
+
+// A backward pass is often one range around every layer's kernels (PyTorch's autograd, the
+// training-step example): its layers are found as one block of launches repeated, and reused as
+// layers with their own scopes are.
+TEST(CollectorIterationReplay, LayersRepeatedInsideOneScopeAreReused) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.reuseMaxGap = 2;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        h.push("Train step");
+        h.push("backward");
+        h.launch("lossGrad", 1);
+        for (int layer = 0; layer < 6; ++layer) {
+            h.launch("matmulGrad", 10);
+            h.launch("matmulGrad", 11, Dim3{2, 1, 1}); // the weight gradient: another grid
+            h.launch("geluGrad", 2);
+        }
+        h.launch("embeddingGrad", 7);
+        h.pop();
+        h.pop();
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 2 + 2 + 2); // two observed, window [0, 7) x 2 passes, [19, 20) x 2
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 20u);
+    std::size_t reused = 0;
+    for (const auto& r : l) {
+        ASSERT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+        if (r.reusedSamples > 0) {
+            ++reused;
+            EXPECT_GE(r.position, 7);
+            EXPECT_LE(r.position, 18);
+            const double work = r.mangledName == "geluGrad" ? 2 : r.grid.x == 2 ? 11 : 10;
+            EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position;
+        }
+    }
+    EXPECT_EQ(reused, 12u); // layers 2-5
+}
+
+// Launches that look alike but do different work (the same GEMM kernel and grid, another depth
+// in each layer): their samples' work counters differ, and the reused records say so.
+TEST(CollectorIterationReplay, ReusedRecordsSayWhenTheirSamplesDidDifferentWork) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.reuseMaxGap = 2;
+    c.metricNames = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "lts__t_bytes.sum"};
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        h.push("Train step");
+        h.push("backward");
+        for (int layer = 0; layer < 5; ++layer) {
+            h.launch("matmulGrad", 10 + layer); // looks alike, works more in each layer
+            h.launch("geluGrad", 2);
+        }
+        h.pop();
+        h.pop();
+        ++iterations;
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 10u);
+    EXPECT_EQ(h.collector.reusedDiffering(), 3u); // the matmulGrad of layers 2-4
+    for (const auto& r : l)
+        if (r.reusedSamples > 0 && r.mangledName == "matmulGrad")
+            EXPECT_NE(r.note.find("the samples' work differs (sm__sass_thread_inst_executed_op_"
+                                  "ffma_pred_on.sum)"),
+                      std::string::npos)
+                << r.note;
+        else
+            EXPECT_EQ(r.note.find("work differs"), std::string::npos) << r.note;
+}
+
 // A launch whose grid depends on the data has a new signature in every iteration: it is measured
 // in its cycle, and once the profile is complete it does not start cycles forever.
 TEST(CollectorIterationReplay, ADataDependentGridDoesNotKeepReuseProfiling) {

@@ -10,11 +10,11 @@ constexpr std::uint32_t X = ReusePlan::kNotMeasured;
 
 TEST(ReusePlan, SignaturesTellWorkApart) {
     const Dim3 g{4, 1, 1}, b{128, 1, 1};
-    EXPECT_EQ(signatureOf("k", g, b, 0, "step #/Layer #"),
-              signatureOf("k", g, b, 0, "step #/Layer #"));
-    EXPECT_NE(signatureOf("k", g, b, 0, "s"), signatureOf("k", {5, 1, 1}, b, 0, "s"));
-    EXPECT_NE(signatureOf("k", g, b, 0, "s"), signatureOf("k", g, b, 1024, "s"));
-    EXPECT_NE(signatureOf("k", g, b, 0, "s"), signatureOf("k", g, b, 0, "t"));
+    EXPECT_EQ(launchKey("k", g, b, 0), launchKey("k", g, b, 0));
+    EXPECT_NE(launchKey("k", g, b, 0), launchKey("k", {5, 1, 1}, b, 0));
+    EXPECT_NE(launchKey("k", g, b, 0), launchKey("k", g, b, 1024));
+    EXPECT_NE(launchKey("k", g, b, 0), launchKey("j", g, b, 0));
+    EXPECT_EQ(familyKey("k", b, 0), launchKey("k", {0, 0, 0}, b, 0));
     ReusePlan plan(2, 4);
     EXPECT_EQ(plan.id("a"), 0u);
     EXPECT_EQ(plan.id("b"), 1u);
@@ -43,6 +43,24 @@ TEST(ReusePlan, IdenticalLayersAreMeasuredKTimesAndTheRestLeftOut) {
     plan.addSample(4, 19);
     EXPECT_FALSE(plan.next(it, 20, 96));
     EXPECT_FALSE(plan.next(it, 0, 96)); // a later iteration: nothing left to measure
+}
+
+// The image of a cycle need only hold its longest window: [0, 7) here, then the head alone.
+TEST(ReusePlan, TheLongestWindowSizesTheCyclesImage) {
+    std::vector<std::uint32_t> it{0};
+    for (int layer = 0; layer < 6; ++layer)
+        it.insert(it.end(), {1, 2, 3});
+    it.push_back(4);
+    ReusePlan plan(2, 2);
+    for (const char* s : {"embedding", "qkv", "attention", "mlp", "head"})
+        plan.id(s);
+    EXPECT_EQ(plan.longestWindow(it, 96), 7u);
+    EXPECT_EQ(plan.longestWindow(it, 4), 4u); // capacity-bound windows
+    for (std::size_t p = 0; p < 7; ++p)
+        plan.addSample(it[p], p);
+    EXPECT_EQ(plan.longestWindow(it, 96), 1u); // only the head is left
+    plan.addSample(4, 19);
+    EXPECT_EQ(plan.longestWindow(it, 96), 0u);
 }
 
 TEST(ReusePlan, ShortGapsStayInsideTheWindowAndCapacityCutsIt) {

@@ -1,0 +1,59 @@
+#pragma once
+// Repeated launches (docs/design/0009): the launches of one iteration as reuse sees them, and
+// their signatures. A launch's signature is its launch key (kernel, grid, block, dynamic shared
+// memory), its scope path with instance numbers made uniform, and its place in its innermost
+// scope instance: its index there, or -- inside a block of launches the instance repeats back to
+// back (a backward pass of identical layers in one range: repeats.hpp) -- its phase in the block.
+// The place is known only once the instance is complete, so signatures are assigned at the end of
+// the iteration. Pure logic: no CUDA, unit-tested in test/unit/observed_iteration_test.cpp.
+#include "collect/reuse_plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+class ObservedIteration {
+public:
+    /// A new iteration (what was interned stays).
+    void clear() { launches_.clear(); }
+    /// The next launch of the iteration. `instance`: its innermost scope instance (any number
+    /// unique to it; 0: outside every scope); `admitted`: the filters admit it (others have no
+    /// signature but keep their place).
+    void add(const std::string& launchKey, const std::string& familyKey,
+             const std::string& uniformScope, std::uint64_t instance, bool admitted);
+    std::size_t size() const noexcept { return launches_.size(); }
+    /// Kernel, launch configuration and scope of launch `position` (equal: the same launch).
+    std::uint64_t shape(std::size_t position) const noexcept;
+
+    /// Signature ids (interned in `plan`; ReusePlan::kNotMeasured for launches not admitted),
+    /// their families and labels (each launch's place in its scope instance), per position.
+    void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
+                std::vector<std::uint32_t>& families, std::vector<std::string>& labels) const;
+
+    /// The signature of a launch with `launchKey` and `familyKey` in `uniformScope`, at place
+    /// `label` of its scope instance (a launch that differs from the one at its position in the
+    /// iteration a cycle refers to: a data-dependent grid).
+    static std::uint32_t signature(ReusePlan& plan, const std::string& launchKey,
+                                   const std::string& familyKey, const std::string& uniformScope,
+                                   const std::string& label);
+
+private:
+    struct Launch {
+        std::uint32_t key = 0, scope = 0;
+        std::uint64_t instance = 0;
+        bool admitted = false;
+    };
+    std::uint32_t intern(std::map<std::string, std::uint32_t>& ids,
+                         std::vector<const std::string*>& texts, const std::string& text);
+
+    std::map<std::string, std::uint32_t> keys_, scopes_, families_;
+    std::vector<const std::string*> keyText_, scopeText_, familyText_;
+    std::vector<std::uint32_t> familyOfKey_;
+    std::vector<Launch> launches_;
+};
+
+} // namespace roofline::collect

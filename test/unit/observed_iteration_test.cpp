@@ -1,0 +1,78 @@
+// Repeated launches (docs/design/0009): signatures of an iteration's launches from their scope
+// instances, with blocks repeated inside one instance labelled by phase.
+#include "collect/observed_iteration.hpp"
+
+#include <gtest/gtest.h>
+
+namespace roofline::collect {
+namespace {
+
+struct Iteration {
+    ObservedIteration observed;
+    ReusePlan plan{2, 16};
+    std::vector<std::uint32_t> sigs, families;
+    std::vector<std::string> labels;
+    void launch(const std::string& kernel, std::uint32_t grid, const std::string& scope,
+                std::uint64_t instance, bool admitted = true) {
+        observed.add(launchKey(kernel, {grid, 1, 1}, {128, 1, 1}, 0),
+                     familyKey(kernel, {128, 1, 1}, 0), scope, instance, admitted);
+    }
+    void assign() { observed.assign(plan, sigs, families, labels); }
+};
+
+TEST(ObservedIteration, LayersWithTheirOwnScopesShareSignaturesByOrder) {
+    Iteration it;
+    for (std::uint64_t layer = 1; layer <= 3; ++layer) {
+        it.launch("matmul", 4, "step #/Layer #", layer);
+        it.launch("matmul", 4, "step #/Layer #", layer); // again: its own place
+    }
+    it.assign();
+    EXPECT_EQ(it.sigs[0], it.sigs[2]);
+    EXPECT_EQ(it.sigs[1], it.sigs[3]);
+    EXPECT_NE(it.sigs[0], it.sigs[1]);
+    EXPECT_EQ(it.labels[1], "1");
+}
+
+TEST(ObservedIteration, ABlockRepeatedInsideOneScopeSharesSignaturesByPhase) {
+    Iteration it;
+    it.launch("loss", 1, "step #/backward", 7);
+    for (int layer = 0; layer < 4; ++layer) { // four times: a loop (twice could be chance)
+        it.launch("matmulGrad", 4, "step #/backward", 7);
+        it.launch("geluGrad", 8, "step #/backward", 7);
+    }
+    it.launch("other", 1, "step #/backward", 7, false); // not admitted: keeps its place
+    it.assign();
+    EXPECT_EQ(it.labels[1], "~2:0");
+    EXPECT_EQ(it.sigs[1], it.sigs[7]);
+    EXPECT_EQ(it.sigs[2], it.sigs[8]);
+    EXPECT_NE(it.sigs[1], it.sigs[2]);
+    EXPECT_EQ(it.sigs[9], ReusePlan::kNotMeasured);
+    EXPECT_EQ(it.labels[9], "+0");
+    // The windows: the loss and two layers, nothing of layers 3 and 4.
+    const auto w = it.plan.next(it.sigs, 0, 96);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->begin, 0u);
+    EXPECT_EQ(w->end, 5u);
+}
+
+TEST(ObservedIteration, ADataDependentGridKeepsItsFamilyAndTheSameLaunchItsShape) {
+    Iteration it;
+    it.launch("emb", 100, "step #", 1);
+    it.launch("emb", 100, "step #", 1);
+    it.assign();
+    const std::uint32_t first = it.sigs[0], family = it.families[0];
+    const std::uint64_t shape = it.observed.shape(0);
+    EXPECT_EQ(it.observed.shape(1), shape);
+    it.observed.clear(); // the next iteration
+    it.launch("emb", 101, "step #", 2);
+    it.assign();
+    EXPECT_NE(it.sigs[0], first);
+    EXPECT_EQ(it.families[0], family);
+    EXPECT_NE(it.observed.shape(0), shape);
+    EXPECT_EQ(ObservedIteration::signature(it.plan, launchKey("emb", {101, 1, 1}, {128, 1, 1}, 0),
+                                           familyKey("emb", {128, 1, 1}, 0), "step #", "0"),
+              it.sigs[0]);
+}
+
+} // namespace
+} // namespace roofline::collect
