@@ -49,12 +49,12 @@ CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
                            std::vector<cupti::Configuration> configurations, std::size_t capacity,
                            cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                           std::vector<std::string> fallback)
+                           std::vector<std::string> fallback, bool released)
     : context_(context), metrics_(metrics), fallback_(std::move(fallback)), host_(chip),
       l2Bytes_(l2Bytes) {
     ContextGuard g(context_);
     profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
-                                                       mode, levels);
+                                                       mode, levels, released);
 }
 
 CuptiBackend::~CuptiBackend() {

@@ -15,11 +15,12 @@ public:
     /// `metrics`: the session's metric order; `configurations`: configuration 0 holding what is
     /// collected, then (aligned replay) several that together hold each of those once.
     /// `fallback`: what addMetrics() collects instead when the grown set would need more passes
-    /// than it (the full set without detection counters); empty: no limit.
+    /// than it (the full set without detection counters); empty: no limit. `released`: the
+    /// profiler is created (the permission check) and released at once (release()).
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
                  std::vector<cupti::Configuration> configurations, std::size_t capacity,
                  cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                 std::vector<std::string> fallback = {});
+                 std::vector<std::string> fallback = {}, bool released = false);
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }

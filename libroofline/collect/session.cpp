@@ -373,11 +373,15 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     const auto profilersStart = core::SteadyClock::now();
     const std::vector<std::string> fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
+    // Reuse observes iterations before it measures (the collector keeps the profiler released
+    // until then): the profiler is only created to check the permission, not configured.
+    const bool reuse =
+        s.options.mode == CollectionMode::IterationReplay && s.options.reuseSamples > 0;
     for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
-            fallback);
+            fallback, reuse);
         if (config.alignFromStart) {
             config.alignedPasses = d.backend->prepareAligned();
             d.backend->selectConfiguration(1);

@@ -10,21 +10,26 @@
 namespace roofline::cupti {
 
 RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configurations,
-                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels)
+                             std::size_t maxRanges, RangeMode mode, std::uint16_t nestingLevels,
+                             bool suspended)
     : context_(context), configs_(std::move(configurations)), maxRanges_(maxRanges), mode_(mode),
       levels_(mode == RangeMode::UserUserReplay ? nestingLevels : 1) {
     if (configs_.empty())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
     counterData_.resize(configs_.size());
-    enable();
+    enable(!suspended);
+    if (suspended)
+        disable();
 }
 
-void RangeProfiler::enable() {
+void RangeProfiler::enable(bool configureIt) {
     CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context_);
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     object_ = enable.pRangeProfilerObject;
     sized_ = false;
+    if (!configureIt)
+        return;
     try {
         configure();
     } catch (...) {

@@ -38,8 +38,10 @@ struct Configuration {
 
 class RangeProfiler {
 public:
+    /// `suspended`: the object is created (what CUPTI refuses without profiling permission, it
+    /// refuses here) and released at once, unconfigured: resume() or start() create it again.
     RangeProfiler(void* context, std::vector<Configuration> configurations, std::size_t maxRanges,
-                  RangeMode mode, std::uint16_t nestingLevels = 1);
+                  RangeMode mode, std::uint16_t nestingLevels = 1, bool suspended = false);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -92,7 +94,7 @@ public:
     RangeMode mode() const noexcept { return mode_; }
 
 private:
-    void enable();
+    void enable(bool configureIt = true);
     void recreate(std::size_t index);
     std::size_t counterDataSize(std::size_t config);
 
