@@ -1,7 +1,5 @@
 #include "collect/observed_iteration.hpp"
 
-#include "collect/repeats.hpp"
-
 namespace roofline::collect {
 
 std::uint32_t ObservedIteration::intern(std::map<std::string, std::uint32_t>& ids,
@@ -44,9 +42,33 @@ std::uint32_t ObservedIteration::signature(ReusePlan& plan, const std::string& l
     return id != ReusePlan::kNotMeasured ? id : plan.id(signature, familyKey + where);
 }
 
+namespace {
+std::uint64_t hashOf(const std::vector<std::uint32_t>& keys) {
+    std::uint64_t h = 14695981039346656037ull; // FNV-1a over the keys' bytes
+    for (std::uint32_t k : keys)
+        for (int b = 0; b < 4; ++b) {
+            h ^= (k >> (8 * b)) & 0xffu;
+            h *= 1099511628211ull;
+        }
+    return h ^ keys.size();
+}
+
+// `r` describes a repeat of `keys` (or none).
+bool holds(const Repeat& r, const std::vector<std::uint32_t>& keys) {
+    if (r.period == 0)
+        return true;
+    if (r.end() > keys.size())
+        return false;
+    for (std::size_t i = r.start; i + r.period < r.end(); ++i)
+        if (keys[i] != keys[i + r.period])
+            return false;
+    return true;
+}
+} // namespace
+
 void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                                std::vector<std::uint32_t>& families,
-                               std::vector<std::string>& labels) const {
+                               std::vector<std::string>& labels) {
     // Each scope instance's launches in order, then its repeat.
     std::map<std::uint64_t, std::vector<std::size_t>> byInstance;
     for (std::size_t p = 0; p < launches_.size(); ++p)
@@ -57,7 +79,14 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
         keys.reserve(positions.size());
         for (std::size_t p : positions)
             keys.push_back(launches_[p].key);
-        const Repeat r = findRepeat(keys);
+        const std::uint64_t h = hashOf(keys);
+        auto known = repeats_.find(h);
+        if (known == repeats_.end() || !holds(known->second, keys)) { // holds(): a collision
+            if (repeats_.size() >= 1024)
+                repeats_.clear();
+            known = repeats_.insert_or_assign(h, findRepeat(keys)).first;
+        }
+        const Repeat r = known->second;
         for (std::size_t i = 0; i < positions.size(); ++i)
             labels[positions[i]] = phaseLabel(r, i);
     }

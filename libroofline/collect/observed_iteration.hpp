@@ -6,6 +6,7 @@
 // back (a backward pass of identical layers in one range: repeats.hpp) -- its phase in the block.
 // The place is known only once the instance is complete, so signatures are assigned at the end of
 // the iteration. Pure logic: no CUDA, unit-tested in test/unit/observed_iteration_test.cpp.
+#include "collect/repeats.hpp"
 #include "collect/reuse_plan.hpp"
 
 #include <cstddef>
@@ -31,8 +32,10 @@ public:
 
     /// Signature ids (interned in `plan`; ReusePlan::kNotMeasured for launches not admitted),
     /// their families and labels (each launch's place in its scope instance), per position.
+    /// Each scope instance's repeat is searched once per distinct launch sequence (a program
+    /// repeats its iterations: later ones cost a hash of their launches).
     void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
-                std::vector<std::uint32_t>& families, std::vector<std::string>& labels) const;
+                std::vector<std::uint32_t>& families, std::vector<std::string>& labels);
 
     /// The signature of a launch with `launchKey` and `familyKey` in `uniformScope`, at place
     /// `label` of its scope instance (a launch that differs from the one at its position in the
@@ -54,6 +57,7 @@ private:
     std::vector<const std::string*> keyText_, scopeText_, familyText_;
     std::vector<std::uint32_t> familyOfKey_;
     std::vector<Launch> launches_;
+    std::map<std::uint64_t, Repeat> repeats_; // by hash of a launch sequence (bounded)
 };
 
 } // namespace roofline::collect

@@ -55,6 +55,26 @@ TEST(ObservedIteration, ABlockRepeatedInsideOneScopeSharesSignaturesByPhase) {
     EXPECT_EQ(w->end, 5u);
 }
 
+// Later iterations launch what the first did: the same signatures (their repeats come from a
+// cache keyed by the launch sequence, not from a new search).
+TEST(ObservedIteration, TheNextIterationGetsTheSameSignatures) {
+    Iteration it;
+    const auto backward = [&](std::uint64_t instance, int layers) {
+        it.observed.clear();
+        for (int layer = 0; layer < layers; ++layer) {
+            it.launch("matmulGrad", 4, "step #/backward", instance);
+            it.launch("geluGrad", 8, "step #/backward", instance);
+        }
+        it.assign();
+        return it.sigs;
+    };
+    const auto first = backward(1, 5);
+    EXPECT_EQ(backward(2, 5), first);
+    EXPECT_EQ(it.labels[9], "~2:1");
+    const auto fewer = backward(3, 4); // another sequence: searched anew
+    EXPECT_EQ(fewer, std::vector<std::uint32_t>(first.begin(), first.begin() + 8));
+}
+
 TEST(ObservedIteration, ADataDependentGridKeepsItsFamilyAndTheSameLaunchItsShape) {
     Iteration it;
     it.launch("emb", 100, "step #", 1);
