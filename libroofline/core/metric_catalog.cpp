@@ -141,7 +141,8 @@ std::vector<ChipProfile> buildCatalog() {
     hopper.validation =
         "validated on H100 SXM (GH100) 2026-11-22 with calibration kernels: FP32 FFMA and FP64 "
         "DFMA exact; FP16 counts HFMA2 instructions (packed factor 2 assumed); tensor FP16 (both "
-        "accumulators), BF16, TF32 and FP64 MMA exact; FP8 and INT8 not validated";
+        "accumulators), BF16, TF32 and FP64 MMA exact; 2026-11-23: cuBLASLt GEMMs of BF16, "
+        "FP16, TF32, FP8 (warpgroup MMA) and INT8 (IMMA) exact";
     all.push_back(hopper);
 
     ChipProfile blackwell = base("Blackwell", {"GB100"});
