@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -320,5 +321,18 @@ private:
     std::uint64_t emptyGroups_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };
+
+// A backend call that must not reach the application: a throw turns the slot to timing only.
+template <typename F> void Collector::guard(Slot& s, F&& f) noexcept {
+    if (s.failed)
+        return;
+    try {
+        f();
+    } catch (const std::exception& e) {
+        fail(s, e.what());
+    } catch (...) {
+        fail(s, "unknown error");
+    }
+}
 
 } // namespace roofline::collect
