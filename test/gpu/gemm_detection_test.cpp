@@ -147,12 +147,7 @@ TEST(GpuTensorDetection, CublasLtGemmsOfEveryTypeExactWithHgmmaOps) {
 
     for (const auto counters : {roofline::TensorCounters::Detect, roofline::TensorCounters::All}) {
         SCOPED_TRACE(toString(counters));
-        roofline::Options options;
-        options.tensorCounters = counters;
-        options.reuseSamples = 0;
-        options.flushOnExit = false;
-        options.iterationsPerPass = 1;
-        roofline::Session session{options};
+        roofline::Session session{everyLaunchOptions(counters)};
         ASSERT_TRUE(session.countersAvailable()) << session.status();
         const std::size_t initialPasses = session.passes();
         int steps = 0;

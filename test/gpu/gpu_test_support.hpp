@@ -1,5 +1,6 @@
 #pragma once
 #include <roofline/kernel_record.hpp>
+#include <roofline/options.hpp>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,17 @@
             GTEST_SKIP() << "needs a CUDA GPU: "                                                   \
                          << (e_ != cudaSuccess ? cudaGetErrorString(e_) : "no device visible");    \
     } while (0)
+
+/// Iteration replay measuring every launch, one iteration per pass, with `counters`: the tensor
+/// detection tests' session.
+inline roofline::Options everyLaunchOptions(roofline::TensorCounters counters) {
+    roofline::Options options;
+    options.tensorCounters = counters;
+    options.reuseSamples = 0;
+    options.flushOnExit = false;
+    options.iterationsPerPass = 1;
+    return options;
+}
 
 inline const roofline::KernelRecord* findByScope(const std::vector<roofline::KernelRecord>& records,
                                                  const std::string& scope) {

@@ -540,6 +540,25 @@ TEST(CollectorIterationReplay, DetectedMmaWorkGrowsTheSetAndMeasuresTheWindowAga
     EXPECT_EQ(calls, 4);
 }
 
+// An embedding (work 1), six identical layers of matmul (10) and gelu (2), a head (7): 14
+// launches. `firstLoad`: the embedding's module is loaded lazily at its launch.
+static void layeredTrainStep(Harness& h, bool firstLoad = false) {
+    h.push("Train step");
+    if (firstLoad)
+        h.firstLaunch("embedding", 1);
+    else
+        h.launch("embedding", 1);
+    for (int layer = 0; layer < 6; ++layer) {
+        const std::string name = "Layer " + std::to_string(layer);
+        h.push(name.c_str());
+        h.launch("matmul", 10);
+        h.launch("gelu", 2);
+        h.pop();
+    }
+    h.launch("head", 7);
+    h.pop();
+}
+
 // Repeated launches (design 0009): identical layers are measured K times; the first iteration is
 // only observed; the cycle's windows leave out what is reused; profiling then stops.
 TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhere) {
@@ -549,17 +568,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     Harness h(CollectionMode::IterationReplay, 2, 96, c);
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20) {
-        h.push("Train step");
-        h.launch("embedding", 1);
-        for (int layer = 0; layer < 6; ++layer) {
-            const std::string name = "Layer " + std::to_string(layer);
-            h.push(name.c_str());
-            h.launch("matmul", 10);
-            h.launch("gelu", 2);
-            h.pop();
-        }
-        h.launch("head", 7);
-        h.pop();
+        layeredTrainStep(h);
         ++iterations;
     }
     EXPECT_EQ(iterations, 2 + 2 + 2); // two observed, window [0, 5) x 2 passes, [13, 14) x 2
@@ -599,21 +608,7 @@ TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
     EXPECT_TRUE(h.backend.released());
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20) {
-        h.push("Train step");
-        if (iterations == 0) {
-            h.firstLaunch("embedding", 1); // lazily loaded: its module loads now
-        } else {
-            h.launch("embedding", 1);
-        }
-        for (int layer = 0; layer < 6; ++layer) {
-            const std::string name = "Layer " + std::to_string(layer);
-            h.push(name.c_str());
-            h.launch("matmul", 10);
-            h.launch("gelu", 2);
-            h.pop();
-        }
-        h.launch("head", 7);
-        h.pop();
+        layeredTrainStep(h, iterations == 0); // the first loads the embedding's module
         if (iterations < 2) {
             EXPECT_TRUE(h.backend.released()) << "observing, iteration " << iterations;
         }

@@ -21,15 +21,21 @@ TEST(ReusePlan, SignaturesTellWorkApart) {
     EXPECT_EQ(plan.id("a"), 0u);
 }
 
-TEST(ReusePlan, IdenticalLayersAreMeasuredKTimesAndTheRestLeftOut) {
-    // embedding (0), 6 identical layers of 3 launches (1, 2, 3), head (4): 20 launches.
+// embedding (0), 6 identical layers of 3 launches (1, 2, 3), head (4): 20 launches; `plan` gets
+// the 5 signatures (ids 0..4).
+std::vector<std::uint32_t> layeredIteration(ReusePlan& plan) {
     std::vector<std::uint32_t> it{0};
     for (int layer = 0; layer < 6; ++layer)
         it.insert(it.end(), {1, 2, 3});
     it.push_back(4);
-    ReusePlan plan(2, 2);
     for (const char* s : {"embedding", "qkv", "attention", "mlp", "head"})
-        plan.id(s); // ids 0..4
+        plan.id(s);
+    return it;
+}
+
+TEST(ReusePlan, IdenticalLayersAreMeasuredKTimesAndTheRestLeftOut) {
+    ReusePlan plan(2, 2);
+    const auto it = layeredIteration(plan);
     auto w = plan.next(it, 0, 96);
     ASSERT_TRUE(w);
     EXPECT_EQ(w->begin, 0u);
@@ -47,13 +53,8 @@ TEST(ReusePlan, IdenticalLayersAreMeasuredKTimesAndTheRestLeftOut) {
 
 // The image of a cycle need only hold its longest window: [0, 7) here, then the head alone.
 TEST(ReusePlan, TheLongestWindowSizesTheCyclesImage) {
-    std::vector<std::uint32_t> it{0};
-    for (int layer = 0; layer < 6; ++layer)
-        it.insert(it.end(), {1, 2, 3});
-    it.push_back(4);
     ReusePlan plan(2, 2);
-    for (const char* s : {"embedding", "qkv", "attention", "mlp", "head"})
-        plan.id(s);
+    const auto it = layeredIteration(plan);
     EXPECT_EQ(plan.longestWindow(it, 96), 7u);
     EXPECT_EQ(plan.longestWindow(it, 4), 4u); // capacity-bound windows
     for (std::size_t p = 0; p < 7; ++p)
