@@ -551,8 +551,10 @@ void Collector::endIteration() {
     for (Slot& s : slots_) {
         if (s.failed)
             continue;
-        if (reuse_) // the iteration is complete: its launches' places, so their signatures
+        if (reuse_ && s.observing) { // the iteration is complete: its places, so its signatures
             s.observed.assign(s.plan, s.iterSigs, s.iterFamilies, s.iterLabels);
+            stopObservingIfUnbounded(s);
+        }
         const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
         if (s.passOpen) {
             ++s.passIters;
@@ -756,7 +758,7 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
         return;
     }
     const std::size_t idx = s.k++;
-    if (reuse_)
+    if (reuse_ && s.observing)
         observePosition(s, l, stack, idx);
     if (!s.group)
         return; // the group completed earlier in this iteration, or the launch count is reached

@@ -100,6 +100,9 @@ struct CollectorConfig {
     /// Launches whose signature has its samples, left inside a window when fewer than this lie
     /// between two that need measuring (cheaper than a window of their own).
     std::size_t reuseMaxGap = 16;
+    /// Signatures a program may show before observation stops, once a profile is complete (only
+    /// grids that change with every iteration keep adding ones, and host memory with them).
+    std::size_t reuseMaxSignatures = std::size_t{1} << 16;
     /// The values' metric names (notes name the metric whose samples spread most).
     std::vector<std::string> metricNames;
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
@@ -153,6 +156,10 @@ public:
     std::uint64_t metricExpansions() const noexcept { return expansions_; }
     /// Reuse: records whose values are the mean of their signature's samples.
     std::uint64_t reusedLaunches() const noexcept { return reused_; }
+    /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
+    std::size_t reuseSignatures() const noexcept {
+        return slots_.empty() ? 0 : slots_[0].plan.signatures();
+    }
     /// Reused records whose samples' work counters differ (their notes say which).
     std::uint64_t reusedDiffering() const noexcept { return reusedDiffering_; }
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
@@ -208,7 +215,8 @@ private:
         // current iteration, the launches of an iteration a cycle may refer to, and the cycle's
         // reference iteration, windows and measured positions.
         ReusePlan plan{0, 0};
-        ObservedIteration observed;           // the current iteration's launches
+        bool observing = true;      // reuse: iterations are observed (stopObservingIfUnbounded)
+        ObservedIteration observed; // the current iteration's launches
         std::vector<std::uint64_t> refShapes; // the reference's launches (ObservedIteration::shape)
         std::vector<std::string> iterLabels, refLabels; // places in their scope instances
         std::vector<std::uint32_t> iterSigs, refSigs;
@@ -264,6 +272,7 @@ private:
     std::string uniformPath(const Stack& stack) const;
     void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
     std::uint32_t measuredSignature(Slot& s, const LaunchEvent& l, const Stack& stack);
+    void stopObservingIfUnbounded(Slot& s);
     void maybeStartCycle(Slot& s, bool unmeasured);
     void advanceCycle(Slot& s);
     void recordSamples(Slot& s);

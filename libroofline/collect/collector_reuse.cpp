@@ -13,6 +13,24 @@
 #include <cstdio>
 
 namespace roofline::collect {
+// Reuse, at an iteration's end, once a profile is complete: a program that keeps showing new
+// signatures stops being observed (later new kernels are not profiled; the log says so).
+void Collector::stopObservingIfUnbounded(Slot& s) {
+    if (s.plan.signatures() <= config_.reuseMaxSignatures || s.cyclesDone == 0 || s.cycle ||
+        s.group)
+        return;
+    core::log().info("libroofline: {} distinct launch signatures (a grid that changes with every "
+                     "iteration?): repeated launches are no longer observed, so kernels first "
+                     "launched from now on are not profiled",
+                     s.plan.signatures());
+    s.observing = false;
+    s.observed = ObservedIteration{};
+    s.plan = ReusePlan(config_.reuseSamples, config_.reuseMaxGap);
+    s.iterSigs.clear();
+    s.iterFamilies.clear();
+    s.prevFamilies.clear();
+    s.iterInfo.clear();
+}
 
 // Reuse: the signature of launch `idx` of the current iteration and, while no cycle is in
 // progress, what a reused record of it would need (an iteration a cycle may refer to).

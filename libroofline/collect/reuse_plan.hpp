@@ -49,6 +49,8 @@ public:
     bool familyMeasured(std::uint32_t id) const;
     /// `id`'s family (kNotMeasured for kNotMeasured).
     std::uint32_t family(std::uint32_t id) const;
+    /// Signatures interned so far.
+    std::size_t signatures() const noexcept { return ids_.size(); }
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
     /// A measured launch of signature `id` (its launch index) completed with values.

@@ -728,6 +728,28 @@ TEST(CollectorIterationReplay, ADataDependentGridDoesNotKeepReuseProfiling) {
     EXPECT_EQ(l[1].replay, ReplayStatus::Differs); // its grid differed between the passes
 }
 
+// A grid that changes with every iteration adds a signature each time, and host memory with it,
+// for as long as the program runs: past a bound, observation stops (the profile stays).
+TEST(CollectorIterationReplay, ReuseStopsObservingAProgramThatNeverRepeatsItsGrids) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.reuseMaxSignatures = 20;
+    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    std::size_t most = 0;
+    for (std::uint32_t i = 0; i < 40; ++i) {
+        h.push("Train step");
+        h.launch("matmul", 10);
+        h.launch("counter", 3, Dim3{100u + i, 1, 1});
+        h.pop();
+        most = std::max(most, h.collector.reuseSignatures());
+    }
+    EXPECT_EQ(most, 20u); // the iteration that goes past 20 stops observation
+    EXPECT_EQ(h.collector.reuseSignatures(), 0u); // stopped: no more signatures kept
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u); // the profile made before stays
+    EXPECT_EQ(l[0].values, all(10));
+}
+
 // Benchmark-style use: one replay loop per case, each case its own scope. Every case is measured
 // (a later case's launches start their own cycle once they repeat).
 TEST(CollectorIterationReplay, ReuseMeasuresEveryCaseOfASequenceOfReplayLoops) {
