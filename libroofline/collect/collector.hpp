@@ -45,6 +45,8 @@ struct Frame {
     /// Reuse: a number unique to this scope instance, given at its first launch (0: none yet);
     /// a launch's place within its innermost scope instance is part of its signature.
     mutable std::uint64_t serial = 0;
+    /// Reuse: the uniform scope path of this instance's launches (made at its first one).
+    mutable std::string uniform{};
 };
 using Stack = std::vector<Frame>;
 

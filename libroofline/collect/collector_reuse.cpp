@@ -38,15 +38,20 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
                                 std::size_t idx) {
     const bool in = filtersAdmit(l, stack);
     std::uint64_t instance = 0;
+    const std::string* uniform = nullptr; // outside every scope, or not admitted: ""
     if (!stack.empty()) {
         const Frame& f = stack.back();
-        if (f.serial == 0)
+        if (f.serial == 0) { // the instance's first launch: its number and uniform path
             f.serial = ++frameSerials_;
+            f.uniform = uniformPath(stack);
+        }
         instance = f.serial;
+        if (in)
+            uniform = &f.uniform;
     }
-    s.observed.add(launchKey(l.mangledName, l.grid, l.block, l.sharedMemBytes),
-                   familyKey(l.mangledName, l.block, l.sharedMemBytes),
-                   in ? uniformPath(stack) : std::string(), instance, in);
+    static const std::string none;
+    const std::uint32_t scope = s.observed.scope(uniform ? *uniform : none);
+    s.observed.add(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, instance, in);
     if (s.cycle || !in)
         return;
     if (s.iterInfo.size() < idx)

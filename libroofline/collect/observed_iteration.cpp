@@ -11,15 +11,40 @@ std::uint32_t ObservedIteration::intern(std::map<std::string, std::uint32_t>& id
     return it->second;
 }
 
-void ObservedIteration::add(const std::string& launchKey, const std::string& familyKey,
-                            const std::string& uniformScope, std::uint64_t instance,
-                            bool admitted) {
+std::uint32_t ObservedIteration::scope(const std::string& uniformScope) {
+    return intern(scopes_, scopeText_, uniformScope);
+}
+
+std::size_t ObservedIteration::ShapeHash::operator()(const Shape& s) const noexcept {
+    std::uint64_t h = reinterpret_cast<std::uintptr_t>(s.name) * 0x9e3779b97f4a7c15ull;
+    for (std::uint32_t d : s.dims)
+        h = (h ^ d) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+void ObservedIteration::add(const char* mangledName, Dim3 grid, Dim3 block,
+                            std::uint32_t sharedMemBytes, std::uint32_t scope,
+                            std::uint64_t instance, bool admitted) {
+    const Shape shape{mangledName,
+                      {grid.x, grid.y, grid.z, block.x, block.y, block.z, sharedMemBytes}};
     Launch l;
-    const std::size_t known = keyText_.size();
-    l.key = intern(keys_, keyText_, launchKey);
-    if (l.key == known) // a new key: its family
-        familyOfKey_.push_back(intern(families_, familyText_, familyKey));
-    l.scope = intern(scopes_, scopeText_, uniformScope);
+    const auto hit = byShape_.find(shape);
+    // The name's address is only a hint (the driver may reuse it): its text decides.
+    if (hit != byShape_.end() && keyName_[hit->second] == mangledName) {
+        l.key = hit->second;
+    } else {
+        const std::size_t known = keyText_.size();
+        l.key = intern(keys_, keyText_, launchKey(mangledName, grid, block, sharedMemBytes));
+        if (l.key == known) { // a new key: its family and name
+            familyOfKey_.push_back(
+                intern(families_, familyText_, familyKey(mangledName, block, sharedMemBytes)));
+            keyName_.emplace_back(mangledName);
+        }
+        if (byShape_.size() >= 65536)
+            byShape_.clear();
+        byShape_[shape] = l.key;
+    }
+    l.scope = scope;
     l.instance = instance;
     l.admitted = admitted;
     launches_.push_back(l);
@@ -96,8 +121,15 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
         const Launch& l = launches_[p];
         if (!l.admitted)
             continue;
-        signatures[p] = signature(plan, *keyText_[l.key], *familyText_[familyOfKey_[l.key]],
-                                  *scopeText_[l.scope], labels[p]);
+        auto known = signatures_.find(std::make_tuple(l.key, l.scope, labels[p]));
+        if (known == signatures_.end())
+            known =
+                signatures_
+                    .emplace(std::make_tuple(l.key, l.scope, labels[p]),
+                             signature(plan, *keyText_[l.key], *familyText_[familyOfKey_[l.key]],
+                                       *scopeText_[l.scope], labels[p]))
+                    .first;
+        signatures[p] = known->second;
         families[p] = plan.family(signatures[p]);
     }
 }

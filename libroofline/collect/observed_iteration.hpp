@@ -9,10 +9,14 @@
 #include "collect/repeats.hpp"
 #include "collect/reuse_plan.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace roofline::collect {
@@ -21,19 +25,23 @@ class ObservedIteration {
 public:
     /// A new iteration (what was interned stays).
     void clear() { launches_.clear(); }
-    /// The next launch of the iteration. `instance`: its innermost scope instance (any number
-    /// unique to it; 0: outside every scope); `admitted`: the filters admit it (others have no
-    /// signature but keep their place).
-    void add(const std::string& launchKey, const std::string& familyKey,
-             const std::string& uniformScope, std::uint64_t instance, bool admitted);
+    /// Interns a uniform scope path (a caller keeps the id for a scope instance's launches).
+    std::uint32_t scope(const std::string& uniformScope);
+    /// The next launch of the iteration, in scope `scope` (an id from scope()). `instance`: its
+    /// innermost scope instance (any number unique to it; 0: outside every scope); `admitted`:
+    /// the filters admit it (others have no signature but keep their place). The hot path: a
+    /// launch seen before costs a hash lookup and a name comparison, no string is built.
+    void add(const char* mangledName, Dim3 grid, Dim3 block, std::uint32_t sharedMemBytes,
+             std::uint32_t scope, std::uint64_t instance, bool admitted);
     std::size_t size() const noexcept { return launches_.size(); }
     /// Kernel, launch configuration and scope of launch `position` (equal: the same launch).
     std::uint64_t shape(std::size_t position) const noexcept;
 
-    /// Signature ids (interned in `plan`; ReusePlan::kNotMeasured for launches not admitted),
-    /// their families and labels (each launch's place in its scope instance), per position.
-    /// Each scope instance's repeat is searched once per distinct launch sequence (a program
-    /// repeats its iterations: later ones cost a hash of their launches).
+    /// Signature ids (interned in `plan`, which must be the same on every call; kNotMeasured for
+    /// launches not admitted), their families and labels (each launch's place in its scope
+    /// instance), per position. Each scope instance's repeat is searched once per distinct
+    /// launch sequence (a program repeats its iterations: later ones cost a hash of their
+    /// launches), and each signature's text is built once.
     void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                 std::vector<std::uint32_t>& families, std::vector<std::string>& labels);
 
@@ -50,12 +58,26 @@ private:
         std::uint64_t instance = 0;
         bool admitted = false;
     };
+    // What a launch shows, with the name by address: the fast lookup of its key.
+    struct Shape {
+        const char* name;
+        std::uint32_t dims[7];
+        bool operator==(const Shape& o) const noexcept {
+            return name == o.name && std::equal(std::begin(dims), std::end(dims), o.dims);
+        }
+    };
+    struct ShapeHash {
+        std::size_t operator()(const Shape& s) const noexcept;
+    };
     std::uint32_t intern(std::map<std::string, std::uint32_t>& ids,
                          std::vector<const std::string*>& texts, const std::string& text);
 
     std::map<std::string, std::uint32_t> keys_, scopes_, families_;
     std::vector<const std::string*> keyText_, scopeText_, familyText_;
     std::vector<std::uint32_t> familyOfKey_;
+    std::vector<std::string> keyName_;                            // per key: its mangled name
+    std::unordered_map<Shape, std::uint32_t, ShapeHash> byShape_; // -> key (bounded)
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::string>, std::uint32_t> signatures_;
     std::vector<Launch> launches_;
     std::map<std::uint64_t, Repeat> repeats_; // by hash of a launch sequence (bounded)
 };

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <deque>
+
 namespace roofline::collect {
 namespace {
 
@@ -12,10 +15,12 @@ struct Iteration {
     ReusePlan plan{2, 16};
     std::vector<std::uint32_t> sigs, families;
     std::vector<std::string> labels;
+    std::deque<std::string> names;
     void launch(const std::string& kernel, std::uint32_t grid, const std::string& scope,
                 std::uint64_t instance, bool admitted = true) {
-        observed.add(launchKey(kernel, {grid, 1, 1}, {128, 1, 1}, 0),
-                     familyKey(kernel, {128, 1, 1}, 0), scope, instance, admitted);
+        names.push_back(kernel); // the driver's name text, at an address of its own
+        observed.add(names.back().c_str(), {grid, 1, 1}, {128, 1, 1}, 0, observed.scope(scope),
+                     instance, admitted);
     }
     void assign() { observed.assign(plan, sigs, families, labels); }
 };
@@ -73,6 +78,26 @@ TEST(ObservedIteration, TheNextIterationGetsTheSameSignatures) {
     EXPECT_EQ(it.labels[9], "~2:1");
     const auto fewer = backward(3, 4); // another sequence: searched anew
     EXPECT_EQ(fewer, std::vector<std::uint32_t>(first.begin(), first.begin() + 8));
+}
+
+// The name's address is a hint: the same text elsewhere is the same kernel, other text at a
+// reused address another one.
+TEST(ObservedIteration, KernelsAreKnownByTheirNameNotItsAddress) {
+    ObservedIteration o;
+    ReusePlan plan(2, 16);
+    std::vector<std::uint32_t> sigs, families;
+    std::vector<std::string> labels;
+    const std::uint32_t scope = o.scope("step #");
+    char a[16] = "gemm", b[16] = "gemm";
+    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 1, true);
+    o.add(b, {4, 1, 1}, {128, 1, 1}, 0, scope, 2, true); // another address, same kernel
+    std::snprintf(a, sizeof a, "gelu");                  // the address now names another
+    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 3, true);
+    o.assign(plan, sigs, families, labels);
+    EXPECT_EQ(o.shape(0), o.shape(1));
+    EXPECT_NE(o.shape(0), o.shape(2));
+    EXPECT_EQ(sigs[0], sigs[1]);
+    EXPECT_NE(sigs[0], sigs[2]);
 }
 
 TEST(ObservedIteration, ADataDependentGridKeepsItsFamilyAndTheSameLaunchItsShape) {
