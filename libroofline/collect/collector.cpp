@@ -806,7 +806,7 @@ void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack
             launches_[static_cast<std::size_t>(m)].position = static_cast<std::int64_t>(s.k) - 1;
             if (reuse_) {
                 launchSig_.resize(launches_.size(), ReusePlan::kNotMeasured);
-                launchSig_[static_cast<std::size_t>(m)] = measuredSignature(s, l, stack);
+                launchSig_[static_cast<std::size_t>(m)] = measuredSignature(s, s.k - 1);
             }
         }
         s.members.push_back(m);
@@ -887,11 +887,17 @@ void Collector::completeImage(Slot& s) {
             }
         }
     }
+    groupRecorded(s);
+    s.backend->configure(); // the same image, fresh, for the next group
+}
+
+// A completed group's records have their values (positional or aligned): its launches get their
+// inferred tensor metrics and become reuse samples, and the group is done.
+void Collector::groupRecorded(Slot& s) {
     inferTensorMetrics(s);
     recordSamples(s);
     s.members.clear();
     ++groupsCompleted_;
-    s.backend->configure(); // the same image, fresh, for the next group
 }
 
 bool Collector::aligned(const Slot& s) const noexcept {
@@ -1040,10 +1046,7 @@ void Collector::completeAligned(Slot& s) {
             break;
         }
     }
-    inferTensorMetrics(s);
-    recordSamples(s);
-    s.members.clear();
-    ++groupsCompleted_;
+    groupRecorded(s);
     s.config = firstConfig();
     s.subPass = s.configPass = 0;
     s.loadsAtEnable = codeLoads(s);           // a fresh profiler: loads from here on count again

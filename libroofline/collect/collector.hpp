@@ -263,6 +263,7 @@ private:
     void startPass(Slot& s);
     void endPass(Slot& s);
     void completeImage(Slot& s);
+    void groupRecorded(Slot& s);
     bool aligned(const Slot& s) const noexcept;
     std::size_t firstConfig() const noexcept { return aligned_ ? 1 : 0; }
     void recreate(Slot& s);
@@ -273,7 +274,7 @@ private:
     bool filtersAdmit(const LaunchEvent& l, const Stack& stack);
     std::string uniformPath(const Stack& stack) const;
     void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
-    std::uint32_t measuredSignature(Slot& s, const LaunchEvent& l, const Stack& stack);
+    std::uint32_t measuredSignature(Slot& s, std::size_t at);
     void stopObservingIfUnbounded(Slot& s);
     void maybeStartCycle(Slot& s, bool unmeasured);
     void advanceCycle(Slot& s);

@@ -61,17 +61,15 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
     s.iterInfo.push_back(std::move(info));
 }
 
-// Reuse: the signature a measured launch is a sample of -- the reference's at its position, or,
-// when it is another launch there (a data-dependent grid), its own at the reference's place.
-std::uint32_t Collector::measuredSignature(Slot& s, const LaunchEvent& l, const Stack& stack) {
-    const std::size_t at = s.k - 1;
+// Reuse: the signature the current iteration's launch `at` is a sample of -- the reference's at
+// its position, or, when it is another launch there (a data-dependent grid), its own (as
+// observed) at the reference's place.
+std::uint32_t Collector::measuredSignature(Slot& s, std::size_t at) {
     if (!s.cycle || at >= s.refSigs.size() || at >= s.refShapes.size() || at >= s.refLabels.size())
         return ReusePlan::kNotMeasured;
     if (s.observed.shape(at) == s.refShapes[at])
         return s.refSigs[at];
-    return ObservedIteration::signature(
-        s.plan, launchKey(l.mangledName, l.grid, l.block, l.sharedMemBytes),
-        familyKey(l.mangledName, l.block, l.sharedMemBytes), uniformPath(stack), s.refLabels[at]);
+    return s.observed.signatureAt(s.plan, at, s.refLabels[at]);
 }
 
 // Reuse, at the end of an iteration with no cycle in progress: when some signature of this

@@ -57,14 +57,25 @@ std::uint64_t ObservedIteration::shape(std::size_t position) const noexcept {
     return (std::uint64_t{l.key} << 32) | l.scope;
 }
 
-std::uint32_t ObservedIteration::signature(ReusePlan& plan, const std::string& launchKey,
-                                           const std::string& familyKey,
-                                           const std::string& uniformScope,
+// Each signature's text is built once: later iterations find it by key, scope and label.
+std::uint32_t ObservedIteration::signature(ReusePlan& plan, const Launch& l,
                                            const std::string& label) {
-    const std::string where = '|' + uniformScope + '|' + label;
-    const std::string signature = launchKey + where;
-    const std::uint32_t id = plan.find(signature);
-    return id != ReusePlan::kNotMeasured ? id : plan.id(signature, familyKey + where);
+    auto known = signatures_.find(std::make_tuple(l.key, l.scope, label));
+    if (known != signatures_.end())
+        return known->second;
+    const std::string where = '|' + *scopeText_[l.scope] + '|' + label;
+    const std::string text = *keyText_[l.key] + where;
+    std::uint32_t id = plan.find(text);
+    if (id == ReusePlan::kNotMeasured)
+        id = plan.id(text, *familyText_[familyOfKey_[l.key]] + where);
+    signatures_.emplace(std::make_tuple(l.key, l.scope, label), id);
+    return id;
+}
+
+std::uint32_t ObservedIteration::signatureAt(ReusePlan& plan, std::size_t position,
+                                             const std::string& label) {
+    return position < launches_.size() ? signature(plan, launches_[position], label)
+                                       : ReusePlan::kNotMeasured;
 }
 
 namespace {
@@ -121,15 +132,7 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
         const Launch& l = launches_[p];
         if (!l.admitted)
             continue;
-        auto known = signatures_.find(std::make_tuple(l.key, l.scope, labels[p]));
-        if (known == signatures_.end())
-            known =
-                signatures_
-                    .emplace(std::make_tuple(l.key, l.scope, labels[p]),
-                             signature(plan, *keyText_[l.key], *familyText_[familyOfKey_[l.key]],
-                                       *scopeText_[l.scope], labels[p]))
-                    .first;
-        signatures[p] = known->second;
+        signatures[p] = signature(plan, l, labels[p]);
         families[p] = plan.family(signatures[p]);
     }
 }

@@ -45,12 +45,10 @@ public:
     void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                 std::vector<std::uint32_t>& families, std::vector<std::string>& labels);
 
-    /// The signature of a launch with `launchKey` and `familyKey` in `uniformScope`, at place
-    /// `label` of its scope instance (a launch that differs from the one at its position in the
-    /// iteration a cycle refers to: a data-dependent grid).
-    static std::uint32_t signature(ReusePlan& plan, const std::string& launchKey,
-                                   const std::string& familyKey, const std::string& uniformScope,
-                                   const std::string& label);
+    /// The signature of the launch at `position` as if at place `label` of its scope instance
+    /// (a launch that differs from the one at its position in the iteration a cycle refers to,
+    /// by a data-dependent grid, takes the reference's place).
+    std::uint32_t signatureAt(ReusePlan& plan, std::size_t position, const std::string& label);
 
 private:
     struct Launch {
@@ -69,6 +67,7 @@ private:
     struct ShapeHash {
         std::size_t operator()(const Shape& s) const noexcept;
     };
+    std::uint32_t signature(ReusePlan& plan, const Launch& l, const std::string& label);
     std::uint32_t intern(std::map<std::string, std::uint32_t>& ids,
                          std::vector<const std::string*>& texts, const std::string& text);
 

@@ -375,8 +375,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
     // Reuse observes iterations before it measures (the collector keeps the profiler released
     // until then): the profiler is only created to check the permission, not configured.
-    const bool reuse =
-        s.options.mode == CollectionMode::IterationReplay && s.options.reuseSamples > 0;
+    const bool reuse = config.reuseSamples > 0;
     for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
