@@ -77,10 +77,8 @@ void CuptiBackend::selectConfiguration(std::size_t index) {
     ContextGuard g(context_);
     const auto t0 = Clock::now();
     profiler_->select(index);
-    if (recreate) {
-        ++cost_.creations;
-        cost_.creationMs += msSince(t0);
-    }
+    if (recreate)
+        created(t0);
 }
 void CuptiBackend::start() {
     ContextGuard g(context_);
@@ -105,10 +103,12 @@ void CuptiBackend::reenable(std::size_t configuration) {
     ContextGuard g(context_);
     const auto t0 = Clock::now();
     profiler_->reenable(configuration);
-    if (recreate) {
-        ++cost_.creations;
-        cost_.creationMs += msSince(t0);
-    }
+    if (recreate)
+        created(t0);
+}
+void CuptiBackend::created(core::SteadyClock::time_point since) noexcept {
+    ++cost_.creations;
+    cost_.creationMs += msSince(since);
 }
 void CuptiBackend::release(std::size_t ranges) {
     cupti::traceCodeLoad("releasing the range profiler");
@@ -122,8 +122,7 @@ void CuptiBackend::acquire() {
     ContextGuard g(context_);
     const auto t0 = Clock::now();
     profiler_->resume();
-    ++cost_.creations;
-    cost_.creationMs += msSince(t0);
+    created(t0);
 }
 std::size_t CuptiBackend::decode() {
     ContextGuard g(context_);
@@ -176,8 +175,7 @@ std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
     std::vector<cupti::Configuration> one;
     one.push_back({std::move(grown), std::move(image.bytes)});
     profiler_->replaceConfigurations(std::move(one), 0);
-    ++cost_.creations;
-    cost_.creationMs += msSince(t0);
+    created(t0);
     return passes;
 }
 

@@ -3,6 +3,7 @@
 // Calls run with the device's context current (pushed and popped around each call). With several
 // configurations (aligned replay) each evaluates its own metrics into the session's order.
 #include "collect/backend.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
 
@@ -57,6 +58,9 @@ public:
     static bool insideCall() noexcept;
 
 private:
+    /// A profiler object was created since `since` (a re-creation, for the cost summary).
+    void created(core::SteadyClock::time_point since) noexcept;
+
     void* context_;
     std::vector<std::string> metrics_;
     std::vector<std::string> fallback_;

@@ -38,6 +38,14 @@ void RangeProfiler::enable(bool configureIt) {
     }
 }
 
+// The object must go before a fresh one can take its place.
+void RangeProfiler::disableOrThrow(const char* what) {
+    disable();
+    if (object_)
+        throw Error(ErrorCode::Cupti, std::string("cuptiRangeProfilerDisable failed: cannot ") +
+                                          what + " the range profiler");
+}
+
 void RangeProfiler::appendConfigurations(std::vector<Configuration> more) {
     // Moving the vectors moves their buffers' ownership, not the buffers: what SetConfig was
     // given stays where it is.
@@ -50,10 +58,7 @@ void RangeProfiler::replaceConfigurations(std::vector<Configuration> configurati
                                           std::size_t index) {
     if (configurations.empty())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
-    disable(); // the old object held the old buffers; a fresh one gets the new ones
-    if (object_)
-        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-create the "
-                                      "range profiler");
+    disableOrThrow("re-create"); // the old object held the old buffers; a fresh one gets the new
     configs_ = std::move(configurations);
     counterData_.resize(configs_.size());
     current_ = index < configs_.size() ? index : 0;
@@ -69,19 +74,13 @@ void RangeProfiler::recreate(std::size_t index) {
         current_ = index;
         return;
     }
-    disable();
-    if (object_)
-        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot re-create the "
-                                      "range profiler");
+    disableOrThrow("re-create");
     current_ = index;
     enable();
 }
 
 void RangeProfiler::suspend(std::size_t maxRanges) {
-    disable();
-    if (object_)
-        throw Error(ErrorCode::Cupti, "cuptiRangeProfilerDisable failed: cannot release the "
-                                      "range profiler");
+    disableOrThrow("release");
     for (auto& data : counterData_)
         std::vector<std::uint8_t>().swap(data);
     if (maxRanges > 0)
@@ -164,8 +163,7 @@ void RangeProfiler::configure() {
 }
 
 void RangeProfiler::start() {
-    if (!object_) // suspended: a fresh object at pass 0
-        enable();
+    resume(); // suspended: a fresh object at pass 0
     CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
     ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStart(&p));

@@ -96,6 +96,7 @@ public:
 private:
     void enable(bool configureIt = true);
     void recreate(std::size_t index);
+    void disableOrThrow(const char* what);
     std::size_t counterDataSize(std::size_t config);
 
     ::CUpti_RangeProfiler_Object* object_ = nullptr;
