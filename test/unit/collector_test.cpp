@@ -540,6 +540,14 @@ TEST(CollectorIterationReplay, DetectedMmaWorkGrowsTheSetAndMeasuresTheWindowAga
     EXPECT_EQ(calls, 4);
 }
 
+// Repeated-launch reuse with `samples` per signature, gaps up to `maxGap` inside a window.
+static CollectorConfig reuseConfig(std::size_t samples, std::size_t maxGap) {
+    CollectorConfig c;
+    c.reuseSamples = samples;
+    c.reuseMaxGap = maxGap;
+    return c;
+}
+
 // An embedding (work 1), six identical layers of matmul (10) and gelu (2), a head (7): 14
 // launches. `firstLoad`: the embedding's module is loaded lazily at its launch.
 static void layeredTrainStep(Harness& h, bool firstLoad = false) {
@@ -562,10 +570,7 @@ static void layeredTrainStep(Harness& h, bool firstLoad = false) {
 // Repeated launches (design 0009): identical layers are measured K times; the first iteration is
 // only observed; the cycle's windows leave out what is reused; profiling then stops.
 TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhere) {
-    CollectorConfig c;
-    c.reuseSamples = 2;
-    c.reuseMaxGap = 2;
-    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(2, 2));
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20) {
         layeredTrainStep(h);
@@ -601,10 +606,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
 // module loads cost no re-creation), an image the size of the cycle's longest window, and no
 // profiler once the profile is complete (CUPTI's memory per range goes with it).
 TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
-    CollectorConfig c;
-    c.reuseSamples = 2;
-    c.reuseMaxGap = 2;
-    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(2, 2));
     EXPECT_TRUE(h.backend.released());
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20) {
@@ -630,10 +632,7 @@ TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
 // training-step example): its layers are found as one block of launches repeated, and reused as
 // layers with their own scopes are.
 TEST(CollectorIterationReplay, LayersRepeatedInsideOneScopeAreReused) {
-    CollectorConfig c;
-    c.reuseSamples = 2;
-    c.reuseMaxGap = 2;
-    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(2, 2));
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20) {
         h.push("Train step");
@@ -796,10 +795,7 @@ static void layeredStep(Harness& h, bool shortOne) {
 // An iteration that ends before the cycle's next window begins drops the cycle (warning); a
 // later steady iteration starts another, which measures only what still lacks samples.
 TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFinishesIt) {
-    CollectorConfig c;
-    c.reuseSamples = 1;
-    c.reuseMaxGap = 1;
-    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(1, 1));
     const auto iteration = [&](bool shortOne) { layeredStep(h, shortOne); };
     // Observed twice, then window [0, 3) in two passes; the next iteration is short: dropped.
     for (int i = 0; i < 4; ++i)
@@ -827,10 +823,7 @@ TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFini
 // The same when the short iteration comes after the window's first pass: that pass's records go
 // (no record without values is left) and the profiler is re-created (CUPTI's replay at pass 0).
 TEST(CollectorIterationReplay, AShortIterationInTheMiddleOfAWindowSupersedesItsFirstPass) {
-    CollectorConfig c;
-    c.reuseSamples = 1;
-    c.reuseMaxGap = 1;
-    Harness h(CollectionMode::IterationReplay, 2, 96, c);
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(1, 1));
     const auto iteration = [&](bool shortOne) { layeredStep(h, shortOne); };
     for (int i = 0; i < 5; ++i) // observed x2, window [0, 3) x2, window [8, 10) pass 0
         iteration(false);
