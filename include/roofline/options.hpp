@@ -54,6 +54,19 @@ enum class AlignPasses {
     Off,  ///< positional: one configuration for all passes, combined by position
 };
 
+/// What iteration and scope replay do with the session's first iteration: see
+/// Options::firstIteration.
+enum class FirstIteration {
+    /// Observed only, with no profiler: measuring starts at the second iteration. The first one
+    /// of a program usually warms up (lazily loaded kernels, validation, state created on first
+    /// use), and CUPTI's first start of a range profiler is slowest there.
+    Skip,
+    /// Measured as pass 0 of the first replay group, which starts again on a later iteration
+    /// when the next iteration launches other kernels.
+    SkipIfDifferent,
+    Measure, ///< measured as pass 0 of the first replay group whatever the next one launches
+};
+
 /// Which tensor counters a Session collects (docs/design/0008-fewer-passes.md).
 enum class TensorCounters {
     /// MMA instruction counters first (with the core set and the HFMA2.MMA count: 3 passes on
@@ -110,11 +123,12 @@ struct ROOFLINE_API Options {
     /// (PyTorch's autograd thread runs backward while the main thread's range is open).
     /// ROOFLINE_PUSH_POP_SCOPE=thread|process
     bool processScopes = false;
-    /// Iteration and scope replay: when the first iteration launches other kernels than the next
-    /// (warm-up, a validation pass, state created on first use), it is not measured and the
-    /// replay starts again on a later iteration, instead of combining its counters with steady-
-    /// state iterations' (flagged). ROOFLINE_FIRST_ITERATION=skip-if-different|measure
-    bool skipDifferingFirstIteration = true;
+    /// Iteration and scope replay: the session's first iteration is observed only, with no
+    /// profiler (Skip: it usually warms up, loads kernels lazily and would pay CUPTI's slowest
+    /// profiler start); measured, and replaced by a later iteration when the next one launches
+    /// other kernels (SkipIfDifferent); or measured whatever follows (Measure: launches that
+    /// differ are flagged). ROOFLINE_FIRST_ITERATION=skip|skip-if-different|measure
+    FirstIteration firstIteration = FirstIteration::Skip;
     /// Iteration replay: aligned passes run each pass with its own single-pass configuration and
     /// match every pass's launches with pass 0's (kernel name, grid, block), so that a launch
     /// inserted in or missing from one iteration costs only itself; positional passes use one
@@ -150,6 +164,7 @@ ROOFLINE_API const char* toString(CollectionMode mode) noexcept;
 ROOFLINE_API const char* toString(MetricSet set) noexcept;
 ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
 ROOFLINE_API const char* toString(AlignPasses align) noexcept;
+ROOFLINE_API const char* toString(FirstIteration first) noexcept;
 ROOFLINE_API const char* toString(ByteDefinition bytes) noexcept;
 ROOFLINE_API const char* toString(TensorCounters counters) noexcept;
 

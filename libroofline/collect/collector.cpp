@@ -49,9 +49,12 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
     for (std::size_t i = 0; i < slots_.size(); ++i)
         codeLoads_[i].store(0);
-    // Reuse observes iterations before it measures: no profiler until the first cycle's first
-    // pass (code loaded meanwhile -- a first iteration's lazy loading -- costs no re-creation).
-    if (reuse_)
+    observeFirst_ = config_.firstIteration == FirstIteration::Skip &&
+                    config_.mode != CollectionMode::KernelReplay && level == Level::Counters;
+    // Reuse observes iterations before it measures, and the first iteration is observed only: no
+    // profiler until the first pass (code loaded meanwhile -- a first iteration's lazy loading --
+    // costs no re-creation).
+    if (reuse_ || observeFirst_)
         for (Slot& s : slots_)
             if (s.backend && !s.failed)
                 guard(s, [&] { s.backend->release(0); });
@@ -181,7 +184,8 @@ void Collector::abandonGroup(Slot& s) {
 // first iteration was not a steady-state one -- warm-up, a validation pass, state created on first
 // use -- and its counters must not be combined with later iterations': the group starts again.
 bool Collector::firstIterationDiffers(Slot& s) {
-    if (!config_.skipDifferingFirstIteration || s.groupStart != 1 || !firstIterationIssue_.empty())
+    if (config_.firstIteration != FirstIteration::SkipIfDifferent || s.groupStart != 1 ||
+        !firstIterationIssue_.empty())
         return false;
     const bool differs = config_.mode == CollectionMode::IterationReplay
                              ? s.replay.anyUnmatched()
@@ -434,6 +438,12 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (!s.group) {
             if (reuse_ && !s.cycle)
                 continue; // nothing to measure: this iteration is only observed
+            if (observeFirst_ && iterationsSeen_ == 1) {
+                firstIterationIssue_ = "observed only (warm-up: lazily loaded kernels, "
+                                       "validation, state created on first use; "
+                                       "ROOFLINE_FIRST_ITERATION=measure measures it)";
+                continue;
+            }
             if (limitReached()) {
                 s.restart = false;
                 continue; // launch count reached: no new groups, no cost
@@ -1066,11 +1076,15 @@ bool Collector::needsPass() noexcept {
     helperIterations_ = iterationsSeen_;
     bool pending = false;
     if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
-        for (const Slot& s : slots_)
+        for (const Slot& s : slots_) {
+            // The first iteration observed only: measuring starts at the next one.
+            const bool observedFirst = observeFirst_ && iterationsSeen_ == 1;
             pending =
                 pending ||
                 (!s.failed && (s.group || s.restart || s.offset > 0 || s.cycle ||
-                               (reuse_ && (s.cyclesDone == 0 || s.awaiting) && !limitReached())));
+                               ((observedFirst || (reuse_ && (s.cyclesDone == 0 || s.awaiting))) &&
+                                !limitReached())));
+        }
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
@@ -1102,6 +1116,8 @@ core::Coverage Collector::coverage() const {
         c.iterationsPerPass > 1 ? c.passes * c.iterationsPerPass : (L + cap - 1) / cap * c.passes;
     if (reuse_) // two observed iterations (a steady one), then the windows of a cycle
         c.iterationsNeeded = 2 + std::max<std::size_t>(cycleWindows_, slots_[0].windows) * c.passes;
+    else if (observeFirst_)
+        ++c.iterationsNeeded; // the first iteration is observed only
     if (coveredWhole_) {
         c.launchesCovered = L;
     } else {

@@ -79,10 +79,14 @@ struct CollectorConfig {
     /// (CUPTI crashes collecting SASS metrics on a profiler that saw code loaded:
     /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.
     bool reenableOnCodeLoad = true;
-    /// A replay group whose pass 0 was the session's first iteration and whose pass 1 launched
-    /// other kernels (warm-up, validation, lazy initialization) starts again on a later
-    /// iteration: the first iteration is not measured rather than merged with steady-state ones.
-    bool skipDifferingFirstIteration = true;
+    /// Skip: the first iteration is observed with the profiler released (its lazy code loads
+    /// cost no re-creation, CUPTI's first start comes on a steady iteration), measuring starts
+    /// at the second. SkipIfDifferent: a replay group whose pass 0 was the session's first
+    /// iteration and whose pass 1 launched other kernels (warm-up, validation, lazy
+    /// initialization) starts again on a later iteration. Measure: neither. (The session passes
+    /// Options::firstIteration, Skip by default; the collector's own default is the plain
+    /// mechanism, as reuseSamples' is.)
+    FirstIteration firstIteration = FirstIteration::Measure;
     /// Iteration replay: passes of aligned replay (docs/design/0006), whose single-pass
     /// configurations are the backend's configurations 1..n; 0: not available. Configuration 0
     /// holds every metric (`passes` passes, combined by position).
@@ -173,8 +177,8 @@ public:
     bool alignedReplay() const noexcept { return aligned_; }
     /// Replay passes per group now (aligned replay may need one more than CUPTI's packing).
     std::size_t passes() const noexcept { return config_.passes; }
-    /// The session's first iteration launched other kernels than the next one and was skipped
-    /// (CollectorConfig::skipDifferingFirstIteration); what differed first.
+    /// The session's first iteration was not measured
+    /// (CollectorConfig::firstIteration): observed only, or what differed first.
     bool firstIterationSkipped() const noexcept { return !firstIterationIssue_.empty(); }
     const std::string& firstIterationIssue() const noexcept { return firstIterationIssue_; }
 
@@ -326,6 +330,7 @@ private:
     std::uint64_t reenables_ = 0, supersededCount_ = 0, expansions_ = 0, reused_ = 0;
     std::uint64_t reusedDiffering_ = 0;    // reused records whose samples' work differs
     bool reuse_ = false;                   // CollectorConfig::reuseSamples > 0, iteration replay
+    bool observeFirst_ = false;            // FirstIteration::Skip with counters, iteration/scope
     std::size_t cycleWindows_ = 0;         // windows of the last completed reuse cycle
     std::vector<std::uint32_t> launchSig_; // per launches_ entry: its signature (reuse)
     std::uint64_t frameSerials_ = 0;       // Frame::serial given so far

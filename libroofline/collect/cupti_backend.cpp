@@ -82,7 +82,12 @@ void CuptiBackend::selectConfiguration(std::size_t index) {
 }
 void CuptiBackend::start() {
     ContextGuard g(context_);
+    const auto t0 = Clock::now();
     profiler_->start();
+    const double ms = msSince(t0);
+    if (cost_.starts++ == 0)
+        cost_.firstStartMs = ms;
+    cost_.startMs += ms;
 }
 bool CuptiBackend::stop() {
     ContextGuard g(context_);

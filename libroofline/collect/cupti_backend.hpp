@@ -51,6 +51,10 @@ public:
         std::size_t creations = 0; ///< profiler objects created after the first
         double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
         double evaluationMs = 0;   ///< decode and host evaluation
+        /// Pass starts: the first one allocates CUPTI's per-range state (H100: ~7 ms per range
+        /// of the image, once per process); later ones ~40 ms at a window's first pass.
+        std::size_t starts = 0;
+        double firstStartMs = 0, startMs = 0;
     };
     const Cost& cost() const noexcept { return cost_; }
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the

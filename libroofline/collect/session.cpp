@@ -17,6 +17,7 @@
 #include <roofline/session.hpp>
 #include <roofline/version.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <optional>
@@ -202,6 +203,9 @@ void SessionState::finish() noexcept {
             cost.creations += d.backend->cost().creations;
             cost.creationMs += d.backend->cost().creationMs;
             cost.evaluationMs += d.backend->cost().evaluationMs;
+            cost.starts += d.backend->cost().starts;
+            cost.firstStartMs = std::max(cost.firstStartMs, d.backend->cost().firstStartMs);
+            cost.startMs += d.backend->cost().startMs;
         }
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
@@ -254,9 +258,11 @@ void SessionState::finish() noexcept {
     if (collector->level() == Level::Counters || cost.creations > 0)
         core::log().info("libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, "
                          "config images {:.0f}, launch tracking {:.0f}, range profilers {:.0f}), "
+                         "{} pass starts {:.0f} ms (the first {:.0f} ms: CUPTI's per-range state), "
                          "{} profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
                          setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs,
-                         cost.creations, cost.creationMs, cost.evaluationMs);
+                         cost.starts, cost.startMs, cost.firstStartMs, cost.creations,
+                         cost.creationMs, cost.evaluationMs);
     if (collector->reusedLaunches() > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
@@ -373,14 +379,17 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     const auto profilersStart = core::SteadyClock::now();
     const std::vector<std::string> fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
-    // Reuse observes iterations before it measures (the collector keeps the profiler released
-    // until then): the profiler is only created to check the permission, not configured.
-    const bool reuse = config.reuseSamples > 0;
+    // Reuse observes iterations before it measures, and the first iteration is observed only by
+    // default (the collector keeps the profiler released until then): the profiler is only
+    // created to check the permission, not configured.
+    const bool released =
+        config.reuseSamples > 0 || (config.firstIteration == FirstIteration::Skip &&
+                                    s.options.mode != CollectionMode::KernelReplay);
     for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
-            fallback, reuse);
+            fallback, released);
         if (config.alignFromStart) {
             config.alignedPasses = d.backend->prepareAligned();
             d.backend->selectConfiguration(1);
@@ -411,7 +420,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     config.iterationRange = s.options.iterationRange;
     config.scopeLevels = s.options.scopeLevels;
     config.iterationsPerPass = s.options.iterationsPerPass;
-    config.skipDifferingFirstIteration = s.options.skipDifferingFirstIteration;
+    config.firstIteration = s.options.firstIteration;
     config.reuseSamples =
         s.options.mode == CollectionMode::IterationReplay ? s.options.reuseSamples : 0;
     s.options.cacheFlush = effectiveFlush(s.options);

@@ -119,6 +119,18 @@ const char* toString(AlignPasses align) noexcept {
     return "unknown";
 }
 
+const char* toString(FirstIteration first) noexcept {
+    switch (first) {
+    case FirstIteration::Skip:
+        return "skip";
+    case FirstIteration::SkipIfDifferent:
+        return "skip-if-different";
+    case FirstIteration::Measure:
+        return "measure";
+    }
+    return "unknown";
+}
+
 Options Options::fromEnvironment(Options o) {
     if (const char* v = std::getenv("ROOFLINE_MODE")) {
         static const char* const names[] = {"iteration",        "kernel",        "scope",
@@ -181,9 +193,10 @@ Options Options::fromEnvironment(Options o) {
         o.processScopes = parseChoice("ROOFLINE_PUSH_POP_SCOPE", v, names, values);
     }
     if (const char* v = std::getenv("ROOFLINE_FIRST_ITERATION")) {
-        static const char* const names[] = {"skip-if-different", "measure"};
-        static const bool values[] = {true, false};
-        o.skipDifferingFirstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
+        static const char* const names[] = {"skip", "skip-if-different", "measure"};
+        static const FirstIteration values[] = {
+            FirstIteration::Skip, FirstIteration::SkipIfDifferent, FirstIteration::Measure};
+        o.firstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
     }
     if (const char* v = std::getenv("ROOFLINE_ALIGN_PASSES")) {
         static const char* const names[] = {"auto", "on", "off", "1", "0"};

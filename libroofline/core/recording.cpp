@@ -454,8 +454,8 @@ std::string describe(const Coverage& c) {
          " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
          (c.complete() ? " (complete)" : " (incomplete: run more iterations)");
     if (c.firstIterationSkipped)
-        s += "; the first iteration launched other kernels than the next (warm-up, validation, "
-             "lazy initialization) and was not measured";
+        s += "; the first iteration was not measured (warm-up: lazily loaded kernels, validation, "
+             "state created on first use)";
     return s;
 }
 

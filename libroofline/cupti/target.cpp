@@ -1,6 +1,7 @@
 #include "cupti/target.hpp"
 
 #include "cupti/check.hpp"
+#include "cupti/trace.hpp"
 
 #include <roofline/error.hpp>
 
@@ -25,7 +26,10 @@ RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configura
 void RangeProfiler::enable(bool configureIt) {
     CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context_);
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
+    {
+        const TraceCall traced("cuptiRangeProfilerEnable");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
+    }
     object_ = enable.pRangeProfilerObject;
     sized_ = false;
     if (!configureIt)
@@ -103,7 +107,11 @@ std::size_t RangeProfiler::counterDataSize(std::size_t config) {
     size.maxNumOfRanges = maxRanges_;
     // User ranges form a tree (a node per range name path).
     size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+    {
+        const TraceCall traced("cuptiRangeProfilerGetCounterDataSize");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+    }
+    traceCodeLoad("counter-data image of %zu ranges: %zu bytes", maxRanges_, size.counterDataSize);
     return size.counterDataSize;
 }
 
@@ -144,7 +152,10 @@ void RangeProfiler::configure() {
     init.pRangeProfilerObject = object_;
     init.counterDataSize = data.size();
     init.pCounterData = data.data();
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    {
+        const TraceCall traced("cuptiRangeProfilerCounterDataImageInitialize");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    }
     CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     config.pRangeProfilerObject = object_;
     config.configSize = image.size();
@@ -159,14 +170,20 @@ void RangeProfiler::configure() {
     config.minNestingLevel = 1;
     config.passIndex = 0;
     config.targetNestingLevel = 1;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+    {
+        const TraceCall traced("cuptiRangeProfilerSetConfig");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+    }
 }
 
 void RangeProfiler::start() {
     resume(); // suspended: a fresh object at pass 0
     CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStart(&p));
+    {
+        const TraceCall traced("cuptiRangeProfilerStart");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStart(&p));
+    }
     running_ = true;
 }
 
@@ -176,7 +193,10 @@ bool RangeProfiler::stop() {
     running_ = false;
     CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStop(&p));
+    {
+        const TraceCall traced("cuptiRangeProfilerStop");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStop(&p));
+    }
     return mode_ == RangeMode::AutoKernelReplay || p.isAllPassSubmitted != 0;
 }
 
@@ -196,7 +216,10 @@ void RangeProfiler::popRange() {
 std::size_t RangeProfiler::decode() {
     CUpti_RangeProfiler_DecodeData_Params p{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&p));
+    {
+        const TraceCall traced("cuptiRangeProfilerDecodeData");
+        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&p));
+    }
     return p.numOfRangeDropped;
 }
 
@@ -211,6 +234,7 @@ void RangeProfiler::disable() noexcept {
     }
     CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
+    const TraceCall traced("cuptiRangeProfilerDisable");
     if (ROOFLINE_CUPTI_LOG(cuptiRangeProfilerDisable(&p)) == CUPTI_SUCCESS)
         object_ = nullptr;
 }

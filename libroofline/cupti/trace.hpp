@@ -2,7 +2,9 @@
 // ROOFLINE_TRACE_CODE_LOADS=1: one line on stderr, unbuffered, for each event that decides whether
 // a launch runs on a profiler that saw code compiled (module loads, kernels loaded ahead of their
 // launch, JIT records, re-creations, launches). A diagnostic for crashes inside CUPTI: the last
-// lines before a crash say what the driver did last (docs/troubleshooting.md).
+// lines before a crash say what the driver did last (docs/troubleshooting.md). Each line carries
+// the milliseconds since the first traced one.
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -25,12 +27,37 @@ inline void
 traceCodeLoad(const char* format, ...) noexcept {
     if (!tracingCodeLoads())
         return;
+    using Clock = std::chrono::steady_clock;
+    static const Clock::time_point first = Clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - first).count();
     va_list args;
     va_start(args, format);
-    std::fputs("[roofline-trace] ", stderr);
+    std::fprintf(stderr, "[roofline-trace %.3f ms] ", ms);
     std::vfprintf(stderr, format, args);
     std::fputc('\n', stderr);
     va_end(args);
 }
+
+// Traces how long one CUPTI call took (nothing when tracing is off).
+class TraceCall {
+public:
+    explicit TraceCall(const char* what) noexcept
+        : what_(tracingCodeLoads() ? what : nullptr),
+          start_(what_ ? std::chrono::steady_clock::now()
+                       : std::chrono::steady_clock::time_point{}) {}
+    ~TraceCall() {
+        if (what_)
+            traceCodeLoad(
+                "%s took %.3f ms", what_,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                    .count());
+    }
+    TraceCall(const TraceCall&) = delete;
+    TraceCall& operator=(const TraceCall&) = delete;
+
+private:
+    const char* what_;
+    std::chrono::steady_clock::time_point start_;
+};
 
 } // namespace roofline::cupti

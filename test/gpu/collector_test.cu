@@ -70,6 +70,7 @@ TEST(GpuIterationReplay, LoopIterationsAssembleExactPerKernelCounters) {
     // A fixed pass count and every launch measured (this test counts iterations exactly).
     options.tensorCounters = roofline::TensorCounters::All;
     options.reuseSamples = 0;
+    options.firstIteration = roofline::FirstIteration::Measure; // pass 0 is step 0
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_EQ(session.mode(), CollectionMode::IterationReplay);
@@ -103,6 +104,7 @@ TEST(GpuIterationReplay, AnIterationWithDifferentKernelsIsFlagged) {
     options.iterationsPerPass = 1;
     options.alignPasses = roofline::AlignPasses::Off; // positional: flagged, not measured again
     options.reuseSamples = 0;                         // a fixed loop of session.passes() iterations
+    options.firstIteration = roofline::FirstIteration::Measure; // pass 0 is step 0
     roofline::Session session{options};
     for (std::size_t step = 0; step < session.passes(); ++step) {
         roofline::ProfileScope scope{"step"};
@@ -130,6 +132,7 @@ TEST(GpuIterationReplay, AlignedPassesSurviveAnInsertedAndAMissingLaunch) {
     options.alignPasses = roofline::AlignPasses::On;
     options.tensorCounters = roofline::TensorCounters::All; // the full set's 6 configurations
     options.reuseSamples = 0;
+    options.firstIteration = roofline::FirstIteration::Measure; // pass 0 is step 0
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_GE(session.passes(), 6u);
@@ -224,7 +227,8 @@ TEST(GpuScopeReplay, OneRecordPerScopeIncludingSassFlops) {
         }
         ++passes;
     }
-    EXPECT_EQ(static_cast<std::size_t>(passes), session.passes());
+    // The first iteration is observed only (Options::firstIteration), then one per pass.
+    EXPECT_EQ(static_cast<std::size_t>(passes), session.passes() + 1);
     const auto& records = session.stop();
     ASSERT_EQ(records.size(), 3u);
     const auto* step = findByScope(records, "step");
@@ -360,6 +364,7 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
     options.metrics = roofline::MetricSet::Time;
     options.rangesPerImage = kPerIteration;
     options.reuseSamples = 0; // every launch measured: this test sizes memory per range
+    options.firstIteration = roofline::FirstIteration::Measure; // a fixed loop of passes
     roofline::Session session{options};
     const double rssSession = rssBytes("VmRSS:");
     const std::size_t iterations = total / kPerIteration * session.passes();

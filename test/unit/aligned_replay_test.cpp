@@ -122,7 +122,7 @@ CollectorConfig alignedFromStart() {
 CollectorConfig measureFirst(bool fromStart = true) {
     CollectorConfig c;
     c.alignFromStart = fromStart;
-    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     return c;
 }
 
@@ -232,7 +232,9 @@ TEST(CollectorAlignedReplay, AnInsertionPushesOnlyTheWindowsLastLaunchOut) {
 }
 
 TEST(CollectorAlignedReplay, AFirstIterationThatDiffersIsSkippedAndTheGroupStartsAtConfigZero) {
-    Harness h(CollectionMode::IterationReplay, 2, 8, alignedFromStart(), 3);
+    CollectorConfig c = alignedFromStart();
+    c.firstIteration = FirstIteration::SkipIfDifferent;
+    Harness h(CollectionMode::IterationReplay, 2, 8, c, 3);
     auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());
         if (n == 0)

@@ -69,6 +69,27 @@ TEST(CodeLoad, FirstLaunchesInsideAPassRestartTheGroupOnTheNextIteration) {
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
 }
 
+TEST(CodeLoad, LoadsOfAFirstIterationObservedOnlyCostNoReCreation) {
+    // The session's default (FirstIteration::Skip): the first iteration runs with no profiler,
+    // so its lazily loaded kernels restart nothing (on the H100: 7 re-creations and a group lost
+    // in step 0 of the training step when it was measured).
+    CollectorConfig c;
+    c.firstIteration = FirstIteration::Skip;
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20)
+        step(h, iterations++ == 0); // the first iteration loads both kernels
+    EXPECT_EQ(iterations, 4);       // observed, then three passes
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].values, all(1)) << l[0].note;
+    EXPECT_EQ(l[1].values, all(10)) << l[1].note;
+    EXPECT_EQ(h.backend.reenables, 0);
+    EXPECT_EQ(h.backend.acquires, 1);
+    EXPECT_EQ(h.backend.hazards, 0);
+    EXPECT_EQ(h.collector.supersededLaunches(), 0u);
+}
+
 TEST(CodeLoad, AKernelCompiledInsideItsOwnLaunchIsMeasuredStaleUnlessLoadedFirst) {
     // Why cupti::LaunchTracker loads a lazily loaded kernel before the collector sees its launch:
     // left to the driver, the compilation happens inside the launch, after every decision, and

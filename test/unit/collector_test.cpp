@@ -105,7 +105,7 @@ TEST(CollectorIterationReplay, ShortIterationsShareAPassUpToAnImage) {
 
 TEST(CollectorIterationReplay, ADifferentKernelInAReplayedPassCostsOnlyThatLaunch) {
     CollectorConfig c;
-    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("kern_a", 1);
@@ -155,7 +155,7 @@ TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
     // Pass 1 launches an extra kernel before the third one: CUPTI's auto ranges are positional,
     // so every later launch of that pass lands one range further.
     CollectorConfig c;
-    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     for (int k = 0; k < 5; ++k)
@@ -181,7 +181,7 @@ TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
 
 TEST(CollectorIterationReplay, APassThatEndsEarlyCostsTheLaunchesItLacks) {
     CollectorConfig c;
-    c.skipDifferingFirstIteration = false; // pass 0 is the first iteration here
+    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("a", 1);
@@ -431,7 +431,9 @@ TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
     // do not have. Step 1, its group's pass 1, shows it; the group starts again on step 2, so the
     // steady-state records come from steps 2-3 and no record merges a validation kernel's
     // counters with a training kernel's.
-    Harness h(CollectionMode::IterationReplay, 2, 8);
+    CollectorConfig c;
+    c.firstIteration = FirstIteration::SkipIfDifferent;
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
     auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());
         if (n == 0) {
@@ -464,7 +466,9 @@ TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
 }
 
 TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
-    Harness h(CollectionMode::IterationReplay, 2, 8);
+    CollectorConfig c;
+    c.firstIteration = FirstIteration::SkipIfDifferent;
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
     int n = 0;
     do {
         h.push(("Train step " + std::to_string(n++)).c_str());
@@ -478,6 +482,47 @@ TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
     ASSERT_EQ(l.size(), 2u);
     EXPECT_EQ(l[0].iteration, 0);
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
+}
+
+TEST(CollectorIterationReplay, TheFirstIterationIsObservedOnlyWithNoProfiler) {
+    // The session's default (FirstIteration::Skip): step 0 validates and creates state; it runs
+    // with the profiler released, so nothing of it is measured, and measuring starts at step 1.
+    for (CollectionMode mode : {CollectionMode::IterationReplay, CollectionMode::ScopeReplay}) {
+        CollectorConfig c;
+        c.firstIteration = FirstIteration::Skip;
+        Harness h(mode, 2, 8, c);
+        EXPECT_TRUE(h.backend.released()); // from the start: as the session creates it
+        auto step = [&](int n) {
+            h.push(("Train step " + std::to_string(n)).c_str());
+            if (n == 0)
+                h.launch("validation_forward", 7);
+            h.launch("forward", 1);
+            h.launch("adamw", 3);
+            h.pop();
+        };
+        int n = 0;
+        step(n++);
+        EXPECT_TRUE(h.backend.released()) << toString(mode); // nothing measured in step 0
+        while (h.collector.needsPass() && n < 10)
+            step(n++);
+        EXPECT_EQ(n, 3) << toString(mode); // step 0 observed, steps 1-2 the group's passes
+        EXPECT_TRUE(h.collector.firstIterationSkipped());
+        EXPECT_EQ(h.backend.acquires, 1);
+        EXPECT_EQ(h.backend.reenables, 0);
+        if (mode == CollectionMode::IterationReplay)
+            EXPECT_EQ(h.collector.coverage().iterationsNeeded, 3u);
+        auto& l = h.finish();
+        if (mode == CollectionMode::ScopeReplay) {
+            ASSERT_EQ(l.size(), 1u);
+            EXPECT_EQ(l[0].values, all(4)) << l[0].note;
+            continue;
+        }
+        ASSERT_EQ(l.size(), 2u);
+        EXPECT_EQ(l[0].values, all(1)) << l[0].note;
+        EXPECT_EQ(l[1].values, all(3)) << l[1].note;
+        EXPECT_EQ(l[0].iteration, 1);
+        EXPECT_EQ(h.collector.supersededLaunches(), 0u); // nothing measured twice
+    }
 }
 
 TEST(CollectorIterationReplay, IterationsAFilterRefusesDoNotSpendTheReplay) {

@@ -45,7 +45,7 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     EXPECT_FALSE(opt.listenNvtx);
     EXPECT_EQ(opt.iterationsPerPass, 4u);
     EXPECT_TRUE(opt.processScopes);
-    EXPECT_FALSE(opt.skipDifferingFirstIteration);
+    EXPECT_EQ(opt.firstIteration, FirstIteration::Measure);
 }
 
 TEST(Options, DefaultsWhenNothingIsSet) {
@@ -56,7 +56,8 @@ TEST(Options, DefaultsWhenNothingIsSet) {
     EXPECT_TRUE(opt.flushOnExit);
     EXPECT_TRUE(opt.listenNvtx);
     EXPECT_FALSE(opt.processScopes);
-    EXPECT_TRUE(opt.skipDifferingFirstIteration);
+    EXPECT_EQ(opt.firstIteration, FirstIteration::Skip);
+    EXPECT_STREQ(toString(opt.firstIteration), "skip");
     EXPECT_STREQ(toString(opt.mode), "iteration-replay");
 }
 
