@@ -235,18 +235,10 @@ TEST(CollectorAlignedReplay, AFirstIterationThatDiffersIsSkippedAndTheGroupStart
     CollectorConfig c = alignedFromStart();
     c.firstIteration = FirstIteration::SkipIfDifferent;
     Harness h(CollectionMode::IterationReplay, 2, 8, c, 3);
-    auto step = [&](int n) {
-        h.push(("Train step " + std::to_string(n)).c_str());
-        if (n == 0)
-            h.launch("validation_forward", 7);
-        h.launch("forward", 1);
-        h.launch("adamw", 3);
-        h.pop();
-    };
     int n = 0;
-    step(n++);
+    h.trainStepWithValidation(n++);
     while (h.collector.needsPass() && n < 12)
-        step(n++);
+        h.trainStepWithValidation(n++);
     EXPECT_EQ(n, 5); // steps 0-1 lost, steps 2-4 are the group's three passes
     EXPECT_TRUE(h.collector.firstIterationSkipped());
     auto& l = h.finish();

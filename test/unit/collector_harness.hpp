@@ -273,6 +273,16 @@ struct Harness {
         collector.onPop(stack);
         stack.pop_back();
     }
+    /// "Train step n": forward (work 1) and adamw (work 3); step 0 first runs a validation
+    /// forward (work 7), as a real first iteration does.
+    void trainStepWithValidation(int n) {
+        push(("Train step " + std::to_string(n)).c_str());
+        if (n == 0)
+            launch("validation_forward", 7);
+        launch("forward", 1);
+        launch("adamw", 3);
+        pop();
+    }
     void launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
         LaunchEvent e;
         e.mangledName = name;

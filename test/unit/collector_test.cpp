@@ -492,19 +492,11 @@ TEST(CollectorIterationReplay, TheFirstIterationIsObservedOnlyWithNoProfiler) {
         c.firstIteration = FirstIteration::Skip;
         Harness h(mode, 2, 8, c);
         EXPECT_TRUE(h.backend.released()); // from the start: as the session creates it
-        auto step = [&](int n) {
-            h.push(("Train step " + std::to_string(n)).c_str());
-            if (n == 0)
-                h.launch("validation_forward", 7);
-            h.launch("forward", 1);
-            h.launch("adamw", 3);
-            h.pop();
-        };
         int n = 0;
-        step(n++);
+        h.trainStepWithValidation(n++);
         EXPECT_TRUE(h.backend.released()) << toString(mode); // nothing measured in step 0
         while (h.collector.needsPass() && n < 10)
-            step(n++);
+            h.trainStepWithValidation(n++);
         EXPECT_EQ(n, 3) << toString(mode); // step 0 observed, steps 1-2 the group's passes
         EXPECT_TRUE(h.collector.firstIterationSkipped());
         EXPECT_EQ(h.backend.acquires, 1);
