@@ -110,8 +110,12 @@ struct ROOFLINE_API Options {
     std::uint64_t launchSkip = 0;  ///< admitted launches to skip first. ROOFLINE_LAUNCH_SKIP
     std::uint64_t launchCount = 0; ///< admitted launches to profile, 0: all. ROOFLINE_LAUNCH_COUNT
     CacheFlush cacheFlush = CacheFlush::Auto; ///< ROOFLINE_CACHE_FLUSH=auto|on|off
-    std::string
-        outputPath; ///< stop() (and exit/signal flush) saves the recording here. ROOFLINE_OUTPUT
+    /// stop() (and the exit/signal flush) saves the recording here. A pattern: %p the pid, %h the
+    /// host, %r the launcher's rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
+    /// SLURM_PROCID), %q{VAR} an environment variable, %% a '%' (a bad pattern is refused by the
+    /// Session's constructor). A file another process of the same run saved at that path is never
+    /// replaced: this one goes to "<stem>.<pid>.rfl" beside it, with a warning. ROOFLINE_OUTPUT
+    std::string outputPath;
     /// Stop and save at normal process exit and on SIGINT/SIGTERM (when the application installed
     /// no handler of its own). ROOFLINE_FLUSH_ON_EXIT=0|1
     bool flushOnExit = true;

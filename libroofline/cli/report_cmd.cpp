@@ -101,6 +101,7 @@ int report(const ReportArgs& args) {
           << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
           << rec.droppedRanges << " ranges dropped by CUPTI\n"
           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
+          << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     report::printCeilings(e.ceilings, human, false);
     human << '\n';

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 #include <unordered_map>
@@ -229,6 +230,7 @@ void SessionState::finish() noexcept {
         r.cacheFlush = toString(options.cacheFlush);
         r.bytes = toString(options.bytes);
         r.launches = std::move(launches);
+        r.process = process;
         records = cupti::evaluateRecording(r, ceilings);
     } catch (const std::exception& e) {
         core::log().error("libroofline: evaluating the counters failed: {}", e.what());
@@ -288,13 +290,19 @@ void SessionState::finish() noexcept {
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
-    if (!options.outputPath.empty()) {
+    if (!outputPath.empty()) {
         try {
-            core::saveRecording(recorded, options.outputPath);
-            core::log().info("libroofline: recording saved to {}", options.outputPath);
+            const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
+            if (saved == outputPath)
+                core::log().info("libroofline: recording saved to {}", saved);
+            else
+                core::log().warn("libroofline: recording saved to {}: '{}' holds another "
+                                 "process's recording of this run (give ROOFLINE_OUTPUT a %p or "
+                                 "%r so that each process has its own)",
+                                 saved, outputPath);
         } catch (const std::exception& e) {
-            core::log().error("libroofline: saving the recording to '{}' failed: {}",
-                              options.outputPath, e.what());
+            core::log().error("libroofline: saving the recording to '{}' failed: {}", outputPath,
+                              e.what());
         }
     }
 }
@@ -411,6 +419,10 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         throw Error(ErrorCode::InvalidArgument, "Options::rangesPerImage must be at least 1");
     if (s.options.scopeLevels == 0)
         throw Error(ErrorCode::InvalidArgument, "Options::scopeLevels must be at least 1");
+    const core::EnvLookup env = [](const char* name) { return std::getenv(name); };
+    s.process = core::currentProcess(env);
+    if (!s.options.outputPath.empty()) // a bad pattern is refused now, not after the run
+        s.outputPath = core::expandOutputPattern(s.options.outputPath, s.process, env);
     collect::CollectorConfig config;
     config.mode = s.options.mode;
     config.filter =

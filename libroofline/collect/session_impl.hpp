@@ -28,6 +28,8 @@ struct DeviceSlot {
 struct SessionState {
     std::uint32_t generation = 0; // unique per Session in this process, never 0, < 2^31
     Options options;
+    core::ProcessIdentity process; ///< host, pid, launcher rank (recorded; output patterns)
+    std::string outputPath;        ///< options.outputPath with its pattern expanded
     std::vector<DeviceSlot> devices;
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;

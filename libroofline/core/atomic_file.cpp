@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,33 +81,98 @@ void refuseOverwritingInputs(const std::string& output, const std::string& what,
                                                         "' (give another output path)");
 }
 
-void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-    const std::string target = outputTarget(path);
-    const std::string temp = target + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw Error(ErrorCode::Io, "cannot create '" + temp + "': " + std::strerror(errno) +
-                                           " (is the directory there and writable?)");
-        try {
-            write(out);
-        } catch (...) {
-            out.close();
-            std::remove(temp.c_str());
-            throw;
-        }
-        out.flush();
-        if (!out) {
-            std::remove(temp.c_str());
-            throw Error(ErrorCode::Io, "writing '" + temp + "' failed (disk full?)");
-        }
+namespace {
+
+// Writes `temp` through `write`; removes it and throws on failure.
+void writeTemp(const std::string& temp, const std::function<void(std::ostream&)>& write) {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw Error(ErrorCode::Io, "cannot create '" + temp + "': " + std::strerror(errno) +
+                                       " (is the directory there and writable?)");
+    try {
+        write(out);
+    } catch (...) {
+        out.close();
+        std::remove(temp.c_str());
+        throw;
     }
+    out.flush();
+    if (!out) {
+        std::remove(temp.c_str());
+        throw Error(ErrorCode::Io, "writing '" + temp + "' failed (disk full?)");
+    }
+}
+
+void renameInto(const std::string& temp, const std::string& target) {
     if (std::rename(temp.c_str(), target.c_str()) != 0) {
         const int err = errno;
         std::remove(temp.c_str());
         throw Error(ErrorCode::Io,
                     "cannot rename '" + temp + "' to '" + target + "': " + std::strerror(err));
     }
+}
+
+long long nowNs() noexcept {
+    timespec t{};
+    ::clock_gettime(CLOCK_REALTIME, &t);
+    return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+const long long gLoadedAtNs = nowNs();
+
+// "dir/out.rfl" -> "dir/out.<pid>.rfl" (an extension only in the last component).
+std::string withPid(const std::string& path, long pid) {
+    const auto slash = path.rfind('/');
+    const auto dot = path.rfind('.');
+    const bool ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+    const std::string suffix = "." + std::to_string(pid);
+    return ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
+}
+
+} // namespace
+
+long long loadedAtNs() noexcept {
+    return gLoadedAtNs;
+}
+
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    const std::string target = outputTarget(path);
+    const std::string temp = target + ".tmp." + std::to_string(::getpid());
+    writeTemp(temp, write);
+    renameInto(temp, target);
+}
+
+std::string writeFileOnce(const std::string& path, long pid,
+                          const std::function<void(std::ostream&)>& write) {
+    const std::string target = outputTarget(path);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        struct stat st {};
+        if (::stat(target.c_str(), &st) != 0) { // new: take it unless another process does first
+            const std::string temp = target + ".tmp." + std::to_string(pid);
+            writeTemp(temp, write);
+            if (::link(temp.c_str(), target.c_str()) == 0) {
+                std::remove(temp.c_str());
+                return target;
+            }
+            const int err = errno;
+            if (err != EEXIST) { // a file system without hard links: no race protection there
+                renameInto(temp, target);
+                return target;
+            }
+            std::remove(temp.c_str());
+            continue; // created meanwhile: whose is it?
+        }
+        const long long modified =
+            static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+        if (modified < gLoadedAtNs) { // an earlier run's
+            writeFileAtomically(target, write);
+            return target;
+        }
+        break; // written while this process ran: another process of the same run
+    }
+    const std::string own = withPid(target, pid);
+    writeFileAtomically(own, write);
+    return own;
 }
 
 } // namespace roofline::core

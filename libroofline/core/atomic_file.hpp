@@ -14,6 +14,18 @@ namespace roofline::core {
 /// refused with Error(InvalidArgument) naming it. Throws Error(Io) naming the path on failure.
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+/// Writes `path` as writeFileAtomically does unless a file is there that was written after this
+/// library was loaded -- by another process of the same run that used the same path (an output
+/// pattern without %p or %r): then it writes "<stem>.<pid><extension>" beside it. A file from an
+/// earlier run is replaced. Two processes saving at the same moment cannot both take the path (it
+/// is created with link(2), which fails when it exists). Returns the path written.
+std::string writeFileOnce(const std::string& path, long pid,
+                          const std::function<void(std::ostream&)>& write);
+
+/// When this library was loaded (ns since the epoch, CLOCK_REALTIME): what writeFileOnce compares
+/// a file's modification time with.
+long long loadedAtNs() noexcept;
+
 /// The file `path` would write: a symlink's final target (resolved relative to the link), else
 /// `path`. Throws Error(InvalidArgument) when it exists and is not a regular file.
 std::string outputTarget(const std::string& path);

@@ -121,6 +121,30 @@ nlohmann::json toJson(const Coverage& c) {
             {"complete", c.complete()}};
 }
 
+nlohmann::json toJson(const ProcessIdentity& p) {
+    if (p.pid == 0)
+        return nullptr;
+    return {{"host", p.host},
+            {"pid", p.pid},
+            {"rank", p.rank},
+            {"local_rank", p.localRank},
+            {"world_size", p.worldSize},
+            {"rank_variable", p.rankVariable}};
+}
+
+ProcessIdentity processFromJson(const nlohmann::json& j) {
+    ProcessIdentity p;
+    if (!j.is_object())
+        return p;
+    p.host = j.at("host").get<std::string>();
+    p.pid = integerAt<long>(j, "pid");
+    p.rank = integerAt<int>(j, "rank");
+    p.localRank = integerAt<int>(j, "local_rank");
+    p.worldSize = integerAt<int>(j, "world_size");
+    p.rankVariable = j.at("rank_variable").get<std::string>();
+    return p;
+}
+
 Coverage coverageFromJson(const nlohmann::json& j) {
     Coverage c;
     if (!j.is_object())
@@ -304,6 +328,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"passes", rec.passes},
                            {"dropped_ranges", rec.droppedRanges},
                            {"coverage", toJson(rec.coverage)},
+                           {"process", toJson(rec.process)},
                            {"counter_data_chunks", rec.counterData.size()},
                            {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -337,6 +362,10 @@ void writeRecording(const Recording& rec, std::ostream& out) {
 
 void saveRecording(const Recording& rec, const std::string& path) {
     writeFileAtomically(path, [&rec](std::ostream& out) { writeRecording(rec, out); });
+}
+
+std::string saveRecordingOnce(const Recording& rec, const std::string& path, long pid) {
+    return writeFileOnce(path, pid, [&rec](std::ostream& out) { writeRecording(rec, out); });
 }
 
 Recording readRecording(std::istream& in, const std::string& what) {
@@ -393,6 +422,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.droppedRanges = integerAt<std::uint64_t>(meta, "dropped_ranges");
         if (meta.contains("coverage")) // absent in older recordings
             rec.coverage = coverageFromJson(meta.at("coverage"));
+        if (meta.contains("process")) // absent before issue 14
+            rec.process = processFromJson(meta.at("process"));
         if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
         std::size_t measured = 0;

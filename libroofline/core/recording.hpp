@@ -3,6 +3,7 @@
 // CUPTI host API (no GPU). Format: docs/recording-format.md.
 
 #include "core/device_info.hpp"
+#include "core/output_path.hpp"
 #include "core/roofline_model.hpp"
 
 #include <cstdint>
@@ -25,8 +26,8 @@ struct Coverage {
     std::uint64_t iterationsNeeded = 0; ///< for every launch of one iteration, without restarts
     std::uint64_t iterationsRun = 0;
     std::uint64_t launchesCovered = 0; ///< of one iteration, by completed replay groups
-    /// The first iteration launched other kernels than the next (warm-up, validation, lazy
-    /// initialization) and was not measured: steady-state iterations were.
+    /// The session's first iteration was not measured (observed only, the default, or replaced
+    /// because the next one launched other kernels): steady-state iterations were.
     bool firstIterationSkipped = false;
     bool complete() const noexcept { return known && launchesCovered >= launchesPerIteration; }
 };
@@ -49,6 +50,9 @@ struct Recording {
     std::uint64_t passes = 0;
     std::uint64_t droppedRanges = 0; ///< ranges CUPTI reported as dropped while decoding
     Coverage coverage;               ///< iteration replay (optional "coverage" object)
+    /// The process that recorded (optional "process" object; pid 0: not recorded): its host,
+    /// pid and launcher rank, so per-rank recordings of one job can be told apart and merged.
+    ProcessIdentity process;
     std::vector<std::uint8_t> configImage;
     /// Raw counter-data images (v1: all of them; v2: the first ones, up to 64 MiB, kept for
     /// re-evaluation with CUPTI). v2 launches carry their evaluated values themselves.
@@ -60,6 +64,9 @@ struct Recording {
 void writeRecording(const Recording& recording, std::ostream& out);
 /// Atomic (temp + rename).
 void saveRecording(const Recording& recording, const std::string& path);
+/// As saveRecording, but never over a recording another process of this run saved there
+/// (core::writeFileOnce: then "<stem>.<pid>.rfl"). Returns the path written.
+std::string saveRecordingOnce(const Recording& recording, const std::string& path, long pid);
 /// `what` names the source in error messages. Throws Error(CorruptRecording) for anything
 /// truncated, damaged or inconsistent, Error(UnsupportedVersion) for newer formats.
 Recording readRecording(std::istream& in, const std::string& what);

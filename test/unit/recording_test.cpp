@@ -119,6 +119,25 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     EXPECT_EQ(r.launches[1].iteration, -1);
 }
 
+// Per-rank recordings of one job (issue 14): the process that recorded survives a recording.
+TEST(Recording, ProcessRoundTrip) {
+    auto original = sample();
+    EXPECT_EQ(parse(bytesOf(original)).process.pid, 0); // not recorded: no "process" object
+    original.process.host = "node7";
+    original.process.pid = 4242;
+    original.process.rank = 3;
+    original.process.localRank = 1;
+    original.process.worldSize = 8;
+    original.process.rankVariable = "RANK";
+    const auto r = parse(bytesOf(original));
+    EXPECT_EQ(r.process.host, "node7");
+    EXPECT_EQ(r.process.pid, 4242);
+    EXPECT_EQ(r.process.rank, 3);
+    EXPECT_EQ(r.process.localRank, 1);
+    EXPECT_EQ(r.process.worldSize, 8);
+    EXPECT_EQ(r.process.rankVariable, "RANK");
+}
+
 // Repeated launches (design 0009): a record's position in its iteration and its reuse survive a
 // recording, and reach the evaluated record.
 TEST(Recording, PositionAndReuseRoundTrip) {
