@@ -96,6 +96,9 @@ struct ROOFLINE_API KernelRecord {
     std::uint64_t stream = 0;   ///< stream handle value (0: default stream)
     std::uint64_t threadId = 0; ///< OS thread id (gettid) of the launching thread
     int device = 0;             ///< CUDA device ordinal
+    /// Recordings merged from several processes (`roofline merge`): the launcher's rank of the
+    /// process that recorded it (its input order where the launcher set none); -1: one process.
+    int rank = -1;
     /// Per-scope mode: the record covers one scope instance (name = the scope's name, scopePath =
     /// its full path) and all `kernels` launches inside it. Per-kernel modes: false, kernels 1.
     bool scopeRecord = false;

@@ -59,4 +59,10 @@ struct CompareArgs {
 };
 int compare(const CompareArgs& args);
 
+struct MergeArgs {
+    std::vector<std::string> inputs;
+    std::string output;
+};
+int merge(const MergeArgs& args);
+
 } // namespace roofline::cli

@@ -174,6 +174,15 @@ int main(int argc, char** argv) {
     compareCmd->add_option("--ceilings", compare.ceilings,
                            "roofs for both recordings from this file (roofline ceilings -o FILE)");
 
+    auto* mergeCmd = app.add_subcommand(
+        "merge", "merge per-rank recordings of one job (torchrun, mpirun, Slurm) into one, each "
+                 "launch with its rank");
+    cli::MergeArgs merge;
+    mergeCmd->add_option("recordings", merge.inputs, "the recordings, one per rank")
+        ->required()
+        ->expected(2, 1 << 20);
+    mergeCmd->add_option("--output,-o", merge.output, "the merged recording to write")->required();
+
     auto* ceilingsCmd = app.add_subcommand(
         "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");
     cli::CeilingsArgs ceilings;
@@ -209,6 +218,8 @@ int main(int argc, char** argv) {
             return cli::ceilings(ceilings);
         if (compareCmd->parsed())
             return cli::compare(compare);
+        if (mergeCmd->parsed())
+            return cli::merge(merge);
         return cli::report(report);
     } catch (const Error& e) {
         std::cerr << "roofline: error [" << toString(e.code()) << "]: " << e.what() << '\n';

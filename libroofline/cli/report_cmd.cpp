@@ -7,6 +7,7 @@
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
+#include "report/ranks.hpp"
 
 #include <roofline/chart.hpp>
 #include <roofline/report.hpp>
@@ -133,6 +134,9 @@ int report(const ReportArgs& args) {
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
         if (!missing.empty())
             human << "  * " << missing << '\n';
+        // A merged recording: each rank's time, and the kernels the slowest rank holds up.
+        report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
+                           args.top == 0 ? 10 : args.top);
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     ReportContext context;

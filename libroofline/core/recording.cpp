@@ -179,6 +179,7 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"range", l.range},
             {"thread", l.threadId},
             {"device", l.device},
+            {"rank", l.rank},
             {"scope_record", l.scopeRecord},
             {"kernels", l.kernels},
             {"measured", !l.values.empty()},
@@ -203,6 +204,7 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
     l.position = integerOr<std::int64_t>(j, "position", -1);
     l.reusedSamples = integerOr<std::uint32_t>(j, "reused_samples", 0);
+    l.rank = integerOr<int>(j, "rank", -1); // absent before issue 14
     const int replay = integerOr<int>(j, "replay", 0);
     l.replay = replay == 1   ? ReplayStatus::Differs
                : replay == 2 ? ReplayStatus::Unmatched

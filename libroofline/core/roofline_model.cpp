@@ -132,6 +132,7 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.stream = launch.stream;
     r.threadId = launch.threadId;
     r.device = launch.device;
+    r.rank = launch.rank;
     r.scopeRecord = launch.scopeRecord;
     r.kernels = launch.kernels;
     r.note = launch.note;

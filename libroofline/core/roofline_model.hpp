@@ -31,6 +31,7 @@ struct LaunchInfo {
     std::uint64_t threadId = 0;      ///< OS thread that launched it (or opened the scope)
     std::uint64_t correlationId = 0; ///< CUPTI correlation id (joins timing-only activity)
     int device = 0;                  ///< CUDA device ordinal
+    int rank = -1;                   ///< merged recordings: the rank that recorded it; -1: none
     bool scopeRecord = false;        ///< per-scope mode: the record covers a whole scope
     std::uint32_t kernels = 1;       ///< launches the record covers
     int chunk = -1;                  ///< kept counter-data chunk holding its range; -1: none kept

@@ -59,6 +59,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"stream", r.stream},
                        {"thread_id", r.threadId},
                        {"device", r.device},
+                       {"rank", r.rank},
                        {"scope_record", r.scopeRecord},
                        {"kernels", r.kernels},
                        {"measured", r.measured},

@@ -1,0 +1,101 @@
+#include "core/merge.hpp"
+
+#include "core/utc.hpp"
+
+#include <roofline/error.hpp>
+#include <roofline/version.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace roofline::core {
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) {
+    throw Error(ErrorCode::InvalidArgument, "roofline merge: " + why);
+}
+
+void requireSame(const MergeInput& first, const MergeInput& other, const std::string& field,
+                 const std::string& a, const std::string& b) {
+    if (a != b)
+        refuse("'" + other.name + "' was recorded with " + field + " '" + b + "', '" + first.name +
+               "' with '" + a + "': only recordings of one job with the same settings merge");
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ",") + x;
+    return s;
+}
+
+} // namespace
+
+Recording mergeRecordings(std::vector<MergeInput> inputs) {
+    if (inputs.size() < 2)
+        refuse("give at least two recordings (one per rank)");
+    std::map<int, std::string> byRank;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const MergeInput& in = inputs[i];
+        if (in.recording.version < 2)
+            refuse("'" + in.name + "' is a format v1 recording (no evaluated values): record it " +
+                   "again with this libroofline");
+        for (const auto& l : in.recording.launches)
+            if (l.rank >= 0)
+                refuse("'" + in.name + "' is already a merged recording: merge the per-rank " +
+                       "recordings it came from");
+        requireSame(inputs[0], in, "chip", inputs[0].recording.chip, in.recording.chip);
+        requireSame(inputs[0], in, "metrics", joined(inputs[0].recording.metrics),
+                    joined(in.recording.metrics));
+        requireSame(inputs[0], in, "byte definition", inputs[0].recording.bytes,
+                    in.recording.bytes);
+        requireSame(inputs[0], in, "mode", inputs[0].recording.mode, in.recording.mode);
+        const int rank =
+            in.recording.process.rank >= 0 ? in.recording.process.rank : static_cast<int>(i);
+        const auto [it, fresh] = byRank.emplace(rank, in.name);
+        if (!fresh)
+            refuse("'" + it->second + "' and '" + in.name + "' are both rank " +
+                   std::to_string(rank) + " (the same file twice, or two runs' recordings)");
+    }
+    // A rank from the launcher for some inputs and input order for others could collide; the
+    // check above refuses that. Inputs are merged in rank order.
+    std::vector<std::size_t> order(inputs.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    const auto rankOf = [&](std::size_t i) {
+        return inputs[i].recording.process.rank >= 0 ? inputs[i].recording.process.rank
+                                                     : static_cast<int>(i);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return rankOf(a) < rankOf(b); });
+
+    Recording merged;
+    const Recording& first = inputs[order.front()].recording;
+    merged.libraryVersion = ROOFLINE_VERSION_STRING;
+    merged.createdUtc = utcNow();
+    merged.mode = first.mode;
+    merged.status = first.status;
+    merged.cacheFlush = first.cacheFlush;
+    merged.device = first.device;
+    merged.chip = first.chip;
+    merged.metrics = first.metrics;
+    merged.bytes = first.bytes;
+    merged.configImage = first.configImage;
+    for (std::size_t i : order) {
+        Recording& r = inputs[i].recording;
+        const int rank = rankOf(i);
+        merged.passes = std::max(merged.passes, r.passes);
+        merged.droppedRanges += r.droppedRanges;
+        if (merged.status == "counters" && r.status != "counters")
+            merged.status = r.status + " (rank " + std::to_string(rank) + ")";
+        for (LaunchInfo& l : r.launches) {
+            l.rank = rank;
+            l.chunk = -1; // raw images are not carried over; the values are
+            l.range = 0;
+            merged.launches.push_back(std::move(l));
+        }
+    }
+    return merged;
+}
+
+} // namespace roofline::core

@@ -1,0 +1,27 @@
+#pragma once
+// Per-rank recordings of one job (torchrun, mpirun, Slurm) merged into one recording whose
+// launches carry their rank: pure logic, no CUDA.
+#include "core/recording.hpp"
+
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+/// One recording to merge and the name errors use for it (its path).
+struct MergeInput {
+    std::string name;
+    Recording recording;
+};
+
+/// The launches of every input, in input order, each with its rank: the launcher's rank the
+/// recording names (Recording::process), or for recordings without one their position among the
+/// inputs. The inputs must agree on what makes values comparable -- chip, metrics, byte
+/// definition, collection mode -- and carry evaluated values (format v2); two inputs of the same
+/// rank, a merged recording given again, or a disagreement are refused with Error(InvalidArgument)
+/// naming the files and the field. Raw counter-data images are not carried over (the values are),
+/// nor is coverage (each rank's stays in its own file); dropped ranges add up, passes are the
+/// largest.
+Recording mergeRecordings(std::vector<MergeInput> inputs);
+
+} // namespace roofline::core

@@ -1,0 +1,133 @@
+#include "report/ranks.hpp"
+
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+namespace roofline::report {
+
+std::vector<int> ranksOf(const std::vector<KernelRecord>& records) {
+    std::set<int> ranks;
+    for (const auto& r : records)
+        if (r.rank >= 0)
+            ranks.insert(r.rank);
+    return {ranks.begin(), ranks.end()};
+}
+
+std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, GroupBy by) {
+    const std::vector<int> ranks = ranksOf(records);
+    if (ranks.size() < 2)
+        return {};
+    std::map<int, std::vector<KernelRecord>> perRank;
+    for (const auto& r : records)
+        if (r.rank >= 0)
+            perRank[r.rank].push_back(r);
+    // key -> spread, in order of first appearance on the lowest rank that ran it
+    std::vector<RankSpread> spreads;
+    std::map<std::string, std::size_t> index;
+    for (const auto& [rank, rs] : perRank)
+        for (const KernelGroup& g : aggregate(rs, by)) {
+            if (g.launches == g.unmeasured)
+                continue; // no measured time on this rank
+            auto [it, fresh] = index.emplace(g.key, spreads.size());
+            if (fresh)
+                spreads.push_back({g.name, g.scope, {}, {}});
+            RankSpread& s = spreads[it->second];
+            s.ranks.push_back(rank);
+            s.seconds.push_back(g.seconds);
+        }
+    std::vector<RankSpread> out;
+    for (RankSpread& s : spreads) {
+        if (s.ranks.size() < 2)
+            continue;
+        const auto [lo, hi] = std::minmax_element(s.seconds.begin(), s.seconds.end());
+        s.fastest = s.ranks[static_cast<std::size_t>(lo - s.seconds.begin())];
+        s.slowest = s.ranks[static_cast<std::size_t>(hi - s.seconds.begin())];
+        s.fastestSeconds = *lo;
+        s.slowestSeconds = *hi;
+        out.push_back(std::move(s));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const RankSpread& a, const RankSpread& b) {
+        return a.excessSeconds() > b.excessSeconds();
+    });
+    return out;
+}
+
+namespace {
+
+// Seconds as milliseconds with three decimals ("1.769").
+std::string ms(double seconds) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(3) << seconds * 1e3;
+    return o.str();
+}
+
+std::string percentOver(double slow, double fast) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(1) << (fast > 0 ? 100 * (slow / fast - 1) : 0.0);
+    return o.str();
+}
+
+} // namespace
+
+void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
+                std::size_t top) {
+    const std::vector<int> ranks = ranksOf(records);
+    if (ranks.empty())
+        return;
+    std::map<int, std::pair<std::size_t, double>> perRank; // launches, measured seconds
+    for (const auto& r : records)
+        if (r.rank >= 0) {
+            auto& [launches, seconds] = perRank[r.rank];
+            ++launches;
+            seconds += r.measured ? r.timeSeconds : 0.0;
+        }
+    double fastest = perRank.begin()->second.second, slowest = fastest;
+    int slowestRank = perRank.begin()->first;
+    for (const auto& [rank, v] : perRank) {
+        fastest = std::min(fastest, v.second);
+        if (v.second > slowest) {
+            slowest = v.second;
+            slowestRank = rank;
+        }
+    }
+    out << "\nranks     " << ranks.size() << " (merged recording): kernel time per rank\n";
+    for (const auto& [rank, v] : perRank)
+        out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.first << " launches  "
+            << std::setw(10) << ms(v.second) << " ms"
+            << (rank == slowestRank && slowest > fastest
+                    ? "  slowest: +" + percentOver(slowest, fastest) + "% over the fastest"
+                    : "")
+            << '\n';
+    std::vector<RankSpread> spreads = rankSpread(records, by);
+    spreads.erase(std::remove_if(spreads.begin(), spreads.end(),
+                                 [](const RankSpread& s) { return s.excessSeconds() <= 0; }),
+                  spreads.end());
+    if (spreads.empty()) {
+        out << "  every kernel took the same time on every rank that ran it\n";
+        return;
+    }
+    const std::size_t n = top == 0 ? spreads.size() : std::min(top, spreads.size());
+    out << "\nkernels whose time differs most between ranks (ms; the others wait for the slowest)\n"
+        << "  " << std::left << std::setw(40) << "kernel" << std::setw(28) << "scope" << std::right
+        << std::setw(16) << "fastest" << std::setw(16) << "slowest" << std::setw(10) << "excess"
+        << std::setw(8) << "+%" << '\n';
+    for (std::size_t i = 0; i < n; ++i) {
+        const RankSpread& s = spreads[i];
+        out << "  " << std::left << std::setw(40) << shorten(displayName(s.name), 38)
+            << std::setw(28) << shorten(s.scope, 26) << std::right << std::setw(16)
+            << "r" + std::to_string(s.fastest) + " " + ms(s.fastestSeconds) << std::setw(16)
+            << "r" + std::to_string(s.slowest) + " " + ms(s.slowestSeconds) << std::setw(10)
+            << ms(s.excessSeconds()) << std::setw(8)
+            << percentOver(s.slowestSeconds, s.fastestSeconds) << '\n';
+    }
+    if (n < spreads.size())
+        out << "  (" << spreads.size() - n << " more; --top 0 lists all)\n";
+}
+
+} // namespace roofline::report

@@ -1,0 +1,149 @@
+// Per-rank recordings of one job merged into one (issue 14): each launch keeps its values and gets
+// its rank; the report shows each rank's time and the kernels the slowest rank holds up. Real
+// data: the H100 training-step fixture, given as two ranks.
+#include "core/merge.hpp"
+#include "cupti/evaluate.hpp"
+#include "report/ranks.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace roofline;
+using namespace roofline::core;
+
+namespace {
+
+Recording trainStep(int rank) {
+    static const Recording loaded = [] {
+        Recording r = loadRecording(ROOFLINE_FIXTURE_DIR "/h100_train_step.rfl");
+        r.counterData.clear(); // its raw image (a merge drops it) is large to copy
+        return r;
+    }();
+    Recording r = loaded;
+    r.process.host = "node" + std::to_string(rank / 4);
+    r.process.pid = 1000 + rank;
+    r.process.rank = rank;
+    r.process.worldSize = 2;
+    r.process.rankVariable = "RANK";
+    return r;
+}
+
+std::string mergeError(std::vector<MergeInput> inputs) {
+    try {
+        mergeRecordings(std::move(inputs));
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+        return e.what();
+    }
+    return "no error";
+}
+
+KernelRecord timed(const char* name, int rank, double seconds) {
+    KernelRecord r;
+    r.name = name;
+    r.scopePath = "step";
+    r.rank = rank;
+    r.measured = true;
+    r.timeSeconds = seconds;
+    return r;
+}
+
+} // namespace
+
+TEST(Merge, LaunchesOfEveryRankInRankOrderWithTheirValues) {
+    const Recording one = trainStep(0);
+    std::vector<MergeInput> inputs{{"rank1.rfl", trainStep(1)}, {"rank0.rfl", trainStep(0)}};
+    const Recording merged = mergeRecordings(std::move(inputs));
+    ASSERT_EQ(merged.launches.size(), 2 * one.launches.size());
+    for (std::size_t i = 0; i < merged.launches.size(); ++i) {
+        const LaunchInfo& l = merged.launches[i];
+        const LaunchInfo& original = one.launches[i % one.launches.size()];
+        EXPECT_EQ(l.rank, i < one.launches.size() ? 0 : 1) << i;
+        EXPECT_EQ(l.name, original.name);
+        EXPECT_EQ(l.values, original.values) << i;
+        EXPECT_EQ(l.chunk, -1); // raw images are not carried over
+    }
+    EXPECT_EQ(merged.chip, one.chip);
+    EXPECT_EQ(merged.metrics, one.metrics);
+    EXPECT_TRUE(merged.counterData.empty());
+    EXPECT_FALSE(merged.coverage.known);
+    EXPECT_EQ(merged.process.pid, 0); // no one process
+
+    // It is a recording like any other: saved, read back and evaluated on the CPU.
+    std::stringstream bytes;
+    writeRecording(merged, bytes);
+    const Recording back = readRecording(bytes, "merged");
+    const auto records = cupti::evaluateRecording(back, Ceilings{});
+    const auto single = cupti::evaluateRecording(one, Ceilings{});
+    ASSERT_EQ(records.size(), 2 * single.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        EXPECT_EQ(records[i].rank, i < single.size() ? 0 : 1);
+        EXPECT_EQ(records[i].timeSeconds, single[i % single.size()].timeSeconds) << i;
+        EXPECT_EQ(records[i].totalFlops(), single[i % single.size()].totalFlops()) << i;
+    }
+    EXPECT_EQ(report::ranksOf(records), (std::vector<int>{0, 1}));
+}
+
+TEST(Merge, RecordingsWithoutARankTakeTheirInputOrder) {
+    Recording a = trainStep(0), b = trainStep(0);
+    a.process = {};
+    b.process = {};
+    const Recording merged = mergeRecordings({{"a.rfl", a}, {"b.rfl", b}});
+    EXPECT_EQ(merged.launches.front().rank, 0);
+    EXPECT_EQ(merged.launches.back().rank, 1);
+}
+
+TEST(Merge, RefusesWhatCannotBeComparedAndSaysWhy) {
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}}).find("at least two"), std::string::npos);
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(1)}, {"b.rfl", trainStep(1)}})
+                  .find("'a.rfl' and 'b.rfl' are both rank 1"),
+              std::string::npos);
+    Recording other = trainStep(1);
+    other.metrics.pop_back();
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}, {"b.rfl", other}})
+                  .find("'b.rfl' was recorded "
+                        "with metrics"),
+              std::string::npos);
+    Recording hopper = trainStep(1);
+    hopper.chip = "GB100";
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}, {"b.rfl", hopper}}).find("chip 'GB100'"),
+              std::string::npos);
+    const Recording merged = mergeRecordings({{"a.rfl", trainStep(0)}, {"b.rfl", trainStep(1)}});
+    EXPECT_NE(mergeError({{"m.rfl", merged}, {"c.rfl", trainStep(2)}}).find("already a merged"),
+              std::string::npos);
+    Recording v1 = loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
+    EXPECT_NE(mergeError({{"v1.rfl", v1}, {"b.rfl", trainStep(1)}}).find("format v1"),
+              std::string::npos);
+}
+
+TEST(RankSpread, TheSlowestRankPerKernelLargestExcessFirst) {
+    const std::vector<KernelRecord> records{timed("gemm", 0, 2e-3), timed("allreduce", 0, 1e-3),
+                                            timed("gemm", 1, 2.1e-3), timed("allreduce", 1, 4e-3),
+                                            timed("only_on_rank1", 1, 1e-3)};
+    const auto spread = report::rankSpread(records, GroupBy::NameScope);
+    ASSERT_EQ(spread.size(), 2u); // only_on_rank1 ran on one rank
+    EXPECT_EQ(spread[0].name, "allreduce");
+    EXPECT_EQ(spread[0].slowest, 1);
+    EXPECT_EQ(spread[0].fastest, 0);
+    EXPECT_DOUBLE_EQ(spread[0].excessSeconds(), 3e-3);
+    EXPECT_EQ(spread[1].name, "gemm");
+    EXPECT_NEAR(spread[1].excessSeconds(), 0.1e-3, 1e-12);
+
+    std::ostringstream out;
+    report::printRanks(records, GroupBy::NameScope, out, 10);
+    EXPECT_NE(out.str().find("ranks     2 (merged recording)"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("slowest: +"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("r0 1.000"), std::string::npos) << out.str(); // allreduce, fastest
+    EXPECT_NE(out.str().find("allreduce"), std::string::npos) << out.str();
+
+    std::vector<KernelRecord> one = records;
+    for (auto& r : one)
+        r.rank = -1;
+    EXPECT_TRUE(report::rankSpread(one, GroupBy::NameScope).empty());
+    std::ostringstream none;
+    report::printRanks(one, GroupBy::NameScope, none, 10);
+    EXPECT_TRUE(none.str().empty());
+}
