@@ -74,6 +74,9 @@ struct ReportContext {
     std::size_t passes = 0;
     std::vector<std::string> metrics;
     Ceilings ceilings;
+    /// The process that recorded ("rank 3 of 8 (RANK), pid 4242 on node7"); "" when the recording
+    /// names none (older recordings, merged ones: each record has its rank).
+    std::string process;
 };
 /// JSON schema of writeJson's output ("schema_version").
 inline constexpr int kJsonSchemaVersion = 2;

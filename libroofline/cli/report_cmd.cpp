@@ -142,6 +142,8 @@ int report(const ReportArgs& args) {
     ReportContext context;
     context.recording = args.file;
     context.device = rec.device.name;
+    if (rec.process.pid != 0)
+        context.process = core::describe(rec.process);
     context.chip = rec.chip;
     context.mode = rec.mode;
     context.passes = rec.passes;
