@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -14,7 +15,9 @@
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace roofline;
 using namespace roofline::core;
@@ -156,4 +159,45 @@ TEST(OutputPattern, DescribesTheProcess) {
     p.rankVariable = "RANK";
     EXPECT_EQ(describe(p), "rank 3 of 8 (RANK), local rank 1, pid 4242 on node7");
     EXPECT_EQ(describe(process()), "pid 4242 on node7");
+}
+
+TEST(WriteFileOnce, TwoProcessesSavingAtOnceKeepBothRecordings) {
+    // Two ranks of one run with the same output path, saving at the same instant (fork: a real
+    // second process): one takes the path, the other saves beside it; neither is lost.
+    TempDir t;
+    const std::string path = t / "same.rfl";
+    for (int round = 0; round < 20; ++round) {
+        std::filesystem::remove_all(t.dir);
+        std::filesystem::create_directory(t.dir);
+        int go[2];
+        ASSERT_EQ(::pipe(go), 0);
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        const long me = child == 0 ? static_cast<long>(::getpid()) : 1;
+        char byte = 0;
+        if (child == 0) {
+            ::close(go[1]);
+            if (::read(go[0], &byte, 1) != 1) // wait for the parent's start signal
+                ::_exit(3);
+            try {
+                writeFileOnce(path, me, writing("child"));
+            } catch (...) {
+                ::_exit(2);
+            }
+            ::_exit(0);
+        }
+        ::close(go[0]);
+        ASSERT_EQ(::write(go[1], &byte, 1), 1); // both start now
+        ::close(go[1]);
+        const std::string mine = writeFileOnce(path, me, writing("parent"));
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+        std::vector<std::string> files;
+        for (const auto& e : std::filesystem::directory_iterator(t.dir))
+            files.push_back(readAll(e.path().string()));
+        std::sort(files.begin(), files.end());
+        ASSERT_EQ(files, (std::vector<std::string>{"child", "parent"})) << "round " << round;
+        EXPECT_EQ(readAll(mine), "parent");
+    }
 }
