@@ -141,34 +141,29 @@ cudaError_t launchHfma2(const Buffers& b) {
                                    __float2half2_rn(0.001f));
     return cudaGetLastError();
 }
-cudaError_t launchMmaFp16(const Buffers& b) {
-    mmaFp16<<<kMmaGrid, kMmaBlock>>>(static_cast<const __half*>(b.mmaA),
-                                     static_cast<const __half*>(b.mmaB),
-                                     static_cast<float*>(b.mmaC));
+namespace {
+// Every WMMA kernel takes (A, B, C) from the same buffers, typed as its element types.
+template <typename Store, typename Acc>
+cudaError_t launchMma(void (*kernel)(const Store*, const Store*, Acc*), const Buffers& b) {
+    kernel<<<kMmaGrid, kMmaBlock>>>(static_cast<const Store*>(b.mmaA),
+                                    static_cast<const Store*>(b.mmaB), static_cast<Acc*>(b.mmaC));
     return cudaGetLastError();
+}
+} // namespace
+cudaError_t launchMmaFp16(const Buffers& b) {
+    return launchMma(mmaFp16, b);
 }
 cudaError_t launchMmaBf16(const Buffers& b) {
-    mmaBf16<<<kMmaGrid, kMmaBlock>>>(static_cast<const Bf16*>(b.mmaA),
-                                     static_cast<const Bf16*>(b.mmaB), static_cast<float*>(b.mmaC));
-    return cudaGetLastError();
+    return launchMma(mmaBf16, b);
 }
 cudaError_t launchMmaTf32(const Buffers& b) {
-    mmaTf32<<<kMmaGrid, kMmaBlock>>>(static_cast<const float*>(b.mmaA),
-                                     static_cast<const float*>(b.mmaB),
-                                     static_cast<float*>(b.mmaC));
-    return cudaGetLastError();
+    return launchMma(mmaTf32, b);
 }
 cudaError_t launchMmaFp64(const Buffers& b) {
-    mmaFp64<<<kMmaGrid, kMmaBlock>>>(static_cast<const double*>(b.mmaA),
-                                     static_cast<const double*>(b.mmaB),
-                                     static_cast<double*>(b.mmaC));
-    return cudaGetLastError();
+    return launchMma(mmaFp64, b);
 }
 cudaError_t launchMmaInt8(const Buffers& b) {
-    mmaInt8<<<kMmaGrid, kMmaBlock>>>(static_cast<const signed char*>(b.mmaA),
-                                     static_cast<const signed char*>(b.mmaB),
-                                     static_cast<int*>(b.mmaC));
-    return cudaGetLastError();
+    return launchMma(mmaInt8, b);
 }
 cudaError_t launchCopy(const Buffers& b) {
     copy<<<kGrid * 4, kBlock>>>(static_cast<const float4*>(b.copyIn),

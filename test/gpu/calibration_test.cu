@@ -204,22 +204,12 @@ TEST(GpuTensorDetection, EveryFlopKindExactOnTheCalibrationKernels) {
     cal::Buffers buffers;
     for (const auto counters : {roofline::TensorCounters::Detect, roofline::TensorCounters::All}) {
         SCOPED_TRACE(toString(counters));
-        roofline::Session session{everyLaunchOptions(counters)};
-        ASSERT_TRUE(session.countersAvailable()) << session.status();
-        const std::size_t initialPasses = session.passes();
-        int steps = 0;
-        while (session.needsPass() && steps < 60) {
-            roofline::ProfileScope step{"step"};
-            ASSERT_EQ(cal::launchFfma(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchDfma(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchMmaFp16(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchMmaBf16(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchMmaTf32(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchMmaFp64(buffers), cudaSuccess);
-            ASSERT_EQ(cal::launchMmaInt8(buffers), cudaSuccess);
-            ++steps;
-        }
-        const auto& records = session.stop();
+        const auto records = measureEveryLaunch(counters, [&] {
+            for (auto launch :
+                 {cal::launchFfma, cal::launchDfma, cal::launchMmaFp16, cal::launchMmaBf16,
+                  cal::launchMmaTf32, cal::launchMmaFp64, cal::launchMmaInt8})
+                ASSERT_EQ(launch(buffers), cudaSuccess);
+        });
         ASSERT_EQ(records.size(), 7u);
         for (const auto& r : records)
             ASSERT_TRUE(r.measured) << r.name << ": " << r.note;
@@ -243,7 +233,5 @@ TEST(GpuTensorDetection, EveryFlopKindExactOnTheCalibrationKernels) {
                 EXPECT_EQ(kind(records[i], other), expected)
                     << records[i].name << " " << toString(other);
             }
-        std::printf("tensor counters %s: %zu passes at the start, %zu at the end, %d iterations\n",
-                    toString(counters), initialPasses, session.passes(), steps);
     }
 }

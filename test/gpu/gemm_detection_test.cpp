@@ -147,19 +147,13 @@ TEST(GpuTensorDetection, CublasLtGemmsOfEveryTypeExactWithHgmmaOps) {
 
     for (const auto counters : {roofline::TensorCounters::Detect, roofline::TensorCounters::All}) {
         SCOPED_TRACE(toString(counters));
-        roofline::Session session{everyLaunchOptions(counters)};
-        ASSERT_TRUE(session.countersAvailable()) << session.status();
-        const std::size_t initialPasses = session.passes();
-        int steps = 0;
-        while (session.needsPass() && steps < 60) {
-            roofline::ProfileScope step{"step"};
+        const auto records = measureEveryLaunch(counters, [&] {
             for (std::size_t i = 0; i < gemms.size(); ++i) {
                 roofline::ProfileScope scope{types[i]->name};
                 ASSERT_TRUE(gemms[i]->run()) << types[i]->name;
             }
-            ++steps;
-        }
-        const auto& records = session.stop();
+        });
+        ASSERT_FALSE(records.empty());
         for (std::size_t i = 0; i < gemms.size(); ++i) {
             const GemmType& t = *types[i];
             double ops[roofline::kFlopKindCount] = {};
@@ -190,8 +184,6 @@ TEST(GpuTensorDetection, CublasLtGemmsOfEveryTypeExactWithHgmmaOps) {
                         << t.name << " GEMM, " << toString(kind);
             }
         }
-        std::printf("tensor counters %s: %zu passes at the start, %zu at the end, %d iterations\n",
-                    toString(counters), initialPasses, session.passes(), steps);
     }
     gemms.clear();
     cudaFree(workspace);

@@ -1,10 +1,12 @@
 #pragma once
 #include <roofline/kernel_record.hpp>
 #include <roofline/options.hpp>
+#include <roofline/roofline.hpp>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -29,6 +31,31 @@ inline roofline::Options everyLaunchOptions(roofline::TensorCounters counters) {
     options.flushOnExit = false;
     options.iterationsPerPass = 1;
     return options;
+}
+
+/// The tensor detection tests' loop: a session of everyLaunchOptions(counters) runs `step` inside
+/// a "step" scope while it needs passes (60 at most; a fatal failure in `step` ends it), then
+/// stops; prints the pass counts at the start and the end. Empty on a fatal failure.
+template <typename Step>
+std::vector<roofline::KernelRecord> measureEveryLaunch(roofline::TensorCounters counters,
+                                                       Step&& step) {
+    roofline::Session session{everyLaunchOptions(counters)};
+    EXPECT_TRUE(session.countersAvailable()) << session.status();
+    if (!session.countersAvailable())
+        return {};
+    const std::size_t initialPasses = session.passes();
+    int steps = 0;
+    while (session.needsPass() && steps < 60) {
+        roofline::ProfileScope scope{"step"};
+        step();
+        if (::testing::Test::HasFatalFailure())
+            return {};
+        ++steps;
+    }
+    std::vector<roofline::KernelRecord> records = session.stop();
+    std::printf("tensor counters %s: %zu passes at the start, %zu at the end, %d iterations\n",
+                roofline::toString(counters), initialPasses, session.passes(), steps);
+    return records;
 }
 
 inline const roofline::KernelRecord* findByScope(const std::vector<roofline::KernelRecord>& records,
