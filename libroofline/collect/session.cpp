@@ -242,8 +242,16 @@ void SessionState::finish() noexcept {
     std::size_t unmeasured = 0;
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
-    if (recorded.coverage.known)
-        core::log().info("libroofline: coverage: {}", core::describe(recorded.coverage));
+    if (recorded.coverage.known) {
+        // An incomplete profile is said at warning level: a loop that ran too few iterations
+        // (the first one is observed only) must not look like a complete one.
+        if (recorded.coverage.complete())
+            core::log().info("libroofline: coverage: {}", core::describe(recorded.coverage));
+        else
+            core::log().warn("libroofline: coverage: {} (loop with Session::needsPass(), or "
+                             "run more iterations)",
+                             core::describe(recorded.coverage));
+    }
     if (collector->differingLaunches() + collector->unmatchedLaunches() > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
                          "block that differed between passes (values kept, noted), {} whose "
