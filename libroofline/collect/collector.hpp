@@ -180,6 +180,10 @@ public:
     /// The session's first iteration was not measured
     /// (CollectorConfig::firstIteration): observed only, or what differed first.
     bool firstIterationSkipped() const noexcept { return !firstIterationIssue_.empty(); }
+    /// Only the session's first iteration ran, and it was observed only: nothing was measured.
+    bool onlyTheObservedIterationRan() const noexcept {
+        return observeFirst_ && iterationsSeen_ == 1;
+    }
     const std::string& firstIterationIssue() const noexcept { return firstIterationIssue_; }
 
 private:

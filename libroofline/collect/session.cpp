@@ -292,7 +292,12 @@ void SessionState::finish() noexcept {
         core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
                          "no launch (filters, launch skip, launches outside the scopes)",
                          collector->emptyGroups());
-    if (collector->firstIterationSkipped())
+    if (collector->onlyTheObservedIterationRan())
+        core::log().warn("libroofline: only one iteration ran, and the first is observed only "
+                         "(ROOFLINE_FIRST_ITERATION=skip): nothing was measured. Run more "
+                         "iterations (loop while Session::needsPass()) or set "
+                         "ROOFLINE_FIRST_ITERATION=measure");
+    else if (collector->firstIterationSkipped())
         core::log().info("libroofline: the first iteration was not measured: {}",
                          collector->firstIterationIssue());
     if (unbalancedPops > 0)

@@ -495,10 +495,12 @@ TEST(CollectorIterationReplay, TheFirstIterationIsObservedOnlyWithNoProfiler) {
         int n = 0;
         h.trainStepWithValidation(n++);
         EXPECT_TRUE(h.backend.released()) << toString(mode); // nothing measured in step 0
+        EXPECT_TRUE(h.collector.onlyTheObservedIterationRan());
         while (h.collector.needsPass() && n < 10)
             h.trainStepWithValidation(n++);
         EXPECT_EQ(n, 3) << toString(mode); // step 0 observed, steps 1-2 the group's passes
         EXPECT_TRUE(h.collector.firstIterationSkipped());
+        EXPECT_FALSE(h.collector.onlyTheObservedIterationRan());
         EXPECT_EQ(h.backend.acquires, 1);
         EXPECT_EQ(h.backend.reenables, 0);
         if (mode == CollectionMode::IterationReplay)
