@@ -293,10 +293,13 @@ void SessionState::finish() noexcept {
                          "no launch (filters, launch skip, launches outside the scopes)",
                          collector->emptyGroups());
     if (collector->onlyTheObservedIterationRan())
-        core::log().warn("libroofline: only one iteration ran, and the first is observed only "
-                         "(ROOFLINE_FIRST_ITERATION=skip): nothing was measured. Run more "
-                         "iterations (loop while Session::needsPass()) or set "
-                         "ROOFLINE_FIRST_ITERATION=measure");
+        core::log().warn(
+            "libroofline: only one iteration ran, and the first is observed only: nothing was "
+            "measured. Run more iterations (loop while Session::needsPass()) or set {}",
+            options.mode == CollectionMode::IterationReplay && options.reuseSamples > 0
+                ? "ROOFLINE_REUSE=0 ROOFLINE_FIRST_ITERATION=measure (repeated-launch reuse "
+                  "observes its first iterations too)"
+                : "ROOFLINE_FIRST_ITERATION=measure");
     else if (collector->firstIterationSkipped())
         core::log().info("libroofline: the first iteration was not measured: {}",
                          collector->firstIterationIssue());
