@@ -17,8 +17,9 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
 /// Writes `path` as writeFileAtomically does unless a file is there that was written after this
 /// library was loaded -- by another process of the same run that used the same path (an output
 /// pattern without %p or %r): then it writes "<stem>.<pid><extension>" beside it. A file from an
-/// earlier run is replaced. Two processes saving at the same moment cannot both take the path (it
-/// is created with link(2), which fails when it exists). Returns the path written.
+/// earlier run (modified more than 2 s before the load: file times are coarse, and may come from
+/// another host's clock) is replaced. Two processes saving at the same moment cannot both take the
+/// path (it is created with link(2), which fails when it exists). Returns the path written.
 std::string writeFileOnce(const std::string& path, long pid,
                           const std::function<void(std::ostream&)>& write);
 
