@@ -40,8 +40,7 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         config_.alignAvailable = false;
     }
     aligned_ = config_.alignedPasses > 0 && config_.alignFromStart;
-    reuse_ = config_.mode == CollectionMode::IterationReplay && config_.reuseSamples > 0 &&
-             level == Level::Counters;
+    reuse_ = config_.reuses() && level == Level::Counters;
     for (Slot& s : slots_)
         s.plan = ReusePlan(config_.reuseSamples, config_.reuseMaxGap);
     if (aligned_)
@@ -49,12 +48,11 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     codeLoads_ = std::make_unique<std::atomic<std::uint64_t>[]>(slots_.size());
     for (std::size_t i = 0; i < slots_.size(); ++i)
         codeLoads_[i].store(0);
-    observeFirst_ = config_.firstIteration == FirstIteration::Skip &&
-                    config_.mode != CollectionMode::KernelReplay && level == Level::Counters;
+    observeFirst_ = config_.observesFirstIteration() && level == Level::Counters;
     // Reuse observes iterations before it measures, and the first iteration is observed only: no
     // profiler until the first pass (code loaded meanwhile -- a first iteration's lazy loading --
     // costs no re-creation).
-    if (reuse_ || observeFirst_)
+    if (config_.profilerReleasedAtStart() && level == Level::Counters)
         for (Slot& s : slots_)
             if (s.backend && !s.failed)
                 guard(s, [&] { s.backend->release(0); });

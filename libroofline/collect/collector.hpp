@@ -114,6 +114,18 @@ struct CollectorConfig {
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
     /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
     bool alignFromStart = false;
+
+    /// Repeated-launch reuse is on (iteration replay with samples per signature).
+    bool reuses() const noexcept {
+        return mode == CollectionMode::IterationReplay && reuseSamples > 0;
+    }
+    /// The first iteration is observed only (FirstIteration::Skip; kernel replay has none).
+    bool observesFirstIteration() const noexcept {
+        return firstIteration == FirstIteration::Skip && mode != CollectionMode::KernelReplay;
+    }
+    /// Nothing is measured before the first pass of a later iteration: the session creates the
+    /// profiler only to check the permission, and the collector keeps it released until then.
+    bool profilerReleasedAtStart() const noexcept { return reuses() || observesFirstIteration(); }
 };
 
 class Collector {
@@ -175,6 +187,8 @@ public:
     std::uint64_t emptyGroups() const noexcept { return emptyGroups_; }
     /// Iteration replay: aligned replay in use (from the start, or since a pass went out of step).
     bool alignedReplay() const noexcept { return aligned_; }
+    /// Repeated-launch reuse is on (CollectorConfig::reuses(), with counters).
+    bool reuses() const noexcept { return reuse_; }
     /// Replay passes per group now (aligned replay may need one more than CUPTI's packing).
     std::size_t passes() const noexcept { return config_.passes; }
     /// The session's first iteration was not measured

@@ -296,7 +296,7 @@ void SessionState::finish() noexcept {
         core::log().warn(
             "libroofline: only one iteration ran, and the first is observed only: nothing was "
             "measured. Run more iterations (loop while Session::needsPass()) or set {}",
-            options.mode == CollectionMode::IterationReplay && options.reuseSamples > 0
+            collector->reuses()
                 ? "ROOFLINE_REUSE=0 ROOFLINE_FIRST_ITERATION=measure (repeated-launch reuse "
                   "observes its first iterations too)"
                 : "ROOFLINE_FIRST_ITERATION=measure");
@@ -403,12 +403,9 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     const auto profilersStart = core::SteadyClock::now();
     const std::vector<std::string> fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
-    // Reuse observes iterations before it measures, and the first iteration is observed only by
-    // default (the collector keeps the profiler released until then): the profiler is only
-    // created to check the permission, not configured.
-    const bool released =
-        config.reuseSamples > 0 || (config.firstIteration == FirstIteration::Skip &&
-                                    s.options.mode != CollectionMode::KernelReplay);
+    // The collector keeps the profiler released until its first pass: created only to check the
+    // permission, not configured.
+    const bool released = config.profilerReleasedAtStart();
     for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
             d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
