@@ -8,6 +8,14 @@
 #include <cuda.h>
 #include <cupti_range_profiler.h>
 
+// ROOFLINE_CUPTI_CHECK(fn(params)), timed by a TraceCall named after `fn`
+// (ROOFLINE_TRACE_CODE_LOADS).
+#define ROOFLINE_CUPTI_TRACED_CHECK(fn, params)                                                    \
+    do {                                                                                           \
+        const ::roofline::cupti::TraceCall roofline_traced_(#fn);                                  \
+        ROOFLINE_CUPTI_CHECK(fn(params));                                                          \
+    } while (0)
+
 namespace roofline::cupti {
 
 RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configurations,
@@ -26,10 +34,7 @@ RangeProfiler::RangeProfiler(void* context, std::vector<Configuration> configura
 void RangeProfiler::enable(bool configureIt) {
     CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context_);
-    {
-        const TraceCall traced("cuptiRangeProfilerEnable");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerEnable, &enable);
     object_ = enable.pRangeProfilerObject;
     sized_ = false;
     if (!configureIt)
@@ -107,10 +112,7 @@ std::size_t RangeProfiler::counterDataSize(std::size_t config) {
     size.maxNumOfRanges = maxRanges_;
     // User ranges form a tree (a node per range name path).
     size.maxNumRangeTreeNodes = static_cast<uint32_t>(maxRanges_ * (levels_ + 1));
-    {
-        const TraceCall traced("cuptiRangeProfilerGetCounterDataSize");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerGetCounterDataSize, &size);
     traceCodeLoad("counter-data image of %zu ranges: %zu bytes", maxRanges_, size.counterDataSize);
     return size.counterDataSize;
 }
@@ -152,10 +154,7 @@ void RangeProfiler::configure() {
     init.pRangeProfilerObject = object_;
     init.counterDataSize = data.size();
     init.pCounterData = data.data();
-    {
-        const TraceCall traced("cuptiRangeProfilerCounterDataImageInitialize");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerCounterDataImageInitialize, &init);
     CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     config.pRangeProfilerObject = object_;
     config.configSize = image.size();
@@ -170,20 +169,14 @@ void RangeProfiler::configure() {
     config.minNestingLevel = 1;
     config.passIndex = 0;
     config.targetNestingLevel = 1;
-    {
-        const TraceCall traced("cuptiRangeProfilerSetConfig");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerSetConfig, &config);
 }
 
 void RangeProfiler::start() {
     resume(); // suspended: a fresh object at pass 0
     CUpti_RangeProfiler_Start_Params p{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    {
-        const TraceCall traced("cuptiRangeProfilerStart");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStart(&p));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerStart, &p);
     running_ = true;
 }
 
@@ -193,10 +186,7 @@ bool RangeProfiler::stop() {
     running_ = false;
     CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    {
-        const TraceCall traced("cuptiRangeProfilerStop");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerStop(&p));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerStop, &p);
     return mode_ == RangeMode::AutoKernelReplay || p.isAllPassSubmitted != 0;
 }
 
@@ -216,10 +206,7 @@ void RangeProfiler::popRange() {
 std::size_t RangeProfiler::decode() {
     CUpti_RangeProfiler_DecodeData_Params p{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = object_;
-    {
-        const TraceCall traced("cuptiRangeProfilerDecodeData");
-        ROOFLINE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&p));
-    }
+    ROOFLINE_CUPTI_TRACED_CHECK(cuptiRangeProfilerDecodeData, &p);
     return p.numOfRangeDropped;
 }
 

@@ -4,7 +4,8 @@
 // launch, JIT records, re-creations, launches). A diagnostic for crashes inside CUPTI: the last
 // lines before a crash say what the driver did last (docs/troubleshooting.md). Each line carries
 // the milliseconds since the first traced one.
-#include <chrono>
+#include "core/stopwatch.hpp"
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -27,9 +28,8 @@ inline void
 traceCodeLoad(const char* format, ...) noexcept {
     if (!tracingCodeLoads())
         return;
-    using Clock = std::chrono::steady_clock;
-    static const Clock::time_point first = Clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - first).count();
+    static const core::SteadyClock::time_point first = core::SteadyClock::now();
+    const double ms = core::msSince(first);
     va_list args;
     va_start(args, format);
     std::fprintf(stderr, "[roofline-trace %.3f ms] ", ms);
@@ -43,21 +43,17 @@ class TraceCall {
 public:
     explicit TraceCall(const char* what) noexcept
         : what_(tracingCodeLoads() ? what : nullptr),
-          start_(what_ ? std::chrono::steady_clock::now()
-                       : std::chrono::steady_clock::time_point{}) {}
+          start_(what_ ? core::SteadyClock::now() : core::SteadyClock::time_point{}) {}
     ~TraceCall() {
         if (what_)
-            traceCodeLoad(
-                "%s took %.3f ms", what_,
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-                    .count());
+            traceCodeLoad("%s took %.3f ms", what_, core::msSince(start_));
     }
     TraceCall(const TraceCall&) = delete;
     TraceCall& operator=(const TraceCall&) = delete;
 
 private:
     const char* what_;
-    std::chrono::steady_clock::time_point start_;
+    core::SteadyClock::time_point start_;
 };
 
 } // namespace roofline::cupti
