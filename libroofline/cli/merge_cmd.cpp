@@ -18,7 +18,7 @@ int merge(const MergeArgs& args) {
     std::map<int, std::string> sources;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const auto& p = inputs[i].recording.process;
-        sources[p.rank >= 0 ? p.rank : static_cast<int>(i)] =
+        sources[core::mergeRank(inputs[i].recording, i)] =
             inputs[i].name + (p.pid != 0 ? " (" + core::describe(p) + ")" : " (no process named)");
     }
     const core::Recording merged = core::mergeRecordings(std::move(inputs));

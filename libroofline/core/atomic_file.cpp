@@ -118,7 +118,7 @@ long long nowNs() noexcept {
     return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
 }
 
-const long long gLoadedAtNs = nowNs();
+const long long gLoadedAtNs = nowNs(); // what writeFileOnce compares file times with
 constexpr long long kEarlierRunMarginNs = 2000000000LL; // 2 s
 
 // "dir/out.rfl" -> "dir/out.<pid>.rfl" (an extension only in the last component).
@@ -131,10 +131,6 @@ std::string withPid(const std::string& path, long pid) {
 }
 
 } // namespace
-
-long long loadedAtNs() noexcept {
-    return gLoadedAtNs;
-}
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
     const std::string target = outputTarget(path);

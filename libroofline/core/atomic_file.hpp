@@ -23,10 +23,6 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
 std::string writeFileOnce(const std::string& path, long pid,
                           const std::function<void(std::ostream&)>& write);
 
-/// When this library was loaded (ns since the epoch, CLOCK_REALTIME): what writeFileOnce compares
-/// a file's modification time with.
-long long loadedAtNs() noexcept;
-
 /// The file `path` would write: a symlink's final target (resolved relative to the link), else
 /// `path`. Throws Error(InvalidArgument) when it exists and is not a regular file.
 std::string outputTarget(const std::string& path);

@@ -31,10 +31,14 @@ std::string joined(const std::vector<std::string>& v) {
 
 } // namespace
 
+int mergeRank(const Recording& recording, std::size_t position) noexcept {
+    return recording.process.rank >= 0 ? recording.process.rank : static_cast<int>(position);
+}
+
 Recording mergeRecordings(std::vector<MergeInput> inputs) {
     if (inputs.size() < 2)
         refuse("give at least two recordings (one per rank)");
-    std::map<int, std::string> byRank;
+    std::map<int, std::size_t> byRank; // rank -> input: merged in rank order
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const MergeInput& in = inputs[i];
         if (in.recording.version < 2)
@@ -50,27 +54,16 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
         requireSame(inputs[0], in, "byte definition", inputs[0].recording.bytes,
                     in.recording.bytes);
         requireSame(inputs[0], in, "mode", inputs[0].recording.mode, in.recording.mode);
-        const int rank =
-            in.recording.process.rank >= 0 ? in.recording.process.rank : static_cast<int>(i);
-        const auto [it, fresh] = byRank.emplace(rank, in.name);
+        // A rank from the launcher for some inputs and input order for others could collide.
+        const int rank = mergeRank(in.recording, i);
+        const auto [it, fresh] = byRank.emplace(rank, i);
         if (!fresh)
-            refuse("'" + it->second + "' and '" + in.name + "' are both rank " +
+            refuse("'" + inputs[it->second].name + "' and '" + in.name + "' are both rank " +
                    std::to_string(rank) + " (the same file twice, or two runs' recordings)");
     }
-    // A rank from the launcher for some inputs and input order for others could collide; the
-    // check above refuses that. Inputs are merged in rank order.
-    std::vector<std::size_t> order(inputs.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    const auto rankOf = [&](std::size_t i) {
-        return inputs[i].recording.process.rank >= 0 ? inputs[i].recording.process.rank
-                                                     : static_cast<int>(i);
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return rankOf(a) < rankOf(b); });
 
     Recording merged;
-    const Recording& first = inputs[order.front()].recording;
+    const Recording& first = inputs[byRank.begin()->second].recording;
     merged.libraryVersion = ROOFLINE_VERSION_STRING;
     merged.createdUtc = utcNow();
     merged.mode = first.mode;
@@ -81,9 +74,8 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
     merged.metrics = first.metrics;
     merged.bytes = first.bytes;
     merged.configImage = first.configImage;
-    for (std::size_t i : order) {
+    for (const auto& [rank, i] : byRank) {
         Recording& r = inputs[i].recording;
-        const int rank = rankOf(i);
         merged.passes = std::max(merged.passes, r.passes);
         merged.droppedRanges += r.droppedRanges;
         if (merged.status == "counters" && r.status != "counters")

@@ -24,4 +24,8 @@ struct MergeInput {
 /// largest.
 Recording mergeRecordings(std::vector<MergeInput> inputs);
 
+/// The rank a merge gives the recording at `position` among its inputs: the launcher's rank the
+/// recording names, else `position`.
+int mergeRank(const Recording& recording, std::size_t position) noexcept;
+
 } // namespace roofline::core

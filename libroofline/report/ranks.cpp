@@ -77,9 +77,6 @@ std::string percentOver(double slow, double fast) {
 
 void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
                 std::size_t top) {
-    const std::vector<int> ranks = ranksOf(records);
-    if (ranks.empty())
-        return;
     std::map<int, std::pair<std::size_t, double>> perRank; // launches, measured seconds
     for (const auto& r : records)
         if (r.rank >= 0) {
@@ -87,6 +84,8 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
             ++launches;
             seconds += r.measured ? r.timeSeconds : 0.0;
         }
+    if (perRank.empty())
+        return; // one process's records
     double fastest = perRank.begin()->second.second, slowest = fastest;
     int slowestRank = perRank.begin()->first;
     for (const auto& [rank, v] : perRank) {
@@ -96,7 +95,7 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
             slowestRank = rank;
         }
     }
-    out << "\nranks     " << ranks.size() << " (merged recording): kernel time per rank\n";
+    out << "\nranks     " << perRank.size() << " (merged recording): kernel time per rank\n";
     for (const auto& [rank, v] : perRank)
         out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.first << " launches  "
             << std::setw(10) << ms(v.second) << " ms"
