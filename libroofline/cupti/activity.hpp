@@ -21,6 +21,7 @@ struct KernelTiming {
     std::uint32_t streamId = 0;
     int device = 0;
     double seconds = 0.0;
+    std::uint64_t startNs = 0; ///< GPU timestamp: orders the kernels of one graph launch
 };
 
 class KernelTimer {

@@ -6,8 +6,11 @@
 #include <roofline/error.hpp>
 
 #include <cuda.h>
+#include <cupti_activity.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+
+#include <cstdint>
 
 namespace roofline::cupti {
 
@@ -17,6 +20,13 @@ int deviceCount() noexcept {
         return 0;
     int n = 0;
     return d->deviceGetCount(&n) == CUDA_SUCCESS ? n : 0;
+}
+
+int deviceOfContext(void* context) noexcept {
+    std::uint32_t id = 0;
+    return context && cuptiGetDeviceId(static_cast<CUcontext>(context), &id) == CUPTI_SUCCESS
+               ? static_cast<int>(id)
+               : -1;
 }
 
 core::DeviceInfo openDevice(int ordinal, void** primaryContext) {

@@ -20,6 +20,9 @@ std::string chipName(int ordinal);
 void initializeProfiler();
 void deinitializeProfiler() noexcept;
 
+/// The device ordinal of a context (CUPTI's device id); -1 when it cannot be told.
+int deviceOfContext(void* context) noexcept;
+
 /// Number of CUDA devices, 0 when there is no driver or no GPU (never throws).
 int deviceCount() noexcept;
 

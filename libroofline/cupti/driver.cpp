@@ -43,7 +43,22 @@ const DriverApi* load() noexcept {
                     resolve(lib, "cuCtxSynchronize", api.ctxSynchronize) &&
                     resolve(lib, "cuCtxPushCurrent_v2", api.ctxPushCurrent) &&
                     resolve(lib, "cuCtxPopCurrent_v2", api.ctxPopCurrent);
-    return ok ? &api : nullptr;
+    if (!ok)
+        return nullptr;
+    const bool graphs =
+        resolve(lib, "cuGraphGetNodes", api.graphGetNodes) &&
+        resolve(lib, "cuGraphGetEdges_v2", api.graphGetEdges) &&
+        resolve(lib, "cuGraphNodeGetType", api.graphNodeGetType) &&
+        resolve(lib, "cuGraphKernelNodeGetParams_v2", api.graphKernelNodeGetParams) &&
+        resolve(lib, "cuGraphChildGraphNodeGetGraph", api.graphChildGraphNodeGetGraph);
+    if (!graphs)
+        api.graphGetNodes = nullptr; // appendKernels() checks this one
+    api.kernelGetName =
+        reinterpret_cast<decltype(api.kernelGetName)>(dlsym(lib, "cuKernelGetName"));
+    api.streamIsCapturing =
+        reinterpret_cast<decltype(api.streamIsCapturing)>(dlsym(lib, "cuStreamIsCapturing"));
+    gLoadError.clear();
+    return &api;
 }
 
 } // namespace

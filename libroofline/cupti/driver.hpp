@@ -25,6 +25,16 @@ struct DriverApi {
     decltype(&::cuCtxPushCurrent) ctxPushCurrent;
     decltype(&::cuCtxPopCurrent) ctxPopCurrent;
     decltype(&::cuFuncGetAttribute) funcGetAttribute;
+    // CUDA graphs (cupti/launch.cpp reads the kernel nodes of instantiated graphs); optional: null
+    // when the driver lacks them, and graph kernels then go without names.
+    decltype(&::cuGraphGetNodes) graphGetNodes;
+    decltype(&::cuGraphGetEdges) graphGetEdges; // cuda.h maps it to _v2 (with edge data)
+    decltype(&::cuGraphNodeGetType) graphNodeGetType;
+    decltype(&::cuGraphKernelNodeGetParams) graphKernelNodeGetParams; // _v2
+    decltype(&::cuGraphChildGraphNodeGetGraph) graphChildGraphNodeGetGraph;
+    decltype(&::cuKernelGetName) kernelGetName;
+    /// Launches into a capturing stream only record graph nodes: they run at cuGraphLaunch.
+    decltype(&::cuStreamIsCapturing) streamIsCapturing;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

@@ -7,14 +7,20 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <roofline/error.hpp>
+
+#include <algorithm>
 #include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 namespace roofline::cupti {
 
 struct LaunchTrackerAccess {
-    static void CUPTIAPI onCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+    static void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                     const void* info) {
-        LaunchTracker::callback(self, static_cast<int>(domain), cbid, info);
+        LaunchTracker::callback(static_cast<int>(domain), cbid, info);
     }
 };
 
@@ -30,6 +36,147 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
+
+// Instantiation (the graph's kernel nodes are read at its exit), update and destruction.
+constexpr CUpti_CallbackId kGraphCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
+};
+
+// The kernel nodes of `graph` (child graphs included) in dependency order: nodes whose
+// predecessors were all listed, in the graph's own node order among those ready (for a graph
+// captured from one stream, the capture order). Empty when the driver cannot say.
+void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) {
+    const DriverApi* d = driver();
+    std::size_t count = 0;
+    if (!d || !d->graphGetNodes || depth > 8 || d->graphGetNodes(graph, nullptr, &count) != 0)
+        return;
+    std::vector<CUgraphNode> nodes(count);
+    if (count == 0 || d->graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS)
+        return;
+    std::size_t edges = 0;
+    std::vector<CUgraphNode> from, to;
+    if (d->graphGetEdges(graph, nullptr, nullptr, nullptr, &edges) == CUDA_SUCCESS && edges > 0) {
+        from.resize(edges);
+        to.resize(edges);
+        if (d->graphGetEdges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS)
+            edges = 0;
+    }
+    std::unordered_map<CUgraphNode, std::size_t> indexOf;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        indexOf[nodes[i]] = i;
+    std::vector<std::size_t> waiting(nodes.size(), 0);
+    std::vector<std::vector<std::size_t>> next(nodes.size());
+    for (std::size_t e = 0; e < edges; ++e) {
+        auto f = indexOf.find(from[e]), t = indexOf.find(to[e]);
+        if (f == indexOf.end() || t == indexOf.end())
+            continue;
+        next[f->second].push_back(t->second);
+        ++waiting[t->second];
+    }
+    std::vector<bool> done(nodes.size(), false);
+    for (std::size_t listed = 0; listed < nodes.size(); ++listed) {
+        std::size_t i = 0;
+        while (i < nodes.size() && (done[i] || waiting[i] > 0))
+            ++i;
+        if (i == nodes.size()) // a cycle cannot happen in a CUDA graph; stop rather than loop
+            return;
+        done[i] = true;
+        for (std::size_t n : next[i])
+            --waiting[n];
+        CUgraphNodeType type{};
+        if (d->graphNodeGetType(nodes[i], &type) != CUDA_SUCCESS)
+            continue;
+        if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
+            CUgraph child = nullptr;
+            if (d->graphChildGraphNodeGetGraph(nodes[i], &child) == CUDA_SUCCESS)
+                appendKernels(child, out, depth + 1);
+            continue;
+        }
+        if (type != CU_GRAPH_NODE_TYPE_KERNEL)
+            continue;
+        CUDA_KERNEL_NODE_PARAMS p{};
+        if (d->graphKernelNodeGetParams(nodes[i], &p) != CUDA_SUCCESS)
+            continue;
+        GraphKernel k;
+        const char* name = nullptr;
+        if (p.func)
+            d->funcGetName(&name, p.func);
+        else if (p.kern && d->kernelGetName)
+            d->kernelGetName(&name, p.kern);
+        k.mangledName = name ? name : "<unknown kernel>";
+        k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
+        k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
+        k.sharedMemBytes = p.sharedMemBytes;
+        out.push_back(std::move(k));
+    }
+}
+
+// Instantiated graphs: their kernel nodes, read at instantiation (an executable graph is a
+// snapshot of its graph: later edits of the graph do not change it).
+struct Graphs {
+    std::mutex mutex;
+    std::unordered_map<CUgraphExec, std::shared_ptr<const std::vector<GraphKernel>>> byExec;
+};
+Graphs& graphs() {
+    static Graphs* g = new Graphs(); // never destroyed: callbacks may come during exit
+    return *g;
+}
+
+void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
+    if (info->callbackSite != CUPTI_API_EXIT)
+        return;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
+        const auto* p = static_cast<const cuGraphExecDestroy_params*>(info->functionParams);
+        std::lock_guard<std::mutex> lock(graphs().mutex);
+        graphs().byExec.erase(p->hGraphExec);
+        return;
+    }
+    const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
+    if (result && *result != CUDA_SUCCESS)
+        return;
+    CUgraphExec exec = nullptr;
+    CUgraph graph = nullptr;
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2) {
+        const auto* p = static_cast<const cuGraphExecUpdate_v2_params*>(info->functionParams);
+        exec = p->hGraphExec;
+        graph = p->hGraph;
+    } else {
+        // Every instantiate variant starts with (CUgraphExec* phGraphExec, CUgraph hGraph).
+        const auto* p =
+            static_cast<const cuGraphInstantiateWithFlags_params*>(info->functionParams);
+        exec = p->phGraphExec ? *p->phGraphExec : nullptr;
+        graph = p->hGraph;
+    }
+    if (!exec || !graph)
+        return;
+    auto kernels = std::make_shared<std::vector<GraphKernel>>();
+    appendKernels(graph, *kernels);
+    std::lock_guard<std::mutex> lock(graphs().mutex);
+    graphs().byExec[exec] = std::move(kernels);
+}
+
+// Whether a launch goes into a stream being captured: it then adds a node to a graph and runs
+// nothing now (its kernel runs, and is recorded, when the graph is launched).
+bool capturing(std::uint64_t stream, unsigned cbid) noexcept {
+    const DriverApi* d = driver();
+    if (!d || !d->streamIsCapturing)
+        return false;
+    CUstream s = reinterpret_cast<CUstream>(stream);
+    const bool perThread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+    if (!s && perThread)
+        s = CU_STREAM_PER_THREAD;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return d->streamIsCapturing(s, &status) == CUDA_SUCCESS &&
+           status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
 
 template <typename P> void fromClassic(const P* p, LaunchEvent& e) {
     e.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
@@ -71,13 +218,21 @@ std::uint64_t kernelsLoadedBeforeLaunch() noexcept {
     return gLoadedBeforeLaunch.load(std::memory_order_relaxed);
 }
 
-LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(user) {
+namespace {
+
+// The tracker the callbacks go to. CUPTI allows one subscriber per process; while a process-wide
+// subscription exists (the injection's, made before any Session), trackers take turns on it.
+std::atomic<LaunchTracker*> gTarget{nullptr};
+CUpti_SubscriberHandle gProcessSubscriber = nullptr;
+
+CUpti_SubscriberHandle subscribe() {
     CUpti_SubscriberHandle handle = nullptr;
     ROOFLINE_CUPTI_CHECK(cuptiSubscribe(
-        &handle, reinterpret_cast<CUpti_CallbackFunc>(&LaunchTrackerAccess::onCallback), this));
-    subscriber_ = handle;
+        &handle, reinterpret_cast<CUpti_CallbackFunc>(&LaunchTrackerAccess::onCallback), nullptr));
     try {
         for (CUpti_CallbackId cbid : kLaunchCallbacks)
+            ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+        for (CUpti_CallbackId cbid : kGraphCallbacks)
             ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
         ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RESOURCE,
                                                  CUPTI_CBID_RESOURCE_MODULE_LOADED));
@@ -85,14 +240,52 @@ LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(u
         ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(handle));
         throw;
     }
+    return handle;
+}
+
+} // namespace
+
+LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(user) {
+    if (gProcessSubscriber) {
+        previous_ = gTarget.exchange(this, std::memory_order_acq_rel);
+        return;
+    }
+    subscriber_ = subscribe();
+    gTarget.store(this, std::memory_order_release);
 }
 
 LaunchTracker::~LaunchTracker() {
-    if (subscriber_)
-        ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(subscriber_));
+    if (!subscriber_) { // a turn on the process-wide subscription: the one before gets it back
+        LaunchTracker* self = this;
+        gTarget.compare_exchange_strong(self, previous_, std::memory_order_acq_rel);
+        return;
+    }
+    gTarget.store(nullptr, std::memory_order_release);
+    ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(subscriber_));
 }
 
-void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* raw) noexcept {
+LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
+    if (gProcessSubscriber)
+        throw Error(ErrorCode::ProfilerBusy, "the process-wide launch subscription exists");
+    if (gTarget.load())
+        throw Error(ErrorCode::ProfilerBusy, "a launch tracker is already subscribed");
+    gProcessSubscriber = subscribe();
+    return new LaunchTracker(sink, user); // takes the first turn; lives as long as the process
+}
+
+LaunchTracker* LaunchTracker::active() noexcept {
+    return gTarget.load(std::memory_order_acquire);
+}
+
+void LaunchTracker::dispatch(const LaunchEvent& event) noexcept {
+    if (LaunchTracker* t = gTarget.load(std::memory_order_acquire))
+        t->sink_(event, t->user_);
+}
+
+void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
+    LaunchTracker* self = gTarget.load(std::memory_order_acquire);
+    if (!self)
+        return;
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         // Code loaded (or JIT-compiled) into a context: from any driver call that needs it,
         // including loadBeforeLaunch() below for a lazily loaded kernel's first launch.
@@ -102,22 +295,28 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
         LaunchEvent e;
         e.kind = LaunchEvent::Kind::ModuleLoaded;
         e.context = resource->context;
-        auto* tracker = static_cast<LaunchTracker*>(self);
-        tracker->sink_(e, tracker->user_);
+        self->sink_(e, self->user_);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
     const auto* info = static_cast<const CUpti_CallbackData*>(raw);
+    if (std::find(std::begin(kGraphCallbacks), std::end(kGraphCallbacks), cbid) !=
+        std::end(kGraphCallbacks)) {
+        try {
+            onGraphCall(cbid, info);
+        } catch (...) { // out of memory: that graph's launches get no kernel list
+        }
+        return;
+    }
     LaunchEvent e;
     e.context = info->context;
     if (info->callbackSite == CUPTI_API_EXIT) {
         if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
             cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
-            return;
+            e.kind = LaunchEvent::Kind::Graph;
         e.exit = true;
-        auto* tracker = static_cast<LaunchTracker*>(self);
-        tracker->sink_(e, tracker->user_);
+        self->sink_(e, self->user_);
         return;
     }
     e.correlationId = info->correlationId;
@@ -151,21 +350,31 @@ void LaunchTracker::callback(void* self, int domain, unsigned cbid, const void* 
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
+        const auto* p = static_cast<const cuGraphLaunch_params*>(info->functionParams);
         e.kind = LaunchEvent::Kind::Graph;
-        auto* tracker = static_cast<LaunchTracker*>(self);
-        tracker->sink_(e, tracker->user_);
+        e.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+        std::shared_ptr<const std::vector<GraphKernel>> kernels;
+        {
+            std::lock_guard<std::mutex> lock(graphs().mutex);
+            auto it = graphs().byExec.find(p->hGraph);
+            if (it != graphs().byExec.end())
+                kernels = it->second; // kept alive through the sink call
+        }
+        e.graphKernels = kernels.get();
+        self->sink_(e, self->user_);
         return;
     }
     default:
         return;
     }
+    if (capturing(e.stream, cbid))
+        return;
     loadBeforeLaunch(f);
     e.mangledName = info->symbolName ? info->symbolName : functionName(f);
     if (!e.mangledName)
         e.mangledName = "<unknown kernel>";
     traceCodeLoad("launch %s", e.mangledName);
-    auto* tracker = static_cast<LaunchTracker*>(self);
-    tracker->sink_(e, tracker->user_);
+    self->sink_(e, self->user_);
 }
 
 } // namespace roofline::cupti

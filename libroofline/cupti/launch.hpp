@@ -4,16 +4,30 @@
 // these events name them.
 //
 // Lifecycle: (1) the constructor subscribes (one subscriber per process: a second one fails with
-// Error(ProfilerBusy)) and enables the driver launch callbacks; (2) the sink is called on the
-// launching thread at API entry, and with Kind::ModuleLoaded (context only) whenever a module is
-// loaded into a context; (3) the destructor unsubscribes (noexcept).
+// Error(ProfilerBusy)) and enables the driver launch callbacks -- or, when the injection made the
+// process-wide subscription (subscribeProcess), takes its turn on it; (2) the sink is called on
+// the launching thread at API entry, and with Kind::ModuleLoaded (context only) whenever a module
+// is loaded into a context; (3) the destructor unsubscribes, or gives the turn back (noexcept).
+//
+// CUDA graphs: the kernel nodes of each instantiated graph are read when it is instantiated (and
+// again after cuGraphExecUpdate); a cuGraphLaunch is one Kind::Graph event that lists them in
+// dependency order.
 #include <roofline/kernel_record.hpp>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 struct CUpti_Subscriber_st; // CUPTI's opaque handle, declared here to keep cupti headers out
 
 namespace roofline::cupti {
+
+/// A kernel node of an instantiated CUDA graph.
+struct GraphKernel {
+    std::string mangledName;
+    Dim3 grid, block;
+    std::uint32_t sharedMemBytes = 0;
+};
 
 struct LaunchEvent {
     enum class Kind { Kernel, Graph, ModuleLoaded };
@@ -25,6 +39,9 @@ struct LaunchEvent {
     void* context = nullptr;
     std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
+    /// Kind::Graph: the graph's kernel nodes in dependency order (null when the graph was
+    /// instantiated before the subscription, or could not be read); valid during the sink call.
+    const std::vector<GraphKernel>* graphKernels = nullptr;
 };
 
 /// Lazily loaded kernels the launch callback loaded before their first launch went on (see
@@ -41,11 +58,23 @@ public:
     LaunchTracker(const LaunchTracker&) = delete;
     LaunchTracker& operator=(const LaunchTracker&) = delete;
 
+    /// The injection's subscription (collect/injection.cpp), made before any Session exists and
+    /// kept for the life of the process: launches go to `sink` until a LaunchTracker is
+    /// constructed, and go back to it when that one is destroyed. Throws Error(ProfilerBusy) when
+    /// a subscription exists already.
+    static LaunchTracker* subscribeProcess(LaunchSink sink, void* user);
+    /// `event` to the current tracker's sink (the injection hands a launch on to the Session it
+    /// just created).
+    static void dispatch(const LaunchEvent& event) noexcept;
+    /// The tracker launches go to now (null: none).
+    static LaunchTracker* active() noexcept;
+
 private:
-    ::CUpti_Subscriber_st* subscriber_ = nullptr;
+    ::CUpti_Subscriber_st* subscriber_ = nullptr; ///< null: a turn on the process subscription
+    LaunchTracker* previous_ = nullptr;           ///< the turn before this one
     LaunchSink sink_;
     void* user_;
-    static void callback(void* self, int domain, unsigned cbid, const void* info) noexcept;
+    static void callback(int domain, unsigned cbid, const void* info) noexcept;
     friend struct LaunchTrackerAccess;
 };
 
