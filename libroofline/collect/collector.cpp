@@ -301,6 +301,15 @@ core::LaunchInfo Collector::launchInfo(const LaunchEvent& l, const Stack& stack)
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
+    if (l.inGraph)
+        info.note = level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay
+                        ? "a kernel node of a CUDA graph launch: no counters (CUPTI's range "
+                          "profiler does not measure graph kernels) and no duration (activity "
+                          "records would zero this replay's instruction counters; kernel replay "
+                          "times graph kernels)"
+                        : "a kernel node of a CUDA graph launch: no counters (CUPTI's range "
+                          "profiler does not measure graph kernels); its duration comes from CUDA "
+                          "activity records";
     return info;
 }
 
@@ -309,7 +318,7 @@ std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
     info.launchIndex = launches_.size();
     info.name = core::demangle(info.mangledName);
     if (level_ == Level::TimingOnly)
-        info.note = config_.timingReason;
+        appendNote(info.note, config_.timingReason);
     launches_.push_back(std::move(info));
     return static_cast<std::int64_t>(launches_.size() - 1);
 }
@@ -434,6 +443,10 @@ void Collector::beginIteration(std::uint64_t thread) {
         if (s.passOpen)
             continue; // a pass spanning several iterations goes on
         if (!s.group) {
+            if (graphsStoppedReplay()) {
+                s.restart = false;
+                continue; // graph launches leave nothing to measure (onGraphLaunch)
+            }
             if (reuse_ && !s.cycle)
                 continue; // nothing to measure: this iteration is only observed
             if (observeFirst_ && iterationsSeen_ == 1) {
@@ -698,7 +711,7 @@ void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
         return;
     Slot& s = slots_[l.slot];
     try {
-        if (level_ == Level::TimingOnly || s.failed) {
+        if (level_ == Level::TimingOnly || s.failed || l.inGraph) {
             if (admits(l, stack))
                 addLaunch(l, stack);
             return;
@@ -716,6 +729,44 @@ void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
     } catch (...) {
         // out of memory recording a launch: the kernel still runs
     }
+}
+
+void Collector::onGraphLaunch(std::size_t slot) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_ || slot >= slots_.size())
+        return;
+    Slot& s = slots_[slot];
+    ++graphLaunches_;
+    if (level_ != Level::Counters || s.failed)
+        return;
+    // Measured on the H100 (GpuGraphs tests): a graph launched inside an auto-range pass makes
+    // that pass's cuptiRangeProfilerStop fail (CUPTI_ERROR_UNKNOWN), which would end counter
+    // collection; inside a user range its kernels add time but no instruction counts; in kernel
+    // replay the graph is one range that misses most of its kernels' work.
+    if (config_.mode == CollectionMode::KernelReplay) {
+        if (s.running)
+            guard(s, [&] {
+                s.running = false;
+                s.backend->stop();
+            });
+        return;
+    }
+    if (!s.passOpen)
+        return;
+    guard(s, [&] { s.backend->stop(); });
+    abandonGroup(s);
+    ++graphInterruptions_;
+    if (graphsStoppedReplay()) {
+        s.restart = false;
+        core::log().warn("libroofline: CUDA graph launches stopped {} replay passes: iteration "
+                         "and scope replay measure nothing more in this session (CUPTI's range "
+                         "profiler cannot measure graph kernels, nor a pass a graph runs in). "
+                         "Kernel replay (ROOFLINE_MODE=kernel, roofline run --mode kernel) "
+                         "measures the launches outside graphs",
+                         graphInterruptions_);
+    }
+    // A fresh profiler: CUPTI's user replay starts again at pass 0 only after re-creation.
+    guard(s, [&] { recreate(s); });
 }
 
 void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
@@ -1073,7 +1124,8 @@ bool Collector::needsPass() noexcept {
     const bool progressed = iterationsSeen_ != helperIterations_;
     helperIterations_ = iterationsSeen_;
     bool pending = false;
-    if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_)
+    if (level_ == Level::Counters && config_.mode != CollectionMode::KernelReplay && !finished_ &&
+        !graphsStoppedReplay())
         for (const Slot& s : slots_) {
             // The first iteration observed only: measuring starts at the next one.
             const bool observedFirst = observeFirst_ && iterationsSeen_ == 1;

@@ -59,6 +59,7 @@ struct LaunchEvent {
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;
     std::uint64_t correlationId = 0;
+    bool inGraph = false; ///< a kernel node of a CUDA graph launch (its scope: the launch's)
 };
 
 enum class Level { Counters, TimingOnly };
@@ -139,7 +140,16 @@ public:
     void onRangeStart(std::uint64_t id, const std::string& domain,
                       const std::string& name) noexcept;
     void onRangeEnd(std::uint64_t id) noexcept;
+    /// A launch; `launch.inGraph`: a kernel node of the graph launch onGraphLaunch() announced,
+    /// recorded (when admitted) without counters.
     void onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
+    /// A CUDA graph launch on device slot `slot`, before its kernels run (design 0011): the range
+    /// profiler must not collect while they do. Kernel replay stops the profiler (the next direct
+    /// launch starts it again); iteration and scope replay stop the open pass and measure its
+    /// group again later -- after kGraphInterruptionLimit such interruptions they measure nothing
+    /// more (every iteration launches a graph) and the records say why.
+    void onGraphLaunch(std::size_t slot) noexcept;
+    static constexpr std::uint64_t kGraphInterruptionLimit = 3;
     /// A module was loaded into device slot `slot`'s context (lazy loading, JIT compilation).
     /// Lock-free: it may be called from inside any driver call, including the collector's own.
     void onCodeLoaded(std::size_t slot) noexcept;
@@ -185,6 +195,13 @@ public:
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
     /// Iteration replay: groups ended after pass 0 because it admitted no launch.
     std::uint64_t emptyGroups() const noexcept { return emptyGroups_; }
+    /// CUDA graph launches seen, and open passes they stopped (iteration and scope replay).
+    std::uint64_t graphLaunches() const noexcept { return graphLaunches_; }
+    std::uint64_t graphInterruptions() const noexcept { return graphInterruptions_; }
+    /// Iteration and scope replay gave up measuring: graph launches interrupted too many passes.
+    bool graphsStoppedReplay() const noexcept {
+        return graphInterruptions_ >= kGraphInterruptionLimit;
+    }
     /// Iteration replay: aligned replay in use (from the start, or since a pass went out of step).
     bool alignedReplay() const noexcept { return aligned_; }
     /// Repeated-launch reuse is on (CollectorConfig::reuses(), with counters).
@@ -354,6 +371,7 @@ private:
     std::uint64_t frameSerials_ = 0;       // Frame::serial given so far
     std::string firstIterationIssue_;
     std::uint64_t emptyGroups_ = 0;
+    std::uint64_t graphLaunches_ = 0, graphInterruptions_ = 0;
     std::vector<bool> superseded_; // per launches_ entry: removed by finish()
 };
 

@@ -2,12 +2,17 @@
 // handler, and on SIGINT/SIGTERM when the application left those signals at their default. The
 // signal handler only posts a semaphore (async-signal-safe); a flusher thread stops the session,
 // restores the default action and re-raises the signal so the process ends as it would have.
+//
+// A child forked after the session started (a DataLoader worker, a shell-out) inherits the session
+// and the handlers but not the flusher thread: in the child the handlers go back to the default
+// and the exit flush does nothing -- the recording is the parent's to save.
 #include "collect/session_impl.hpp"
 #include "core/log.hpp"
 
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <pthread.h>
 #include <semaphore.h>
 #include <thread>
 
@@ -17,6 +22,7 @@ namespace {
 sem_t gSignalled;
 volatile std::sig_atomic_t gSignal = 0;
 bool gInstalled[2] = {false, false};
+volatile std::sig_atomic_t gForkedChild = 0;
 constexpr int kSignals[2] = {SIGINT, SIGTERM};
 
 // Held while a session is being stopped at exit or on a signal, so that process exit waits for
@@ -27,6 +33,8 @@ std::mutex& finishing() {
 }
 
 void atExit() {
+    if (gForkedChild)
+        return;
     std::lock_guard<std::mutex> lock(finishing());
     if (SessionState* s = gActive.load(std::memory_order_acquire))
         s->finish();
@@ -54,12 +62,18 @@ void flusher() {
     std::raise(sig);
 }
 
+void inForkedChild() {
+    gForkedChild = 1;
+    restoreSignals(); // no flusher thread here to act on them
+}
+
 } // namespace
 
 void installExitFlush() noexcept {
     static std::once_flag once;
     std::call_once(once, [] {
         std::atexit(&atExit);
+        pthread_atfork(nullptr, nullptr, &inForkedChild);
         if (sem_init(&gSignalled, 0, 0) != 0)
             return;
         try {

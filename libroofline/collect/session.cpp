@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <optional>
@@ -32,6 +33,7 @@ std::atomic<SessionState*> gActive{nullptr};
 namespace {
 
 std::atomic<std::uint32_t> gGenerations{0};
+std::atomic<std::uint32_t> gStarted{0};
 
 // Measured roofs when `roofline ceilings` cached them for this device, datasheet roofs otherwise.
 Ceilings deviceCeilings(const core::DeviceInfo& info) {
@@ -59,6 +61,10 @@ cupti::RangeMode rangeMode(CollectionMode mode) {
 
 } // namespace
 
+std::uint32_t sessionsStarted() noexcept {
+    return gStarted.load();
+}
+
 namespace {
 // Launches are serialized while counters are collected (API entry to exit), so that the order in
 // which the callbacks number auto ranges is the order the GPU receives the kernels, whatever the
@@ -84,18 +90,18 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
             collector->onCodeLoaded(slot);
         return;
     }
-    if (event.kind == cupti::LaunchEvent::Kind::Graph) {
-        static std::atomic<bool> warned{false};
-        if (!warned.exchange(true))
-            core::log().warn("a CUDA graph was launched: libroofline does not attribute graph "
-                             "kernels yet (they get no records; per-kernel auto ranges may be "
-                             "misattributed, and records say so when ranges and launches "
-                             "disagree)");
-        return;
-    }
     const std::size_t slot = slotOf(event.context);
     if (slot == devices.size())
         return; // a context we do not profile
+    const bool graph = event.kind == cupti::LaunchEvent::Kind::Graph;
+    if (graph && (!event.graphKernels || event.graphKernels->empty())) {
+        static std::atomic<bool> warned{false};
+        if (!event.graphKernels && !warned.exchange(true))
+            core::log().warn("libroofline: a CUDA graph instantiated before the session started "
+                             "was launched: its kernels get no records (instantiate graphs "
+                             "after the Session is constructed, or profile with `roofline run`)");
+        return;
+    }
     LaunchEvent l;
     l.slot = slot;
     l.device = devices[slot].info.ordinal;
@@ -108,17 +114,40 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.correlationId = event.correlationId;
     if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
         ++tLaunchLocks;
+    if (graph) {
+        collector->onGraphLaunch(slot); // the profiler stops before the graph runs
+        // Kernel replay times the graph's kernels with CUDA activity records. Iteration and
+        // scope replay cannot: kernel activity enabled beside their user replay made every later
+        // range's instruction counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
+        if (options.mode == CollectionMode::KernelReplay || collector->level() != Level::Counters)
+            startTiming();
+    }
+    // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
+    const auto feed = [&](const Stack& stack) {
+        if (!graph) {
+            collector->onLaunch(l, stack);
+            return;
+        }
+        l.inGraph = true;
+        for (const cupti::GraphKernel& k : *event.graphKernels) {
+            l.mangledName = k.mangledName.c_str();
+            l.grid = k.grid;
+            l.block = k.block;
+            l.sharedMemBytes = k.sharedMemBytes;
+            collector->onLaunch(l, stack);
+        }
+    };
     if (options.processScopes) { // the ranges open anywhere in the process
         std::lock_guard<std::recursive_mutex> lock(processStackMutex);
-        collector->onLaunch(l, processStack);
+        feed(processStack);
         return;
     }
     const ThreadScopes& t = threadScopes();
     if (t.generation == generation) {
-        collector->onLaunch(l, t.stack);
+        feed(t.stack);
     } else {
         static const Stack kEmpty;
-        collector->onLaunch(l, kEmpty);
+        feed(kEmpty);
     }
 }
 
@@ -173,13 +202,31 @@ void SessionState::finish() noexcept {
         std::vector<cupti::KernelTiming> timings = timer->take();
         timer.reset();
         if (tracker || !launches.empty()) {
-            std::unordered_map<std::uint64_t, double> byCorrelation;
-            for (const auto& t : timings)
-                byCorrelation[t.correlationId] = t.seconds;
-            for (auto& l : launches)
-                if (l.values.empty())
-                    if (auto it = byCorrelation.find(l.correlationId); it != byCorrelation.end())
-                        l.timingSeconds = it->second;
+            // One launch call, one kernel -- except a graph launch: its kernels share the call's
+            // correlation id and are taken in the order they ran, matched by name.
+            std::sort(timings.begin(), timings.end(),
+                      [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
+            std::unordered_map<std::uint64_t, std::vector<cupti::KernelTiming*>> byCorrelation;
+            for (auto& t : timings)
+                byCorrelation[t.correlationId].push_back(&t);
+            for (auto& l : launches) {
+                if (!l.values.empty())
+                    continue;
+                auto it = byCorrelation.find(l.correlationId);
+                if (it == byCorrelation.end())
+                    continue;
+                cupti::KernelTiming** match = nullptr;
+                for (cupti::KernelTiming*& t : it->second)
+                    if (t && (!match || t->mangledName == l.mangledName)) {
+                        match = &t; // the first free one, unless one has the launch's name
+                        if (t->mangledName == l.mangledName)
+                            break;
+                    }
+                if (match) {
+                    l.timingSeconds = (*match)->seconds;
+                    *match = nullptr; // taken
+                }
+            }
         } else {
             // No launch callbacks (another CUPTI subscriber): records from the activity alone.
             for (const auto& t : timings) {
@@ -303,12 +350,24 @@ void SessionState::finish() noexcept {
     else if (collector->firstIterationSkipped())
         core::log().info("libroofline: the first iteration was not measured: {}",
                          collector->firstIterationIssue());
+    if (collector->graphLaunches() > 0)
+        core::log().info("libroofline: {} CUDA graph launches: their kernels have records with "
+                         "names and scopes, no counters (durations in kernel replay and "
+                         "timing-only sessions); {} replay passes they interrupted were measured "
+                         "again",
+                         collector->graphLaunches(), collector->graphInterruptions());
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
     if (!outputPath.empty()) {
         try {
             const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
+            if (injected())
+                std::fprintf(stderr,
+                             "[roofline] process %ld: %zu records (%zu without counters) "
+                             "saved to %s\n",
+                             static_cast<long>(process.pid), records.size(), unmeasured,
+                             saved.c_str());
             if (saved == outputPath)
                 core::log().info("libroofline: recording saved to {}", saved);
             else
@@ -460,13 +519,18 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                          "application NVTX ranges go there, so only ProfileScopes are seen",
                          nvtx::otherInjection());
 
+    ++collect::gStarted;
     s.generation = (++collect::gGenerations) & 0x7fffffffu;
     if (s.generation == 0)
-        s.generation = (++collect::gGenerations) & 0x7fffffffu;
+        ++collect::gStarted;
+    s.generation = (++collect::gGenerations) & 0x7fffffffu;
     collect::SessionState* expected = nullptr;
     if (!collect::gActive.compare_exchange_strong(expected, &s))
         throw Error(ErrorCode::ProfilerBusy,
-                    "a roofline::Session is already active in this process: stop() it first");
+                    collect::injected()
+                        ? "`roofline run` already profiles this process: construct no Session "
+                          "under it, or run the program without `roofline run`"
+                        : "a roofline::Session is already active in this process: stop() it first");
 
     collect::Level level = collect::Level::Counters;
     std::vector<collect::CounterBackend*> backends;
@@ -536,6 +600,17 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     s.unbalancedAtStart = collect::unbalancedPops();
     if (s.options.flushOnExit)
         collect::installExitFlush();
+    if (collect::injected())
+        std::fprintf(
+            stderr, "[roofline] profiling %s, device %d (%s): %s; recording to %s at exit\n",
+            core::describe(s.process).c_str(),
+            s.devices.empty() ? s.options.device : s.devices[0].info.ordinal,
+            s.devices.empty() ? "?" : s.devices[0].info.name.c_str(),
+            level == collect::Level::Counters ? (std::string(toString(s.options.mode)) + ", " +
+                                                 std::to_string(s.passes) + " passes")
+                                                    .c_str()
+                                              : s.status.c_str(),
+            s.outputPath.c_str());
     if (level == collect::Level::Counters)
         core::log().info(
             "libroofline: {} on {} ({}): {} metrics ({}{}), {} passes{}, {} ranges per "

@@ -91,6 +91,13 @@ void trackPop(const char* domain, bool fromNvtx = false) noexcept;
 /// NVTX pops with nothing to pop, since the process started.
 std::uint64_t unbalancedPops() noexcept;
 
+/// Sessions constructed in this process so far (the injection stands aside when the program
+/// constructs its own).
+std::uint32_t sessionsStarted() noexcept;
+/// Whether libroofline was loaded as the CUDA injection (`roofline run`): the session then says
+/// on standard error where its recording goes and went.
+bool injected() noexcept;
+
 /// Registers the atexit and SIGINT/SIGTERM flush (once per process; signals only where the
 /// application installed no handler of its own).
 void installExitFlush() noexcept;
