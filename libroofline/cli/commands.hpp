@@ -9,6 +9,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::cli {
@@ -64,5 +65,17 @@ struct MergeArgs {
     std::string output;
 };
 int merge(const MergeArgs& args);
+
+struct RunArgs {
+    /// ROOFLINE_* variables from the options given (name, value).
+    std::vector<std::pair<std::string, std::string>> variables;
+    std::vector<std::string> command;
+    std::string library; ///< libroofline.so to inject ("": ROOFLINE_LIBRARY, or beside roofline)
+    bool dryRun = false; ///< print the variables and the command instead of running it
+};
+/// Execs the command with libroofline injected; returns only when that fails (126, 127).
+int run(const RunArgs& args);
+/// Where `roofline run` looks for libroofline.so, relative to the directory of `roofline`.
+std::vector<std::string> injectionCandidates(const std::string& programDir);
 
 } // namespace roofline::cli

@@ -13,6 +13,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -183,6 +186,63 @@ int main(int argc, char** argv) {
         ->expected(2, 1 << 20);
     mergeCmd->add_option("--output,-o", merge.output, "the merged recording to write")->required();
 
+    auto* runCmd = app.add_subcommand(
+        "run", "profile an unmodified program (C++ or python3 ...): every process of it that "
+               "launches a CUDA kernel saves its own recording at exit");
+    cli::RunArgs run;
+    // Each option is one ROOFLINE_* variable of the profiled processes (docs/configuration.md).
+    struct RunOption {
+        const char* flag;
+        const char* variable;
+        const char* help;
+    };
+    static const RunOption kRunOptions[] = {
+        {"--mode", "ROOFLINE_MODE", "iteration | kernel | scope (default iteration)"},
+        {"--metrics", "ROOFLINE_METRICS", "full | core | memory | time"},
+        {"--bytes", "ROOFLINE_BYTES", "nersc | ncu: the L1/L2 byte counters"},
+        {"--device", "ROOFLINE_DEVICE",
+         "CUDA device ordinal, -1 every device (default: the one the process launches on)"},
+        {"--output,-o", "ROOFLINE_OUTPUT",
+         "recording path pattern: %p pid, %h host, %r rank, %q{VAR}, %% (default "
+         "roofline-rank%r.rfl under a launcher, roofline-%h-%p.rfl otherwise)"},
+        {"--ranges-per-image", "ROOFLINE_RANGES_PER_IMAGE", "ranges per counter-data image"},
+        {"--iteration-range", "ROOFLINE_ITERATION_RANGE",
+         "the NVTX range whose instances are the iterations (default: the outermost)"},
+        {"--iterations-per-pass", "ROOFLINE_ITERATIONS_PER_PASS", "iterations one pass spans"},
+        {"--scope-levels", "ROOFLINE_SCOPE_LEVELS", "scope replay: nesting levels measured"},
+        {"--nvtx-include", "ROOFLINE_NVTX_INCLUDE",
+         "NVTX include filters (Nsight Compute syntax; "
+         "several separated by ';')"},
+        {"--nvtx-exclude", "ROOFLINE_NVTX_EXCLUDE", "NVTX exclude filters"},
+        {"--kernel-name", "ROOFLINE_KERNEL_NAME", "kernel name or regex:PATTERN"},
+        {"--launch-skip", "ROOFLINE_LAUNCH_SKIP", "admitted launches to skip first"},
+        {"--launch-count", "ROOFLINE_LAUNCH_COUNT", "admitted launches to profile (0: all)"},
+        {"--cache-flush", "ROOFLINE_CACHE_FLUSH", "auto | on | off"},
+        {"--nvtx", "ROOFLINE_NVTX", "1 | 0: listen to the program's NVTX ranges"},
+        {"--push-pop-scope", "ROOFLINE_PUSH_POP_SCOPE",
+         "process (default under run) | thread: whose open ranges a launch belongs to"},
+        {"--first-iteration", "ROOFLINE_FIRST_ITERATION", "skip | skip-if-different | measure"},
+        {"--align-passes", "ROOFLINE_ALIGN_PASSES", "auto | on | off"},
+        {"--tensor-counters", "ROOFLINE_TENSOR_COUNTERS", "detect | all"},
+        {"--keep-images", "ROOFLINE_KEEP_IMAGES", "MiB of raw counter-data images to keep"},
+        {"--reuse", "ROOFLINE_REUSE", "samples per repeated launch signature, 0: every launch"},
+        {"--log-level", "ROOFLINE_LOG_LEVEL", "warn | info | debug"},
+    };
+    std::vector<std::string> runValues(std::size(kRunOptions));
+    for (std::size_t i = 0; i < std::size(kRunOptions); ++i)
+        runCmd->add_option(kRunOptions[i].flag, runValues[i],
+                           std::string(kRunOptions[i].help) + " [" + kRunOptions[i].variable + "]");
+    bool timingOnly = false;
+    runCmd->add_flag("--timing-only", timingOnly,
+                     "kernel names, scopes and durations, no counters [ROOFLINE_TIMING_ONLY=1]");
+    runCmd->add_option("--library", run.library,
+                       "libroofline.so to inject (default: ROOFLINE_LIBRARY, or the one beside "
+                       "this roofline)");
+    runCmd->add_flag("--dry-run", run.dryRun, "print the environment and command, run nothing");
+    runCmd->add_option("command", run.command, "the program and its arguments (after --)")
+        ->required();
+    runCmd->positionals_at_end();
+
     auto* ceilingsCmd = app.add_subcommand(
         "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");
     cli::CeilingsArgs ceilings;
@@ -220,6 +280,17 @@ int main(int argc, char** argv) {
             return cli::compare(compare);
         if (mergeCmd->parsed())
             return cli::merge(merge);
+        if (runCmd->parsed()) {
+            for (std::size_t i = 0; i < runValues.size(); ++i)
+                if (!runValues[i].empty())
+                    run.variables.emplace_back(kRunOptions[i].variable, runValues[i]);
+            if (timingOnly)
+                run.variables.emplace_back("ROOFLINE_TIMING_ONLY", "1");
+            const int rc = cli::run(run); // returns only when the command could not be run
+            if (rc != 0)
+                return rc;
+            return 0;
+        }
         return cli::report(report);
     } catch (const Error& e) {
         std::cerr << "roofline: error [" << toString(e.code()) << "]: " << e.what() << '\n';

@@ -1,0 +1,124 @@
+// `roofline run [options] -- COMMAND ARGS...`: profiles an unmodified program. Sets the ROOFLINE_*
+// variables of the options given, points CUDA_INJECTION64_PATH (and NVTX_INJECTION64_PATH) at
+// libroofline.so, and execs the command: every process of it that launches a kernel profiles
+// itself and saves its own recording at exit (collect/injection.cpp, docs/profiling-programs.md).
+#include "cli/commands.hpp"
+
+#include <roofline/error.hpp>
+#include <roofline/options.hpp>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef ROOFLINE_INSTALL_LIBDIR
+#define ROOFLINE_INSTALL_LIBDIR "lib"
+#endif
+
+namespace roofline::cli {
+namespace {
+
+bool readable(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), R_OK) == 0;
+}
+
+std::string directoryOfThisProgram() {
+    char buffer[PATH_MAX] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    if (n <= 0)
+        return ".";
+    std::string path(buffer, static_cast<std::size_t>(n));
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+} // namespace
+
+std::vector<std::string> injectionCandidates(const std::string& programDir) {
+    return {programDir + "/libroofline.so",
+            programDir + "/../" ROOFLINE_INSTALL_LIBDIR "/libroofline.so",
+            programDir + "/../lib/libroofline.so", programDir + "/../lib64/libroofline.so"};
+}
+
+std::string findInjectionLibrary(const std::string& given) {
+    if (!given.empty()) {
+        if (!readable(given))
+            throw Error(ErrorCode::InvalidArgument,
+                        "--library " + given + ": no such readable file");
+        return given;
+    }
+    const std::vector<std::string> candidates = injectionCandidates(directoryOfThisProgram());
+    for (const auto& c : candidates)
+        if (readable(c)) {
+            char resolved[PATH_MAX] = {};
+            return ::realpath(c.c_str(), resolved) ? std::string(resolved) : c;
+        }
+    std::string tried;
+    for (const auto& c : candidates)
+        tried += "\n  " + c;
+    throw Error(ErrorCode::InvalidArgument,
+                "libroofline.so not found beside this `roofline` (tried:" + tried +
+                    "); give its path with --library or ROOFLINE_LIBRARY");
+}
+
+int run(const RunArgs& args) {
+    if (args.command.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "no command to run: roofline run [options] -- COMMAND ARGS...");
+    const char* fromEnv = std::getenv("ROOFLINE_LIBRARY");
+    const std::string library = findInjectionLibrary(!args.library.empty() ? args.library
+                                                     : fromEnv             ? fromEnv
+                                                                           : "");
+    if (const char* other = std::getenv("CUDA_INJECTION64_PATH");
+        other && *other && library != other)
+        throw Error(ErrorCode::ProfilerBusy,
+                    std::string("CUDA_INJECTION64_PATH is already set (") + other +
+                        "): another tool injects into this program. Unset it, or run without "
+                        "`roofline run`");
+    for (const auto& [name, value] : args.variables)
+        ::setenv(name.c_str(), value.c_str(), 1);
+    // Under `roofline run` push/pop ranges are the whole process's unless asked otherwise: the
+    // unmodified programs it is for (PyTorch) launch backward from threads that opened no range.
+    ::setenv("ROOFLINE_PUSH_POP_SCOPE", "process", 0);
+    Options::fromEnvironment(); // a malformed value is refused here, before the program runs
+    ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
+    const char* nvtxOff = std::getenv("ROOFLINE_NVTX");
+    const bool nvtx = !nvtxOff || (std::string(nvtxOff) != "0" && std::string(nvtxOff) != "off");
+    if (const char* other = std::getenv("NVTX_INJECTION64_PATH");
+        nvtx && other && *other && library != other)
+        std::cerr << "roofline run: NVTX_INJECTION64_PATH is set (" << other
+                  << "): the program's NVTX ranges go to that tool, not to libroofline\n";
+    else if (nvtx)
+        ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
+    if (args.dryRun) {
+        for (const char* name :
+             {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "ROOFLINE_PUSH_POP_SCOPE"})
+            if (const char* v = std::getenv(name))
+                std::cout << name << '=' << v << '\n';
+        for (const auto& [name, value] : args.variables)
+            std::cout << name << '=' << value << '\n';
+        for (const auto& word : args.command)
+            std::cout << word << (&word == &args.command.back() ? "\n" : " ");
+        return 0;
+    }
+    std::vector<char*> argv;
+    for (const auto& word : args.command)
+        argv.push_back(const_cast<char*>(word.c_str()));
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execvp(argv[0], argv.data());
+    const int error = errno;
+    std::cerr << "roofline run: cannot run '" << args.command[0] << "': " << std::strerror(error)
+              << '\n';
+    return error == ENOENT ? 127 : 126;
+}
+
+} // namespace roofline::cli
