@@ -126,13 +126,19 @@ Buffers::~Buffers() {
 }
 
 cudaError_t launchFfma(const Buffers& b) {
-    fmaChains<float><<<kGrid, kBlock>>>(static_cast<const float*>(b.chainsIn),
-                                        static_cast<float*>(b.chainsOut), 0.999f, 0.001f);
-    return cudaGetLastError();
+    return launchFfmaOn(b, nullptr);
 }
 cudaError_t launchDfma(const Buffers& b) {
-    fmaChains<double><<<kGrid, kBlock>>>(static_cast<const double*>(b.chainsIn),
-                                         static_cast<double*>(b.chainsOut), 0.999, 0.001);
+    return launchDfmaOn(b, nullptr);
+}
+cudaError_t launchFfmaOn(const Buffers& b, cudaStream_t stream) {
+    fmaChains<float><<<kGrid, kBlock, 0, stream>>>(
+        static_cast<const float*>(b.chainsIn), static_cast<float*>(b.chainsOut), 0.999f, 0.001f);
+    return cudaGetLastError();
+}
+cudaError_t launchDfmaOn(const Buffers& b, cudaStream_t stream) {
+    fmaChains<double><<<kGrid, kBlock, 0, stream>>>(
+        static_cast<const double*>(b.chainsIn), static_cast<double*>(b.chainsOut), 0.999, 0.001);
     return cudaGetLastError();
 }
 cudaError_t launchHfma2(const Buffers& b) {

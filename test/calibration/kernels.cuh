@@ -19,6 +19,9 @@ struct Buffers {
 // Each launches one kernel on the default stream and returns the launch's error.
 cudaError_t launchFfma(const Buffers& b);
 cudaError_t launchDfma(const Buffers& b);
+// The same on `stream` (for stream capture into a CUDA graph).
+cudaError_t launchFfmaOn(const Buffers& b, cudaStream_t stream);
+cudaError_t launchDfmaOn(const Buffers& b, cudaStream_t stream);
 cudaError_t launchHfma2(const Buffers& b);
 cudaError_t launchMmaFp16(const Buffers& b);
 // WMMA on the other input types (expected.hpp: kMma*Flops): BF16 and TF32 (HMMA), FP64 (DMMA),

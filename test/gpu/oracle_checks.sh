@@ -16,15 +16,17 @@ metrics="$(python3 -c "import sys; sys.path.insert(0, '$root/test/gpu'); import 
 t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "  wall $((($(date +%s%N) - s) / 1000000)) ms: ${*:0:3}" >&2; return $rc; }
 
 shim="$build/test/libroofline_pyshim.so"
+cli="$build/libroofline/roofline"
 torch_vs_ncu() {
-  echo "== PyTorch conv2d loop: libroofline (process scopes) against ncu, step 5"
-  ROOFLINE_PUSH_POP_SCOPE=process RL_OUT="$out/torch_conv.rfl" \
-    python3 "$root/test/gpu/torch_loop.py" "$shim" conv 8 2>&1 | grep -E "steps in|rl_stop: [0-9]"
+  echo "== PyTorch conv2d loop, unmodified, under roofline run (process scopes) against ncu, step 5"
+  RL=0 t "$cli" run -o "$out/torch_conv.rfl" -- python3 "$root/test/gpu/torch_loop.py" none conv 40 \
+    2>&1 | grep -E "steps in|\[roofline\]|warn|wall" | cut -c1-250
   "$build/libroofline/roofline" report "$out/torch_conv.rfl" --csv "$out/torch_conv.csv" > /dev/null
   RL=0 t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
     --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "step 5/" \
     --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" "$shim" conv 8 \
     > "$out/torch_ncu.csv" 2> "$out/torch_ncu.err"
+  grep -E "wall|steps in" "$out/torch_ncu.err" "$out/torch_ncu.csv" | cut -c1-200
   python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_conv.csv" "$out/torch_ncu.csv"
 }
 if [[ "${3:-}" == torch-ncu ]]; then
@@ -46,11 +48,21 @@ if command -v ncu >/dev/null; then
     --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "Train step 5/" \
     --metrics "$metrics" "$step" --steps 8 > "$out/ncu.csv" 2> "$out/ncu.err"
   python3 "$root/test/gpu/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv"
+  echo "-- the training step without --profile (no Session constructed) under roofline run, against the same ncu run"
+  t "$cli" run -o "$out/run_step.rfl" -- "$step" --steps 12 2>&1 | grep -E "\[roofline|steps," | cut -c1-250
+  "$cli" report "$out/run_step.rfl" --csv "$out/run_step.csv" > /dev/null
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/run_step.csv" "$out/ncu.csv"
 else
   echo "ncu not on the PATH: no oracle"
 fi
 
-echo "== PyTorch"
+echo "== PyTorch, unmodified (no libroofline code), under roofline run; then with the ctypes shim"
+for model in conv transformer; do
+  RL=0 t python3 "$root/test/gpu/torch_loop.py" none $model 40
+  RL=0 t "$cli" run -o "$out/run_$model.rfl" -- python3 "$root/test/gpu/torch_loop.py" none $model 40 \
+    2>&1 | grep -E "steps in|\[roofline|warn|wall" | cut -c1-250 | head -12
+  "$cli" report "$out/run_$model.rfl" --top 12 2>&1 | cut -c1-200 | head -30
+done
 for model in conv transformer; do
   RL=0 t python3 "$root/test/gpu/torch_loop.py" "$shim" $model 8
   for scope in thread process; do

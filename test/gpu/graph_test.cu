@@ -1,0 +1,181 @@
+// CUDA graphs on the GPU (issue 14): kernels launched by cudaGraphLaunch get records with their
+// names, grid and block, and the scope open at the graph launch -- with counters in each
+// collection mode, and with durations in timing-only sessions. Label: gpu.
+#include "calibration/expected.hpp"
+#include "calibration/kernels.cuh"
+#include "gpu/gpu_test_support.hpp"
+
+#include <roofline/roofline.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using roofline::CollectionMode;
+using roofline::FlopKind;
+namespace cal = calibration;
+
+namespace {
+
+// A graph of FFMA then DFMA, captured from `stream` (instantiated after the session started: the
+// session reads a graph's kernels when it is instantiated).
+struct CapturedGraph {
+    cudaStream_t stream = nullptr;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    explicit CapturedGraph(const cal::Buffers& b) {
+        EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+        EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        EXPECT_EQ(cal::launchFfmaOn(b, stream), cudaSuccess);
+        EXPECT_EQ(cal::launchDfmaOn(b, stream), cudaSuccess);
+        EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+        EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    }
+    ~CapturedGraph() {
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
+    }
+    void launch() {
+        ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    }
+};
+
+// Steps of a direct FFMA launch and, in the steps `withGraph` picks, the graph inside scope
+// "graph"; the loop runs while the session needs passes (at least 4 steps, at most 60).
+template <typename Pick>
+std::vector<roofline::KernelRecord> runWithGraph(roofline::Options options, Pick withGraph) {
+    cal::Buffers buffers;
+    options.reuseSamples = 0;
+    options.iterationsPerPass = 1; // one launch per step: passes would otherwise span many steps
+    options.flushOnExit = false;
+    roofline::Session session{options};
+    EXPECT_TRUE(session.countersAvailable()) << session.status();
+    CapturedGraph graph{buffers};
+    int steps = 0;
+    while ((steps < 4 || session.needsPass()) && steps < 60) {
+        roofline::ProfileScope step{"step"};
+        EXPECT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        if (withGraph(steps)) {
+            roofline::ProfileScope inGraph{"graph"};
+            graph.launch();
+        }
+        ++steps;
+    }
+    std::vector<roofline::KernelRecord> records = session.stop();
+    std::printf("%s: %d steps, %zu records, status %s\n", roofline::toString(options.mode), steps,
+                records.size(), session.status().c_str());
+    for (std::size_t i = 0; i < records.size() && i < 8; ++i)
+        std::printf(
+            "  %-12s %-28.28s measured %d kernels %u fp32 %.4g fp64 %.4g time %.3g  %.60s\n",
+            records[i].scopePath.c_str(), records[i].name.c_str(), records[i].measured,
+            records[i].kernels, records[i].flopsOf(FlopKind::FP32),
+            records[i].flopsOf(FlopKind::FP64), records[i].timeSeconds, records[i].note.c_str());
+    return records;
+}
+
+// The graph's kernels: named, in the graph launch's scope, no counters, timed by CUDA activity in
+// kernel replay only (beside iteration and scope replay, kernel activity zeroed the instruction
+// counters: measured on the H100); every direct launch measured has its exact FLOPs, and at least
+// one was measured.
+void expectGraphKernelsAndExactDirectLaunches(const std::vector<roofline::KernelRecord>& records,
+                                              CollectionMode mode) {
+    const bool perScope = mode == CollectionMode::ScopeReplay;
+    const bool timed = mode == CollectionMode::KernelReplay;
+    std::size_t ffma = 0, dfma = 0, direct = 0;
+    for (const auto& r : records) {
+        if (r.note.find("CUDA graph") == std::string::npos) {
+            if (!r.measured)
+                continue;
+            ++direct;
+            if (!perScope)
+                EXPECT_EQ(r.flopsOf(FlopKind::FP32), cal::kFfmaFlops) << r.name;
+            else if (r.scopePath == "step")
+                EXPECT_EQ(r.flopsOf(FlopKind::FP32), cal::kFfmaFlops) << r.name;
+            continue;
+        }
+        EXPECT_EQ(r.scopePath, "step/graph");
+        EXPECT_FALSE(r.measured) << r.name;
+        if (timed)
+            EXPECT_GT(r.timeSeconds, 0.0) << r.name << ": " << r.note;
+        else
+            EXPECT_NE(r.note.find("no duration"), std::string::npos) << r.note;
+        EXPECT_EQ(r.grid.x, cal::kGrid);
+        EXPECT_EQ(r.block.x, cal::kBlock);
+        if (r.name.find("fmaChains<float>") != std::string::npos)
+            ++ffma;
+        else if (r.name.find("fmaChains<double>") != std::string::npos)
+            ++dfma;
+        else
+            ADD_FAILURE() << "unexpected graph kernel " << r.name;
+    }
+    EXPECT_GE(ffma, 1u);
+    EXPECT_EQ(ffma, dfma);
+    EXPECT_GE(direct, 1u);
+}
+
+} // namespace
+
+TEST(GpuGraphs, KernelReplayMeasuresTheDirectLaunchesAndTimesTheGraphKernels) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    expectGraphKernelsAndExactDirectLaunches(runWithGraph(options, [](int) { return true; }),
+                                             options.mode);
+}
+
+TEST(GpuGraphs, IterationReplayMeasuresAgainAroundAnOccasionalGraph) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::IterationReplay;
+    expectGraphKernelsAndExactDirectLaunches(
+        runWithGraph(options, [](int step) { return step == 2; }), options.mode);
+}
+
+TEST(GpuGraphs, IterationReplayStopsMeasuringWhenEveryIterationLaunchesAGraph) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::IterationReplay;
+    const auto records = runWithGraph(options, [](int) { return true; });
+    std::size_t graphKernels = 0;
+    for (const auto& r : records) {
+        EXPECT_FALSE(r.measured) << r.name;
+        graphKernels += r.note.find("CUDA graph") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_GE(graphKernels, 8u); // two per step, every step
+}
+
+TEST(GpuGraphs, ScopeReplayMeasuresAgainAroundAnOccasionalGraph) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::ScopeReplay;
+    expectGraphKernelsAndExactDirectLaunches(
+        runWithGraph(options, [](int step) { return step == 2; }), options.mode);
+}
+
+TEST(GpuGraphs, TimingOnlyGraphKernelsGetNamesScopesAndDurations) {
+    ROOFLINE_REQUIRE_GPU();
+    ::setenv("ROOFLINE_TIMING_ONLY", "1", 1);
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.flushOnExit = false;
+    roofline::Session session{options};
+    ::unsetenv("ROOFLINE_TIMING_ONLY");
+    CapturedGraph graph{buffers};
+    {
+        roofline::ProfileScope s{"timed"};
+        graph.launch();
+        graph.launch();
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), 4u);
+    for (const auto& r : records) {
+        EXPECT_EQ(r.scopePath, "timed");
+        EXPECT_GT(r.timeSeconds, 0.0) << r.name << ": " << r.note;
+        EXPECT_NE(r.note.find("CUDA graph"), std::string::npos) << r.note;
+    }
+    EXPECT_NE(records[0].name.find("fmaChains<float>"), std::string::npos) << records[0].name;
+    EXPECT_NE(records[1].name.find("fmaChains<double>"), std::string::npos) << records[1].name;
+}
