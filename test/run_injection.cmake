@@ -10,72 +10,54 @@
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 
-function(count_recordings pattern out)
-  file(GLOB found "${DIR}/${pattern}")
-  list(LENGTH found n)
-  set(${out} ${n} PARENT_SCOPE)
-  set(${out}_files "${found}" PARENT_SCOPE)
+# `roofline run -o DIR/<name>-%p.rfl -- ARGN`; its output in run_out, its exit status in run_rc.
+function(profile name)
+  execute_process(COMMAND "${CLI}" run -o "${DIR}/${name}-%p.rfl" ${ARGN}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  set(run_out "${out}${err}" PARENT_SCOPE)
+  set(run_rc ${rc} PARENT_SCOPE)
 endfunction()
 
-execute_process(COMMAND "${CLI}" run -o "${DIR}/app-%p.rfl" -- "${APP}" 30 --graph --fork
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-if(NOT rc EQUAL 0 AND "${out}${err}" MATCHES "no CUDA-capable device|CUDA driver version is insufficient")
+# The run `name` exited 0 and left exactly one recording, which check_run.py accepts with ARGN.
+function(expect_one_recording name)
+  file(GLOB found "${DIR}/${name}-*.rfl")
+  list(LENGTH found n)
+  if(NOT run_rc EQUAL 0 OR NOT n EQUAL 1)
+    message(FATAL_ERROR "${name}: exit status ${run_rc}, ${n} recording(s) instead of 1: ${found}")
+  endif()
+  execute_process(COMMAND "${CLI}" report ${found} --group-by launch --csv "${DIR}/${name}.csv"
+    RESULT_VARIABLE rc OUTPUT_QUIET)
+  execute_process(COMMAND python3 "${SRC}/gpu/check_run.py" "${DIR}/${name}.csv" ${ARGN}
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name}: the recording is wrong (check_run.py ${ARGN})")
+  endif()
+endfunction()
+
+profile(app -- "${APP}" 30 --graph --fork)
+if(NOT run_rc EQUAL 0 AND run_out MATCHES "no CUDA-capable device|CUDA driver version is insufficient")
   message("SKIPPED no CUDA device")
   return()
 endif()
-count_recordings("app-*.rfl" n)
-if(NOT rc EQUAL 0 OR NOT n EQUAL 1)
-  message(FATAL_ERROR "roofline run: exit status ${rc}, ${n} recording(s) instead of 1: ${n_files}")
-endif()
-if(NOT err MATCHES "\\[roofline\\] profiling pid [0-9]+ on .*saved to ${DIR}/app-[0-9]+.rfl")
+expect_one_recording(app --graph)
+if(NOT run_out MATCHES "\\[roofline\\] profiling pid [0-9]+ on .*saved to ${DIR}/app-[0-9]+.rfl")
   message(FATAL_ERROR "roofline run did not say where the recording went")
 endif()
-execute_process(COMMAND "${CLI}" report ${n_files} --group-by launch --csv "${DIR}/app.csv"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-execute_process(COMMAND python3 "${SRC}/gpu/check_run.py" "${DIR}/app.csv" --graph RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the injected recording is wrong (check_run.py)")
-endif()
 
-execute_process(COMMAND "${CLI}" run --mode kernel -o "${DIR}/kernel-%p.rfl" -- "${APP}" 4 --graph
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-count_recordings("kernel-*.rfl" n)
-if(NOT rc EQUAL 0 OR NOT n EQUAL 1)
-  message(FATAL_ERROR "roofline run --mode kernel: exit status ${rc}, ${n} recording(s)\n${out}${err}")
-endif()
-execute_process(COMMAND "${CLI}" report ${n_files} --group-by launch --csv "${DIR}/kernel.csv"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-execute_process(COMMAND python3 "${SRC}/gpu/check_run.py" "${DIR}/kernel.csv" --graph --timed-graph
-  RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the kernel-replay recording of the graph program is wrong (check_run.py)")
-endif()
+profile(kernel --mode kernel -- "${APP}" 4 --graph)
+expect_one_recording(kernel --graph --timed-graph)
 
 set(time_cmd "")
 if(EXISTS /usr/bin/time)
   set(time_cmd "/usr/bin/time -p") # one string: it goes into the sh -c command line
 endif()
-execute_process(COMMAND "${CLI}" run -o "${DIR}/wrapped-%p.rfl" -- sh -c "${time_cmd} \"$0\" 30 --thread; true" "${APP}"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-count_recordings("wrapped-*.rfl" n)
-if(NOT rc EQUAL 0 OR NOT n EQUAL 1)
-  message(FATAL_ERROR "under wrappers: exit status ${rc}, ${n} recording(s) instead of 1: ${n_files}")
-endif()
-execute_process(COMMAND "${CLI}" report ${n_files} --group-by launch --csv "${DIR}/wrapped.csv"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-execute_process(COMMAND python3 "${SRC}/gpu/check_run.py" "${DIR}/wrapped.csv" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the recording from a second thread under wrappers is wrong")
-endif()
+profile(wrapped -- sh -c "${time_cmd} \"$0\" 30 --thread; true" "${APP}")
+expect_one_recording(wrapped)
 
-execute_process(COMMAND "${CLI}" run -o "${DIR}/query-%p.rfl" -- "${APP}" --query
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-count_recordings("query-*.rfl" n)
-if(NOT rc EQUAL 0 OR NOT n EQUAL 0)
-  message(FATAL_ERROR "a process that launched nothing: exit status ${rc}, ${n} recording(s)")
+profile(query -- "${APP}" --query)
+file(GLOB found "${DIR}/query-*.rfl")
+if(NOT run_rc EQUAL 0 OR found)
+  message(FATAL_ERROR "a process that launched nothing: exit status ${run_rc}, recordings: ${found}")
 endif()
 message("roofline run: one recording per profiled program, none from wrappers, forked children or a process that launched nothing")

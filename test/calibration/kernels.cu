@@ -1,4 +1,5 @@
 #include "calibration/expected.hpp"
+#include "calibration/fma_chains.cuh"
 #include "calibration/kernels.cuh"
 
 #include <roofline/profile_scope.hpp>
@@ -18,18 +19,6 @@ void check(cudaError_t e, const char* what) {
         std::fprintf(stderr, "calibration: %s failed: %s\n", what, cudaGetErrorString(e));
         std::abort(); // test fixture code, never part of the library
     }
-}
-
-template <typename T> __global__ void fmaChains(const T* in, T* out, T b, T c) {
-    const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-    T a0 = in[4 * t], a1 = in[4 * t + 1], a2 = in[4 * t + 2], a3 = in[4 * t + 3];
-    for (int i = 0; i < static_cast<int>(kIterations); ++i) {
-        a0 = fma(a0, b, c);
-        a1 = fma(a1, b, c);
-        a2 = fma(a2, b, c);
-        a3 = fma(a3, b, c);
-    }
-    out[4 * t] = a0, out[4 * t + 1] = a1, out[4 * t + 2] = a2, out[4 * t + 3] = a3;
 }
 
 __global__ void hfma2Chains(const __half2* in, __half2* out, __half2 b, __half2 c) {

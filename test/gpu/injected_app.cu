@@ -9,6 +9,7 @@
 // --fork: after step 0 a child is forked that never touches CUDA and exits normally;
 // --thread: the steps run on a second thread.
 #include "calibration/expected.hpp"
+#include "calibration/fma_chains.cuh"
 
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -24,18 +25,6 @@
 namespace {
 
 using namespace calibration;
-
-template <typename T> __global__ void fmaChains(const T* in, T* out, T b, T c) {
-    const std::size_t t = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-    T a0 = in[4 * t], a1 = in[4 * t + 1], a2 = in[4 * t + 2], a3 = in[4 * t + 3];
-    for (int i = 0; i < static_cast<int>(kIterations); ++i) {
-        a0 = fma(a0, b, c);
-        a1 = fma(a1, b, c);
-        a2 = fma(a2, b, c);
-        a3 = fma(a3, b, c);
-    }
-    out[4 * t] = a0, out[4 * t + 1] = a1, out[4 * t + 2] = a2, out[4 * t + 3] = a3;
-}
 
 void check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {

@@ -1,4 +1,5 @@
-// A C entry point to libroofline for scripts (ctypes), until `roofline run` exists (issue 14):
+// A C entry point to libroofline for scripts (ctypes) that drive the session themselves (`roofline
+// run` profiles an unmodified script; this shim lets a loop ask needsPass()):
 // the PyTorch checks load it, start a Session configured from ROOFLINE_* before their loop, ask
 // needsPass() after each step, and stop it after the loop.
 //
