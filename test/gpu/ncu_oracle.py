@@ -9,7 +9,7 @@ NCU.csv: the same program under
         --clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process \
         --nvtx-include "Train step 5/" --metrics <METRICS below> train_step --steps 7
 Both list one step's launches in launch order; they are compared launch by launch: the kernel,
-FP32 and tensor BF16 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
+FP32, tensor BF16 and TF32 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
 L1/L2/DRAM bytes and time (different steps, and under ncu every kernel runs alone: ratios).
 """
 import csv
@@ -22,6 +22,7 @@ METRICS = [
     "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
     "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
     "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
+    "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
 ]
 
 
@@ -40,6 +41,7 @@ def read_ncu(path):
             "name": r["Kernel Name"],
             "fp32": m[METRICS[0]] + m[METRICS[1]] + 2 * m[METRICS[2]],
             "tensor_bf16": m[METRICS[3]],
+            "tensor_tf32": m[METRICS[9]],
             "l1": m[METRICS[4]], "l2": m[METRICS[5]], "dram": m[METRICS[6]],
             "time": m[METRICS[7]] / m[METRICS[8]] if m[METRICS[8]] else 0.0,
         })
@@ -53,7 +55,8 @@ def read_ours(path):
     first = rows[0]["iteration"] if rows else ""
     rows = [r for r in rows if r["iteration"] == first]
     return [{"name": r["mangled_name"], "fp32": number(r["flops_fp32"]),
-             "tensor_bf16": number(r["flops_tensor_bf16"]), "l1": number(r["bytes_l1"]),
+             "tensor_bf16": number(r["flops_tensor_bf16"]),
+             "tensor_tf32": number(r["flops_tensor_tf32"]), "l1": number(r["bytes_l1"]),
              "l2": number(r["bytes_l2"]), "dram": number(r["bytes_dram"]),
              "time": number(r["time_s"])} for r in rows]
 
@@ -65,7 +68,7 @@ def main():
     names = sum(1 for i in range(n) if ours[i]["name"] == ncu[i]["name"])
     print(f"same kernel at the same position: {names} of {n}")
     failures = 0
-    for key in ("fp32", "tensor_bf16"):
+    for key in ("fp32", "tensor_bf16", "tensor_tf32"):
         equal = sum(1 for i in range(n) if ours[i][key] == ncu[i][key])
         print(f"{key}: equal on {equal} of {n} launches; totals {sum(o[key] for o in ours):.6g}"
               f" vs {sum(c[key] for c in ncu):.6g}")

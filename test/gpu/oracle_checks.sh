@@ -4,7 +4,8 @@
 #     with the cost of each (plain run, libroofline, ncu);
 #  2. PyTorch loops (conv2d, a transformer block) under libroofline, with thread-scoped and
 #     process-wide push/pop scopes, and their cost against the plain loop.
-#  3. the PyTorch conv2d loop against Nsight Compute, launch by launch, with process scopes.
+#  3. the PyTorch conv2d and transformer loops, unmodified, under `roofline run`, against Nsight
+#     Compute, launch by launch, with process scopes.
 #   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu]   (torch-ncu: only check 3)
 set -uo pipefail
 build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
@@ -17,20 +18,22 @@ t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "  wall $((($(date +%s%N) -
 
 shim="$build/test/libroofline_pyshim.so"
 cli="$build/libroofline/roofline"
-torch_vs_ncu() {
-  echo "== PyTorch conv2d loop, unmodified, under roofline run (process scopes) against ncu, step 5"
-  RL=0 t "$cli" run -o "$out/torch_conv.rfl" -- python3 "$root/test/gpu/torch_loop.py" none conv 40 \
+torch_vs_ncu() { # MODEL: the unmodified loop under roofline run against ncu, launch by launch
+  local model="$1"
+  echo "== PyTorch $model loop, unmodified, under roofline run (process scopes) against ncu, step 5"
+  RL=0 t "$cli" run -o "$out/torch_$model.rfl" -- python3 "$root/test/gpu/torch_loop.py" none $model 40 \
     2>&1 | grep -E "steps in|\[roofline\]|warn|wall" | cut -c1-250
-  "$build/libroofline/roofline" report "$out/torch_conv.rfl" --csv "$out/torch_conv.csv" > /dev/null
+  "$cli" report "$out/torch_$model.rfl" --csv "$out/torch_$model.csv" > /dev/null
   RL=0 t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
     --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "step 5/" \
-    --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" "$shim" conv 8 \
-    > "$out/torch_ncu.csv" 2> "$out/torch_ncu.err"
-  grep -E "wall|steps in" "$out/torch_ncu.err" "$out/torch_ncu.csv" | cut -c1-200
-  python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_conv.csv" "$out/torch_ncu.csv"
+    --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" none $model 8 \
+    > "$out/torch_ncu_$model.csv" 2> "$out/torch_ncu_$model.err"
+  grep -E "wall|steps in" "$out/torch_ncu_$model.err" "$out/torch_ncu_$model.csv" | cut -c1-200
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_$model.csv" "$out/torch_ncu_$model.csv"
 }
 if [[ "${3:-}" == torch-ncu ]]; then
-  torch_vs_ncu
+  torch_vs_ncu conv
+  torch_vs_ncu transformer
   exit
 fi
 
@@ -72,4 +75,7 @@ for model in conv transformer; do
   done
 done
 
-command -v ncu >/dev/null && torch_vs_ncu
+if command -v ncu >/dev/null; then
+  torch_vs_ncu conv
+  torch_vs_ncu transformer
+fi
