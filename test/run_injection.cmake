@@ -52,7 +52,9 @@ set(time_cmd "")
 if(EXISTS /usr/bin/time)
   set(time_cmd "/usr/bin/time -p") # one string: it goes into the sh -c command line
 endif()
-profile(wrapped -- sh -c "${time_cmd} \"$0\" 30 --thread; true" "${APP}")
+# "&& exit 0" keeps sh alive as the parent (no exec of the last command); a ";" would split
+# the argument in two (a CMake list)
+profile(wrapped -- sh -c "${time_cmd} \"$0\" 30 --thread && exit 0" "${APP}")
 expect_one_recording(wrapped)
 
 profile(query -- "${APP}" --query)
