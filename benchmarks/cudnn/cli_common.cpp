@@ -51,6 +51,9 @@ void addCommonOptions(CLI::App& app, CommonCli& cli, bool withAlgo) {
     app.add_option("--csv", cli.outputs.csv,
                    "write one row per kernel record (case columns first)");
     app.add_option("--cases-csv", cli.outputs.casesCsv, "write one row per case");
+    app.add_option("--seer-csv", cli.outputs.seerCsv,
+                   "write the SEER data set: one row per verified 2D case and engine (use with "
+                   "--algo every; roofline-seer fits it)");
     app.add_option("--plots", cli.outputs.plots,
                    "write PREFIX-layers.svg (time per layer, stacked by pass) and "
                    "PREFIX-timings.svg (violins of the timed runs per case and algorithm)");

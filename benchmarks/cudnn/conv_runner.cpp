@@ -143,6 +143,7 @@ CaseResult convCaseHeader(const ConvCase& c, int index) {
     r.source = c.source;
     r.analyticFlops = c.flops();
     r.tolerance = workloads::defaultTolerance(c.precision);
+    r.seerConfig = c.seerLine();
     return r;
 }
 
@@ -166,10 +167,25 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
         return {header};
 
     if (ctx.settings.algo == AlgoMode::Every) {
+        // cuDNN's heuristic order for this case: each engine's rank in it (SEER data sets compare
+        // the model's pick with the heuristic's).
+        // A failed query only leaves the ranks unknown, unless it left the device unusable.
+        std::vector<std::int64_t> heuristicOrder;
+        CaseResult query = header;
+        if (!guardCase(query, [&] {
+                for (const ConvPlan& p : graph->heuristicPlans(16))
+                    if (std::find(heuristicOrder.begin(), heuristicOrder.end(), p.engine) ==
+                        heuristicOrder.end())
+                        heuristicOrder.push_back(p.engine);
+            }))
+            return {query};
         for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
             CaseResult r = header;
             r.scope += ".eng" + std::to_string(e);
             r.algorithm = "eng" + std::to_string(e);
+            const auto rank = std::find(heuristicOrder.begin(), heuristicOrder.end(), e);
+            r.heuristicRank =
+                rank == heuristicOrder.end() ? -1 : static_cast<int>(rank - heuristicOrder.begin());
             std::string whyNot;
             ConvPlan plan = graph->planForEngine(e, whyNot);
             if (!plan.plan.get()) {

@@ -1,4 +1,5 @@
 #include "cudnn/sweep.hpp"
+#include "seer/cases.hpp"
 
 #include "cudnn/cuda_util.hpp"
 #include "workloads/plots.hpp"
@@ -215,6 +216,9 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
     try {
         if (!outputs.casesCsv.empty())
             workloads::writeCasesCsv(results, outputs.casesCsv);
+        if (!outputs.seerCsv.empty())
+            std::cout << "wrote " << seer::writeSeerCsv(results, outputs.seerCsv)
+                      << " SEER rows to " << outputs.seerCsv << '\n';
         if (!outputs.csv.empty())
             workloads::writeRecordsCsv(results, outputs.csv);
         if (!outputs.json.empty())

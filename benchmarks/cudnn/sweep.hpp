@@ -60,7 +60,7 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int caseIndex, int tensor);
 
 /// Options every benchmark executable takes, and the driver loop.
 struct SweepOutputs {
-    std::string json, csv, casesCsv, recording, plots;
+    std::string json, csv, casesCsv, seerCsv, recording, plots;
     bool profile = true;
     bool quiet = false;
 };

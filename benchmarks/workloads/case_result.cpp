@@ -20,12 +20,7 @@ namespace roofline::workloads {
 namespace {
 
 std::string quoted(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char ch : s)
-        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
+    return csvQuoted(s);
 }
 
 std::string number(double v) {

@@ -35,6 +35,13 @@ struct CaseResult {
     std::string layout;    ///< "NHWC", "seq-major", ...
     std::string algorithm; ///< engine or algorithm chosen / tried, e.g. "eng1 (tensor_core)"
     std::string source;    ///< workload file and line
+    /// SEER's one-line description ("batch in_channels in_width out_channels out_width
+    /// kernel_width stride padding") when the case is a 2D convolution SEER can describe
+    /// (square input, filter and stride, symmetric padding, no groups or dilation); "" otherwise.
+    std::string seerConfig;
+    /// --algo every: the engine's position in cuDNN's heuristic order for this case (0: the
+    /// heuristic's pick); -1: not in its list, or not known.
+    int heuristicRank = -1;
 
     CaseStatus status = CaseStatus::Passed;
     std::string reason; ///< one line when status is not Passed

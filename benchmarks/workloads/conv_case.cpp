@@ -190,6 +190,19 @@ std::array<long long, 3> ConvCase::output() const {
     return out;
 }
 
+std::string ConvCase::seerLine() const {
+    const auto out = output();
+    const bool square = spatialDims == 2 && input[1] == input[2] && filter[1] == filter[2] &&
+                        stride[1] == stride[2] && out[1] == out[2] && groups == 1 &&
+                        dilation[1] == 1 && dilation[2] == 1 && padPre[1] == padPre[2] &&
+                        padPost[1] == padPre[1] && padPost[2] == padPre[2];
+    if (!square || out[2] <= 0)
+        return "";
+    return std::to_string(n) + ' ' + std::to_string(c) + ' ' + std::to_string(input[2]) + ' ' +
+           std::to_string(k) + ' ' + std::to_string(out[2]) + ' ' + std::to_string(filter[2]) +
+           ' ' + std::to_string(stride[2]) + ' ' + std::to_string(padPre[2]);
+}
+
 std::string ConvCase::invalidReason() const {
     if (c % groups != 0)
         return "input channels " + std::to_string(c) + " are not divisible by groups " +

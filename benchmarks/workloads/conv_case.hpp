@@ -47,6 +47,10 @@ struct ConvCase {
     long long inputElements() const;
     long long filterElements() const;
     long long outputElements() const;
+    /// SEER's one-line form "batch in_channels in_width out_channels out_width kernel_width stride
+    /// padding" when SEER can describe the case (2D, square input, filter and stride, the same
+    /// padding on every side, no groups or dilation); "" otherwise.
+    std::string seerLine() const;
     /// "n32 c64 56x56 k64 3x3 s1 p1 g1" (3D: "8x8x8"; dilation and padding shown when not default).
     std::string shape() const;
 };

@@ -132,4 +132,36 @@ std::vector<CsvRow> readCsvRows(const std::string& text, const std::string& sour
     return rows;
 }
 
+std::string csvQuoted(const std::string& cell) {
+    if (cell.find_first_of(",\"\n\r") == std::string::npos)
+        return cell;
+    std::string out = "\"";
+    for (char ch : cell)
+        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+}
+
+std::vector<std::string> splitCsvLine(const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quoted) {
+            if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                cells.back() += line[++i];
+            else if (ch == '"')
+                quoted = false;
+            else
+                cells.back() += ch;
+        } else if (ch == '"') {
+            quoted = true;
+        } else if (ch == ',') {
+            cells.emplace_back();
+        } else if (ch != '\r') {
+            cells.back() += ch;
+        }
+    }
+    return cells;
+}
+
 } // namespace roofline::workloads

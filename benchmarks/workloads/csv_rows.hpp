@@ -31,6 +31,10 @@ std::vector<CsvRow> readCsvRows(const std::string& text, const std::string& sour
                                 const std::vector<std::string>& known);
 
 std::vector<std::string> split(const std::string& text, char separator);
+/// A CSV cell: quoted ("a, b" -> "\"a, b\"", inner quotes doubled) only when it must be.
+std::string csvQuoted(const std::string& cell);
+/// One CSV line's cells, quoted cells unquoted (the inverse of csvQuoted per cell).
+std::vector<std::string> splitCsvLine(const std::string& line);
 std::string trim(const std::string& text);
 std::string lowerCase(std::string text);
 

@@ -1,0 +1,76 @@
+#include "seer/cases.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace roofline::seer {
+
+std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cases,
+                                   std::map<std::string, std::size_t>* skipped) {
+    std::vector<SeerRow> rows;
+    auto skip = [&](const std::string& why) {
+        if (skipped)
+            ++(*skipped)[why];
+    };
+    for (const auto& c : cases) {
+        if (c.status != workloads::CaseStatus::Passed) {
+            skip(workloads::toString(c.status));
+            continue;
+        }
+        if (!c.verified) {
+            skip("not verified");
+            continue;
+        }
+        if (c.seerConfig.empty()) {
+            skip("no SEER form (3D, grouped, dilated or not square)");
+            continue;
+        }
+        if (c.records.empty() || c.eventMedianSeconds <= 0) {
+            skip("no kernel records or no time");
+            continue;
+        }
+        SeerRow r;
+        r.conv = parseSeerLine(c.seerConfig, c.source);
+        r.precision = c.precision;
+        r.pass = c.pass;
+        r.engine = c.algorithm;
+        r.timeSeconds = c.eventMedianSeconds;
+        r.flops = c.measuredFlops();
+        r.tensorFlops = c.measuredTensorFlops();
+        for (const KernelRecord& k : c.records) {
+            r.dramBytes += k.bytesAt(MemoryLevel::DRAM);
+            r.l1Bytes += k.bytesAt(MemoryLevel::L1);
+            r.l2Bytes += k.bytesAt(MemoryLevel::L2);
+            r.blocks += static_cast<double>(k.grid.x) * k.grid.y * k.grid.z;
+        }
+        const auto groups = c.kernelGroups();
+        if (!groups.empty() && groups.front().longest)
+            r.bound = toString(groups.front().longest->bound);
+        r.heuristicRank = c.heuristicRank;
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path) {
+    const auto rows = rowsFromCases(cases);
+    std::ostringstream text;
+    writeDataset(rows, text);
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary);
+        out << text.str();
+        if (!out)
+            throw SeerError("writing '" + temporary + "' failed");
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0)
+        throw SeerError("renaming '" + temporary + "' to '" + path + "' failed");
+    return rows.size();
+}
+
+} // namespace roofline::seer
