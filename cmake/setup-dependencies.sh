@@ -9,6 +9,7 @@ declare -A probes=(
   [cmake]="cmd:cmake" [ninja-build]="cmd:ninja" [g++]="cmd:g++"
   [libspdlog-dev]="inc:spdlog/spdlog.h" [nlohmann-json3-dev]="inc:nlohmann/json.hpp"
   [libcli11-dev]="inc:CLI/CLI.hpp" [libzstd-dev]="inc:zstd.h" [libgtest-dev]="inc:gtest/gtest.h"
+  [libeigen3-dev]="inc:eigen3/Eigen/Dense"
 )
 present() {
   case "$1" in

@@ -1,0 +1,188 @@
+// roofline-seer: SEER's kernel-time model per cuDNN engine, fitted on roofline-conv data
+// (docs/seer.md, docs/design/0012-seer-model.md).
+//   roofline-seer fit DATA.csv... -o model.json (--ceilings FILE | --roofs
+//   cuda=,tensor=,dram=,sms=) roofline-seer evaluate DATA.csv... (--model model.json | --ceilings
+//   FILE | --roofs ...) roofline-seer predict --model model.json CONFIGS.txt | --config "n c w k q
+//   r s p"
+#include "seer/evaluate.hpp"
+#include "workloads/csv_rows.hpp"
+
+#include "core/ceilings_file.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace {
+
+using namespace roofline::seer;
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        throw SeerError("cannot read '" + path + "'");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<SeerRow> readAll(const std::vector<std::string>& paths) {
+    std::vector<SeerRow> rows;
+    for (const auto& p : paths) {
+        std::istringstream in(readFile(p));
+        auto more = readDataset(in, p);
+        rows.insert(rows.end(), more.begin(), more.end());
+    }
+    std::set<std::string> precisions;
+    for (const auto& r : rows)
+        precisions.insert(r.precision);
+    if (precisions.size() > 1)
+        throw SeerError("the data mixes precisions (" + std::to_string(precisions.size()) +
+                        "): fit one model per precision, one data set each");
+    return rows;
+}
+
+// Roofs for the data's precision from a ceilings file (roofline ceilings -o), or given directly.
+Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
+                const std::string& precision) {
+    Roofs r;
+    if (!ceilingsPath.empty()) {
+        const auto c = roofline::core::loadCeilings(ceilingsPath);
+        auto rate = [&](const char* roof) {
+            const auto* m = c.find(roof);
+            return m ? m->perSecond : 0.0;
+        };
+        const bool half = precision == "fp16" || precision == "bf16";
+        r.cudaFlopsPerSecond = rate(half ? "fp16" : "fp32");
+        r.tensorFlopsPerSecond = rate(precision == "bf16"   ? "tensor_bf16"
+                                      : precision == "fp16" ? "tensor_fp16"
+                                                            : "tensor_tf32");
+        r.dramBytesPerSecond = rate("dram");
+        r.smCount = c.smCount;
+    }
+    for (const auto& item : roofline::workloads::split(given, ',')) {
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const double v = eq == std::string::npos ? 0 : std::atof(item.c_str() + eq + 1);
+        if (key == "cuda")
+            r.cudaFlopsPerSecond = v;
+        else if (key == "tensor")
+            r.tensorFlopsPerSecond = v;
+        else if (key == "dram")
+            r.dramBytesPerSecond = v;
+        else if (key == "sms")
+            r.smCount = v;
+        else if (!key.empty())
+            throw SeerError("--roofs: unknown key '" + key + "' (cuda, tensor, dram, sms)");
+    }
+    if (r.cudaFlopsPerSecond <= 0 || r.dramBytesPerSecond <= 0)
+        throw SeerError("no roofs: give --ceilings FILE (roofline ceilings -o FILE on the GPU) or "
+                        "--roofs cuda=FLOP/s,tensor=FLOP/s,dram=B/s,sms=N");
+    return r;
+}
+
+void split(const std::vector<SeerRow>& rows, std::vector<SeerRow>& train,
+           std::vector<SeerRow>& test) {
+    for (const auto& r : rows)
+        (isTestConfig(r.conv) ? test : train).push_back(r);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"roofline-seer: SEER's per-engine kernel-time model, fitted on roofline-conv "
+                 "data (docs/seer.md)"};
+    app.require_subcommand(1);
+    std::vector<std::string> data;
+    std::string model, output, ceilings, roofs, configsFile, config;
+    bool all = false;
+
+    auto* fit = app.add_subcommand("fit", "fit the model on the training split (70% of the "
+                                          "configurations) and write it");
+    fit->add_option("data", data, "SEER data sets (roofline-conv --seer-csv)")->required();
+    fit->add_option("-o,--output", output, "the model file to write")->required();
+    fit->add_option("--ceilings", ceilings, "roofs from a ceilings file (roofline ceilings -o)");
+    fit->add_option("--roofs", roofs, "roofs: cuda=FLOP/s,tensor=FLOP/s,dram=B/s,sms=N");
+    fit->add_flag("--all", all, "fit on every configuration (no held-out split)");
+
+    auto* evaluate = app.add_subcommand(
+        "evaluate", "Test-set-I (time error per engine) and Test-set-II (best engine per "
+                    "configuration) on the held-out 30%");
+    evaluate->add_option("data", data, "SEER data sets")->required();
+    evaluate->add_option("--model", model, "a model from fit (default: fit one on the split)");
+    evaluate->add_option("--ceilings", ceilings, "roofs from a ceilings file");
+    evaluate->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,sms=");
+
+    auto* predict = app.add_subcommand("predict", "predicted time per engine, best first, for "
+                                                  "configurations in SEER's one-line format");
+    predict->add_option("--model", model, "a model from fit")->required();
+    predict->add_option("configs", configsFile, "SEER configuration file");
+    predict->add_option("--config", config, "one configuration: \"n c w k q r s p\"");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    try {
+        if (fit->parsed() || (evaluate->parsed() && model.empty())) {
+            const auto rows = readAll(data);
+            std::vector<SeerRow> train, test;
+            if (all)
+                train = rows;
+            else
+                split(rows, train, test);
+            const Model m = Model::fit(
+                train, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision));
+            std::cerr << "fitted " << m.engines.size() << " engines on " << train.size()
+                      << " rows (" << m.skipped.size() << " engines with fewer than "
+                      << Model::kMinimumRows << " training rows skipped)\n";
+            if (fit->parsed()) {
+                std::ofstream(output) << m.toJson() << '\n';
+                std::cerr << "wrote " << output << '\n';
+                return 0;
+            }
+            printRowEvaluation(evaluateRows(m, test), std::cout);
+            printChoiceEvaluation(evaluateChoices(m, test), std::cout);
+            return 0;
+        }
+        const Model m = Model::fromJson(readFile(model), model);
+        if (evaluate->parsed()) {
+            std::vector<SeerRow> train, test;
+            split(readAll(data), train, test);
+            printRowEvaluation(evaluateRows(m, test), std::cout);
+            printChoiceEvaluation(evaluateChoices(m, test), std::cout);
+            return 0;
+        }
+        std::vector<ConvParams> configs;
+        if (!config.empty())
+            configs.push_back(parseSeerLine(config, "--config"));
+        if (!configsFile.empty()) {
+            std::istringstream in(readFile(configsFile));
+            auto more = readSeerConfigs(in, configsFile);
+            configs.insert(configs.end(), more.begin(), more.end());
+        }
+        if (configs.empty())
+            throw SeerError("predict: give a configuration file or --config \"n c w k q r s p\"");
+        for (const auto& c : configs) {
+            const auto ranked = rankEngines(m, c);
+            std::cout << c.key() << ": "
+                      << (ranked.empty() ? std::string("no engine modelled") : ranked[0].first)
+                      << '\n';
+            for (const auto& [engine, p] : ranked) {
+                char line[256];
+                std::snprintf(line, sizeof line, "  %-40.40s %10.2f us  %s-bound\n", engine.c_str(),
+                              p.seconds * 1e6, p.bound.c_str());
+                std::cout << line;
+            }
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "roofline-seer: " << e.what() << '\n';
+        return 2;
+    }
+}

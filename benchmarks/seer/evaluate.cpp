@@ -1,0 +1,167 @@
+#include "seer/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+namespace roofline::seer {
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+    return text;
+}
+
+} // namespace
+
+RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testRows) {
+    RowEvaluation out;
+    std::map<std::string, std::vector<double>> errors;
+    for (const SeerRow& r : testRows) {
+        auto it = model.engines.find(modelKey(r));
+        if (it == model.engines.end() || r.timeSeconds <= 0) {
+            ++out.unmodelledRows;
+            continue;
+        }
+        const double predicted = it->second.predict(r.conv, model.roofs).seconds;
+        errors[modelKey(r)].push_back(std::abs(predicted - r.timeSeconds) / r.timeSeconds);
+        out.points.push_back({modelKey(r), r.conv.key(), r.timeSeconds, predicted});
+    }
+    for (const auto& [engine, list] : errors) {
+        EngineError e;
+        e.engine = engine;
+        e.trainingRows = model.engines.at(engine).trainingRows;
+        e.testRows = list.size();
+        e.medianApe = median(list);
+        double sum = 0;
+        std::size_t within = 0;
+        for (double v : list) {
+            sum += v;
+            within += v <= 0.10 ? 1 : 0;
+        }
+        e.meanApe = sum / static_cast<double>(list.size());
+        e.within10 = static_cast<double>(within) / static_cast<double>(list.size());
+        out.engines.push_back(e);
+    }
+    return out;
+}
+
+ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>& testRows) {
+    std::map<std::string, std::vector<const SeerRow*>> byConfig;
+    for (const SeerRow& r : testRows)
+        if (r.timeSeconds > 0)
+            byConfig[r.pass + " " + r.conv.key()].push_back(&r); // a pass picks its own engine
+    ChoiceEvaluation out;
+    std::size_t top1 = 0, within = 0, hTop1 = 0, hWithin = 0;
+    double lost = 0, hLost = 0;
+    for (const auto& [config, rows] : byConfig) {
+        Choice c;
+        c.config = config;
+        const SeerRow* best = nullptr;
+        const SeerRow* pick = nullptr;
+        double pickPredicted = 0;
+        for (const SeerRow* r : rows) {
+            if (!best || r->timeSeconds < best->timeSeconds)
+                best = r;
+            if (r->heuristicRank == 0) {
+                c.heuristic = r->engine;
+                c.heuristicTime = r->timeSeconds;
+            }
+            auto it = model.engines.find(modelKey(*r));
+            if (it == model.engines.end())
+                continue;
+            ++c.candidates;
+            const double p = it->second.predict(r->conv, model.roofs).seconds;
+            if (!pick || p < pickPredicted) {
+                pick = r;
+                pickPredicted = p;
+            }
+        }
+        if (!pick)
+            continue; // no engine of this configuration is modelled
+        c.best = best->engine;
+        c.bestTime = best->timeSeconds;
+        c.predicted = pick->engine;
+        c.predictedTime = pick->timeSeconds;
+        top1 += c.predicted == c.best ? 1 : 0;
+        within += c.predictedTime <= 1.10 * c.bestTime ? 1 : 0;
+        lost += c.predictedTime / c.bestTime - 1;
+        out.totalPredicted += c.predictedTime;
+        out.totalBest += c.bestTime;
+        if (!c.heuristic.empty()) {
+            ++out.withHeuristic;
+            hTop1 += c.heuristic == c.best ? 1 : 0;
+            hWithin += c.heuristicTime <= 1.10 * c.bestTime ? 1 : 0;
+            hLost += c.heuristicTime / c.bestTime - 1;
+            out.totalHeuristic += c.heuristicTime;
+        }
+        out.configs.push_back(std::move(c));
+    }
+    const double n = static_cast<double>(out.configs.size());
+    if (n > 0) {
+        out.top1 = static_cast<double>(top1) / n;
+        out.within10 = static_cast<double>(within) / n;
+        out.meanLost = lost / n;
+    }
+    if (out.withHeuristic > 0) {
+        const double h = static_cast<double>(out.withHeuristic);
+        out.heuristicTop1 = static_cast<double>(hTop1) / h;
+        out.heuristicWithin10 = static_cast<double>(hWithin) / h;
+        out.heuristicMeanLost = hLost / h;
+    }
+    return out;
+}
+
+void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-40s %6s %6s %10s %10s %10s\n", "engine (Test-set-I)",
+                  "train", "test", "median err", "mean err", "within 10%");
+    out << line;
+    for (const EngineError& x : e.engines) {
+        std::snprintf(line, sizeof line, "%-40.40s %6zu %6zu %10s %10s %10s\n", x.engine.c_str(),
+                      x.trainingRows, x.testRows, percent(x.medianApe).c_str(),
+                      percent(x.meanApe).c_str(), percent(x.within10).c_str());
+        out << line;
+    }
+    if (e.unmodelledRows > 0)
+        out << e.unmodelledRows << " test rows belong to engines with too few training rows\n";
+}
+
+void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out) {
+    out << "Test-set-II: " << e.configs.size() << " configurations\n"
+        << "  model:     best engine picked " << percent(e.top1) << ", within 10% of the best "
+        << percent(e.within10) << ", mean time lost " << percent(e.meanLost) << '\n';
+    if (e.withHeuristic > 0)
+        out << "  heuristic: best engine picked " << percent(e.heuristicTop1)
+            << ", within 10% of the best " << percent(e.heuristicWithin10) << ", mean time lost "
+            << percent(e.heuristicMeanLost) << " (" << e.withHeuristic << " configurations)\n";
+    if (e.totalBest > 0) {
+        out << "  summed measured time of the picks: model "
+            << percent(e.totalPredicted / e.totalBest - 1) << " above the best";
+        if (e.totalHeuristic > 0)
+            out << ", heuristic " << percent(e.totalHeuristic / e.totalBest - 1) << " above";
+        out << '\n';
+    }
+}
+
+std::vector<std::pair<std::string, Prediction>> rankEngines(const Model& model,
+                                                            const ConvParams& conv) {
+    std::vector<std::pair<std::string, Prediction>> out;
+    for (const auto& [name, e] : model.engines)
+        out.emplace_back(name, e.predict(conv, model.roofs));
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second.seconds < b.second.seconds; });
+    return out;
+}
+
+} // namespace roofline::seer

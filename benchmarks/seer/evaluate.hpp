@@ -1,0 +1,60 @@
+#pragma once
+/// \file evaluate.hpp
+/// SEER's two evaluations (docs/design/0012-seer-model.md): per engine, the time error on held-out
+/// rows (Test-set-I); per held-out configuration, the engine the model picks against the measured
+/// best and against cuDNN's heuristic (Test-set-II). Pure C++.
+#include "seer/model.hpp"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace roofline::seer {
+
+struct EngineError {
+    std::string engine;
+    std::size_t trainingRows = 0, testRows = 0;
+    double medianApe = 0, meanApe = 0; ///< absolute percentage error, as a fraction
+    double within10 = 0;               ///< share of test rows within 10%
+};
+
+struct TimePoint {
+    std::string engine, config;
+    double measured = 0, predicted = 0;
+};
+
+struct RowEvaluation {
+    std::vector<EngineError> engines; ///< modelled engines with test rows, by name
+    std::vector<TimePoint> points;
+    std::size_t unmodelledRows = 0; ///< test rows of engines without a model
+};
+RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testRows);
+
+struct Choice {
+    std::string config;
+    std::string predicted, best, heuristic; ///< engines; heuristic "" when not recorded
+    double predictedTime = 0, bestTime = 0, heuristicTime = 0; ///< measured times
+    std::size_t candidates = 0; ///< measured engines the model could rank
+};
+
+struct ChoiceEvaluation {
+    std::vector<Choice> configs;
+    double top1 = 0;     ///< share where the predicted engine is the measured best
+    double within10 = 0; ///< share where its measured time is within 10% of the best
+    double meanLost = 0; ///< mean (predicted engine's time / best - 1)
+    double heuristicTop1 = 0, heuristicWithin10 = 0, heuristicMeanLost = 0;
+    std::size_t withHeuristic = 0; ///< configurations whose heuristic pick is known
+    double totalPredicted = 0, totalBest = 0, totalHeuristic = 0; ///< summed measured times
+};
+/// Per configuration of `testRows` (every engine measured on it), the modelled engine with the
+/// least predicted time against the measured times.
+ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>& testRows);
+
+void printRowEvaluation(const RowEvaluation& e, std::ostream& out);
+void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out);
+
+/// Predicted time per modelled engine for one configuration, fastest first.
+std::vector<std::pair<std::string, Prediction>> rankEngines(const Model& model,
+                                                            const ConvParams& conv);
+
+} // namespace roofline::seer

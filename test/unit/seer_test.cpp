@@ -1,0 +1,289 @@
+// SEER's model on the CPU (issue 15): the regression recovers known coefficients, the per-engine
+// model reproduces a synthetic data set whose metrics and times follow known formulas, the
+// evaluations count what they should, and the data set and model files round-trip.
+#include "seer/cases.hpp"
+#include "seer/evaluate.hpp"
+#include "workloads/conv_case.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace roofline::seer {
+namespace {
+
+const Roofs kRoofs{60e12, 400e12, 3e12, 132};
+
+// A synthetic engine: FLOPs, bytes and blocks follow the convolution's algebra with per-engine
+// factors; time = overhead + compute-time factor + memory-time factor (no noise).
+struct SyntheticEngine {
+    std::string name;
+    double flopsPerMac, tensorShare, bytesFactor, overhead, computeFactor, memoryFactor;
+};
+
+SeerRow row(const SyntheticEngine& e, const ConvParams& c) {
+    SeerRow r;
+    r.conv = c;
+    r.engine = e.name;
+    r.flops = e.flopsPerMac * c.macs() + 3 * termValue(Term::Output, c);
+    r.tensorFlops = e.tensorShare * r.flops;
+    r.dramBytes =
+        e.bytesFactor * 4 *
+        (termValue(Term::Input, c) + termValue(Term::Output, c) + termValue(Term::Filter, c));
+    r.blocks = std::ceil(termValue(Term::Output, c) / 4096) + c.batch;
+    const double compute = (r.flops - r.tensorFlops) / kRoofs.cudaFlopsPerSecond +
+                           r.tensorFlops / kRoofs.tensorFlopsPerSecond;
+    const double memory = r.dramBytes / kRoofs.dramBytesPerSecond;
+    r.timeSeconds = e.overhead + e.computeFactor * compute + e.memoryFactor * memory;
+    return r;
+}
+
+std::vector<ConvParams> sweep() {
+    std::vector<ConvParams> out;
+    for (double n : {1, 8, 32})
+        for (double c : {16, 64, 256})
+            for (double w : {14, 28, 56})
+                for (double k : {32, 128})
+                    for (double r : {1, 3})
+                        out.push_back({n, c, w, k, w, r, 1, std::floor(r / 2)});
+    return out;
+}
+
+const std::vector<SyntheticEngine> kEngines = {
+    {"eng0 (implicit gemm)", 2.0, 0.0, 1.0, 4e-6, 1.6, 1.1},
+    {"eng1 (tensor_core)", 2.1, 0.95, 1.3, 9e-6, 2.5, 1.4},
+    {"eng6 (winograd), knob 7", 1.1, 0.0, 2.0, 6e-6, 1.9, 1.2},
+};
+
+std::vector<SeerRow> dataset() {
+    std::vector<SeerRow> rows;
+    for (const auto& c : sweep())
+        for (const auto& e : kEngines)
+            rows.push_back(row(e, c));
+    return rows;
+}
+
+TEST(SeerRegression, RecoversKnownCoefficientsAndDropsNegativeOnes) {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y, z;
+    for (double a = 1; a <= 6; ++a)
+        for (double b = 1; b <= 4; ++b) {
+            x.push_back({a * 1e9, b, 1.0});
+            y.push_back(2 * a * 1e9 + 5 * b + 7);
+            z.push_back(2 * a * 1e9 - 5 * b + 1e3); // a negative true coefficient
+        }
+    const auto beta = relativeLeastSquares(x, y, true);
+    ASSERT_EQ(beta.size(), 3u);
+    EXPECT_NEAR(beta[0], 2.0, 1e-9);
+    EXPECT_NEAR(beta[1], 5.0, 1e-6);
+    EXPECT_NEAR(beta[2], 7.0, 1e-6);
+    const auto nonNegative = relativeLeastSquares(x, z, true);
+    EXPECT_EQ(nonNegative[1], 0.0);
+    EXPECT_GT(nonNegative[0], 0.0);
+}
+
+TEST(SeerModel, ReproducesAFormulaDataSetAndPicksTheBestEngine) {
+    const auto rows = dataset();
+    std::vector<SeerRow> train, test;
+    for (const auto& r : rows)
+        (isTestConfig(r.conv) ? test : train).push_back(r);
+    ASSERT_GE(train.size(), 3 * Model::kMinimumRows);
+    ASSERT_FALSE(test.empty());
+    const Model m = Model::fit(train, kRoofs);
+    ASSERT_EQ(m.engines.size(), 3u);
+    const RowEvaluation rowsEval = evaluateRows(m, test);
+    ASSERT_EQ(rowsEval.engines.size(), 3u);
+    for (const auto& e : rowsEval.engines) {
+        EXPECT_LT(e.medianApe, 1e-6) << e.engine;
+        EXPECT_EQ(e.within10, 1.0) << e.engine;
+    }
+    // The static and dynamic metrics themselves.
+    const ConvParams c{16, 64, 28, 128, 28, 3, 1, 1};
+    const SeerRow truth = row(kEngines[2], c);
+    const Prediction p = m.engines.at(kEngines[2].name).predict(c, kRoofs);
+    EXPECT_NEAR(p.flops / truth.flops, 1.0, 1e-9);
+    EXPECT_NEAR(p.dramBytes / truth.dramBytes, 1.0, 1e-9);
+    EXPECT_NEAR(p.seconds / truth.timeSeconds, 1.0, 1e-6);
+    const ChoiceEvaluation choices = evaluateChoices(m, test);
+    EXPECT_EQ(choices.top1, 1.0);
+    EXPECT_EQ(choices.within10, 1.0);
+    EXPECT_NEAR(choices.meanLost, 0.0, 1e-12);
+}
+
+TEST(SeerModel, EnginesWithTooFewRowsAreSkippedAndSaid) {
+    auto rows = dataset();
+    SeerRow lone = rows[0];
+    lone.engine = "eng9 (rare)";
+    rows.push_back(lone);
+    const Model m = Model::fit(rows, kRoofs);
+    EXPECT_EQ(m.engines.count("eng9 (rare)"), 0u);
+    EXPECT_EQ(m.skipped.at("eng9 (rare)"), 1u);
+    const RowEvaluation e = evaluateRows(m, {lone});
+    EXPECT_EQ(e.unmodelledRows, 1u);
+}
+
+TEST(SeerChoices, CountsTheModelAgainstTheMeasuredBestAndTheHeuristic) {
+    // Two configurations, two engines whose model times are known: eng A predicted faster.
+    Model m;
+    m.roofs = kRoofs;
+    EngineModel fast, slow;
+    fast.time = {1e-6};
+    slow.time = {2e-6};
+    m.engines["A"] = fast;
+    m.engines["B"] = slow;
+    auto make = [](double n, const char* engine, double seconds, int rank) {
+        SeerRow r;
+        r.conv = {n, 8, 8, 8, 8, 1, 1, 0};
+        r.engine = engine;
+        r.timeSeconds = seconds;
+        r.heuristicRank = rank;
+        return r;
+    };
+    // Config 1: A is the best (model right, heuristic B wrong by 50%).
+    // Config 2: B is the best by 20% (model wrong, heuristic right).
+    const std::vector<SeerRow> test = {make(1, "A", 10e-6, 1), make(1, "B", 15e-6, 0),
+                                       make(2, "A", 12e-6, 1), make(2, "B", 10e-6, 0)};
+    const ChoiceEvaluation e = evaluateChoices(m, test);
+    ASSERT_EQ(e.configs.size(), 2u);
+    EXPECT_EQ(e.top1, 0.5);
+    EXPECT_EQ(e.within10, 0.5);
+    EXPECT_NEAR(e.meanLost, (0.0 + 0.2) / 2, 1e-12);
+    EXPECT_EQ(e.withHeuristic, 2u);
+    EXPECT_EQ(e.heuristicTop1, 0.5);
+    EXPECT_NEAR(e.heuristicMeanLost, (0.5 + 0.0) / 2, 1e-12);
+    EXPECT_NEAR(e.totalPredicted, 22e-6, 1e-15);
+    EXPECT_NEAR(e.totalHeuristic, 25e-6, 1e-15);
+    EXPECT_NEAR(e.totalBest, 20e-6, 1e-15);
+}
+
+TEST(SeerData, RoundTripsWithQuotedEnginesAndNamesBadInput) {
+    auto rows = dataset();
+    rows.resize(4);
+    rows[1].engine = "eng3 (knobs: a=1, b=2)";
+    rows[1].bound = "DRAM 71%";
+    rows[1].heuristicRank = 0;
+    std::ostringstream out;
+    writeDataset(rows, out);
+    std::istringstream in(out.str());
+    const auto back = readDataset(in, "d.csv");
+    ASSERT_EQ(back.size(), 4u);
+    EXPECT_EQ(back[1].engine, "eng3 (knobs: a=1, b=2)");
+    EXPECT_EQ(back[1].bound, "DRAM 71%");
+    EXPECT_EQ(back[1].heuristicRank, 0);
+    EXPECT_EQ(back[2].conv.key(), rows[2].conv.key());
+    EXPECT_DOUBLE_EQ(back[3].timeSeconds, rows[3].timeSeconds);
+
+    std::istringstream noEngine("batch,in_channels,in_width,out_channels,out_width,kernel_width,"
+                                "stride,padding,time_s\n1,2,3,4,5,6,1,0,1e-3\n");
+    try {
+        readDataset(noEngine, "x.csv");
+        FAIL() << "a data set without an engine column was read";
+    } catch (const SeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("x.csv: no column 'engine'"), std::string::npos);
+    }
+    std::istringstream badCell("batch,in_channels,in_width,out_channels,out_width,kernel_width,"
+                               "stride,padding,engine,time_s\n1,2,three,4,5,6,1,0,e,1e-3\n");
+    try {
+        readDataset(badCell, "y.csv");
+        FAIL() << "a non-number was read";
+    } catch (const SeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("y.csv:2: column 'in_width': 'three'"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(SeerData, ReadsSeersOneLineFormat) {
+    std::istringstream in("# batch in_c in_w out_c out_w k stride pad\n"
+                          "32 64 56 64 56 3 1 1\n\n16 3 224 64 112 7 2 3  # stem\n");
+    const auto configs = readSeerConfigs(in, "layers.txt");
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[1].key(), "16 3 224 64 112 7 2 3");
+    EXPECT_DOUBLE_EQ(configs[0].macs(), 32.0 * 64 * 56 * 56 * 64 * 9);
+    EXPECT_THROW(parseSeerLine("1 2 3", "l:1"), SeerError);
+    EXPECT_THROW(parseSeerLine("1 2 3 4 5 6 0 0", "l:1"), SeerError); // stride 0
+}
+
+TEST(SeerData, TheSplitIsDeterministicAndNearSeventyThirty) {
+    std::size_t test = 0;
+    const auto configs = sweep();
+    for (const auto& c : configs)
+        test += isTestConfig(c) ? 1 : 0;
+    const double share = static_cast<double>(test) / static_cast<double>(configs.size());
+    EXPECT_GT(share, 0.15);
+    EXPECT_LT(share, 0.45);
+    EXPECT_EQ(isTestConfig(configs[5]), isTestConfig(configs[5]));
+}
+
+TEST(SeerModel, TheModelFileRoundTrips) {
+    const Model m = Model::fit(dataset(), kRoofs);
+    const Model back = Model::fromJson(m.toJson(), "model.json");
+    ASSERT_EQ(back.engines.size(), m.engines.size());
+    const ConvParams c{4, 32, 14, 64, 14, 3, 1, 1};
+    for (const auto& [name, e] : m.engines)
+        EXPECT_DOUBLE_EQ(back.engines.at(name).predict(c, back.roofs).seconds,
+                         e.predict(c, m.roofs).seconds)
+            << name;
+    EXPECT_THROW(Model::fromJson("{\"format\": \"other\"}", "x.json"), SeerError);
+}
+
+TEST(SeerData, RooflineConvCasesBecomeRowsOnlyWhenVerifiedAndDescribable) {
+    using workloads::CaseResult;
+    using workloads::CaseStatus;
+    auto kernel = [](double fp32, double tensor, double dram, std::uint32_t blocks) {
+        KernelRecord k;
+        k.measured = true;
+        k.flops[static_cast<std::size_t>(FlopKind::FP32)] = fp32;
+        k.flops[static_cast<std::size_t>(FlopKind::TensorTF32)] = tensor;
+        k.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] = dram;
+        k.grid = {blocks, 2, 1};
+        k.timeSeconds = 1e-5;
+        return k;
+    };
+    CaseResult good;
+    good.status = CaseStatus::Passed;
+    good.verified = true;
+    good.seerConfig = "32 64 56 64 56 3 1 1";
+    good.precision = "tf32";
+    good.pass = "fwd";
+    good.algorithm = "eng1 (tensor_core)";
+    good.eventMedianSeconds = 2e-4;
+    good.heuristicRank = 0;
+    good.records = {kernel(1e6, 3e9, 5e7, 100), kernel(2e5, 0, 1e6, 10)};
+    CaseResult unverified = good;
+    unverified.verified = false;
+    CaseResult threeD = good;
+    threeD.seerConfig.clear();
+    CaseResult failed = good;
+    failed.status = CaseStatus::VerifyFailed;
+    std::map<std::string, std::size_t> skipped;
+    const auto rows = rowsFromCases({good, unverified, threeD, failed}, &skipped);
+    ASSERT_EQ(rows.size(), 1u);
+    const SeerRow& r = rows[0];
+    EXPECT_EQ(r.conv.key(), "32 64 56 64 56 3 1 1");
+    EXPECT_EQ(r.engine, "eng1 (tensor_core)");
+    EXPECT_EQ(r.precision, "tf32");
+    EXPECT_DOUBLE_EQ(r.timeSeconds, 2e-4);
+    EXPECT_DOUBLE_EQ(r.flops, 1e6 + 3e9 + 2e5);
+    EXPECT_DOUBLE_EQ(r.tensorFlops, 3e9);
+    EXPECT_DOUBLE_EQ(r.dramBytes, 5e7 + 1e6);
+    EXPECT_DOUBLE_EQ(r.blocks, 200 + 20);
+    EXPECT_EQ(r.heuristicRank, 0);
+    EXPECT_EQ(skipped.at("not verified"), 1u);
+    EXPECT_EQ(skipped.size(), 3u);
+}
+
+TEST(SeerData, ConvCasesSayTheirSeerFormWhenTheyHaveOne) {
+    const auto square = workloads::parseConvSpec("n=32 c=64 size=56 k=64 kernel=3 pad=1", {});
+    ASSERT_FALSE(square.empty()); // one case per pass
+    EXPECT_EQ(square[0].seerLine(), "32 64 56 64 56 3 1 1");
+    const auto strided =
+        workloads::parseConvSpec("n=16 c=3 size=224 k=64 kernel=7 stride=2 pad=3", {});
+    EXPECT_EQ(strided[0].seerLine(), "16 3 224 64 112 7 2 3");
+    const auto grouped = workloads::parseConvSpec("n=1 c=8 size=8 k=8 kernel=3 pad=1 groups=2", {});
+    EXPECT_EQ(grouped[0].seerLine(), "");
+}
+
+} // namespace
+} // namespace roofline::seer
