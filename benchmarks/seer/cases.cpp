@@ -47,10 +47,13 @@ std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cas
             r.l1Bytes += k.bytesAt(MemoryLevel::L1);
             r.l2Bytes += k.bytesAt(MemoryLevel::L2);
             r.blocks += static_cast<double>(k.grid.x) * k.grid.y * k.grid.z;
+            r.waves += k.waves;
         }
         const auto groups = c.kernelGroups();
-        if (!groups.empty() && groups.front().longest)
+        if (!groups.empty() && groups.front().longest) {
             r.bound = toString(groups.front().longest->bound);
+            r.residentBlocks = groups.front().longest->residentBlocksPerSm;
+        }
         r.heuristicRank = c.heuristicRank;
         rows.push_back(std::move(r));
     }

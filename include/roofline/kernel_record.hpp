@@ -93,6 +93,14 @@ struct ROOFLINE_API KernelRecord {
     /// measured on this launch itself.
     std::uint32_t reusedSamples = 0;
     Dim3 grid, block;
+    int registersPerThread = -1;      ///< the kernel's registers per thread; -1: unknown
+    std::uint64_t sharedMemBytes = 0; ///< static + dynamic shared memory per block
+    /// Blocks of this launch one SM holds at once, by the device's occupancy rules (registers,
+    /// shared memory, threads, blocks per SM); 0: unknown.
+    int residentBlocksPerSm = 0;
+    /// ceil(blocks / (residentBlocksPerSm x SMs)): how many rounds of blocks the launch runs in;
+    /// 0: unknown.
+    double waves = 0.0;
     std::uint64_t stream = 0;   ///< stream handle value (0: default stream)
     std::uint64_t threadId = 0; ///< OS thread id (gettid) of the launching thread
     int device = 0;             ///< CUDA device ordinal

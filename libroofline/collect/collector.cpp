@@ -297,6 +297,8 @@ core::LaunchInfo Collector::launchInfo(const LaunchEvent& l, const Stack& stack)
     setScope(info, stack);
     info.grid = l.grid;
     info.block = l.block;
+    info.registersPerThread = l.registers;
+    info.sharedMemBytes = l.sharedMemBytes;
     info.stream = l.stream;
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;

@@ -55,7 +55,8 @@ struct LaunchEvent {
     int device = 0;
     const char* mangledName = "";
     Dim3 grid, block;
-    std::uint32_t sharedMemBytes = 0;
+    std::uint32_t sharedMemBytes = 0; ///< static + dynamic
+    int registers = -1;               ///< per thread; -1: unknown
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;
     std::uint64_t correlationId = 0;

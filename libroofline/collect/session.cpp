@@ -108,7 +108,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     l.mangledName = event.mangledName ? event.mangledName : "<unknown kernel>";
     l.grid = event.grid;
     l.block = event.block;
-    l.sharedMemBytes = event.sharedMemBytes;
+    l.sharedMemBytes = event.sharedMemBytes + event.staticSharedBytes;
+    l.registers = event.registers;
     l.stream = event.stream;
     l.threadId = currentThreadId();
     l.correlationId = event.correlationId;
@@ -133,7 +134,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
             l.mangledName = k.mangledName.c_str();
             l.grid = k.grid;
             l.block = k.block;
-            l.sharedMemBytes = k.sharedMemBytes;
+            l.sharedMemBytes = k.sharedMemBytes + k.staticSharedBytes;
+            l.registers = k.registers;
             collector->onLaunch(l, stack);
         }
     };

@@ -82,7 +82,13 @@ nlohmann::json toJson(const DeviceInfo& d) {
             {"memory_bus_width_bits", d.memoryBusWidthBits},
             {"l2_bytes", d.l2Bytes},
             {"memory_bytes", d.memoryBytes},
-            {"driver_version", d.driverVersion}};
+            {"driver_version", d.driverVersion},
+            {"occupancy",
+             {{"max_threads_per_sm", d.occupancy.maxThreadsPerSm},
+              {"max_blocks_per_sm", d.occupancy.maxBlocksPerSm},
+              {"registers_per_sm", d.occupancy.registersPerSm},
+              {"shared_bytes_per_sm", d.occupancy.sharedBytesPerSm},
+              {"reserved_shared_per_block", d.occupancy.reservedSharedPerBlock}}}};
 }
 
 DeviceInfo deviceFromJson(const nlohmann::json& j) {
@@ -103,6 +109,14 @@ DeviceInfo deviceFromJson(const nlohmann::json& j) {
     d.l2Bytes = integerAt<std::uint64_t>(j, "l2_bytes");
     d.memoryBytes = integerAt<std::uint64_t>(j, "memory_bytes");
     d.driverVersion = integerAt<int>(j, "driver_version");
+    if (j.contains("occupancy")) { // absent before issue 15
+        const auto& o = j.at("occupancy");
+        d.occupancy.maxThreadsPerSm = integerOr<int>(o, "max_threads_per_sm", 0);
+        d.occupancy.maxBlocksPerSm = integerOr<int>(o, "max_blocks_per_sm", 0);
+        d.occupancy.registersPerSm = integerOr<int>(o, "registers_per_sm", 0);
+        d.occupancy.sharedBytesPerSm = integerOr<int>(o, "shared_bytes_per_sm", 0);
+        d.occupancy.reservedSharedPerBlock = integerOr<int>(o, "reserved_shared_per_block", 0);
+    }
     return d;
 }
 
@@ -174,6 +188,8 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"replay", static_cast<int>(l.replay)},
             {"grid", {l.grid.x, l.grid.y, l.grid.z}},
             {"block", {l.block.x, l.block.y, l.block.z}},
+            {"registers", l.registersPerThread},
+            {"shared_mem_bytes", l.sharedMemBytes},
             {"stream", l.stream},
             {"chunk", l.chunk},
             {"range", l.range},
@@ -211,6 +227,8 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
                              : ReplayStatus::Clean;
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
+    l.registersPerThread = integerOr<int>(j, "registers", -1);             // absent before issue 15
+    l.sharedMemBytes = integerOr<std::uint64_t>(j, "shared_mem_bytes", 0); // absent before issue 15
     l.stream = integerAt<std::uint64_t>(j, "stream");
     l.chunk = integerAt<int>(j, "chunk");
     l.range = integerAt<std::uint32_t>(j, "range");

@@ -129,6 +129,8 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.replay = launch.replay;
     r.grid = launch.grid;
     r.block = launch.block;
+    r.registersPerThread = launch.registersPerThread;
+    r.sharedMemBytes = launch.sharedMemBytes;
     r.stream = launch.stream;
     r.threadId = launch.threadId;
     r.device = launch.device;
@@ -213,6 +215,18 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
         appendNote(r, text);
     }
     return r;
+}
+
+void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device) {
+    for (KernelRecord& r : records) {
+        if (r.registersPerThread < 0)
+            continue;
+        const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
+        r.residentBlocksPerSm =
+            residentBlocksPerSm(device.occupancy, threads, r.registersPerThread, r.sharedMemBytes);
+        r.waves = waves(std::uint64_t{r.grid.x} * r.grid.y * r.grid.z, r.residentBlocksPerSm,
+                        device.smCount);
+    }
 }
 
 } // namespace roofline::core

@@ -27,6 +27,8 @@ struct LaunchInfo {
     std::string iterationScope; ///< in memory only: the iteration scope's name, when numbered
     ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
+    int registersPerThread = -1;      ///< the kernel's registers per thread; -1: unknown
+    std::uint64_t sharedMemBytes = 0; ///< static + dynamic shared memory per block
     std::uint64_t stream = 0;
     std::uint64_t threadId = 0;      ///< OS thread that launched it (or opened the scope)
     std::uint64_t correlationId = 0; ///< CUPTI correlation id (joins timing-only activity)
@@ -41,6 +43,10 @@ struct LaunchInfo {
     std::string note;                ///< why unmeasured, or caveats (replay mismatch, ...)
     double timingSeconds = 0.0;      ///< timing-only records: duration from CUPTI activity
 };
+
+/// Each record's resident blocks per SM and waves, from its block, registers and shared memory and
+/// the device's limits (records whose kernel resources or device limits are unknown keep 0).
+void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device);
 
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM
 /// clock when those are known. Unknown devices get empty ceilings (bounds become "unknown").

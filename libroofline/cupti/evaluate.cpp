@@ -166,6 +166,7 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
     if (rec.metrics.empty()) { // timing-only recording
         for (const auto& launch : rec.launches)
             records.push_back(core::unmeasuredRecord(launch, ""));
+        core::addOccupancy(records, rec.device);
         return records;
     }
     const core::ChipProfile profile =
@@ -223,6 +224,7 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
         if (!chunkNote[chunk].empty())
             records.back().note += (records.back().note.empty() ? "" : "; ") + chunkNote[chunk];
     }
+    core::addOccupancy(records, rec.device);
     return records;
 }
 

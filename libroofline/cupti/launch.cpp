@@ -113,6 +113,15 @@ void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) 
         k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
         k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
         k.sharedMemBytes = p.sharedMemBytes;
+        int value = 0;
+        if (p.func &&
+            d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, p.func) == CUDA_SUCCESS)
+            k.registers = value;
+        if (p.func &&
+            d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, p.func) ==
+                CUDA_SUCCESS &&
+            value > 0)
+            k.staticSharedBytes = static_cast<std::uint32_t>(value);
         out.push_back(std::move(k));
     }
 }
@@ -201,15 +210,21 @@ const char* functionName(CUfunction f) noexcept {
 std::atomic<std::uint64_t> gLoadedBeforeLaunch{0};
 thread_local bool tLoadedInside = false;
 
-void loadBeforeLaunch(CUfunction f) noexcept {
+// Also reads the kernel's registers per thread and static shared memory into `e` (occupancy).
+void loadBeforeLaunch(CUfunction f, LaunchEvent& e) noexcept {
     const DriverApi* d = driver();
     if (!f || !d)
         return;
     tLoadedInside = false;
     int registers = 0;
-    d->funcGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    if (d->funcGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
+        e.registers = registers;
     if (tLoadedInside)
         gLoadedBeforeLaunch.fetch_add(1, std::memory_order_relaxed);
+    int shared = 0;
+    if (d->funcGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+        shared > 0)
+        e.staticSharedBytes = static_cast<std::uint32_t>(shared);
 }
 
 } // namespace
@@ -369,7 +384,7 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     }
     if (capturing(e.stream, cbid))
         return;
-    loadBeforeLaunch(f);
+    loadBeforeLaunch(f, e);
     e.mangledName = info->symbolName ? info->symbolName : functionName(f);
     if (!e.mangledName)
         e.mangledName = "<unknown kernel>";

@@ -27,6 +27,8 @@ struct GraphKernel {
     std::string mangledName;
     Dim3 grid, block;
     std::uint32_t sharedMemBytes = 0;
+    int registers = -1; ///< per thread; -1: unknown
+    std::uint32_t staticSharedBytes = 0;
 };
 
 struct LaunchEvent {
@@ -34,7 +36,9 @@ struct LaunchEvent {
     Kind kind = Kind::Kernel;
     const char* mangledName = nullptr; ///< valid during the sink call only (kernels)
     Dim3 grid, block;
-    std::uint32_t sharedMemBytes = 0; ///< dynamic shared memory of the launch
+    std::uint32_t sharedMemBytes = 0;    ///< dynamic shared memory of the launch
+    int registers = -1;                  ///< the kernel's registers per thread; -1: unknown
+    std::uint32_t staticSharedBytes = 0; ///< the kernel's static shared memory
     std::uint64_t stream = 0;
     void* context = nullptr;
     std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)

@@ -490,3 +490,52 @@ TEST(GpuCache, FlushBeforeEachPassGivesColdDramFigures) {
     cudaFree(in);
     cudaFree(out);
 }
+
+// Resident blocks per SM and waves (issue 15): each record's, from the kernel's registers and
+// shared memory as the launch callback read them and the device's limits, against the CUDA
+// runtime's own occupancy calculator for the same kernel, block and shared memory.
+TEST(GpuOccupancy, ResidentBlocksMatchTheRuntimesOccupancyCalculator) {
+    ROOFLINE_REQUIRE_GPU();
+    DeviceBuffer buffer(1 << 20);
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    options.metrics = roofline::MetricSet::Time;
+    options.flushOnExit = false;
+    struct Shape {
+        unsigned block;
+        std::size_t sharedBytes;
+    };
+    const Shape shapes[] = {{256, 0}, {1024, 0}, {128, 48 << 10}, {64, 100 << 10}};
+    for (const Shape& s : shapes)
+        if (s.sharedBytes > 48 << 10)
+            ASSERT_EQ(cudaFuncSetAttribute(tinyKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(s.sharedBytes)),
+                      cudaSuccess);
+    roofline::Session session{options};
+    ASSERT_TRUE(session.countersAvailable()) << session.status();
+    {
+        roofline::ProfileScope scope{"occupancy"};
+        for (const Shape& s : shapes)
+            tinyKernel<<<1000, s.block, s.sharedBytes>>>(buffer.p, 1 << 20);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+    const auto& records = session.stop();
+    ASSERT_EQ(records.size(), std::size(shapes));
+    int sms = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        int expected = 0;
+        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&expected, tinyKernel,
+                                                                shapes[i].block,
+                                                                shapes[i].sharedBytes),
+                  cudaSuccess);
+        cudaFuncAttributes attributes{};
+        ASSERT_EQ(cudaFuncGetAttributes(&attributes, tinyKernel), cudaSuccess);
+        EXPECT_EQ(records[i].registersPerThread, attributes.numRegs) << i;
+        EXPECT_EQ(records[i].sharedMemBytes, shapes[i].sharedBytes + attributes.sharedSizeBytes)
+            << i;
+        EXPECT_EQ(records[i].residentBlocksPerSm, expected) << "block " << shapes[i].block
+                                                            << ", shared " << shapes[i].sharedBytes;
+        EXPECT_EQ(records[i].waves, std::ceil(1000.0 / (expected * sms))) << i;
+    }
+}

@@ -503,8 +503,9 @@ TEST(CollectorIterationReplay, TheFirstIterationIsObservedOnlyWithNoProfiler) {
         EXPECT_FALSE(h.collector.onlyTheObservedIterationRan());
         EXPECT_EQ(h.backend.acquires, 1);
         EXPECT_EQ(h.backend.reenables, 0);
-        if (mode == CollectionMode::IterationReplay)
+        if (mode == CollectionMode::IterationReplay) {
             EXPECT_EQ(h.collector.coverage().iterationsNeeded, 3u);
+        }
         auto& l = h.finish();
         if (mode == CollectionMode::ScopeReplay) {
             ASSERT_EQ(l.size(), 1u);

@@ -155,6 +155,29 @@ TEST(Recording, PositionAndReuseRoundTrip) {
     EXPECT_EQ(k.reusedSamples, 2u);
 }
 
+// Occupancy (issue 15): the device's per-SM limits and each launch's registers and shared memory
+// survive a recording, and give the evaluated record its resident blocks and waves.
+TEST(Recording, OccupancyRoundTrip) {
+    auto original = sample();
+    original.device.occupancy = {2048, 32, 65536, 233472, 1024};
+    original.launches[0].registersPerThread = 128;
+    original.launches[0].sharedMemBytes = 0;
+    const auto r = parse(bytesOf(original));
+    EXPECT_EQ(r.device.occupancy.registersPerSm, 65536);
+    EXPECT_EQ(r.device.occupancy.reservedSharedPerBlock, 1024);
+    EXPECT_EQ(r.launches[0].registersPerThread, 128);
+    EXPECT_EQ(r.launches[1].registersPerThread, -1); // unknown
+    std::vector<KernelRecord> records = {core::unmeasuredRecord(r.launches[0], "test"),
+                                         core::unmeasuredRecord(r.launches[1], "test")};
+    core::addOccupancy(records, r.device);
+    // 128-thread blocks of 128 registers per thread: 16384 registers each, 4 per SM; the grid's
+    // 24 blocks fit in one wave on 132 SMs.
+    EXPECT_EQ(records[0].residentBlocksPerSm, 4);
+    EXPECT_EQ(records[0].waves, 1.0);
+    EXPECT_EQ(records[1].residentBlocksPerSm, 0);
+    EXPECT_EQ(records[1].waves, 0.0);
+}
+
 TEST(Recording, EveryTruncationIsReportedAsCorrupt) {
     const std::string bytes = bytesOf(sample());
     for (std::size_t n = 0; n < bytes.size(); n += (n < 64 ? 1 : 97)) {

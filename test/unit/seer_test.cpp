@@ -238,7 +238,9 @@ TEST(SeerData, RooflineConvCasesBecomeRowsOnlyWhenVerifiedAndDescribable) {
         k.flops[static_cast<std::size_t>(FlopKind::TensorTF32)] = tensor;
         k.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] = dram;
         k.grid = {blocks, 2, 1};
-        k.timeSeconds = 1e-5;
+        k.timeSeconds = blocks * 1e-7;
+        k.residentBlocksPerSm = blocks > 50 ? 4 : 8;
+        k.waves = blocks > 50 ? 2 : 1;
         return k;
     };
     CaseResult good;
@@ -269,6 +271,8 @@ TEST(SeerData, RooflineConvCasesBecomeRowsOnlyWhenVerifiedAndDescribable) {
     EXPECT_DOUBLE_EQ(r.tensorFlops, 3e9);
     EXPECT_DOUBLE_EQ(r.dramBytes, 5e7 + 1e6);
     EXPECT_DOUBLE_EQ(r.blocks, 200 + 20);
+    EXPECT_DOUBLE_EQ(r.waves, 2 + 1);
+    EXPECT_DOUBLE_EQ(r.residentBlocks, 4); // the dominant (longest) kernel's
     EXPECT_EQ(r.heuristicRank, 0);
     EXPECT_EQ(skipped.at("not verified"), 1u);
     EXPECT_EQ(skipped.size(), 3u);
