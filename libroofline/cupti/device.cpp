@@ -62,14 +62,19 @@ core::DeviceInfo openDevice(int ordinal, void** primaryContext) {
     info.memoryClockHz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3;
     info.memoryBusWidthBits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
     info.l2Bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-    // Occupancy limits per SM (resident blocks and waves of each launch; issue 15).
-    info.occupancy.maxThreadsPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-    info.occupancy.maxBlocksPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-    info.occupancy.registersPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    // Occupancy limits per SM (resident blocks and waves of each launch; issue 15). Optional: a
+    // driver that cannot say leaves them 0 (unknown), never the session without a device.
+    auto optional = [d, dev](CUdevice_attribute a) {
+        int v = 0;
+        return d->deviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+    };
+    info.occupancy.maxThreadsPerSm = optional(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    info.occupancy.maxBlocksPerSm = optional(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    info.occupancy.registersPerSm = optional(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
     info.occupancy.sharedBytesPerSm =
-        attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+        optional(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
     info.occupancy.reservedSharedPerBlock =
-        attribute(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+        optional(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
     size_t memory = 0;
     ROOFLINE_CU_CHECK(d->deviceTotalMem(&memory, dev));
     info.memoryBytes = memory;
