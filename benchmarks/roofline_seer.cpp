@@ -9,6 +9,8 @@
 
 #include "core/ceilings_file.hpp"
 
+#include <roofline/chart.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -85,10 +87,39 @@ Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
     return r;
 }
 
-void split(const std::vector<SeerRow>& rows, std::vector<SeerRow>& train,
-           std::vector<SeerRow>& test) {
-    for (const auto& r : rows)
-        (isTestConfig(r.conv) ? test : train).push_back(r);
+// The held-out side: the configurations of a SEER file when given (Test-set-II as SEER wrote
+// it), else the hash split's 30%.
+void split(const std::vector<SeerRow>& rows, const std::string& testConfigs,
+           std::vector<SeerRow>& train, std::vector<SeerRow>& test) {
+    std::set<std::string> held;
+    if (!testConfigs.empty()) {
+        std::istringstream in(readFile(testConfigs));
+        for (const auto& c : readSeerConfigs(in, testConfigs))
+            held.insert(c.key());
+    }
+    for (const auto& r : rows) {
+        const bool isTest =
+            testConfigs.empty() ? isTestConfig(r.conv) : held.count(r.conv.key()) > 0;
+        (isTest ? test : train).push_back(r);
+    }
+    if (!testConfigs.empty() && test.empty())
+        throw SeerError(testConfigs +
+                        ": none of its configurations is in the data set (measure "
+                        "them with roofline-conv " +
+                        testConfigs + " --algo every --seer-csv ...)");
+}
+
+void report(const Model& m, const std::vector<SeerRow>& test, const std::string& chart) {
+    const RowEvaluation rows = evaluateRows(m, test);
+    const ChoiceEvaluation choices = evaluateChoices(m, test);
+    printRowEvaluation(rows, std::cout);
+    printChoiceEvaluation(choices, std::cout);
+    if (chart.empty())
+        return;
+    const bool html = chart.size() >= 5 && chart.substr(chart.size() - 5) == ".html";
+    roofline::saveChart(chart, html ? evaluationHtml(rows, choices, "SEER model: evaluation")
+                                    : scatterOf(rows, "SEER model: predicted against measured"));
+    std::cout << "wrote " << chart << '\n';
 }
 
 } // namespace
@@ -98,7 +129,7 @@ int main(int argc, char** argv) {
                  "data (docs/seer.md)"};
     app.require_subcommand(1);
     std::vector<std::string> data;
-    std::string model, output, ceilings, roofs, configsFile, config;
+    std::string model, output, ceilings, roofs, configsFile, config, testConfigs, chart;
     bool all = false;
 
     auto* fit = app.add_subcommand("fit", "fit the model on the training split (70% of the "
@@ -108,6 +139,8 @@ int main(int argc, char** argv) {
     fit->add_option("--ceilings", ceilings, "roofs from a ceilings file (roofline ceilings -o)");
     fit->add_option("--roofs", roofs, "roofs: cuda=FLOP/s,tensor=FLOP/s,dram=B/s,sms=N");
     fit->add_flag("--all", all, "fit on every configuration (no held-out split)");
+    fit->add_option("--test-configs", testConfigs,
+                    "hold out these configurations (SEER's one-line format) instead of 30%");
 
     auto* evaluate = app.add_subcommand(
         "evaluate", "Test-set-I (time error per engine) and Test-set-II (best engine per "
@@ -116,6 +149,12 @@ int main(int argc, char** argv) {
     evaluate->add_option("--model", model, "a model from fit (default: fit one on the split)");
     evaluate->add_option("--ceilings", ceilings, "roofs from a ceilings file");
     evaluate->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,sms=");
+    evaluate->add_option("--test-configs", testConfigs,
+                         "Test-set-II as SEER wrote it: these configurations (one-line format) "
+                         "are held out instead of the hash split's 30%");
+    evaluate->add_option("--chart", chart,
+                         "FILE.html: the per-engine error table and the predicted-against-"
+                         "measured scatter; FILE.svg: the scatter");
 
     auto* predict = app.add_subcommand("predict", "predicted time per engine, best first, for "
                                                   "configurations in SEER's one-line format");
@@ -135,7 +174,7 @@ int main(int argc, char** argv) {
             if (all)
                 train = rows;
             else
-                split(rows, train, test);
+                split(rows, testConfigs, train, test);
             const Model m = Model::fit(
                 train, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision));
             std::cerr << "fitted " << m.engines.size() << " engines on " << train.size()
@@ -146,16 +185,14 @@ int main(int argc, char** argv) {
                 std::cerr << "wrote " << output << '\n';
                 return 0;
             }
-            printRowEvaluation(evaluateRows(m, test), std::cout);
-            printChoiceEvaluation(evaluateChoices(m, test), std::cout);
+            report(m, test, chart);
             return 0;
         }
         const Model m = Model::fromJson(readFile(model), model);
         if (evaluate->parsed()) {
             std::vector<SeerRow> train, test;
-            split(readAll(data), train, test);
-            printRowEvaluation(evaluateRows(m, test), std::cout);
-            printChoiceEvaluation(evaluateChoices(m, test), std::cout);
+            split(readAll(data), testConfigs, train, test);
+            report(m, test, chart);
             return 0;
         }
         std::vector<ConvParams> configs;

@@ -1,10 +1,13 @@
 #include "seer/evaluate.hpp"
 
+#include <roofline/chart.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 namespace roofline::seer {
 namespace {
@@ -152,6 +155,58 @@ void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out) {
             out << ", heuristic " << percent(e.totalHeuristic / e.totalBest - 1) << " above";
         out << '\n';
     }
+}
+
+std::string scatterOf(const RowEvaluation& rows, const std::string& title) {
+    std::map<std::string, ScatterSeries> byEngine;
+    for (const TimePoint& p : rows.points) {
+        ScatterSeries& s = byEngine[p.engine];
+        s.label = p.engine;
+        s.points.push_back({p.measured * 1e6, p.predicted * 1e6,
+                            p.engine + " @ " + p.config + ": measured " +
+                                std::to_string(p.measured * 1e6) + " us, predicted " +
+                                std::to_string(p.predicted * 1e6) + " us"});
+    }
+    std::vector<ScatterSeries> series;
+    for (auto& [name, s] : byEngine)
+        series.push_back(std::move(s));
+    PlotText text;
+    text.title = title;
+    text.subtitle = std::to_string(rows.points.size()) +
+                    " held-out cases (Test-set-I); dashed: +-10% of the measured time";
+    text.yLabel = "predicted time (us)";
+    return scatterSvg(series, text, "measured time (us)");
+}
+
+namespace {
+std::string escapeHtml(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    return out;
+}
+} // namespace
+
+std::string evaluationHtml(const RowEvaluation& rows, const ChoiceEvaluation& choices,
+                           const std::string& title) {
+    std::ostringstream o;
+    o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escapeHtml(title)
+      << "</title><style>body{font-family:DejaVu Sans,Arial,sans-serif}table{border-collapse:"
+         "collapse}td,th{padding:2px 10px;text-align:right}td:first-child,th:first-child{text-"
+         "align:left}tr:nth-child(even){background:#f2f2f2}.miss{color:#c00}</style></head><body>\n"
+      << "<h1>" << escapeHtml(title) << "</h1>\n<h2>Test-set-I: time error per engine</h2>\n"
+      << "<table><tr><th>engine</th><th>training rows</th><th>test rows</th><th>median "
+         "error</th><th>mean error</th><th>within 10%</th></tr>\n";
+    for (const EngineError& e : rows.engines)
+        o << "<tr" << (e.medianApe > 0.10 ? " class=\"miss\"" : "") << "><td>"
+          << escapeHtml(e.engine) << "</td><td>" << e.trainingRows << "</td><td>" << e.testRows
+          << "</td><td>" << percent(e.medianApe) << "</td><td>" << percent(e.meanApe) << "</td><td>"
+          << percent(e.within10) << "</td></tr>\n";
+    o << "</table>\n<h2>Test-set-II: the engine picked per configuration</h2>\n<pre>";
+    std::ostringstream summary;
+    printChoiceEvaluation(choices, summary);
+    o << escapeHtml(summary.str()) << "</pre>\n" << scatterOf(rows, title) << "</body></html>\n";
+    return o.str();
 }
 
 std::vector<std::pair<std::string, Prediction>> rankEngines(const Model& model,

@@ -53,6 +53,13 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out);
 void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out);
 
+/// The evaluation page: Test-set-I's per-engine table and Test-set-II's summary as HTML, with the
+/// predicted-against-measured scatter (one colour per engine) embedded.
+std::string evaluationHtml(const RowEvaluation& rows, const ChoiceEvaluation& choices,
+                           const std::string& title);
+/// The scatter alone (SVG).
+std::string scatterOf(const RowEvaluation& rows, const std::string& title);
+
 /// Predicted time per modelled engine for one configuration, fastest first.
 std::vector<std::pair<std::string, Prediction>> rankEngines(const Model& model,
                                                             const ConvParams& conv);

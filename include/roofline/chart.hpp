@@ -54,6 +54,19 @@ struct Distribution {
 ROOFLINE_API std::string violinSvg(const std::vector<Distribution>& distributions,
                                    const PlotText& text);
 
+/// Predicted against measured (or any y against x) on log axes with the same decades, one colour
+/// per series with a legend, the diagonal y = x and its +-10% band; a point's tooltip is its label.
+struct ScatterPoint {
+    double x = 0, y = 0;
+    std::string label;
+};
+struct ScatterSeries {
+    std::string label;
+    std::vector<ScatterPoint> points;
+};
+ROOFLINE_API std::string scatterSvg(const std::vector<ScatterSeries>& series, const PlotText& text,
+                                    const std::string& xLabel);
+
 /// Writes text (an SVG or HTML document) atomically; throws Error(Io) naming the path.
 ROOFLINE_API void saveChart(const std::string& path, const std::string& document);
 

@@ -329,4 +329,68 @@ std::string violinSvg(const std::vector<Distribution>& distributions, const Plot
     return o.str();
 }
 
+std::string scatterSvg(const std::vector<ScatterSeries>& series, const PlotText& text,
+                       const std::string& xLabel) {
+    std::ostringstream o;
+    header(o, text, "scatter");
+    std::vector<double> values;
+    for (const auto& s : series)
+        for (const auto& p : s.points)
+            if (p.x > 0 && p.y > 0 && std::isfinite(p.x) && std::isfinite(p.y)) {
+                values.push_back(p.x);
+                values.push_back(p.y);
+            }
+    // One range for both axes, so that the diagonal is y = x; the plot area is square.
+    const double side = kB - kT;
+    const report::LogAxis x = report::fitLogAxis(values, kL, kL + side, 1);
+    const report::LogAxis y = report::fitLogAxis(values, kB, kT, 1);
+    o << "<g class=\"axes\" data-min=\"" << x.lo << "\" data-max=\"" << x.hi << "\">\n";
+    for (double d : x.decades()) {
+        o << "<line x1=\"" << report::px(x.map(d)) << "\" y1=\"" << kT << "\" x2=\""
+          << report::px(x.map(d)) << "\" y2=\"" << kB << "\" stroke=\"#e4e4e4\"/>"
+          << "<text class=\"tick\" x=\"" << report::px(x.map(d)) << "\" y=\"" << (kB + 16)
+          << "\" text-anchor=\"middle\">" << report::siNumber(d) << "</text>\n";
+        o << "<line x1=\"" << kL << "\" y1=\"" << report::px(y.map(d)) << "\" x2=\"" << (kL + side)
+          << "\" y2=\"" << report::px(y.map(d)) << "\" stroke=\"#e4e4e4\"/>"
+          << "<text class=\"tick\" x=\"" << (kL - 6) << "\" y=\"" << report::px(y.map(d) + 4)
+          << "\" text-anchor=\"end\">" << report::siNumber(d) << "</text>\n";
+    }
+    o << "<text class=\"axis-label\" x=\"" << (kL + side / 2) << "\" y=\"" << (kB + 36)
+      << "\" text-anchor=\"middle\">" << report::escapeXml(xLabel) << " (log scale)</text>\n"
+      << "<text class=\"axis-label\" transform=\"translate(22," << (kT + kB) / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(text.yLabel)
+      << " (log scale)</text>\n</g>\n";
+    // y = x and the +-10% band around it.
+    const auto line = [&](double factor, const char* cls, const char* style) { // y = factor x
+        const double from = std::max(x.lo, x.lo / factor), to = std::min(x.hi, x.hi / factor);
+        o << "<line class=\"" << cls << "\" x1=\"" << report::px(x.map(from)) << "\" y1=\""
+          << report::px(y.map(from * factor)) << "\" x2=\"" << report::px(x.map(to)) << "\" y2=\""
+          << report::px(y.map(to * factor)) << "\" " << style << "/>\n";
+    };
+    line(1.0, "identity", "stroke=\"#333\"");
+    line(1.1, "band", "stroke=\"#999\" stroke-dasharray=\"4 3\"");
+    line(1.0 / 1.1, "band", "stroke=\"#999\" stroke-dasharray=\"4 3\"");
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const char* colour = kPalette[i % 10];
+        o << "<g class=\"series\" data-label=\"" << report::escapeXml(series[i].label)
+          << "\" data-points=\"" << series[i].points.size() << "\">\n";
+        for (const auto& p : series[i].points)
+            if (p.x > 0 && p.y > 0 && std::isfinite(p.x) && std::isfinite(p.y))
+                o << "<circle cx=\"" << report::px(x.map(p.x)) << "\" cy=\""
+                  << report::px(y.map(p.y)) << "\" r=\"3\" fill=\"" << colour
+                  << "\" fill-opacity=\"0.75\"><title>" << report::escapeXml(p.label)
+                  << "</title></circle>\n";
+        o << "</g>\n";
+        const double ly = kT + 14 + 18 * static_cast<double>(i);
+        o << "<circle cx=\"" << (kL + side + 30) << "\" cy=\"" << report::px(ly - 4)
+          << "\" r=\"4\" fill=\"" << colour << "\"/><text class=\"legend\" x=\"" << (kL + side + 40)
+          << "\" y=\"" << report::px(ly) << "\">"
+          << report::escapeXml(series[i].label.size() > 40 ? series[i].label.substr(0, 39) + "…"
+                                                           : series[i].label)
+          << "</text>\n";
+    }
+    o << "</svg>\n";
+    return o.str();
+}
+
 } // namespace roofline

@@ -270,6 +270,19 @@ TEST(SeedPlots, StackedBarsAndViolinsStructure) {
     EXPECT_EQ(violins.find("nan"), std::string::npos);
 }
 
+TEST(SeedPlots, ScatterHasOneColourPerSeriesAndTheDiagonalWithItsBand) {
+    const std::string svg = scatterSvg({{"eng0", {{10e-6, 11e-6, "a"}, {1e-3, 0.9e-3, "b"}}},
+                                        {"eng1", {{2e-5, 2e-5, "c"}, {0, 1, "dropped"}}}},
+                                       {"t", "s", "predicted"}, "measured");
+    EXPECT_EQ(count(svg, "class=\"series\""), 2u);
+    EXPECT_EQ(count(svg, "<circle cx"), 3u + 2u); // 3 points (a zero is dropped) + 2 legend dots
+    EXPECT_EQ(count(svg, "class=\"identity\""), 1u);
+    EXPECT_EQ(count(svg, "class=\"band\""), 2u);
+    EXPECT_EQ(attribute(svg, "g", "data-min"), "1e-05"); // both axes: whole decades around all
+    EXPECT_EQ(attribute(svg, "g", "data-max"), "0.001");
+    EXPECT_EQ(svg.find("nan"), std::string::npos);
+}
+
 TEST(Compare, MatchesByNameAndScopeAndReportsTheRest) {
     const std::vector<KernelRecord> a = {
         record("conv", "l1/fwd", 1e-3, FlopKind::FP32, 1e9, {1e8, 1e8, 1e8}),
