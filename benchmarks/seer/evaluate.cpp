@@ -12,13 +12,6 @@
 namespace roofline::seer {
 namespace {
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 std::string percent(double fraction) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);

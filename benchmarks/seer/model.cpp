@@ -33,13 +33,6 @@ MetricFit fitMetric(const std::vector<const SeerRow*>& rows, const std::vector<T
     return fit;
 }
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 // The time model's features for one configuration, from the metrics (measured when fitting,
 // predicted when predicting): 1, compute seconds, memory seconds, waves.
 std::vector<double> timeFeatures(double flops, double tensorFlops, double dramBytes, double waves,
@@ -59,6 +52,13 @@ double wavesOf(double blocks, double residentBlocks, const Roofs& roofs) {
 }
 
 } // namespace
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
 const char* toString(Term t) {
     switch (t) {

@@ -65,6 +65,9 @@ struct Model {
     static Model fromJson(const std::string& text, const std::string& name);
 };
 
+/// The median of `values` (0 when empty).
+double median(std::vector<double> values);
+
 /// Least squares on relative error: minimizes sum_i ((x_i . beta - y_i) / y_i)^2 over rows with
 /// y_i > 0, with beta >= 0 when `nonNegative` (terms with a negative coefficient are dropped and
 /// the rest fitted again). Columns are scaled before a rank-revealing QR. Exposed for tests.
