@@ -4,6 +4,7 @@
 #include "cudnn/cuda_util.hpp"
 #include "cudnn/rnn_runner.hpp"
 #include "gpu/gpu_test_support.hpp"
+#include "seer/cases.hpp"
 
 #include <roofline/session.hpp>
 
@@ -142,6 +143,35 @@ TEST_F(BenchmarkTest, EveryEngineIsItsOwnCaseAndRefusalsAreReported) {
     }
     EXPECT_GE(passed, 2u);
     EXPECT_GE(unsupported, 1u);
+}
+
+// SEER's collection path (issue 15): --algo every on a square case gives one row per verified
+// engine, with the heuristic's pick ranked 0, its kernels' blocks, resident blocks and waves.
+TEST_F(BenchmarkTest, EveryEngineOfASquareCaseBecomesASeerRow) {
+    ctx_.settings.algo = bench::AlgoMode::Every;
+    workloads::ConvDefaults d;
+    d.passes = {workloads::ConvPass::Forward};
+    const auto cases = workloads::parseConvSpec("n=8 c=32 size=28 k=64 kernel=3 pad=1", d);
+    const auto results = runProfiled(cases, bench::runConvCase);
+    std::map<std::string, std::size_t> skipped;
+    const auto rows = seer::rowsFromCases(results, &skipped);
+    std::size_t passed = 0, picks = 0;
+    for (const auto& r : results)
+        passed += r.status == CaseStatus::Passed && r.verified ? 1 : 0;
+    ASSERT_GE(rows.size(), 2u);
+    EXPECT_EQ(rows.size(), passed);
+    for (const auto& row : rows) {
+        SCOPED_TRACE(row.engine);
+        EXPECT_EQ(row.conv.key(), "8 32 28 64 28 3 1 1");
+        EXPECT_GT(row.timeSeconds, 0.0);
+        EXPECT_GT(row.flops, 0.0);
+        EXPECT_GT(row.dramBytes, 0.0);
+        EXPECT_GT(row.blocks, 0.0);
+        EXPECT_GT(row.residentBlocks, 0.0);
+        EXPECT_GE(row.waves, 1.0);
+        picks += row.heuristicRank == 0 ? 1 : 0;
+    }
+    EXPECT_LE(picks, 1u); // the heuristic's first engine, when it verified
 }
 
 TEST_F(BenchmarkTest, ImpossibleShapesAndWorkspaceLimitsAreStatusesNotErrors) {

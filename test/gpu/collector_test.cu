@@ -525,17 +525,16 @@ TEST(GpuOccupancy, ResidentBlocksMatchTheRuntimesOccupancyCalculator) {
     ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
     for (std::size_t i = 0; i < records.size(); ++i) {
         int expected = 0;
-        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&expected, tinyKernel,
-                                                                shapes[i].block,
-                                                                shapes[i].sharedBytes),
+        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &expected, tinyKernel, shapes[i].block, shapes[i].sharedBytes),
                   cudaSuccess);
         cudaFuncAttributes attributes{};
         ASSERT_EQ(cudaFuncGetAttributes(&attributes, tinyKernel), cudaSuccess);
         EXPECT_EQ(records[i].registersPerThread, attributes.numRegs) << i;
         EXPECT_EQ(records[i].sharedMemBytes, shapes[i].sharedBytes + attributes.sharedSizeBytes)
             << i;
-        EXPECT_EQ(records[i].residentBlocksPerSm, expected) << "block " << shapes[i].block
-                                                            << ", shared " << shapes[i].sharedBytes;
+        EXPECT_EQ(records[i].residentBlocksPerSm, expected)
+            << "block " << shapes[i].block << ", shared " << shapes[i].sharedBytes;
         EXPECT_EQ(records[i].waves, std::ceil(1000.0 / (expected * sms))) << i;
     }
 }
