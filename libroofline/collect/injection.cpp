@@ -68,15 +68,20 @@ void start(const cupti::LaunchEvent& event) {
 // The bootstrap sink: the first kernel (or graph) launch of the process starts the session and is
 // handed on to it; later launches go to the session's own tracker directly.
 void onFirstLaunch(const cupti::LaunchEvent& event, void*) noexcept {
+    // A launch from inside the session's own construction (none is known) must not wait on the
+    // lock this thread holds.
+    thread_local bool tStarting = false;
     if (event.exit || event.kind == cupti::LaunchEvent::Kind::ModuleLoaded ||
-        gDecided.load(std::memory_order_acquire))
+        gDecided.load(std::memory_order_acquire) || tStarting)
         return;
     std::lock_guard<std::mutex> lock(gStartMutex); // launches of other threads wait for it
     if (!gDecided.load(std::memory_order_relaxed)) {
+        tStarting = true;
         try {
             start(event);
         } catch (...) {
         }
+        tStarting = false;
         gDecided.store(true, std::memory_order_release);
     }
     if (gSession && cupti::LaunchTracker::active() != gBootstrap)
