@@ -58,12 +58,16 @@ Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
             const auto* m = c.find(roof);
             return m ? m->perSecond : 0.0;
         };
+        using roofline::FlopKind;
+        const auto flopRoof = [](FlopKind k) { return std::string(roofline::toString(k)); };
         const bool half = precision == "fp16" || precision == "bf16";
-        r.cudaFlopsPerSecond = rate(half ? "fp16" : "fp32");
-        r.tensorFlopsPerSecond = rate(precision == "bf16"   ? "tensor_bf16"
-                                      : precision == "fp16" ? "tensor_fp16"
-                                                            : "tensor_tf32");
-        r.dramBytesPerSecond = rate("dram");
+        r.cudaFlopsPerSecond = rate(flopRoof(half ? FlopKind::FP16 : FlopKind::FP32).c_str());
+        r.tensorFlopsPerSecond = rate(flopRoof(precision == "bf16"   ? FlopKind::TensorBF16
+                                               : precision == "fp16" ? FlopKind::TensorFP16
+                                                                     : FlopKind::TensorTF32)
+                                          .c_str());
+        r.dramBytesPerSecond =
+            rate(std::string(roofline::toString(roofline::MemoryLevel::DRAM)).c_str());
         r.smCount = c.smCount;
     }
     for (const auto& item : roofline::workloads::split(given, ',')) {
