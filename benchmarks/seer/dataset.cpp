@@ -167,6 +167,14 @@ void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out) {
     }
 }
 
+std::string boundClass(const std::string& bound) {
+    const std::string roof = bound.substr(0, bound.find(' '));
+    if (roof.empty() || roof == "unknown")
+        return "";
+    return roof == "L1" || roof == "L2" || roof == "DRAM" || roof == "shared" ? "memory"
+                                                                              : "compute";
+}
+
 std::string modelKey(const SeerRow& row) {
     return row.pass == "fwd" ? row.engine : row.pass + "/" + row.engine;
 }

@@ -54,6 +54,10 @@ struct SeerRow {
     int heuristicRank = -1;    ///< cuDNN heuristic's order for this configuration; 0: its pick
 };
 
+/// "memory" for a bound at a memory level ("DRAM 71%", "L2 40%", "L1 ..."), "compute" for one at a
+/// FLOP roof ("fp32 73%", "tensor_bf16 ..."), "" when unknown: SEER's classes.
+std::string boundClass(const std::string& bound);
+
 /// What the model keys its per-engine fits by: the engine, prefixed by the pass when it is not
 /// the forward one ("bwd-data/eng1 (tensor_core)"): one engine is another kernel in another pass.
 std::string modelKey(const SeerRow& row);

@@ -23,13 +23,20 @@ std::string percent(double fraction) {
 RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testRows) {
     RowEvaluation out;
     std::map<std::string, std::vector<double>> errors;
+    std::map<std::string, std::pair<std::size_t, std::size_t>> bounds; // agreeing, with a bound
     for (const SeerRow& r : testRows) {
         auto it = model.engines.find(modelKey(r));
         if (it == model.engines.end() || r.timeSeconds <= 0) {
             ++out.unmodelledRows;
             continue;
         }
-        const double predicted = it->second.predict(r.conv, model.roofs).seconds;
+        const Prediction p = it->second.predict(r.conv, model.roofs);
+        const double predicted = p.seconds;
+        if (const std::string measured = boundClass(r.bound); !measured.empty()) {
+            auto& [agree, total] = bounds[modelKey(r)];
+            agree += measured == p.bound ? 1 : 0;
+            ++total;
+        }
         errors[modelKey(r)].push_back(std::abs(predicted - r.timeSeconds) / r.timeSeconds);
         out.points.push_back({modelKey(r), r.conv.key(), r.timeSeconds, predicted});
     }
@@ -47,6 +54,9 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
         }
         e.meanApe = sum / static_cast<double>(list.size());
         e.within10 = static_cast<double>(within) / static_cast<double>(list.size());
+        if (auto b = bounds.find(engine); b != bounds.end() && b->second.second > 0)
+            e.boundAgreement =
+                static_cast<double>(b->second.first) / static_cast<double>(b->second.second);
         out.engines.push_back(e);
     }
     return out;
@@ -120,13 +130,14 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
 
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-40s %6s %6s %10s %10s %10s\n", "engine (Test-set-I)",
-                  "train", "test", "median err", "mean err", "within 10%");
+    std::snprintf(line, sizeof line, "%-40s %6s %6s %10s %10s %10s %12s\n", "engine (Test-set-I)",
+                  "train", "test", "median err", "mean err", "within 10%", "bound agrees");
     out << line;
     for (const EngineError& x : e.engines) {
-        std::snprintf(line, sizeof line, "%-40.40s %6zu %6zu %10s %10s %10s\n", x.engine.c_str(),
-                      x.trainingRows, x.testRows, percent(x.medianApe).c_str(),
-                      percent(x.meanApe).c_str(), percent(x.within10).c_str());
+        std::snprintf(line, sizeof line, "%-40.40s %6zu %6zu %10s %10s %10s %12s\n",
+                      x.engine.c_str(), x.trainingRows, x.testRows, percent(x.medianApe).c_str(),
+                      percent(x.meanApe).c_str(), percent(x.within10).c_str(),
+                      x.boundAgreement < 0 ? "-" : percent(x.boundAgreement).c_str());
         out << line;
     }
     if (e.unmodelledRows > 0)
@@ -189,12 +200,14 @@ std::string evaluationHtml(const RowEvaluation& rows, const ChoiceEvaluation& ch
          "align:left}tr:nth-child(even){background:#f2f2f2}.miss{color:#c00}</style></head><body>\n"
       << "<h1>" << escapeHtml(title) << "</h1>\n<h2>Test-set-I: time error per engine</h2>\n"
       << "<table><tr><th>engine</th><th>training rows</th><th>test rows</th><th>median "
-         "error</th><th>mean error</th><th>within 10%</th></tr>\n";
+         "error</th><th>mean error</th><th>within 10%</th><th>bound agrees</th></tr>\n";
     for (const EngineError& e : rows.engines)
         o << "<tr" << (e.medianApe > 0.10 ? " class=\"miss\"" : "") << "><td>"
           << escapeHtml(e.engine) << "</td><td>" << e.trainingRows << "</td><td>" << e.testRows
           << "</td><td>" << percent(e.medianApe) << "</td><td>" << percent(e.meanApe) << "</td><td>"
-          << percent(e.within10) << "</td></tr>\n";
+          << percent(e.within10) << "</td><td>"
+          << (e.boundAgreement < 0 ? std::string("-") : percent(e.boundAgreement))
+          << "</td></tr>\n";
     o << "</table>\n<h2>Test-set-II: the engine picked per configuration</h2>\n<pre>";
     std::ostringstream summary;
     printChoiceEvaluation(choices, summary);

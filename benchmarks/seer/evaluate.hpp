@@ -16,6 +16,9 @@ struct EngineError {
     std::size_t trainingRows = 0, testRows = 0;
     double medianApe = 0, meanApe = 0; ///< absolute percentage error, as a fraction
     double within10 = 0;               ///< share of test rows within 10%
+    /// Share of the test rows with a measured bound whose predicted class (compute or memory)
+    /// is the measured one, SEER's classification; -1 when no row has a measured bound.
+    double boundAgreement = -1;
 };
 
 struct TimePoint {

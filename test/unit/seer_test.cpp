@@ -157,6 +157,30 @@ TEST(SeerChoices, CountsTheModelAgainstTheMeasuredBestAndTheHeuristic) {
     EXPECT_NEAR(e.totalBest, 20e-6, 1e-15);
 }
 
+TEST(SeerModel, ThePredictedBoundClassIsComparedWithTheMeasuredOne) {
+    EXPECT_EQ(boundClass("DRAM 71%"), "memory");
+    EXPECT_EQ(boundClass("L2 40%"), "memory");
+    EXPECT_EQ(boundClass("fp32 73%"), "compute");
+    EXPECT_EQ(boundClass("tensor_bf16 12%"), "compute");
+    EXPECT_EQ(boundClass("unknown"), "");
+    EXPECT_EQ(boundClass(""), "");
+    // A compute-dominated engine: its predicted class is "compute" on every row.
+    const auto rows = dataset();
+    const Model m = Model::fit(rows, kRoofs);
+    std::vector<SeerRow> test;
+    for (const auto& r : rows)
+        if (r.engine == kEngines[0].name && r.conv.kernelWidth == 3 && r.conv.inChannels == 256)
+            test.push_back(r);
+    ASSERT_GE(test.size(), 4u);
+    for (std::size_t i = 0; i < test.size(); ++i)
+        test[i].bound = i % 2 ? "DRAM 80%" : "fp32 70%";
+    ASSERT_EQ(m.engines.at(kEngines[0].name).predict(test[0].conv, kRoofs).bound, "compute");
+    const RowEvaluation e = evaluateRows(m, test);
+    ASSERT_EQ(e.engines.size(), 1u);
+    EXPECT_NEAR(e.engines[0].boundAgreement, 0.5, 0.5 / static_cast<double>(test.size()));
+    EXPECT_EQ(evaluateRows(m, {rows[0]}).engines[0].boundAgreement, -1.0); // no measured bound
+}
+
 TEST(SeerData, RoundTripsWithQuotedEnginesAndNamesBadInput) {
     auto rows = dataset();
     rows.resize(4);
