@@ -51,7 +51,7 @@ Options injectedOptions(void* context) {
 }
 
 void start(const cupti::LaunchEvent& event) {
-    if (sessionsStarted() > 0) {
+    if (anySessionStarted()) {
         core::log().info("libroofline: the program constructs its own roofline::Session: the "
                          "injection stands aside");
         return;

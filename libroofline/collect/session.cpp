@@ -32,8 +32,7 @@ std::atomic<SessionState*> gActive{nullptr};
 
 namespace {
 
-std::atomic<std::uint32_t> gGenerations{0};
-std::atomic<std::uint32_t> gStarted{0};
+std::atomic<std::uint32_t> gGenerations{0}; // advanced by every Session constructed
 
 // Measured roofs when `roofline ceilings` cached them for this device, datasheet roofs otherwise.
 Ceilings deviceCeilings(const core::DeviceInfo& info) {
@@ -61,8 +60,8 @@ cupti::RangeMode rangeMode(CollectionMode mode) {
 
 } // namespace
 
-std::uint32_t sessionsStarted() noexcept {
-    return gStarted.load();
+bool anySessionStarted() noexcept {
+    return gGenerations.load() != 0;
 }
 
 namespace {
@@ -521,11 +520,9 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                          "application NVTX ranges go there, so only ProfileScopes are seen",
                          nvtx::otherInjection());
 
-    ++collect::gStarted;
     s.generation = (++collect::gGenerations) & 0x7fffffffu;
     if (s.generation == 0)
-        ++collect::gStarted;
-    s.generation = (++collect::gGenerations) & 0x7fffffffu;
+        s.generation = (++collect::gGenerations) & 0x7fffffffu;
     collect::SessionState* expected = nullptr;
     if (!collect::gActive.compare_exchange_strong(expected, &s))
         throw Error(ErrorCode::ProfilerBusy,

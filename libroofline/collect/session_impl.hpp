@@ -91,9 +91,9 @@ void trackPop(const char* domain, bool fromNvtx = false) noexcept;
 /// NVTX pops with nothing to pop, since the process started.
 std::uint64_t unbalancedPops() noexcept;
 
-/// Sessions constructed in this process so far (the injection stands aside when the program
+/// Whether a Session was constructed in this process (the injection stands aside when the program
 /// constructs its own).
-std::uint32_t sessionsStarted() noexcept;
+bool anySessionStarted() noexcept;
 /// Whether libroofline was loaded as the CUDA injection (`roofline run`): the session then says
 /// on standard error where its recording goes and went.
 bool injected() noexcept;
