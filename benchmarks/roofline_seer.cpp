@@ -54,20 +54,18 @@ Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
     Roofs r;
     if (!ceilingsPath.empty()) {
         const auto c = roofline::core::loadCeilings(ceilingsPath);
-        auto rate = [&](const char* roof) {
+        auto rate = [&](std::string_view roof) { // by the roof names of the ceilings file
             const auto* m = c.find(roof);
             return m ? m->perSecond : 0.0;
         };
         using roofline::FlopKind;
-        const auto flopRoof = [](FlopKind k) { return std::string(roofline::toString(k)); };
+        using roofline::toString;
         const bool half = precision == "fp16" || precision == "bf16";
-        r.cudaFlopsPerSecond = rate(flopRoof(half ? FlopKind::FP16 : FlopKind::FP32).c_str());
-        r.tensorFlopsPerSecond = rate(flopRoof(precision == "bf16"   ? FlopKind::TensorBF16
+        r.cudaFlopsPerSecond = rate(toString(half ? FlopKind::FP16 : FlopKind::FP32));
+        r.tensorFlopsPerSecond = rate(toString(precision == "bf16"   ? FlopKind::TensorBF16
                                                : precision == "fp16" ? FlopKind::TensorFP16
-                                                                     : FlopKind::TensorTF32)
-                                          .c_str());
-        r.dramBytesPerSecond =
-            rate(std::string(roofline::toString(roofline::MemoryLevel::DRAM)).c_str());
+                                                                     : FlopKind::TensorTF32));
+        r.dramBytesPerSecond = rate(toString(roofline::MemoryLevel::DRAM));
         r.smCount = c.smCount;
     }
     for (const auto& item : roofline::workloads::split(given, ',')) {
@@ -185,7 +183,7 @@ int main(int argc, char** argv) {
                       << " rows (" << m.skipped.size() << " engines with fewer than "
                       << Model::kMinimumRows << " training rows skipped)\n";
             if (fit->parsed()) {
-                std::ofstream(output) << m.toJson() << '\n';
+                roofline::saveChart(output, m.toJson() + '\n');
                 std::cerr << "wrote " << output << '\n';
                 return 0;
             }

@@ -1,10 +1,8 @@
 #include "seer/cases.hpp"
 
+#include <roofline/chart.hpp>
 #include <roofline/kernel_record.hpp>
 
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -64,15 +62,7 @@ std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const 
     const auto rows = rowsFromCases(cases);
     std::ostringstream text;
     writeDataset(rows, text);
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary);
-        out << text.str();
-        if (!out)
-            throw SeerError("writing '" + temporary + "' failed");
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0)
-        throw SeerError("renaming '" + temporary + "' to '" + path + "' failed");
+    saveChart(path, text.str()); // libroofline's atomic write of a text document
     return rows.size();
 }
 

@@ -18,7 +18,8 @@ namespace roofline::seer {
 std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cases,
                                    std::map<std::string, std::size_t>* skipped = nullptr);
 
-/// Writes rowsFromCases(cases) to `path` (atomically); returns the number of rows.
+/// Writes rowsFromCases(cases) to `path` (atomically; throws roofline::Error(Io)); returns the
+/// number of rows.
 std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path);
 
 } // namespace roofline::seer

@@ -19,10 +19,6 @@ namespace roofline::workloads {
 
 namespace {
 
-std::string quoted(const std::string& s) {
-    return csvQuoted(s);
-}
-
 std::string number(double v) {
     if (!std::isfinite(v))
         return "0";
@@ -70,9 +66,9 @@ std::ofstream openOutput(const std::string& path) {
 const char* kCaseColumns = "case,scope,name,workload,shape,pass,precision,layout,algorithm,status";
 
 std::string caseColumns(const CaseResult& c) {
-    return std::to_string(c.index) + ',' + quoted(c.scope) + ',' + quoted(c.name) + ',' +
-           quoted(c.workload) + ',' + quoted(c.shape) + ',' + c.pass + ',' + c.precision + ',' +
-           quoted(c.layout) + ',' + quoted(c.algorithm) + ',' + toString(c.status);
+    return std::to_string(c.index) + ',' + csvQuoted(c.scope) + ',' + csvQuoted(c.name) + ',' +
+           csvQuoted(c.workload) + ',' + csvQuoted(c.shape) + ',' + c.pass + ',' + c.precision +
+           ',' + csvQuoted(c.layout) + ',' + csvQuoted(c.algorithm) + ',' + toString(c.status);
 }
 
 } // namespace
@@ -235,15 +231,15 @@ void writeCasesCsv(const std::vector<CaseResult>& cases, const std::string& path
         const auto groups = c.kernelGroups();
         const CaseResult::KernelGroup* d = groups.empty() ? nullptr : &groups.front();
         const double total = c.profiledSeconds();
-        out << caseColumns(c) << ',' << quoted(c.reason) << ',' << quoted(c.source) << ','
+        out << caseColumns(c) << ',' << csvQuoted(c.reason) << ',' << csvQuoted(c.source) << ','
             << (c.verified ? 1 : 0) << ',' << number(c.maxError) << ',' << number(c.tolerance)
             << ',' << c.repeats << ',' << number(c.eventMedianSeconds) << ','
             << number(c.eventMinSeconds) << ',' << number(c.profiledSeconds()) << ','
             << c.records.size() << ',' << number(c.workspaceBytes) << ',' << number(c.analyticFlops)
             << ',' << number(c.measuredFlops()) << ',' << number(c.measuredTensorFlops()) << ','
-            << quoted(d ? d->name : "") << ',' << (d ? d->launches : 0) << ','
+            << csvQuoted(d ? d->name : "") << ',' << (d ? d->launches : 0) << ','
             << number(d && total > 0 ? d->seconds / total : 0.0) << ','
-            << quoted(d ? toString(d->longest->bound) : "") << '\n';
+            << csvQuoted(d ? toString(d->longest->bound) : "") << '\n';
     }
     if (!out)
         throw WorkloadError("writing '" + path + "' failed");

@@ -286,10 +286,7 @@ int main(int argc, char** argv) {
                     run.variables.emplace_back(kRunOptions[i].variable, runValues[i]);
             if (timingOnly)
                 run.variables.emplace_back("ROOFLINE_TIMING_ONLY", "1");
-            const int rc = cli::run(run); // returns only when the command could not be run
-            if (rc != 0)
-                return rc;
-            return 0;
+            return cli::run(run); // returns only when the command could not be run
         }
         return cli::report(report);
     } catch (const Error& e) {

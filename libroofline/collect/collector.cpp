@@ -746,11 +746,7 @@ void Collector::onGraphLaunch(std::size_t slot) noexcept {
     // collection; inside a user range its kernels add time but no instruction counts; in kernel
     // replay the graph is one range that misses most of its kernels' work.
     if (config_.mode == CollectionMode::KernelReplay) {
-        if (s.running)
-            guard(s, [&] {
-                s.running = false;
-                s.backend->stop();
-            });
+        guard(s, [&] { pauseKernelReplay(s); });
         return;
     }
     if (!s.passOpen)
@@ -773,11 +769,7 @@ void Collector::onGraphLaunch(std::size_t slot) noexcept {
 
 void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
     if (!admits(l, stack)) {
-        if (s.running)
-            guard(s, [&] {
-                s.running = false;
-                s.backend->stop();
-            });
+        guard(s, [&] { pauseKernelReplay(s); });
         return;
     }
     const std::int64_t index = addLaunch(l, stack);
@@ -796,12 +788,18 @@ void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& s
         appendNote(launches_[static_cast<std::size_t>(index)].note, config_.timingReason);
 }
 
-// Kernel replay: ends the open window and evaluates the ranges its image holds.
-void Collector::closeWindow(Slot& s) {
+// Kernel replay: no range for the launches that follow until the next measured one starts the
+// profiler again (the ranges so far stay in the open window).
+void Collector::pauseKernelReplay(Slot& s) {
     if (s.running) {
         s.running = false;
         s.backend->stop();
     }
+}
+
+// Kernel replay: ends the open window and evaluates the ranges its image holds.
+void Collector::closeWindow(Slot& s) {
+    pauseKernelReplay(s);
     if (!s.members.empty())
         completeImage(s);
 }

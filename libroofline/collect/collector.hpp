@@ -323,6 +323,7 @@ private:
     void dropCycle(Slot& s);
     void scopePush(Stack& stack);
     void noteMismatch(Slot& s, const std::string& what);
+    void pauseKernelReplay(Slot& s);
     void closeWindow(Slot& s);
     void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
     void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);

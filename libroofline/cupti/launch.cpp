@@ -48,6 +48,18 @@ constexpr CUpti_CallbackId kGraphCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
 
+// A kernel's registers per thread and static shared memory (for occupancy); each left as it was
+// when the driver cannot say.
+void readResources(CUfunction f, int& registers, std::uint32_t& staticSharedBytes) noexcept {
+    const DriverApi* d = driver();
+    int value = 0;
+    if (d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
+        registers = value;
+    if (d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+        value > 0)
+        staticSharedBytes = static_cast<std::uint32_t>(value);
+}
+
 // The kernel nodes of `graph` (child graphs included) in dependency order: nodes whose
 // predecessors were all listed, in the graph's own node order among those ready (for a graph
 // captured from one stream, the capture order). Empty when the driver cannot say.
@@ -113,15 +125,8 @@ void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) 
         k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
         k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
         k.sharedMemBytes = p.sharedMemBytes;
-        int value = 0;
-        if (p.func &&
-            d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, p.func) == CUDA_SUCCESS)
-            k.registers = value;
-        if (p.func &&
-            d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, p.func) ==
-                CUDA_SUCCESS &&
-            value > 0)
-            k.staticSharedBytes = static_cast<std::uint32_t>(value);
+        if (p.func)
+            readResources(p.func, k.registers, k.staticSharedBytes);
         out.push_back(std::move(k));
     }
 }
@@ -210,21 +215,15 @@ const char* functionName(CUfunction f) noexcept {
 std::atomic<std::uint64_t> gLoadedBeforeLaunch{0};
 thread_local bool tLoadedInside = false;
 
-// Also reads the kernel's registers per thread and static shared memory into `e` (occupancy).
+// Reading the kernel's resources (registers and static shared memory, for occupancy) is the
+// attribute query that loads it.
 void loadBeforeLaunch(CUfunction f, LaunchEvent& e) noexcept {
-    const DriverApi* d = driver();
-    if (!f || !d)
+    if (!f || !driver())
         return;
     tLoadedInside = false;
-    int registers = 0;
-    if (d->funcGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
-        e.registers = registers;
+    readResources(f, e.registers, e.staticSharedBytes);
     if (tLoadedInside)
         gLoadedBeforeLaunch.fetch_add(1, std::memory_order_relaxed);
-    int shared = 0;
-    if (d->funcGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
-        shared > 0)
-        e.staticSharedBytes = static_cast<std::uint32_t>(shared);
 }
 
 } // namespace
