@@ -55,6 +55,8 @@ const DriverApi* load() noexcept {
         api.graphGetNodes = nullptr; // appendKernels() checks this one
     api.kernelGetName =
         reinterpret_cast<decltype(api.kernelGetName)>(dlsym(lib, "cuKernelGetName"));
+    api.kernelGetFunction =
+        reinterpret_cast<decltype(api.kernelGetFunction)>(dlsym(lib, "cuKernelGetFunction"));
     api.streamIsCapturing =
         reinterpret_cast<decltype(api.streamIsCapturing)>(dlsym(lib, "cuStreamIsCapturing"));
     gLoadError.clear();

@@ -33,6 +33,8 @@ struct DriverApi {
     decltype(&::cuGraphKernelNodeGetParams) graphKernelNodeGetParams; // _v2
     decltype(&::cuGraphChildGraphNodeGetGraph) graphChildGraphNodeGetGraph;
     decltype(&::cuKernelGetName) kernelGetName;
+    /// A library kernel's function in the current context (loads it); optional.
+    decltype(&::cuKernelGetFunction) kernelGetFunction;
     /// Launches into a capturing stream only record graph nodes: they run at cuGraphLaunch.
     decltype(&::cuStreamIsCapturing) streamIsCapturing;
 };

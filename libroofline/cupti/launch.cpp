@@ -48,16 +48,38 @@ constexpr CUpti_CallbackId kGraphCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
 
-// A kernel's registers per thread and static shared memory (for occupancy); each left as it was
-// when the driver cannot say.
-void readResources(CUfunction f, int& registers, std::uint32_t& staticSharedBytes) noexcept {
-    const DriverApi* d = driver();
+// A kernel's registers per thread and static shared memory (for occupancy), false when the
+// driver cannot say for `f`.
+bool readAttributes(const DriverApi* d, CUfunction f, int& registers,
+                    std::uint32_t& staticSharedBytes, CUresult& error) noexcept {
     int value = 0;
-    if (d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)
-        registers = value;
+    if ((error = d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, f)) != CUDA_SUCCESS)
+        return false;
+    registers = value;
     if (d->funcGetAttribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
         value > 0)
         staticSharedBytes = static_cast<std::uint32_t>(value);
+    return true;
+}
+
+// The same for a launched handle, each value left as it was when the driver cannot say. The CUDA
+// runtime launches library kernels (CUkernel, CUDA 12+), which cuLaunchKernel takes in place of
+// a CUfunction and cuFuncGetAttribute refuses; their function in the current context answers
+// (cuKernelGetFunction loads it there, as the launch would).
+void readResources(CUfunction f, int& registers, std::uint32_t& staticSharedBytes) noexcept {
+    const DriverApi* d = driver();
+    CUresult error = CUDA_SUCCESS;
+    if (readAttributes(d, f, registers, staticSharedBytes, error))
+        return;
+    CUfunction loaded = nullptr;
+    CUresult kernelError = CUDA_ERROR_NOT_SUPPORTED;
+    if (d->kernelGetFunction &&
+        (kernelError = d->kernelGetFunction(&loaded, reinterpret_cast<CUkernel>(f))) ==
+            CUDA_SUCCESS &&
+        loaded && readAttributes(d, loaded, registers, staticSharedBytes, kernelError))
+        return;
+    traceCodeLoad("resources of kernel %p unknown: cuFuncGetAttribute %d, as a library kernel %d",
+                  static_cast<void*>(f), static_cast<int>(error), static_cast<int>(kernelError));
 }
 
 // The kernel nodes of `graph` (child graphs included) in dependency order: nodes whose
@@ -125,8 +147,9 @@ void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) 
         k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
         k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
         k.sharedMemBytes = p.sharedMemBytes;
-        if (p.func)
-            readResources(p.func, k.registers, k.staticSharedBytes);
+        if (p.func || p.kern)
+            readResources(p.func ? p.func : reinterpret_cast<CUfunction>(p.kern), k.registers,
+                          k.staticSharedBytes);
         out.push_back(std::move(k));
     }
 }
