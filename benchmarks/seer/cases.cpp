@@ -8,6 +8,16 @@
 
 namespace roofline::seer {
 
+namespace {
+
+// A raw counter of the record; 0 when it was not collected (recordings before issue 15).
+double rawMetric(const KernelRecord& k, const char* metric) {
+    const auto it = k.metrics.find(metric);
+    return it == k.metrics.end() ? 0.0 : it->second;
+}
+
+} // namespace
+
 std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cases,
                                    std::map<std::string, std::size_t>* skipped) {
     std::vector<SeerRow> rows;
@@ -42,6 +52,8 @@ std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cas
         r.tensorFlops = c.measuredTensorFlops();
         for (const KernelRecord& k : c.records) {
             r.dramBytes += k.bytesAt(MemoryLevel::DRAM);
+            r.dramReadBytes += rawMetric(k, "dram__bytes_read.sum");
+            r.dramWriteBytes += rawMetric(k, "dram__bytes_write.sum");
             r.l1Bytes += k.bytesAt(MemoryLevel::L1);
             r.l2Bytes += k.bytesAt(MemoryLevel::L2);
             r.blocks += static_cast<double>(k.grid.x) * k.grid.y * k.grid.z;

@@ -58,6 +58,10 @@ int metrics(const std::string& chip, bool json) {
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             j["formulas"]["bytes_" + std::string(toString(static_cast<MemoryLevel>(l)))] =
                 core::describe(profile.bytes[l]);
+        if (!profile.dramReadMetric.empty()) {
+            j["raw"]["dram_read_bytes"] = profile.dramReadMetric;
+            j["raw"]["dram_write_bytes"] = profile.dramWriteMetric;
+        }
         std::cout << j.dump(2) << '\n';
         return 0;
     }
@@ -79,6 +83,12 @@ int metrics(const std::string& chip, bool json) {
         std::printf("  %-12s = %s\n",
                     ("bytes_" + std::string(toString(static_cast<MemoryLevel>(l)))).c_str(),
                     core::describe(profile.bytes[l]).c_str());
+    if (!profile.dramReadMetric.empty())
+        std::printf(
+            "\nraw, beside the formulas (each record's metrics; roofline-conv --seer-csv):\n"
+            "  %-16s = %s\n  %-16s = %s (their sum is bytes_DRAM)\n",
+            "dram_read_bytes", profile.dramReadMetric.c_str(), "dram_write_bytes",
+            profile.dramWriteMetric.c_str());
     return 0;
 }
 

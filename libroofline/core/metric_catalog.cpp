@@ -51,6 +51,8 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     p.bytes[static_cast<std::size_t>(MemoryLevel::L1)] = single("l1tex__t_bytes.sum");
     p.bytes[static_cast<std::size_t>(MemoryLevel::L2)] = single("lts__t_bytes.sum");
     p.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
+    p.dramReadMetric = "dram__bytes_read.sum";
+    p.dramWriteMetric = "dram__bytes_write.sum";
     return p;
 }
 
@@ -218,10 +220,13 @@ std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
             if (set == MetricSet::Full || !isTensor(static_cast<FlopKind>(k)))
                 for (const auto& t : p.flops[k].terms)
                     add(t.metric);
-    if (set != MetricSet::Time)
+    if (set != MetricSet::Time) {
         for (const auto& f : p.bytes)
             for (const auto& t : f.terms)
                 add(t.metric);
+        add(p.dramReadMetric);
+        add(p.dramWriteMetric);
+    }
     return out;
 }
 

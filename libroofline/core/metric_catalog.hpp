@@ -55,6 +55,9 @@ struct ChipProfile {
     std::array<Formula, kMemoryLevelCount> bytes;
     /// Nsight Compute's hierarchical-roofline byte counters (empty: not defined for the family).
     std::array<Formula, kMemoryLevelCount> bytesNcu;
+    /// DRAM bytes read and written (their sum is dram__bytes.sum): collected beside the byte
+    /// formulas, raw in each record's metrics (SEER models reads and writes apart). Empty: none.
+    std::string dramReadMetric, dramWriteMetric;
     std::string validation; ///< what validated these formulas, and what did not
     TensorDetection tensorDetection;
 };

@@ -69,10 +69,20 @@ TEST(GpuCalibration, CountsMatchHandCountedWork) {
     expectOnlyKind(*mma, FlopKind::TensorFP16, cal::kMmaFlops);
 
     EXPECT_NEAR(copy->bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
+    // The DRAM read/write split (issue 15): the copy reads half its traffic and writes the other
+    // half, and the two add up to dram__bytes.sum.
+    const double read = copy->metrics.at("dram__bytes_read.sum");
+    const double written = copy->metrics.at("dram__bytes_write.sum");
+    EXPECT_NEAR(read, cal::kCopyTraffic / 2, 0.02 * cal::kCopyTraffic);
+    EXPECT_NEAR(written, cal::kCopyTraffic / 2, 0.02 * cal::kCopyTraffic);
+    EXPECT_NEAR(read + written, copy->bytesAt(MemoryLevel::DRAM),
+                1e-3 * copy->bytesAt(MemoryLevel::DRAM));
     EXPECT_NEAR(copy->bytesAt(MemoryLevel::L1), cal::kCopyTraffic, 0.01 * cal::kCopyTraffic);
     EXPECT_GE(copy->bytesAt(MemoryLevel::L2), 0.98 * cal::kCopyTraffic);
     EXPECT_EQ(copy->bound.kind, roofline::Bound::Kind::Memory);
     EXPECT_EQ(ffma->bound.kind, roofline::Bound::Kind::Compute);
+    std::printf("copy: DRAM read %.0f, written %.0f, dram__bytes.sum %.0f bytes\n", read, written,
+                copy->bytesAt(MemoryLevel::DRAM));
 
     std::printf("calibration on %s (%s, %zu passes):\n", session.deviceName().c_str(),
                 session.chip().c_str(), session.passes());
