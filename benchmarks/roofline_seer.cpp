@@ -1,9 +1,9 @@
 // roofline-seer: SEER's kernel-time model per cuDNN engine, fitted on roofline-conv data
 // (docs/seer.md, docs/design/0012-seer-model.md).
 //   roofline-seer fit DATA.csv... -o model.json (--ceilings FILE | --roofs
-//   cuda=,tensor=,dram=,sms=) roofline-seer evaluate DATA.csv... (--model model.json | --ceilings
-//   FILE | --roofs ...) roofline-seer predict --model model.json CONFIGS.txt | --config "n c w k q
-//   r s p"
+//   cuda=,tensor=,dram=,l2=,sms=) roofline-seer evaluate DATA.csv... (--model model.json |
+//   --ceilings FILE | --roofs ...) roofline-seer predict --model model.json CONFIGS.txt | --config
+//   "n c w k q r s p"
 #include "seer/evaluate.hpp"
 #include "workloads/csv_rows.hpp"
 
@@ -66,6 +66,7 @@ Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
                                                : precision == "fp16" ? FlopKind::TensorFP16
                                                                      : FlopKind::TensorTF32));
         r.dramBytesPerSecond = rate(toString(roofline::MemoryLevel::DRAM));
+        r.l2BytesPerSecond = rate(toString(roofline::MemoryLevel::L2));
         r.smCount = c.smCount;
     }
     for (const auto& item : roofline::workloads::split(given, ',')) {
@@ -78,14 +79,16 @@ Roofs roofsFrom(const std::string& ceilingsPath, const std::string& given,
             r.tensorFlopsPerSecond = v;
         else if (key == "dram")
             r.dramBytesPerSecond = v;
+        else if (key == "l2")
+            r.l2BytesPerSecond = v;
         else if (key == "sms")
             r.smCount = v;
         else if (!key.empty())
-            throw SeerError("--roofs: unknown key '" + key + "' (cuda, tensor, dram, sms)");
+            throw SeerError("--roofs: unknown key '" + key + "' (cuda, tensor, dram, l2, sms)");
     }
     if (r.cudaFlopsPerSecond <= 0 || r.dramBytesPerSecond <= 0)
         throw SeerError("no roofs: give --ceilings FILE (roofline ceilings -o FILE on the GPU) or "
-                        "--roofs cuda=FLOP/s,tensor=FLOP/s,dram=B/s,sms=N");
+                        "--roofs cuda=FLOP/s,tensor=FLOP/s,dram=B/s,l2=B/s,sms=N");
     return r;
 }
 
@@ -139,7 +142,8 @@ int main(int argc, char** argv) {
     fit->add_option("data", data, "SEER data sets (roofline-conv --seer-csv)")->required();
     fit->add_option("-o,--output", output, "the model file to write")->required();
     fit->add_option("--ceilings", ceilings, "roofs from a ceilings file (roofline ceilings -o)");
-    fit->add_option("--roofs", roofs, "roofs: cuda=FLOP/s,tensor=FLOP/s,dram=B/s,sms=N");
+    fit->add_option("--roofs", roofs,
+                    "roofs: cuda=FLOP/s,tensor=FLOP/s,dram=B/s,l2=B/s (optional),sms=N");
     fit->add_flag("--all", all, "fit on every configuration (no held-out split)");
     fit->add_option("--test-configs", testConfigs,
                     "hold out these configurations (SEER's one-line format) instead of 30%");
@@ -150,7 +154,7 @@ int main(int argc, char** argv) {
     evaluate->add_option("data", data, "SEER data sets")->required();
     evaluate->add_option("--model", model, "a model from fit (default: fit one on the split)");
     evaluate->add_option("--ceilings", ceilings, "roofs from a ceilings file");
-    evaluate->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,sms=");
+    evaluate->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,l2=,sms=");
     evaluate->add_option("--test-configs", testConfigs,
                          "Test-set-II as SEER wrote it: these configurations (one-line format) "
                          "are held out instead of the hash split's 30%");

@@ -3,6 +3,7 @@
 #include <roofline/chart.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -24,6 +25,11 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
     RowEvaluation out;
     std::map<std::string, std::vector<double>> errors;
     std::map<std::string, std::pair<std::size_t, std::size_t>> bounds; // agreeing, with a bound
+    // Per engine: the time model on measured metrics, then FLOPs, DRAM bytes and blocks.
+    std::map<std::string, std::array<std::vector<double>, 4>> parts;
+    auto ape = [](double predicted, double measured) {
+        return std::abs(predicted - measured) / measured;
+    };
     for (const SeerRow& r : testRows) {
         auto it = model.engines.find(modelKey(r));
         if (it == model.engines.end() || r.timeSeconds <= 0) {
@@ -37,7 +43,17 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
             agree += measured == p.bound ? 1 : 0;
             ++total;
         }
-        errors[modelKey(r)].push_back(std::abs(predicted - r.timeSeconds) / r.timeSeconds);
+        errors[modelKey(r)].push_back(ape(predicted, r.timeSeconds));
+        const EngineModel& engine = it->second;
+        const Prediction measured = measuredMetrics(r, engine.residentBlocks, model.roofs);
+        auto& part = parts[modelKey(r)];
+        part[0].push_back(ape(engine.timeOf(measured, model.roofs).seconds, r.timeSeconds));
+        if (r.flops > 0)
+            part[1].push_back(ape(p.flops, r.flops));
+        if (r.dramBytes > 0)
+            part[2].push_back(ape(p.dramBytes, r.dramBytes));
+        if (r.blocks > 0)
+            part[3].push_back(ape(p.blocks, r.blocks));
         out.points.push_back({modelKey(r), r.conv.key(), r.timeSeconds, predicted});
     }
     for (const auto& [engine, list] : errors) {
@@ -57,6 +73,11 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
         if (auto b = bounds.find(engine); b != bounds.end() && b->second.second > 0)
             e.boundAgreement =
                 static_cast<double>(b->second.first) / static_cast<double>(b->second.second);
+        const auto& part = parts[engine];
+        double* fields[] = {&e.timeOnMeasuredApe, &e.flopsApe, &e.dramApe, &e.blocksApe};
+        for (std::size_t i = 0; i < part.size(); ++i)
+            if (!part[i].empty())
+                *fields[i] = median(part[i]);
         out.engines.push_back(e);
     }
     return out;
@@ -130,16 +151,23 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
 
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-40s %6s %6s %10s %10s %10s %12s\n", "engine (Test-set-I)",
-                  "train", "test", "median err", "mean err", "within 10%", "bound agrees");
+    std::snprintf(line, sizeof line, "%-20s %6s %6s %10s %10s %10s %12s | %8s %8s %8s %8s\n",
+                  "engine (Test-set-I)", "train", "test", "median err", "mean err", "within 10%",
+                  "bound agrees", "time|m", "flops", "dram", "blocks");
     out << line;
+    auto optional = [](double v) { return v < 0 ? std::string("-") : percent(v); };
     for (const EngineError& x : e.engines) {
-        std::snprintf(line, sizeof line, "%-40.40s %6zu %6zu %10s %10s %10s %12s\n",
+        std::snprintf(line, sizeof line,
+                      "%-20.20s %6zu %6zu %10s %10s %10s %12s | %8s %8s %8s %8s\n",
                       x.engine.c_str(), x.trainingRows, x.testRows, percent(x.medianApe).c_str(),
                       percent(x.meanApe).c_str(), percent(x.within10).c_str(),
-                      x.boundAgreement < 0 ? "-" : percent(x.boundAgreement).c_str());
+                      optional(x.boundAgreement).c_str(), optional(x.timeOnMeasuredApe).c_str(),
+                      optional(x.flopsApe).c_str(), optional(x.dramApe).c_str(),
+                      optional(x.blocksApe).c_str());
         out << line;
     }
+    out << "(after |: median errors of the time model on the measured metrics, and of each "
+           "predicted metric)\n";
     if (e.unmodelledRows > 0)
         out << e.unmodelledRows << " test rows belong to engines with too few training rows\n";
 }
@@ -157,6 +185,25 @@ void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out) {
             << percent(e.totalPredicted / e.totalBest - 1) << " above the best";
         if (e.totalHeuristic > 0)
             out << ", heuristic " << percent(e.totalHeuristic / e.totalBest - 1) << " above";
+        out << '\n';
+    }
+    bool header = false;
+    for (const Choice& c : e.configs) {
+        if (c.bestTime <= 0 || c.predictedTime <= 1.10 * c.bestTime)
+            continue;
+        if (!header)
+            out << "  the model's picks over 10% slower than the best (measured times):\n";
+        header = true;
+        char line[320];
+        std::snprintf(line, sizeof line, "    %-28s picked %-14s %8.1f us, best %-14s %8.1f us",
+                      c.config.c_str(), c.predicted.c_str(), c.predictedTime * 1e6, c.best.c_str(),
+                      c.bestTime * 1e6);
+        out << line;
+        if (!c.heuristic.empty()) {
+            std::snprintf(line, sizeof line, ", heuristic %s %.1f us", c.heuristic.c_str(),
+                          c.heuristicTime * 1e6);
+            out << line;
+        }
         out << '\n';
     }
 }

@@ -19,6 +19,9 @@ struct EngineError {
     /// Share of the test rows with a measured bound whose predicted class (compute or memory)
     /// is the measured one, SEER's classification; -1 when no row has a measured bound.
     double boundAgreement = -1;
+    /// Where the error comes from: median absolute percentage errors of the time model fed the
+    /// row's measured metrics, and of each predicted metric (-1: none measured).
+    double timeOnMeasuredApe = -1, flopsApe = -1, dramApe = -1, blocksApe = -1;
 };
 
 struct TimePoint {

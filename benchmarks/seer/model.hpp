@@ -21,35 +21,69 @@ struct Roofs {
     double tensorFlopsPerSecond = 0; ///< the precision's tensor roof
     double dramBytesPerSecond = 0;
     double smCount = 0;
+    double l2BytesPerSecond = 0; ///< 0: no L2 term in the time model
 };
 
-/// The monomials a metric is a combination of.
-enum class Term { One, Macs, Output, Input, Filter, Batch };
-const char* toString(Term t);
-double termValue(Term t, const ConvParams& c);
+/// The tile a GEMM-like engine computes its output in: output pixels (N Q^2, the GEMM's rows)
+/// and output channels (K, its columns) are each rounded up to a multiple. 1: no rounding.
+struct Tiling {
+    double pixels = 1, channels = 1;
+};
 
-/// One metric as sum_i coefficients[i] * termValue(terms[i]), fitted on relative error.
+/// The monomials a metric is a combination of. The padded ones round the output to `Tiling`:
+/// PaddedMacs = ceil(N Q^2 / tp) tp * ceil(K / tk) tk * C R^2, PaddedOutput = the padded output,
+/// Tiles = ceil(N Q^2 / tp) * ceil(K / tk). Transform engines (FFT): with F the padded input's
+/// width rounded up to a power of two, SpectralMacs = N K C F^2 (the pointwise products) and
+/// Transforms = (N C + N K + K C) F^2 log2 F (the transforms of inputs, outputs and filters);
+/// Planes = N C + N K + K C, the planes transformed (a block each, for some kernels).
+enum class Term {
+    One,
+    Macs,
+    Output,
+    Input,
+    Filter,
+    Batch,
+    PaddedMacs,
+    PaddedOutput,
+    Tiles,
+    SpectralMacs,
+    Transforms,
+    Planes
+};
+const char* toString(Term t);
+double termValue(Term t, const ConvParams& c, const Tiling& tiling = {});
+
+/// One metric as sum_i coefficients[i] * termValue(terms[i], tiling), fitted on relative error;
+/// the tiling is the one of the candidates that fits the training rows best.
 struct MetricFit {
     std::vector<Term> terms;
     std::vector<double> coefficients; ///< empty: not fitted (no data for this metric)
+    Tiling tiling;
     double predict(const ConvParams& c) const;
 };
 
 /// What the model says of one configuration and engine.
 struct Prediction {
-    double flops = 0, tensorFlops = 0, dramBytes = 0, blocks = 0, waves = 0;
-    double computeSeconds = 0, memorySeconds = 0; ///< at the roofs
+    double flops = 0, tensorFlops = 0, dramBytes = 0, l2Bytes = 0, blocks = 0, waves = 0;
+    double computeSeconds = 0, memorySeconds = 0; ///< at the roofs (memory: DRAM and L2)
     double seconds = 0;
     std::string bound; ///< "compute" or "memory": the larger of the fitted time terms
 };
 
 struct EngineModel {
     std::size_t trainingRows = 0;
-    MetricFit flops, tensorFlops, dramBytes, blocks;
+    MetricFit flops, tensorFlops, dramBytes, l2Bytes, blocks;
     double residentBlocks = 0; ///< median of the training rows' (0: unknown; waves unused)
-    /// seconds = time[0] + time[1] * compute s + time[2] * memory s + time[3] * waves
+    /// seconds = time . (1, compute s, busiest-SM s, serial s, DRAM s, L2 s, waves), c >= 0:
+    /// compute s is the work at the roofs; busiest-SM s the work of the SM with the most blocks
+    /// at one SM's share of the roofs (it grows as blocks fall short of a multiple of the SMs);
+    /// serial s one block's work at one SM's share, once per wave (latency-bound kernels with
+    /// few blocks and long loops); DRAM s and L2 s the bytes at their roofs.
     std::vector<double> time;
     Prediction predict(const ConvParams& c, const Roofs& roofs) const;
+    /// The time model alone, on given metrics (FLOPs, tensor FLOPs, bytes, blocks, waves of `m`):
+    /// `m` with its seconds, compute/memory seconds and bound filled in.
+    Prediction timeOf(Prediction m, const Roofs& roofs) const;
 };
 
 struct Model {
@@ -64,6 +98,10 @@ struct Model {
     std::string toJson() const;
     static Model fromJson(const std::string& text, const std::string& name);
 };
+
+/// A row's measured metrics as a Prediction's inputs (waves from the blocks and `residentBlocks`
+/// when the row has none), for the time model alone.
+Prediction measuredMetrics(const SeerRow& row, double residentBlocks, const Roofs& roofs);
 
 /// The median of `values` (0 when empty).
 double median(std::vector<double> values);
