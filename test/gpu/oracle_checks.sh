@@ -6,7 +6,8 @@
 #     process-wide push/pop scopes, and their cost against the plain loop.
 #  3. the PyTorch conv2d and transformer loops, unmodified, under `roofline run`, against Nsight
 #     Compute, launch by launch, with process scopes.
-#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu]   (torch-ncu: only check 3)
+#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu[:conv|:transformer]]
+#   (torch-ncu: only check 3, for both loops or the one named)
 set -uo pipefail
 build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
 out="${2:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}"
@@ -31,10 +32,12 @@ torch_vs_ncu() { # MODEL: the unmodified loop under roofline run against ncu, la
   grep -E "wall|steps in" "$out/torch_ncu_$model.err" "$out/torch_ncu_$model.csv" | cut -c1-200
   python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_$model.csv" "$out/torch_ncu_$model.csv"
 }
-if [[ "${3:-}" == torch-ncu ]]; then
-  torch_vs_ncu conv
-  torch_vs_ncu transformer
-  exit
+if [[ "${3:-}" == torch-ncu* ]]; then # torch-ncu: both loops; torch-ncu:MODEL: that one
+  rc=0
+  for model in conv transformer; do
+    [[ "$3" == torch-ncu || "$3" == "torch-ncu:$model" ]] && { torch_vs_ncu $model || rc=1; }
+  done
+  exit $rc
 fi
 
 echo "== training step: plain, libroofline (iteration replay, process scopes), ncu"
