@@ -4,6 +4,7 @@
 /// of records, and two plots for benchmark results (stacked bars, violins). No CUDA needed.
 
 #include <roofline/export.hpp>
+#include <roofline/host_scope.hpp>
 #include <roofline/kernel_record.hpp>
 
 #include <cstddef>
@@ -16,6 +17,9 @@ struct ChartOptions {
     std::string title;      ///< default: "Hierarchical roofline"
     std::string subtitle;   ///< e.g. the recording and device
     std::size_t labels = 5; ///< number the N kernels with most time and list them
+    /// HTML pages: a bar chart of host against GPU time per scope (hostBarsSvg) below the
+    /// rooflines, when not empty.
+    std::vector<HostScope> hostScopes;
 };
 
 struct ChartFiles {

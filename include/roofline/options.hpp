@@ -25,6 +25,9 @@ enum class CollectionMode {
     ScopeReplay,
 };
 
+/// What a Session measures of each scope instance on the host (Options::hostTiming).
+enum class HostTiming { Off, Wall, Cpu };
+
 /// Which metrics a Session collects (more metrics, more passes).
 enum class MetricSet {
     Full,   ///< time, FP64/FP32/FP16 and tensor FLOPs per type, L1/L2/DRAM bytes (GH100: 7 passes)
@@ -127,6 +130,11 @@ struct ROOFLINE_API Options {
     /// (PyTorch's autograd thread runs backward while the main thread's range is open).
     /// ROOFLINE_PUSH_POP_SCOPE=thread|process
     bool processScopes = false;
+    /// Host time per scope instance (ProfileScope and NVTX push/pop ranges, issue 16): Cpu (wall
+    /// and thread CPU time), Wall (wall time only: no CPU clock, which is a system call on
+    /// Linux), or Off. Kept per scope and thread, with the GPU time of the kernels launched
+    /// inside (roofline report --host). ROOFLINE_HOST_TIMING=cpu|wall|off
+    HostTiming hostTiming = HostTiming::Cpu;
     /// Iteration and scope replay: the session's first iteration is observed only, with no
     /// profiler (Skip: it usually warms up, loads kernels lazily and would pay CUPTI's slowest
     /// profiler start); measured, and replaced by a later iteration when the next one launches

@@ -4,6 +4,7 @@
 /// the path overloads write atomically (temp file + rename) and throw Error(Io) on failure.
 
 #include <roofline/export.hpp>
+#include <roofline/host_scope.hpp>
 #include <roofline/kernel_record.hpp>
 
 #include <cstddef>
@@ -77,6 +78,10 @@ struct ReportContext {
     /// The process that recorded ("rank 3 of 8 (RANK), pid 4242 on node7"); "" when the recording
     /// names none (older recordings, merged ones: each record has its rank).
     std::string process;
+    /// The host side (issue 16): the session's wall time and the host times per scope; written
+    /// as a "host" object when not empty.
+    double sessionSeconds = 0;
+    std::vector<HostScope> hostScopes;
 };
 /// JSON schema of writeJson's output ("schema_version").
 inline constexpr int kJsonSchemaVersion = 2;

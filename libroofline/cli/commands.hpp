@@ -33,6 +33,8 @@ struct ReportArgs {
     std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
     bool wide = false;
     std::string ceilings; ///< a ceilings file (roofline ceilings -o) instead of the cache
+    bool host = false;    ///< print the host time per scope (issue 16)
+    std::string hostCsv;  ///< write it as CSV
 };
 int report(const ReportArgs& args);
 

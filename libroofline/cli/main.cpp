@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"
+#include "cupti/platform.hpp"
 
 #include <roofline/error.hpp>
 #include <roofline/report.hpp>
@@ -163,6 +164,10 @@ int main(int argc, char** argv) {
                           "roofs from this file (roofline ceilings -o FILE) instead of the cache "
                           "or $ROOFLINE_CEILINGS");
     reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
+    reportCmd->add_flag("--host", report.host,
+                        "also print the host side: wall and CPU time per scope (self, total, % "
+                        "of the run, per call) beside its kernels' GPU time");
+    reportCmd->add_option("--host-csv", report.hostCsv, "write the host time per scope as CSV");
     reportCmd->add_flag("--wide", report.wide,
                         "never shorten names (default: fit the terminal width, $COLUMNS)");
 
@@ -232,6 +237,8 @@ int main(int argc, char** argv) {
         {"--push-pop-scope", "ROOFLINE_PUSH_POP_SCOPE",
          "process (default under run) | thread: whose open ranges a launch belongs to"},
         {"--first-iteration", "ROOFLINE_FIRST_ITERATION", "skip | skip-if-different | measure"},
+        {"--host-timing", "ROOFLINE_HOST_TIMING",
+         "cpu | wall | off: host time per scope (cpu adds the thread CPU clock)"},
         {"--align-passes", "ROOFLINE_ALIGN_PASSES", "auto | on | off"},
         {"--tensor-counters", "ROOFLINE_TENSOR_COUNTERS", "detect | all"},
         {"--keep-images", "ROOFLINE_KEEP_IMAGES", "MiB of raw counter-data images to keep"},
@@ -267,6 +274,12 @@ int main(int argc, char** argv) {
     ceilingsCmd->add_flag("--show", ceilings.show,
                           "print cached ceilings without measuring (no GPU needed)");
 
+    auto* platformCmd = app.add_subcommand(
+        "platform", "the host CPU (ISA, cores, NUMA), thread settings, GPUs, driver and library "
+                    "versions, and whether counters may be read (no GPU needed)");
+    bool platformJson = false;
+    platformCmd->add_flag("--json", platformJson, "machine-readable output");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help, --version
@@ -286,6 +299,14 @@ int main(int argc, char** argv) {
         }
         if (ceilingsCmd->parsed())
             return cli::ceilings(ceilings);
+        if (platformCmd->parsed()) {
+            const core::Platform p = cupti::readPlatform();
+            if (platformJson)
+                std::cout << core::toJsonText(p) << '\n';
+            else
+                core::printPlatform(p, std::cout);
+            return 0;
+        }
         if (compareCmd->parsed())
             return cli::compare(compare);
         if (mergeCmd->parsed())

@@ -66,18 +66,20 @@ void writeOutput(const std::string& path, const char* what, std::ostream& human,
 }
 
 int report(const ReportArgs& args) {
-    if (args.csv == "-" && args.json == "-")
+    if ((args.csv == "-") + (args.json == "-") + (args.hostCsv == "-") > 1)
         throw Error(ErrorCode::InvalidArgument,
-                    "--csv - and --json - both write to standard output: give one a file path");
+                    "--csv, --json and --host-csv: only one of them can write to standard output "
+                    "('-'); give the others a file path");
     for (const auto& [out, what] :
          {std::pair{args.csv, "the CSV"}, std::pair{args.json, "the JSON"},
-          std::pair{args.chart, "the chart"}})
+          std::pair{args.chart, "the chart"}, std::pair{args.hostCsv, "the host CSV"}})
         core::refuseOverwritingInputs(out, what, {args.file});
     if (args.chart == "-")
         throw Error(ErrorCode::InvalidArgument,
                     "--chart needs a file path (FILE.svg or FILE.html), not '-'");
     // With CSV or JSON on standard output, everything meant for people goes to standard error.
-    std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
+    std::ostream& human =
+        args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;
     const GroupBy by = parseGroupBy(args.groupBy);
     const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
@@ -105,6 +107,8 @@ int report(const ReportArgs& args) {
           << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     report::printCeilings(e.ceilings, human, false);
+    if (rec.platform.cpu.threads > 0)
+        core::printPlatform(rec.platform, human);
     human << '\n';
     if (filtered)
         human << "filter    " << records.size() << " of " << e.records.size() << " records ("
@@ -138,8 +142,16 @@ int report(const ReportArgs& args) {
         report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
                            args.top == 0 ? 10 : args.top);
     }
+    if (args.host) {
+        human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
+        printHostTable(rec.hostScopes, rec.sessionSeconds, human);
+    }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
+    writeOutput(args.hostCsv, "host CSV", human,
+                [&](std::ostream& o) { writeHostCsv(rec.hostScopes, rec.sessionSeconds, o); });
     ReportContext context;
+    context.sessionSeconds = rec.sessionSeconds;
+    context.hostScopes = rec.hostScopes;
     context.recording = args.file;
     context.device = rec.device.name;
     if (rec.process.pid != 0)
@@ -154,6 +166,7 @@ int report(const ReportArgs& args) {
     if (!args.chart.empty()) {
         ChartOptions options;
         options.labels = args.labels;
+        options.hostScopes = rec.hostScopes;
         options.subtitle = args.file + " on " + rec.device.name +
                            "; roofs: " + e.ceilings.used.name + "; bytes: " + rec.bytes;
         const ChartFiles charts = writeRooflineChart(records, e.ceilings.used, args.chart, options);

@@ -14,6 +14,7 @@
 // logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/aligned_replay.hpp"
 #include "collect/backend.hpp"
+#include "collect/host_timing.hpp"
 #include "collect/observed_iteration.hpp"
 #include "collect/replay_check.hpp"
 #include "collect/reuse_plan.hpp"
@@ -47,6 +48,8 @@ struct Frame {
     mutable std::uint64_t serial = 0;
     /// Reuse: the uniform scope path of this instance's launches (made at its first one).
     mutable std::string uniform{};
+    /// Host time of this instance (issue 16).
+    HostFrame host{};
 };
 using Stack = std::vector<Frame>;
 

@@ -97,6 +97,11 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
         ++tUntracked; // out of memory: this range is not tracked, the application carries on
         return;
     }
+    if (s->hostTimes && s->hostTimes->on()) {
+        const std::size_t n = t.stack.size();
+        s->hostTimes->push(t.stack[n - 1].host, n > 1 ? &t.stack[n - 2].host : nullptr,
+                           t.stack[n - 1].name, currentThreadId());
+    }
     s->collector->onPush(t.stack, currentThreadId());
 }
 
@@ -120,6 +125,9 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
             gUnbalanced.fetch_add(1);
         return;
     }
+    if (s && s->hostTimes && s->hostTimes->on())
+        s->hostTimes->pop(t.stack[i - 1].host, i > 1 ? &t.stack[i - 2].host : nullptr,
+                          currentThreadId());
     if (i == t.stack.size()) {
         if (s)
             s->collector->onPop(t.stack);

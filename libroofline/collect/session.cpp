@@ -1,5 +1,7 @@
 #include "collect/fallback.hpp"
 #include "collect/session_impl.hpp"
+#include "core/host_scopes.hpp"
+#include "cupti/platform.hpp"
 
 #include "core/ceilings_file.hpp"
 #include "core/demangle.hpp"
@@ -124,6 +126,10 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     }
     // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
     const auto feed = [&](const Stack& stack) {
+        // Host timing: every open scope instance counts the kernels launched in it.
+        const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
+        for (const Frame& f : stack)
+            f.host.launches += kernels;
         if (!graph) {
             collector->onLaunch(l, stack);
             return;
@@ -286,6 +292,22 @@ void SessionState::finish() noexcept {
         for (const auto& l : recorded.launches)
             records.push_back(
                 core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
+    }
+    try {
+        recorded.platform = cupti::readPlatform();
+    } catch (const std::exception& e) {
+        core::log().warn("libroofline: the platform description is left out: {}", e.what());
+    }
+    if (hostTimes) {
+        try {
+            recorded.sessionSeconds =
+                1e-9 * static_cast<double>(HostTimes::wallNow() - startWallNs);
+            recorded.hostScopes = hostTimes->collect();
+            core::attachKernelTime(recorded.hostScopes, records);
+        } catch (const std::exception& e) {
+            core::log().error("libroofline: the host times per scope are lost: {}", e.what());
+            recorded.hostScopes.clear();
+        }
     }
     std::size_t unmeasured = 0;
     for (const auto& r : records)
@@ -594,6 +616,9 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     if (const char* v = std::getenv("ROOFLINE_REENABLE_ON_CODE_LOAD"); v && std::string(v) == "0")
         config.reenableOnCodeLoad = false; // only to reproduce the CUPTI crash it prevents
     s.collector = std::make_unique<collect::Collector>(config, backends, level);
+    s.hostTimes =
+        std::make_unique<collect::HostTimes>(s.options.hostTiming, s.options.processScopes);
+    s.startWallNs = collect::HostTimes::wallNow();
     s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
     s.unbalancedAtStart = collect::unbalancedPops();
@@ -685,6 +710,12 @@ std::string Session::deviceName() const {
 }
 const Ceilings& Session::ceilings() const noexcept {
     return impl_->ceilings;
+}
+const std::vector<HostScope>& Session::hostScopes() const noexcept {
+    return impl_->recorded.hostScopes;
+}
+double Session::sessionSeconds() const noexcept {
+    return impl_->recorded.sessionSeconds;
 }
 
 } // namespace roofline

@@ -3,6 +3,7 @@
 // per-thread scope stacks fed by ProfileScope and the NVTX listener.
 #include "collect/collector.hpp"
 #include "collect/cupti_backend.hpp"
+#include "collect/host_timing.hpp"
 #include "core/device_info.hpp"
 #include "core/recording.hpp"
 #include "cupti/activity.hpp"
@@ -40,6 +41,9 @@ struct SessionState {
     std::unique_ptr<cupti::LaunchTracker> tracker;
     std::unique_ptr<cupti::KernelTimer> timer;
     std::unique_ptr<Collector> collector;
+    /// Host time per scope (Options::hostTiming); created before the session becomes active.
+    std::unique_ptr<HostTimes> hostTimes;
+    std::int64_t startWallNs = 0; ///< HostTimes::wallNow() at the start (the run's host time)
     std::string status = "counters";
     std::atomic<bool> ready{false}; // the collector exists: callbacks may use it
     /// Options::processScopes: the one push/pop stack of the process, every thread's ranges.

@@ -192,6 +192,11 @@ Options Options::fromEnvironment(Options o) {
         static const bool values[] = {false, true};
         o.processScopes = parseChoice("ROOFLINE_PUSH_POP_SCOPE", v, names, values);
     }
+    if (const char* v = std::getenv("ROOFLINE_HOST_TIMING")) {
+        static const char* const names[] = {"cpu", "wall", "off"};
+        static const HostTiming values[] = {HostTiming::Cpu, HostTiming::Wall, HostTiming::Off};
+        o.hostTiming = parseChoice("ROOFLINE_HOST_TIMING", v, names, values);
+    }
     if (const char* v = std::getenv("ROOFLINE_FIRST_ITERATION")) {
         static const char* const names[] = {"skip", "skip-if-different", "measure"};
         static const FirstIteration values[] = {

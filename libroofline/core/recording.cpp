@@ -159,6 +159,44 @@ ProcessIdentity processFromJson(const nlohmann::json& j) {
     return p;
 }
 
+nlohmann::json hostToJson(const Recording& rec) {
+    if (rec.sessionSeconds <= 0 && rec.hostScopes.empty())
+        return nullptr;
+    nlohmann::json scopes = nlohmann::json::array();
+    for (const HostScope& s : rec.hostScopes)
+        scopes.push_back({{"scope", s.scopePath},
+                          {"thread", s.threadId},
+                          {"calls", s.calls},
+                          {"wall_s", s.wallSeconds},
+                          {"self_wall_s", s.selfWallSeconds},
+                          {"cpu_s", s.cpuSeconds},
+                          {"self_cpu_s", s.selfCpuSeconds},
+                          {"gpu_s", s.gpuSeconds},
+                          {"launches", s.launches},
+                          {"kernels", s.kernels}});
+    return {{"session_s", rec.sessionSeconds}, {"scopes", scopes}};
+}
+
+void hostFromJson(const nlohmann::json& j, Recording& rec) {
+    if (!j.is_object())
+        return;
+    rec.sessionSeconds = j.at("session_s").get<double>();
+    for (const auto& x : j.at("scopes")) {
+        HostScope s;
+        s.scopePath = x.at("scope").get<std::string>();
+        s.threadId = integerAt<std::uint64_t>(x, "thread");
+        s.calls = integerAt<std::uint64_t>(x, "calls");
+        s.wallSeconds = x.at("wall_s").get<double>();
+        s.selfWallSeconds = x.at("self_wall_s").get<double>();
+        s.cpuSeconds = x.at("cpu_s").get<double>();
+        s.selfCpuSeconds = x.at("self_cpu_s").get<double>();
+        s.gpuSeconds = x.at("gpu_s").get<double>();
+        s.launches = integerAt<std::uint64_t>(x, "launches");
+        s.kernels = integerAt<std::uint64_t>(x, "kernels");
+        rec.hostScopes.push_back(std::move(s));
+    }
+}
+
 Coverage coverageFromJson(const nlohmann::json& j) {
     Coverage c;
     if (!j.is_object())
@@ -349,6 +387,10 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"dropped_ranges", rec.droppedRanges},
                            {"coverage", toJson(rec.coverage)},
                            {"process", toJson(rec.process)},
+                           {"host", hostToJson(rec)},
+                           {"platform", rec.platform.cpu.threads > 0
+                                            ? nlohmann::json::parse(toJsonText(rec.platform))
+                                            : nlohmann::json()},
                            {"counter_data_chunks", rec.counterData.size()},
                            {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -444,6 +486,10 @@ Recording readRecording(std::istream& in, const std::string& what) {
             rec.coverage = coverageFromJson(meta.at("coverage"));
         if (meta.contains("process")) // absent before issue 14
             rec.process = processFromJson(meta.at("process"));
+        if (meta.contains("host")) // absent before issue 16
+            hostFromJson(meta.at("host"), rec);
+        if (meta.contains("platform") && meta.at("platform").is_object())
+            rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
         if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
         std::size_t measured = 0;

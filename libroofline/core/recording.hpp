@@ -4,7 +4,10 @@
 
 #include "core/device_info.hpp"
 #include "core/output_path.hpp"
+#include "core/platform.hpp"
 #include "core/roofline_model.hpp"
+
+#include <roofline/host_scope.hpp>
 
 #include <cstdint>
 #include <iosfwd>
@@ -58,6 +61,13 @@ struct Recording {
     /// re-evaluation with CUPTI). v2 launches carry their evaluated values themselves.
     std::vector<std::vector<std::uint8_t>> counterData;
     std::vector<LaunchInfo> launches; ///< in launch order
+    /// The host side (optional "host" object, issue 16): the session's wall time from start to
+    /// stop, and the wall and CPU time per scope.
+    double sessionSeconds = 0;
+    std::vector<HostScope> hostScopes;
+    /// The platform the run happened on (optional "platform" object, issue 16); cpu.threads 0:
+    /// not recorded.
+    Platform platform;
 };
 
 /// Throws Error(Io) on stream failure.

@@ -95,9 +95,12 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                             "floating-point work");
         return result;
     }
+    std::vector<std::string> extra;
+    if (!options.hostScopes.empty())
+        extra.push_back(hostBarsSvg(options.hostScopes, 16));
     result.files =
         writeCharts(specs, path, options.title.empty() ? "Hierarchical roofline" : options.title,
-                    options.subtitle);
+                    options.subtitle, extra);
     return result;
 }
 
@@ -107,11 +110,13 @@ void saveChart(const std::string& path, const std::string& document) {
 
 std::vector<std::string> report::writeCharts(const std::vector<ChartSpec>& specs,
                                              const std::string& path, const std::string& htmlTitle,
-                                             const std::string& preface) {
+                                             const std::string& preface,
+                                             const std::vector<std::string>& extraSvgs) {
     if (endsWith(lower(path), ".html")) {
         std::vector<std::string> svgs;
         for (const auto& s : specs)
             svgs.push_back(renderRoofline(s, false));
+        svgs.insert(svgs.end(), extraSvgs.begin(), extraSvgs.end());
         saveChart(path, htmlPage(htmlTitle, svgs, preface));
         return {path};
     }

@@ -7,17 +7,8 @@
 
 namespace roofline {
 namespace {
-
-std::string quoted(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += (c == '"') ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
+using report::csvCell;
 }
-
-} // namespace
 
 void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     out << "launch_index,name,mangled_name,scope,grid_x,grid_y,grid_z,block_x,block_y,block_z,"
@@ -37,11 +28,11 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
            "bound_kind,bound_roof,rank,registers,shared_mem_bytes,resident_blocks,waves\n";
     using report::number;
     for (const auto& r : records) {
-        out << r.launchIndex << ',' << quoted(r.name) << ',' << quoted(r.mangledName) << ','
-            << quoted(r.scopePath) << ',' << r.grid.x << ',' << r.grid.y << ',' << r.grid.z << ','
+        out << r.launchIndex << ',' << csvCell(r.name) << ',' << csvCell(r.mangledName) << ','
+            << csvCell(r.scopePath) << ',' << r.grid.x << ',' << r.grid.y << ',' << r.grid.z << ','
             << r.block.x << ',' << r.block.y << ',' << r.block.z << ',' << r.stream << ','
             << r.threadId << ',' << r.device << ',' << (r.scopeRecord ? 1 : 0) << ',' << r.kernels
-            << ',' << (r.measured ? 1 : 0) << ',' << quoted(r.note) << ',' << number(r.timeSeconds)
+            << ',' << (r.measured ? 1 : 0) << ',' << csvCell(r.note) << ',' << number(r.timeSeconds)
             << ',' << number(r.gpuDurationSeconds) << ',' << number(r.smClockHz);
         for (double f : r.flops)
             out << ',' << number(f);
@@ -53,10 +44,10 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
         out << ',' << number(r.flopRate());
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             out << ',' << number(r.byteRate(static_cast<MemoryLevel>(l)));
-        out << ',' << quoted(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << ','
+        out << ',' << csvCell(toString(r.bound)) << ',' << number(r.bound.fractionOfPeak) << ','
             << number(r.tensorShare()) << ',' << (r.noFloatingPointWork() ? 1 : 0) << ','
-            << quoted(r.scopePathRaw) << ',' << r.iteration << ',' << toString(r.replay) << ','
-            << quoted(report::displayName(r.name)) << ','
+            << csvCell(r.scopePathRaw) << ',' << r.iteration << ',' << toString(r.replay) << ','
+            << csvCell(report::displayName(r.name)) << ','
             << (r.bound.kind == Bound::Kind::Compute  ? "compute"
                 : r.bound.kind == Bound::Kind::Memory ? "memory"
                                                       : "unknown")

@@ -97,4 +97,13 @@ std::string displayName(const std::string& demangled) {
     return lastQualifier == std::string::npos ? s : s.substr(lastQualifier + 1);
 }
 
+std::string csvCell(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
 } // namespace roofline::report

@@ -116,11 +116,31 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out,
                                       {"source", c.ceilings.source},
                                       {"flops_per_second", flops},
                                       {"bytes_per_second", bytes}}}};
-    out << nlohmann::json{{"schema_version", kJsonSchemaVersion},
-                          {"context", context},
-                          {"records", recordsJson(records)}}
-               .dump(2)
-        << '\n';
+    nlohmann::json document = {{"schema_version", kJsonSchemaVersion},
+                               {"context", context},
+                               {"records", recordsJson(records)}};
+    if (!c.hostScopes.empty()) {
+        auto optionalSeconds = [](double v) {
+            return v < 0 ? nlohmann::json() : nlohmann::json(finite(v));
+        };
+        nlohmann::json scopes = nlohmann::json::array();
+        for (const HostScope& s : c.hostScopes)
+            scopes.push_back(nlohmann::json{{"scope", s.scopePath},
+                                            {"thread_id", s.threadId},
+                                            {"calls", s.calls},
+                                            {"wall_s", finite(s.wallSeconds)},
+                                            {"self_wall_s", finite(s.selfWallSeconds)},
+                                            {"cpu_s", optionalSeconds(s.cpuSeconds)},
+                                            {"self_cpu_s", optionalSeconds(s.selfCpuSeconds)},
+                                            {"gpu_s", finite(s.gpuSeconds)},
+                                            {"launches", s.launches},
+                                            {"kernels", s.kernels},
+                                            {"gpu_per_call_s", finite(s.gpuPerCall())},
+                                            {"gpu_idle_share", finite(s.gpuIdleShare())},
+                                            {"bound", hostBound(s)}});
+        document["host"] = {{"session_s", finite(c.sessionSeconds)}, {"scopes", scopes}};
+    }
+    out << document.dump(2) << '\n';
 }
 
 void writeJson(const std::vector<KernelRecord>& records, const std::string& path) {

@@ -57,7 +57,8 @@ std::string describe(const KernelGroup& group, const Ceilings& ceilings, double 
 /// Writes charts: one HTML page when `path` ends in ".html", else SVG files (`path` for one chart,
 /// "<stem>-<family>.svg" for several). Returns the files written; throws Error(Io).
 std::vector<std::string> writeCharts(const std::vector<ChartSpec>& specs, const std::string& path,
-                                     const std::string& htmlTitle, const std::string& preface);
+                                     const std::string& htmlTitle, const std::string& preface,
+                                     const std::vector<std::string>& extraSvgs = {});
 
 /// Wraps SVG charts in one HTML page with hover details (no external resources).
 std::string htmlPage(const std::string& title, const std::vector<std::string>& svgs,

@@ -41,7 +41,8 @@ ln -s target.csv out.csv
 "$R" report in.rfl --json - 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)' ||
   { echo "FAIL: --json - does not write JSON alone to standard output"; fail=1; }
 [[ ! -e ./- ]] || { echo "FAIL: a file named '-' was written"; fail=1; }
-expect 2 "both write to standard output" -- "$R" report in.rfl --csv - --json -
+expect 2 "only one of them can write to standard output" -- "$R" report in.rfl --csv - --json -
+expect 2 "only one of them can write to standard output" -- "$R" report in.rfl --host-csv - --json -
 expect 2 "unknown command 'reprot'" -- "$R" reprot in.rfl
 expect 2 "--top: Value -1 not in range" -- "$R" report in.rfl --top -1
 expect 2 "--labels: Value 1000 not in range" -- "$R" report in.rfl --labels 1000

@@ -1,0 +1,74 @@
+#pragma once
+/// \file host_scope.hpp
+/// The host side of a scope (ProfileScope or NVTX push/pop range): the wall and CPU time its
+/// thread spent in it, beside the GPU time of the kernels launched inside it (issue 16).
+
+#include <roofline/export.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+/// One scope path on one thread (threadId 0: process-wide scopes, every thread's), over every
+/// instance the session saw. Self times exclude the nested scopes'.
+struct HostScope {
+    std::string scopePath; ///< as records name it ("step #/forward"; a numbered outermost
+                           ///< scope made uniform)
+    std::uint64_t threadId = 0;
+    std::uint64_t calls = 0; ///< instances closed while the session ran
+    double wallSeconds = 0;  ///< total wall time of the instances (steady clock)
+    double selfWallSeconds = 0;
+    double cpuSeconds = -1; ///< thread CPU time of the instances; -1: not measured
+    double selfCpuSeconds = -1;
+    /// Kernels launched inside the scope (nested scopes included), over every call, records or
+    /// not; and the summed GPU time (gpu__time_duration) and count of those with records.
+    std::uint64_t launches = 0;
+    double gpuSeconds = 0;
+    std::uint64_t kernels = 0;
+
+    double wallPerCall() const noexcept {
+        return calls ? wallSeconds / static_cast<double>(calls) : 0;
+    }
+    /// GPU time of the scope's kernels per call: their mean GPU time (over the records) times
+    /// the kernels launched per call. Records sample the launches in iteration replay (one
+    /// iteration's worth, from several iterations); this holds whatever the sampling. 0 when no
+    /// kernel of the scope has a record.
+    double gpuPerCall() const noexcept {
+        return kernels && calls ? gpuSeconds / static_cast<double>(kernels) *
+                                      static_cast<double>(launches) / static_cast<double>(calls)
+                                : 0;
+    }
+    /// The share of an instance's host wall time in which the GPU ran none of its kernels,
+    /// from the per-call times (0 when the kernels outlast the host's time in the scope).
+    double gpuIdleShare() const noexcept {
+        const double wall = wallPerCall();
+        return wall > 0 && gpuPerCall() < wall ? 1.0 - gpuPerCall() / wall : 0.0;
+    }
+};
+
+/// What holds a scope up, from its per-call times:
+/// - "gpu": its kernels take at least 80% of the host's wall time in it (or outlast it);
+/// - "launch": the GPU idles more than 20% of it while the host is busy (CPU time at least half
+///   the wall time): launch- or CPU-bound;
+/// - "wait": the GPU idles and the host is mostly blocked (sleep, I/O, synchronization);
+/// - "cpu" / "wait" likewise for scopes without measured kernels ("host" when CPU time was not
+///   measured).
+ROOFLINE_API std::string hostBound(const HostScope& s);
+
+/// The per-scope host table (a framework profiler's per-op table): calls, self and total wall
+/// and CPU time with their share of `runSeconds`, average per call, GPU kernel time per call,
+/// GPU idle share and hostBound(), sorted by total wall time.
+ROOFLINE_API void printHostTable(const std::vector<HostScope>& scopes, double runSeconds,
+                                 std::ostream& out);
+/// Host against GPU time per call for the `maxBars` scopes with most wall time: each bar is the
+/// host's wall time per call, split into the part the scope's kernels cover and the part the
+/// GPU idles (a bar grows past the wall time when the kernels outlast it). SVG.
+ROOFLINE_API std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBars);
+/// The same as CSV (one row per scope and thread, seconds; cpu columns empty when not measured).
+ROOFLINE_API void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds,
+                               std::ostream& out);
+
+} // namespace roofline

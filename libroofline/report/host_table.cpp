@@ -1,0 +1,118 @@
+// The host side per scope (issue 16): the per-op table of a framework profiler, with the GPU
+// kernel time of each scope beside it.
+#include "report/format.hpp"
+
+#include <roofline/chart.hpp>
+#include <roofline/host_scope.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace roofline {
+namespace {
+
+std::vector<const HostScope*> byWallTime(const std::vector<HostScope>& scopes) {
+    std::vector<const HostScope*> out;
+    for (const HostScope& s : scopes)
+        out.push_back(&s);
+    std::stable_sort(out.begin(), out.end(), [](const HostScope* a, const HostScope* b) {
+        return a->wallSeconds > b->wallSeconds;
+    });
+    return out;
+}
+
+double share(double seconds, double run) {
+    return run > 0 ? 100.0 * seconds / run : 0.0;
+}
+
+std::string ms(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", seconds * 1e3);
+    return text;
+}
+
+std::string msShare(double seconds, double run) {
+    if (seconds < 0)
+        return "-";
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3f %5.1f%%", seconds * 1e3, share(seconds, run));
+    return text;
+}
+
+std::string thread(std::uint64_t id) {
+    return id == 0 ? std::string("process") : std::to_string(id);
+}
+
+} // namespace
+
+void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
+    if (scopes.empty()) {
+        out << "no host scopes (no ProfileScope or NVTX range closed while the session ran, or "
+               "host timing off: ROOFLINE_HOST_TIMING)\n";
+        return;
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%-36s %-8s %7s %16s %16s %16s %16s %11s %11s %6s %-6s\n",
+                  "scope", "thread", "calls", "self wall ms", "wall ms", "self CPU ms", "CPU ms",
+                  "wall/call ms", "GPU/call ms", "idle", "bound");
+    out << line;
+    for (const HostScope* s : byWallTime(scopes)) {
+        char idle[16] = "-";
+        if (s->kernels > 0)
+            std::snprintf(idle, sizeof idle, "%.0f%%", 100 * s->gpuIdleShare());
+        std::snprintf(line, sizeof line,
+                      "%-36s %-8s %7llu %16s %16s %16s %16s %11s %11s %6s %-6s\n",
+                      report::shorten(s->scopePath, 36, false).c_str(), thread(s->threadId).c_str(),
+                      static_cast<unsigned long long>(s->calls),
+                      msShare(s->selfWallSeconds, runSeconds).c_str(),
+                      msShare(s->wallSeconds, runSeconds).c_str(),
+                      msShare(s->selfCpuSeconds, runSeconds).c_str(),
+                      msShare(s->cpuSeconds, runSeconds).c_str(), ms(s->wallPerCall()).c_str(),
+                      s->kernels ? ms(s->gpuPerCall()).c_str() : "-", idle, hostBound(*s).c_str());
+        out << line;
+    }
+    char tail[200];
+    std::snprintf(tail, sizeof tail, "%% of the session's %.3f ms. ", runSeconds * 1e3);
+    out << tail
+        << "GPU/call: the mean GPU time (gpu__time_duration) of the scope's kernels with records "
+           "times the kernels it launched per call; idle: the share of wall/call without them. "
+           "bound: gpu (kernels "
+           ">= 80% of wall), launch (host busy, GPU idle), wait (host blocked), cpu (no kernels, "
+           "host busy)\n";
+}
+
+void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
+    out << "scope,thread_id,calls,self_wall_s,wall_s,self_cpu_s,cpu_s,wall_share,"
+           "wall_per_call_s,launches,kernels,gpu_s,gpu_per_call_s,gpu_idle_share,bound\n";
+    auto optional = [](double v) { return v < 0 ? std::string() : report::number(v); };
+    for (const HostScope* s : byWallTime(scopes))
+        out << report::csvCell(s->scopePath) << ',' << s->threadId << ',' << s->calls << ','
+            << report::number(s->selfWallSeconds) << ',' << report::number(s->wallSeconds) << ','
+            << optional(s->selfCpuSeconds) << ',' << optional(s->cpuSeconds) << ','
+            << report::number(runSeconds > 0 ? s->wallSeconds / runSeconds : 0) << ','
+            << report::number(s->wallPerCall()) << ',' << s->launches << ',' << s->kernels << ','
+            << report::number(s->gpuSeconds) << ',' << report::number(s->gpuPerCall()) << ','
+            << report::number(s->gpuIdleShare()) << ',' << hostBound(*s) << '\n';
+}
+
+std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBars) {
+    std::vector<StackedBar> bars;
+    for (const HostScope* s : byWallTime(scopes)) {
+        if (bars.size() >= maxBars)
+            break;
+        const double wall = s->wallPerCall() * 1e3, gpu = s->gpuPerCall() * 1e3;
+        std::string label = report::shorten(s->scopePath, 28, false);
+        if (s->threadId != 0)
+            label += " [" + std::to_string(s->threadId) + "]";
+        bars.push_back({label, {gpu, std::max(0.0, wall - gpu)}});
+    }
+    PlotText text;
+    text.title = "Host and GPU time per scope call";
+    text.subtitle = "bar: the host's wall time per call; the GPU's kernels of the scope cover the "
+                    "first part, the GPU idles the rest";
+    text.yLabel = "time per call (ms)";
+    return stackedBarsSvg({"GPU kernels of the scope", "GPU idle (host only)"}, bars, text);
+}
+
+} // namespace roofline

@@ -1,0 +1,227 @@
+// Host time per scope (issue 16) on the CPU: scopes of known sleep and busy time, nesting (self
+// against total time), threads, process-wide scopes, the GPU time of records inside a scope, the
+// bound each scope gets, and the recording, table and CSV that carry it.
+#include "collect/host_timing.hpp"
+#include "core/host_scopes.hpp"
+#include "core/recording.hpp"
+#include "unit/minimal_recording.hpp"
+
+#include <roofline/host_scope.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+using namespace roofline;
+using collect::HostFrame;
+using collect::HostTimes;
+
+namespace {
+
+void busy(std::chrono::milliseconds d) {
+    const auto end = std::chrono::steady_clock::now() + d;
+    volatile double x = 1;
+    while (std::chrono::steady_clock::now() < end)
+        x = x * 1.0000001 + 1e-9;
+}
+
+const HostScope* find(const std::vector<HostScope>& scopes, const std::string& path,
+                      std::uint64_t thread) {
+    for (const auto& s : scopes)
+        if (s.scopePath == path && s.threadId == thread)
+            return &s;
+    return nullptr;
+}
+
+// Tolerances: sleeps overshoot by scheduler latency; busy loops lose CPU time to other processes
+// on a loaded CI machine. Wall time within 25% (+5 ms); CPU time of a busy loop at least 60% of its
+// wall time, of a sleep at most 20% of it.
+constexpr double kWallTolerance = 0.25;
+
+} // namespace
+
+TEST(HostTimes, SleepAndBusyScopesGetTheirWallAndCpuTime) {
+    HostTimes times(HostTiming::Cpu, false);
+    const std::uint64_t thread = 7;
+    for (int step = 0; step < 3; ++step) {
+        HostFrame outer, sleeping, working;
+        times.push(outer, nullptr, "step " + std::to_string(step), thread);
+        times.push(sleeping, &outer, "load", thread);
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        times.pop(sleeping, &outer, thread);
+        times.push(working, &outer, "compute", thread);
+        busy(std::chrono::milliseconds(30));
+        times.pop(working, &outer, thread);
+        times.pop(outer, nullptr, thread);
+    }
+    const auto scopes = times.collect();
+    ASSERT_EQ(scopes.size(), 3u); // "step #" made uniform: one scope for the three steps
+    const HostScope* step = find(scopes, "step #", thread);
+    const HostScope* load = find(scopes, "step #/load", thread);
+    const HostScope* compute = find(scopes, "step #/compute", thread);
+    ASSERT_TRUE(step && load && compute);
+    EXPECT_EQ(step->calls, 3u);
+    EXPECT_EQ(load->calls, 3u);
+    EXPECT_NEAR(load->wallSeconds, 0.090, kWallTolerance * 0.090 + 0.005);
+    EXPECT_NEAR(compute->wallSeconds, 0.090, kWallTolerance * 0.090 + 0.005);
+    EXPECT_NEAR(step->wallSeconds, load->wallSeconds + compute->wallSeconds, 0.005);
+    EXPECT_NEAR(step->selfWallSeconds, 0.0, 0.005); // all of it in the nested scopes
+    EXPECT_LE(load->cpuSeconds, 0.2 * load->wallSeconds);
+    EXPECT_GE(compute->cpuSeconds, 0.6 * compute->wallSeconds);
+    EXPECT_LE(compute->cpuSeconds, compute->wallSeconds + 0.002);
+    EXPECT_NEAR(step->cpuSeconds, load->cpuSeconds + compute->cpuSeconds, 0.005);
+    EXPECT_EQ(hostBound(*load), "wait");   // no kernels, the host asleep
+    EXPECT_EQ(hostBound(*compute), "cpu"); // no kernels, the host busy
+}
+
+TEST(HostTimes, EachThreadHasItsOwnScopesAndProcessScopesAreOne) {
+    for (const bool process : {false, true}) {
+        SCOPED_TRACE(process ? "process scopes" : "thread scopes");
+        HostTimes times(HostTiming::Wall, process);
+        auto run = [&](std::uint64_t thread) {
+            HostFrame f;
+            times.push(f, nullptr, "worker", thread);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            times.pop(f, nullptr, thread);
+        };
+        std::thread a(run, 1), b(run, 2);
+        a.join();
+        b.join();
+        const auto scopes = times.collect();
+        if (process) {
+            ASSERT_EQ(scopes.size(), 1u);
+            EXPECT_EQ(scopes[0].threadId, 0u);
+            EXPECT_EQ(scopes[0].calls, 2u);
+        } else {
+            ASSERT_EQ(scopes.size(), 2u);
+            EXPECT_TRUE(find(scopes, "worker", 1) && find(scopes, "worker", 2));
+        }
+        for (const auto& s : scopes)
+            EXPECT_LT(s.cpuSeconds, 0); // wall-only timing: CPU time not measured
+    }
+}
+
+TEST(HostTimes, AScopeClosedOnAnotherThreadHasNoCpuTime) {
+    HostTimes times(HostTiming::Cpu, true);
+    HostFrame f;
+    times.push(f, nullptr, "handed over", 1);
+    times.pop(f, nullptr, 2); // process-wide scope popped by another thread
+    const auto scopes = times.collect();
+    ASSERT_EQ(scopes.size(), 1u);
+    EXPECT_EQ(scopes[0].calls, 1u);
+    EXPECT_LT(scopes[0].cpuSeconds, 0);
+    EXPECT_EQ(hostBound(scopes[0]), "host");
+}
+
+TEST(HostTimes, OffMeasuresNothing) {
+    HostTimes times(HostTiming::Off, false);
+    HostFrame f;
+    times.push(f, nullptr, "x", 1);
+    times.pop(f, nullptr, 1);
+    EXPECT_FALSE(times.on());
+    EXPECT_TRUE(times.collect().empty());
+}
+
+TEST(HostScopes, KernelTimeGoesToTheScopeAndItsParentsOnTheLaunchingThread) {
+    std::vector<HostScope> scopes(4);
+    scopes[0].scopePath = "step #";
+    scopes[0].threadId = 5;
+    scopes[1].scopePath = "step #/fwd";
+    scopes[1].threadId = 5;
+    scopes[2].scopePath = "step #/fwdx"; // a prefix that is not a parent
+    scopes[2].threadId = 5;
+    scopes[3].scopePath = "step #/fwd";
+    scopes[3].threadId = 0; // process-wide: any thread
+    std::vector<KernelRecord> records(3);
+    records[0].scopePath = "step #/fwd";
+    records[0].scopePathRaw = "step 3/fwd";
+    records[0].threadId = 5;
+    records[0].timeSeconds = 2e-3;
+    records[1].scopePath = "step #/fwd/gemm";
+    records[1].threadId = 9; // another thread
+    records[1].timeSeconds = 1e-3;
+    records[2].scopePath = "step #/fwd";
+    records[2].threadId = 5;
+    records[2].timeSeconds = 1e-3;        // sm cycles: less than the kernel's duration
+    records[2].gpuDurationSeconds = 4e-3; // the GPU's elapsed time is what is added
+    core::attachKernelTime(scopes, records);
+    EXPECT_DOUBLE_EQ(scopes[0].gpuSeconds, 6e-3);
+    EXPECT_EQ(scopes[0].kernels, 2u);
+    // Per call: the records' mean GPU time times the kernels launched per call (records sample
+    // the launches): 3 ms x 40 launches / 10 calls.
+    scopes[0].calls = 10;
+    scopes[0].launches = 40;
+    EXPECT_DOUBLE_EQ(scopes[0].gpuPerCall(), 12e-3);
+    EXPECT_DOUBLE_EQ(scopes[1].gpuSeconds, 6e-3);
+    EXPECT_DOUBLE_EQ(scopes[2].gpuSeconds, 0.0);
+    EXPECT_DOUBLE_EQ(scopes[3].gpuSeconds, 7e-3);
+    EXPECT_EQ(core::hostScopeKey("Train step 12/layer 3"), "Train step #/layer 3");
+    EXPECT_EQ(core::hostScopeKey("conv2/x"), "conv2/x"); // an identifier, not an instance
+}
+
+TEST(HostScopes, BoundsFollowThePerCallTimes) {
+    HostScope s;
+    s.calls = 10;
+    s.wallSeconds = 10e-3; // 1 ms per call
+    s.cpuSeconds = 9e-3;
+    s.launches = 10;
+    s.kernels = 10;
+    s.gpuSeconds = 9e-3; // 0.9 ms of kernels per call
+    EXPECT_EQ(hostBound(s), "gpu");
+    EXPECT_NEAR(s.gpuIdleShare(), 0.1, 1e-12);
+    s.gpuSeconds = 2e-3;
+    EXPECT_EQ(hostBound(s), "launch");
+    s.cpuSeconds = 1e-3;
+    EXPECT_EQ(hostBound(s), "wait");
+    s.gpuSeconds = 30e-3; // kernels outlast the host's time in the scope
+    EXPECT_EQ(hostBound(s), "gpu");
+    EXPECT_EQ(s.gpuIdleShare(), 0.0);
+    s.kernels = 0;
+    EXPECT_EQ(hostBound(s), "wait");
+    s.cpuSeconds = 9e-3;
+    EXPECT_EQ(hostBound(s), "cpu");
+}
+
+TEST(HostScopes, RecordingTableAndCsvCarryThem) {
+    core::Recording rec = test::minimalRecording();
+    rec.sessionSeconds = 2.5;
+    HostScope s;
+    s.scopePath = "step #/data, load";
+    s.threadId = 42;
+    s.calls = 4;
+    s.wallSeconds = 1.0;
+    s.selfWallSeconds = 0.5;
+    s.cpuSeconds = 0.25;
+    s.selfCpuSeconds = 0.125;
+    s.gpuSeconds = 0.2;
+    s.launches = 8;
+    s.kernels = 2;
+    rec.hostScopes = {s};
+    std::stringstream file;
+    core::writeRecording(rec, file);
+    const core::Recording back = core::readRecording(file, "test");
+    EXPECT_DOUBLE_EQ(back.sessionSeconds, 2.5);
+    ASSERT_EQ(back.hostScopes.size(), 1u);
+    const HostScope& b = back.hostScopes[0];
+    EXPECT_EQ(b.scopePath, s.scopePath);
+    EXPECT_EQ(b.threadId, 42u);
+    EXPECT_EQ(b.calls, 4u);
+    EXPECT_DOUBLE_EQ(b.selfCpuSeconds, 0.125);
+    EXPECT_EQ(b.launches, 8u);
+    EXPECT_EQ(b.kernels, 2u);
+    std::ostringstream table, csv;
+    printHostTable(back.hostScopes, back.sessionSeconds, table);
+    EXPECT_NE(table.str().find("1000.000  40.0%"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("250.000"), std::string::npos) << table.str(); // wall per call
+    EXPECT_NE(table.str().find("200.000"), std::string::npos) << table.str(); // GPU per call
+    writeHostCsv(back.hostScopes, back.sessionSeconds, csv);
+    EXPECT_NE(csv.str().find("\"step #/data, load\",42,4,0.5,1,0.125,0.25,0.4,0.25,8,2,0.2,0.2,"),
+              std::string::npos)
+        << csv.str();
+    EXPECT_NE(csv.str().find(",gpu\n"), std::string::npos) << csv.str();
+    const std::string svg = hostBarsSvg(back.hostScopes, 16);
+    EXPECT_NE(svg.find("<svg"), std::string::npos);
+    EXPECT_NE(svg.find("GPU idle (host only)"), std::string::npos);
+}
