@@ -144,7 +144,11 @@ int report(const ReportArgs& args) {
     }
     if (args.host) {
         human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
-        printHostTable(rec.hostScopes, rec.sessionSeconds, human);
+        if (rec.sessionSeconds <= 0)
+            human << "this recording has no host side: it was made before libroofline timed "
+                     "scopes on the host (issue 16), or with ROOFLINE_HOST_TIMING=off\n";
+        else
+            printHostTable(rec.hostScopes, rec.sessionSeconds, human);
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     writeOutput(args.hostCsv, "host CSV", human,
