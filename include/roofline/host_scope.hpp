@@ -5,6 +5,7 @@
 
 #include <roofline/export.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -60,9 +61,9 @@ ROOFLINE_API std::string hostBound(const HostScope& s);
 
 /// The per-scope host table (a framework profiler's per-op table): calls, self and total wall
 /// and CPU time with their share of `runSeconds`, average per call, GPU kernel time per call,
-/// GPU idle share and hostBound(), sorted by total wall time.
+/// GPU idle share and hostBound(), sorted by total wall time; the first `maxRows` (0: all).
 ROOFLINE_API void printHostTable(const std::vector<HostScope>& scopes, double runSeconds,
-                                 std::ostream& out);
+                                 std::ostream& out, std::size_t maxRows = 0);
 /// Host against GPU time per call for the `maxBars` scopes with most wall time: each bar is the
 /// host's wall time per call, split into the part the scope's kernels cover and the part the
 /// GPU idles (a bar grows past the wall time when the kernels outlast it). SVG.

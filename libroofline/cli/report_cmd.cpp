@@ -148,7 +148,7 @@ int report(const ReportArgs& args) {
             human << "this recording has no host side: it was made before libroofline timed "
                      "scopes on the host (issue 16), or with ROOFLINE_HOST_TIMING=off\n";
         else
-            printHostTable(rec.hostScopes, rec.sessionSeconds, human);
+            printHostTable(rec.hostScopes, rec.sessionSeconds, human, args.top);
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     writeOutput(args.hostCsv, "host CSV", human,

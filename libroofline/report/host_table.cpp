@@ -46,7 +46,8 @@ std::string thread(std::uint64_t id) {
 
 } // namespace
 
-void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
+void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out,
+                    std::size_t maxRows) {
     if (scopes.empty()) {
         out << "no host scopes (no ProfileScope or NVTX range closed while the session ran, or "
                "host timing off: ROOFLINE_HOST_TIMING)\n";
@@ -57,7 +58,13 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                   "scope", "thread", "calls", "self wall ms", "wall ms", "self CPU ms", "CPU ms",
                   "wall/call ms", "GPU/call ms", "idle", "bound");
     out << line;
-    for (const HostScope* s : byWallTime(scopes)) {
+    const auto rows = byWallTime(scopes);
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+        if (maxRows != 0 && row == maxRows) {
+            out << "  ... " << rows.size() - maxRows << " more (--top 0: all)\n";
+            break;
+        }
+        const HostScope* s = rows[row];
         char idle[16] = "-";
         if (s->kernels > 0)
             std::snprintf(idle, sizeof idle, "%.0f%%", 100 * s->gpuIdleShare());

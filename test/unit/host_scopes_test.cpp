@@ -216,6 +216,14 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     EXPECT_NE(table.str().find("1000.000  40.0%"), std::string::npos) << table.str();
     EXPECT_NE(table.str().find("250.000"), std::string::npos) << table.str(); // wall per call
     EXPECT_NE(table.str().find("200.000"), std::string::npos) << table.str(); // GPU per call
+    std::vector<HostScope> two = back.hostScopes;
+    two.push_back(s);
+    two.back().scopePath = "other";
+    two.back().wallSeconds = 0.1;
+    std::ostringstream top;
+    printHostTable(two, back.sessionSeconds, top, 1);
+    EXPECT_EQ(top.str().find("other"), std::string::npos) << top.str();
+    EXPECT_NE(top.str().find("... 1 more (--top 0: all)"), std::string::npos) << top.str();
     writeHostCsv(back.hostScopes, back.sessionSeconds, csv);
     EXPECT_NE(csv.str().find("\"step #/data, load\",42,4,0.5,1,0.125,0.25,0.4,0.25,8,2,0.2,0.2,"),
               std::string::npos)
