@@ -238,6 +238,22 @@ TEST(RooflineChart, OneFilePerFamilyAndNotesForWhatIsNotDrawn) {
     EXPECT_NE(page.find("addEventListener('mouseenter'"), std::string::npos);
     EXPECT_NE(page.find("data-detail=\"sgemm"), std::string::npos);
 
+    // With host scopes (issue 16): the page ends with their host-against-GPU bars.
+    ChartOptions withHost;
+    HostScope step;
+    step.scopePath = "step #/forward";
+    step.calls = 4;
+    step.wallSeconds = 8e-3;
+    step.launches = 8;
+    step.kernels = 2;
+    step.gpuSeconds = 1e-3;
+    withHost.hostScopes = {step};
+    writeRooflineChart(rs, h100(), dir + "/host.html", withHost);
+    const std::string hostPage = slurp(dir + "/host.html");
+    EXPECT_EQ(count(hostPage, "<svg"), 3u);
+    EXPECT_NE(hostPage.find("Host and GPU time per scope call"), std::string::npos);
+    EXPECT_NE(hostPage.find("step #/forward"), std::string::npos);
+
     // a single family: exactly the path given
     const ChartFiles one = writeRooflineChart({rs[0]}, h100(), dir + "/one.svg");
     ASSERT_EQ(one.files.size(), 1u);
