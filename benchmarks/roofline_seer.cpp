@@ -114,9 +114,12 @@ void split(const std::vector<SeerRow>& rows, const std::string& testConfigs,
                         testConfigs + " --algo every --seer-csv ...)");
 }
 
-void report(const Model& m, const std::vector<SeerRow>& test, const std::string& chart) {
+void report(const Model& m, const std::vector<SeerRow>& test, const std::string& chart,
+            bool everyRow) {
     const RowEvaluation rows = evaluateRows(m, test);
     const ChoiceEvaluation choices = evaluateChoices(m, test);
+    if (everyRow)
+        printRows(rows, std::cout);
     printRowEvaluation(rows, std::cout);
     printChoiceEvaluation(choices, std::cout);
     if (chart.empty())
@@ -135,7 +138,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     std::vector<std::string> data;
     std::string model, output, ceilings, roofs, configsFile, config, testConfigs, chart;
-    bool all = false;
+    bool all = false, everyRow = false;
 
     auto* fit = app.add_subcommand("fit", "fit the model on the training split (70% of the "
                                           "configurations) and write it");
@@ -158,6 +161,9 @@ int main(int argc, char** argv) {
     evaluate->add_option("--test-configs", testConfigs,
                          "Test-set-II as SEER wrote it: these configurations (one-line format) "
                          "are held out instead of the hash split's 30%");
+    evaluate->add_flag("--rows", everyRow,
+                       "also print every test row: measured and predicted time, and the time "
+                       "model's on the row's measured metrics");
     evaluate->add_option("--chart", chart,
                          "FILE.html: the per-engine error table and the predicted-against-"
                          "measured scatter; FILE.svg: the scatter");
@@ -191,14 +197,14 @@ int main(int argc, char** argv) {
                 std::cerr << "wrote " << output << '\n';
                 return 0;
             }
-            report(m, test, chart);
+            report(m, test, chart, everyRow);
             return 0;
         }
         const Model m = Model::fromJson(readFile(model), model);
         if (evaluate->parsed()) {
             std::vector<SeerRow> train, test;
             split(readAll(data), testConfigs, train, test);
-            report(m, test, chart);
+            report(m, test, chart, everyRow);
             return 0;
         }
         std::vector<ConvParams> configs;

@@ -47,14 +47,15 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
         const EngineModel& engine = it->second;
         const Prediction measured = measuredMetrics(r, engine.residentBlocks, model.roofs);
         auto& part = parts[modelKey(r)];
-        part[0].push_back(ape(engine.timeOf(measured, model.roofs).seconds, r.timeSeconds));
+        const double onMeasured = engine.timeOf(measured, model.roofs).seconds;
+        part[0].push_back(ape(onMeasured, r.timeSeconds));
         if (r.flops > 0)
             part[1].push_back(ape(p.flops, r.flops));
         if (r.dramBytes > 0)
             part[2].push_back(ape(p.dramBytes, r.dramBytes));
         if (r.blocks > 0)
             part[3].push_back(ape(p.blocks, r.blocks));
-        out.points.push_back({modelKey(r), r.conv.key(), r.timeSeconds, predicted});
+        out.points.push_back({modelKey(r), r.conv.key(), r.timeSeconds, predicted, onMeasured});
     }
     for (const auto& [engine, list] : errors) {
         EngineError e;
@@ -170,6 +171,21 @@ void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
            "predicted metric)\n";
     if (e.unmodelledRows > 0)
         out << e.unmodelledRows << " test rows belong to engines with too few training rows\n";
+}
+
+void printRows(const RowEvaluation& e, std::ostream& out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-20s %-28s %12s %12s %8s %14s %8s\n", "engine",
+                  "configuration", "measured us", "predicted us", "error", "on measured us",
+                  "error");
+    out << line;
+    for (const TimePoint& p : e.points) {
+        std::snprintf(line, sizeof line, "%-20.20s %-28s %12.1f %12.1f %+7.1f%% %14.1f %+7.1f%%\n",
+                      p.engine.c_str(), p.config.c_str(), p.measured * 1e6, p.predicted * 1e6,
+                      100 * (p.predicted / p.measured - 1), p.onMeasuredMetrics * 1e6,
+                      100 * (p.onMeasuredMetrics / p.measured - 1));
+        out << line;
+    }
 }
 
 void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out) {

@@ -27,6 +27,7 @@ struct EngineError {
 struct TimePoint {
     std::string engine, config;
     double measured = 0, predicted = 0;
+    double onMeasuredMetrics = 0; ///< the time model fed the row's measured metrics
 };
 
 struct RowEvaluation {
@@ -57,6 +58,9 @@ struct ChoiceEvaluation {
 ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>& testRows);
 
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out);
+/// Every test row: engine, configuration, measured and predicted time, and the time model's on the
+/// row's measured metrics (evaluate --rows).
+void printRows(const RowEvaluation& e, std::ostream& out);
 void printChoiceEvaluation(const ChoiceEvaluation& e, std::ostream& out);
 
 /// The evaluation page: Test-set-I's per-engine table and Test-set-II's summary as HTML, with the
