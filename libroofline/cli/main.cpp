@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
         if (ceilingsCmd->parsed())
             return cli::ceilings(ceilings);
         if (platformCmd->parsed()) {
-            const core::Platform p = cupti::readPlatform();
+            const core::Platform p = cupti::readPlatform(true);
             if (platformJson)
                 std::cout << core::toJsonText(p) << '\n';
             else

@@ -10,7 +10,6 @@ namespace roofline::collect {
 
 struct HostNode {
     std::string name;
-    HostNode* parent = nullptr;
     std::vector<std::unique_ptr<HostNode>> children; // appended only, by the tree's owner
     // One writer at a time (the tree's thread, or the process stack's lock holder); collect()
     // reads them concurrently.
@@ -92,7 +91,6 @@ HostNode* HostTimes::child(HostNode* parent, Tree& tree, const std::string& name
                 return c.get();
         auto node = std::make_unique<HostNode>();
         node->name = key;
-        node->parent = parent;
         std::lock_guard<std::mutex> lock(tree.children);
         parent->children.push_back(std::move(node));
         return parent->children.back().get();

@@ -127,9 +127,11 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
     const auto feed = [&](const Stack& stack) {
         // Host timing: every open scope instance counts the kernels launched in it.
-        const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
-        for (const Frame& f : stack)
-            f.host.launches += kernels;
+        if (hostTimes->on()) {
+            const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
+            for (const Frame& f : stack)
+                f.host.launches += kernels;
+        }
         if (!graph) {
             collector->onLaunch(l, stack);
             return;
@@ -294,7 +296,7 @@ void SessionState::finish() noexcept {
                 core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
     }
     try {
-        recorded.platform = cupti::readPlatform();
+        recorded.platform = cupti::readPlatform(false);
     } catch (const std::exception& e) {
         core::log().warn("libroofline: the platform description is left out: {}", e.what());
     }

@@ -165,15 +165,6 @@ bool privileged() {
 
 } // namespace
 
-const std::vector<std::string>& isaNames() {
-    static const std::vector<std::string> names = {
-        "sse4.2",      "avx",      "avx2",     "fma",      "f16c",        "avx-vnni",
-        "avx512f",     "avx512bw", "avx512vl", "avx512dq", "avx512_vnni", "avx512_bf16",
-        "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8", "neon",        "asimdhp",
-        "asimddp",     "sve",      "sve2",     "bf16",     "i8mm"};
-    return names;
-}
-
 const std::vector<std::string>& settingVariables() {
     static const std::vector<std::string> names = {"OMP_NUM_THREADS",
                                                    "OMP_PROC_BIND",

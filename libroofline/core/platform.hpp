@@ -17,7 +17,7 @@ struct CpuPlatform {
     std::string vendor, model;
     int sockets = 0, cores = 0, threads = 0, numaNodes = 0;
     int allowedThreads = 0; ///< CPUs this process may run on (affinity mask)
-    /// Extensions present and enabled by the OS, in a fixed order (kIsaNames).
+    /// Extensions present and enabled by the OS, in the order readCpu() looks for them.
     std::vector<std::string> isa;
     /// Present in the CPU but not enabled by the OS (AVX-512 or AMX state not saved: unusable).
     std::vector<std::string> isaDisabled;
@@ -34,8 +34,8 @@ struct GpuPlatform {
 struct Platform {
     std::string hostName, os; ///< os: kernel name and release
     CpuPlatform cpu;
-    /// Thread and ISA settings from the environment that are set (name, value), in kThreadVariables
-    /// order.
+    /// Thread and ISA settings from the environment that are set (name, value), in
+    /// settingVariables() order.
     std::vector<std::pair<std::string, std::string>> settings;
     std::vector<GpuPlatform> gpus;
     std::string gpuNote; ///< why no GPU is listed, when none is
@@ -45,8 +45,6 @@ struct Platform {
     std::string counters;
 };
 
-/// The extensions looked for, in report order.
-const std::vector<std::string>& isaNames();
 /// The environment variables reported (thread counts, affinity, ISA caps, CUDA settings).
 const std::vector<std::string>& settingVariables();
 

@@ -53,12 +53,10 @@ const DriverApi* load() noexcept {
         resolve(lib, "cuGraphChildGraphNodeGetGraph", api.graphChildGraphNodeGetGraph);
     if (!graphs)
         api.graphGetNodes = nullptr; // appendKernels() checks this one
-    api.kernelGetName =
-        reinterpret_cast<decltype(api.kernelGetName)>(dlsym(lib, "cuKernelGetName"));
-    api.kernelGetFunction =
-        reinterpret_cast<decltype(api.kernelGetFunction)>(dlsym(lib, "cuKernelGetFunction"));
-    api.streamIsCapturing =
-        reinterpret_cast<decltype(api.streamIsCapturing)>(dlsym(lib, "cuStreamIsCapturing"));
+    // Optional: null when the driver lacks them (the load error they leave is cleared below).
+    resolve(lib, "cuKernelGetName", api.kernelGetName);
+    resolve(lib, "cuKernelGetFunction", api.kernelGetFunction);
+    resolve(lib, "cuStreamIsCapturing", api.streamIsCapturing);
     gLoadError.clear();
     return &api;
 }

@@ -34,10 +34,10 @@ std::string nvidiaDriverVersion() {
     return "";
 }
 
-// The cuDNN the process would load (the one already loaded, if any): its version, or "not found".
-std::string cudnnVersion() {
+// The version of the cuDNN the process would load (`load`) or has loaded, or why there is none.
+std::string cudnnVersion(bool load) {
     for (const char* lib : {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"}) {
-        void* h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+        void* h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL | (load ? 0 : RTLD_NOLOAD));
         if (!h)
             continue;
         using GetVersion = std::size_t (*)();
@@ -54,18 +54,18 @@ std::string cudnnVersion() {
         if (!out.empty())
             return out + " (" + lib + ")";
     }
-    return "not found";
+    return load ? "not found" : "not loaded by this process";
 }
 
 } // namespace
 
-core::Platform readPlatform() {
+core::Platform readPlatform(bool loadCudnn) {
     core::Platform p = core::readHostPlatform();
     p.cudaBuild = versionText(CUDA_VERSION);
     uint32_t cuptiVersion = 0;
     if (cuptiGetVersion(&cuptiVersion) == CUPTI_SUCCESS)
         p.cupti = "API " + std::to_string(cuptiVersion);
-    p.cudnn = cudnnVersion();
+    p.cudnn = cudnnVersion(loadCudnn);
     p.driverVersion = nvidiaDriverVersion();
     const DriverApi* d = driver();
     if (!d) {

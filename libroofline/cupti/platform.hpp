@@ -5,7 +5,9 @@
 
 namespace roofline::cupti {
 
-/// readHostPlatform() with the GPUs and versions added.
-core::Platform readPlatform();
+/// readHostPlatform() with the GPUs and versions added. `loadCudnn`: find cuDNN's version by
+/// loading the library the process would load (the CLI); false: only from a cuDNN this process
+/// has already loaded (a session: it never loads cuDNN into the application).
+core::Platform readPlatform(bool loadCudnn);
 
 } // namespace roofline::cupti
