@@ -19,8 +19,18 @@ struct HostScope {
     std::string scopePath; ///< as records name it ("step #/forward"; a numbered outermost
                            ///< scope made uniform)
     std::uint64_t threadId = 0;
-    std::uint64_t calls = 0; ///< instances closed while the session ran
-    double wallSeconds = 0;  ///< total wall time of the instances (steady clock)
+    /// Instances closed while the session ran whose times these are: those that ran without
+    /// the profiler when there are any (see profiledCalls).
+    std::uint64_t calls = 0;
+    /// Instances in which kernels ran under the profiler (a counter-collection pass, kernel
+    /// replay): CUPTI's work inside their launches inflates their host time and cannot be
+    /// measured apart, so they are left out of the times when the scope has others.
+    std::uint64_t profiledCalls = 0;
+    /// Every instance was profiled (kernel replay, or a scope seen only in passes): the times
+    /// are theirs, CUPTI's work included, an upper bound of the application's; calls and
+    /// profiledCalls are then both their number.
+    bool profiledTimes = false;
+    double wallSeconds = 0; ///< total wall time of the instances (steady clock)
     double selfWallSeconds = 0;
     double cpuSeconds = -1; ///< thread CPU time of the instances; -1: not measured
     double selfCpuSeconds = -1;
@@ -29,14 +39,19 @@ struct HostScope {
     std::uint64_t launches = 0;
     double gpuSeconds = 0;
     std::uint64_t kernels = 0;
+    /// libroofline's own measured work inside the instances (counter collection, nested
+    /// scopes included; every instance, profiled or not), taken out of their wall and CPU times.
+    double profilerSeconds = 0;
 
+    /// Whether its GPU time is known: it launched no kernel, or some of them have records.
+    bool gpuKnown() const noexcept { return launches == 0 || kernels > 0; }
     double wallPerCall() const noexcept {
         return calls ? wallSeconds / static_cast<double>(calls) : 0;
     }
     /// GPU time of the scope's kernels per call: their mean GPU time (over the records) times
     /// the kernels launched per call. Records sample the launches in iteration replay (one
     /// iteration's worth, from several iterations); this holds whatever the sampling. 0 when no
-    /// kernel of the scope has a record.
+    /// kernel of the scope has a record (see gpuKnown()).
     double gpuPerCall() const noexcept {
         return kernels && calls ? gpuSeconds / static_cast<double>(kernels) *
                                       static_cast<double>(launches) / static_cast<double>(calls)
@@ -55,8 +70,11 @@ struct HostScope {
 /// - "launch": the GPU idles more than 20% of it while the host is busy (CPU time at least half
 ///   the wall time): launch- or CPU-bound;
 /// - "wait": the GPU idles and the host is mostly blocked (sleep, I/O, synchronization);
-/// - "cpu" / "wait" likewise for scopes without measured kernels ("host" when CPU time was not
-///   measured).
+/// - "cpu" / "wait" likewise for scopes that launched no kernel ("host" when CPU time was not
+///   measured);
+/// - "unmeasured": it launched kernels but none has a record (iteration replay keeps one
+///   iteration's worth: a first step's extra work, a validation pass), so the GPU's share is not
+///   known.
 ROOFLINE_API std::string hostBound(const HostScope& s);
 
 /// The per-scope host table (a framework profiler's per-op table): calls, self and total wall

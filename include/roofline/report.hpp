@@ -82,6 +82,10 @@ struct ReportContext {
     /// as a "host" object when not empty.
     double sessionSeconds = 0;
     std::vector<HostScope> hostScopes;
+    /// libroofline's own measured work on the application's threads (already out of the
+    /// scopes' times).
+    double profilerSeconds = 0;
+    double hostRunSeconds = 0; ///< the base of the host shares (Session::hostRunSeconds)
 };
 /// JSON schema of writeJson's output ("schema_version").
 inline constexpr int kJsonSchemaVersion = 2;

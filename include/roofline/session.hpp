@@ -74,6 +74,14 @@ public:
     const std::vector<HostScope>& hostScopes() const noexcept;
     /// Host wall time from the session's start to stop() (0 before it).
     double sessionSeconds() const noexcept;
+    /// libroofline's own measured work on the application's threads while collecting counters
+    /// (pass boundaries, decoding, launch serialization), in seconds after stop(); hostScopes()
+    /// already exclude it.
+    double profilerSeconds() const noexcept;
+    /// The base of the host table's shares (printHostTable's runSeconds): sessionSeconds()
+    /// without the profiled instances of outermost scopes, which hostScopes() leave out when
+    /// there are others, and without libroofline's work outside scopes.
+    double hostRunSeconds() const noexcept;
 
 private:
     struct Impl;

@@ -14,6 +14,7 @@
 
 #include <roofline/error.hpp>
 
+#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <utility>
@@ -148,13 +149,24 @@ int report(const ReportArgs& args) {
             human << "this recording has no host side: it was made before libroofline timed "
                      "scopes on the host (issue 16), or with ROOFLINE_HOST_TIMING=off\n";
         else
-            printHostTable(rec.hostScopes, rec.sessionSeconds, human, args.top);
+            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, args.top);
+        if (rec.profilerSeconds > 0) {
+            char line[300];
+            std::snprintf(line, sizeof line,
+                          "session %.3f ms (start to stop), of which libroofline's measured work "
+                          "on the application's threads %.3f ms; the shares' base %.3f ms\n",
+                          rec.sessionSeconds * 1e3, rec.profilerSeconds * 1e3,
+                          rec.hostRunSeconds * 1e3);
+            human << line;
+        }
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
     writeOutput(args.hostCsv, "host CSV", human,
-                [&](std::ostream& o) { writeHostCsv(rec.hostScopes, rec.sessionSeconds, o); });
+                [&](std::ostream& o) { writeHostCsv(rec.hostScopes, rec.hostRunSeconds, o); });
     ReportContext context;
     context.sessionSeconds = rec.sessionSeconds;
+    context.profilerSeconds = rec.profilerSeconds;
+    context.hostRunSeconds = rec.hostRunSeconds;
     context.hostScopes = rec.hostScopes;
     context.recording = args.file;
     context.device = rec.device.name;

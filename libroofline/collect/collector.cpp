@@ -707,16 +707,16 @@ void Collector::noteMismatch(Slot& s, const std::string& what) {
 
 // ---- launches -------------------------------------------------------------------------------
 
-void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
+bool Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finished_ || l.slot >= slots_.size())
-        return;
+        return false;
     Slot& s = slots_[l.slot];
     try {
         if (level_ == Level::TimingOnly || s.failed || l.inGraph) {
             if (admits(l, stack))
                 addLaunch(l, stack);
-            return;
+            return false;
         }
         renewStaleProfiler(s);
         switch (config_.mode) {
@@ -731,6 +731,9 @@ void Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
     } catch (...) {
         // out of memory recording a launch: the kernel still runs
     }
+    // Under the profiler: in a pass or kernel replay, and also while the device's profiler is
+    // merely enabled between passes (launches are then slower too).
+    return !s.failed && (s.passOpen || s.running || !s.backend->released());
 }
 
 void Collector::onGraphLaunch(std::size_t slot) noexcept {

@@ -145,8 +145,10 @@ public:
                       const std::string& name) noexcept;
     void onRangeEnd(std::uint64_t id) noexcept;
     /// A launch; `launch.inGraph`: a kernel node of the graph launch onGraphLaunch() announced,
-    /// recorded (when admitted) without counters.
-    void onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
+    /// recorded (when admitted) without counters. Returns whether the kernel runs under the
+    /// profiler (a pass open, kernel replay running, or the device's profiler enabled): the host's
+    /// time around it then includes CUPTI's work inside the launch.
+    bool onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
     /// A CUDA graph launch on device slot `slot`, before its kernels run (design 0011): the range
     /// profiler must not collect while they do. Kernel replay stops the profiler (the next direct
     /// launch starts it again); iteration and scope replay stop the open pass and measure its

@@ -1,21 +1,25 @@
 #include "collect/host_timing.hpp"
 
 #include "core/host_scopes.hpp"
+#include "core/stopwatch.hpp"
 
-#include <chrono>
-#include <ctime>
+#include <algorithm>
 #include <functional>
 
 namespace roofline::collect {
 
+// One scope path's instances of one kind (profiled or not), summed. One writer at a time (the
+// tree's thread, or the process stack's lock holder); collect() reads them concurrently.
+struct HostSums {
+    std::atomic<std::uint64_t> calls{0}, launches{0};
+    std::atomic<std::int64_t> wallNs{0}, selfWallNs{0}, cpuNs{0}, selfCpuNs{0}, profilerNs{0};
+    std::atomic<bool> cpuUnknown{false};
+};
+
 struct HostNode {
     std::string name;
     std::vector<std::unique_ptr<HostNode>> children; // appended only, by the tree's owner
-    // One writer at a time (the tree's thread, or the process stack's lock holder); collect()
-    // reads them concurrently.
-    std::atomic<std::uint64_t> calls{0}, launches{0};
-    std::atomic<std::int64_t> wallNs{0}, selfWallNs{0}, cpuNs{0}, selfCpuNs{0};
-    std::atomic<bool> cpuUnknown{false};
+    HostSums clean, profiled; // instances without / with kernels run under the profiler
 };
 
 struct HostTimes::Tree {
@@ -49,16 +53,11 @@ HostTimes::HostTimes(HostTiming mode, bool processScopes)
 HostTimes::~HostTimes() = default;
 
 std::int64_t HostTimes::wallNow() noexcept {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+    return core::steadyNowNs();
 }
 
 std::int64_t HostTimes::cpuNow() noexcept {
-    timespec ts{};
-    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return -1;
-    return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    return core::threadCpuNowNs();
 }
 
 HostTimes::Tree* HostTimes::treeOf(std::uint64_t thread) noexcept {
@@ -116,14 +115,19 @@ void HostTimes::push(HostFrame& frame, const HostFrame* parent, const std::strin
 void HostTimes::pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thread) noexcept {
     if (!frame.node)
         return;
-    const std::int64_t wall = wallNow() - frame.wallStartNs;
+    // The application's time: libroofline's own work inside the instance taken out.
+    const std::int64_t end = wallNow();
+    const std::int64_t wall =
+        std::max<std::int64_t>(0, end - frame.wallStartNs - frame.profilerWallNs);
     const bool cpuKnown = frame.cpuStartNs >= 0 && frame.thread == thread;
-    const std::int64_t cpu = cpuKnown ? cpuNow() - frame.cpuStartNs : 0;
-    HostNode& n = *frame.node;
+    const std::int64_t cpu =
+        cpuKnown ? std::max<std::int64_t>(0, cpuNow() - frame.cpuStartNs - frame.profilerCpuNs) : 0;
+    HostSums& n = frame.profiled ? frame.node->profiled : frame.node->clean;
     add(n.calls, 1);
     add(n.launches, frame.launches);
     add(n.wallNs, wall);
     add(n.selfWallNs, wall - frame.childWallNs);
+    add(n.profilerNs, frame.profilerWallNs);
     if (cpuKnown && !frame.childCpuUnknown) {
         add(n.cpuNs, cpu);
         add(n.selfCpuNs, cpu - frame.childCpuNs);
@@ -134,7 +138,102 @@ void HostTimes::pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thr
         parent->childWallNs += wall;
         parent->childCpuNs += cpu;
         parent->childCpuUnknown = parent->childCpuUnknown || !cpuKnown;
+        parent->profilerWallNs += frame.profilerWallNs;
+        if (parent->thread == frame.thread)
+            parent->profilerCpuNs += frame.profilerCpuNs;
+        parent->profiled = parent->profiled || frame.profiled;
+    } else if (frame.profiled) {
+        // an outermost instance left out of the times, and of the shares' base if its scope has
+        // instances that were not profiled
+        exclude(frame.wallStartNs, end, frame.node);
     }
+}
+
+void HostTimes::exclude(std::int64_t startNs, std::int64_t endNs, const HostNode* node) noexcept {
+    constexpr std::size_t kMaxIntervals = 4096;
+    try {
+        std::lock_guard<std::mutex> lock(excludedMutex_);
+        if (excludedOverflow_)
+            return;
+        if (excluded_.size() == kMaxIntervals) { // merge what touches, then give up if still full
+            std::sort(excluded_.begin(), excluded_.end(),
+                      [](const Excluded& a, const Excluded& b) { return a.startNs < b.startNs; });
+            std::size_t kept = 0;
+            for (const Excluded& iv : excluded_) {
+                Excluded& last = excluded_[kept > 0 ? kept - 1 : 0];
+                if (kept > 0 && iv.node == last.node && iv.startNs <= last.endNs)
+                    last.endNs = std::max(last.endNs, iv.endNs);
+                else
+                    excluded_[kept++] = iv;
+            }
+            excluded_.resize(kept);
+            if (kept == kMaxIntervals) {
+                excludedOverflow_ = true;
+                return;
+            }
+        }
+        excluded_.push_back({startNs, endNs, node});
+    } catch (...) {
+        excludedOverflow_ = true; // out of memory: shares of the whole wall time
+    }
+}
+
+double HostTimes::runSeconds(std::int64_t startNs, std::int64_t endNs) const {
+    const double whole = 1e-9 * static_cast<double>(endNs - startNs);
+    std::lock_guard<std::mutex> lock(excludedMutex_);
+    if (excludedOverflow_)
+        return whole;
+    // An outermost scope seen only in profiled instances keeps their times (marked): they stay
+    // in the base too.
+    std::vector<std::pair<std::int64_t, std::int64_t>> intervals;
+    for (const Excluded& iv : excluded_)
+        if (iv.node->clean.calls.load(std::memory_order_relaxed) > 0)
+            intervals.emplace_back(iv.startNs, iv.endNs);
+    std::sort(intervals.begin(), intervals.end());
+    std::int64_t covered = 0, reach = startNs; // the union of the intervals within the session
+    for (const auto& [a, b] : intervals) {
+        const std::int64_t from = std::max({a, reach, startNs}), to = std::min(b, endNs);
+        if (to > from)
+            covered += to - from;
+        reach = std::max(reach, to);
+    }
+    const std::int64_t outside = profilerNs_.load(std::memory_order_relaxed) -
+                                 profilerInScopesNs_.load(std::memory_order_relaxed);
+    const double run = 1e-9 * static_cast<double>(endNs - startNs - covered - outside);
+    return run > 0 ? run : whole;
+}
+
+ProfilerStart HostTimes::profilerStart(bool measure) const noexcept {
+    if (!measure || mode_ == HostTiming::Off)
+        return {};
+    ProfilerStart start;
+    start.cpuNs = mode_ == HostTiming::Cpu ? cpuNow() : -1;
+    start.wallNs = wallNow();
+    return start;
+}
+
+void HostTimes::profilerEnd(const ProfilerStart& start, const HostFrame* innermost,
+                            std::uint64_t thread) noexcept {
+    if (start.wallNs < 0)
+        return;
+    const std::int64_t wall = std::max<std::int64_t>(0, wallNow() - start.wallNs);
+    const std::int64_t cpu =
+        start.cpuNs >= 0 ? std::max<std::int64_t>(0, cpuNow() - start.cpuNs) : 0;
+    profilerNs_.fetch_add(wall, std::memory_order_relaxed);
+    if (!innermost || !innermost->node)
+        return; // outside scopes: out of the shares' base as a total
+    profilerInScopesNs_.fetch_add(wall, std::memory_order_relaxed);
+    innermost->profilerWallNs += wall;
+    if (innermost->thread == thread)
+        innermost->profilerCpuNs += cpu;
+}
+
+double HostTimes::profilerSeconds() const noexcept {
+    return 1e-9 * static_cast<double>(profilerNs_.load(std::memory_order_relaxed));
+}
+
+double HostTimes::profilerInScopesSeconds() const noexcept {
+    return 1e-9 * static_cast<double>(profilerInScopesNs_.load(std::memory_order_relaxed));
 }
 
 std::vector<HostScope> HostTimes::collect() const {
@@ -151,19 +250,28 @@ std::vector<HostScope> HostTimes::collect() const {
             [&](const HostNode& n, const std::string& path) {
                 for (const auto& c : n.children) {
                     const std::string p = path.empty() ? c->name : path + "/" + c->name;
-                    const std::uint64_t calls = c->calls.load(std::memory_order_relaxed);
-                    if (calls > 0) {
+                    const std::uint64_t clean = c->clean.calls.load(std::memory_order_relaxed);
+                    const std::uint64_t profiled =
+                        c->profiled.calls.load(std::memory_order_relaxed);
+                    if (clean + profiled > 0) {
+                        // The instances whose kernels ran without the profiler, when there are
+                        // any: their host time is the application's alone.
+                        const HostSums& sums = clean > 0 ? c->clean : c->profiled;
                         HostScope s;
                         s.scopePath = p;
                         s.threadId = tree->thread;
-                        s.calls = calls;
-                        s.launches = c->launches.load(std::memory_order_relaxed);
-                        s.wallSeconds = seconds(c->wallNs);
-                        s.selfWallSeconds = seconds(c->selfWallNs);
+                        s.calls = clean > 0 ? clean : profiled;
+                        s.profiledCalls = profiled; // left out, or (profiledTimes) the calls
+                        s.profiledTimes = clean == 0;
+                        s.launches = sums.launches.load(std::memory_order_relaxed);
+                        s.wallSeconds = seconds(sums.wallNs);
+                        s.selfWallSeconds = seconds(sums.selfWallNs);
+                        s.profilerSeconds =
+                            seconds(c->clean.profilerNs) + seconds(c->profiled.profilerNs);
                         if (mode_ == HostTiming::Cpu &&
-                            !c->cpuUnknown.load(std::memory_order_relaxed)) {
-                            s.cpuSeconds = seconds(c->cpuNs);
-                            s.selfCpuSeconds = seconds(c->selfCpuNs);
+                            !sums.cpuUnknown.load(std::memory_order_relaxed)) {
+                            s.cpuSeconds = seconds(sums.cpuNs);
+                            s.selfCpuSeconds = seconds(sums.selfCpuNs);
                         }
                         out.push_back(std::move(s));
                     }

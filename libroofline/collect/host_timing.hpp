@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::collect {
@@ -28,6 +29,19 @@ struct HostFrame {
     /// Kernels launched while it was open (counted by the session at each launch, records or
     /// not): with the mean GPU time of the scope's records, its GPU time per call.
     mutable std::uint64_t launches = 0;
+    /// libroofline's own work while it was open (counter collection at scope boundaries and
+    /// launches, nested instances included), taken out of its wall and CPU time.
+    mutable std::int64_t profilerWallNs = 0, profilerCpuNs = 0;
+    /// Kernels ran under the profiler while it was open: CUPTI's
+    /// work inside those launches is in its host time, and cannot be measured apart. Such
+    /// instances are left out of the scope's times when it has others.
+    mutable bool profiled = false;
+};
+
+/// The clocks at the start of some libroofline work on the application's thread.
+struct ProfilerStart {
+    std::int64_t wallNs = -1; ///< -1: not measured
+    std::int64_t cpuNs = -1;
 };
 
 /// The session's host timing. Push and pop run on the range's thread (with process-wide scopes,
@@ -49,6 +63,24 @@ public:
     /// Every scope path with a closed instance, per thread (threadId 0: process-wide scopes).
     std::vector<HostScope> collect() const;
 
+    /// libroofline's own work on the application's threads (counter collection: pass
+    /// boundaries, decoding, launch serialization) is measured, charged to the innermost open
+    /// scope instance it ran in and taken out of the host times, so that a profiled run's
+    /// table shows the application's time. `measure` false: nothing is read.
+    ProfilerStart profilerStart(bool measure) const noexcept;
+    /// The work that began at `start` ends on `thread`, inside `innermost` (null: no open
+    /// scope); its CPU time comes out of the instance's only when it ran on the instance's
+    /// thread.
+    void profilerEnd(const ProfilerStart& start, const HostFrame* innermost,
+                     std::uint64_t thread) noexcept;
+    /// The measured libroofline work: all of it, and the part inside scopes (seconds, wall).
+    double profilerSeconds() const noexcept;
+    double profilerInScopesSeconds() const noexcept;
+    /// The base of the tables' shares: the wall time from `startNs` to `endNs` without the
+    /// profiled instances of outermost scopes (left out of the times) and without
+    /// libroofline's work outside scopes.
+    double runSeconds(std::int64_t startNs, std::int64_t endNs) const;
+
     /// The clocks (nanoseconds): steady wall time, and this thread's CPU time.
     static std::int64_t wallNow() noexcept;
     static std::int64_t cpuNow() noexcept;
@@ -63,6 +95,18 @@ private:
     std::uint64_t id_; ///< unique per instance: the per-thread cache of a tree checks it
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<Tree>> trees_;
+    std::atomic<std::int64_t> profilerNs_{0}, profilerInScopesNs_{0};
+    /// A profiled instance of the outermost scope `node`: out of the shares' base when the
+    /// scope has instances that were not profiled (libroofline's work outside scopes comes out
+    /// of it as a total).
+    struct Excluded {
+        std::int64_t startNs = 0, endNs = 0;
+        const HostNode* node = nullptr;
+    };
+    void exclude(std::int64_t startNs, std::int64_t endNs, const HostNode* node) noexcept;
+    mutable std::mutex excludedMutex_;
+    std::vector<Excluded> excluded_;
+    bool excludedOverflow_ = false; ///< too many to keep: runSeconds() is the whole wall time
 };
 
 } // namespace roofline::collect

@@ -97,12 +97,18 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
         ++tUntracked; // out of memory: this range is not tracked, the application carries on
         return;
     }
-    if (s->hostTimes && s->hostTimes->on()) {
-        const std::size_t n = t.stack.size();
-        s->hostTimes->push(t.stack[n - 1].host, n > 1 ? &t.stack[n - 2].host : nullptr,
-                           t.stack[n - 1].name, currentThreadId());
-    }
+    const std::size_t n = t.stack.size();
+    HostTimes* host = s->hostTimes && s->hostTimes->on() ? s->hostTimes.get() : nullptr;
+    // libroofline's work at the boundary (a pass beginning) belongs to no scope of the
+    // application: it is timed before this instance starts, and taken out of the enclosing one.
+    const ProfilerStart ours =
+        host ? host->profilerStart(s->collector->level() == Level::Counters) : ProfilerStart{};
     s->collector->onPush(t.stack, currentThreadId());
+    if (host) {
+        host->profilerEnd(ours, n > 1 ? &t.stack[n - 2].host : nullptr, currentThreadId());
+        host->push(t.stack[n - 1].host, n > 1 ? &t.stack[n - 2].host : nullptr, t.stack[n - 1].name,
+                   currentThreadId());
+    }
 }
 
 void trackPop(const char* domain, bool fromNvtx) noexcept {
@@ -125,12 +131,19 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
             gUnbalanced.fetch_add(1);
         return;
     }
-    if (s && s->hostTimes && s->hostTimes->on())
-        s->hostTimes->pop(t.stack[i - 1].host, i > 1 ? &t.stack[i - 2].host : nullptr,
-                          currentThreadId());
+    HostTimes* host = s && s->hostTimes && s->hostTimes->on() ? s->hostTimes.get() : nullptr;
+    HostFrame* parent = i > 1 ? &t.stack[i - 2].host : nullptr;
+    if (host)
+        host->pop(t.stack[i - 1].host, parent, currentThreadId());
     if (i == t.stack.size()) {
-        if (s)
+        if (s) { // a pass ending: timed after the instance closed, out of the enclosing one
+            const ProfilerStart ours =
+                host ? host->profilerStart(s->collector->level() == Level::Counters)
+                     : ProfilerStart{};
             s->collector->onPop(t.stack);
+            if (host)
+                host->profilerEnd(ours, parent, currentThreadId());
+        }
         t.stack.pop_back();
     } else {
         t.stack.erase(t.stack.begin() + static_cast<std::ptrdiff_t>(i - 1)); // interleaved domains

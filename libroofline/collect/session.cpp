@@ -103,6 +103,10 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                              "after the Session is constructed, or profile with `roofline run`)");
         return;
     }
+    // libroofline's own work on the launch, from the callback's start (reading the kernel,
+    // waiting for other threads' launches, the collector), is taken out of the host times of
+    // the scope the launch is in.
+    const ProfilerStart ours{event.calledWallNs, event.calledCpuNs};
     LaunchEvent l;
     l.slot = slot;
     l.device = devices[slot].info.ordinal;
@@ -132,19 +136,24 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
             for (const Frame& f : stack)
                 f.host.launches += kernels;
         }
+        bool profiled = false; // the kernel runs under the profiler
         if (!graph) {
-            collector->onLaunch(l, stack);
-            return;
+            profiled = collector->onLaunch(l, stack);
+        } else {
+            l.inGraph = true;
+            for (const cupti::GraphKernel& k : *event.graphKernels) {
+                l.mangledName = k.mangledName.c_str();
+                l.grid = k.grid;
+                l.block = k.block;
+                l.sharedMemBytes = k.sharedMemBytes + k.staticSharedBytes;
+                l.registers = k.registers;
+                collector->onLaunch(l, stack);
+            }
         }
-        l.inGraph = true;
-        for (const cupti::GraphKernel& k : *event.graphKernels) {
-            l.mangledName = k.mangledName.c_str();
-            l.grid = k.grid;
-            l.block = k.block;
-            l.sharedMemBytes = k.sharedMemBytes + k.staticSharedBytes;
-            l.registers = k.registers;
-            collector->onLaunch(l, stack);
-        }
+        hostTimes->profilerEnd(ours, stack.empty() ? nullptr : &stack.back().host, l.threadId);
+        if (profiled && hostTimes->on()) // these instances' host times include CUPTI's work
+            for (const Frame& f : stack)
+                f.host.profiled = true;
     };
     if (options.processScopes) { // the ranges open anywhere in the process
         std::lock_guard<std::recursive_mutex> lock(processStackMutex);
@@ -204,6 +213,7 @@ void SessionState::finish() noexcept {
     SessionState* self = this;
     gActive.compare_exchange_strong(self, nullptr);
     stopped = true;
+    cupti::LaunchTracker::timeCallbacks(0);
     restoreSignals();
     collector->finish();
     auto& launches = collector->launches();
@@ -302,9 +312,11 @@ void SessionState::finish() noexcept {
     }
     if (hostTimes) {
         try {
-            recorded.sessionSeconds =
-                1e-9 * static_cast<double>(HostTimes::wallNow() - startWallNs);
+            const std::int64_t end = HostTimes::wallNow();
+            recorded.sessionSeconds = 1e-9 * static_cast<double>(end - startWallNs);
+            recorded.hostRunSeconds = hostTimes->runSeconds(startWallNs, end);
             recorded.hostScopes = hostTimes->collect();
+            recorded.profilerSeconds = hostTimes->profilerSeconds();
             core::attachKernelTime(recorded.hostScopes, records);
         } catch (const std::exception& e) {
             core::log().error("libroofline: the host times per scope are lost: {}", e.what());
@@ -621,6 +633,12 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     s.hostTimes =
         std::make_unique<collect::HostTimes>(s.options.hostTiming, s.options.processScopes);
     s.startWallNs = collect::HostTimes::wallNow();
+    // The launch callbacks note when they begin, so that all of libroofline's work on a launch
+    // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
+    // host times.
+    cupti::LaunchTracker::timeCallbacks(s.options.hostTiming == HostTiming::Cpu    ? 2
+                                        : s.options.hostTiming == HostTiming::Wall ? 1
+                                                                                   : 0);
     s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
     s.unbalancedAtStart = collect::unbalancedPops();
@@ -718,6 +736,12 @@ const std::vector<HostScope>& Session::hostScopes() const noexcept {
 }
 double Session::sessionSeconds() const noexcept {
     return impl_->recorded.sessionSeconds;
+}
+double Session::profilerSeconds() const noexcept {
+    return impl_->recorded.profilerSeconds;
+}
+double Session::hostRunSeconds() const noexcept {
+    return impl_->recorded.hostRunSeconds;
 }
 
 } // namespace roofline

@@ -11,6 +11,8 @@ std::string hostBound(const HostScope& s) {
     if (wall <= 0)
         return "";
     const bool busy = s.cpuSeconds >= 0 && s.wallSeconds > 0 && s.cpuSeconds >= 0.5 * s.wallSeconds;
+    if (s.kernels == 0 && s.launches > 0)
+        return "unmeasured"; // kernels launched, none with a record: the GPU's share unknown
     if (s.kernels == 0) {
         if (s.cpuSeconds < 0)
             return "host";

@@ -173,14 +173,23 @@ nlohmann::json hostToJson(const Recording& rec) {
                           {"self_cpu_s", s.selfCpuSeconds},
                           {"gpu_s", s.gpuSeconds},
                           {"launches", s.launches},
-                          {"kernels", s.kernels}});
-    return {{"session_s", rec.sessionSeconds}, {"scopes", scopes}};
+                          {"kernels", s.kernels},
+                          {"profiled_calls", s.profiledCalls},
+                          {"profiled_times", s.profiledTimes},
+                          {"profiler_s", s.profilerSeconds}});
+    return {{"session_s", rec.sessionSeconds},
+            {"run_s", rec.hostRunSeconds},
+            {"profiler_s", rec.profilerSeconds},
+            {"scopes", scopes}};
 }
 
 void hostFromJson(const nlohmann::json& j, Recording& rec) {
     if (!j.is_object())
         return;
     rec.sessionSeconds = j.at("session_s").get<double>();
+    // absent before libroofline measured its own work and left profiled instances out
+    rec.profilerSeconds = j.value("profiler_s", 0.0);
+    rec.hostRunSeconds = j.value("run_s", rec.sessionSeconds);
     for (const auto& x : j.at("scopes")) {
         HostScope s;
         s.scopePath = x.at("scope").get<std::string>();
@@ -193,6 +202,9 @@ void hostFromJson(const nlohmann::json& j, Recording& rec) {
         s.gpuSeconds = x.at("gpu_s").get<double>();
         s.launches = integerAt<std::uint64_t>(x, "launches");
         s.kernels = integerAt<std::uint64_t>(x, "kernels");
+        s.profilerSeconds = x.value("profiler_s", 0.0);
+        s.profiledCalls = x.value("profiled_calls", std::uint64_t{0});
+        s.profiledTimes = x.value("profiled_times", false);
         rec.hostScopes.push_back(std::move(s));
     }
 }

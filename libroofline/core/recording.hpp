@@ -65,6 +65,12 @@ struct Recording {
     /// stop, and the wall and CPU time per scope.
     double sessionSeconds = 0;
     std::vector<HostScope> hostScopes;
+    /// libroofline's own measured work on the application's threads (counter collection),
+    /// inside scopes or not; the scopes' times exclude it (optional "profiler_s").
+    double profilerSeconds = 0;
+    /// The base of the host table's shares (Session::hostRunSeconds; optional "run_s", the
+    /// session's time when absent).
+    double hostRunSeconds = 0;
     /// The platform the run happened on (optional "platform" object, issue 16); cpu.threads 0:
     /// not recorded.
     Platform platform;

@@ -1,5 +1,6 @@
 #include "cupti/launch.hpp"
 
+#include "core/stopwatch.hpp"
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/trace.hpp"
@@ -260,6 +261,7 @@ namespace {
 // The tracker the callbacks go to. CUPTI allows one subscriber per process; while a process-wide
 // subscription exists (the injection's, made before any Session), trackers take turns on it.
 std::atomic<LaunchTracker*> gTarget{nullptr};
+std::atomic<int> gCallbackClocks{0};
 CUpti_SubscriberHandle gProcessSubscriber = nullptr;
 
 CUpti_SubscriberHandle subscribe() {
@@ -310,6 +312,10 @@ LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
     return new LaunchTracker(sink, user); // takes the first turn; lives as long as the process
 }
 
+void LaunchTracker::timeCallbacks(int clocks) noexcept {
+    gCallbackClocks.store(clocks, std::memory_order_relaxed);
+}
+
 LaunchTracker* LaunchTracker::active() noexcept {
     return gTarget.load(std::memory_order_acquire);
 }
@@ -355,6 +361,10 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
         e.exit = true;
         self->sink_(e, self->user_);
         return;
+    }
+    if (const int clocks = gCallbackClocks.load(std::memory_order_relaxed)) {
+        e.calledCpuNs = clocks > 1 ? core::threadCpuNowNs() : -1;
+        e.calledWallNs = core::steadyNowNs();
     }
     e.correlationId = info->correlationId;
     CUfunction f = nullptr;

@@ -43,6 +43,9 @@ struct LaunchEvent {
     void* context = nullptr;
     std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
+    /// When the callback began (LaunchTracker::timeCallbacks; -1: not read), so that the
+    /// session can take libroofline's whole work on the launch out of the host times.
+    std::int64_t calledWallNs = -1, calledCpuNs = -1;
     /// Kind::Graph: the graph's kernel nodes in dependency order (null when the graph was
     /// instantiated before the subscription, or could not be read); valid during the sink call.
     const std::vector<GraphKernel>* graphKernels = nullptr;
@@ -58,6 +61,9 @@ using LaunchSink = void (*)(const LaunchEvent& event, void* user) noexcept;
 class LaunchTracker {
 public:
     LaunchTracker(LaunchSink sink, void* user);
+    /// Which clocks the launch callbacks read on entry, process-wide: 0 none, 1 the steady
+    /// clock, 2 the steady clock and the thread's CPU clock (LaunchEvent::calledWallNs).
+    static void timeCallbacks(int clocks) noexcept;
     ~LaunchTracker();
     LaunchTracker(const LaunchTracker&) = delete;
     LaunchTracker& operator=(const LaunchTracker&) = delete;

@@ -68,39 +68,75 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
         char idle[16] = "-";
         if (s->kernels > 0)
             std::snprintf(idle, sizeof idle, "%.0f%%", 100 * s->gpuIdleShare());
-        std::snprintf(line, sizeof line,
-                      "%-36s %-8s %7llu %16s %16s %16s %16s %11s %11s %6s %-6s\n",
+        char calls[48]; // "5+3": 5 instances timed, 3 profiled ones left out
+        if (s->profiledCalls > 0 && !s->profiledTimes)
+            std::snprintf(calls, sizeof calls, "%llu+%llu",
+                          static_cast<unsigned long long>(s->calls),
+                          static_cast<unsigned long long>(s->profiledCalls));
+        else
+            std::snprintf(calls, sizeof calls, "%llu", static_cast<unsigned long long>(s->calls));
+        const std::string bound = hostBound(*s) + (s->profiledTimes ? "*" : "");
+        std::snprintf(line, sizeof line, "%-36s %-8s %7s %16s %16s %16s %16s %11s %11s %6s %-6s\n",
                       report::shorten(s->scopePath, 36, false).c_str(), thread(s->threadId).c_str(),
-                      static_cast<unsigned long long>(s->calls),
-                      msShare(s->selfWallSeconds, runSeconds).c_str(),
+                      calls, msShare(s->selfWallSeconds, runSeconds).c_str(),
                       msShare(s->wallSeconds, runSeconds).c_str(),
                       msShare(s->selfCpuSeconds, runSeconds).c_str(),
                       msShare(s->cpuSeconds, runSeconds).c_str(), ms(s->wallPerCall()).c_str(),
-                      s->kernels ? ms(s->gpuPerCall()).c_str() : "-", idle, hostBound(*s).c_str());
+                      s->kernels ? ms(s->gpuPerCall()).c_str() : "-", idle, bound.c_str());
         out << line;
     }
-    char tail[200];
-    std::snprintf(tail, sizeof tail, "%% of the session's %.3f ms. ", runSeconds * 1e3);
+    char tail[300];
+    std::snprintf(tail, sizeof tail, "%% of %.3f ms. ", runSeconds * 1e3);
     out << tail
         << "GPU/call: the mean GPU time (gpu__time_duration) of the scope's kernels with records "
            "times the kernels it launched per call; idle: the share of wall/call without them. "
            "bound: gpu (kernels "
            ">= 80% of wall), launch (host busy, GPU idle), wait (host blocked), cpu (no kernels, "
-           "host busy)\n";
+           "host busy), unmeasured (kernels launched, none with a record)\n";
+    const bool leftOut = std::any_of(scopes.begin(), scopes.end(), [](const HostScope& s) {
+        return s.profiledCalls > 0 && !s.profiledTimes;
+    });
+    const bool allProfiled = std::any_of(scopes.begin(), scopes.end(),
+                                         [](const HostScope& s) { return s.profiledTimes; });
+    if (leftOut)
+        out << "calls 5+3: 5 instances timed, 3 left out: kernels ran under the profiler in them "
+               "(a counter-collection pass), whose work inside the launches cannot be measured "
+               "apart; the shares' base leaves the outermost ones out too.\n";
+    if (allProfiled)
+        out << "bound*: every instance ran kernels under the profiler (kernel replay, or seen "
+               "only in passes): its host times include CUPTI's work, an upper bound of the "
+               "application's.\n";
+    double ours = 0; // libroofline's work inside the outermost scopes (nested ones included)
+    for (const HostScope& s : scopes)
+        if (s.scopePath.find('/') == std::string::npos)
+            ours += s.profilerSeconds;
+    if (ours > 0) {
+        std::snprintf(tail, sizeof tail,
+                      "libroofline's own work inside these scopes (counter collection on the "
+                      "application's threads), %.3f ms, is taken out of their times.\n",
+                      ours * 1e3);
+        out << tail;
+    }
 }
 
 void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
     out << "scope,thread_id,calls,self_wall_s,wall_s,self_cpu_s,cpu_s,wall_share,"
-           "wall_per_call_s,launches,kernels,gpu_s,gpu_per_call_s,gpu_idle_share,bound\n";
+           "wall_per_call_s,launches,kernels,gpu_s,gpu_per_call_s,gpu_idle_share,bound,"
+           "profiler_s,profiled_calls,profiled_times\n";
     auto optional = [](double v) { return v < 0 ? std::string() : report::number(v); };
+    auto gpu = [](const HostScope& s, double v) {
+        return s.gpuKnown() ? report::number(v) : std::string(); // empty: unmeasured
+    };
     for (const HostScope* s : byWallTime(scopes))
         out << report::csvCell(s->scopePath) << ',' << s->threadId << ',' << s->calls << ','
             << report::number(s->selfWallSeconds) << ',' << report::number(s->wallSeconds) << ','
             << optional(s->selfCpuSeconds) << ',' << optional(s->cpuSeconds) << ','
             << report::number(runSeconds > 0 ? s->wallSeconds / runSeconds : 0) << ','
             << report::number(s->wallPerCall()) << ',' << s->launches << ',' << s->kernels << ','
-            << report::number(s->gpuSeconds) << ',' << report::number(s->gpuPerCall()) << ','
-            << report::number(s->gpuIdleShare()) << ',' << hostBound(*s) << '\n';
+            << report::number(s->gpuSeconds) << ',' << gpu(*s, s->gpuPerCall()) << ','
+            << gpu(*s, s->gpuIdleShare()) << ',' << hostBound(*s) << ','
+            << report::number(s->profilerSeconds) << ',' << s->profiledCalls << ','
+            << (s->profiledTimes ? 1 : 0) << '\n';
 }
 
 std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBars) {
@@ -112,14 +148,19 @@ std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBar
         std::string label = report::shorten(s->scopePath, 28, false);
         if (s->threadId != 0)
             label += " [" + std::to_string(s->threadId) + "]";
-        bars.push_back({label, {gpu, std::max(0.0, wall - gpu)}});
+        if (s->gpuKnown())
+            bars.push_back({label, {gpu, std::max(0.0, wall - gpu), 0.0}});
+        else
+            bars.push_back({label, {0.0, 0.0, wall}});
     }
     PlotText text;
     text.title = "Host and GPU time per scope call";
     text.subtitle = "bar: the host's wall time per call; the GPU's kernels of the scope cover the "
                     "first part, the GPU idles the rest";
     text.yLabel = "time per call (ms)";
-    return stackedBarsSvg({"GPU kernels of the scope", "GPU idle (host only)"}, bars, text);
+    return stackedBarsSvg({"GPU kernels of the scope", "GPU idle (host only)",
+                           "GPU unknown (its kernels have no records)"},
+                          bars, text);
 }
 
 } // namespace roofline

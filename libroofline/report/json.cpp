@@ -124,7 +124,11 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out,
             return v < 0 ? nlohmann::json() : nlohmann::json(finite(v));
         };
         nlohmann::json scopes = nlohmann::json::array();
-        for (const HostScope& s : c.hostScopes)
+        for (const HostScope& s : c.hostScopes) {
+            // null: kernels launched, none with a record
+            const auto gpuKnown = [&s](double v) {
+                return s.gpuKnown() ? nlohmann::json(finite(v)) : nlohmann::json();
+            };
             scopes.push_back(nlohmann::json{{"scope", s.scopePath},
                                             {"thread_id", s.threadId},
                                             {"calls", s.calls},
@@ -135,10 +139,17 @@ void writeJson(const std::vector<KernelRecord>& records, std::ostream& out,
                                             {"gpu_s", finite(s.gpuSeconds)},
                                             {"launches", s.launches},
                                             {"kernels", s.kernels},
-                                            {"gpu_per_call_s", finite(s.gpuPerCall())},
-                                            {"gpu_idle_share", finite(s.gpuIdleShare())},
-                                            {"bound", hostBound(s)}});
-        document["host"] = {{"session_s", finite(c.sessionSeconds)}, {"scopes", scopes}};
+                                            {"gpu_per_call_s", gpuKnown(s.gpuPerCall())},
+                                            {"gpu_idle_share", gpuKnown(s.gpuIdleShare())},
+                                            {"bound", hostBound(s)},
+                                            {"profiled_calls", s.profiledCalls},
+                                            {"profiled_times", s.profiledTimes},
+                                            {"profiler_s", finite(s.profilerSeconds)}});
+        }
+        document["host"] = {{"session_s", finite(c.sessionSeconds)},
+                            {"run_s", finite(c.hostRunSeconds)},
+                            {"profiler_s", finite(c.profilerSeconds)},
+                            {"scopes", scopes}};
     }
     out << document.dump(2) << '\n';
 }

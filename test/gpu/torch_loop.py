@@ -8,7 +8,7 @@ range "step <n>" (torch.cuda.nvtx) holding zero_grad, forward, backward and Adam
 backward on its autograd thread, outside the main thread's range unless
 ROOFLINE_PUSH_POP_SCOPE=process. AdamW creates its state on the first step, so step 0 launches
 kernels the later steps do not. RL=0 runs the loop without libroofline (for the cost baseline);
-RL_OUT names the recording to save.
+RL_OUT names the recording to save; RL_STEP_TIMES=1 prints the host's time in each step range.
 """
 import ctypes
 import os
@@ -46,13 +46,17 @@ def main():
         sys.exit("rl_start failed")
     t0 = time.time()
     n, losses = 0, []
+    step_times = os.environ.get("RL_STEP_TIMES") == "1"
     while True:
+        ts = time.perf_counter()
         torch.cuda.nvtx.range_push(f"step {n}")
         opt.zero_grad(set_to_none=True)
         loss = loss_fn()
         loss.backward()
         opt.step()
         torch.cuda.nvtx.range_pop()
+        if step_times:  # the host's time in the step range, as libroofline's table measures it
+            print(f"step {n} {1e3 * (time.perf_counter() - ts):.3f} ms")
         losses.append(loss.item())
         n += 1
         if n >= steps and not (profile and shim.rl_needs_pass()):

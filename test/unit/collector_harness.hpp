@@ -293,7 +293,8 @@ struct Harness {
         launch("adamw", 3);
         pop();
     }
-    void launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
+    /// Returns whether the collector said the kernel runs under the profiler.
+    bool launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
         LaunchEvent e;
         e.mangledName = name;
         e.grid = grid;
@@ -303,7 +304,7 @@ struct Harness {
             loadsCode = false;
             loadCode();
         }
-        collector.onLaunch(e, stack);
+        const bool profiled = collector.onLaunch(e, stack);
         bool stale = backend.stale();
         if (loadsCode) { // the driver loads the kernel inside the launch, before CUPTI's hook
             loadsCode = false;
@@ -311,6 +312,7 @@ struct Harness {
             stale = stale || backend.stale();
         }
         backend.kernel(work, stale);
+        return profiled;
     }
     /// cudaGraphLaunch of a graph whose kernel nodes are `names`, as the session feeds it.
     void graphLaunch(std::initializer_list<const char*> names) {

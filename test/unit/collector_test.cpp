@@ -881,3 +881,32 @@ TEST(CollectorIterationReplay, AShortIterationInTheMiddleOfAWindowSupersedesItsF
         EXPECT_FALSE(r.values.empty()) << r.mangledName << " at " << r.position << ": " << r.note;
     EXPECT_GE(h.collector.supersededLaunches(), 2u); // d and e of the dropped first pass
 }
+
+// The host side leaves out the scope instances whose kernels ran under the profiler: the
+// collector says which launches do (a pass open), and which run without it.
+TEST(CollectorIterationReplay, EachLaunchSaysWhetherItRunsUnderTheProfiler) {
+    Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(2, 2));
+    std::vector<bool> profiled;
+    for (int it = 0; it < 8; ++it) {
+        h.push("step");
+        profiled.push_back(h.launch("a", 1));
+        profiled.push_back(h.launch("b", 2));
+        h.pop();
+    }
+    h.finish();
+    // Reuse observes two iterations without a profiler, measures the two passes in the next
+    // two, and holds no profiler once the profile is complete.
+    const std::vector<bool> expected{false, false, false, false, true,  true,  true,  true,
+                                     false, false, false, false, false, false, false, false};
+    EXPECT_EQ(profiled, expected);
+}
+
+TEST(CollectorKernelReplay, EveryLaunchRunsUnderTheProfiler) {
+    Harness h(CollectionMode::KernelReplay, 2, 8);
+    h.push("step");
+    EXPECT_TRUE(h.launch("k", 1));
+    h.pop();
+    // Not measured (no scope open), but the profiler stays enabled: CUPTI's work still slows it.
+    EXPECT_TRUE(h.launch("outside", 1));
+    h.finish();
+}

@@ -76,6 +76,118 @@ TEST(HostTimes, SleepAndBusyScopesGetTheirWallAndCpuTime) {
     EXPECT_EQ(hostBound(*compute), "cpu"); // no kernels, the host busy
 }
 
+// libroofline's own work on the application's thread (a pass ending, decoding) is measured and
+// taken out of the scope it ran in, and its parents, so a profiled run's table shows the
+// application's time; a measure of `false` (no counters collected) reads no clock.
+TEST(HostTimes, LibrooflineWorkIsTakenOutOfTheScopesItRanIn) {
+    HostTimes times(HostTiming::Cpu, false);
+    const std::uint64_t thread = 7;
+    for (int step = 0; step < 2; ++step) {
+        HostFrame outer, working;
+        times.push(outer, nullptr, "step", thread);
+        times.push(working, &outer, "compute", thread);
+        busy(std::chrono::milliseconds(20)); // the application's
+        const auto ours = times.profilerStart(true);
+        busy(std::chrono::milliseconds(20)); // libroofline's, inside "compute"
+        times.profilerEnd(ours, &working, thread);
+        times.pop(working, &outer, thread);
+        const auto boundary = times.profilerStart(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // waiting at the boundary
+        times.profilerEnd(boundary, &outer, thread);
+        times.pop(outer, nullptr, thread);
+        const auto outside = times.profilerStart(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10)); // between steps
+        times.profilerEnd(outside, nullptr, thread);
+    }
+    const auto unmeasured = times.profilerStart(false);
+    EXPECT_LT(unmeasured.wallNs, 0);
+    times.profilerEnd(unmeasured, nullptr, thread); // nothing
+    const auto scopes = times.collect();
+    const HostScope* step = find(scopes, "step", thread);
+    const HostScope* compute = find(scopes, "step/compute", thread);
+    ASSERT_TRUE(step && compute);
+    EXPECT_NEAR(compute->wallSeconds, 0.040, kWallTolerance * 0.040 + 0.005);
+    EXPECT_NEAR(compute->profilerSeconds, 0.040, kWallTolerance * 0.040 + 0.005);
+    EXPECT_NEAR(step->wallSeconds, compute->wallSeconds, 0.005); // no own time but ours
+    EXPECT_NEAR(step->selfWallSeconds, 0.0, 0.005);
+    EXPECT_NEAR(step->profilerSeconds, 0.080, kWallTolerance * 0.080 + 0.005);
+    EXPECT_GE(compute->cpuSeconds, 0.6 * 0.040);
+    EXPECT_LE(compute->cpuSeconds, compute->wallSeconds + 0.002); // ours taken out of it too
+    EXPECT_NEAR(step->selfCpuSeconds, 0.0, 0.005);
+    EXPECT_NEAR(times.profilerInScopesSeconds(), step->profilerSeconds, 1e-9);
+    EXPECT_NEAR(times.profilerSeconds(), 0.100, kWallTolerance * 0.100 + 0.005);
+}
+
+// Instances in which kernels ran under the profiler (a pass) are left out of a scope's times
+// when it has others, and the profiled outermost ones out of the shares' base; a scope seen
+// only profiled keeps those times, marked.
+TEST(HostTimes, ProfiledInstancesAreLeftOutWhenThereAreOthers) {
+    HostTimes times(HostTiming::Wall, false);
+    const std::uint64_t thread = 3;
+    const std::int64_t start = HostTimes::wallNow();
+    for (int step = 0; step < 4; ++step) {
+        HostFrame outer, inner;
+        times.push(outer, nullptr, "step", thread);
+        times.push(inner, &outer, "work", thread);
+        const bool pass = step == 1 || step == 2;
+        std::this_thread::sleep_for(std::chrono::milliseconds(pass ? 40 : 10));
+        if (pass) // a launch under the profiler marks every open instance
+            outer.profiled = inner.profiled = true;
+        times.pop(inner, &outer, thread);
+        if (step == 3) { // a scope only ever seen in a profiled instance
+            HostFrame only;
+            times.push(only, &outer, "only in a pass", thread);
+            only.profiled = true;
+            times.pop(only, &outer, thread);
+        }
+        times.pop(outer, nullptr, thread);
+    }
+    const std::int64_t end = HostTimes::wallNow();
+    const auto scopes = times.collect();
+    const HostScope* step = find(scopes, "step", thread);
+    const HostScope* work = find(scopes, "step/work", thread);
+    const HostScope* only = find(scopes, "step/only in a pass", thread);
+    ASSERT_TRUE(step && work && only);
+    EXPECT_EQ(work->calls, 2u);
+    EXPECT_EQ(work->profiledCalls, 2u);
+    EXPECT_FALSE(work->profiledTimes);
+    EXPECT_NEAR(work->wallPerCall(), 0.010, kWallTolerance * 0.010 + 0.005); // not the 40 ms ones
+    EXPECT_EQ(step->calls, 1u); // step 3 is profiled too: its nested instance was
+    EXPECT_EQ(step->profiledCalls, 3u);
+    EXPECT_EQ(only->calls, 1u);
+    EXPECT_TRUE(only->profiledTimes);
+    // The base: the session without steps 1, 2 and 3.
+    const double whole = 1e-9 * static_cast<double>(end - start);
+    EXPECT_NEAR(times.runSeconds(start, end), whole - 0.080 - 0.010,
+                kWallTolerance * 0.090 + 0.005);
+    EXPECT_NEAR(times.runSeconds(start, end), step->wallSeconds, 0.005);
+}
+
+// Kernel replay profiles every instance: the scope keeps their times (marked), and the base
+// keeps them too, less libroofline's work outside scopes.
+TEST(HostTimes, AScopeProfiledInEveryInstanceStaysInTheBase) {
+    HostTimes times(HostTiming::Wall, false);
+    const std::int64_t start = HostTimes::wallNow();
+    for (int step = 0; step < 2; ++step) {
+        HostFrame outer;
+        times.push(outer, nullptr, "step", 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        outer.profiled = true;
+        times.pop(outer, nullptr, 1);
+    }
+    const auto ours = times.profilerStart(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // outside scopes
+    times.profilerEnd(ours, nullptr, 1);
+    const std::int64_t end = HostTimes::wallNow();
+    const auto scopes = times.collect();
+    ASSERT_EQ(scopes.size(), 1u);
+    EXPECT_TRUE(scopes[0].profiledTimes);
+    EXPECT_EQ(scopes[0].calls, 2u);
+    const double whole = 1e-9 * static_cast<double>(end - start);
+    EXPECT_NEAR(times.runSeconds(start, end), whole - 0.020, kWallTolerance * 0.020 + 0.005);
+    EXPECT_GE(times.runSeconds(start, end), scopes[0].wallSeconds);
+}
+
 TEST(HostTimes, EachThreadHasItsOwnScopesAndProcessScopesAreOne) {
     for (const bool process : {false, true}) {
         SCOPED_TRACE(process ? "process scopes" : "thread scopes");
@@ -178,7 +290,11 @@ TEST(HostScopes, BoundsFollowThePerCallTimes) {
     s.gpuSeconds = 30e-3; // kernels outlast the host's time in the scope
     EXPECT_EQ(hostBound(s), "gpu");
     EXPECT_EQ(s.gpuIdleShare(), 0.0);
-    s.kernels = 0;
+    s.kernels = 0; // launched 10 kernels, none with a record: the GPU's share is not known
+    EXPECT_FALSE(s.gpuKnown());
+    EXPECT_EQ(hostBound(s), "unmeasured");
+    s.launches = 0; // launched none
+    EXPECT_TRUE(s.gpuKnown());
     EXPECT_EQ(hostBound(s), "wait");
     s.cpuSeconds = 9e-3;
     EXPECT_EQ(hostBound(s), "cpu");
@@ -198,7 +314,11 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     s.gpuSeconds = 0.2;
     s.launches = 8;
     s.kernels = 2;
+    s.profilerSeconds = 0.75;
+    s.profiledCalls = 3;
     rec.hostScopes = {s};
+    rec.hostRunSeconds = 2.0;
+    rec.profilerSeconds = 0.875;
     std::stringstream file;
     core::writeRecording(rec, file);
     const core::Recording back = core::readRecording(file, "test");
@@ -211,9 +331,16 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     EXPECT_DOUBLE_EQ(b.selfCpuSeconds, 0.125);
     EXPECT_EQ(b.launches, 8u);
     EXPECT_EQ(b.kernels, 2u);
+    EXPECT_DOUBLE_EQ(b.profilerSeconds, 0.75);
+    EXPECT_DOUBLE_EQ(back.profilerSeconds, 0.875);
+    EXPECT_DOUBLE_EQ(back.hostRunSeconds, 2.0);
+    EXPECT_EQ(b.profiledCalls, 3u);
+    EXPECT_FALSE(b.profiledTimes);
     std::ostringstream table, csv;
-    printHostTable(back.hostScopes, back.sessionSeconds, table);
-    EXPECT_NE(table.str().find("1000.000  40.0%"), std::string::npos) << table.str();
+    printHostTable(back.hostScopes, back.hostRunSeconds, table);
+    EXPECT_NE(table.str().find("1000.000  50.0%"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find(" 4+3 "), std::string::npos) << table.str(); // 3 left out
+    EXPECT_NE(table.str().find("calls 5+3: 5 instances timed, 3 left out"), std::string::npos);
     EXPECT_NE(table.str().find("250.000"), std::string::npos) << table.str(); // wall per call
     EXPECT_NE(table.str().find("200.000"), std::string::npos) << table.str(); // GPU per call
     std::vector<HostScope> two = back.hostScopes;
@@ -228,7 +355,25 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     EXPECT_NE(csv.str().find("\"step #/data, load\",42,4,0.5,1,0.125,0.25,0.4,0.25,8,2,0.2,0.2,"),
               std::string::npos)
         << csv.str();
-    EXPECT_NE(csv.str().find(",gpu\n"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",gpu,0.75,3,0\n"), std::string::npos) << csv.str();
+    std::vector<HostScope> profiled = back.hostScopes; // every instance profiled: marked
+    profiled[0].profiledTimes = true;
+    std::ostringstream marked;
+    printHostTable(profiled, back.sessionSeconds, marked);
+    EXPECT_NE(marked.str().find("gpu*"), std::string::npos) << marked.str();
+    EXPECT_NE(marked.str().find("bound*: every instance ran kernels under the profiler"),
+              std::string::npos);
+    // An outermost scope's libroofline time is named under the table ("step #/data, load" is
+    // nested: its time is inside its parent's, so a table of it alone names none).
+    EXPECT_EQ(table.str().find("libroofline's own work"), std::string::npos) << table.str();
+    std::vector<HostScope> outer = back.hostScopes;
+    outer[0].scopePath = "step #";
+    std::ostringstream withOurs;
+    printHostTable(outer, back.sessionSeconds, withOurs);
+    EXPECT_NE(withOurs.str().find("libroofline's own work inside these scopes (counter "
+                                  "collection on the application's threads), 750.000 ms"),
+              std::string::npos)
+        << withOurs.str();
     const std::string svg = hostBarsSvg(back.hostScopes, 16);
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_NE(svg.find("GPU idle (host only)"), std::string::npos);
