@@ -99,7 +99,7 @@ HostNode* HostTimes::child(HostNode* parent, Tree& tree, const std::string& name
 }
 
 void HostTimes::push(HostFrame& frame, const HostFrame* parent, const std::string& name,
-                     std::uint64_t thread) noexcept {
+                     std::uint64_t thread, const HostClocks& now) noexcept {
     if (mode_ == HostTiming::Off)
         return;
     Tree* tree = parent && parent->node ? static_cast<Tree*>(parent->tree) : treeOf(thread);
@@ -108,20 +108,25 @@ void HostTimes::push(HostFrame& frame, const HostFrame* parent, const std::strin
     frame.node = child(parent && parent->node ? parent->node : &tree->root, *tree, name);
     frame.tree = tree;
     frame.thread = thread;
-    frame.cpuStartNs = mode_ == HostTiming::Cpu ? cpuNow() : -1;
-    frame.wallStartNs = wallNow();
+    frame.cpuStartNs = mode_ != HostTiming::Cpu ? -1 : now.cpuNs >= 0 ? now.cpuNs : cpuNow();
+    frame.wallStartNs = now.wallNs >= 0 ? now.wallNs : wallNow();
 }
 
-void HostTimes::pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thread) noexcept {
+HostClocks HostTimes::pop(const HostFrame& frame, HostFrame* parent,
+                          std::uint64_t thread) noexcept {
     if (!frame.node)
-        return;
+        return {};
     // The application's time: libroofline's own work inside the instance taken out.
-    const std::int64_t end = wallNow();
+    HostClocks end;
+    end.wallNs = wallNow();
     const std::int64_t wall =
-        std::max<std::int64_t>(0, end - frame.wallStartNs - frame.profilerWallNs);
+        std::max<std::int64_t>(0, end.wallNs - frame.wallStartNs - frame.profilerWallNs);
     const bool cpuKnown = frame.cpuStartNs >= 0 && frame.thread == thread;
+    if (cpuKnown)
+        end.cpuNs = cpuNow();
     const std::int64_t cpu =
-        cpuKnown ? std::max<std::int64_t>(0, cpuNow() - frame.cpuStartNs - frame.profilerCpuNs) : 0;
+        cpuKnown ? std::max<std::int64_t>(0, end.cpuNs - frame.cpuStartNs - frame.profilerCpuNs)
+                 : 0;
     HostSums& n = frame.profiled ? frame.node->profiled : frame.node->clean;
     add(n.calls, 1);
     add(n.launches, frame.launches);
@@ -145,8 +150,9 @@ void HostTimes::pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thr
     } else if (frame.profiled) {
         // an outermost instance left out of the times, and of the shares' base if its scope has
         // instances that were not profiled
-        exclude(frame.wallStartNs, end, frame.node);
+        exclude(frame.wallStartNs, end.wallNs, frame.node);
     }
+    return end;
 }
 
 void HostTimes::exclude(std::int64_t startNs, std::int64_t endNs, const HostNode* node) noexcept {
@@ -203,29 +209,36 @@ double HostTimes::runSeconds(std::int64_t startNs, std::int64_t endNs) const {
     return run > 0 ? run : whole;
 }
 
-ProfilerStart HostTimes::profilerStart(bool measure) const noexcept {
+HostClocks HostTimes::profilerStart(bool measure, const HostClocks& now) const noexcept {
     if (!measure || mode_ == HostTiming::Off)
         return {};
-    ProfilerStart start;
-    start.cpuNs = mode_ == HostTiming::Cpu ? cpuNow() : -1;
-    start.wallNs = wallNow();
+    HostClocks start = now;
+    if (mode_ == HostTiming::Cpu && start.cpuNs < 0)
+        start.cpuNs = cpuNow();
+    if (start.wallNs < 0)
+        start.wallNs = wallNow();
     return start;
 }
 
-void HostTimes::profilerEnd(const ProfilerStart& start, const HostFrame* innermost,
-                            std::uint64_t thread) noexcept {
+HostClocks HostTimes::profilerEnd(const HostClocks& start, const HostFrame* innermost,
+                                  std::uint64_t thread) noexcept {
     if (start.wallNs < 0)
-        return;
-    const std::int64_t wall = std::max<std::int64_t>(0, wallNow() - start.wallNs);
+        return {};
+    HostClocks end;
+    end.wallNs = wallNow();
+    if (start.cpuNs >= 0)
+        end.cpuNs = cpuNow();
+    const std::int64_t wall = std::max<std::int64_t>(0, end.wallNs - start.wallNs);
     const std::int64_t cpu =
-        start.cpuNs >= 0 ? std::max<std::int64_t>(0, cpuNow() - start.cpuNs) : 0;
+        start.cpuNs >= 0 ? std::max<std::int64_t>(0, end.cpuNs - start.cpuNs) : 0;
     profilerNs_.fetch_add(wall, std::memory_order_relaxed);
     if (!innermost || !innermost->node)
-        return; // outside scopes: out of the shares' base as a total
+        return end; // outside scopes: out of the shares' base as a total
     profilerInScopesNs_.fetch_add(wall, std::memory_order_relaxed);
     innermost->profilerWallNs += wall;
     if (innermost->thread == thread)
         innermost->profilerCpuNs += cpu;
+    return end;
 }
 
 double HostTimes::profilerSeconds() const noexcept {

@@ -38,9 +38,11 @@ struct HostFrame {
     mutable bool profiled = false;
 };
 
-/// The clocks at the start of some libroofline work on the application's thread.
-struct ProfilerStart {
-    std::int64_t wallNs = -1; ///< -1: not measured
+/// The clocks at one moment on the application's thread: the start or end of some libroofline
+/// work, or of a scope instance. At a scope boundary one reading serves both, the instance's
+/// start and the end of the work before it (or its end and the start of the work after it).
+struct HostClocks {
+    std::int64_t wallNs = -1; ///< -1: not read
     std::int64_t cpuNs = -1;
 };
 
@@ -54,25 +56,27 @@ public:
     HostTimes& operator=(const HostTimes&) = delete;
 
     bool on() const noexcept { return mode_ != HostTiming::Off; }
-    /// A range named `name` opened on `thread`, inside `parent` (null: outermost).
+    /// A range named `name` opened on `thread`, inside `parent` (null: outermost), starting at
+    /// `now` (the clocks read there; those not read are read here).
     void push(HostFrame& frame, const HostFrame* parent, const std::string& name,
-              std::uint64_t thread) noexcept;
+              std::uint64_t thread, const HostClocks& now = {}) noexcept;
     /// The range of `frame` closes on `thread`; `parent` is the frame it was opened in, if still
-    /// open.
-    void pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thread) noexcept;
+    /// open. Returns the clocks read at its end (none when the range was not timed).
+    HostClocks pop(const HostFrame& frame, HostFrame* parent, std::uint64_t thread) noexcept;
     /// Every scope path with a closed instance, per thread (threadId 0: process-wide scopes).
     std::vector<HostScope> collect() const;
 
     /// libroofline's own work on the application's threads (counter collection: pass
     /// boundaries, decoding, launch serialization) is measured, charged to the innermost open
     /// scope instance it ran in and taken out of the host times, so that a profiled run's
-    /// table shows the application's time. `measure` false: nothing is read.
-    ProfilerStart profilerStart(bool measure) const noexcept;
+    /// table shows the application's time. `measure` false: nothing is read. `now`: clocks
+    /// already read at this moment (a pop's end), used instead of reading them again.
+    HostClocks profilerStart(bool measure, const HostClocks& now = {}) const noexcept;
     /// The work that began at `start` ends on `thread`, inside `innermost` (null: no open
     /// scope); its CPU time comes out of the instance's only when it ran on the instance's
-    /// thread.
-    void profilerEnd(const ProfilerStart& start, const HostFrame* innermost,
-                     std::uint64_t thread) noexcept;
+    /// thread. Returns the clocks read at its end (none when `start` was not measured).
+    HostClocks profilerEnd(const HostClocks& start, const HostFrame* innermost,
+                           std::uint64_t thread) noexcept;
     /// The measured libroofline work: all of it, and the part inside scopes (seconds, wall).
     double profilerSeconds() const noexcept;
     double profilerInScopesSeconds() const noexcept;

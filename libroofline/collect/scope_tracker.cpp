@@ -101,13 +101,14 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
     HostTimes* host = s->hostTimes && s->hostTimes->on() ? s->hostTimes.get() : nullptr;
     // libroofline's work at the boundary (a pass beginning) belongs to no scope of the
     // application: it is timed before this instance starts, and taken out of the enclosing one.
-    const ProfilerStart ours =
-        host ? host->profilerStart(s->collector->level() == Level::Counters) : ProfilerStart{};
+    // The clocks read at the work's end start the instance.
+    const HostClocks ours =
+        host ? host->profilerStart(s->collector->level() == Level::Counters) : HostClocks{};
     s->collector->onPush(t.stack, currentThreadId());
     if (host) {
-        host->profilerEnd(ours, n > 1 ? &t.stack[n - 2].host : nullptr, currentThreadId());
-        host->push(t.stack[n - 1].host, n > 1 ? &t.stack[n - 2].host : nullptr, t.stack[n - 1].name,
-                   currentThreadId());
+        const HostFrame* parent = n > 1 ? &t.stack[n - 2].host : nullptr;
+        const HostClocks now = host->profilerEnd(ours, parent, currentThreadId());
+        host->push(t.stack[n - 1].host, parent, t.stack[n - 1].name, currentThreadId(), now);
     }
 }
 
@@ -133,13 +134,13 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
     }
     HostTimes* host = s && s->hostTimes && s->hostTimes->on() ? s->hostTimes.get() : nullptr;
     HostFrame* parent = i > 1 ? &t.stack[i - 2].host : nullptr;
-    if (host)
-        host->pop(t.stack[i - 1].host, parent, currentThreadId());
+    const HostClocks closed =
+        host ? host->pop(t.stack[i - 1].host, parent, currentThreadId()) : HostClocks{};
     if (i == t.stack.size()) {
-        if (s) { // a pass ending: timed after the instance closed, out of the enclosing one
-            const ProfilerStart ours =
-                host ? host->profilerStart(s->collector->level() == Level::Counters)
-                     : ProfilerStart{};
+        if (s) { // a pass ending: timed from the instance's end, out of the enclosing one
+            const HostClocks ours =
+                host ? host->profilerStart(s->collector->level() == Level::Counters, closed)
+                     : HostClocks{};
             s->collector->onPop(t.stack);
             if (host)
                 host->profilerEnd(ours, parent, currentThreadId());

@@ -106,7 +106,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     // libroofline's own work on the launch, from the callback's start (reading the kernel,
     // waiting for other threads' launches, the collector), is taken out of the host times of
     // the scope the launch is in.
-    const ProfilerStart ours{event.calledWallNs, event.calledCpuNs};
+    const HostClocks ours{event.calledWallNs, event.calledCpuNs};
     LaunchEvent l;
     l.slot = slot;
     l.device = devices[slot].info.ordinal;
@@ -213,7 +213,7 @@ void SessionState::finish() noexcept {
     SessionState* self = this;
     gActive.compare_exchange_strong(self, nullptr);
     stopped = true;
-    cupti::LaunchTracker::timeCallbacks(0);
+    cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     restoreSignals();
     collector->finish();
     auto& launches = collector->launches();
@@ -636,9 +636,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     // The launch callbacks note when they begin, so that all of libroofline's work on a launch
     // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
     // host times.
-    cupti::LaunchTracker::timeCallbacks(s.options.hostTiming == HostTiming::Cpu    ? 2
-                                        : s.options.hostTiming == HostTiming::Wall ? 1
-                                                                                   : 0);
+    cupti::LaunchTracker::timeCallbacks(s.options.hostTiming);
     s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
     s.unbalancedAtStart = collect::unbalancedPops();

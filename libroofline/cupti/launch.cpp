@@ -261,7 +261,7 @@ namespace {
 // The tracker the callbacks go to. CUPTI allows one subscriber per process; while a process-wide
 // subscription exists (the injection's, made before any Session), trackers take turns on it.
 std::atomic<LaunchTracker*> gTarget{nullptr};
-std::atomic<int> gCallbackClocks{0};
+std::atomic<HostTiming> gCallbackClocks{HostTiming::Off};
 CUpti_SubscriberHandle gProcessSubscriber = nullptr;
 
 CUpti_SubscriberHandle subscribe() {
@@ -312,7 +312,7 @@ LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
     return new LaunchTracker(sink, user); // takes the first turn; lives as long as the process
 }
 
-void LaunchTracker::timeCallbacks(int clocks) noexcept {
+void LaunchTracker::timeCallbacks(HostTiming clocks) noexcept {
     gCallbackClocks.store(clocks, std::memory_order_relaxed);
 }
 
@@ -362,8 +362,9 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
         self->sink_(e, self->user_);
         return;
     }
-    if (const int clocks = gCallbackClocks.load(std::memory_order_relaxed)) {
-        e.calledCpuNs = clocks > 1 ? core::threadCpuNowNs() : -1;
+    if (const HostTiming clocks = gCallbackClocks.load(std::memory_order_relaxed);
+        clocks != HostTiming::Off) {
+        e.calledCpuNs = clocks == HostTiming::Cpu ? core::threadCpuNowNs() : -1;
         e.calledWallNs = core::steadyNowNs();
     }
     e.correlationId = info->correlationId;

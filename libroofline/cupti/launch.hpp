@@ -13,6 +13,7 @@
 // again after cuGraphExecUpdate); a cuGraphLaunch is one Kind::Graph event that lists them in
 // dependency order.
 #include <roofline/kernel_record.hpp>
+#include <roofline/options.hpp>
 
 #include <cstdint>
 #include <string>
@@ -61,9 +62,9 @@ using LaunchSink = void (*)(const LaunchEvent& event, void* user) noexcept;
 class LaunchTracker {
 public:
     LaunchTracker(LaunchSink sink, void* user);
-    /// Which clocks the launch callbacks read on entry, process-wide: 0 none, 1 the steady
-    /// clock, 2 the steady clock and the thread's CPU clock (LaunchEvent::calledWallNs).
-    static void timeCallbacks(int clocks) noexcept;
+    /// Which clocks the launch callbacks read on entry, process-wide (LaunchEvent::calledWallNs,
+    /// calledCpuNs): none (Off), the steady clock (Wall), or both (Cpu).
+    static void timeCallbacks(HostTiming clocks) noexcept;
     ~LaunchTracker();
     LaunchTracker(const LaunchTracker&) = delete;
     LaunchTracker& operator=(const LaunchTracker&) = delete;

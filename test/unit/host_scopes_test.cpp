@@ -118,6 +118,40 @@ TEST(HostTimes, LibrooflineWorkIsTakenOutOfTheScopesItRanIn) {
     EXPECT_NEAR(times.profilerSeconds(), 0.100, kWallTolerance * 0.100 + 0.005);
 }
 
+// At a scope boundary one clock reading ends libroofline's work and starts (or ends) the
+// instance: the scope tracker reads the clocks once there, and no time falls between the two.
+TEST(HostTimes, AScopeBoundaryReadsTheClocksOnce) {
+    HostTimes times(HostTiming::Cpu, false);
+    const std::uint64_t thread = 7;
+    HostFrame outer, inner;
+    times.push(outer, nullptr, "step", thread);
+    const auto before = times.profilerStart(true); // a pass beginning at the push
+    const auto started = times.profilerEnd(before, &outer, thread);
+    ASSERT_GE(started.wallNs, before.wallNs);
+    ASSERT_GE(started.cpuNs, before.cpuNs);
+    times.push(inner, &outer, "work", thread, started);
+    EXPECT_EQ(inner.wallStartNs, started.wallNs);
+    EXPECT_EQ(inner.cpuStartNs, started.cpuNs);
+    busy(std::chrono::milliseconds(5));
+    const auto closed = times.pop(inner, &outer, thread);
+    EXPECT_GE(closed.wallNs, started.wallNs + 5000000);
+    EXPECT_GE(closed.cpuNs, started.cpuNs);
+    const auto after = times.profilerStart(true, closed); // a pass ending at the pop
+    EXPECT_EQ(after.wallNs, closed.wallNs);
+    EXPECT_EQ(after.cpuNs, closed.cpuNs);
+    times.profilerEnd(after, &outer, thread);
+    times.pop(outer, nullptr, thread);
+    // Popped on another thread: no CPU end for the instance, so the work after it reads its own.
+    HostFrame moved;
+    times.push(moved, nullptr, "moved", thread);
+    const auto elsewhere = times.pop(moved, nullptr, thread + 1);
+    EXPECT_GE(elsewhere.wallNs, 0);
+    EXPECT_LT(elsewhere.cpuNs, 0);
+    EXPECT_GE(times.profilerStart(true, elsewhere).cpuNs, 0);
+    // No counters collected: nothing is measured, and the push reads its own clocks.
+    EXPECT_LT(times.profilerEnd(times.profilerStart(false), &outer, thread).wallNs, 0);
+}
+
 // Instances in which kernels ran under the profiler (a pass) are left out of a scope's times
 // when it has others, and the profiled outermost ones out of the shares' base; a scope seen
 // only profiled keeps those times, marked.
