@@ -348,9 +348,21 @@ Platform platformFromJsonText(const std::string& text, const std::string& what) 
         p.cpu.allowedThreads = c.value("allowed_threads", 0);
         p.cpu.isa = c.value("isa", std::vector<std::string>{});
         p.cpu.isaDisabled = c.value("isa_not_enabled_by_os", std::vector<std::string>{});
-        for (const auto& [k, v] : j.value("settings", nlohmann::json::object()).items())
+        // Each JSON value is bound to a name before it is iterated: a range-for over
+        // `j.value(...).items()` walks a proxy of a temporary destroyed before the loop body.
+        const nlohmann::json settings = j.value("settings", nlohmann::json::object());
+        for (const auto& [k, v] : settings.items())
             p.settings.emplace_back(k, v.get<std::string>());
-        for (const auto& g : j.value("gpus", nlohmann::json::array())) {
+        // A JSON object keeps its keys sorted: back to settingVariables() order, others last.
+        const auto rank = [](const std::string& name) {
+            const auto& known = settingVariables();
+            return std::find(known.begin(), known.end(), name) - known.begin();
+        };
+        std::stable_sort(p.settings.begin(), p.settings.end(), [&](const auto& a, const auto& b) {
+            return rank(a.first) < rank(b.first);
+        });
+        const nlohmann::json gpus = j.value("gpus", nlohmann::json::array());
+        for (const auto& g : gpus) {
             GpuPlatform x;
             x.ordinal = g.value("ordinal", 0);
             x.name = g.value("name", "");

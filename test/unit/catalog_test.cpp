@@ -1,5 +1,6 @@
 // The metric catalog through the real CUPTI host API (no GPU needed): every name valid on every
 // chip, pass counts known, and bad names rejected with the closest valid names.
+#include "unit/cupti_host_guard.hpp"
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"
 
@@ -12,6 +13,7 @@
 using namespace roofline;
 
 TEST(Catalog, EveryMetricOfEveryChipIsValidInCupti) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const auto supported = cupti::Host::supportedChips();
     for (const auto& profile : core::chipProfiles()) {
         for (const auto& chip : profile.chips) {
@@ -28,6 +30,7 @@ TEST(Catalog, EveryMetricOfEveryChipIsValidInCupti) {
 }
 
 TEST(Catalog, HopperSetNeedsSevenPasses) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const auto& hopper = core::profileForChip("GH100");
     const auto metrics = core::requiredMetrics(hopper);
     EXPECT_EQ(metrics.size(), 23u);
@@ -52,6 +55,7 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
 // Aligned replay's configurations (design 0006): every metric exactly once, one pass each except
 // the metrics CUPTI cannot collect in one pass even alone.
 TEST(Catalog, HopperSetSplitsIntoSinglePassConfigurations) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const cupti::Host host("GH100");
     const auto metrics = core::requiredMetrics(core::profileForChip("GH100"));
     const auto groups = host.singlePassGroups(metrics);
@@ -75,6 +79,7 @@ TEST(Catalog, HopperSetSplitsIntoSinglePassConfigurations) {
 
 // Nsight Compute's byte definitions exist on GH100 and replace only L1 and L2.
 TEST(Catalog, HopperHasNsightComputeByteDefinitions) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const auto& hopper = core::profileForChip("GH100");
     const auto ncu = core::withBytes(hopper, ByteDefinition::Ncu);
     const auto metrics = core::requiredMetrics(ncu, MetricSet::Memory);
@@ -102,6 +107,7 @@ TEST(Catalog, VoltaFormulaIsNeverUsedBeyondVolta) {
 }
 
 TEST(Catalog, UnknownMetricNamesTheChipAndClosestNames) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const cupti::Host host("GH100");
     try {
         host.properties("dram__byte.sum");
@@ -117,6 +123,7 @@ TEST(Catalog, UnknownMetricNamesTheChipAndClosestNames) {
 }
 
 TEST(Catalog, UnknownChipsAreRefusedWithTheKnownOnes) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     try {
         core::profileForChip("GB202");
         FAIL();

@@ -1,5 +1,6 @@
 // The committed H100 recording (test/fixtures/h100_calibration.rfl, see README there) evaluated
 // on the CPU through the real CUPTI host API, checked against the hand-counted work of its kernels.
+#include "unit/cupti_host_guard.hpp"
 #include "calibration/expected.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -27,6 +28,7 @@ const KernelRecord& byScope(const std::vector<KernelRecord>& rs, const std::stri
 } // namespace
 
 TEST(H100Fixture, EvaluatesToTheKnownWork) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
     EXPECT_EQ(rec.chip, "GH100");
     EXPECT_EQ(rec.device.smCount, 132);
@@ -59,6 +61,7 @@ TEST(H100Fixture, EvaluatesToTheKnownWork) {
 }
 
 TEST(H100Fixture, LaunchesThatDisagreeWithCuptiRangesAreFlagged) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_calibration.rfl");
     core::LaunchInfo extra = rec.launches.back();
     extra.launchIndex = rec.launches.size();
@@ -111,6 +114,7 @@ TEST(H100IterationFixture, StoredValuesGiveTheKnownWork) {
 }
 
 TEST(H100IterationFixture, KeptImageReEvaluatesToTheStoredValues) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     // The CUPTI host API, run here on the CPU, must give back exactly what the session stored.
     const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_iteration.rfl");
     ASSERT_EQ(rec.counterData.size(), 1u);
