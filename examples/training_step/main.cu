@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
             std::printf("step %d loss %.6f (embedding backward grid %d) %.3f ms\n", n, loss,
                         trainer.distinctTokens(n), msSince(t0));
         }
+        if (config.validation) // the last "step" validates only, as GPT-2's trainer's does
+            std::printf("step %d final validation loss %.6f\n", n, trainer.finalValidation(n));
         std::printf(
             "%d steps, parameters fingerprint %016llx\n", n,
             static_cast<unsigned long long>(roofline::example::fingerprint(trainer.parameters())));

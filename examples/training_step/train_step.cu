@@ -650,6 +650,16 @@ float Trainer::step(int n) {
     return m.meanLoss();
 }
 
+float Trainer::finalValidation(int n) {
+    Impl& m = *impl_;
+    Range step("Train step " + std::to_string(n));
+    Range validation("Validation");
+    m.upload(m.batch(mix(config_.seed) ^ 0x5eed));
+    m.forward();
+    validationLoss_ = m.meanLoss();
+    return validationLoss_;
+}
+
 std::vector<float> Trainer::parameters() const {
     std::vector<float> host(impl_->nParams);
     check(cudaStreamSynchronize(impl_->stream), "parameters");

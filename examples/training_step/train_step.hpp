@@ -1,11 +1,14 @@
 #pragma once
 // A small transformer-style training step, written the way real training programs are, so that
-// libroofline is tested where real programs differ from our calibration loops (issue 11):
+// libroofline is tested where real programs differ from calibration loops:
 //  - cuBLASLt GEMMs in bf16 (fp32 accumulation and output), 5 per layer plus the head's 3;
 //  - its own layernorm, gelu, softmax/cross-entropy, embedding and AdamW kernels;
 //  - NVTX ranges whose names carry the step and layer number: "Train step <n>" around a step,
 //    "Layer <l>" around each layer's forward, "forward", "backward" and "optimizer" inside;
-//  - a validation pass (forward only, another batch) inside step 0;
+//  - a validation pass (forward only, another batch, "Layer <l>" ranges inside) in step 0, and
+//    a last step that only validates (finalValidation): under `roofline run` the session starts
+//    at the first kernel launch, three ranges deep ("Train step 0/Validation/..."), as it does
+//    in GPT-2's trainer;
 //  - optimizer state (AdamW moments) created on the first optimizer call, with a fill kernel;
 //  - an embedding-backward kernel whose grid is the number of distinct tokens in the batch;
 //  - the backward pass launched from a second host thread (as PyTorch's autograd thread does)
@@ -54,6 +57,9 @@ public:
     /// One training step, inside an NVTX range "Train step <n>"; returns the training loss
     /// (synchronizes). Step 0 also runs the validation pass when configured.
     float step(int n);
+    /// The step after the last one, as GPT-2's trainer runs it: "Train step n" holding only a
+    /// validation forward (its layers numbered as in every forward). Returns the loss.
+    float finalValidation(int n);
     /// The last validation loss (NaN before step 0).
     float validationLoss() const noexcept { return validationLoss_; }
     /// Master (fp32) parameters, copied to the host.

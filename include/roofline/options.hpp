@@ -157,10 +157,15 @@ struct ROOFLINE_API Options {
     /// iteration; the others take the mean of those measurements, their records marked
     /// (`KernelRecord::reusedSamples`, the note gives the spread between the samples). Iterations
     /// are observed, unprofiled, until one launches what the one before did; profiling stops once
-    /// every signature has its samples (until an iteration launches something new). 0: every
-    /// launch is measured, in every iteration (exact per launch). ROOFLINE_REUSE
-    /// (docs/design/0009-repeated-launches.md)
+    /// every signature has its samples. 0: every launch of one iteration is measured (exact per
+    /// launch), window by window. ROOFLINE_REUSE (docs/design/0009-repeated-launches.md)
     std::size_t reuseSamples = 2;
+    /// Iteration replay: once every launch of one iteration has its record, libroofline goes
+    /// idle for the rest of the run -- launch callbacks off, the profiler released, scopes no
+    /// longer followed or timed -- so that a long job runs at its unprofiled speed. Kernels
+    /// first launched after that get no record. false: launches and scopes stay observed (a
+    /// later iteration that launches something new is measured). ROOFLINE_IDLE_WHEN_COMPLETE
+    bool idleWhenComplete = true;
     /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
     /// image and at stop, and host memory). 0: values only. ROOFLINE_KEEP_IMAGES

@@ -9,16 +9,18 @@
 namespace roofline {
 
 namespace detail {
-/// 0 when no Session is active (nothing to pop); otherwise a token for popScope() that names the
-/// session, so a scope outliving its Session never disturbs a later one.
+/// A token for popScope(): the scope is tracked whether or not a Session is active, so that a
+/// Session started inside it (`roofline run` starts one at the first kernel launch) knows it.
 ROOFLINE_API std::uint32_t pushScope(const char* name) noexcept;
 ROOFLINE_API void popScope(std::uint32_t token) noexcept;
 } // namespace detail
 
 /// Names a region of host code. Kernels launched on this thread while it lives get a record whose
 /// scopePath ends with `name` ("outer/inner"). Only kernels inside some scope are profiled.
-/// `name` must outlive the scope (a string literal is ideal): nothing is copied on the hot path.
-/// Costs one branch when no Session is active; compiles to nothing under ROOFLINE_DISABLED.
+/// Scopes are tracked from the start of the process, so a Session started inside one (at the
+/// first kernel launch, under `roofline run`) gives its kernels their full path. Costs tens of
+/// nanoseconds when no Session is active (the name is copied onto this thread's stack);
+/// compiles to nothing under ROOFLINE_DISABLED.
 ///
 ///     for (int step = 0; step < steps; ++step) {
 ///         roofline::ProfileScope scope{"step"};

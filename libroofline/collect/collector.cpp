@@ -461,6 +461,10 @@ void Collector::beginIteration(std::uint64_t thread) {
                 s.restart = false;
                 continue; // launch count reached: no new groups, no cost
             }
+            if (!s.restart && windowsComplete()) {
+                completeProfile(s);
+                continue; // every launch of the steady iteration has its record
+            }
             newGroup(s);
         }
         if (s.offset == 0 || config_.mode == CollectionMode::ScopeReplay)
@@ -570,6 +574,7 @@ void Collector::endIteration() {
             launchesVaried_ = true;
         lastIterationLaunches_ = launches;
         ++iterationsEnded_;
+        countIterationLaunches(launches);
     }
     for (Slot& s : slots_) {
         if (s.failed)
@@ -631,6 +636,17 @@ void Collector::endIteration() {
         else if (s.group && s.offset > 0 && !s.passStartedThisIteration && s.k <= s.offset)
             noteMismatch(s, "an iteration launched only " + std::to_string(s.k) +
                                 " kernels, none inside this group's window");
+    }
+    if (!complete_ && nothingLeftToMeasure()) {
+        complete_ = true;
+        for (Slot& s : slots_)
+            if (!s.failed && s.backend)
+                completeProfile(s);
+        completedAtIteration_ = iterationsSeen_;
+        core::log().info("libroofline: the profile is complete after {} iterations: every launch "
+                         "of one iteration has its record; the profiler is released",
+                         completedAfterIterations());
+        completion_.store(true);
     }
 }
 
@@ -1149,6 +1165,78 @@ bool Collector::needsPass() noexcept {
     return pending;
 }
 
+// A loop's steady iteration is the one most iterations look like: a first step that also
+// validates, or a last one that only validates, launch other counts than the training steps
+// between them. The first iteration counts only when no other ended.
+void Collector::countIterationLaunches(std::uint64_t launches) {
+    if (iterationsEnded_ == 1)
+        firstIterationLaunches_ = launches;
+    else if (launchCounts_.size() < kMaxLaunchCounts || launchCounts_.count(launches) > 0)
+        try {
+            auto& [iterations, last] = launchCounts_[launches];
+            ++iterations;
+            last = iterationsEnded_;
+        } catch (...) {
+            // out of memory: this iteration's count is not considered
+        }
+}
+
+std::uint64_t Collector::steadyLaunches() const {
+    std::uint64_t best = firstIterationLaunches_, iterations = 0, last = 0;
+    for (const auto& [launches, seen] : launchCounts_)
+        if (seen.first > iterations || (seen.first == iterations && seen.second > last)) {
+            best = launches;
+            iterations = seen.first;
+            last = seen.second;
+        }
+    return best;
+}
+
+// Positional iteration replay (no reuse): completed groups cover every launch of the steady
+// iteration. Measuring more would give the same launches more records and cost the program as
+// much as the first profile did.
+bool Collector::windowsComplete() const {
+    if (reuse_ || config_.mode != CollectionMode::IterationReplay || launchCounts_.empty())
+        return false;
+    if (coveredWhole_)
+        return true;
+    const std::uint64_t L = steadyLaunches();
+    const std::uint64_t cap = std::max<std::uint64_t>(1, slots_[0].capacity);
+    std::uint64_t covered = 0;
+    for (std::size_t offset : coveredOffsets_)
+        if (offset < L)
+            covered += std::min<std::uint64_t>(cap, L - offset);
+    return L > 0 && covered >= L;
+}
+
+// The profile is complete: the device's range profiler is released (its counter-data image
+// and CUPTI's per-range state with it) and nothing more is measured.
+void Collector::completeProfile(Slot& s) {
+    s.offset = 0;
+    if (s.backend && !s.backend->released())
+        guard(s, [&] { s.backend->release(0); });
+    if (completedAtIteration_ == 0)
+        completedAtIteration_ = iterationsSeen_ - 1; // the iteration before this one completed it
+}
+
+// Iteration replay, at an iteration's end: every launch of the steady iteration has its record
+// and no replay group or reuse cycle is in progress or waiting. Graph launches keep getting
+// records of their own, launch by launch, so a program that launches graphs is never done.
+bool Collector::nothingLeftToMeasure() const {
+    if (level_ != Level::Counters || config_.mode != CollectionMode::IterationReplay ||
+        graphLaunches_ > 0 || limitReached())
+        return false;
+    for (const Slot& s : slots_) {
+        if (s.failed || !s.backend)
+            continue;
+        if (s.group || s.passOpen || s.restart || s.redo)
+            return false;
+        if (reuse_ ? s.cyclesDone == 0 || s.cycle || s.awaiting : !windowsComplete())
+            return false;
+    }
+    return true;
+}
+
 core::Coverage Collector::coverage() const {
     std::lock_guard<std::mutex> lock(mutex_);
     core::Coverage c;
@@ -1156,7 +1244,7 @@ core::Coverage Collector::coverage() const {
         slots_.empty() || slots_[0].capacity == 0)
         return c;
     c.known = true;
-    c.launchesPerIteration = lastIterationLaunches_;
+    c.launchesPerIteration = steadyLaunches();
     c.launchesVaried = launchesVaried_;
     c.rangesPerImage = slots_[0].capacity;
     c.passes = config_.passes;
@@ -1244,6 +1332,49 @@ void Collector::finish() noexcept {
         launches_.swap(kept);
         superseded_.clear();
     }
+    try {
+        orderByPosition();
+    } catch (...) {
+        // out of memory: records stay in the order they were measured
+    }
+}
+
+// Iteration replay measures an iteration window by window, each window on whatever iterations
+// its passes ran (a reuse cycle measures the windows its signatures need, in any order): the
+// records go back to program order, each iteration's launches by their position in it, and
+// launch_index becomes their place in that order. Several complete iterations (short ones share
+// a pass) follow one another; records with no position (graph kernels, timing-only launches)
+// stay behind the record they followed.
+void Collector::orderByPosition() {
+    if (config_.mode != CollectionMode::IterationReplay || launches_.empty())
+        return;
+    struct Place {
+        std::uint64_t copy = 0;     // how many records of its position came before it
+        std::int64_t position = -1; // in its iteration
+    };
+    std::vector<Place> keys(launches_.size());
+    std::map<std::int64_t, std::uint64_t> copies;
+    Place last;
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+        const std::int64_t p = launches_[i].position;
+        if (p >= 0)
+            last = {copies[p]++, p};
+        keys[i] = last;
+    }
+    std::vector<std::size_t> order(launches_.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return keys[a].copy != keys[b].copy ? keys[a].copy < keys[b].copy
+                                            : keys[a].position < keys[b].position;
+    });
+    std::vector<core::LaunchInfo> ordered;
+    ordered.reserve(launches_.size());
+    for (std::size_t i : order) {
+        ordered.push_back(std::move(launches_[i]));
+        ordered.back().launchIndex = ordered.size() - 1;
+    }
+    launches_.swap(ordered);
 }
 
 } // namespace roofline::collect

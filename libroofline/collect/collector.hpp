@@ -48,8 +48,10 @@ struct Frame {
     mutable std::uint64_t serial = 0;
     /// Reuse: the uniform scope path of this instance's launches (made at its first one).
     mutable std::string uniform{};
-    /// Host time of this instance (issue 16).
+    /// Host time of this instance.
     HostFrame host{};
+    std::uint64_t thread = 0; ///< the OS thread that opened it
+    bool nvtx = false;        ///< an NVTX range (false: a ProfileScope)
 };
 using Stack = std::vector<Frame>;
 
@@ -199,6 +201,13 @@ public:
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return supersededCount_; }
+    /// Once after an iteration that left nothing to measure (every launch of the steady
+    /// iteration has its record, no group or cycle in progress): true, and false from then on.
+    /// The session may go idle then (Options::idleWhenComplete). Lock-free.
+    bool takeCompletion() noexcept { return completion_.exchange(false); }
+    /// Iteration replay: the iterations it took to measure every launch of one iteration,
+    /// after which nothing more is measured (0: not complete).
+    std::uint64_t completedAfterIterations() const noexcept { return completedAtIteration_; }
     /// Iteration replay: groups ended after pass 0 because it admitted no launch.
     std::uint64_t emptyGroups() const noexcept { return emptyGroups_; }
     /// CUDA graph launches seen, and open passes they stopped (iteration and scope replay).
@@ -280,6 +289,13 @@ private:
         std::uint64_t groupStart = 0; // iterationsSeen_ when the group began (1: the first)
     };
 
+    void countIterationLaunches(std::uint64_t launches);
+    void orderByPosition();
+    bool windowsComplete() const;
+    void completeProfile(Slot& s);
+    bool nothingLeftToMeasure() const;
+    /// The launches of the iteration most iterations look like (the coverage's iteration).
+    std::uint64_t steadyLaunches() const;
     bool admits(const LaunchEvent& l, const Stack& stack);
     bool takeCount();
     bool limitReached() const noexcept;
@@ -352,6 +368,14 @@ private:
     std::string iterationRangeName_;
     std::uint64_t iterationsEnded_ = 0, lastIterationLaunches_ = 0;
     bool launchesVaried_ = false;
+    // Launches per iteration after the first: iterations that launched that many, and the last
+    // of them (countIterationLaunches, steadyLaunches).
+    std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> launchCounts_;
+    std::uint64_t firstIterationLaunches_ = 0;
+    std::uint64_t completedAtIteration_ = 0; // iterations seen when the profile was complete
+    bool complete_ = false;                  // nothingLeftToMeasure() was true once
+    std::atomic<bool> completion_{false};    // takeCompletion()
+    static constexpr std::size_t kMaxLaunchCounts = 1024;
     std::set<std::size_t> coveredOffsets_; // window offsets of completed groups (device slot 0)
     bool coveredWhole_ = false;            // a group of passes spanning whole iterations completed
     std::int64_t iterationScopes_ = 0; // iteration scopes opened (their instance when unnumbered)

@@ -114,7 +114,7 @@ void HostTimes::push(HostFrame& frame, const HostFrame* parent, const std::strin
 
 HostClocks HostTimes::pop(const HostFrame& frame, HostFrame* parent,
                           std::uint64_t thread) noexcept {
-    if (!frame.node)
+    if (!frame.node || frame.partial)
         return {};
     // The application's time: libroofline's own work inside the instance taken out.
     HostClocks end;

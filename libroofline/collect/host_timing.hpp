@@ -36,6 +36,9 @@ struct HostFrame {
     /// work inside those launches is in its host time, and cannot be measured apart. Such
     /// instances are left out of the scope's times when it has others.
     mutable bool profiled = false;
+    /// Opened before the session saw it (adopted at the session's start): its instance's start
+    /// is unknown, so it adds no time; its nested instances are timed under its path.
+    bool partial = false;
 };
 
 /// The clocks at one moment on the application's thread: the start or end of some libroofline

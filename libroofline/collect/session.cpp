@@ -155,18 +155,10 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
             for (const Frame& f : stack)
                 f.host.profiled = true;
     };
-    if (options.processScopes) { // the ranges open anywhere in the process
-        std::lock_guard<std::recursive_mutex> lock(processStackMutex);
-        feed(processStack);
-        return;
-    }
-    const ThreadScopes& t = threadScopes();
-    if (t.generation == generation) {
-        feed(t.stack);
-    } else {
-        static const Stack kEmpty;
-        feed(kEmpty);
-    }
+    // The ranges open on this thread (or anywhere in the process), those opened before the
+    // session included.
+    SessionStack open(scopes);
+    feed(open.stack());
 }
 
 std::size_t SessionState::slotOf(const void* context) const noexcept {
@@ -187,6 +179,22 @@ void SessionState::startTiming() noexcept {
                           "names and scopes but no durations",
                           e.what());
     }
+}
+
+void SessionState::goIdle() noexcept {
+    std::lock_guard<std::mutex> lock(stopMutex);
+    if (stopped || idleWallNs != 0)
+        return;
+    if (scopeTarget() == &scopes)
+        setScopeTarget(nullptr);
+    cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    if (tracker)
+        tracker->setLaunchCallbacks(false);
+    idleWallNs = HostTimes::wallNow();
+    core::log().info("libroofline: idle after {} iterations: the profile is complete, so launches "
+                     "and scopes are no longer followed (ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps "
+                     "watching for new kernels)",
+                     collector->completedAfterIterations());
 }
 
 void SessionState::teardown() noexcept {
@@ -212,6 +220,8 @@ void SessionState::finish() noexcept {
         return;
     SessionState* self = this;
     gActive.compare_exchange_strong(self, nullptr);
+    if (scopeTarget() == &scopes)
+        setScopeTarget(nullptr);
     stopped = true;
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     restoreSignals();
@@ -314,7 +324,9 @@ void SessionState::finish() noexcept {
         try {
             const std::int64_t end = HostTimes::wallNow();
             recorded.sessionSeconds = 1e-9 * static_cast<double>(end - startWallNs);
-            recorded.hostRunSeconds = hostTimes->runSeconds(startWallNs, end);
+            // Idle, scopes were timed until the profile was complete: the shares' base ends there.
+            recorded.hostRunSeconds =
+                hostTimes->runSeconds(startWallNs, idleWallNs != 0 ? idleWallNs : end);
             recorded.hostScopes = hostTimes->collect();
             recorded.profilerSeconds = hostTimes->profilerSeconds();
             core::attachKernelTime(recorded.hostScopes, records);
@@ -396,6 +408,12 @@ void SessionState::finish() noexcept {
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
+    if (idleWallNs != 0)
+        core::log().info("libroofline: the profile was complete after {} iterations; libroofline "
+                         "was idle for the last {:.3f} s of the session (launch callbacks off, "
+                         "profiler released, scopes not followed)",
+                         collector->completedAfterIterations(),
+                         1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
     if (!outputPath.empty()) {
         try {
             const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
@@ -639,6 +657,18 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     cupti::LaunchTracker::timeCallbacks(s.options.hostTiming);
     s.ready.store(true, std::memory_order_release);
     s.collector->setFailureHandler([&s](const std::string&) { s.startTiming(); });
+    s.scopes.generation = s.generation;
+    s.scopes.listenNvtx = s.options.listenNvtx;
+    s.scopes.processScopes = s.options.processScopes;
+    s.scopes.collector = s.collector.get();
+    s.scopes.hostTimes = s.hostTimes.get();
+    if (s.options.idleWhenComplete) {
+        s.scopes.complete = [](void* user) noexcept {
+            static_cast<collect::SessionState*>(user)->goIdle();
+        };
+        s.scopes.user = &s;
+    }
+    collect::setScopeTarget(&s.scopes); // ranges open now are adopted at their next event
     s.unbalancedAtStart = collect::unbalancedPops();
     if (s.options.flushOnExit)
         collect::installExitFlush();

@@ -4,6 +4,7 @@
 #include "collect/collector.hpp"
 #include "collect/cupti_backend.hpp"
 #include "collect/host_timing.hpp"
+#include "collect/scope_stacks.hpp"
 #include "core/device_info.hpp"
 #include "core/recording.hpp"
 #include "cupti/activity.hpp"
@@ -46,10 +47,11 @@ struct SessionState {
     std::int64_t startWallNs = 0; ///< HostTimes::wallNow() at the start (the run's host time)
     std::string status = "counters";
     std::atomic<bool> ready{false}; // the collector exists: callbacks may use it
-    /// Options::processScopes: the one push/pop stack of the process, every thread's ranges.
-    /// Lock order: this mutex, then the collector's.
-    std::recursive_mutex processStackMutex;
-    Stack processStack;
+    /// Where the scope stacks send pushes and pops (set once the collector exists).
+    ScopeTarget scopes;
+    /// Options::idleWhenComplete: when the profile was complete and libroofline went idle
+    /// (HostTimes::wallNow(); 0: not idle).
+    std::int64_t idleWallNs = 0;
     std::uint64_t unbalancedAtStart = 0;
     bool tensorDetection = false; ///< tensor counters by detection (design 0008)
     double setupMs = 0;           ///< counter set-up (device, profiler, config images, backends)
@@ -69,31 +71,15 @@ struct SessionState {
     /// Switches to (or starts in) timing-only: CUPTI activity records for kernel durations.
     void startTiming() noexcept;
     void teardown() noexcept;
+    /// The profile is complete: launch callbacks off, scopes no longer followed (the host
+    /// times end here), callback clocks not read.
+    void goIdle() noexcept;
     /// Session::stop(): idempotent, never throws.
     void finish() noexcept;
 };
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;
-
-/// This thread's open push/pop ranges (ProfileScope and NVTX), bottom first.
-struct ThreadScopes {
-    Stack stack;
-    std::uint32_t generation = 0; // session the frames belong to
-};
-ThreadScopes& threadScopes() noexcept;
-/// This thread's ranges opened while no session was active (or forgotten with an old session):
-/// their pops are balanced against this count. A plain thread_local: no TLS guard when idle.
-int& untrackedScopes() noexcept;
-std::uint64_t currentThreadId() noexcept;
-
-/// Push/pop of a range on this thread, fed to the active session. `fromNvtx`: the application's
-/// NVTX call (ignored, as if no session were active, when the session has listenNvtx off);
-/// false: a ProfileScope.
-void trackPush(const char* domain, const char* name, bool fromNvtx = false) noexcept;
-void trackPop(const char* domain, bool fromNvtx = false) noexcept;
-/// NVTX pops with nothing to pop, since the process started.
-std::uint64_t unbalancedPops() noexcept;
 
 /// Whether a Session was constructed in this process (the injection stands aside when the program
 /// constructs its own).

@@ -219,6 +219,8 @@ Options Options::fromEnvironment(Options o) {
             static_cast<std::size_t>(parseInteger("ROOFLINE_KEEP_IMAGES", v, 0, 65536));
     if (const char* v = std::getenv("ROOFLINE_REUSE"))
         o.reuseSamples = static_cast<std::size_t>(parseInteger("ROOFLINE_REUSE", v, 0, 1000));
+    if (const char* v = std::getenv("ROOFLINE_IDLE_WHEN_COMPLETE"))
+        o.idleWhenComplete = parseBool("ROOFLINE_IDLE_WHEN_COMPLETE", v);
     return o;
 }
 

@@ -1,0 +1,253 @@
+#include "collect/scope_stacks.hpp"
+
+#include <string_view>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace roofline::collect {
+namespace {
+
+std::atomic<ScopeTarget*> gTarget{nullptr};
+std::atomic<std::uint64_t> gUnbalanced{0};
+
+/// Open ranges, bottom first, and the session whose collector has seen them (0: none).
+struct Tracked {
+    Stack stack;
+    std::uint32_t generation = 0;
+};
+
+Tracked& threadTracked() noexcept {
+    thread_local Tracked tracked;
+    return tracked;
+}
+
+struct ProcessTracked {
+    std::recursive_mutex mutex; // then the collector's
+    Tracked tracked;
+};
+ProcessTracked& processTracked() noexcept {
+    static ProcessTracked* p = new ProcessTracked(); // never destroyed: threads outlive statics
+    return *p;
+}
+
+// NVTX ranges of this thread that a session not listening to NVTX ignored (never on a stack):
+// their pops are balanced against this count, so they never pop a ProfileScope's frame.
+thread_local int tIgnored = 0;
+
+HostTimes* hostOf(const ScopeTarget& t) noexcept {
+    return t.hostTimes && t.hostTimes->on() ? t.hostTimes : nullptr;
+}
+
+// The session's collector and host timing see `stack.back()` pushed. libroofline's work at the
+// boundary (a pass beginning) belongs to no scope of the application: it is timed before the
+// instance starts and taken out of the enclosing one; the clocks read at its end start the
+// instance.
+void pushed(ScopeTarget& t, Stack& stack) noexcept {
+    const std::size_t n = stack.size();
+    const std::uint64_t thread = stack[n - 1].thread;
+    HostTimes* host = hostOf(t);
+    const HostClocks ours =
+        host ? host->profilerStart(t.collector->level() == Level::Counters) : HostClocks{};
+    t.collector->onPush(stack, thread);
+    if (host) {
+        const HostFrame* parent = n > 1 ? &stack[n - 2].host : nullptr;
+        const HostClocks now = host->profilerEnd(ours, parent, thread);
+        host->push(stack[n - 1].host, parent, stack[n - 1].name, thread, now);
+    }
+}
+
+// The session sees, bottom first, the ranges opened before it (idle, or under an earlier
+// session): fresh frames, whose host time is unknown (only their nested instances are timed).
+// NVTX ranges are left out for a session that ignores them.
+void adopt(ScopeTarget& t, Tracked& tracked, bool ownThread) noexcept {
+    if (tracked.generation == t.generation)
+        return;
+    tracked.generation = t.generation;
+    Stack open;
+    open.swap(tracked.stack);
+    try {
+        tracked.stack.reserve(open.size());
+        for (Frame& f : open) {
+            if (f.nvtx && !t.listenNvtx) {
+                if (ownThread)
+                    ++tIgnored;
+                continue;
+            }
+            Frame fresh;
+            fresh.domain = std::move(f.domain);
+            fresh.name = std::move(f.name);
+            fresh.thread = f.thread;
+            fresh.nvtx = f.nvtx;
+            tracked.stack.push_back(std::move(fresh));
+            const std::size_t n = tracked.stack.size();
+            t.collector->onPush(tracked.stack, tracked.stack[n - 1].thread);
+            if (HostTimes* host = hostOf(t)) {
+                Frame& back = tracked.stack[n - 1];
+                host->push(back.host, n > 1 ? &tracked.stack[n - 2].host : nullptr, back.name,
+                           back.thread);
+                back.host.partial = true;
+            }
+        }
+    } catch (...) {
+        // out of memory: the ranges not adopted are forgotten, as if never opened
+    }
+}
+
+// The innermost open range of domain `d`, as NVTX pops it (push/pop stacks are per domain);
+// stack.size() when none.
+std::size_t innermost(const Stack& stack, std::string_view d) noexcept {
+    for (std::size_t i = stack.size(); i > 0; --i)
+        if (stack[i - 1].domain == d)
+            return i - 1;
+    return stack.size();
+}
+
+bool plainPop(Stack& stack, std::string_view d) noexcept {
+    const std::size_t i = innermost(stack, d);
+    if (i == stack.size())
+        return false;
+    stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+}
+
+// The session sees the pop of domain `d`'s innermost range.
+bool sessionPop(ScopeTarget& t, Stack& stack, std::string_view d) noexcept {
+    const std::size_t i = innermost(stack, d);
+    if (i == stack.size())
+        return false;
+    const std::uint64_t thread = currentThreadId();
+    HostTimes* host = hostOf(t);
+    HostFrame* parent = i > 0 ? &stack[i - 1].host : nullptr;
+    const HostClocks closed = host ? host->pop(stack[i].host, parent, thread) : HostClocks{};
+    if (i + 1 == stack.size()) {
+        // A pass ending: timed from the instance's end, out of the enclosing one.
+        const HostClocks ours =
+            host ? host->profilerStart(t.collector->level() == Level::Counters, closed)
+                 : HostClocks{};
+        t.collector->onPop(stack);
+        if (host)
+            host->profilerEnd(ours, parent, thread);
+        stack.pop_back();
+    } else {
+        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i)); // interleaved domains
+    }
+    return true;
+}
+
+} // namespace
+
+void setScopeTarget(ScopeTarget* target) noexcept {
+    gTarget.store(target, std::memory_order_release);
+}
+
+ScopeTarget* scopeTarget() noexcept {
+    return gTarget.load(std::memory_order_acquire);
+}
+
+std::uint64_t currentThreadId() noexcept {
+    thread_local const std::uint64_t id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+    return id;
+}
+
+std::uint64_t unbalancedPops() noexcept {
+    return gUnbalanced.load();
+}
+
+std::size_t openThreadRanges() noexcept {
+    return threadTracked().stack.size();
+}
+
+std::size_t openProcessRanges() noexcept {
+    ProcessTracked& p = processTracked();
+    std::lock_guard<std::recursive_mutex> lock(p.mutex);
+    return p.tracked.stack.size();
+}
+
+// Every range goes on both stacks, the thread's and the process's: the one the session uses
+// (Options::processScopes) with its collector told, the other as it is, for a later session.
+void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
+    ScopeTarget* t = scopeTarget();
+    if (t && fromNvtx && !t->listenNvtx) {
+        ++tIgnored;
+        return;
+    }
+    try {
+        Frame f;
+        f.domain = domain ? domain : "";
+        f.name = name ? name : "";
+        f.thread = currentThreadId();
+        f.nvtx = fromNvtx;
+        const bool processWide = t && t->processScopes;
+        {
+            ProcessTracked& p = processTracked();
+            std::lock_guard<std::recursive_mutex> lock(p.mutex);
+            if (processWide)
+                adopt(*t, p.tracked, false);
+            p.tracked.stack.push_back(f);
+            if (processWide)
+                pushed(*t, p.tracked.stack);
+        }
+        Tracked& mine = threadTracked();
+        if (t && !processWide)
+            adopt(*t, mine, true);
+        mine.stack.push_back(std::move(f));
+        if (t && !processWide)
+            pushed(*t, mine.stack);
+    } catch (...) {
+        // out of memory: this range is not tracked, the application carries on
+    }
+}
+
+void trackPop(const char* domain, bool fromNvtx) noexcept {
+    ScopeTarget* t = scopeTarget();
+    if (fromNvtx && (!t || !t->listenNvtx)) {
+        if (tIgnored > 0) {
+            --tIgnored;
+            return;
+        }
+        if (t)
+            return; // the session ignores NVTX ranges
+    }
+    const std::string_view d = domain ? domain : "";
+    const bool processWide = t && t->processScopes;
+    bool found = false;
+    {
+        ProcessTracked& p = processTracked();
+        std::lock_guard<std::recursive_mutex> lock(p.mutex);
+        if (processWide) {
+            adopt(*t, p.tracked, false);
+            found = sessionPop(*t, p.tracked.stack, d);
+        } else {
+            plainPop(p.tracked.stack, d); // whichever thread opened it, as Nsight Compute does
+        }
+    }
+    Tracked& mine = threadTracked();
+    if (t && !processWide) {
+        adopt(*t, mine, true);
+        found = sessionPop(*t, mine.stack, d);
+    } else {
+        const bool own = plainPop(mine.stack, d);
+        found = found || (!processWide && own);
+    }
+    if (!found)
+        gUnbalanced.fetch_add(1);
+    // An iteration ended with nothing left to measure: the session may go idle (outside every
+    // lock: it switches CUPTI's callbacks off).
+    if (t && t->complete && t->collector->takeCompletion())
+        t->complete(t->user);
+}
+
+SessionStack::SessionStack(ScopeTarget& target) noexcept {
+    if (target.processScopes) {
+        ProcessTracked& p = processTracked();
+        lock_ = std::unique_lock<std::recursive_mutex>(p.mutex);
+        adopt(target, p.tracked, false);
+        stack_ = &p.tracked.stack;
+        return;
+    }
+    Tracked& mine = threadTracked();
+    adopt(target, mine, true);
+    stack_ = &mine.stack;
+}
+
+} // namespace roofline::collect
