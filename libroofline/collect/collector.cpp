@@ -461,7 +461,7 @@ void Collector::beginIteration(std::uint64_t thread) {
                 s.restart = false;
                 continue; // launch count reached: no new groups, no cost
             }
-            if (!s.restart && windowsComplete()) {
+            if (!config_.measureAfterComplete && !helperUsed_ && !s.restart && windowsComplete()) {
                 completeProfile(s);
                 continue; // every launch of the steady iteration has its record
             }
@@ -1135,6 +1135,7 @@ void Collector::completeAligned(Slot& s) {
 
 bool Collector::needsPass() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
+    helperUsed_ = true;
     if (!helperActive_) {
         helperActive_ = true;
         helperIterations_ = iterationsSeen_;
@@ -1224,7 +1225,7 @@ void Collector::completeProfile(Slot& s) {
 // records of their own, launch by launch, so a program that launches graphs is never done.
 bool Collector::nothingLeftToMeasure() const {
     if (level_ != Level::Counters || config_.mode != CollectionMode::IterationReplay ||
-        graphLaunches_ > 0 || limitReached())
+        config_.measureAfterComplete || helperUsed_ || graphLaunches_ > 0 || limitReached())
         return false;
     for (const Slot& s : slots_) {
         if (s.failed || !s.backend)

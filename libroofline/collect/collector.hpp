@@ -121,6 +121,12 @@ struct CollectorConfig {
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
     /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
     bool alignFromStart = false;
+    /// Iteration replay: measuring goes on once every launch of one iteration has its record
+    /// (positional replay measures every iteration again; reuse keeps observing). false (the
+    /// session's Options::idleWhenComplete): positional replay stops there, and the collector
+    /// reports the completion (takeCompletion). A program that loops on needsPass() decides
+    /// itself when it is done: then measuring always goes on.
+    bool measureAfterComplete = true;
 
     /// Repeated-launch reuse is on (iteration replay with samples per signature).
     bool reuses() const noexcept {
@@ -382,6 +388,7 @@ private:
     // Numbered iteration scopes opened, per uniform name (up to 3 names each: enough to decide).
     std::map<std::string, std::set<std::string>> numberedScopes_;
     bool helperActive_ = false;
+    bool helperUsed_ = false; // needsPass() was called: the program drives the replay loops
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;
     bool aligned_ = false; // aligned replay (CollectorConfig::alignedPasses) in use

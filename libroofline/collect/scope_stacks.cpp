@@ -205,8 +205,10 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
             --tIgnored;
             return;
         }
-        if (t)
-            return; // the session ignores NVTX ranges
+        if (t) { // the session ignores NVTX ranges: this pop matches no push it ignored
+            gUnbalanced.fetch_add(1);
+            return;
+        }
     }
     const std::string_view d = domain ? domain : "";
     const bool processWide = t && t->processScopes;

@@ -565,6 +565,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     s.options.cacheFlush = effectiveFlush(s.options);
     config.flushCaches = s.options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = s.options.keepImagesMiB << 20;
+    config.measureAfterComplete = !s.options.idleWhenComplete;
     if (!s.options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "

@@ -71,6 +71,7 @@ TEST(GpuIterationReplay, LoopIterationsAssembleExactPerKernelCounters) {
     options.tensorCounters = roofline::TensorCounters::All;
     options.reuseSamples = 0;
     options.firstIteration = roofline::FirstIteration::Measure; // pass 0 is step 0
+    options.idleWhenComplete = false; // every step measured: two replay groups
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     ASSERT_EQ(session.mode(), CollectionMode::IterationReplay);
@@ -365,6 +366,7 @@ TEST(GpuLaunches, HundredThousandLaunchesGiveHundredThousandRecords) {
     options.rangesPerImage = kPerIteration;
     options.reuseSamples = 0; // every launch measured: this test sizes memory per range
     options.firstIteration = roofline::FirstIteration::Measure; // a fixed loop of passes
+    options.idleWhenComplete = false; // every iteration measured, not only the first profile
     roofline::Session session{options};
     const double rssSession = rssBytes("VmRSS:");
     const std::size_t iterations = total / kPerIteration * session.passes();

@@ -57,6 +57,7 @@ void runLoops(float* buffer, int clockKhz, LoopRun& run) {
     options.metrics = roofline::MetricSet::Time;
     options.flushOnExit = false;
     options.hostTiming = roofline::HostTiming::Cpu;
+    options.idleWhenComplete = false; // the cost while attached, in every step
     roofline::Session session{options};
     ASSERT_TRUE(session.countersAvailable()) << session.status();
     for (int step = 0; step < kSteps; ++step) {

@@ -137,13 +137,14 @@ TEST(CollectorAlignedReplay, EachPassRunsItsOwnConfiguration) {
         h.pop();
     }
     auto& l = h.finish();
-    ASSERT_EQ(l.size(), 2u); // one group of three passes completes the profile
+    ASSERT_EQ(l.size(), 4u); // two groups of three passes
     EXPECT_EQ(l[0].values, all(1));
     EXPECT_EQ(l[1].values, all(10));
+    EXPECT_EQ(l[3].values, all(10));
     EXPECT_EQ(l[0].chunk, -1); // evaluated values only: each image holds one configuration
-    EXPECT_EQ(h.collector.groupsCompleted(), 1u);
+    EXPECT_EQ(h.collector.groupsCompleted(), 2u);
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
-    EXPECT_EQ(h.backend.selects, 1 + 3); // at the start; then 2, 3, and 1 again
+    EXPECT_EQ(h.backend.selects, 1 + 6); // at the start; then 2, 3, and 1 again, per group
     EXPECT_EQ(h.backend.configuration(), 1u);
 }
 
@@ -277,7 +278,7 @@ TEST(CollectorAlignedReplay, AutoStaysPositionalWhileNoPassInsertsOrLeavesOutALa
         h.pop();
     }
     auto& l = h.finish();
-    ASSERT_EQ(l.size(), 2u); // one group completes the profile
+    ASSERT_EQ(l.size(), 4u);
     EXPECT_EQ(l[0].values, all(1));
     EXPECT_EQ(l[1].values, all(2));
     EXPECT_EQ(l[1].replay, ReplayStatus::Differs);

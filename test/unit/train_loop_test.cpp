@@ -25,6 +25,7 @@ CollectorConfig sessionDefaults(std::size_t reuseSamples) {
     c.firstIteration = FirstIteration::Skip;
     c.reuseSamples = reuseSamples;
     c.iterationsPerPass = kAuto;
+    c.measureAfterComplete = false; // Options::idleWhenComplete
     return c;
 }
 
@@ -180,4 +181,24 @@ TEST(TrainLoop, NothingReachesTheCollectorOnceIdle) {
     loop.run(40);
     EXPECT_EQ(loop.idleCalls, 1);
     EXPECT_EQ(loop.h.collector.coverage().iterationsRun, 5u);
+}
+
+// A program that drives the replay itself (a benchmark: one needsPass() loop per case) decides
+// when it is done: each case is measured, and the session never goes idle.
+TEST(TrainLoop, ReplayLoopsDrivenByNeedsPassAreEachMeasured) {
+    Harness h(CollectionMode::IterationReplay, 2, 8, sessionDefaults(0), 2);
+    for (const char* kernel : {"case_a", "case_b"}) {
+        int guard = 0;
+        while (h.collector.needsPass() && ++guard < 20) {
+            h.push(kernel);
+            h.launch(kernel, 1);
+            h.pop();
+        }
+    }
+    const auto& records = h.finish();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].name, "case_a");
+    EXPECT_EQ(records[1].name, "case_b");
+    EXPECT_TRUE(records[1].values == all(1)) << records[1].note;
+    EXPECT_FALSE(h.collector.takeCompletion());
 }
