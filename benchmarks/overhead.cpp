@@ -9,12 +9,15 @@
 //   3. when `ncu` is on the PATH: the same program under Nsight Compute with the same metrics,
 //      --nvtx-include "Train step S/" (one step) and process-wide push/pop scopes, as users run
 //      it; cost = its whole-process time above the plain run of the same steps.
+//   4. attached for a long run (--attached-steps): the program unmodified under `roofline run`
+//      with no flags, as a user leaves it attached to a long job: its median step time while
+//      profiling and after the profile is complete (libroofline idle), beside the plain run's.
 // Per kernel = cost / launches of one step. Accuracy: each setting's records are matched launch
 // by launch with ncu's (kernel names, in order) and compared: FLOPs per kind (must be equal), bytes
 // per level and time (ratios; both sides run the kernels without flushing caches).
 //
 //   roofline-bench-overhead [--program PATH] [--layers L] [--steps S] [--settings a,b,...]
-//                           [--out DIR] [--no-ncu] [--roofline-cli PATH]
+//                           [--out DIR] [--no-ncu] [--roofline-cli PATH] [--attached-steps N]
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -309,6 +312,43 @@ std::vector<KernelRecord> oneIteration(std::vector<KernelRecord> records) {
     return records;
 }
 
+// The program under `roofline run` for `steps` steps, in a setting: its median step time while
+// profiling and after libroofline went idle (the "[roofline] process ..." line says after how
+// many iterations), against the plain run's.
+void attached(const std::string& cli, const std::string& base, const Setting& s, int steps,
+              double plainMs, const fs::path& outDir) {
+    const fs::path rec = outDir / ("attached-" + s.name + ".rfl");
+    const Run r =
+        runCommand("env OMP_NUM_THREADS=4 " + s.env + " '" + cli + "' run -o '" + rec.string() +
+                       "' -- " + base + " --steps " + std::to_string(steps),
+                   outDir / ("attached-" + s.name + ".log"));
+    const StepLog l = parseSteps(r.out);
+    std::smatch m;
+    static const std::regex idle(R"(idle after (\d+) iterations)");
+    const std::size_t after =
+        std::regex_search(r.out, m, idle) ? std::stoul(m[1]) : l.stepMs.size();
+    if (r.rc != 0 || l.stepMs.size() < 2) {
+        std::printf("%-9s failed (rc %d): see %s/attached-%s.log\n", s.name.c_str(), r.rc,
+                    outDir.c_str(), s.name.c_str());
+        return;
+    }
+    const auto part = [&](std::size_t from, std::size_t to) {
+        to = std::min(to, l.stepMs.size());
+        return from < to ? median({l.stepMs.begin() + static_cast<std::ptrdiff_t>(from),
+                                   l.stepMs.begin() + static_cast<std::ptrdiff_t>(to)})
+                         : 0.0;
+    };
+    const double during = part(1, after), rest = part(after + 1, l.stepMs.size());
+    char idleAfter[32] = "never", restText[48] = "-";
+    if (after < l.stepMs.size())
+        std::snprintf(idleAfter, sizeof idleAfter, "%zu", after);
+    if (rest > 0)
+        std::snprintf(restText, sizeof restText, "%.3f (%+.1f%%)", rest,
+                      100 * (rest / plainMs - 1));
+    std::printf("%-9s %10.3f %10.3f %10s %18s | %s\n", s.name.c_str(), plainMs, during, idleAfter,
+                restText, s.what.c_str());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -326,6 +366,10 @@ int main(int argc, char** argv) {
     app.add_option("--out", outDir, "directory for logs, recordings and ncu's CSV");
     app.add_flag("--no-ncu", noNcu, "do not run Nsight Compute even when it is on the PATH");
     app.add_option("--timeout", gTimeoutSeconds, "seconds each run may take (default 300)");
+    int attachedSteps = 100;
+    app.add_option("--attached-steps", attachedSteps,
+                   "steps of the runs under `roofline run` that measure the cost once the profile "
+                   "is complete (0: none)");
     CLI11_PARSE(app, argc, argv);
     std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line as it is printed (logs, pipes)
     if (steps < 2) {
@@ -465,6 +509,23 @@ int main(int argc, char** argv) {
                 std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
         }
     };
+    if (attachedSteps > 2) {
+        if (cli.empty())
+            cli = (self.parent_path() / "libroofline" / "roofline").string();
+        const Run longPlain = runCommand(base + " --steps " + std::to_string(attachedSteps),
+                                         fs::path(outDir) / "attached-plain.log");
+        const StepLog lp = parseSteps(longPlain.out);
+        const double plainMs =
+            lp.stepMs.size() > 2 ? median({lp.stepMs.begin() + 1, lp.stepMs.end()}) : 0;
+        std::printf("\nattached to a %d-step run (`roofline run`, no flags but the setting's, "
+                    "OMP_NUM_THREADS=4): median step time, ms\n",
+                    attachedSteps);
+        std::printf("%-9s %10s %10s %10s %18s | %s\n", "setting", "plain", "profiling",
+                    "idle after", "after", "what");
+        for (const Setting& s : settings)
+            if (s.name == "default" || s.name == "no-reuse")
+                attached(cli, base, s, attachedSteps, plainMs, outDir);
+    }
     for (const Row& row : rows)
         if (row.s.name == "exact")
             table("against exact (every launch and every counter, measured by libroofline the "

@@ -172,25 +172,31 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
         return;
     }
     try {
-        Frame f;
-        f.domain = domain ? domain : "";
-        f.name = name ? name : "";
-        f.thread = currentThreadId();
-        f.nvtx = fromNvtx;
+        const char* d = domain ? domain : "";
+        const char* n = name ? name : "";
+        const std::uint64_t thread = currentThreadId();
+        const auto open = [&](Stack& stack) -> Frame& { // in place: no frame copied
+            Frame& f = stack.emplace_back();
+            f.domain = d;
+            f.name = n;
+            f.thread = thread;
+            f.nvtx = fromNvtx;
+            return f;
+        };
         const bool processWide = t && t->processScopes;
         {
             ProcessTracked& p = processTracked();
             std::lock_guard<std::recursive_mutex> lock(p.mutex);
             if (processWide)
                 adopt(*t, p.tracked, false);
-            p.tracked.stack.push_back(f);
+            open(p.tracked.stack);
             if (processWide)
                 pushed(*t, p.tracked.stack);
         }
         Tracked& mine = threadTracked();
         if (t && !processWide)
             adopt(*t, mine, true);
-        mine.stack.push_back(std::move(f));
+        open(mine.stack);
         if (t && !processWide)
             pushed(*t, mine.stack);
     } catch (...) {

@@ -417,12 +417,18 @@ void SessionState::finish() noexcept {
     if (!outputPath.empty()) {
         try {
             const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
-            if (injected())
+            if (injected()) {
+                const std::string idle =
+                    idleWallNs != 0
+                        ? "; idle after " + std::to_string(collector->completedAfterIterations()) +
+                              " iterations (the profile was complete)"
+                        : std::string();
                 std::fprintf(stderr,
                              "[roofline] process %ld: %zu records (%zu without counters) "
-                             "saved to %s\n",
+                             "saved to %s%s\n",
                              static_cast<long>(process.pid), records.size(), unmeasured,
-                             saved.c_str());
+                             saved.c_str(), idle.c_str());
+            }
             if (saved == outputPath)
                 core::log().info("libroofline: recording saved to {}", saved);
             else
