@@ -70,29 +70,11 @@ void AlignedGroup::reset() {
     configFirst_.clear();
     configPositions_.clear();
     referenceDone_ = false;
-    issues_ = 0;
-    first_.clear();
+    tally_.reset();
 }
 
 void AlignedGroup::launch(LaunchKey key) {
     open_.push_back(std::move(key));
-}
-
-void AlignedGroup::mark(std::size_t at, Verdict v, const std::string& why) {
-    Launch& l = launches_[at];
-    if (l.verdict == Verdict::Clean)
-        ++issues_;
-    if (v == Verdict::Unmatched && l.verdict != Verdict::Unmatched) {
-        l.verdict = Verdict::Unmatched;
-        l.note = why; // the values go: what differed before no longer matters
-    } else if (l.verdict == Verdict::Differs && v == Verdict::Differs) {
-        l.note += "; " + why;
-    } else if (l.verdict == Verdict::Clean) {
-        l.verdict = v;
-        l.note = why;
-    }
-    if (first_.empty())
-        first_ = why;
 }
 
 void AlignedGroup::endPass(std::size_t pass, bool firstOfConfiguration) {
@@ -103,14 +85,14 @@ void AlignedGroup::endPass(std::size_t pass, bool firstOfConfiguration) {
     }
     if (firstOfConfiguration) {
         configFirst_ = std::move(open_);
-        configPositions_.assign(configFirst_.size(), Position{});
+        configPositions_.assign(configFirst_.size(), LaunchVerdict{});
         open_.clear();
         return;
     }
     // A later pass of a multi-pass configuration: CUPTI combines it with the configuration's
     // first pass by position.
     for (std::size_t j = 0; j < configFirst_.size(); ++j) {
-        Position& p = configPositions_[j];
+        LaunchVerdict& p = configPositions_[j];
         if (p.verdict == Verdict::Unmatched)
             continue;
         if (j >= open_.size()) {
@@ -148,21 +130,23 @@ void AlignedGroup::addConfiguration(std::size_t pass, const std::vector<RangeVal
     for (std::size_t i = 0; i < launches_.size(); ++i) {
         const std::int64_t j = match[i];
         if (j < 0) {
-            mark(i, Verdict::Unmatched,
-                 "iteration replay: " + p + " did not run " + launchText(reference_[i]) +
-                     " here (aligned with pass 0 by kernel name; a launch was left out or "
-                     "replaced): the metrics that pass collects are missing, so it has none");
+            tally_.mark(
+                launches_[i].result, Verdict::Unmatched,
+                "iteration replay: " + p + " did not run " + launchText(reference_[i]) +
+                    " here (aligned with pass 0 by kernel name; a launch was left out or "
+                    "replaced): the metrics that pass collects are missing, so it has none");
             continue;
         }
         const auto at = static_cast<std::size_t>(j);
         if (at >= ranges.size()) {
-            mark(i, Verdict::Unmatched,
-                 "CUPTI recorded no range for it in " + p + " (dropped): it has no values");
+            tally_.mark(launches_[i].result, Verdict::Unmatched,
+                        "CUPTI recorded no range for it in " + p + " (dropped): it has no values");
             continue;
         }
         if (at < configPositions_.size() && configPositions_[at].verdict != Verdict::Clean)
-            mark(i, configPositions_[at].verdict, "iteration replay: " + configPositions_[at].note);
-        if (launches_[i].verdict == Verdict::Unmatched)
+            tally_.mark(launches_[i].result, configPositions_[at].verdict,
+                        "iteration replay: " + configPositions_[at].note);
+        if (launches_[i].result.verdict == Verdict::Unmatched)
             continue;
         const RangeValues& r = ranges[at];
         std::vector<double>& values = launches_[i].values;
@@ -173,20 +157,20 @@ void AlignedGroup::addConfiguration(std::size_t pass, const std::vector<RangeVal
                 values[m] = r.values[m];
         const LaunchKey& k = configFirst_.empty() ? reference_[i] : configFirst_[at];
         if (!sameDim(k.grid, reference_[i].grid) || !sameDim(k.block, reference_[i].block))
-            mark(i, Verdict::Differs,
-                 "launch configuration differs between passes: " + p + " ran it as " +
-                     launchText(k) + ", pass 0 as " + launchText(reference_[i]) +
-                     " (values kept; " + p + "'s metrics come from that launch)");
+            tally_.mark(launches_[i].result, Verdict::Differs,
+                        "launch configuration differs between passes: " + p + " ran it as " +
+                            launchText(k) + ", pass 0 as " + launchText(reference_[i]) +
+                            " (values kept; " + p + "'s metrics come from that launch)");
     }
 }
 
 AlignedGroup::Verdict AlignedGroup::verdict(std::size_t at) const noexcept {
-    return at < launches_.size() ? launches_[at].verdict : Verdict::Unmatched;
+    return at < launches_.size() ? launches_[at].result.verdict : Verdict::Unmatched;
 }
 
 const std::string& AlignedGroup::note(std::size_t at) const noexcept {
     static const std::string kNone;
-    return at < launches_.size() ? launches_[at].note : kNone;
+    return at < launches_.size() ? launches_[at].result.note : kNone;
 }
 
 std::vector<double> AlignedGroup::takeValues(std::size_t at) {

@@ -32,7 +32,7 @@ std::vector<std::int64_t> alignLaunches(const std::vector<LaunchKey>& reference,
 
 class AlignedGroup {
 public:
-    using Verdict = ReplayCheck::Verdict;
+    using Verdict = ReplayVerdict;
 
     /// A new group.
     void reset();
@@ -49,30 +49,24 @@ public:
     Verdict verdict(std::size_t at) const noexcept;
     const std::string& note(std::size_t at) const noexcept;
     std::vector<double> takeValues(std::size_t at);
-    bool anyIssue() const noexcept { return issues_ > 0; }
-    const std::string& firstIssue() const noexcept { return first_; }
+    bool anyIssue() const noexcept { return tally_.issues() > 0; }
+    const std::string& firstIssue() const noexcept { return tally_.first(); }
     const std::vector<LaunchKey>& reference() const noexcept { return reference_; }
 
 private:
     struct Launch {
         std::vector<double> values;
-        Verdict verdict = Verdict::Clean;
-        std::string note;
+        LaunchVerdict result;
     };
-    struct Position { // within the configuration's passes, against its first pass
-        Verdict verdict = Verdict::Clean;
-        std::string note;
-    };
-    void mark(std::size_t at, Verdict v, const std::string& why);
+    // Positions within the configuration's passes, against its first pass: LaunchVerdict.
 
     std::vector<LaunchKey> reference_; // pass 0
     std::vector<Launch> launches_;     // per pass-0 launch
     std::vector<LaunchKey> open_;      // the open pass's launches
     std::vector<LaunchKey> configFirst_;
-    std::vector<Position> configPositions_;
+    std::vector<LaunchVerdict> configPositions_;
     bool referenceDone_ = false;
-    std::size_t issues_ = 0;
-    std::string first_;
+    VerdictTally tally_;
 };
 
 } // namespace roofline::collect

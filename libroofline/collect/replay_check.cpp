@@ -23,85 +23,91 @@ std::string launchText(const LaunchKey& key) {
     return core::demangle(key.name) + " <<<" + dims(key.grid) + ", " + dims(key.block) + ">>>";
 }
 
+void VerdictTally::reset() {
+    issues_ = unmatched_ = 0;
+    first_.clear();
+}
+
+void VerdictTally::note(const std::string& why) {
+    if (first_.empty())
+        first_ = why;
+}
+
+void VerdictTally::mark(LaunchVerdict& l, ReplayVerdict v, const std::string& why) {
+    if (l.verdict == ReplayVerdict::Clean)
+        ++issues_;
+    if (v == ReplayVerdict::Unmatched && l.verdict != ReplayVerdict::Unmatched) {
+        ++unmatched_;
+        l.verdict = ReplayVerdict::Unmatched;
+        l.note = why; // the values go: what differed before no longer matters
+    } else if (l.verdict == ReplayVerdict::Differs && v == ReplayVerdict::Differs) {
+        l.note += "; " + why;
+    } else if (l.verdict == ReplayVerdict::Clean) {
+        l.verdict = v;
+        l.note = why;
+    }
+    note(why);
+}
+
 void ReplayCheck::reset() {
     expected_.clear();
-    issues_ = 0;
-    unmatched_ = 0;
-    first_.clear();
+    tally_.reset();
     shiftedPass_ = 0;
     shiftedFrom_ = 0;
 }
 
 void ReplayCheck::expect(LaunchKey key) {
-    expected_.push_back(Position{std::move(key), Verdict::Clean, {}});
-}
-
-void ReplayCheck::mark(std::size_t at, Verdict v, const std::string& why) {
-    Position& p = expected_[at];
-    if (p.verdict == Verdict::Clean)
-        ++issues_;
-    if (v == Verdict::Unmatched && p.verdict != Verdict::Unmatched) {
-        ++unmatched_;
-        p.verdict = Verdict::Unmatched;
-        p.note = why; // the values go: what differed before no longer matters
-    } else if (p.verdict == Verdict::Differs) {
-        p.note += "; " + why;
-    } else if (p.verdict == Verdict::Clean) {
-        p.verdict = v;
-        p.note = why;
-    }
-    if (first_.empty())
-        first_ = why;
+    expected_.push_back(Position{std::move(key), {}});
 }
 
 void ReplayCheck::check(std::size_t pass, std::size_t at, const LaunchKey& key) {
     const std::string where = "iteration replay mismatch: pass " + std::to_string(pass) +
                               " launch " + std::to_string(at) + " is " + launchText(key);
     if (at >= expected_.size()) {
-        if (first_.empty()) // no record of its own; it only says the pass went out of step
-            first_ = where + " where pass 0 launched nothing";
+        // No record of its own; it only says the pass went out of step.
+        tally_.note(where + " where pass 0 launched nothing");
         return;
     }
-    const Position& p = expected_[at];
+    Position& p = expected_[at];
     if (p.key.name != key.name) {
         if (shiftedPass_ != pass) {
             shiftedPass_ = pass;
             shiftedFrom_ = at;
         }
-        mark(at, Verdict::Unmatched,
-             where + " where pass 0 launched " + launchText(p.key) +
-                 ": its counters would combine two kernels, so it has none" +
-                 (at > shiftedFrom_
-                      ? " (pass " + std::to_string(pass) + " went out of step at launch " +
-                            std::to_string(shiftedFrom_) +
-                            ": a launch was inserted or left out there)"
-                      : std::string()));
+        tally_.mark(p.result, Verdict::Unmatched,
+                    where + " where pass 0 launched " + launchText(p.key) +
+                        ": its counters would combine two kernels, so it has none" +
+                        (at > shiftedFrom_
+                             ? " (pass " + std::to_string(pass) + " went out of step at launch " +
+                                   std::to_string(shiftedFrom_) +
+                                   ": a launch was inserted or left out there)"
+                             : std::string()));
         return;
     }
     if (!sameDim(p.key.grid, key.grid) || !sameDim(p.key.block, key.block))
-        mark(at, Verdict::Differs,
-             "launch configuration differs between passes: pass " + std::to_string(pass) +
-                 " ran it as " + launchText(key) + ", pass 0 as " + launchText(p.key) +
-                 " (values kept; pass " + std::to_string(pass) +
-                 "'s metrics come from that launch)");
+        tally_.mark(p.result, Verdict::Differs,
+                    "launch configuration differs between passes: pass " + std::to_string(pass) +
+                        " ran it as " + launchText(key) + ", pass 0 as " + launchText(p.key) +
+                        " (values kept; pass " + std::to_string(pass) +
+                        "'s metrics come from that launch)");
 }
 
 void ReplayCheck::endPass(std::size_t pass, std::size_t launches) {
     for (std::size_t at = launches; at < expected_.size(); ++at)
-        mark(at, Verdict::Unmatched,
-             "iteration replay mismatch: pass " + std::to_string(pass) + " ended after " +
-                 std::to_string(launches) + " launches, so nothing ran at launch " +
-                 std::to_string(at) + " (pass 0: " + launchText(expected_[at].key) +
-                 "); its counters are incomplete, so it has none");
+        tally_.mark(expected_[at].result, Verdict::Unmatched,
+                    "iteration replay mismatch: pass " + std::to_string(pass) + " ended after " +
+                        std::to_string(launches) + " launches, so nothing ran at launch " +
+                        std::to_string(at) + " (pass 0: " + launchText(expected_[at].key) +
+                        "); its counters are incomplete, so it has none");
 }
 
 ReplayCheck::Verdict ReplayCheck::verdict(std::size_t at) const noexcept {
-    return at < expected_.size() ? expected_[at].verdict : Verdict::Clean;
+    return at < expected_.size() ? expected_[at].result.verdict : Verdict::Clean;
 }
 
 const std::string& ReplayCheck::note(std::size_t at) const noexcept {
     static const std::string kNone;
-    return at < expected_.size() ? expected_[at].note : kNone;
+    return at < expected_.size() ? expected_[at].result.note : kNone;
 }
 
 } // namespace roofline::collect

@@ -27,9 +27,40 @@ struct LaunchKey {
     Dim3 grid, block;
 };
 
+/// What a launch's replayed passes did: each ran it as pass 0 did (Clean); some ran it with
+/// another grid or block (Differs: values kept, noted); some ran another kernel there or none
+/// (Unmatched: no values, with the reason).
+enum class ReplayVerdict { Clean, Differs, Unmatched };
+
+/// One launch's verdict over its group's passes.
+struct LaunchVerdict {
+    ReplayVerdict verdict = ReplayVerdict::Clean;
+    std::string note; ///< what differed, or why it has no values; "" when clean
+};
+
+/// The one rule that combines a group's findings, for positional (ReplayCheck) and aligned
+/// (AlignedGroup) replay alike: a launch that loses its values keeps only the reason it did
+/// (what differed before no longer matters), differences add up in its note, and a clean launch
+/// takes the first finding. Counts the group's launches with issues and without values, and
+/// keeps the first finding for the log.
+class VerdictTally {
+public:
+    void reset();
+    void mark(LaunchVerdict& launch, ReplayVerdict v, const std::string& why);
+    std::size_t issues() const noexcept { return issues_; }
+    std::size_t unmatched() const noexcept { return unmatched_; }
+    const std::string& first() const noexcept { return first_; }
+    /// A finding with no launch of its own (a pass that went out of step).
+    void note(const std::string& why);
+
+private:
+    std::size_t issues_ = 0, unmatched_ = 0;
+    std::string first_;
+};
+
 class ReplayCheck {
 public:
-    enum class Verdict { Clean, Differs, Unmatched };
+    using Verdict = ReplayVerdict;
 
     /// A new group: forget every pass.
     void reset();
@@ -45,23 +76,19 @@ public:
     /// What differed, or why the launch has no values; "" when clean.
     const std::string& note(std::size_t at) const noexcept;
     /// Any launch not clean.
-    bool anyIssue() const noexcept { return issues_ > 0; }
+    bool anyIssue() const noexcept { return tally_.issues() > 0; }
     /// Any launch whose passes ran different kernels (not merely other grids or blocks).
-    bool anyUnmatched() const noexcept { return unmatched_ > 0; }
+    bool anyUnmatched() const noexcept { return tally_.unmatched() > 0; }
     /// One line for the log: the first issue of the group.
-    const std::string& firstIssue() const noexcept { return first_; }
+    const std::string& firstIssue() const noexcept { return tally_.first(); }
 
 private:
     struct Position {
         LaunchKey key;
-        Verdict verdict = Verdict::Clean;
-        std::string note;
+        LaunchVerdict result;
     };
-    void mark(std::size_t at, Verdict v, const std::string& why);
     std::vector<Position> expected_;
-    std::size_t issues_ = 0;
-    std::size_t unmatched_ = 0;
-    std::string first_;
+    VerdictTally tally_;
     std::size_t shiftedPass_ = 0; // pass whose launches went out of step (0: none yet)
     std::size_t shiftedFrom_ = 0; // first position where they did
 };

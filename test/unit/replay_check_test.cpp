@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 using roofline::collect::LaunchKey;
+using roofline::collect::LaunchVerdict;
 using roofline::collect::ReplayCheck;
+using roofline::collect::ReplayVerdict;
+using roofline::collect::VerdictTally;
 using V = ReplayCheck::Verdict;
 
 namespace {
@@ -62,4 +65,27 @@ TEST(ReplayCheck, ExtraLaunchesAtTheEndShiftNothing) {
     EXPECT_EQ(c.verdict(0), V::Clean);
     EXPECT_FALSE(c.anyIssue());
     EXPECT_NE(c.firstIssue().find("pass 0 launched nothing"), std::string::npos);
+}
+
+// The rule positional and aligned replay share: differences add up, a loss of values keeps only
+// its reason, and the tally counts each launch once.
+TEST(VerdictTally, DifferencesAddUpAndALossKeepsOnlyItsReason) {
+    VerdictTally tally;
+    LaunchVerdict a, b;
+    tally.mark(a, ReplayVerdict::Differs, "pass 1 grid 41");
+    tally.mark(a, ReplayVerdict::Differs, "pass 2 grid 42");
+    EXPECT_EQ(a.verdict, ReplayVerdict::Differs);
+    EXPECT_EQ(a.note, "pass 1 grid 41; pass 2 grid 42");
+    tally.mark(a, ReplayVerdict::Unmatched, "pass 3 ran another kernel");
+    EXPECT_EQ(a.verdict, ReplayVerdict::Unmatched);
+    EXPECT_EQ(a.note, "pass 3 ran another kernel");
+    tally.mark(a, ReplayVerdict::Differs, "pass 4 grid 43"); // no values: nothing to add
+    EXPECT_EQ(a.note, "pass 3 ran another kernel");
+    tally.mark(b, ReplayVerdict::Unmatched, "pass 1 ended early");
+    EXPECT_EQ(tally.issues(), 2u);
+    EXPECT_EQ(tally.unmatched(), 2u);
+    EXPECT_EQ(tally.first(), "pass 1 grid 41");
+    tally.reset();
+    EXPECT_EQ(tally.issues(), 0u);
+    EXPECT_TRUE(tally.first().empty());
 }
