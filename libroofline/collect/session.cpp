@@ -164,7 +164,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
 std::size_t SessionState::slotOf(const void* context) const noexcept {
     std::size_t slot = devices.size();
     for (std::size_t i = 0; i < devices.size(); ++i)
-        if (devices[i].context == context)
+        if (devices[i].context.get() == context)
             slot = i;
     return slot;
 }
@@ -204,14 +204,9 @@ void SessionState::teardown() noexcept {
     tracker.reset();
     for (auto& d : devices)
         d.backend.reset();
-    if (profilerInitialized)
-        cupti::deinitializeProfiler();
-    profilerInitialized = false;
+    profiler.reset(); // after the range profilers, before the contexts
     for (auto& d : devices)
-        if (d.context)
-            cupti::releasePrimaryContext(d.info.ordinal);
-    for (auto& d : devices)
-        d.context = nullptr;
+        d.context.reset();
 }
 
 void SessionState::finish() noexcept {
@@ -470,13 +465,12 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
         throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
     for (int ordinal : ordinals) {
         collect::DeviceSlot d;
-        d.info = cupti::openDevice(ordinal, &d.context);
+        d.context = cupti::PrimaryContext(ordinal, d.info);
         s.devices.push_back(std::move(d));
     }
     s.deviceMs = msSince(start);
     const auto initStart = core::SteadyClock::now();
-    cupti::initializeProfiler();
-    s.profilerInitialized = true;
+    s.profiler.emplace();
     s.cuptiInitMs = msSince(initStart);
     for (auto& d : s.devices)
         d.info.chip = cupti::chipName(d.info.ordinal);
@@ -528,7 +522,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     const bool released = config.profilerReleasedAtStart();
     for (auto& d : s.devices) {
         d.backend = std::make_unique<collect::CuptiBackend>(
-            d.context, chip, s.metrics, configurations, s.options.rangesPerImage,
+            d.context.get(), chip, s.metrics, configurations, s.options.rangesPerImage,
             collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
             fallback, released);
         if (config.alignFromStart) {
@@ -636,7 +630,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             if (s.devices.empty())
                 try {
                     collect::DeviceSlot d;
-                    d.info = cupti::openDevice(std::max(0, s.options.device), &d.context);
+                    d.context = cupti::PrimaryContext(std::max(0, s.options.device), d.info);
                     s.devices.push_back(std::move(d));
                 } catch (...) {
                 }

@@ -8,6 +8,7 @@
 #include "core/device_info.hpp"
 #include "core/recording.hpp"
 #include "cupti/activity.hpp"
+#include "cupti/device.hpp"
 #include "cupti/launch.hpp"
 
 #include <roofline/kernel_record.hpp>
@@ -16,6 +17,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,7 @@ namespace roofline::collect {
 
 struct DeviceSlot {
     core::DeviceInfo info;
-    void* context = nullptr;
+    cupti::PrimaryContext context; ///< retained while the session holds the device
     std::unique_ptr<CuptiBackend> backend;
 };
 
@@ -38,7 +40,7 @@ struct SessionState {
     std::size_t passes = 0;
     std::size_t configurations = 0; ///< aligned replay's configurations (0: none)
     Ceilings ceilings;
-    bool profilerInitialized = false;
+    std::optional<cupti::ProfilerInitialization> profiler; ///< CUPTI's, while counters are set up
     std::unique_ptr<cupti::LaunchTracker> tracker;
     std::unique_ptr<cupti::KernelTimer> timer;
     std::unique_ptr<Collector> collector;

@@ -93,6 +93,27 @@ void releasePrimaryContext(int ordinal) noexcept {
         d->primaryCtxRelease(dev);
 }
 
+PrimaryContext::PrimaryContext(int ordinal, core::DeviceInfo& info) {
+    info = openDevice(ordinal, &context_);
+    ordinal_ = ordinal;
+}
+
+PrimaryContext& PrimaryContext::operator=(PrimaryContext&& other) noexcept {
+    if (this != &other) {
+        reset();
+        std::swap(ordinal_, other.ordinal_);
+        std::swap(context_, other.context_);
+    }
+    return *this;
+}
+
+void PrimaryContext::reset() noexcept {
+    if (context_)
+        releasePrimaryContext(ordinal_);
+    context_ = nullptr;
+    ordinal_ = -1;
+}
+
 std::string chipName(int ordinal) {
     CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     chip.deviceIndex = static_cast<size_t>(ordinal);

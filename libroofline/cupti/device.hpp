@@ -4,6 +4,7 @@
 #include "core/device_info.hpp"
 
 #include <string>
+#include <utility>
 
 namespace roofline::cupti {
 
@@ -19,6 +20,34 @@ std::string chipName(int ordinal);
 /// cuptiProfilerInitialize; paired with deinitializeProfiler().
 void initializeProfiler();
 void deinitializeProfiler() noexcept;
+
+/// A device's primary context, retained while this lives (openDevice), released once.
+class PrimaryContext {
+public:
+    PrimaryContext() = default;
+    /// openDevice(ordinal): throws as it does; `info` receives the device's facts.
+    PrimaryContext(int ordinal, core::DeviceInfo& info);
+    ~PrimaryContext() { reset(); }
+    PrimaryContext(PrimaryContext&& other) noexcept { *this = std::move(other); }
+    PrimaryContext& operator=(PrimaryContext&& other) noexcept;
+    PrimaryContext(const PrimaryContext&) = delete;
+    PrimaryContext& operator=(const PrimaryContext&) = delete;
+    void* get() const noexcept { return context_; }
+    void reset() noexcept;
+
+private:
+    int ordinal_ = -1;
+    void* context_ = nullptr;
+};
+
+/// CUPTI's profiler initialized while this lives (initializeProfiler / deinitializeProfiler).
+class ProfilerInitialization {
+public:
+    ProfilerInitialization() { initializeProfiler(); }
+    ~ProfilerInitialization() { deinitializeProfiler(); }
+    ProfilerInitialization(const ProfilerInitialization&) = delete;
+    ProfilerInitialization& operator=(const ProfilerInitialization&) = delete;
+};
 
 /// The device ordinal of a context (CUPTI's device id); -1 when it cannot be told.
 int deviceOfContext(void* context) noexcept;
