@@ -286,8 +286,22 @@ std::size_t Collector::iterationIndex(const Stack& stack) const {
     return stack.size();
 }
 
-bool Collector::isIterationFrame(const Stack& stack) const {
-    return !stack.empty() && iterationIndex(stack) == stack.size() - 1;
+// The range just pushed opens an iteration. Without an iteration range that is the outermost
+// range -- unless the first one was numbered ("Train step 0"): then only ranges of its family
+// are iterations, so that a numbered range a worker thread opens at its own top ("Layer 3") or
+// a top-level range between steps is never taken for one.
+bool Collector::isIterationFrame(const Stack& stack) {
+    if (stack.empty() || iterationIndex(stack) != stack.size() - 1)
+        return false;
+    if (!config_.iterationRange.empty())
+        return true;
+    const std::string& name = stack.back().name;
+    if (!iterationFamilyDecided_) {
+        iterationFamilyDecided_ = true;
+        if (core::separatedInstance(name))
+            iterationFamily_ = core::uniformInstance(name);
+    }
+    return iterationFamily_.empty() || core::uniformInstance(name) == iterationFamily_;
 }
 
 // A launch's identity as a record needs it; the demangled name is left to the caller.
@@ -369,6 +383,7 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
     if (finished_)
         return;
     const bool iteration = isIterationFrame(stack);
+    stack.back().iteration = iteration;
     if (iteration) {
         const std::int64_t number = core::instanceNumber(stack.back().name);
         stack.back().instance = number >= 0 ? number : iterationScopes_;
@@ -409,7 +424,7 @@ void Collector::onPop(Stack& stack) noexcept {
     f.records.clear();
     if (finished_ || level_ != Level::Counters || config_.mode == CollectionMode::KernelReplay)
         return;
-    if (isIterationFrame(stack) && iterationsOpen_ > 0 && --iterationsOpen_ == 0)
+    if (f.iteration && iterationsOpen_ > 0 && --iterationsOpen_ == 0)
         endIteration();
 }
 

@@ -52,6 +52,7 @@ struct Frame {
     HostFrame host{};
     std::uint64_t thread = 0; ///< the OS thread that opened it
     bool nvtx = false;        ///< an NVTX range (false: a ProfileScope)
+    bool iteration = false;   ///< opened an iteration (Collector::onPush)
 };
 using Stack = std::vector<Frame>;
 
@@ -305,7 +306,7 @@ private:
     bool admits(const LaunchEvent& l, const Stack& stack);
     bool takeCount();
     bool limitReached() const noexcept;
-    bool isIterationFrame(const Stack& stack) const;
+    bool isIterationFrame(const Stack& stack);
     std::size_t iterationIndex(const Stack& stack) const;
     /// Scope names from `from` on, joined by '/'; the iteration scope's instance made uniform
     /// ("Train step #") unless `raw`.
@@ -385,6 +386,10 @@ private:
     std::set<std::size_t> coveredOffsets_; // window offsets of completed groups (device slot 0)
     bool coveredWhole_ = false;            // a group of passes spanning whole iterations completed
     std::int64_t iterationScopes_ = 0; // iteration scopes opened (their instance when unnumbered)
+    // Without an iteration range: the uniform name of the first outermost range when it was
+    // numbered ("Train step #"); other outermost ranges are then not iterations.
+    std::string iterationFamily_;
+    bool iterationFamilyDecided_ = false;
     // Numbered iteration scopes opened, per uniform name (up to 3 names each: enough to decide).
     std::map<std::string, std::set<std::string>> numberedScopes_;
     bool helperActive_ = false;

@@ -202,3 +202,33 @@ TEST(TrainLoop, ReplayLoopsDrivenByNeedsPassAreEachMeasured) {
     EXPECT_TRUE(records[1].values == all(1)) << records[1].note;
     EXPECT_FALSE(h.collector.takeCompletion());
 }
+
+// Thread scopes: a worker thread that opens its own numbered range at its top ("Layer 1") while
+// the main thread is in a step does not open an iteration; nor does a top-level range between
+// steps. The step stays the iteration.
+TEST(TrainLoop, ANumberedRangeOtherThanTheStepIsNeverTheIteration) {
+    Harness h(CollectionMode::IterationReplay, 2, 8, sessionDefaults(0), 2);
+    Stack worker;
+    for (int n = 0; n < 8; ++n) {
+        h.push(("Train step " + std::to_string(n)).c_str());
+        h.launch("forward", 1);
+        worker.push_back(Frame{"", "Layer 1", {}});
+        h.collector.onPush(worker, 99);
+        LaunchEvent e;
+        e.mangledName = "worker_kernel";
+        e.threadId = 99;
+        h.collector.onLaunch(e, worker);
+        h.backend.kernel(2);
+        h.collector.onPop(worker);
+        worker.pop_back();
+        h.pop();
+        h.push("checkpoint"); // between steps, at the top
+        h.launch("save", 1);
+        h.pop();
+    }
+    const auto& records = h.finish();
+    EXPECT_EQ(h.collector.coverage().iterationsRun, 8u);
+    EXPECT_EQ(h.collector.coverage().launchesPerIteration, 2u);
+    for (const auto& r : records)
+        EXPECT_NE(r.name, "save") << "a launch between steps has no record";
+}
