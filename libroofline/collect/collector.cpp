@@ -1214,15 +1214,20 @@ std::uint64_t Collector::steadyLaunches() const {
 bool Collector::windowsComplete() const {
     if (reuse_ || config_.mode != CollectionMode::IterationReplay || launchCounts_.empty())
         return false;
-    if (coveredWhole_)
-        return true;
     const std::uint64_t L = steadyLaunches();
+    return coveredWhole_ || (L > 0 && launchesCovered(L) >= L);
+}
+
+// Of an iteration of `launches` launches, those the completed groups' windows cover.
+std::uint64_t Collector::launchesCovered(std::uint64_t launches) const {
+    if (coveredWhole_)
+        return launches;
     const std::uint64_t cap = std::max<std::uint64_t>(1, slots_[0].capacity);
     std::uint64_t covered = 0;
     for (std::size_t offset : coveredOffsets_)
-        if (offset < L)
-            covered += std::min<std::uint64_t>(cap, L - offset);
-    return L > 0 && covered >= L;
+        if (offset < launches)
+            covered += std::min<std::uint64_t>(cap, launches - offset);
+    return covered;
 }
 
 // The profile is complete: the device's range profiler is released (its counter-data image
@@ -1275,13 +1280,7 @@ core::Coverage Collector::coverage() const {
         c.iterationsNeeded = 2 + std::max<std::size_t>(cycleWindows_, slots_[0].windows) * c.passes;
     else if (observeFirst_)
         ++c.iterationsNeeded; // the first iteration is observed only
-    if (coveredWhole_) {
-        c.launchesCovered = L;
-    } else {
-        for (std::size_t offset : coveredOffsets_)
-            if (offset < L)
-                c.launchesCovered += std::min<std::uint64_t>(cap, L - offset);
-    }
+    c.launchesCovered = launchesCovered(L);
     return c;
 }
 

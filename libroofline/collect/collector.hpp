@@ -299,6 +299,7 @@ private:
     void countIterationLaunches(std::uint64_t launches);
     void orderByPosition();
     bool windowsComplete() const;
+    std::uint64_t launchesCovered(std::uint64_t launches) const;
     void completeProfile(Slot& s);
     bool nothingLeftToMeasure() const;
     /// The launches of the iteration most iterations look like (the coverage's iteration).
