@@ -188,8 +188,14 @@ void SessionState::goIdle() noexcept {
     if (scopeTarget() == &scopes)
         setScopeTarget(nullptr);
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    // No launch may be between its entry and exit callbacks when they go off: its exit would
+    // never release the launch-order lock its entry took. Holding the lock waits for one in
+    // flight (a second at most, as a launch waits for it).
+    const bool ordered = gLaunchOrder.try_lock_for(std::chrono::seconds(1));
     if (tracker)
         tracker->setLaunchCallbacks(false);
+    if (ordered)
+        gLaunchOrder.unlock();
     idleWallNs = HostTimes::wallNow();
     core::log().info("libroofline: idle after {} iterations: the profile is complete, so launches "
                      "and scopes are no longer followed (ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps "
