@@ -10,6 +10,26 @@
 
 namespace roofline::collect {
 
+/// Where a backend's time went (for the session's cost summary).
+struct BackendCost {
+    std::size_t creations = 0; ///< profiler objects created after the first
+    double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
+    double evaluationMs = 0;   ///< decode and host evaluation
+    /// Pass starts: the first one allocates CUPTI's per-range state (H100: ~7 ms per range of
+    /// the image, once per process); later ones ~40 ms at a window's first pass.
+    std::size_t starts = 0;
+    double firstStartMs = 0, startMs = 0;
+    /// Adds `other`'s (the first start: the longest of the two).
+    void add(const BackendCost& other) noexcept {
+        creations += other.creations;
+        creationMs += other.creationMs;
+        evaluationMs += other.evaluationMs;
+        starts += other.starts;
+        firstStartMs = firstStartMs > other.firstStartMs ? firstStartMs : other.firstStartMs;
+        startMs += other.startMs;
+    }
+};
+
 struct RangeValues {
     std::string name;           ///< CUPTI's range name ("0", "1", ... or "step/conv1")
     std::vector<double> values; ///< in the session's metric order
@@ -71,6 +91,9 @@ public:
     virtual void release(std::size_t ranges) { (void)ranges; }
     virtual bool released() const noexcept { return false; }
     virtual void acquire() {}
+    /// Ends profiling on the device for good (the session's teardown). Never throws.
+    virtual void disable() noexcept {}
+    virtual BackendCost cost() const noexcept { return {}; }
 };
 
 } // namespace roofline::collect

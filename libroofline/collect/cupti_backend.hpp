@@ -45,18 +45,8 @@ public:
     void release(std::size_t ranges) override;
     bool released() const noexcept override { return profiler_->suspended(); }
     void acquire() override;
-    void disable() noexcept { profiler_->disable(); }
-    /// Where this backend's time went (for the session's cost summary).
-    struct Cost {
-        std::size_t creations = 0; ///< profiler objects created after the first
-        double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
-        double evaluationMs = 0;   ///< decode and host evaluation
-        /// Pass starts: the first one allocates CUPTI's per-range state (H100: ~7 ms per range
-        /// of the image, once per process); later ones ~40 ms at a window's first pass.
-        std::size_t starts = 0;
-        double firstStartMs = 0, startMs = 0;
-    };
-    const Cost& cost() const noexcept { return cost_; }
+    void disable() noexcept override { profiler_->disable(); }
+    BackendCost cost() const noexcept override { return cost_; }
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
     /// profiler loads for itself is not the application's).
     static bool insideCall() noexcept;
@@ -73,7 +63,7 @@ private:
     std::unique_ptr<cupti::RangeProfiler> profiler_;
     std::uint64_t l2Bytes_;
     unsigned long long flushBuffer_ = 0;
-    Cost cost_;
+    BackendCost cost_;
 };
 
 } // namespace roofline::collect

@@ -275,16 +275,10 @@ void SessionState::finish() noexcept {
             }
         }
     }
-    CuptiBackend::Cost cost;
+    BackendCost cost;
     for (const auto& d : devices)
-        if (d.backend) {
-            cost.creations += d.backend->cost().creations;
-            cost.creationMs += d.backend->cost().creationMs;
-            cost.evaluationMs += d.backend->cost().evaluationMs;
-            cost.starts += d.backend->cost().starts;
-            cost.firstStartMs = std::max(cost.firstStartMs, d.backend->cost().firstStartMs);
-            cost.startMs += d.backend->cost().startMs;
-        }
+        if (d.backend)
+            cost.add(d.backend->cost());
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     try {

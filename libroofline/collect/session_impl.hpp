@@ -25,8 +25,8 @@ namespace roofline::collect {
 
 struct DeviceSlot {
     core::DeviceInfo info;
-    cupti::PrimaryContext context; ///< retained while the session holds the device
-    std::unique_ptr<CuptiBackend> backend;
+    cupti::PrimaryContext context;           ///< retained while the session holds the device
+    std::unique_ptr<CounterBackend> backend; ///< CuptiBackend on a GPU
 };
 
 struct SessionState {
