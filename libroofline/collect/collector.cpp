@@ -477,6 +477,8 @@ void Collector::beginIteration(std::uint64_t thread) {
                 continue; // launch count reached: no new groups, no cost
             }
             if (!config_.measureAfterComplete && !helperUsed_ && !s.restart && windowsComplete()) {
+                if (completedAtIteration_ == 0) // the iteration before this one completed it
+                    completedAtIteration_ = iterationsSeen_ - 1;
                 completeProfile(s);
                 continue; // every launch of the steady iteration has its record
             }
@@ -658,10 +660,7 @@ void Collector::endIteration() {
             if (!s.failed && s.backend)
                 completeProfile(s);
         completedAtIteration_ = iterationsSeen_;
-        core::log().info("libroofline: the profile is complete after {} iterations: every launch "
-                         "of one iteration has its record; the profiler is released",
-                         completedAfterIterations());
-        completion_.store(true);
+        completion_.store(true); // the session says it, as it goes idle
     }
 }
 
@@ -1236,8 +1235,6 @@ void Collector::completeProfile(Slot& s) {
     s.offset = 0;
     if (s.backend && !s.backend->released())
         guard(s, [&] { s.backend->release(0); });
-    if (completedAtIteration_ == 0)
-        completedAtIteration_ = iterationsSeen_ - 1; // the iteration before this one completed it
 }
 
 // Iteration replay, at an iteration's end: every launch of the steady iteration has its record

@@ -73,20 +73,13 @@ void adopt(ScopeTarget& t, Tracked& tracked, bool ownThread) noexcept {
                     ++tIgnored;
                 continue;
             }
-            Frame fresh;
+            Frame& fresh = tracked.stack.emplace_back();
             fresh.domain = std::move(f.domain);
             fresh.name = std::move(f.name);
             fresh.thread = f.thread;
             fresh.nvtx = f.nvtx;
-            tracked.stack.push_back(std::move(fresh));
-            const std::size_t n = tracked.stack.size();
-            t.collector->onPush(tracked.stack, tracked.stack[n - 1].thread);
-            if (HostTimes* host = hostOf(t)) {
-                Frame& back = tracked.stack[n - 1];
-                host->push(back.host, n > 1 ? &tracked.stack[n - 2].host : nullptr, back.name,
-                           back.thread);
-                back.host.partial = true;
-            }
+            pushed(t, tracked.stack);
+            tracked.stack.back().host.partial = true;
         }
     } catch (...) {
         // out of memory: the ranges not adopted are forgotten, as if never opened
@@ -100,6 +93,26 @@ std::size_t innermost(const Stack& stack, std::string_view d) noexcept {
         if (stack[i - 1].domain == d)
             return i - 1;
     return stack.size();
+}
+
+// Whether the session of `t` (null: none) follows the process's stack (or the threads').
+bool follows(const ScopeTarget* t, bool processStack) noexcept {
+    return t && t->processScopes == processStack;
+}
+
+// Opens a range on `tracked`; a session that follows it adopts its open ranges first and sees
+// the push.
+void pushOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread, const char* domain,
+            const char* name, std::uint64_t thread, bool nvtx) {
+    if (followed)
+        adopt(*t, tracked, ownThread);
+    Frame& f = tracked.stack.emplace_back(); // in place: no frame copied
+    f.domain = domain;
+    f.name = name;
+    f.thread = thread;
+    f.nvtx = nvtx;
+    if (followed)
+        pushed(*t, tracked.stack);
 }
 
 bool plainPop(Stack& stack, std::string_view d) noexcept {
@@ -132,6 +145,16 @@ bool sessionPop(ScopeTarget& t, Stack& stack, std::string_view d) noexcept {
         stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i)); // interleaved domains
     }
     return true;
+}
+
+// Closes domain `d`'s innermost range on `tracked` (false: none open), seen by the session that
+// follows it.
+bool popOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread,
+           std::string_view d) noexcept {
+    if (!followed)
+        return plainPop(tracked.stack, d);
+    adopt(*t, tracked, ownThread);
+    return sessionPop(*t, tracked.stack, d);
 }
 
 } // namespace
@@ -175,30 +198,12 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
         const char* d = domain ? domain : "";
         const char* n = name ? name : "";
         const std::uint64_t thread = currentThreadId();
-        const auto open = [&](Stack& stack) -> Frame& { // in place: no frame copied
-            Frame& f = stack.emplace_back();
-            f.domain = d;
-            f.name = n;
-            f.thread = thread;
-            f.nvtx = fromNvtx;
-            return f;
-        };
-        const bool processWide = t && t->processScopes;
         {
             ProcessTracked& p = processTracked();
             std::lock_guard<std::recursive_mutex> lock(p.mutex);
-            if (processWide)
-                adopt(*t, p.tracked, false);
-            open(p.tracked.stack);
-            if (processWide)
-                pushed(*t, p.tracked.stack);
+            pushOn(t, follows(t, true), p.tracked, false, d, n, thread, fromNvtx);
         }
-        Tracked& mine = threadTracked();
-        if (t && !processWide)
-            adopt(*t, mine, true);
-        open(mine.stack);
-        if (t && !processWide)
-            pushed(*t, mine.stack);
+        pushOn(t, follows(t, false), threadTracked(), true, d, n, thread, fromNvtx);
     } catch (...) {
         // out of memory: this range is not tracked, the application carries on
     }
@@ -217,27 +222,16 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
         }
     }
     const std::string_view d = domain ? domain : "";
-    const bool processWide = t && t->processScopes;
-    bool found = false;
+    bool inProcess = false;
     {
+        // Whichever thread opened it, as Nsight Compute's process-wide push/pop scope does.
         ProcessTracked& p = processTracked();
         std::lock_guard<std::recursive_mutex> lock(p.mutex);
-        if (processWide) {
-            adopt(*t, p.tracked, false);
-            found = sessionPop(*t, p.tracked.stack, d);
-        } else {
-            plainPop(p.tracked.stack, d); // whichever thread opened it, as Nsight Compute does
-        }
+        inProcess = popOn(t, follows(t, true), p.tracked, false, d);
     }
-    Tracked& mine = threadTracked();
-    if (t && !processWide) {
-        adopt(*t, mine, true);
-        found = sessionPop(*t, mine.stack, d);
-    } else {
-        const bool own = plainPop(mine.stack, d);
-        found = found || (!processWide && own);
-    }
-    if (!found)
+    const bool inThread = popOn(t, follows(t, false), threadTracked(), true, d);
+    // Unbalanced: nothing to pop on the stack the session follows (idle: the thread's).
+    if (!(follows(t, true) ? inProcess : inThread))
         gUnbalanced.fetch_add(1);
     // An iteration ended with nothing left to measure: the session may go idle (outside every
     // lock: it switches CUPTI's callbacks off).
