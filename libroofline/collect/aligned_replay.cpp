@@ -4,14 +4,6 @@
 #include <limits>
 
 namespace roofline::collect {
-namespace {
-
-bool sameDim(const Dim3& a, const Dim3& b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-}
-
-} // namespace
-
 std::vector<std::int64_t> alignLaunches(const std::vector<LaunchKey>& reference,
                                         const std::vector<LaunchKey>& pass, std::size_t lookAhead) {
     const std::size_t n = reference.size(), m = pass.size();
@@ -106,8 +98,7 @@ void AlignedGroup::endPass(std::size_t pass, bool firstOfConfiguration) {
                      " at this position (it combines its counters with the previous pass's by "
                      "position, as CUPTI does for a metric needing two passes): its counters "
                      "would combine two kernels, so it has none"};
-        } else if (!sameDim(open_[j].grid, configFirst_[j].grid) ||
-                   !sameDim(open_[j].block, configFirst_[j].block)) {
+        } else if (!core::sameConfiguration(open_[j], configFirst_[j])) {
             const std::string why = "pass " + std::to_string(pass) + " ran it as " +
                                     launchText(open_[j]) + " (values kept)";
             p.note = p.note.empty() ? why : p.note + "; " + why;
@@ -156,7 +147,7 @@ void AlignedGroup::addConfiguration(std::size_t pass, const std::vector<RangeVal
             if (!std::isnan(r.values[m]))
                 values[m] = r.values[m];
         const LaunchKey& k = configFirst_.empty() ? reference_[i] : configFirst_[at];
-        if (!sameDim(k.grid, reference_[i].grid) || !sameDim(k.block, reference_[i].block))
+        if (!core::sameConfiguration(k, reference_[i]))
             tally_.mark(launches_[i].result, Verdict::Differs,
                         "launch configuration differs between passes: " + p + " ran it as " +
                             launchText(k) + ", pass 0 as " + launchText(reference_[i]) +

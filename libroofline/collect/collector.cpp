@@ -243,11 +243,11 @@ bool Collector::takeCount() {
     return true;
 }
 
-bool Collector::admits(const LaunchEvent& l, const Stack& stack) {
+bool Collector::admits(const Launch& l, const Stack& stack) {
     return filtersAdmit(l, stack) && takeCount();
 }
 
-bool Collector::filtersAdmit(const LaunchEvent& l, const Stack& stack) {
+bool Collector::filtersAdmit(const Launch& l, const Stack& stack) {
     if (stack.empty() && startEnd_.empty())
         return false; // outside every scope: not profiled
     if (config_.filter.hasNvtxFilter() && !config_.filter.nvtxAdmits(views(stack), startEndViews()))
@@ -305,14 +305,14 @@ bool Collector::isIterationFrame(const Stack& stack) {
 }
 
 // A launch's identity as a record needs it; the demangled name is left to the caller.
-core::LaunchInfo Collector::launchInfo(const LaunchEvent& l, const Stack& stack) const {
+core::LaunchInfo Collector::launchInfo(const Launch& l, const Stack& stack) const {
     core::LaunchInfo info;
     info.mangledName = l.mangledName;
     setScope(info, stack);
     info.grid = l.grid;
     info.block = l.block;
     info.registersPerThread = l.registers;
-    info.sharedMemBytes = l.sharedMemBytes;
+    info.sharedMemBytes = l.sharedMemBytes();
     info.stream = l.stream;
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
@@ -329,7 +329,7 @@ core::LaunchInfo Collector::launchInfo(const LaunchEvent& l, const Stack& stack)
     return info;
 }
 
-std::int64_t Collector::addLaunch(const LaunchEvent& l, const Stack& stack) {
+std::int64_t Collector::addLaunch(const Launch& l, const Stack& stack) {
     core::LaunchInfo info = launchInfo(l, stack);
     info.launchIndex = launches_.size();
     info.name = core::demangle(info.mangledName);
@@ -737,7 +737,7 @@ void Collector::noteMismatch(Slot& s, const std::string& what) {
 
 // ---- launches -------------------------------------------------------------------------------
 
-bool Collector::onLaunch(const LaunchEvent& l, const Stack& stack) noexcept {
+bool Collector::onLaunch(const Launch& l, const Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (finished_ || l.slot >= slots_.size())
         return false;
@@ -800,7 +800,7 @@ void Collector::onGraphLaunch(std::size_t slot) noexcept {
     guard(s, [&] { recreate(s); });
 }
 
-void Collector::kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
+void Collector::kernelReplayLaunch(Slot& s, const Launch& l, const Stack& stack) {
     if (!admits(l, stack)) {
         guard(s, [&] { pauseKernelReplay(s); });
         return;
@@ -837,7 +837,7 @@ void Collector::closeWindow(Slot& s) {
         completeImage(s);
 }
 
-void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack) {
+void Collector::iterationLaunch(Slot& s, const Launch& l, const Stack& stack) {
     if (iterationsOpen_ == 0) {
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
@@ -887,7 +887,7 @@ void Collector::iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stac
 
 // A launch that occupies the next auto range of the open pass (inside the iteration scope or, for
 // passes spanning iterations, between them).
-void Collector::positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside) {
+void Collector::positionLaunch(Slot& s, const Launch& l, const Stack& stack, bool inside) {
     const std::size_t w = s.passCount++;
     Key key{l.mangledName, l.grid, l.block};
     if (aligned(s))

@@ -56,18 +56,7 @@ struct Frame {
 };
 using Stack = std::vector<Frame>;
 
-struct LaunchEvent {
-    std::size_t slot = 0; ///< device slot (index into the backends)
-    int device = 0;
-    const char* mangledName = "";
-    Dim3 grid, block;
-    std::uint32_t sharedMemBytes = 0; ///< static + dynamic
-    int registers = -1;               ///< per thread; -1: unknown
-    std::uint64_t stream = 0;
-    std::uint64_t threadId = 0;
-    std::uint64_t correlationId = 0;
-    bool inGraph = false; ///< a kernel node of a CUDA graph launch (its scope: the launch's)
-};
+using core::Launch;
 
 enum class Level { Counters, TimingOnly };
 
@@ -157,7 +146,7 @@ public:
     /// recorded (when admitted) without counters. Returns whether the kernel runs under the
     /// profiler (a pass open, kernel replay running, or the device's profiler enabled): the host's
     /// time around it then includes CUPTI's work inside the launch.
-    bool onLaunch(const LaunchEvent& launch, const Stack& stack) noexcept;
+    bool onLaunch(const Launch& launch, const Stack& stack) noexcept;
     /// A CUDA graph launch on device slot `slot`, before its kernels run (design 0011): the range
     /// profiler must not collect while they do. Kernel replay stops the profiler (the next direct
     /// launch starts it again); iteration and scope replay stop the open pass and measure its
@@ -304,7 +293,7 @@ private:
     bool nothingLeftToMeasure() const;
     /// The launches of the iteration most iterations look like (the coverage's iteration).
     std::uint64_t steadyLaunches() const;
-    bool admits(const LaunchEvent& l, const Stack& stack);
+    bool admits(const Launch& l, const Stack& stack);
     bool takeCount();
     bool limitReached() const noexcept;
     bool isIterationFrame(const Stack& stack);
@@ -316,8 +305,8 @@ private:
     void settleIterationPaths();
     std::vector<core::NvtxRange> views(const Stack& stack) const;
     std::vector<core::NvtxRange> startEndViews() const;
-    core::LaunchInfo launchInfo(const LaunchEvent& l, const Stack& stack) const;
-    std::int64_t addLaunch(const LaunchEvent& l, const Stack& stack);
+    core::LaunchInfo launchInfo(const Launch& l, const Stack& stack) const;
+    std::int64_t addLaunch(const Launch& l, const Stack& stack);
 
     std::uint64_t codeLoads(const Slot& s) const noexcept;
     bool profilerStale(Slot& s);
@@ -340,9 +329,9 @@ private:
     void completeConfiguration(Slot& s);
     void completeAligned(Slot& s);
     void inferTensorMetrics(Slot& s);
-    bool filtersAdmit(const LaunchEvent& l, const Stack& stack);
+    bool filtersAdmit(const Launch& l, const Stack& stack);
     std::string uniformPath(const Stack& stack) const;
-    void observePosition(Slot& s, const LaunchEvent& l, const Stack& stack, std::size_t idx);
+    void observePosition(Slot& s, const Launch& l, const Stack& stack, std::size_t idx);
     std::uint32_t measuredSignature(Slot& s, std::size_t at);
     void stopObservingIfUnbounded(Slot& s);
     void maybeStartCycle(Slot& s, bool unmeasured);
@@ -354,9 +343,9 @@ private:
     void noteMismatch(Slot& s, const std::string& what);
     void pauseKernelReplay(Slot& s);
     void closeWindow(Slot& s);
-    void kernelReplayLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
-    void iterationLaunch(Slot& s, const LaunchEvent& l, const Stack& stack);
-    void positionLaunch(Slot& s, const LaunchEvent& l, const Stack& stack, bool inside);
+    void kernelReplayLaunch(Slot& s, const Launch& l, const Stack& stack);
+    void iterationLaunch(Slot& s, const Launch& l, const Stack& stack);
+    void positionLaunch(Slot& s, const Launch& l, const Stack& stack, bool inside);
     void checkReplayedLaunch(Slot& s, std::size_t at, const Key& key);
     template <typename F> void guard(Slot& s, F&& f) noexcept;
     template <typename F> void changeEveryBackend(Slot& s, F&& change);

@@ -34,7 +34,7 @@ void Collector::stopObservingIfUnbounded(Slot& s) {
 
 // Reuse: the signature of launch `idx` of the current iteration and, while no cycle is in
 // progress, what a reused record of it would need (an iteration a cycle may refer to).
-void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stack,
+void Collector::observePosition(Slot& s, const Launch& l, const Stack& stack,
                                 std::size_t idx) {
     const bool in = filtersAdmit(l, stack);
     std::uint64_t instance = 0;
@@ -51,7 +51,7 @@ void Collector::observePosition(Slot& s, const LaunchEvent& l, const Stack& stac
     }
     static const std::string none;
     const std::uint32_t scope = s.observed.scope(uniform ? *uniform : none);
-    s.observed.add(l.mangledName, l.grid, l.block, l.sharedMemBytes, scope, instance, in);
+    s.observed.add(l.mangledName, l.grid, l.block, l.sharedMemBytes(), scope, instance, in);
     if (s.cycle || !in)
         return;
     if (s.iterInfo.size() < idx)

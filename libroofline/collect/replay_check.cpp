@@ -1,28 +1,6 @@
 #include "collect/replay_check.hpp"
 
-#include "core/demangle.hpp"
-
 namespace roofline::collect {
-namespace {
-
-bool sameDim(const Dim3& a, const Dim3& b) {
-    return a.x == b.x && a.y == b.y && a.z == b.z;
-}
-
-std::string dims(const Dim3& d) {
-    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
-}
-
-} // namespace
-
-bool sameLaunch(const LaunchKey& a, const LaunchKey& b) {
-    return a.name == b.name && sameDim(a.grid, b.grid) && sameDim(a.block, b.block);
-}
-
-std::string launchText(const LaunchKey& key) {
-    return core::demangle(key.name) + " <<<" + dims(key.grid) + ", " + dims(key.block) + ">>>";
-}
-
 void VerdictTally::reset() {
     issues_ = unmatched_ = 0;
     first_.clear();
@@ -84,7 +62,7 @@ void ReplayCheck::check(std::size_t pass, std::size_t at, const LaunchKey& key) 
                              : std::string()));
         return;
     }
-    if (!sameDim(p.key.grid, key.grid) || !sameDim(p.key.block, key.block))
+    if (!core::sameConfiguration(p.key, key))
         tally_.mark(p.result, Verdict::Differs,
                     "launch configuration differs between passes: pass " + std::to_string(pass) +
                         " ran it as " + launchText(key) + ", pass 0 as " + launchText(p.key) +

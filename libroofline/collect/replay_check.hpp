@@ -13,7 +13,7 @@
 //    an inserted or missing launch every later position of that pass holds a shifted launch; the
 //    note names the first position where the pass went out of step (see docs/design/0006).
 // Pure logic: no CUDA, unit-tested in test/unit/replay_check_test.cpp.
-#include <roofline/kernel_record.hpp>
+#include "core/launch.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,10 +22,9 @@
 
 namespace roofline::collect {
 
-struct LaunchKey {
-    std::string name; ///< mangled kernel name
-    Dim3 grid, block;
-};
+using core::LaunchKey;
+using core::launchText;
+using core::sameLaunch;
 
 /// What a launch's replayed passes did: each ran it as pass 0 did (Clean); some ran it with
 /// another grid or block (Differs: values kept, noted); some ran another kernel there or none
@@ -92,10 +91,5 @@ private:
     std::size_t shiftedPass_ = 0; // pass whose launches went out of step (0: none yet)
     std::size_t shiftedFrom_ = 0; // first position where they did
 };
-
-/// Same kernel, grid and block.
-bool sameLaunch(const LaunchKey& a, const LaunchKey& b);
-/// "kernel <<<gx×gy×gz, bx×by×bz>>>" with the kernel name demangled.
-std::string launchText(const LaunchKey& key);
 
 } // namespace roofline::collect

@@ -107,17 +107,12 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     // waiting for other threads' launches, the collector), is taken out of the host times of
     // the scope the launch is in.
     const HostClocks ours{event.calledWallNs, event.calledCpuNs};
-    LaunchEvent l;
+    Launch l = event.launch;
+    if (!l.mangledName)
+        l.mangledName = "<unknown kernel>";
     l.slot = slot;
     l.device = devices[slot].info.ordinal;
-    l.mangledName = event.mangledName ? event.mangledName : "<unknown kernel>";
-    l.grid = event.grid;
-    l.block = event.block;
-    l.sharedMemBytes = event.sharedMemBytes + event.staticSharedBytes;
-    l.registers = event.registers;
-    l.stream = event.stream;
     l.threadId = currentThreadId();
-    l.correlationId = event.correlationId;
     if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
         ++tLaunchLocks;
     if (graph) {
@@ -145,7 +140,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                 l.mangledName = k.mangledName.c_str();
                 l.grid = k.grid;
                 l.block = k.block;
-                l.sharedMemBytes = k.sharedMemBytes + k.staticSharedBytes;
+                l.dynamicSharedBytes = k.sharedMemBytes;
+                l.staticSharedBytes = k.staticSharedBytes;
                 l.registers = k.registers;
                 collector->onLaunch(l, stack);
             }

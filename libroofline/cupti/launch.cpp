@@ -217,10 +217,10 @@ bool capturing(std::uint64_t stream, unsigned cbid) noexcept {
 }
 
 template <typename P> void fromClassic(const P* p, LaunchEvent& e) {
-    e.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
-    e.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
-    e.sharedMemBytes = p->sharedMemBytes;
-    e.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+    e.launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+    e.launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+    e.launch.dynamicSharedBytes = p->sharedMemBytes;
+    e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);
 }
 
 const char* functionName(CUfunction f) noexcept {
@@ -245,7 +245,7 @@ void loadBeforeLaunch(CUfunction f, LaunchEvent& e) noexcept {
     if (!f || !driver())
         return;
     tLoadedInside = false;
-    readResources(f, e.registers, e.staticSharedBytes);
+    readResources(f, e.launch.registers, e.launch.staticSharedBytes);
     if (tLoadedInside)
         gLoadedBeforeLaunch.fetch_add(1, std::memory_order_relaxed);
 }
@@ -379,7 +379,7 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
         e.calledCpuNs = clocks == HostTiming::Cpu ? core::threadCpuNowNs() : -1;
         e.calledWallNs = core::steadyNowNs();
     }
-    e.correlationId = info->correlationId;
+    e.launch.correlationId = info->correlationId;
     CUfunction f = nullptr;
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
@@ -400,10 +400,10 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
         const auto* p = static_cast<const cuLaunchKernelEx_params*>(info->functionParams);
         if (p->config) {
-            e.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
-            e.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
-            e.sharedMemBytes = p->config->sharedMemBytes;
-            e.stream = reinterpret_cast<std::uint64_t>(p->config->hStream);
+            e.launch.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
+            e.launch.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
+            e.launch.dynamicSharedBytes = p->config->sharedMemBytes;
+            e.launch.stream = reinterpret_cast<std::uint64_t>(p->config->hStream);
         }
         f = p->f;
         break;
@@ -412,7 +412,7 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
         const auto* p = static_cast<const cuGraphLaunch_params*>(info->functionParams);
         e.kind = LaunchEvent::Kind::Graph;
-        e.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+        e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);
         std::shared_ptr<const std::vector<GraphKernel>> kernels;
         {
             std::lock_guard<std::mutex> lock(graphs().mutex);
@@ -427,13 +427,13 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     default:
         return;
     }
-    if (capturing(e.stream, cbid))
+    if (capturing(e.launch.stream, cbid))
         return;
     loadBeforeLaunch(f, e);
-    e.mangledName = info->symbolName ? info->symbolName : functionName(f);
-    if (!e.mangledName)
-        e.mangledName = "<unknown kernel>";
-    traceCodeLoad("launch %s", e.mangledName);
+    e.launch.mangledName = info->symbolName ? info->symbolName : functionName(f);
+    if (!e.launch.mangledName)
+        e.launch.mangledName = "<unknown kernel>";
+    traceCodeLoad("launch %s", e.launch.mangledName);
     self->sink_(e, self->user_);
 }
 

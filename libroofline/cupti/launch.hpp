@@ -12,6 +12,8 @@
 // CUDA graphs: the kernel nodes of each instantiated graph are read when it is instantiated (and
 // again after cuGraphExecUpdate); a cuGraphLaunch is one Kind::Graph event that lists them in
 // dependency order.
+#include "core/launch.hpp"
+
 #include <roofline/kernel_record.hpp>
 #include <roofline/options.hpp>
 
@@ -35,14 +37,10 @@ struct GraphKernel {
 struct LaunchEvent {
     enum class Kind { Kernel, Graph, ModuleLoaded };
     Kind kind = Kind::Kernel;
-    const char* mangledName = nullptr; ///< valid during the sink call only (kernels)
-    Dim3 grid, block;
-    std::uint32_t sharedMemBytes = 0;    ///< dynamic shared memory of the launch
-    int registers = -1;                  ///< the kernel's registers per thread; -1: unknown
-    std::uint32_t staticSharedBytes = 0; ///< the kernel's static shared memory
-    std::uint64_t stream = 0;
+    /// Kind::Kernel: the launch as the callback read it (its name valid during the sink call;
+    /// nullptr when unknown); Kind::Graph: its stream and API call. The session places it.
+    core::Launch launch{nullptr};
     void* context = nullptr;
-    std::uint64_t correlationId = 0; ///< CUPTI's id of the API call (joins activity records)
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
     /// When the callback began (LaunchTracker::timeCallbacks; -1: not read), so that the
     /// session can take libroofline's whole work on the launch out of the host times.

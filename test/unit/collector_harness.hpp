@@ -295,7 +295,7 @@ struct Harness {
     }
     /// Returns whether the collector said the kernel runs under the profiler.
     bool launch(const char* name, double work, Dim3 grid = {1, 1, 1}) {
-        LaunchEvent e;
+        Launch e;
         e.mangledName = name;
         e.grid = grid;
         e.threadId = thread;
@@ -318,7 +318,7 @@ struct Harness {
     void graphLaunch(std::initializer_list<const char*> names) {
         collector.onGraphLaunch(0);
         for (const char* name : names) {
-            LaunchEvent e;
+            Launch e;
             e.mangledName = name;
             e.threadId = thread;
             e.stream = 5;

@@ -381,7 +381,7 @@ TEST(CollectorThreads, PathsComeFromTheLaunchingThreadsStack) {
     Stack other{{"", "loader", {}}, {"", "decode", {}}};
     h.push("train");
     h.launch("main_kernel", 1);
-    LaunchEvent e;
+    Launch e;
     e.mangledName = "loader_kernel";
     e.threadId = 99;
     e.stream = 5;
@@ -401,7 +401,7 @@ TEST(CollectorTimingOnly, RecordsLaunchesWithTheReason) {
     c.timingReason = "timing only: counters restricted";
     Collector collector(c, {}, Level::TimingOnly);
     Stack stack{{"", "step", {}}};
-    LaunchEvent e;
+    Launch e;
     e.mangledName = "_Z3fooi";
     e.correlationId = 42;
     collector.onLaunch(e, stack);

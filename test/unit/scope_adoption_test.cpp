@@ -39,7 +39,7 @@ struct TargetSession {
     }
     // A launch on this thread, as SessionState::onLaunch feeds it.
     void launch(const char* name, double work = 1) {
-        LaunchEvent e;
+        Launch e;
         e.mangledName = name;
         e.threadId = currentThreadId();
         SessionStack open(target);

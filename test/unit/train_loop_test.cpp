@@ -58,7 +58,7 @@ struct Loop {
         ++launches;
         if (idle)
             return; // the launch callbacks are off: the collector sees nothing
-        LaunchEvent e;
+        Launch e;
         e.mangledName = name.c_str();
         e.grid = {gridX, 1, 1};
         e.threadId = currentThreadId();
@@ -214,7 +214,7 @@ TEST(TrainLoop, ANumberedRangeOtherThanTheStepIsNeverTheIteration) {
         h.launch("forward", 1);
         worker.push_back(Frame{"", "Layer 1", {}});
         h.collector.onPush(worker, 99);
-        LaunchEvent e;
+        Launch e;
         e.mangledName = "worker_kernel";
         e.threadId = 99;
         h.collector.onLaunch(e, worker);

@@ -1,0 +1,30 @@
+#include "core/launch.hpp"
+
+#include "core/demangle.hpp"
+
+namespace roofline::core {
+namespace {
+
+bool sameDim(const Dim3& a, const Dim3& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+std::string dims(const Dim3& d) {
+    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+} // namespace
+
+bool sameConfiguration(const LaunchKey& a, const LaunchKey& b) {
+    return sameDim(a.grid, b.grid) && sameDim(a.block, b.block);
+}
+
+bool sameLaunch(const LaunchKey& a, const LaunchKey& b) {
+    return a.name == b.name && sameConfiguration(a, b);
+}
+
+std::string launchText(const LaunchKey& key) {
+    return demangle(key.name) + " <<<" + dims(key.grid) + ", " + dims(key.block) + ">>>";
+}
+
+} // namespace roofline::core
