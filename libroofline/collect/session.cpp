@@ -460,7 +460,7 @@ void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
     if (ordinals.empty())
         throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
     for (int ordinal : ordinals) {
-        collect::DeviceSlot d;
+        collect::SessionDevice d;
         d.context = cupti::PrimaryContext(ordinal, d.info);
         s.devices.push_back(std::move(d));
     }
@@ -625,7 +625,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         if (fb.action == collect::Fallback::Action::TimingOnly) {
             if (s.devices.empty())
                 try {
-                    collect::DeviceSlot d;
+                    collect::SessionDevice d;
                     d.context = cupti::PrimaryContext(std::max(0, s.options.device), d.info);
                     s.devices.push_back(std::move(d));
                 } catch (...) {

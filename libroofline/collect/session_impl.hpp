@@ -23,7 +23,7 @@
 
 namespace roofline::collect {
 
-struct DeviceSlot {
+struct SessionDevice {
     core::DeviceInfo info;
     cupti::PrimaryContext context;           ///< retained while the session holds the device
     std::unique_ptr<CounterBackend> backend; ///< CuptiBackend on a GPU
@@ -34,7 +34,7 @@ struct SessionState {
     Options options;
     core::ProcessIdentity process; ///< host, pid, launcher rank (recorded; output patterns)
     std::string outputPath;        ///< options.outputPath with its pattern expanded
-    std::vector<DeviceSlot> devices;
+    std::vector<SessionDevice> devices;
     std::vector<std::string> metrics;
     std::vector<std::uint8_t> configImage;
     std::size_t passes = 0;

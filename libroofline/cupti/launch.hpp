@@ -39,7 +39,7 @@ struct LaunchEvent {
     Kind kind = Kind::Kernel;
     /// Kind::Kernel: the launch as the callback read it (its name valid during the sink call;
     /// nullptr when unknown); Kind::Graph: its stream and API call. The session places it.
-    core::Launch launch{nullptr};
+    core::Launch launch{};
     void* context = nullptr;
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
     /// When the callback began (LaunchTracker::timeCallbacks; -1: not read), so that the

@@ -1,0 +1,81 @@
+#include "collect/kernel_replay.hpp"
+#include "collect/notes.hpp"
+
+#include "core/log.hpp"
+
+namespace roofline::collect {
+
+void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
+    running_.resize(slots_.size(), false);
+    if (!shared_.admits(l, stack)) {
+        s.guard([&] { pause(s); });
+        return;
+    }
+    const std::int64_t index = shared_.addLaunch(l, stack);
+    s.guard([&] {
+        if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
+            closeWindow(s);
+        if (shared_.config.flushCaches)
+            s.backend->flushCaches();
+        if (!running_[s.index]) {
+            s.backend->start();
+            running_[s.index] = true;
+        }
+        s.members.push_back(index);
+    });
+    if (s.failed)
+        appendNote(shared_.records[index].note, shared_.config.timingReason);
+}
+
+// Measured on the H100 (GpuGraphs tests): in kernel replay a graph is one range that misses most
+// of its kernels' work, so the profiler stops before it (the next direct launch starts it again).
+void KernelReplay::graphLaunch(DeviceSlot& s) {
+    s.guard([&] { pause(s); });
+}
+
+void KernelReplay::renewStaleProfiler(DeviceSlot& s) {
+    if (!s.stale())
+        return;
+    s.guard([&] { closeWindow(s); });
+    s.reenableIfStale(0);
+}
+
+bool KernelReplay::profiling(const DeviceSlot& s) const {
+    return !s.failed &&
+           ((s.index < running_.size() && running_[s.index]) || !s.backend->released());
+}
+
+void KernelReplay::finish() {
+    for (DeviceSlot* s : slots_)
+        if (s->usable())
+            s->guard([&] { closeWindow(*s); });
+}
+
+// No range for the launches that follow until the next measured one starts the profiler again
+// (the ranges so far stay in the open window).
+void KernelReplay::pause(DeviceSlot& s) {
+    if (s.index < running_.size() && running_[s.index]) {
+        running_[s.index] = false;
+        s.backend->stop();
+    }
+}
+
+// Ends the open window and evaluates the ranges its image holds.
+void KernelReplay::closeWindow(DeviceSlot& s) {
+    pause(s);
+    if (s.members.empty())
+        return;
+    int chunk = -1;
+    std::vector<RangeValues> ranges = s.evaluateImage(chunk);
+    if (ranges.size() != s.members.size())
+        core::log().warn("CUPTI returned {} ranges for {} expected", ranges.size(),
+                         s.members.size());
+    assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
+                 [](std::size_t, core::LaunchInfo&) {});
+    inferTensorMetrics(s);
+    s.members.clear();
+    ++shared_.tally.groupsCompleted;
+    s.backend->configure(); // the same image, fresh, for the next window
+}
+
+} // namespace roofline::collect

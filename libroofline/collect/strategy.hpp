@@ -1,0 +1,185 @@
+#pragma once
+// What the collector's strategies share, and the interface each one implements
+// (docs/design/0015-collector-by-strategy.md). One strategy serves a session, chosen by its mode:
+// KernelReplay (collect/kernel_replay), ScopeReplay (collect/scope_replay) and IterationReplay
+// (collect/iteration_replay, positional or aligned passes, with a ReuseCycle choosing its windows
+// when repeated launches are reused). Every call comes under the collector's lock. Pure logic:
+// no CUDA, no CUPTI; tested with the fake backend (test/unit/collector_harness.hpp).
+#include "collect/backend.hpp"
+#include "collect/collector_config.hpp"
+#include "collect/iteration_model.hpp"
+#include "collect/records.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+/// Graph launches that stop this many replay passes end iteration and scope replay.
+constexpr std::uint64_t kGraphInterruptionLimit = 3;
+
+/// Counts the collector reports (Collector's accessors).
+struct Tally {
+    std::uint64_t dropped = 0, mismatchedGroups = 0, groupsCompleted = 0;
+    std::uint64_t differing = 0, unmatched = 0;
+    std::uint64_t reenables = 0, expansions = 0, reused = 0, reusedDiffering = 0;
+    std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
+};
+
+/// The state every strategy reads and the records they all write.
+class Shared {
+public:
+    Shared(CollectorConfig c, Level l);
+
+    CollectorConfig config;
+    std::atomic<Level> level;
+    RecordStore records;
+    IterationModel model;
+    Tally tally;
+    /// The session's first iteration was not measured: observed only, or what differed first.
+    std::string firstIterationIssue;
+    /// FirstIteration::Skip with counters (iteration and scope replay).
+    bool observeFirst = false;
+    bool helperActive = false;
+    bool helperUsed = false; ///< needsPass() was called: the program drives the replay loops
+    std::function<void(const std::string&)> onFailure;
+    std::string failure;
+
+    /// Outside every scope nothing is profiled; then the NVTX and kernel-name filters.
+    bool filtersAdmit(const Launch& l, const Stack& stack) const;
+    /// The filters, then the launch skip and count (counted when it passes them).
+    bool admits(const Launch& l, const Stack& stack);
+    bool limitReached() const noexcept {
+        return config.launchCount != 0 && taken_ >= config.launchCount;
+    }
+    /// A launch's record, its demangled name left to the caller.
+    core::LaunchInfo launchInfo(const Launch& l, const Stack& stack) const;
+    /// A record of `l` (demangled, noted when timing only); its index.
+    std::int64_t addLaunch(const Launch& l, const Stack& stack);
+    /// Graph launches interrupted too many passes: iteration and scope replay give up.
+    bool graphsStopped() const noexcept;
+    /// A backend failed: the whole session goes to timing only (once), the handler hears why.
+    void counterFailure(const std::string& why) noexcept;
+
+private:
+    std::uint64_t skipped_ = 0, taken_ = 0;
+};
+
+/// One device's counter backend as the strategies use it: its image's member records, failure to
+/// timing only, and the profiler's staleness once code was loaded while it was enabled
+/// (docs/design/0005-code-loaded-while-profiling.md).
+class DeviceSlot {
+public:
+    DeviceSlot(std::size_t index, CounterBackend* backend, Shared& shared);
+
+    std::size_t index;
+    CounterBackend* backend;  ///< null after finish(): the session destroys it
+    std::size_t capacity = 0; ///< ranges per image, kept past finish()
+    std::size_t configs = 1;  ///< backend configurations; > 1: aligned replay is possible
+    bool failed = false;
+    std::vector<std::int64_t> members; ///< record per range of the open image, -1: not kept
+    std::uint64_t loadsAtEnable = 0;   ///< code loads when the profiler was last enabled
+
+    bool usable() const noexcept { return !failed && backend; }
+    /// A backend call that must not reach the application: a throw turns the slot to timing
+    /// only.
+    template <typename F> void guard(F&& f) noexcept {
+        if (failed)
+            return;
+        try {
+            f();
+        } catch (const std::exception& e) {
+            fail(e.what());
+        } catch (...) {
+            fail("unknown error");
+        }
+    }
+    void fail(const std::string& why) noexcept;
+
+    /// Lock-free, from the driver: a module was loaded into the device's context.
+    void codeLoaded() noexcept { loads_.fetch_add(1); }
+    /// Loads from here on count (a fresh or re-selected profiler).
+    void enabled() noexcept { loadsAtEnable = loads_.load(); }
+    /// Code was loaded since the profiler was enabled.
+    bool stale() const noexcept;
+    /// Re-creates a stale profiler at `configuration`; true when it was stale.
+    bool reenableIfStale(std::size_t configuration);
+    /// A fresh profiler at `configuration`: CUPTI's replay back at pass 0.
+    void recreate(std::size_t configuration);
+    /// A released profiler is created again (loads from then on count).
+    void acquireIfReleased();
+    /// Decodes and evaluates the image (dropped ranges counted); `chunk`: where its raw bytes
+    /// were kept for the recording, or -1.
+    std::vector<RangeValues> evaluateImage(int& chunk);
+
+private:
+    Shared& shared_;
+    std::atomic<std::uint64_t> loads_{0};
+};
+
+/// Values of an evaluated image into its member records: `more(i, record)` adds what the
+/// strategy knows about range i. `shifted`: fewer (or other) ranges than members came back.
+void assignRanges(RecordStore& records, const std::vector<std::int64_t>& members,
+                  std::vector<RangeValues>& ranges, int chunk, bool shifted,
+                  const std::function<void(std::size_t, core::LaunchInfo&)>& more);
+
+class Strategy {
+public:
+    Strategy(Shared& shared, std::vector<DeviceSlot*> slots)
+        : shared_(shared), slots_(std::move(slots)) {}
+    virtual ~Strategy() = default;
+    Strategy(const Strategy&) = delete;
+    Strategy& operator=(const Strategy&) = delete;
+
+    /// The outermost iteration scope opened / closed (not in kernel replay).
+    virtual void iterationBegins() {}
+    virtual void iterationEnds() {}
+    /// A scope was pushed inside an iteration on the iteration's thread / is being popped.
+    virtual void scopePushed(Stack&) {}
+    virtual void scopePopping(Frame&) {}
+    /// A direct launch on `slot`, with counters being collected (graph kernels and timing-only
+    /// launches get their records from the collector).
+    virtual void launch(DeviceSlot& slot, const Launch& l, const Stack& stack) = 0;
+    /// A CUDA graph launch, before its kernels run: the profiler must not collect then.
+    virtual void graphLaunch(DeviceSlot& slot) = 0;
+    /// Code was loaded since the profiler was enabled: it is re-created before measuring again.
+    virtual void renewStaleProfiler(DeviceSlot& slot) = 0;
+    /// The slot's launches run under the profiler now.
+    virtual bool profiling(const DeviceSlot& slot) const = 0;
+    /// The replay helper: passes are still to run.
+    virtual bool pending() const { return false; }
+    /// Nothing is left to measure (the session may go idle).
+    virtual bool done() const { return false; }
+    /// Once done: whatever measuring holds (the profilers) is released.
+    virtual void completed() {}
+    /// Stops the backends; complete images evaluated, incomplete groups noted.
+    virtual void finish() = 0;
+    virtual void coverage(core::Coverage&) const {}
+    virtual bool aligned() const noexcept { return false; }
+    /// The configuration a fresh profiler starts at.
+    virtual std::size_t firstConfig() const noexcept { return 0; }
+
+protected:
+    /// Tensor counters by detection (docs/design/0008): the image's records get their inferred
+    /// tensor metrics; when a launch ran an MMA kind whose counters were not collected, every
+    /// backend collects them from now on and true is returned (the window is measured again).
+    bool inferTensorMetrics(DeviceSlot& slot);
+    /// What every device's backend must do at once (a larger metric set, a new replay mode):
+    /// every slot but `except` stops its open pass and abandons its group, then `change` runs on
+    /// every usable slot.
+    void changeEveryBackend(DeviceSlot& except, const std::function<void(DeviceSlot&)>& change);
+    /// changeEveryBackend's first half for one other slot.
+    virtual void quiesce(DeviceSlot&) {}
+    /// The metric set grew on `slot` (aligned replay prepares its configurations again).
+    virtual void metricsAdded(DeviceSlot&) {}
+
+    Shared& shared_;
+    std::vector<DeviceSlot*> slots_;
+};
+
+} // namespace roofline::collect
