@@ -1,0 +1,278 @@
+// Each collection strategy alone on the fake backend, driven as the collector drives it (scope
+// pushes and pops through the iteration model, launches through the strategy): what its own state
+// machine records, without the dispatcher.
+#include "collect/iteration_replay.hpp"
+#include "collect/kernel_replay.hpp"
+#include "collect/scope_replay.hpp"
+#include "collector_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+namespace roofline::collect {
+namespace {
+
+using testing::FakeBackend;
+
+struct Driver {
+    Shared& shared;
+    Strategy& strategy;
+    FakeBackend& backend;
+    DeviceSlot& slot;
+    Stack stack;
+
+    void push(const std::string& name) {
+        stack.push_back(Frame{"", name, {}});
+        const bool iteration = shared.model.pushed(stack);
+        if (shared.config.mode == CollectionMode::KernelReplay)
+            return;
+        if (iteration && shared.model.opened(1))
+            strategy.iterationBegins();
+        if (shared.model.inside() && shared.model.iterationIndex(stack) < stack.size())
+            strategy.scopePushed(stack);
+    }
+    void pop() {
+        Frame& f = stack.back();
+        if (!f.records.empty())
+            strategy.scopePopping(f);
+        if (shared.config.mode != CollectionMode::KernelReplay && f.iteration &&
+            shared.model.closed())
+            strategy.iterationEnds();
+        stack.pop_back();
+    }
+    void launch(const char* name, double work) {
+        Launch l;
+        l.mangledName = name;
+        l.grid = {1, 1, 1};
+        l.block = {32, 1, 1};
+        strategy.renewStaleProfiler(slot);
+        strategy.launch(slot, l, stack);
+        backend.kernel(work);
+    }
+};
+
+// One iteration per pass (short iterations would otherwise share one).
+CollectorConfig configFor(CollectionMode mode, std::size_t passes) {
+    CollectorConfig c;
+    c.mode = mode;
+    c.passes = passes;
+    c.iterationsPerPass = 1;
+    return c;
+}
+
+std::vector<double> valuesOf(double work) {
+    return std::vector<double>(testing::kMetrics, work);
+}
+
+TEST(KernelReplayStrategy, OneRecordPerAdmittedLaunchAcrossFullImages) {
+    Shared shared(configFor(CollectionMode::KernelReplay, 1), Level::Counters);
+    FakeBackend backend(1, 2, false, true);
+    DeviceSlot slot(0, &backend, shared);
+    KernelReplay strategy(shared, {&slot});
+    Driver d{shared, strategy, backend, slot, {}};
+    d.launch("outside", 9); // outside every scope: no record, no range
+    EXPECT_EQ(shared.records.size(), 0u);
+    d.push("step");
+    for (int i = 1; i <= 5; ++i)
+        d.launch("k", i); // an image holds 2: the third and fifth launch close a window
+    d.pop();
+    strategy.finish();
+    const auto& records = shared.records.all();
+    ASSERT_EQ(records.size(), 5u);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        EXPECT_EQ(records[i].values, valuesOf(static_cast<double>(i + 1))) << i;
+        EXPECT_EQ(records[i].scopePath, "step");
+    }
+    EXPECT_EQ(shared.tally.groupsCompleted, 3u);
+}
+
+TEST(ScopeReplayStrategy, OneRecordPerScopeInstanceSummingItsKernels) {
+    CollectorConfig config = configFor(CollectionMode::ScopeReplay, 2);
+    config.scopeLevels = 2;
+    config.iterationRange = "step";
+    Shared shared(config, Level::Counters);
+    FakeBackend backend(2, 8, true, false);
+    DeviceSlot slot(0, &backend, shared);
+    ScopeReplay strategy(shared, {&slot});
+    Driver d{shared, strategy, backend, slot, {}};
+    for (int step = 0; step < 2; ++step) { // pass 0, pass 1
+        d.push("step " + std::to_string(step));
+        d.push("forward");
+        d.launch("a", 1);
+        d.launch("b", 2);
+        d.pop();
+        d.launch("c", 4);
+        d.pop();
+    }
+    strategy.finish();
+    const auto& records = shared.records.all();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].name, "step #");
+    EXPECT_EQ(records[0].kernels, 3u);
+    EXPECT_EQ(records[0].values, valuesOf(7));
+    EXPECT_EQ(records[1].name, "forward");
+    EXPECT_EQ(records[1].kernels, 2u);
+    EXPECT_EQ(records[1].values, valuesOf(3));
+    EXPECT_EQ(shared.tally.mismatchedGroups, 0u);
+}
+
+TEST(ScopeReplayStrategy, APassWithOtherKernelsMarksTheGroup) {
+    CollectorConfig config = configFor(CollectionMode::ScopeReplay, 2);
+    Shared shared(config, Level::Counters);
+    FakeBackend backend(2, 8, true, false);
+    DeviceSlot slot(0, &backend, shared);
+    ScopeReplay strategy(shared, {&slot});
+    Driver d{shared, strategy, backend, slot, {}};
+    for (const char* kernel : {"a", "b"}) {
+        d.push("step");
+        d.launch(kernel, 1);
+        d.pop();
+    }
+    strategy.finish();
+    ASSERT_EQ(shared.records.size(), 1u);
+    EXPECT_EQ(shared.records[0].replay, ReplayStatus::Differs);
+    EXPECT_NE(shared.records[0].note.find("pass 1 launch 0 is b"), std::string::npos)
+        << shared.records[0].note;
+    EXPECT_EQ(shared.tally.mismatchedGroups, 1u);
+}
+
+// Six launches per iteration, images of four: two windows of two passes each, then nothing more
+// to measure.
+TEST(IterationReplayStrategy, WindowsCoverTheIterationThenItIsDone) {
+    CollectorConfig config = configFor(CollectionMode::IterationReplay, 2);
+    config.measureAfterComplete = false;
+    Shared shared(config, Level::Counters);
+    FakeBackend backend(2, 4, false, false);
+    DeviceSlot slot(0, &backend, shared);
+    IterationReplay strategy(shared, {&slot});
+    Driver d{shared, strategy, backend, slot, {}};
+    int iterations = 0;
+    for (; iterations < 10 && !strategy.done(); ++iterations) {
+        d.push("Train step " + std::to_string(iterations));
+        for (int i = 0; i < 6; ++i)
+            d.launch(i % 2 ? "odd" : "even", 10 + i);
+        d.pop();
+    }
+    EXPECT_EQ(iterations, 4); // 2 windows x 2 passes
+    strategy.finish();
+    shared.records.finish(true);
+    const auto& records = shared.records.all();
+    ASSERT_EQ(records.size(), 6u);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        EXPECT_EQ(records[i].position, static_cast<std::int64_t>(i));
+        EXPECT_EQ(records[i].launchIndex, i);
+        EXPECT_EQ(records[i].values, valuesOf(10.0 + static_cast<double>(i))) << i;
+    }
+    core::Coverage c;
+    strategy.coverage(c);
+    EXPECT_TRUE(c.complete());
+    EXPECT_EQ(c.launchesPerIteration, 6u);
+}
+
+// Reuse: four identical layers of two launches; one sample per signature is measured and the
+// other layers' launches reuse it (the mean of its samples), noted as such.
+TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers) {
+    CollectorConfig config = configFor(CollectionMode::IterationReplay, 2);
+    config.reuseSamples = 1;
+    config.measureAfterComplete = false;
+    Shared shared(config, Level::Counters);
+    FakeBackend backend(2, 16, false, false);
+    DeviceSlot slot(0, &backend, shared);
+    IterationReplay strategy(shared, {&slot});
+    ASSERT_TRUE(strategy.reuses());
+    Driver d{shared, strategy, backend, slot, {}};
+    int iterations = 0;
+    for (; iterations < 12 && !strategy.done(); ++iterations) {
+        d.push("Train step " + std::to_string(iterations));
+        for (int layer = 0; layer < 4; ++layer) {
+            d.push("Layer " + std::to_string(layer));
+            d.launch("gemm", 100);
+            d.launch("gelu", 7);
+            d.pop();
+        }
+        d.pop();
+    }
+    EXPECT_TRUE(strategy.done()) << iterations << " iterations";
+    strategy.finish();
+    shared.records.finish(true);
+    const auto& records = shared.records.all();
+    ASSERT_EQ(records.size(), 8u);
+    std::size_t reused = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        EXPECT_EQ(records[i].position, static_cast<std::int64_t>(i));
+        EXPECT_EQ(records[i].values, valuesOf(i % 2 ? 7 : 100)) << i;
+        if (records[i].reusedSamples > 0) {
+            ++reused;
+            EXPECT_NE(records[i].note.find("reused: mean of 1"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(reused, 6u);
+    EXPECT_EQ(shared.tally.reused, 6u);
+    EXPECT_GT(strategy.reuseSignatures(), 0u);
+}
+
+// A failing backend turns the session to timing only; the records of the open image say why.
+TEST(IterationReplayStrategy, ABackendThatThrowsTurnsTheSessionToTimingOnly) {
+    CollectorConfig config = configFor(CollectionMode::IterationReplay, 2);
+    Shared shared(config, Level::Counters);
+    std::string heard;
+    shared.onFailure = [&](const std::string& why) { heard = why; };
+    FakeBackend backend(2, 4, false, false);
+    backend.failStartAt = 2; // pass 1 cannot start
+    DeviceSlot slot(0, &backend, shared);
+    IterationReplay strategy(shared, {&slot});
+    Driver d{shared, strategy, backend, slot, {}};
+    for (int step = 0; step < 2; ++step) {
+        d.push("step");
+        d.launch("k", 1);
+        d.pop();
+    }
+    EXPECT_TRUE(slot.failed);
+    EXPECT_EQ(shared.level.load(), Level::TimingOnly);
+    EXPECT_NE(heard.find("injected"), std::string::npos);
+    ASSERT_EQ(shared.records.size(), 1u);
+    EXPECT_NE(shared.records[0].note.find("profiling failed mid-run"), std::string::npos);
+}
+
+// Superseded records go; iteration replay's records go back to program order (window by window
+// measurement, iterations one after another), records without a position behind their
+// predecessor.
+TEST(RecordStore, FinishRemovesSupersededAndRestoresProgramOrder) {
+    RecordStore store;
+    const auto add = [&](const char* name, std::int64_t position) {
+        core::LaunchInfo info;
+        info.name = name;
+        info.position = position;
+        return store.add(std::move(info));
+    };
+    add("c", 2);
+    std::vector<std::int64_t> lost{add("a-lost", 0), -1};
+    add("a", 0);
+    add("graph node", -1);
+    add("b", 1);
+    add("a2", 0);
+    store.supersede(lost);
+    EXPECT_TRUE(lost.empty());
+    EXPECT_EQ(store.supersededCount(), 1u);
+    store.finish(true);
+    std::vector<std::string> names;
+    for (const auto& r : store.all()) {
+        names.push_back(r.name);
+        EXPECT_EQ(r.launchIndex, names.size() - 1);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "graph node", "b", "c", "a2"}));
+}
+
+TEST(RecordStore, KeepsImagesUpToTheLimit) {
+    RecordStore store;
+    EXPECT_EQ(store.keepImage(std::vector<std::uint8_t>(60, 1), 100), 0);
+    EXPECT_EQ(store.keepImage(std::vector<std::uint8_t>(60, 2), 100), -1);
+    EXPECT_EQ(store.keepImage(std::vector<std::uint8_t>(40, 3), 100), 1);
+    EXPECT_EQ(store.keptBytes(), 100u);
+    EXPECT_EQ(store.keptImages().size(), 2u);
+}
+
+} // namespace
+} // namespace roofline::collect
