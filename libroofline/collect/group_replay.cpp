@@ -240,13 +240,17 @@ bool GroupReplay::profiling(const DeviceSlot& s) const {
     return !s.failed && (groupOf(s).passOpen || !s.backend->released());
 }
 
+void GroupReplay::stopPass(PassGroup& g) {
+    if (g.passOpen)
+        g.slot->guard([&] {
+            g.passOpen = false;
+            g.slot->backend->stop();
+        });
+}
+
 void GroupReplay::quiesce(DeviceSlot& s) {
     PassGroup& g = groupOf(s);
-    if (g.passOpen)
-        s.guard([&] {
-            g.passOpen = false;
-            s.backend->stop();
-        });
+    stopPass(g);
     if (g.group)
         abandonGroup(g);
 }
@@ -279,11 +283,7 @@ void GroupReplay::finish() {
         DeviceSlot& s = *g.slot;
         if (!s.usable())
             continue;
-        if (g.passOpen)
-            s.guard([&] {
-                g.passOpen = false;
-                s.backend->stop();
-            });
+        stopPass(g);
         if (g.group)
             noteIncomplete(g);
     }

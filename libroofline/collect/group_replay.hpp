@@ -56,6 +56,8 @@ protected:
     void abandonGroup(PassGroup& g);
     void startPass(PassGroup& g);
     void endPass(PassGroup& g);
+    /// Stops an open pass without ending it (its group is abandoned or noted incomplete).
+    void stopPass(PassGroup& g);
     /// A completed group's records have their values: inferred tensor metrics, then the strategy's
     /// own use of them (groupRecorded).
     void recorded(PassGroup& g);

@@ -6,6 +6,27 @@
 #include <algorithm>
 
 namespace roofline::collect {
+namespace {
+
+// One verdict rule for positional and aligned replay (VerdictTally's): a launch whose passes ran
+// other kernels loses its values, one whose grid or block differed keeps them; both say why.
+void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::string& note,
+                  Tally& tally) {
+    if (verdict == ReplayVerdict::Clean)
+        return;
+    appendNote(info.note, note);
+    if (verdict == ReplayVerdict::Unmatched) {
+        info.values.clear();
+        info.chunk = -1; // not evaluated from a kept image either
+        info.replay = ReplayStatus::Unmatched;
+        ++tally.unmatched;
+    } else {
+        info.replay = ReplayStatus::Differs;
+        ++tally.differing;
+    }
+}
+
+} // namespace
 
 IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots)
     : GroupReplay(shared, std::move(slots)), passes_(slots_.size()) {
@@ -268,18 +289,7 @@ void IterationReplay::completeImage(PassGroup& g) {
                          appendNote(info.note, g.mismatchNote);
                          info.replay = ReplayStatus::Differs;
                      }
-                     if (p.replay.verdict(i) == ReplayCheck::Verdict::Clean)
-                         return;
-                     appendNote(info.note, p.replay.note(i));
-                     if (p.replay.verdict(i) == ReplayCheck::Verdict::Unmatched) {
-                         info.values.clear();
-                         info.chunk = -1; // not evaluated from the kept image either
-                         info.replay = ReplayStatus::Unmatched;
-                         ++tally.unmatched;
-                     } else {
-                         info.replay = ReplayStatus::Differs;
-                         ++tally.differing;
-                     }
+                     applyVerdict(info, p.replay.verdict(i), p.replay.note(i), tally);
                  });
     recorded(g);
     s.backend->configure(); // the same image, fresh, for the next group
@@ -355,23 +365,10 @@ void IterationReplay::completeAligned(PassGroup& g) {
         core::LaunchInfo& info = shared_.records[s.members[i]];
         info.chunk = -1;
         info.range = static_cast<std::uint32_t>(i);
-        switch (p.aligned.verdict(i)) {
-        case AlignedGroup::Verdict::Unmatched:
-            info.values.clear();
-            info.replay = ReplayStatus::Unmatched;
-            appendNote(info.note, p.aligned.note(i));
-            ++shared_.tally.unmatched;
-            break;
-        case AlignedGroup::Verdict::Differs:
+        const ReplayVerdict verdict = p.aligned.verdict(i);
+        if (verdict != ReplayVerdict::Unmatched)
             info.values = p.aligned.takeValues(i);
-            info.replay = ReplayStatus::Differs;
-            appendNote(info.note, p.aligned.note(i));
-            ++shared_.tally.differing;
-            break;
-        case AlignedGroup::Verdict::Clean:
-            info.values = p.aligned.takeValues(i);
-            break;
-        }
+        applyVerdict(info, verdict, p.aligned.note(i), shared_.tally);
     }
     recorded(g);
     p.config = firstConfig();
