@@ -24,12 +24,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 

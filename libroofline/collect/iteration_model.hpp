@@ -60,8 +60,9 @@ public:
     std::uint64_t thread() const noexcept { return thread_; }
     /// Iterations begun (1: the first).
     std::uint64_t seen() const noexcept { return seen_; }
-    /// Iterations ended, and the launches the one that just ended had.
+    /// Iterations ended (counted by countLaunches).
     std::uint64_t ended() const noexcept { return ended_; }
+    /// An iteration ended after `launches` launches.
     void countLaunches(std::uint64_t launches);
     /// The launches of the iteration most iterations look like.
     std::uint64_t steadyLaunches() const;

@@ -277,14 +277,11 @@ void IterationReplay::completeImage(PassGroup& g) {
         ++shared_.tally.mismatchedGroups;
         core::log().warn("libroofline: {}", p.replay.firstIssue());
     }
-    if (ranges.size() != s.members.size())
-        core::log().warn("CUPTI returned {} ranges for {} expected{}", ranges.size(),
-                         s.members.size(), g.mismatch ? " (replay mismatch)" : "");
     // Launches a later pass added beyond pass 0's count only add ranges at the end (auto ranges
     // are positional), which shifts nothing.
     Tally& tally = shared_.tally;
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() < s.members.size(),
-                 [&](std::size_t i, core::LaunchInfo& info) {
+                 g.mismatch, [&](std::size_t i, core::LaunchInfo& info) {
                      if (g.mismatch) {
                          appendNote(info.note, g.mismatchNote);
                          info.replay = ReplayStatus::Differs;

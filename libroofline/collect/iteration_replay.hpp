@@ -31,7 +31,6 @@ public:
 
     /// The iterations it took to measure every launch of one iteration (0: not complete).
     std::uint64_t completedAt() const noexcept { return completedAt_; }
-    void setCompletedAt(std::uint64_t iteration) noexcept { completedAt_ = iteration; }
     /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
     std::size_t reuseSignatures() const noexcept {
         return cycles_.empty() ? 0 : cycles_[0].signatures();

@@ -1,8 +1,6 @@
 #include "collect/kernel_replay.hpp"
 #include "collect/notes.hpp"
 
-#include "core/log.hpp"
-
 namespace roofline::collect {
 
 void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
@@ -67,11 +65,8 @@ void KernelReplay::closeWindow(DeviceSlot& s) {
         return;
     int chunk = -1;
     std::vector<RangeValues> ranges = s.evaluateImage(chunk);
-    if (ranges.size() != s.members.size())
-        core::log().warn("CUPTI returned {} ranges for {} expected", ranges.size(),
-                         s.members.size());
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
-                 [](std::size_t, core::LaunchInfo&) {});
+                 false, [](std::size_t, core::LaunchInfo&) {});
     inferTensorMetrics(s);
     s.members.clear();
     ++shared_.tally.groupsCompleted;

@@ -130,17 +130,11 @@ void ScopeReplay::completeGroup(PassGroup& g) {
     const Scopes& c = scopes_[s.index];
     int chunk = -1;
     std::vector<RangeValues> ranges = s.evaluateImage(chunk);
-    if (ranges.size() != s.members.size())
-        core::log().warn("CUPTI returned {} ranges for {} expected{}", ranges.size(),
-                         s.members.size(), g.mismatch ? " (replay mismatch)" : "");
-    std::vector<std::string> names(ranges.size());
-    for (std::size_t i = 0; i < ranges.size(); ++i)
-        names[i] = ranges[i].name;
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
-                 [&](std::size_t i, core::LaunchInfo& info) {
-                     if (i < names.size() && i < c.expectedScopes.size() &&
-                         names[i] != c.expectedScopes[i])
-                         appendNote(info.note, "CUPTI named this range '" + names[i] + "'");
+                 g.mismatch, [&](std::size_t i, core::LaunchInfo& info) {
+                     if (i < ranges.size() && i < c.expectedScopes.size() &&
+                         ranges[i].name != c.expectedScopes[i])
+                         appendNote(info.note, "CUPTI named this range '" + ranges[i].name + "'");
                      if (g.mismatch) { // values kept, combined work noted
                          appendNote(info.note, g.mismatchNote);
                          info.replay = ReplayStatus::Differs;

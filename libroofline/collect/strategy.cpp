@@ -155,8 +155,11 @@ std::vector<RangeValues> DeviceSlot::evaluateImage(int& chunk) {
 }
 
 void assignRanges(RecordStore& records, const std::vector<std::int64_t>& members,
-                  std::vector<RangeValues>& ranges, int chunk, bool shifted,
+                  std::vector<RangeValues>& ranges, int chunk, bool shifted, bool mismatch,
                   const std::function<void(std::size_t, core::LaunchInfo&)>& more) {
+    if (ranges.size() != members.size())
+        core::log().warn("CUPTI returned {} ranges for {} expected{}", ranges.size(),
+                         members.size(), mismatch ? " (replay mismatch)" : "");
     for (std::size_t i = 0; i < members.size(); ++i) {
         if (members[i] < 0)
             continue; // a range of a launch the filters left out

@@ -122,10 +122,12 @@ private:
     std::atomic<std::uint64_t> loads_{0};
 };
 
-/// Values of an evaluated image into its member records: `more(i, record)` adds what the
-/// strategy knows about range i. `shifted`: fewer (or other) ranges than members came back.
+/// Values of an evaluated image into its member records (range names stay in `ranges`):
+/// `more(i, record)` adds what the strategy knows about range i. `shifted`: the records say their
+/// attribution may be shifted (fewer, or other, ranges than members came back); a count that
+/// differs is logged, `mismatch` saying the group's passes did different work.
 void assignRanges(RecordStore& records, const std::vector<std::int64_t>& members,
-                  std::vector<RangeValues>& ranges, int chunk, bool shifted,
+                  std::vector<RangeValues>& ranges, int chunk, bool shifted, bool mismatch,
                   const std::function<void(std::size_t, core::LaunchInfo&)>& more);
 
 class Strategy {

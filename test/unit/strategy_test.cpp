@@ -14,6 +14,7 @@
 namespace roofline::collect {
 namespace {
 
+using testing::all;
 using testing::FakeBackend;
 
 struct Driver {
@@ -62,10 +63,6 @@ CollectorConfig configFor(CollectionMode mode, std::size_t passes) {
     return c;
 }
 
-std::vector<double> valuesOf(double work) {
-    return std::vector<double>(testing::kMetrics, work);
-}
-
 TEST(KernelReplayStrategy, OneRecordPerAdmittedLaunchAcrossFullImages) {
     Shared shared(configFor(CollectionMode::KernelReplay, 1), Level::Counters);
     FakeBackend backend(1, 2, false, true);
@@ -82,7 +79,7 @@ TEST(KernelReplayStrategy, OneRecordPerAdmittedLaunchAcrossFullImages) {
     const auto& records = shared.records.all();
     ASSERT_EQ(records.size(), 5u);
     for (std::size_t i = 0; i < records.size(); ++i) {
-        EXPECT_EQ(records[i].values, valuesOf(static_cast<double>(i + 1))) << i;
+        EXPECT_EQ(records[i].values, all(static_cast<double>(i + 1))) << i;
         EXPECT_EQ(records[i].scopePath, "step");
     }
     EXPECT_EQ(shared.tally.groupsCompleted, 3u);
@@ -111,10 +108,10 @@ TEST(ScopeReplayStrategy, OneRecordPerScopeInstanceSummingItsKernels) {
     ASSERT_EQ(records.size(), 2u);
     EXPECT_EQ(records[0].name, "step #");
     EXPECT_EQ(records[0].kernels, 3u);
-    EXPECT_EQ(records[0].values, valuesOf(7));
+    EXPECT_EQ(records[0].values, all(7));
     EXPECT_EQ(records[1].name, "forward");
     EXPECT_EQ(records[1].kernels, 2u);
-    EXPECT_EQ(records[1].values, valuesOf(3));
+    EXPECT_EQ(records[1].values, all(3));
     EXPECT_EQ(shared.tally.mismatchedGroups, 0u);
 }
 
@@ -163,7 +160,7 @@ TEST(IterationReplayStrategy, WindowsCoverTheIterationThenItIsDone) {
     for (std::size_t i = 0; i < records.size(); ++i) {
         EXPECT_EQ(records[i].position, static_cast<std::int64_t>(i));
         EXPECT_EQ(records[i].launchIndex, i);
-        EXPECT_EQ(records[i].values, valuesOf(10.0 + static_cast<double>(i))) << i;
+        EXPECT_EQ(records[i].values, all(10.0 + static_cast<double>(i))) << i;
     }
     core::Coverage c;
     strategy.coverage(c);
@@ -202,7 +199,7 @@ TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers)
     std::size_t reused = 0;
     for (std::size_t i = 0; i < records.size(); ++i) {
         EXPECT_EQ(records[i].position, static_cast<std::int64_t>(i));
-        EXPECT_EQ(records[i].values, valuesOf(i % 2 ? 7 : 100)) << i;
+        EXPECT_EQ(records[i].values, all(i % 2 ? 7 : 100)) << i;
         if (records[i].reusedSamples > 0) {
             ++reused;
             EXPECT_NE(records[i].note.find("reused: mean of 1"), std::string::npos);
