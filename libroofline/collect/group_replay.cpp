@@ -208,12 +208,13 @@ void GroupReplay::graphLaunch(DeviceSlot& s) {
     ++shared_.tally.graphInterruptions;
     if (shared_.graphsStopped()) {
         g.restart = false;
-        core::log().warn("libroofline: CUDA graph launches stopped {} replay passes: iteration "
-                         "and scope replay measure nothing more in this session (CUPTI's range "
-                         "profiler cannot measure graph kernels, nor a pass a graph runs in). "
-                         "Kernel replay (ROOFLINE_MODE=kernel, roofline run --mode kernel) "
-                         "measures the launches outside graphs",
-                         shared_.tally.graphInterruptions);
+        core::log().warn(
+            "libroofline: CUDA graph launches stopped {} replay passes: iteration "
+            "and scope replay measure nothing more until the profile stops (CUPTI's range "
+            "profiler cannot measure graph kernels, nor a pass a graph runs in). "
+            "Kernel replay (ROOFLINE_MODE=kernel, roofline run --mode kernel) "
+            "measures the launches outside graphs",
+            shared_.tally.graphInterruptions);
     }
     // A fresh profiler: CUPTI's user replay starts again at pass 0 only after re-creation.
     s.guard([&] { s.recreate(firstConfig()); });
