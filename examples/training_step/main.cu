@@ -1,7 +1,8 @@
 // The realistic training-step program (train_step.hpp), runnable on its own or profiled:
 //
 //   train_step [--steps N] [--layers L] [--dim C] [--batch B] [--seq T] [--vocab V]
-//              [--profile] [--output FILE.rfl] [--no-validation] [--no-thread]
+//              [--profile] [--output FILE.rfl] [--no-validation] [--validate-every N]
+//              [--no-thread]
 //
 // --profile wraps the loop in a roofline::Session configured from the ROOFLINE_* variables
 // (docs/configuration.md) and runs at least N steps, more while the replay needs passes; the
@@ -51,13 +52,15 @@ int main(int argc, char** argv) {
             output = value("--output");
         else if (a == "--no-validation")
             config.validation = false;
+        else if (a == "--validate-every")
+            config.validateEvery = std::atoi(value("--validate-every"));
         else if (a == "--no-thread")
             config.backwardThread = false;
         else {
             std::fprintf(stderr,
                          "usage: train_step [--steps N] [--layers L] [--dim C] [--batch B] "
                          "[--seq T] [--vocab V] [--profile] [--output FILE] [--no-validation] "
-                         "[--no-thread]\n");
+                         "[--validate-every N] [--no-thread]\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

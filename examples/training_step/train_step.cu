@@ -625,7 +625,9 @@ Trainer::~Trainer() = default;
 float Trainer::step(int n) {
     Impl& m = *impl_;
     Range step("Train step " + std::to_string(n));
-    if (n == 0 && config_.validation) {
+    const bool validates =
+        n == 0 || (config_.validateEvery > 0 && n % config_.validateEvery == 0);
+    if (validates && config_.validation) {
         Range validation("Validation");
         m.upload(m.batch(mix(config_.seed) ^ 0x5eed));
         m.forward();

@@ -80,6 +80,10 @@ public:
     }
     std::uint64_t droppedRanges() const noexcept { return shared_.tally.dropped; }
     std::uint64_t mismatchedGroups() const noexcept { return shared_.tally.mismatchedGroups; }
+    /// Replay windows measured again because a later pass did not run some of their launches.
+    std::uint64_t windowsMeasuredAgain() const noexcept {
+        return shared_.tally.windowsMeasuredAgain;
+    }
     /// Iteration replay, launches whose replayed passes ran them with another grid or block
     /// (values kept, noted) and launches whose passes could not be matched (values dropped).
     std::uint64_t differingLaunches() const noexcept { return shared_.tally.differing; }

@@ -90,10 +90,6 @@ void onFirstLaunch(const cupti::LaunchEvent& event, void*) noexcept {
 
 } // namespace
 
-bool injected() noexcept {
-    return gBootstrap != nullptr;
-}
-
 } // namespace roofline::collect
 
 // Called by the CUDA driver inside cuInit when CUDA_INJECTION64_PATH names this library. Must be
@@ -107,6 +103,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         try {
             collect::gBootstrap =
                 cupti::LaunchTracker::subscribeProcess(&collect::onFirstLaunch, nullptr);
+            collect::markInjected();
             result = 1;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "[roofline] injection: no launch callbacks (%s): not profiling\n",

@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace roofline::collect {
 namespace {
@@ -188,6 +189,7 @@ bool IterationReplay::morePending(const PassGroup& g) const {
 // Reuse: a cycle cut short by the stop still gives the launches whose signature has samples
 // their reused records.
 void IterationReplay::finishGroup(PassGroup& g) {
+    keepPreviousAttempt(g);
     if (!reuse_ || !cycles_[g.slot->index].inCycle())
         return;
     try {
@@ -196,6 +198,26 @@ void IterationReplay::finishGroup(PassGroup& g) {
         // out of memory: those records are missing, as unmeasured launches are
     }
     cycles_[g.slot->index].endCycle();
+}
+
+// The profile stopped while a window was to be measured again: the earlier attempt's records stay
+// (the launches it lost say why), an unfinished attempt's records go, and the earlier attempt
+// counts as the profile's.
+void IterationReplay::keepPreviousAttempt(PassGroup& g) {
+    Passes& p = passes_[g.slot->index];
+    if (p.previous.empty())
+        return;
+    if (g.group)
+        shared_.records.supersede(g.slot->members);
+    ++shared_.tally.mismatchedGroups;
+    for (std::int64_t m : p.previous) {
+        if (m < 0)
+            continue;
+        const ReplayStatus status = shared_.records[m].replay;
+        shared_.tally.unmatched += status == ReplayStatus::Unmatched ? 1 : 0;
+        shared_.tally.differing += status == ReplayStatus::Differs ? 1 : 0;
+    }
+    p.previous.clear();
 }
 
 // ---- passes -----------------------------------------------------------------------------------
@@ -268,18 +290,49 @@ void IterationReplay::groupCovered(PassGroup& g) {
         coveredOffsets_.insert(g.offset);
 }
 
+// A later pass did not run some of pass 0's launches (one that runs every step included): it ran
+// in an iteration that launched other kernels there -- one that also validated, a data-dependent
+// branch -- so the window's positions held other work. Those launches would have no values: the
+// window is measured again from the next iteration, up to kLostRetries times in a row; after that
+// they keep their notes (the launch is not in every iteration).
+bool IterationReplay::measureAgain(PassGroup& g,
+                                   const std::function<ReplayVerdict(std::size_t)>& verdict,
+                                   const std::string& issue) {
+    Passes& p = passes_[g.slot->index];
+    bool lost = false;
+    for (std::size_t i = 0; i < g.slot->members.size() && !lost; ++i)
+        lost = g.slot->members[i] >= 0 && verdict(i) == ReplayVerdict::Unmatched;
+    shared_.records.supersede(p.previous); // an earlier attempt: this one replaces it
+    p.previous.clear();
+    if (!lost || p.retries >= kLostRetries) {
+        p.retries = 0;
+        return false;
+    }
+    ++p.retries;
+    ++shared_.tally.windowsMeasuredAgain;
+    p.previous = g.slot->members; // kept until the next attempt completes
+    g.redo = true;
+    core::log().info("libroofline: iteration replay: {}; the window is measured again on the next "
+                     "iteration (attempt {} of {})",
+                     issue, p.retries, kLostRetries);
+    return true;
+}
+
 void IterationReplay::completeImage(PassGroup& g) {
     DeviceSlot& s = *g.slot;
     Passes& p = passes_[s.index];
     int chunk = -1;
     std::vector<RangeValues> ranges = s.evaluateImage(chunk);
-    if (p.replay.anyIssue()) {
+    const bool again = measureAgain(
+        g, [&](std::size_t i) { return p.replay.verdict(i); }, p.replay.firstIssue());
+    if (p.replay.anyIssue() && !again) {
         ++shared_.tally.mismatchedGroups;
         core::log().warn("libroofline: {}", p.replay.firstIssue());
     }
     // Launches a later pass added beyond pass 0's count only add ranges at the end (auto ranges
     // are positional), which shifts nothing.
-    Tally& tally = shared_.tally;
+    Tally scratch; // a group measured again: its verdicts are not the profile's
+    Tally& tally = again ? scratch : shared_.tally;
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() < s.members.size(),
                  g.mismatch, [&](std::size_t i, core::LaunchInfo& info) {
                      if (g.mismatch) {
@@ -352,10 +405,13 @@ void IterationReplay::completeConfiguration(PassGroup& g) {
 void IterationReplay::completeAligned(PassGroup& g) {
     DeviceSlot& s = *g.slot;
     Passes& p = passes_[s.index];
-    if (p.aligned.anyIssue()) {
+    const bool again = measureAgain(
+        g, [&](std::size_t i) { return p.aligned.verdict(i); }, p.aligned.firstIssue());
+    if (p.aligned.anyIssue() && !again) {
         ++shared_.tally.mismatchedGroups;
         core::log().warn("libroofline: {}", p.aligned.firstIssue());
     }
+    Tally scratch; // a group measured again: its verdicts are not the profile's
     for (std::size_t i = 0; i < s.members.size(); ++i) {
         if (s.members[i] < 0)
             continue;
@@ -365,7 +421,7 @@ void IterationReplay::completeAligned(PassGroup& g) {
         const ReplayVerdict verdict = p.aligned.verdict(i);
         if (verdict != ReplayVerdict::Unmatched)
             info.values = p.aligned.takeValues(i);
-        applyVerdict(info, verdict, p.aligned.note(i), shared_.tally);
+        applyVerdict(info, verdict, p.aligned.note(i), again ? scratch : shared_.tally);
     }
     recorded(g);
     p.config = firstConfig();

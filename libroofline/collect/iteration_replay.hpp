@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -39,12 +40,15 @@ public:
 
 private:
     struct Passes {
-        ReplayCheck replay;         // each launch against pass 0 (positional)
-        AlignedGroup aligned;       // aligned replay: docs/design/0006
-        std::size_t config = 0;     // the current pass's configuration
-        std::size_t subPass = 0;    // the current pass within its configuration
-        std::size_t configPass = 0; // the group pass that began the current configuration
+        ReplayCheck replay;                 // each launch against pass 0 (positional)
+        AlignedGroup aligned;               // aligned replay: docs/design/0006
+        std::size_t config = 0;             // the current pass's configuration
+        std::size_t subPass = 0;            // the current pass within its configuration
+        std::size_t configPass = 0;         // the group pass that began the current configuration
+        std::size_t retries = 0;            // the window measured again in a row (measureAgain)
+        std::vector<std::int64_t> previous; // the attempt being measured again: its records
     };
+    static constexpr std::size_t kLostRetries = 3;
 
     bool alignedOn(const PassGroup& g) const noexcept { return aligned_ && g.slot->configs > 1; }
     void position(PassGroup& g, const Launch& l, const Stack& stack, bool inside);
@@ -55,6 +59,9 @@ private:
     void completeConfiguration(PassGroup& g);
     void completeAligned(PassGroup& g);
     void completeImage(PassGroup& g);
+    void keepPreviousAttempt(PassGroup& g);
+    bool measureAgain(PassGroup& g, const std::function<ReplayVerdict(std::size_t)>& verdict,
+                      const std::string& issue);
     void dropCycle(PassGroup& g);
 
     // GroupReplay's hooks

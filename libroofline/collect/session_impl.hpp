@@ -67,6 +67,11 @@ struct SessionState {
     std::vector<KernelRecord> records;
     std::uint64_t unbalancedPops = 0;
 
+    /// Wires the session once its devices are set up (or known to give timing only): the
+    /// collector over `backends`, host times, the scope target (ranges open now are adopted),
+    /// idling when complete, the exit flush. The session is ready for launches after it.
+    void begin(const CollectorConfig& config, const std::vector<CounterBackend*>& backends,
+               Level level);
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
     /// The device slot whose context this is; devices.size() for a context not profiled.
     std::size_t slotOf(const void* context) const noexcept;
@@ -78,7 +83,15 @@ struct SessionState {
     void goIdle() noexcept;
     /// Session::stop(): idempotent, never throws.
     void finish() noexcept;
+    /// The summary lines at the end of a session (what was measured, what it cost).
+    void summarize(std::size_t unmeasured, const BackendCost& cost) const noexcept;
+    /// Saves the recording to outputPath (another process's file is never overwritten).
+    void saveOnce(std::size_t unmeasured) const noexcept;
 };
+
+/// What the collector is told by the options (cacheFlush already resolved from Auto); the
+/// counter set-up adds passes, aligned replay and tensor detection.
+CollectorConfig collectorConfig(const Options& options);
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;
@@ -86,9 +99,13 @@ extern std::atomic<SessionState*> gActive;
 /// Whether a Session was constructed in this process (the injection stands aside when the program
 /// constructs its own).
 bool anySessionStarted() noexcept;
+/// A session generation unique in this process, never 0, < 2^31 (anySessionStarted() from then).
+std::uint32_t nextGeneration() noexcept;
 /// Whether libroofline was loaded as the CUDA injection (`roofline run`): the session then says
 /// on standard error where its recording goes and went.
 bool injected() noexcept;
+/// Called once by the CUDA injection entry point when it subscribed to the first launch.
+void markInjected() noexcept;
 
 /// Registers the atexit and SIGINT/SIGTERM flush (once per process; signals only where the
 /// application installed no handler of its own).

@@ -29,6 +29,7 @@ struct Tally {
     std::uint64_t differing = 0, unmatched = 0;
     std::uint64_t reenables = 0, expansions = 0, reused = 0, reusedDiffering = 0;
     std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
+    std::uint64_t windowsMeasuredAgain = 0; ///< launches a later pass did not run (measureAgain)
 };
 
 /// The state every strategy reads and the records they all write.

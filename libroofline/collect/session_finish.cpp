@@ -1,0 +1,267 @@
+// The end of a session: the collector's launches with their durations and values become the
+// recording (evaluated on the host), the summary says what was measured and what it cost, and the
+// recording is saved once.
+#include "collect/session_impl.hpp"
+
+#include "core/demangle.hpp"
+#include "core/host_scopes.hpp"
+#include "core/log.hpp"
+#include "core/utc.hpp"
+#include "cupti/evaluate.hpp"
+#include "cupti/platform.hpp"
+
+#include <roofline/version.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+namespace roofline::collect {
+namespace {
+
+// Kernel durations from CUDA activity records onto the launches without counter values: by
+// correlation id. Without launch callbacks (another CUPTI subscriber) the activity alone gives the
+// records.
+void attachTimings(std::vector<cupti::KernelTiming> timings,
+                   std::vector<core::LaunchInfo>& launches, bool callbacks,
+                   const std::string& status) {
+    if (callbacks || !launches.empty()) {
+        // One launch call, one kernel -- except a graph launch: its kernels share the call's
+        // correlation id and are taken in the order they ran, matched by name.
+        std::sort(timings.begin(), timings.end(),
+                  [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
+        std::unordered_map<std::uint64_t, std::vector<cupti::KernelTiming*>> byCorrelation;
+        for (auto& t : timings)
+            byCorrelation[t.correlationId].push_back(&t);
+        for (auto& l : launches) {
+            if (!l.values.empty())
+                continue;
+            auto it = byCorrelation.find(l.correlationId);
+            if (it == byCorrelation.end())
+                continue;
+            cupti::KernelTiming** match = nullptr;
+            for (cupti::KernelTiming*& t : it->second)
+                if (t && (!match || t->mangledName == l.mangledName)) {
+                    match = &t; // the first free one, unless one has the launch's name
+                    if (t->mangledName == l.mangledName)
+                        break;
+                }
+            if (match) {
+                l.timingSeconds = (*match)->seconds;
+                *match = nullptr; // taken
+            }
+        }
+    } else {
+        // No launch callbacks (another CUPTI subscriber): records from the activity alone.
+        for (const auto& t : timings) {
+            core::LaunchInfo l;
+            l.launchIndex = launches.size();
+            l.mangledName = t.mangledName;
+            l.name = core::demangle(t.mangledName);
+            l.grid = t.grid;
+            l.block = t.block;
+            l.stream = t.streamId;
+            l.device = t.device;
+            l.correlationId = t.correlationId;
+            l.timingSeconds = t.seconds;
+            l.note = status + " (scope unknown: launch callbacks unavailable)";
+            launches.push_back(std::move(l));
+        }
+    }
+}
+
+} // namespace
+
+void SessionState::finish() noexcept {
+    std::lock_guard<std::mutex> lock(stopMutex);
+    if (stopped)
+        return;
+    SessionState* self = this;
+    gActive.compare_exchange_strong(self, nullptr);
+    if (scopeTarget() == &scopes)
+        setScopeTarget(nullptr);
+    stopped = true;
+    cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    restoreSignals();
+    collector->finish();
+    auto& launches = collector->launches();
+    if (timer) {
+        attachTimings(timer->take(), launches, tracker != nullptr, status);
+        timer.reset();
+    }
+    BackendCost cost;
+    for (const auto& d : devices)
+        if (d.backend)
+            cost.add(d.backend->cost());
+    teardown();
+    unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
+    try {
+        core::Recording& r = recorded;
+        r.libraryVersion = ROOFLINE_VERSION_STRING;
+        r.createdUtc = core::utcNow();
+        r.mode = toString(options.mode);
+        r.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
+        r.chip = r.device.chip;
+        r.metrics = metrics;
+        // Aligned replay (auto) may have been switched on mid-run: its pass count.
+        r.passes =
+            collector && collector->level() == Level::Counters ? collector->passes() : passes;
+        r.droppedRanges = collector->droppedRanges();
+        if (collector->level() == Level::Counters)
+            r.coverage = collector->coverage();
+        r.configImage = configImage;
+        r.counterData = std::move(collector->keptImages());
+        r.status = status;
+        r.cacheFlush = toString(options.cacheFlush);
+        r.bytes = toString(options.bytes);
+        r.launches = std::move(launches);
+        r.process = process;
+        records = cupti::evaluateRecording(r, ceilings);
+    } catch (const std::exception& e) {
+        core::log().error("libroofline: evaluating the counters failed: {}", e.what());
+        records.clear();
+        for (const auto& l : recorded.launches)
+            records.push_back(
+                core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
+    }
+    try {
+        recorded.platform = cupti::readPlatform(false);
+    } catch (const std::exception& e) {
+        core::log().warn("libroofline: the platform description is left out: {}", e.what());
+    }
+    if (hostTimes) {
+        try {
+            const std::int64_t end = HostTimes::wallNow();
+            recorded.sessionSeconds = 1e-9 * static_cast<double>(end - startWallNs);
+            // Idle, scopes were timed until the profile was complete: the shares' base ends there.
+            recorded.hostRunSeconds =
+                hostTimes->runSeconds(startWallNs, idleWallNs != 0 ? idleWallNs : end);
+            recorded.hostScopes = hostTimes->collect();
+            recorded.profilerSeconds = hostTimes->profilerSeconds();
+            core::attachKernelTime(recorded.hostScopes, records);
+        } catch (const std::exception& e) {
+            core::log().error("libroofline: the host times per scope are lost: {}", e.what());
+            recorded.hostScopes.clear();
+        }
+    }
+    std::size_t unmeasured = 0;
+    for (const auto& r : records)
+        unmeasured += r.measured ? 0 : 1;
+    summarize(unmeasured, cost);
+    if (!outputPath.empty())
+        saveOnce(unmeasured);
+}
+
+void SessionState::summarize(std::size_t unmeasured, const BackendCost& cost) const noexcept {
+    if (recorded.coverage.known) {
+        // An incomplete profile is said at warning level: a loop that ran too few iterations
+        // (the first one is observed only) must not look like a complete one.
+        if (recorded.coverage.complete())
+            core::log().info("libroofline: coverage: {}", core::describe(recorded.coverage));
+        else
+            core::log().warn("libroofline: coverage: {} (loop with Session::needsPass(), or "
+                             "run more iterations)",
+                             core::describe(recorded.coverage));
+    }
+    if (collector->differingLaunches() + collector->unmatchedLaunches() > 0)
+        core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
+                         "block that differed between passes (values kept, noted), {} whose "
+                         "passes could not be matched (no values; each record says why)",
+                         records.size() - unmeasured - collector->differingLaunches(),
+                         collector->differingLaunches(), collector->unmatchedLaunches());
+    core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
+                     "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
+                     "loads ({} launches measured again later, {} kernels loaded ahead of their "
+                     "first launch); {}",
+                     records.size(), unmeasured, collector->droppedRanges(),
+                     collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
+                     collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
+    if (collector->level() == Level::Counters || cost.creations > 0)
+        core::log().info("libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, "
+                         "config images {:.0f}, launch tracking {:.0f}, range profilers {:.0f}), "
+                         "{} pass starts {:.0f} ms (the first {:.0f} ms: CUPTI's per-range state), "
+                         "{} profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
+                         setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs,
+                         cost.starts, cost.startMs, cost.firstStartMs, cost.creations,
+                         cost.creationMs, cost.evaluationMs);
+    if (collector->reusedLaunches() > 0)
+        core::log().info("libroofline: {} records reuse the mean of their signature's measured "
+                         "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
+                         "launch)",
+                         collector->reusedLaunches(), options.reuseSamples);
+    if (collector->reusedDiffering() > 0)
+        core::log().warn("libroofline: {} reused records come from samples whose work counters "
+                         "differ: launches that look alike (kernel, grid, block, place) did not "
+                         "do the same work; their notes say which; ROOFLINE_REUSE=0 measures "
+                         "each launch",
+                         collector->reusedDiffering());
+    if (collector->metricExpansions() > 0)
+        core::log().info("libroofline: tensor counters by detection: the collected set grew {} "
+                         "time(s) to {} passes (a launch ran MMA work that needs them)",
+                         collector->metricExpansions(), collector->passes());
+    if (collector->windowsMeasuredAgain() > 0)
+        core::log().info("libroofline: {} replay windows were measured again: a later pass ran "
+                         "other kernels at their positions (an iteration that also validated, a "
+                         "data-dependent branch)",
+                         collector->windowsMeasuredAgain());
+    if (collector->emptyGroups() > 0)
+        core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
+                         "no launch (filters, launch skip, launches outside the scopes)",
+                         collector->emptyGroups());
+    if (collector->onlyTheObservedIterationRan())
+        core::log().warn(
+            "libroofline: only one iteration ran, and the first is observed only: nothing was "
+            "measured. Run more iterations (loop while Session::needsPass()) or set {}",
+            collector->reuses()
+                ? "ROOFLINE_REUSE=0 ROOFLINE_FIRST_ITERATION=measure (repeated-launch reuse "
+                  "observes its first iterations too)"
+                : "ROOFLINE_FIRST_ITERATION=measure");
+    else if (collector->firstIterationSkipped())
+        core::log().info("libroofline: the first iteration was not measured: {}",
+                         collector->firstIterationIssue());
+    if (collector->graphLaunches() > 0)
+        core::log().info("libroofline: {} CUDA graph launches: their kernels have records with "
+                         "names and scopes, no counters (durations in kernel replay and "
+                         "timing-only sessions); {} replay passes they interrupted were measured "
+                         "again",
+                         collector->graphLaunches(), collector->graphInterruptions());
+    if (unbalancedPops > 0)
+        core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
+                         unbalancedPops);
+    if (idleWallNs != 0)
+        core::log().info("libroofline: the profile was complete after {} iterations; libroofline "
+                         "was idle for the last {:.3f} s of the session (launch callbacks off, "
+                         "profiler released, scopes not followed)",
+                         collector->completedAfterIterations(),
+                         1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
+}
+
+void SessionState::saveOnce(std::size_t unmeasured) const noexcept {
+    try {
+        const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
+        if (injected()) {
+            const std::string idle =
+                idleWallNs != 0
+                    ? "; idle after " + std::to_string(collector->completedAfterIterations()) +
+                          " iterations (the profile was complete)"
+                    : std::string();
+            std::fprintf(stderr,
+                         "[roofline] process %ld: %zu records (%zu without counters) "
+                         "saved to %s%s\n",
+                         static_cast<long>(process.pid), records.size(), unmeasured, saved.c_str(),
+                         idle.c_str());
+        }
+        if (saved == outputPath)
+            core::log().info("libroofline: recording saved to {}", saved);
+        else
+            core::log().warn("libroofline: recording saved to {}: '{}' holds another "
+                             "process's recording of this run (give ROOFLINE_OUTPUT a %p or "
+                             "%r so that each process has its own)",
+                             saved, outputPath);
+    } catch (const std::exception& e) {
+        core::log().error("libroofline: saving the recording to '{}' failed: {}", outputPath,
+                          e.what());
+    }
+}
+
+} // namespace roofline::collect

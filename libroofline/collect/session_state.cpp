@@ -1,0 +1,229 @@
+// The session's glue between CUDA and the collector: launches from the driver callbacks placed
+// on a device slot with the scopes open on their thread, the wiring of a session once its devices
+// are set up, idling once the profile is complete, and the teardown. No CUDA call of its own: a
+// session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
+#include "collect/session_impl.hpp"
+
+#include "core/log.hpp"
+
+#include <chrono>
+
+namespace roofline::collect {
+
+std::atomic<SessionState*> gActive{nullptr};
+
+namespace {
+std::atomic<std::uint32_t> gGenerations{0}; // advanced by every Session constructed
+std::atomic<bool> gInjected{false};
+} // namespace
+
+bool anySessionStarted() noexcept {
+    return gGenerations.load() != 0;
+}
+
+std::uint32_t nextGeneration() noexcept {
+    std::uint32_t g = 0;
+    while (g == 0)
+        g = (++gGenerations) & 0x7fffffffu;
+    return g;
+}
+
+bool injected() noexcept {
+    return gInjected.load(std::memory_order_acquire);
+}
+
+void markInjected() noexcept {
+    gInjected.store(true, std::memory_order_release);
+}
+
+namespace {
+// Launches are serialized while counters are collected (API entry to exit), so that the order in
+// which the callbacks number auto ranges is the order the GPU receives the kernels, whatever the
+// number of launching threads. Timed, so a launch never waits more than a second on us.
+std::recursive_timed_mutex gLaunchOrder;
+thread_local int tLaunchLocks = 0;
+} // namespace
+
+void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
+    if (event.exit) {
+        if (tLaunchLocks > 0) {
+            --tLaunchLocks;
+            gLaunchOrder.unlock();
+        }
+        return;
+    }
+    if (!ready.load(std::memory_order_acquire))
+        return; // the session is still being set up
+    if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
+        if (CuptiBackend::insideCall())
+            return;
+        if (const std::size_t slot = slotOf(event.context); slot < devices.size())
+            collector->onCodeLoaded(slot);
+        return;
+    }
+    const std::size_t slot = slotOf(event.context);
+    if (slot == devices.size())
+        return; // a context we do not profile
+    const bool graph = event.kind == cupti::LaunchEvent::Kind::Graph;
+    if (graph && (!event.graphKernels || event.graphKernels->empty())) {
+        static std::atomic<bool> warned{false};
+        if (!event.graphKernels && !warned.exchange(true))
+            core::log().warn("libroofline: a CUDA graph instantiated before the session started "
+                             "was launched: its kernels get no records (instantiate graphs "
+                             "after the Session is constructed, or profile with `roofline run`)");
+        return;
+    }
+    // libroofline's own work on the launch, from the callback's start (reading the kernel,
+    // waiting for other threads' launches, the collector), is taken out of the host times of
+    // the scope the launch is in.
+    const HostClocks ours{event.calledWallNs, event.calledCpuNs};
+    Launch l = event.launch;
+    if (!l.mangledName)
+        l.mangledName = "<unknown kernel>";
+    l.slot = slot;
+    l.device = devices[slot].info.ordinal;
+    l.threadId = currentThreadId();
+    if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
+        ++tLaunchLocks;
+    if (graph) {
+        collector->onGraphLaunch(slot); // the profiler stops before the graph runs
+        // Kernel replay times the graph's kernels with CUDA activity records. Iteration and
+        // scope replay cannot: kernel activity enabled beside their user replay made every later
+        // range's instruction counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
+        if (options.mode == CollectionMode::KernelReplay || collector->level() != Level::Counters)
+            startTiming();
+    }
+    // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
+    const auto feed = [&](const Stack& stack) {
+        // Host timing: every open scope instance counts the kernels launched in it.
+        if (hostTimes->on()) {
+            const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
+            for (const Frame& f : stack)
+                f.host.launches += kernels;
+        }
+        bool profiled = false; // the kernel runs under the profiler
+        if (!graph) {
+            profiled = collector->onLaunch(l, stack);
+        } else {
+            l.inGraph = true;
+            for (const cupti::GraphKernel& k : *event.graphKernels) {
+                l.mangledName = k.mangledName.c_str();
+                l.grid = k.grid;
+                l.block = k.block;
+                l.dynamicSharedBytes = k.sharedMemBytes;
+                l.staticSharedBytes = k.staticSharedBytes;
+                l.registers = k.registers;
+                collector->onLaunch(l, stack);
+            }
+        }
+        hostTimes->profilerEnd(ours, stack.empty() ? nullptr : &stack.back().host, l.threadId);
+        if (profiled && hostTimes->on()) // these instances' host times include CUPTI's work
+            for (const Frame& f : stack)
+                f.host.profiled = true;
+    };
+    // The ranges open on this thread (or anywhere in the process), those opened before the
+    // session included.
+    SessionStack open(scopes);
+    feed(open.stack());
+}
+
+std::size_t SessionState::slotOf(const void* context) const noexcept {
+    std::size_t slot = devices.size();
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        if (devices[i].context.get() == context)
+            slot = i;
+    return slot;
+}
+
+void SessionState::startTiming() noexcept {
+    if (timer)
+        return;
+    try {
+        timer = std::make_unique<cupti::KernelTimer>();
+    } catch (const std::exception& e) {
+        core::log().error("libroofline: timing-only records are unavailable too ({}): kernels get "
+                          "names and scopes but no durations",
+                          e.what());
+    }
+}
+
+void SessionState::goIdle() noexcept {
+    std::lock_guard<std::mutex> lock(stopMutex);
+    if (stopped || idleWallNs != 0)
+        return;
+    if (scopeTarget() == &scopes)
+        setScopeTarget(nullptr);
+    cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    // No launch may be between its entry and exit callbacks when they go off: its exit would
+    // never release the launch-order lock its entry took. Holding the lock waits for one in
+    // flight (a second at most, as a launch waits for it).
+    const bool ordered = gLaunchOrder.try_lock_for(std::chrono::seconds(1));
+    if (tracker)
+        tracker->setLaunchCallbacks(false);
+    if (ordered)
+        gLaunchOrder.unlock();
+    idleWallNs = HostTimes::wallNow();
+    core::log().info("libroofline: idle after {} iterations: the profile is complete, so launches "
+                     "and scopes are no longer followed (ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps "
+                     "watching for new kernels)",
+                     collector->completedAfterIterations());
+}
+
+void SessionState::teardown() noexcept {
+    for (auto& d : devices)
+        if (d.backend)
+            d.backend->disable();
+    tracker.reset();
+    for (auto& d : devices)
+        d.backend.reset();
+    profiler.reset(); // after the range profilers, before the contexts
+    for (auto& d : devices)
+        d.context.reset();
+}
+
+CollectorConfig collectorConfig(const Options& options) {
+    CollectorConfig config;
+    config.mode = options.mode;
+    config.filter =
+        core::KernelFilter(options.nvtxInclude, options.nvtxExclude, options.kernelName);
+    config.launchSkip = options.launchSkip;
+    config.launchCount = options.launchCount;
+    config.iterationRange = options.iterationRange;
+    config.scopeLevels = options.scopeLevels;
+    config.iterationsPerPass = options.iterationsPerPass;
+    config.firstIteration = options.firstIteration;
+    config.reuseSamples =
+        options.mode == CollectionMode::IterationReplay ? options.reuseSamples : 0;
+    config.flushCaches = options.cacheFlush == CacheFlush::On;
+    config.keepImageBytes = options.keepImagesMiB << 20;
+    config.measureAfterComplete = !options.idleWhenComplete;
+    return config;
+}
+
+void SessionState::begin(const CollectorConfig& config,
+                         const std::vector<CounterBackend*>& backends, Level level) {
+    collector = std::make_unique<Collector>(config, backends, level);
+    hostTimes = std::make_unique<HostTimes>(options.hostTiming, options.processScopes);
+    startWallNs = HostTimes::wallNow();
+    // The launch callbacks note when they begin, so that all of libroofline's work on a launch
+    // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
+    // host times.
+    cupti::LaunchTracker::timeCallbacks(options.hostTiming);
+    ready.store(true, std::memory_order_release);
+    collector->setFailureHandler([this](const std::string&) { startTiming(); });
+    scopes.generation = generation;
+    scopes.listenNvtx = options.listenNvtx;
+    scopes.processScopes = options.processScopes;
+    scopes.collector = collector.get();
+    scopes.hostTimes = hostTimes.get();
+    if (options.idleWhenComplete) {
+        scopes.complete = [](void* user) noexcept { static_cast<SessionState*>(user)->goIdle(); };
+        scopes.user = this;
+    }
+    setScopeTarget(&scopes); // ranges open now are adopted at their next event
+    unbalancedAtStart = collect::unbalancedPops();
+    if (options.flushOnExit)
+        installExitFlush();
+}
+
+} // namespace roofline::collect

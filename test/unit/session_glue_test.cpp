@@ -1,0 +1,206 @@
+// The session glue on the CPU: a SessionState wired as a Session wires it, with a fake counter
+// backend in its device slot (its null primary context is the slot's), fed launch events as the
+// driver callbacks feed them, with the ranges of a trainer already open when it starts. What it
+// saves is read back and evaluated as `roofline report` does.
+#include "collect/session_impl.hpp"
+#include "core/recording.hpp"
+#include "cupti/evaluate.hpp"
+#include "unit/collector_harness.hpp"
+#include "unit/train_loop_shape.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace roofline;
+using namespace roofline::collect;
+using namespace roofline::collect::testing;
+
+namespace {
+
+// kMetrics names the fake backend fills with a launch's work: time's cycles, FP32 FMAs (2 FLOPs
+// each) and DRAM bytes.
+const std::vector<std::string> kMetricNames = {"sm__cycles_elapsed.avg",
+                                               "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                                               "dram__bytes.sum"};
+
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() /
+            (name + "-" + std::to_string(::getpid()) + ".rfl"))
+        .string();
+}
+
+class SessionLoop : public TrainLoopShape {
+public:
+    SessionState s;
+    FakeBackend* fake = nullptr;
+    std::uint64_t launches = 0, seen = 0; ///< launched by the program, seen by the session
+    int idleFromStep = -1;                ///< the first step whose launches were not followed
+
+    explicit SessionLoop(const std::string& path, Options options = {}) {
+        static_assert(kMetrics == 3, "one name per metric of the fake backend");
+        s.options = std::move(options);
+        s.options.flushOnExit = false;
+        s.outputPath = path;
+        s.process.pid = ::getpid();
+        s.generation = nextGeneration();
+        // What the counter set-up finds on the device: two passes, aligned replay available
+        // with two single-pass configurations, the profiler released until its first pass.
+        config = collectorConfig(s.options);
+        config.passes = 2;
+        config.alignAvailable = true;
+        config.alignedPasses = 2;
+        config.metricNames = kMetricNames;
+        auto backend = std::make_unique<FakeBackend>(2, s.options.rangesPerImage, false, false, 2);
+        fake = backend.get();
+        if (config.profilerReleasedAtStart())
+            fake->release(0);
+        else
+            fake->configure();
+        SessionDevice d;
+        d.info.ordinal = 0;
+        d.info.name = "fake H100";
+        d.info.chip = "GH100";
+        d.backend = std::move(backend);
+        s.devices.push_back(std::move(d));
+        s.metrics = kMetricNames;
+        s.passes = 2;
+    }
+    ~SessionLoop() override { s.finish(); }
+
+    void launchEvent(cupti::LaunchEvent e) {
+        s.onLaunch(e);
+        cupti::LaunchEvent exit;
+        exit.exit = true;
+        exit.context = e.context;
+        s.onLaunch(exit);
+    }
+
+protected:
+    void beforeFirstLaunch() override {
+        s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
+    }
+    void launch(const std::string& name, std::uint32_t gridX) override {
+        ++launches;
+        if (s.idleWallNs != 0) { // goIdle() turned the launch callbacks off
+            if (idleFromStep < 0)
+                idleFromStep = currentStep;
+            return;
+        }
+        ++seen;
+        cupti::LaunchEvent e;
+        e.launch.mangledName = name.c_str();
+        e.launch.grid = {gridX, 1, 1};
+        e.launch.block = {128, 1, 1};
+        e.launch.stream = 7;
+        e.launch.correlationId = launches;
+        s.onLaunch(e); // the driver's entry callback
+        fake->kernel(1 + gridX);
+        cupti::LaunchEvent exit;
+        exit.exit = true;
+        s.onLaunch(exit);
+    }
+
+private:
+    CollectorConfig config;
+};
+
+double workOf(const std::string& name) {
+    if (name.find("matmul") != std::string::npos)
+        return 5;
+    if (name.find("layernorm") != std::string::npos)
+        return 3;
+    if (name.find("classifier") != std::string::npos)
+        return 9;
+    return 17; // adamw
+}
+
+} // namespace
+
+// Unmodified trainer, session defaults: the ranges open before the session are adopted, the step
+// is found, one steady step is measured in program order, the session goes idle by itself, and
+// what it saves reads back with the right values.
+TEST(SessionGlue, ADefaultSessionOnATrainerIsCompleteIdleAndReadable) {
+    const std::string path = tempPath("session-glue");
+    std::remove(path.c_str());
+    {
+        SessionLoop loop(path);
+        loop.run(30);
+        EXPECT_EQ(loop.idleFromStep, 5) << "idle once the profile was complete";
+        // Steps 0 (with its validation pass) to 4 were followed, nothing after.
+        EXPECT_EQ(loop.seen, 2 * TrainLoopShape::kLayers + 1 + 5 * TrainLoopShape::kStepLaunches);
+        EXPECT_NE(loop.s.idleWallNs, 0);
+        EXPECT_NE(scopeTarget(), &loop.s.scopes) << "scopes are no longer followed";
+        EXPECT_TRUE(loop.fake->released()) << "the profiler is released once idle";
+        loop.s.finish();
+        ASSERT_EQ(loop.s.records.size(), TrainLoopShape::kStepLaunches);
+        EXPECT_TRUE(loop.s.recorded.coverage.complete());
+        EXPECT_FALSE(loop.s.recorded.hostScopes.empty());
+    }
+    const core::Recording r = core::loadRecording(path);
+    EXPECT_EQ(r.chip, "GH100");
+    EXPECT_EQ(r.metrics, kMetricNames);
+    EXPECT_EQ(r.coverage.launchesPerIteration, TrainLoopShape::kStepLaunches);
+    EXPECT_TRUE(r.coverage.complete()) << core::describe(r.coverage);
+    expectOneStepInProgramOrder(r.launches);
+    for (const core::LaunchInfo& l : r.launches) {
+        EXPECT_EQ(l.device, 0);
+        EXPECT_EQ(l.block.x, 128u);
+        EXPECT_NE(l.threadId, 0u);
+    }
+    const std::vector<KernelRecord> records = cupti::evaluateRecording(r, Ceilings{});
+    ASSERT_EQ(records.size(), TrainLoopShape::kStepLaunches);
+    for (const KernelRecord& k : records) {
+        ASSERT_TRUE(k.measured) << k.name << ": " << k.note;
+        const double work = workOf(k.name);
+        EXPECT_EQ(k.flops[static_cast<std::size_t>(FlopKind::FP32)], 2 * work) << k.name;
+        EXPECT_EQ(k.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)], work) << k.name;
+    }
+    std::remove(path.c_str());
+}
+
+// Launches the session does not measure: another context's, a module load inside the profiled
+// context, a CUDA graph's kernels (named, placed in their scope, no counters).
+TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
+    const std::string path = tempPath("session-glue-graph");
+    std::remove(path.c_str());
+    Options o;
+    o.firstIteration = FirstIteration::Measure;
+    o.reuseSamples = 0;
+    {
+        SessionLoop loop(path, o);
+        trackPush("", "Train step 0", true);
+        loop.s.begin(collectorConfig(loop.s.options), {loop.s.devices[0].backend.get()},
+                     Level::Counters);
+        int other = 0;
+        cupti::LaunchEvent foreign;
+        foreign.launch.mangledName = "foreign_kernel";
+        foreign.context = &other; // not a profiled device's context
+        loop.launchEvent(foreign);
+        cupti::LaunchEvent load;
+        load.kind = cupti::LaunchEvent::Kind::ModuleLoaded;
+        loop.s.onLaunch(load);
+        std::vector<cupti::GraphKernel> nodes(2);
+        nodes[0].mangledName = "graph_gemm";
+        nodes[0].grid = {4, 1, 1};
+        nodes[1].mangledName = "graph_relu";
+        cupti::LaunchEvent graph;
+        graph.kind = cupti::LaunchEvent::Kind::Graph;
+        graph.graphKernels = &nodes;
+        loop.launchEvent(graph);
+        trackPop("", true);
+        loop.s.finish();
+        ASSERT_EQ(loop.s.records.size(), 2u);
+        EXPECT_EQ(loop.s.records[0].name, "graph_gemm");
+        EXPECT_EQ(loop.s.records[0].grid.x, 4u);
+        EXPECT_EQ(loop.s.records[1].name, "graph_relu");
+        for (const KernelRecord& k : loop.s.records) {
+            EXPECT_FALSE(k.measured);
+            EXPECT_EQ(k.scopePath, "Train step 0"); // one step: no numbered family yet
+        }
+    }
+    EXPECT_EQ(core::loadRecording(path).launches.size(), 2u);
+    std::remove(path.c_str());
+}
