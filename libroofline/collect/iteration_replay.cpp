@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
 
 namespace roofline::collect {
 namespace {
@@ -28,6 +29,34 @@ void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::stri
 }
 
 } // namespace
+
+void IterationSequence::iterationBegins() {
+    last_.swap(current_);
+    current_.clear();
+    value_ = kSeed;
+}
+
+void IterationSequence::launch(const Launch& l, const Stack& stack, std::size_t iterationIndex) {
+    if (current_.size() >= kMaxLaunches)
+        return;
+    current_.push_back(value_);
+    const auto mix = [this](std::uint64_t h) {
+        value_ = (value_ ^ h) * 1099511628211ull;
+        value_ ^= value_ >> 29;
+    };
+    mix(std::hash<std::string_view>{}(l.mangledName ? l.mangledName : ""));
+    for (std::size_t i = iterationIndex + 1; i < stack.size(); ++i)
+        mix(std::hash<std::string>{}(stack[i].name));
+    mix(0x9e3779b97f4a7c15ull); // the launch's end
+}
+
+std::uint64_t IterationSequence::before(std::size_t at) const noexcept {
+    return at < current_.size() ? current_[at] : value_;
+}
+
+bool IterationSequence::sameAsLast(std::size_t at) const noexcept {
+    return at < current_.size() && at < last_.size() && current_[at] == last_[at];
+}
 
 IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots)
     : GroupReplay(shared, std::move(slots)), passes_(slots_.size()) {
@@ -56,12 +85,14 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         return;
     }
     const std::size_t idx = g.k++;
+    passes_[s.index].sequence.launch(l, stack, shared_.model.iterationIndex(stack));
     if (reuse_ && cycles_[s.index].observing())
         cycles_[s.index].observe(shared_, l, stack, idx, serials_);
     if (!g.group)
         return; // the group completed earlier in this iteration, or the launch count is reached
     const std::size_t capacity = s.backend->capacity();
-    if (idx == g.offset && g.offset > 0 && !g.passOpen && !g.passStartedThisIteration)
+    if (idx == g.offset && g.offset > 0 && !g.passOpen && !g.passStartedThisIteration &&
+        windowInPlace(g))
         startPass(g);
     if (g.passOpen && reuse_ && idx >= cycles_[s.index].windowEnd() && g.passStartedThisIteration) {
         endPass(g); // the window ends here: later launches are not measured
@@ -106,6 +137,7 @@ void IterationReplay::position(PassGroup& g, const Launch& l, const Stack& stack
 // ---- iterations -------------------------------------------------------------------------------
 
 void IterationReplay::startIteration(PassGroup& g) {
+    passes_[g.slot->index].sequence.iterationBegins();
     if (reuse_)
         cycles_[g.slot->index].startIteration();
 }
@@ -137,10 +169,50 @@ void IterationReplay::groupBegins(PassGroup& g) {
     p.config = firstConfig();
     p.subPass = p.configPass = 0;
     p.aligned.reset();
+    p.reference.reset();
+    p.waits = 0;
+}
+
+// A window that starts inside the iteration (offset > 0) is placed by position: on an iteration
+// that ran other launches before it (one that also validated first) those positions hold other
+// work. Pass 0 starts on an iteration whose launches before the window were those of the
+// iteration before it (not an odd one), and notes them; a later pass starts only on an iteration
+// that ran the same kernels in the same scopes before it. Each waits up to kPrefixWaits
+// iterations; then pass 0 itself was the odd one and the group starts again -- twice at most:
+// after that positions decide (a loop whose launches vary every iteration).
+bool IterationReplay::windowInPlace(PassGroup& g) {
+    Passes& p = passes_[g.slot->index];
+    const std::uint64_t before = p.sequence.before(g.offset);
+    if (p.restarts >= kPrefixRestarts)
+        return true;
+    if (g.pass == 0 || !p.reference) {
+        if (!p.sequence.sameAsLast(g.offset) && ++p.waits <= kPrefixWaits)
+            return false;
+        p.waits = 0;
+        p.reference = before;
+        return true;
+    }
+    if (*p.reference == before) {
+        p.waits = 0;
+        return true;
+    }
+    if (++p.waits <= kPrefixWaits)
+        return false;
+    ++p.restarts;
+    core::log().info("libroofline: iteration replay: the launches before the replay window at "
+                     "launch {} differed on {} iterations from those of its pass 0: the group "
+                     "starts again",
+                     g.offset, p.waits - 1);
+    p.waits = 0;
+    abandonGroup(g);
+    g.slot->recreate(firstConfig());
+    return false;
 }
 
 void IterationReplay::endIteration(PassGroup& g) {
     DeviceSlot& s = *g.slot;
+    if (g.completedThisIteration) // the window moves on
+        passes_[s.index].restarts = 0;
     if (reuse_) {
         ReuseCycle& cycle = cycles_[s.index];
         if (g.completedThisIteration) {
@@ -312,7 +384,7 @@ bool IterationReplay::measureAgain(PassGroup& g,
     ++shared_.tally.windowsMeasuredAgain;
     p.previous = g.slot->members; // kept until the next attempt completes
     g.redo = true;
-    core::log().info("libroofline: iteration replay: {}; the window is measured again on the next "
+    core::log().info("libroofline: {}; the window is measured again on the next "
                      "iteration (attempt {} of {})",
                      issue, p.retries, kLostRetries);
     return true;
