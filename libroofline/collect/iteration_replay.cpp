@@ -183,7 +183,7 @@ void IterationReplay::groupBegins(PassGroup& g) {
 bool IterationReplay::windowInPlace(PassGroup& g) {
     Passes& p = passes_[g.slot->index];
     const std::uint64_t before = p.sequence.before(g.offset);
-    if (p.restarts >= kPrefixRestarts)
+    if (p.restarts >= kPrefixRestarts || shared_.helperUsed)
         return true;
     if (g.pass == 0 || !p.reference) {
         if (!p.sequence.sameAsLast(g.offset) && ++p.waits <= kPrefixWaits)
@@ -223,7 +223,7 @@ void IterationReplay::endIteration(PassGroup& g) {
         } else if (g.group && !g.passStartedThisIteration && g.k <= g.offset) {
             dropCycle(g); // the iteration ended before the window: not the reference's shape
         }
-        cycle.afterIteration(s, g, shared_.limitReached());
+        cycle.afterIteration(s, g, shared_.limitReached(), g.k == shared_.model.steadyLaunches());
     } else if (g.completedThisIteration) { // the group completed in this iteration: next window
         const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
         g.offset = g.itersPerPass <= 1 && g.k > g.offset + capacity ? g.offset + capacity : 0;
@@ -371,6 +371,8 @@ bool IterationReplay::measureAgain(PassGroup& g,
                                    const std::function<ReplayVerdict(std::size_t)>& verdict,
                                    const std::string& issue) {
     Passes& p = passes_[g.slot->index];
+    if (shared_.helperUsed)
+        return false; // loops driven by needsPass(): the next group may measure another case
     bool lost = false;
     for (std::size_t i = 0; i < g.slot->members.size() && !lost; ++i)
         lost = g.slot->members[i] >= 0 && verdict(i) == ReplayVerdict::Unmatched;

@@ -90,10 +90,15 @@ void ReuseCycle::stopObservingIfUnbounded(const CollectorConfig& config, bool gr
 // often runs a validation pass or creates state). Launches no earlier cycle measured anything like
 // (a new kernel, block or scope) keep the replay helper waiting for them to form a steady
 // iteration. A program whose iterations never repeat exactly is taken as it is after a few.
-void ReuseCycle::afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReached) {
-    const bool unmeasured = std::any_of(iterSigs_.begin(), iterSigs_.end(), [&](std::uint32_t id) {
-        return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
-    });
+void ReuseCycle::afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReached,
+                                bool steadyShape) {
+    // Once a cycle is done, an iteration of another launch count than the steady one (one that
+    // also validated) is not the step the profile describes: its new launches neither start a
+    // cycle nor keep the profile from completing.
+    const bool unmeasured = (cyclesDone_ == 0 || steadyShape) &&
+                            std::any_of(iterSigs_.begin(), iterSigs_.end(), [&](std::uint32_t id) {
+                                return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
+                            });
     bool steady = iterFamilies_ == prevFamilies_;
     if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;

@@ -34,7 +34,9 @@ public:
     void endObservation(const CollectorConfig& config, bool groupOpen);
     /// After the iteration's passes: a steady iteration with signatures lacking samples starts a
     /// cycle (its first window in `g`'s offset).
-    void afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReached);
+    /// `steadyShape`: the iteration launched as many kernels as the steady one (an iteration
+    /// that also validated did not).
+    void afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReached, bool steadyShape);
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
     bool advance(Shared& shared, DeviceSlot& slot, PassGroup& g,
