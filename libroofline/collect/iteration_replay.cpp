@@ -223,7 +223,9 @@ void IterationReplay::endIteration(PassGroup& g) {
         } else if (g.group && !g.passStartedThisIteration && g.k <= g.offset) {
             dropCycle(g); // the iteration ended before the window: not the reference's shape
         }
-        cycle.afterIteration(s, g, shared_.limitReached(), g.k == shared_.model.steadyLaunches());
+        // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
+        cycle.afterIteration(s, g, shared_.limitReached(),
+                             shared_.helperUsed || g.k == shared_.model.steadyLaunches());
     } else if (g.completedThisIteration) { // the group completed in this iteration: next window
         const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
         g.offset = g.itersPerPass <= 1 && g.k > g.offset + capacity ? g.offset + capacity : 0;
@@ -371,8 +373,6 @@ bool IterationReplay::measureAgain(PassGroup& g,
                                    const std::function<ReplayVerdict(std::size_t)>& verdict,
                                    const std::string& issue) {
     Passes& p = passes_[g.slot->index];
-    if (shared_.helperUsed)
-        return false; // loops driven by needsPass(): the next group may measure another case
     bool lost = false;
     for (std::size_t i = 0; i < g.slot->members.size() && !lost; ++i)
         lost = g.slot->members[i] >= 0 && verdict(i) == ReplayVerdict::Unmatched;
