@@ -167,22 +167,29 @@ TEST(TrainLoop, ANumberedRangeOtherThanTheStepIsNeverTheIteration) {
 
 // A trainer that validates every few steps inside the step (llm.c's val_loss_every): those steps
 // run more launches before the window measured, so a pass taken on one finds other kernels at
-// the window's positions. Measuring every launch still completes, with values for every launch
-// of one steady step: a window whose passes lost launches is measured again.
+// the window's positions. The profile still completes, with values for every launch of one
+// steady step. Returns the iterations it took.
+namespace {
+std::uint64_t expectValidatingLoopCompletes(Loop& loop, int every, int steps) {
+    loop.validateEvery = every;
+    const auto& records = loop.measure(steps);
+    const core::Coverage c = loop.h.collector.coverage();
+    EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << every;
+    EXPECT_TRUE(c.complete()) << every << ": " << core::describe(c);
+    expectOneStepInProgramOrder(records);
+    EXPECT_EQ(loop.idleCalls, 1) << every;
+    EXPECT_EQ(loop.h.collector.unmatchedLaunches(), 0u) << every;
+    return loop.h.collector.completedAfterIterations();
+}
+} // namespace
+
+// Every launch measured, in windows of 5 launches.
 TEST(TrainLoop, StepsThatAlsoValidateDoNotCostLaunchesTheirValues) {
     for (int every : {3, 4, 5, 10}) {
         Loop loop(0, 5);
-        loop.validateEvery = every;
-        const auto& records = loop.measure(40);
-        const core::Coverage c = loop.h.collector.coverage();
-        EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << every;
-        EXPECT_TRUE(c.complete()) << every << ": " << core::describe(c);
-        expectOneStepInProgramOrder(records);
-        EXPECT_EQ(loop.idleCalls, 1) << every;
-        EXPECT_EQ(loop.h.collector.unmatchedLaunches(), 0u) << every;
         // Without the odd steps: step 0 observed, then 3 windows x 2 passes; a step that also
         // validates delays a pass by a step or two (measured: 11 steps at every = 3, 9 at 5).
-        EXPECT_LE(loop.h.collector.completedAfterIterations(), 12u) << every;
+        EXPECT_LE(expectValidatingLoopCompletes(loop, every, 40), 12u) << every;
     }
 }
 
@@ -192,14 +199,7 @@ TEST(TrainLoop, StepsThatAlsoValidateDoNotCostLaunchesTheirValues) {
 TEST(TrainLoop, StepsThatAlsoValidateWithReuseComplete) {
     for (int every : {4, 5, 10}) {
         Loop loop(2, 96, 3);
-        loop.validateEvery = every;
-        const auto& records = loop.measure(60);
-        const core::Coverage c = loop.h.collector.coverage();
-        EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << every;
-        EXPECT_TRUE(c.complete()) << every << ": " << core::describe(c);
-        expectOneStepInProgramOrder(records);
-        EXPECT_EQ(loop.idleCalls, 1) << every;
-        EXPECT_EQ(loop.h.collector.unmatchedLaunches(), 0u) << every;
+        expectValidatingLoopCompletes(loop, every, 60);
     }
 }
 
