@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <string_view>
 
 namespace roofline::collect {
 namespace {
@@ -29,34 +28,6 @@ void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::stri
 }
 
 } // namespace
-
-void IterationSequence::iterationBegins() {
-    last_.swap(current_);
-    current_.clear();
-    value_ = kSeed;
-}
-
-void IterationSequence::launch(const Launch& l, const Stack& stack, std::size_t iterationIndex) {
-    if (current_.size() >= kMaxLaunches)
-        return;
-    current_.push_back(value_);
-    const auto mix = [this](std::uint64_t h) {
-        value_ = (value_ ^ h) * 1099511628211ull;
-        value_ ^= value_ >> 29;
-    };
-    mix(std::hash<std::string_view>{}(l.mangledName ? l.mangledName : ""));
-    for (std::size_t i = iterationIndex + 1; i < stack.size(); ++i)
-        mix(std::hash<std::string>{}(stack[i].name));
-    mix(0x9e3779b97f4a7c15ull); // the launch's end
-}
-
-std::uint64_t IterationSequence::before(std::size_t at) const noexcept {
-    return at < current_.size() ? current_[at] : value_;
-}
-
-bool IterationSequence::sameAsLast(std::size_t at) const noexcept {
-    return at < current_.size() && at < last_.size() && current_[at] == last_[at];
-}
 
 IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots)
     : GroupReplay(shared, std::move(slots)), passes_(slots_.size()) {
@@ -85,7 +56,7 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         return;
     }
     const std::size_t idx = g.k++;
-    passes_[s.index].sequence.launch(l, stack, shared_.model.iterationIndex(stack));
+    passes_[s.index].placement.launch(l, stack, shared_.model.iterationIndex(stack));
     if (reuse_ && cycles_[s.index].observing())
         cycles_[s.index].observe(shared_, l, stack, idx, serials_);
     if (!g.group)
@@ -137,7 +108,7 @@ void IterationReplay::position(PassGroup& g, const Launch& l, const Stack& stack
 // ---- iterations -------------------------------------------------------------------------------
 
 void IterationReplay::startIteration(PassGroup& g) {
-    passes_[g.slot->index].sequence.iterationBegins();
+    passes_[g.slot->index].placement.iterationBegins();
     if (reuse_)
         cycles_[g.slot->index].startIteration();
 }
@@ -169,41 +140,25 @@ void IterationReplay::groupBegins(PassGroup& g) {
     p.config = firstConfig();
     p.subPass = p.configPass = 0;
     p.aligned.reset();
-    p.reference.reset();
-    p.waits = 0;
+    p.placement.groupBegins();
 }
 
-// A window that starts inside the iteration (offset > 0) is placed by position: on an iteration
-// that ran other launches before it (one that also validated first) those positions hold other
-// work. Pass 0 starts on an iteration whose launches before the window were those of the
-// iteration before it (not an odd one), and notes them; a later pass starts only on an iteration
-// that ran the same kernels in the same scopes before it. Each waits up to kPrefixWaits
-// iterations; then pass 0 itself was the odd one and the group starts again -- twice at most:
-// after that positions decide (a loop whose launches vary every iteration).
+// A window inside the iteration starts its passes where the same launches ran before it
+// (WindowPlacement); a group whose pass 0 ran on an odd iteration starts again.
 bool IterationReplay::windowInPlace(PassGroup& g) {
-    Passes& p = passes_[g.slot->index];
-    const std::uint64_t before = p.sequence.before(g.offset);
-    if (p.restarts >= kPrefixRestarts || shared_.helperUsed)
+    WindowPlacement& placement = passes_[g.slot->index].placement;
+    switch (placement.place(g.offset, g.pass, shared_.helperUsed)) {
+    case WindowPlacement::Verdict::Start:
         return true;
-    if (g.pass == 0 || !p.reference) {
-        if (!p.sequence.sameAsLast(g.offset) && ++p.waits <= kPrefixWaits)
-            return false;
-        p.waits = 0;
-        p.reference = before;
-        return true;
-    }
-    if (*p.reference == before) {
-        p.waits = 0;
-        return true;
-    }
-    if (++p.waits <= kPrefixWaits)
+    case WindowPlacement::Verdict::Wait:
         return false;
-    ++p.restarts;
+    case WindowPlacement::Verdict::Restart:
+        break;
+    }
     core::log().info("libroofline: iteration replay: the launches before the replay window at "
                      "launch {} differed on {} iterations from those of its pass 0: the group "
                      "starts again",
-                     g.offset, p.waits - 1);
-    p.waits = 0;
+                     g.offset, placement.waited());
     abandonGroup(g);
     g.slot->recreate(firstConfig());
     return false;
@@ -212,7 +167,7 @@ bool IterationReplay::windowInPlace(PassGroup& g) {
 void IterationReplay::endIteration(PassGroup& g) {
     DeviceSlot& s = *g.slot;
     if (g.completedThisIteration) // the window moves on
-        passes_[s.index].restarts = 0;
+        passes_[s.index].placement.windowDone();
     if (reuse_) {
         ReuseCycle& cycle = cycles_[s.index];
         if (g.completedThisIteration) {

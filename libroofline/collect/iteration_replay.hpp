@@ -10,36 +10,15 @@
 #include "collect/group_replay.hpp"
 #include "collect/replay_check.hpp"
 #include "collect/reuse_cycle.hpp"
+#include "collect/window_placement.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <set>
 #include <vector>
 
 namespace roofline::collect {
-
-/// What ran in the current and the last iteration before each launch, one number per launch: the
-/// kernels launched and the scopes they ran in below the iteration scope (grids left out:
-/// data-dependent grids vary every iteration).
-class IterationSequence {
-public:
-    void iterationBegins();
-    /// The iteration's next launch; `iterationIndex`: the iteration scope's index in `stack`
-    /// (stack.size(): none).
-    void launch(const Launch& l, const Stack& stack, std::size_t iterationIndex);
-    /// The current iteration's launches before launch `at`.
-    std::uint64_t before(std::size_t at) const noexcept;
-    /// The current and the last iteration ran the same launches before launch `at`.
-    bool sameAsLast(std::size_t at) const noexcept;
-
-private:
-    static constexpr std::uint64_t kSeed = 1469598103934665603ull;
-    static constexpr std::size_t kMaxLaunches = std::size_t{1} << 20;
-    std::uint64_t value_ = kSeed;
-    std::vector<std::uint64_t> current_, last_; // before each launch
-};
 
 class IterationReplay final : public GroupReplay {
 public:
@@ -69,12 +48,8 @@ private:
         std::size_t configPass = 0;         // the group pass that began the current configuration
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
-        IterationSequence sequence;         // what ran before each launch (windowInPlace)
-        std::optional<std::uint64_t> reference; // pass 0's prefix (windowInPlace)
-        std::size_t waits = 0;                  // iterations a later pass waited for its window
-        std::size_t restarts = 0;               // groups of this window restarted by windowInPlace
+        WindowPlacement placement;          // where a window's passes start (windowInPlace)
     };
-    static constexpr std::size_t kPrefixWaits = 3, kPrefixRestarts = 2;
     static constexpr std::size_t kLostRetries = 3;
 
     bool alignedOn(const PassGroup& g) const noexcept { return aligned_ && g.slot->configs > 1; }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -226,10 +227,21 @@ TEST(HostTimes, EachThreadHasItsOwnScopesAndProcessScopesAreOne) {
     for (const bool process : {false, true}) {
         SCOPED_TRACE(process ? "process scopes" : "thread scopes");
         HostTimes times(HostTiming::Wall, process);
+        // Process-wide scopes are pushed and popped under the process stack's lock (HostTimes'
+        // contract): the two threads' instances overlap, their boundaries do not.
+        std::mutex processStack;
         auto run = [&](std::uint64_t thread) {
             HostFrame f;
-            times.push(f, nullptr, "worker", thread);
+            {
+                std::unique_lock<std::mutex> lock(processStack, std::defer_lock);
+                if (process)
+                    lock.lock();
+                times.push(f, nullptr, "worker", thread);
+            }
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            std::unique_lock<std::mutex> lock(processStack, std::defer_lock);
+            if (process)
+                lock.lock();
             times.pop(f, nullptr, thread);
         };
         std::thread a(run, 1), b(run, 2);
