@@ -51,14 +51,33 @@ struct Ceilings {
     std::array<double, kMemoryLevelCount> bytesPerSecond{};
 };
 
-/// What limits a kernel: the roof (a compute unit or a memory level) it uses the largest share of.
+/// A kernel below this fraction of every roof is bound by none of them: its Bound names what its
+/// launch shape says instead (Limiter), beside the nearest roof.
+inline constexpr double kBelowEveryRoof = 0.2;
+
+/// Why a kernel far below every roof is slow, from its launch shape (docs/methodology.md).
+enum class Limiter : std::uint8_t {
+    None,      ///< some roof reaches kBelowEveryRoof: that roof bounds it
+    FewBlocks, ///< the grid fills under half of one wave (or has fewer blocks than SMs): SMs idle
+    Occupancy, ///< enough blocks, but under a quarter of the SM's warps resident (registers,
+               ///< shared memory or block size): too little parallelism to hide latency
+    Latency,   ///< full waves and occupancy, yet far from every roof: latency (dependent memory
+               ///< accesses, synchronisation, a serial tail) or an unknown launch shape
+};
+/// "", "few blocks", "occupancy" or "latency".
+ROOFLINE_API const char* toString(Limiter limiter) noexcept;
+
+/// What limits a kernel: the roof (a compute unit or a memory level) it uses the largest share of
+/// or, below kBelowEveryRoof of every roof, its Limiter.
 struct Bound {
     enum class Kind : std::uint8_t { Unknown, Compute, Memory };
     Kind kind = Kind::Unknown;
     FlopKind flop = FlopKind::FP32;      ///< valid when kind == Compute
     MemoryLevel level = MemoryLevel::L1; ///< valid when kind == Memory
     double fractionOfPeak = 0.0; ///< achieved rate / that roof, 0..1 (can exceed 1 slightly)
+    Limiter limiter = Limiter::None; ///< set when fractionOfPeak < kBelowEveryRoof
 };
+/// "DRAM 84%", or below every roof "latency (DRAM 5%)"; "unknown" without roofs.
 ROOFLINE_API std::string toString(const Bound& bound);
 
 struct Dim3 {

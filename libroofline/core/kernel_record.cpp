@@ -52,6 +52,20 @@ std::string_view toString(MemoryLevel level) noexcept {
     return "unknown";
 }
 
+const char* toString(Limiter limiter) noexcept {
+    switch (limiter) {
+    case Limiter::None:
+        return "";
+    case Limiter::FewBlocks:
+        return "few blocks";
+    case Limiter::Occupancy:
+        return "occupancy";
+    case Limiter::Latency:
+        return "latency";
+    }
+    return "";
+}
+
 std::string toString(const Bound& bound) {
     if (bound.kind == Bound::Kind::Unknown)
         return "unknown";
@@ -59,7 +73,10 @@ std::string toString(const Bound& bound) {
         bound.kind == Bound::Kind::Compute ? toString(bound.flop) : toString(bound.level);
     char percent[32];
     std::snprintf(percent, sizeof percent, " %.0f%%", bound.fractionOfPeak * 100.0);
-    return std::string(what) + percent;
+    const std::string roof = std::string(what) + percent;
+    if (bound.limiter == Limiter::None)
+        return roof;
+    return std::string(toString(bound.limiter)) + " (" + roof + ")";
 }
 
 double KernelRecord::totalFlops() const noexcept {

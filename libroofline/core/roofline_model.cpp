@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -219,14 +220,39 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
 
 void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device) {
     for (KernelRecord& r : records) {
-        if (r.registersPerThread < 0)
-            continue;
-        const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
-        r.residentBlocksPerSm =
-            residentBlocksPerSm(device.occupancy, threads, r.registersPerThread, r.sharedMemBytes);
-        r.waves = waves(std::uint64_t{r.grid.x} * r.grid.y * r.grid.z, r.residentBlocksPerSm,
-                        device.smCount);
+        if (r.registersPerThread >= 0) {
+            const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
+            r.residentBlocksPerSm = residentBlocksPerSm(device.occupancy, threads,
+                                                        r.registersPerThread, r.sharedMemBytes);
+            r.waves = waves(std::uint64_t{r.grid.x} * r.grid.y * r.grid.z,
+                            r.residentBlocksPerSm, device.smCount);
+        }
+        r.bound = belowEveryRoof(r.bound, shapeLimiter(r, device));
     }
+}
+
+Limiter shapeLimiter(const KernelRecord& r, const DeviceInfo& device) {
+    if (r.scopeRecord) // many kernels: no one launch shape
+        return Limiter::Latency;
+    const double blocks = double(r.grid.x) * r.grid.y * r.grid.z;
+    const double threads = double(r.block.x) * r.block.y * r.block.z;
+    if (device.smCount > 0 && blocks < device.smCount)
+        return Limiter::FewBlocks;
+    if (r.residentBlocksPerSm > 0 && device.smCount > 0) {
+        if (blocks < 0.5 * r.residentBlocksPerSm * device.smCount)
+            return Limiter::FewBlocks;
+        const double maxWarps = device.occupancy.maxThreadsPerSm / 32.0;
+        const double warps = r.residentBlocksPerSm * std::ceil(threads / 32.0);
+        if (maxWarps > 0 && warps < 0.25 * maxWarps)
+            return Limiter::Occupancy;
+    }
+    return Limiter::Latency;
+}
+
+Bound belowEveryRoof(Bound bound, Limiter shape) {
+    const bool below = bound.kind != Bound::Kind::Unknown && bound.fractionOfPeak < kBelowEveryRoof;
+    bound.limiter = below ? (shape == Limiter::None ? Limiter::Latency : shape) : Limiter::None;
+    return bound;
 }
 
 } // namespace roofline::core

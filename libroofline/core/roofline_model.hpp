@@ -45,7 +45,8 @@ struct LaunchInfo {
 };
 
 /// Each record's resident blocks per SM and waves, from its block, registers and shared memory and
-/// the device's limits (records whose kernel resources or device limits are unknown keep 0).
+/// the device's limits (records whose kernel resources or device limits are unknown keep 0), and
+/// its bound's limiter where it is below every roof.
 void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device);
 
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM
@@ -54,6 +55,13 @@ Ceilings datasheetCeilings(const DeviceInfo& device);
 
 /// The roof the record uses the largest fraction of; Unknown when no roof applies.
 Bound classify(const KernelRecord& record, const Ceilings& ceilings);
+
+/// What the launch shape of `record` says would limit it below every roof: FewBlocks (fewer
+/// blocks than SMs, or under half of one wave), Occupancy (under a quarter of the SM's warps
+/// resident) or Latency (otherwise, and when the shape or the device's limits are unknown).
+Limiter shapeLimiter(const KernelRecord& record, const DeviceInfo& device);
+/// `bound` with `shape` as its limiter when it is below kBelowEveryRoof of every roof (and known).
+Bound belowEveryRoof(Bound bound, Limiter shape);
 
 /// A record from one range's metric values via the chip's formulas.
 KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,

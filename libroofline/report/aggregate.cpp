@@ -74,7 +74,7 @@ Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {
     r.timeSeconds = seconds;
     r.flops = flops;
     r.bytes = bytes;
-    return core::classify(r, ceilings);
+    return core::belowEveryRoof(core::classify(r, ceilings), limiter);
 }
 
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by) {
@@ -104,6 +104,8 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             continue;
         }
         g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
+        if (r.timeSeconds > g.limiterSeconds)
+            g.limiterSeconds = r.timeSeconds, g.limiter = r.bound.limiter;
         g.gpuSeconds += r.gpuDurationSeconds;
         g.clockTimesSeconds += r.timeSeconds > 0.0 ? r.smClockHz * r.timeSeconds : 0.0;
         for (std::size_t k = 0; k < kFlopKindCount; ++k)

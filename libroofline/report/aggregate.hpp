@@ -33,13 +33,17 @@ struct KernelGroup {
     double clockTimesSeconds = 0; ///< sum of clock x time (time-weighted mean clock: / seconds)
     std::array<double, kFlopKindCount> flops{};
     std::array<double, kMemoryLevelCount> bytes{};
+    /// The limiter of its longest measured launch (below every roof: what its shape says).
+    Limiter limiter = Limiter::None;
+    double limiterSeconds = -1; ///< that launch's time
 
     double totalFlops() const noexcept;  ///< floating point, CUDA + tensor cores
     double tensorShare() const noexcept; ///< tensor-core share of totalFlops (0 when none)
     double flopsIn(Family family) const noexcept;
     /// The family with the most FLOPs; false when the group has no floating-point work.
     bool dominantFamily(Family& family) const noexcept;
-    /// The bound against `ceilings` (as classify() does for one record).
+    /// The bound against `ceilings` (as classify() does for one record); below every roof, the
+    /// limiter of its longest launch (latency where that one was not below every roof).
     Bound bound(const Ceilings& ceilings) const noexcept;
 };
 

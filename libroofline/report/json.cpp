@@ -27,6 +27,8 @@ nlohmann::json boundJson(const Bound& b) {
         j["kind"] = "memory", j["roof"] = toString(b.level);
         break;
     }
+    if (b.limiter != Limiter::None)
+        j["limiter"] = toString(b.limiter);
     return j;
 }
 

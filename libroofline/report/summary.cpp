@@ -71,7 +71,7 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         add(g.differing, " launches ran another grid or block in some replay pass (values kept)");
         add(g.unmatched, " launches without values: replay passes could not be matched");
         r.note = note;
-        r.bound = core::classify(r, ceilings);
+        r.bound = g.bound(ceilings);
         out.push_back(std::move(r));
     }
     return out;

@@ -129,3 +129,51 @@ TEST(StringDistance, ClosestNames) {
     ASSERT_EQ(close.size(), 2u);
     EXPECT_EQ(close[0], "dram__bytes");
 }
+
+// Below kBelowEveryRoof of every roof no roof bounds a kernel: its launch shape says what does.
+TEST(Model, BelowEveryRoofTheLaunchShapeSaysWhatLimitsTheKernel) {
+    core::DeviceInfo d = h100();
+    d.occupancy.maxThreadsPerSm = 2048;
+    d.occupancy.maxBlocksPerSm = 32;
+    d.occupancy.registersPerSm = 65536;
+    d.occupancy.sharedBytesPerSm = 233472;
+    d.occupancy.reservedSharedPerBlock = 1024;
+    const auto ceilings = core::datasheetCeilings(d);
+    const auto& p = core::profileForChip("GH100");
+    // 1 ms, 3.4e8 DRAM bytes: ~10% of the 3.35 TB/s roof, nothing else near a roof.
+    auto slow = [&](Dim3 grid, Dim3 block, int registers, std::uint64_t shared) {
+        core::LaunchInfo launch;
+        launch.grid = grid;
+        launch.block = block;
+        launch.registersPerThread = registers;
+        launch.sharedMemBytes = shared;
+        std::vector<KernelRecord> rs = {
+            core::buildRecord(p, launch, values(2e6, 1e6, 3.4e8, 3.4e8), ceilings)};
+        rs[0].registersPerThread = registers;
+        rs[0].sharedMemBytes = shared;
+        core::addOccupancy(rs, d);
+        return rs[0];
+    };
+    const auto fewBlocks = slow({64, 1, 1}, {256, 1, 1}, 32, 0);
+    EXPECT_EQ(fewBlocks.bound.limiter, Limiter::FewBlocks); // fewer blocks than SMs
+    EXPECT_EQ(fewBlocks.bound.kind, Bound::Kind::Memory);   // the nearest roof stays
+    EXPECT_EQ(toString(fewBlocks.bound), "few blocks (DRAM 10%)");
+    // 8 blocks of 256 threads fit on an SM: 400 blocks are under half of one 1056-block wave.
+    EXPECT_EQ(slow({400, 1, 1}, {256, 1, 1}, 32, 0).bound.limiter, Limiter::FewBlocks);
+    // 255 registers x 256 threads: one block (8 of 64 warps) per SM.
+    const auto occupancy = slow({13200, 1, 1}, {256, 1, 1}, 255, 0);
+    EXPECT_EQ(occupancy.residentBlocksPerSm, 1);
+    EXPECT_EQ(occupancy.bound.limiter, Limiter::Occupancy);
+    const auto latency = slow({13200, 1, 1}, {256, 1, 1}, 32, 0);
+    EXPECT_EQ(latency.bound.limiter, Limiter::Latency);
+    EXPECT_EQ(toString(latency.bound), "latency (DRAM 10%)");
+    // Unknown resources: the grid against the SMs only.
+    EXPECT_EQ(slow({13200, 1, 1}, {256, 1, 1}, -1, 0).bound.limiter, Limiter::Latency);
+    // At a roof the roof bounds it, whatever the shape.
+    std::vector<KernelRecord> fast = {
+        core::buildRecord(p, {}, values(2e6, 3e10, 1e6, 1e6), ceilings)};
+    fast[0].grid = {1, 1, 1};
+    core::addOccupancy(fast, d);
+    EXPECT_EQ(fast[0].bound.limiter, Limiter::None);
+    EXPECT_EQ(toString(fast[0].bound), "fp32 90%");
+}
