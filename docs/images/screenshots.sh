@@ -8,7 +8,7 @@ build="$(cd "${1:?usage: screenshots.sh BUILD_DIR}" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$build/libroofline/roofline" report "$root/test/fixtures/h100_train_step.rfl" \
-  --ceilings "$root/test/fixtures/h100_ceilings.json" --chart "$tmp/train_step.svg" --labels 8 >/dev/null
+  --ceilings "$root/libroofline/data/ceilings/NVIDIA_H100_80GB_HBM3.json" --chart "$tmp/train_step.svg" --labels 8 >/dev/null
 for family in fp32 tensor; do
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,720 \
     --screenshot="$root/docs/images/train_step-$family.png" "file://$tmp/train_step-$family.svg"

@@ -161,8 +161,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"time", "mean", "launches", "share", "flops", "rate", "ai_l1",
                                "ai_l2", "ai_dram", "name", "scope"}));
     reportCmd->add_option("--ceilings", report.ceilings,
-                          "roofs from this file (roofline ceilings -o FILE) instead of the cache "
-                          "or $ROOFLINE_CEILINGS");
+                          "roofs from this file (roofline ceilings -o FILE) instead of the cache, "
+                          "the bundled roofs or $ROOFLINE_CEILINGS; 'datasheet': datasheet peaks "
+                          "only");
     reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
     reportCmd->add_flag("--host", report.host,
                         "also print the host side: wall and CPU time per scope (self, total, % "
@@ -190,7 +191,8 @@ int main(int argc, char** argv) {
                            "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
     compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV ('-': stdout)");
     compareCmd->add_option("--ceilings", compare.ceilings,
-                           "roofs for both recordings from this file (roofline ceilings -o FILE)");
+                           "roofs for both recordings from this file (roofline ceilings -o FILE); "
+                           "'datasheet': datasheet peaks only");
 
     auto* mergeCmd = app.add_subcommand(
         "merge", "merge per-rank recordings of one job (torchrun, mpirun, Slurm) into one, each "

@@ -5,6 +5,7 @@
 #include "core/ceilings_file.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
+#include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
 #include "report/ranks.hpp"
@@ -26,6 +27,8 @@ Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     e.recording = core::loadRecording(file);
     if (ceilings.empty()) {
         e.ceilings = core::chooseCeilings(e.recording.device);
+    } else if (ceilings == core::kDatasheetCeilings) {
+        e.ceilings.datasheet = e.ceilings.used = core::datasheetCeilings(e.recording.device);
     } else {
         core::MeasuredCeilings m = core::loadCeilings(ceilings); // unreadable: an error
         if (!e.recording.device.name.empty() && m.deviceName != e.recording.device.name)

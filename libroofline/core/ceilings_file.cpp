@@ -1,4 +1,5 @@
 #include "core/ceilings_file.hpp"
+#include "core/bundled_ceilings.hpp"
 
 #include "core/json_number.hpp"
 
@@ -203,13 +204,17 @@ CeilingsChoice chooseCeilings(const DeviceInfo& device) {
     choice.datasheet = datasheetCeilings(device);
     choice.used = choice.datasheet;
     const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
-    choice.path = explicitFile && *explicitFile ? explicitFile : ceilingsCachePath(device.name);
-    if (choice.path.empty())
+    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings)
         return choice;
+    choice.path = explicitFile && *explicitFile ? explicitFile : ceilingsCachePath(device.name);
     if (!explicitFile || !*explicitFile) {
         std::ifstream probe(choice.path);
-        if (!probe)
-            return choice; // nothing measured yet: datasheet, silently
+        if (choice.path.empty() || !probe) { // not measured on this machine
+            std::string bundledPath;
+            if (auto bundled = bundledCeilings(device.name, bundledPath))
+                return choiceWith(device, std::move(*bundled), bundledPath);
+            return choice; // nothing measured for this GPU model: datasheet, silently
+        }
     }
     try {
         MeasuredCeilings m = loadCeilings(choice.path);

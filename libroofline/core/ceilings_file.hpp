@@ -75,8 +75,12 @@ struct CeilingsChoice {
 /// The choice with `measured` in use: datasheet roofs of `device` with the measured ones merged in.
 CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
                           const std::string& path);
-/// $ROOFLINE_CEILINGS (a file) if set, else the cache file for the device's name. A file for
-/// another device, or one that cannot be read, is not used and `warning` says why.
+/// `--ceilings` / ROOFLINE_CEILINGS value that asks for datasheet roofs only.
+inline constexpr std::string_view kDatasheetCeilings = "datasheet";
+
+/// $ROOFLINE_CEILINGS (a file, or "datasheet") if set, else the cache file for the device's name, else the
+/// ceilings bundled for its GPU model (core/bundled_ceilings.hpp), else datasheet roofs. A file
+/// for another device, or one that cannot be read, is not used and `warning` says why.
 CeilingsChoice chooseCeilings(const DeviceInfo& device);
 
 } // namespace roofline::core

@@ -401,11 +401,19 @@ TEST(CeilingsFile, RoundTripMergeAndChoice) {
     setenv("ROOFLINE_CEILINGS_DIR", dir.c_str(), 1);
     unsetenv("ROOFLINE_CEILINGS");
     EXPECT_EQ(core::ceilingsCachePath(m.deviceName), dir + "/ceilings-NVIDIA_H100_80GB_HBM3.json");
-    EXPECT_FALSE(core::chooseCeilings(d).measured); // nothing cached: datasheet, no warning
+    // Nothing cached: the roofs bundled for this GPU model, no warning.
+    const auto bundled = core::chooseCeilings(d);
+    ASSERT_TRUE(bundled.measured);
+    EXPECT_EQ(bundled.path, "bundled: NVIDIA_H100_80GB_HBM3.json");
+    EXPECT_TRUE(bundled.warning.empty());
+    d.name = "NVIDIA H100 PCIe"; // no cache, nothing bundled: datasheet, no warning
+    EXPECT_FALSE(core::chooseCeilings(d).measured);
     EXPECT_TRUE(core::chooseCeilings(d).warning.empty());
+    d.name = m.deviceName;
     core::saveCeilings(m, core::ceilingsCachePath(m.deviceName));
-    const auto chosen = core::chooseCeilings(d);
+    const auto chosen = core::chooseCeilings(d); // the cache file before the bundled one
     ASSERT_TRUE(chosen.measured);
+    EXPECT_EQ(chosen.path, core::ceilingsCachePath(m.deviceName));
     EXPECT_DOUBLE_EQ(chosen.used.flopsPerSecond[1], 66e12);
     // a file for another device is not used, and the warning says so
     d.name = "NVIDIA A100-SXM4-80GB";

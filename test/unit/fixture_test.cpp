@@ -1,12 +1,15 @@
 // The committed H100 recording (test/fixtures/h100_calibration.rfl, see README there) evaluated
 // on the CPU through the real CUPTI host API, checked against the hand-counted work of its kernels.
-#include "unit/cupti_host_guard.hpp"
 #include "calibration/expected.hpp"
+#include "core/bundled_ceilings.hpp"
+#include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/host.hpp"
+#include "unit/cupti_host_guard.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 #include <roofline/error.hpp>
@@ -171,4 +174,51 @@ TEST(H100TrainStepFixture, OneSteadyStepWithTheAnalyticWork) {
     EXPECT_EQ(tensor, 4 * 12 * M * C * H + 6 * M * C * V);
     EXPECT_EQ(differs, 1u);
     EXPECT_EQ(backward, 37u);
+}
+
+// With no ceilings file and no cache, a report of an H100 recording uses the roofs measured on
+// that GPU model and bundled with libroofline: every record's bound (L2 included) is the one the
+// measured ceilings file gives, and none is marked as possibly another level's.
+TEST(BundledCeilings, DefaultVerdictsOnTheH100RecordingsAreTheMeasuredCeilingsOnes) {
+    const char* savedFile = std::getenv("ROOFLINE_CEILINGS");
+    const char* savedDir = std::getenv("ROOFLINE_CEILINGS_DIR");
+    const std::string keepFile = savedFile ? savedFile : "", keepDir = savedDir ? savedDir : "";
+    ::unsetenv("ROOFLINE_CEILINGS");
+    ::setenv("ROOFLINE_CEILINGS_DIR", "/nonexistent/roofline-ceilings-cache", 1);
+    const core::MeasuredCeilings measured = core::loadCeilings(
+        ROOFLINE_SOURCE_DIR "/libroofline/data/ceilings/NVIDIA_H100_80GB_HBM3.json");
+    for (const char* file : {"h100_train_step.rfl", "h100_iteration.rfl", "h100_host_step.rfl"}) {
+        SCOPED_TRACE(file);
+        const auto rec = core::loadRecording(std::string(ROOFLINE_FIXTURE_DIR "/") + file);
+        const core::CeilingsChoice byDefault = core::chooseCeilings(rec.device);
+        EXPECT_EQ(byDefault.path, "bundled: NVIDIA_H100_80GB_HBM3.json");
+        EXPECT_GT(byDefault.used.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L2)], 0.0);
+        const core::CeilingsChoice explicitFile =
+            core::choiceWith(rec.device, measured, "measured.json");
+        const auto a = cupti::evaluateRecording(rec, byDefault.used);
+        const auto b = cupti::evaluateRecording(rec, explicitFile.used);
+        ASSERT_EQ(a.size(), b.size());
+        std::size_t measuredRecords = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(toString(a[i].bound), toString(b[i].bound)) << a[i].name;
+            measuredRecords += a[i].measured ? 1 : 0;
+        }
+        EXPECT_GT(measuredRecords, 0u);
+    }
+    if (savedFile)
+        ::setenv("ROOFLINE_CEILINGS", keepFile.c_str(), 1);
+    if (savedDir)
+        ::setenv("ROOFLINE_CEILINGS_DIR", keepDir.c_str(), 1);
+    else
+        ::unsetenv("ROOFLINE_CEILINGS_DIR");
+}
+
+TEST(BundledCeilings, OnlyTheMeasuredModelGetsThem) {
+    std::string path;
+    EXPECT_TRUE(core::bundledCeilings("NVIDIA H100 80GB HBM3", path).has_value());
+    EXPECT_EQ(path, "bundled: NVIDIA_H100_80GB_HBM3.json");
+    EXPECT_FALSE(core::bundledCeilings("NVIDIA H100 PCIe", path).has_value());
+    EXPECT_FALSE(core::bundledCeilings("", path).has_value());
+    for (const auto& f : core::bundledCeilingsFiles()) // each file parses and names its GPU
+        EXPECT_FALSE(core::ceilingsFromJson(f.json, f.name).deviceName.empty()) << f.name;
 }
