@@ -17,8 +17,12 @@ namespace roofline {
 /// How records are summed into rows: every launch of one kernel name in one scope path (scope
 /// paths carry the iteration scope's instance made uniform, so all iterations merge), of one
 /// name, of one scope path, or each launch on its own.
-enum class GroupBy { NameScope, Name, Scope, Launch };
-/// "name+scope", "name", "scope" or "launch"; throws Error(InvalidArgument) naming the choices.
+/// Rows of a report. Kernel (the default): every launch of a kernel in a scope path, with the
+/// numbered instances of every scope level merged ("Layer 0".."Layer 11" -> "Layer #"); NameScope:
+/// the same with numbered scopes kept apart; Name, Scope; Launch: one row per launch.
+enum class GroupBy { NameScope, Name, Scope, Launch, Kernel };
+/// "kernel", "name+scope", "name", "scope" or "launch"; throws Error(InvalidArgument) naming the
+/// choices.
 ROOFLINE_API GroupBy parseGroupBy(const std::string& text);
 ROOFLINE_API const char* toString(GroupBy by) noexcept;
 

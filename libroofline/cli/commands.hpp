@@ -28,7 +28,7 @@ struct ReportArgs {
     std::size_t top = 0;
     bool sortByTime = false;
     std::size_t labels = 5;
-    std::string groupBy = "name+scope";
+    std::string groupBy = "kernel";
     std::string name, scope; ///< filters: substring or "regex:..."
     std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
     bool wide = false;

@@ -145,9 +145,11 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0, 100000000));
     reportCmd
         ->add_option("--group-by", report.groupBy,
-                     "rows of the table: name+scope (every launch of a kernel in a scope path, all "
-                     "iterations merged), name, scope, or launch (one row per launch)")
-        ->check(CLI::IsMember({"name+scope", "name", "scope", "launch"}))
+                     "rows of the table: kernel (every launch of a kernel in a scope path, the "
+                     "numbered instances of every scope level merged: Layer 0..11 -> Layer #), "
+                     "name+scope (numbered scopes kept apart), name, scope, or launch (one row "
+                     "per launch)")
+        ->check(CLI::IsMember({"kernel", "name+scope", "name", "scope", "launch"}))
         ->capture_default_str();
     reportCmd->add_option("--name", report.name,
                           "only kernels whose name contains TEXT (or matches regex:PATTERN)");
@@ -179,10 +181,11 @@ int main(int argc, char** argv) {
     compareCmd->add_option("B", compare.after, "the recording compared with it")->required();
     compareCmd
         ->add_option("--by,--group-by", compare.by,
-                     "match key: name+scope (default), name, or scope (all kernels of a "
+                     "match key: name+scope (default), kernel (numbered scopes merged: "
+                     "Layer # for Layer 0..N), name, or scope (all kernels of a "
                      "scope together: use it when B runs other kernels, e.g. another "
                      "cuDNN engine at another batch size)")
-        ->check(CLI::IsMember({"name+scope", "name", "scope"}))
+        ->check(CLI::IsMember({"name+scope", "kernel", "name", "scope"}))
         ->capture_default_str();
     compareCmd->add_option("--top", compare.top, "rows by combined time (0: all)")
         ->check(CLI::Range(0, 100000000))

@@ -43,6 +43,22 @@ Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     return e;
 }
 
+const char* rowsDescription(GroupBy by) {
+    switch (by) {
+    case GroupBy::Kernel:
+        return "each kernel per scope path, numbered scopes merged (Layer 0..N: Layer #)";
+    case GroupBy::NameScope:
+        return "each kernel per scope path";
+    case GroupBy::Name:
+        return "each kernel, all scopes together";
+    case GroupBy::Scope:
+        return "each scope path, all its kernels together";
+    case GroupBy::Launch:
+        return "one per launch";
+    }
+    return "";
+}
+
 std::string missingRoofNote(const Ceilings& c) {
     std::string missing;
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
@@ -138,7 +154,8 @@ int report(const ReportArgs& args) {
         for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
             table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (table.grouped)
-            human << "grouped by " << toString(by) << " (--group-by launch: one row per launch)\n";
+            human << "rows      " << rowsDescription(by)
+                  << " (--group-by kernel|name+scope|name|scope|launch)\n";
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
         if (!missing.empty())
             human << "  * " << missing << '\n';

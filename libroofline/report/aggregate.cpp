@@ -1,6 +1,7 @@
 #include "report/aggregate.hpp"
 
 #include "core/roofline_model.hpp"
+#include "core/scope_names.hpp"
 
 #include <roofline/error.hpp>
 
@@ -77,21 +78,35 @@ Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {
     return core::belowEveryRoof(core::classify(r, ceilings), limiter);
 }
 
+std::string mergedInstances(const std::string& scopePath) {
+    std::string out;
+    std::size_t start = 0;
+    while (start <= scopePath.size()) {
+        const std::size_t end = std::min(scopePath.find('/', start), scopePath.size());
+        const std::string part = scopePath.substr(start, end - start);
+        out += (start ? "/" : "") +
+               (core::separatedInstance(part) ? core::uniformInstance(part) : part);
+        start = end + 1;
+    }
+    return out;
+}
+
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by) {
     std::vector<KernelGroup> groups;
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::map<std::string, double>> perName; // GroupBy::Scope: time per kernel name
     for (const auto& r : records) {
+        const std::string scope = by == GroupBy::Kernel ? mergedInstances(r.scopePath) : r.scopePath;
         std::string key = by == GroupBy::Name     ? r.name
-                          : by == GroupBy::Scope  ? r.scopePath
+                          : by == GroupBy::Scope  ? scope
                           : by == GroupBy::Launch ? std::to_string(groups.size())
-                                                  : r.name + '\t' + r.scopePath;
+                                                  : r.name + '\t' + scope;
         auto [it, added] = index.emplace(key, groups.size());
         if (added) {
             KernelGroup g;
             g.key = std::move(key);
             g.name = r.name;
-            g.scope = by == GroupBy::Name ? std::string() : r.scopePath;
+            g.scope = by == GroupBy::Name ? std::string() : scope;
             groups.push_back(std::move(g));
             perName.emplace_back();
         }

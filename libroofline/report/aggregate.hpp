@@ -47,6 +47,10 @@ struct KernelGroup {
     Bound bound(const Ceilings& ceilings) const noexcept;
 };
 
+/// `scopePath` with the numbered instance of every level made uniform ("Train step #/forward/Layer
+/// 3" -> "Train step #/forward/Layer #"; identifiers such as "conv2" stay).
+std::string mergedInstances(const std::string& scopePath);
+
 /// Groups in order of first appearance. Unmeasured records count in launches/unmeasured only.
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by);
 

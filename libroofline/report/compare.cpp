@@ -115,9 +115,7 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                   "matched by %s\n",
                   c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
                   c.matched, c.a.size(), c.b.size(),
-                  c.by == GroupBy::NameScope ? "name+scope"
-                  : c.by == GroupBy::Name    ? "name"
-                                             : "scope");
+                  toString(c.by));
     out << line;
     if (c.matched == 0 && !c.a.empty() && !c.b.empty())
         out << "no kernel matched: when B runs other kernels (another engine, another batch "

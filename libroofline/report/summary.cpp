@@ -12,6 +12,8 @@
 namespace roofline {
 
 GroupBy parseGroupBy(const std::string& text) {
+    if (text == "kernel")
+        return GroupBy::Kernel;
     if (text == "name+scope")
         return GroupBy::NameScope;
     if (text == "name")
@@ -21,11 +23,13 @@ GroupBy parseGroupBy(const std::string& text) {
     if (text == "launch")
         return GroupBy::Launch;
     throw Error(ErrorCode::InvalidArgument,
-                "unknown grouping '" + text + "': use name+scope, name, scope or launch");
+                "unknown grouping '" + text + "': use kernel, name+scope, name, scope or launch");
 }
 
 const char* toString(GroupBy by) noexcept {
     switch (by) {
+    case GroupBy::Kernel:
+        return "kernel";
     case GroupBy::NameScope:
         return "name+scope";
     case GroupBy::Name:

@@ -38,6 +38,34 @@ std::string shortenScope(const std::string& s, std::size_t width) {
     return "..." + s.substr(s.size() - (width - 3));
 }
 
+// The leading scope levels every row shares ("Train step #/"), whole levels only, and never all
+// of a row's path: the table shows each path without them and names them in its header.
+std::string sharedScopePrefix(const std::vector<const KernelRecord*>& rows) {
+    std::string prefix;
+    bool first = true;
+    for (const KernelRecord* r : rows) {
+        const std::string& s = r->scopePath;
+        if (first) {
+            prefix = s.substr(0, s.rfind('/') == std::string::npos ? 0 : s.rfind('/') + 1);
+            first = false;
+        }
+        std::size_t n = 0; // common length, cut back to a level boundary
+        while (n < prefix.size() && n < s.size() && prefix[n] == s[n])
+            ++n;
+        while (n > 0 && prefix[n - 1] != '/')
+            --n;
+        // A row whose whole path is the prefix keeps its last level.
+        if (n >= s.size())
+            n = s.rfind('/', s.size() >= 2 ? s.size() - 2 : 0) == std::string::npos
+                    ? 0
+                    : s.rfind('/', s.size() - 2) + 1;
+        prefix.resize(std::min(prefix.size(), n));
+        if (prefix.empty())
+            break;
+    }
+    return prefix;
+}
+
 std::string pad(const std::string& s, std::size_t width) {
     return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
@@ -181,6 +209,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     for (std::size_t i = 0; i < rows; ++i)
         shown.push_back(&records[order[i]]);
     const std::vector<std::string> names = shortNames(shown, kernelW, options.wide);
+    // Scope levels every shown row shares are named once, in the header.
+    const std::string shared = options.wide ? std::string() : sharedScopePrefix(shown);
+    const auto scopeOf = [&](const KernelRecord& r) {
+        return r.scopePath.empty() ? std::string("-") : r.scopePath.substr(shared.size());
+    };
     if (options.wide) {
         kernelW = 6;
         scopeW = 5;
@@ -191,6 +224,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     }
     char line[256];
     std::string header;
+    if (!shared.empty())
+        out << "scopes below are inside '" << shared << "'\n";
     header = "    #  " + pad("kernel", kernelW) + ' ' + pad("scope", scopeW) + ' ';
     if (options.grouped)
         std::snprintf(line, sizeof line, "%8s %10s %10s %6s ", "launches", "time(ms)", "mean(us)",
@@ -219,7 +254,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                           : r.replay == ReplayStatus::Unmatched ? '!'
                           : r.reusedSamples > 0                 ? 'r'
                                                                 : ' ';
-        const std::string scope = r.scopePath.empty() ? "-" : r.scopePath;
+        const std::string scope = scopeOf(r);
         std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),
                       flag);
         std::string row = line + pad(names[i], kernelW) + ' ' +

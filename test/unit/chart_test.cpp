@@ -164,7 +164,7 @@ TEST(Aggregate, GroupsSumLaunchesAndPickFamilies) {
     ASSERT_EQ(byScope.size(), 2u);
     EXPECT_EQ(byScope[0].name, "gemm"); // named after its longest-running kernel
     EXPECT_EQ(byScope[0].launches, 3u);
-    EXPECT_THROW(report::parseGroupBy("kernel"), Error);
+    EXPECT_THROW(report::parseGroupBy("kernels"), Error);
 }
 
 TEST(RooflineChart, SvgHasRoofsKernelsLabelsAndAxisRanges) {

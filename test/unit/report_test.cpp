@@ -235,7 +235,8 @@ TEST(Report, GroupsSumLaunchesAndFiltersMatch) {
     EXPECT_EQ(filterRecords(rs, "", "train/").size(), 2u);
     EXPECT_THROW(filterRecords(rs, "regex:([", ""), Error);
     EXPECT_EQ(parseGroupBy("launch"), GroupBy::Launch);
-    EXPECT_THROW(parseGroupBy("kernel"), Error);
+    EXPECT_EQ(parseGroupBy("kernel"), GroupBy::Kernel);
+    EXPECT_THROW(parseGroupBy("kernels"), Error);
     std::ostringstream out;
     TableOptions options;
     options.grouped = true;
@@ -245,4 +246,39 @@ TEST(Report, GroupsSumLaunchesAndFiltersMatch) {
     EXPECT_NE(out.str().find("launches"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("total"), std::string::npos) << out.str();
     EXPECT_THROW(checkSortKey("bogus"), Error);
+}
+
+// The default view: numbered instances merged at every scope level, the levels every row shares
+// named once above the table, each row's path without them.
+TEST(Report, NumberedScopesMergeAndSharedLevelsAreNamedOnce) {
+    EXPECT_EQ(report::mergedInstances("Train step 7/forward/Layer 11/attn"),
+              "Train step #/forward/Layer #/attn");
+    EXPECT_EQ(report::mergedInstances("net/conv2/block_3"), "net/conv2/block_#");
+    EXPECT_EQ(report::mergedInstances(""), "");
+    Ceilings c;
+    c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = 1e12;
+    const KernelRecord base = records()[0];
+    std::vector<KernelRecord> rs;
+    for (int layer = 0; layer < 12; ++layer) {
+        rs.push_back(base);
+        rs.back().name = "ln";
+        rs.back().scopePath = "Train step #/forward/Layer " + std::to_string(layer);
+    }
+    rs.push_back(base);
+    rs.back().name = "adamw";
+    rs.back().scopePath = "Train step #/optimizer";
+    const auto merged = groupRecords(rs, GroupBy::Kernel, c);
+    ASSERT_EQ(merged.size(), 2u);
+    EXPECT_EQ(merged[0].scopePath, "Train step #/forward/Layer #");
+    EXPECT_EQ(merged[0].kernels, 12u);
+    EXPECT_EQ(groupRecords(rs, GroupBy::NameScope, c).size(), 13u);
+    std::ostringstream out;
+    TableOptions options;
+    options.grouped = true;
+    options.width = 200;
+    printTable(merged, out, options);
+    EXPECT_NE(out.str().find("scopes below are inside 'Train step #/'"), std::string::npos);
+    EXPECT_NE(out.str().find(" forward/Layer # "), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find(" optimizer "), std::string::npos);
+    EXPECT_EQ(out.str().find(" Train step #/optimizer"), std::string::npos);
 }
