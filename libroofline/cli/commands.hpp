@@ -25,7 +25,9 @@ int ceilings(const CeilingsArgs& args);
 
 struct ReportArgs {
     std::string file, csv, json, chart;
-    std::size_t top = 0;
+    /// Rows shown (0: all); kDefaultTop: 25, all with --group-by launch.
+    static constexpr std::size_t kDefaultTop = static_cast<std::size_t>(-1);
+    std::size_t top = kDefaultTop;
     bool sortByTime = false;
     std::size_t labels = 5;
     std::string groupBy = "kernel";
@@ -33,7 +35,7 @@ struct ReportArgs {
     std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
     bool wide = false;
     std::string ceilings; ///< a ceilings file (roofline ceilings -o) instead of the cache
-    bool host = false;    ///< print the host time per scope (issue 16)
+    bool host = false;    ///< print the host time per scope
     std::string hostCsv;  ///< write it as CSV
 };
 int report(const ReportArgs& args);

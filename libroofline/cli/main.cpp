@@ -141,7 +141,10 @@ int main(int argc, char** argv) {
     reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
         ->check(CLI::Range(0, 50))
         ->capture_default_str();
-    reportCmd->add_option("--top", report.top, "show only the first N rows (0: all)")
+    reportCmd
+        ->add_option("--top", report.top,
+                     "show only the N rows with most time, the rest summed in one line (0: all; "
+                     "default 25, all with --group-by launch)")
         ->check(CLI::Range(0, 100000000));
     reportCmd
         ->add_option("--group-by", report.groupBy,

@@ -101,6 +101,8 @@ int report(const ReportArgs& args) {
     std::ostream& human =
         args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;
     const GroupBy by = parseGroupBy(args.groupBy);
+    const std::size_t top =
+        args.top != ReportArgs::kDefaultTop ? args.top : by == GroupBy::Launch ? 0 : 25;
     const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
     const bool filtered = !args.name.empty() || !args.scope.empty();
@@ -143,7 +145,7 @@ int report(const ReportArgs& args) {
               << "outputs asked for are written empty\n";
     } else {
         TableOptions table;
-        table.maxRows = args.top;
+        table.maxRows = top;
         table.sortByTime = args.sortByTime;
         table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
         table.grouped = by != GroupBy::Launch;
@@ -161,15 +163,15 @@ int report(const ReportArgs& args) {
             human << "  * " << missing << '\n';
         // A merged recording: each rank's time, and the kernels the slowest rank holds up.
         report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
-                           args.top == 0 ? 10 : args.top);
+                           top == 0 ? 10 : top);
     }
     if (args.host) {
         human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
         if (rec.sessionSeconds <= 0)
             human << "this recording has no host side: it was made before libroofline timed "
-                     "scopes on the host (issue 16), or with ROOFLINE_HOST_TIMING=off\n";
+                     "scopes on the host, or with ROOFLINE_HOST_TIMING=off\n";
         else
-            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, args.top);
+            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, top);
         if (rec.profilerSeconds > 0) {
             char line[300];
             std::snprintf(line, sizeof line,

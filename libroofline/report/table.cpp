@@ -290,8 +290,14 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                       intensityCell(r, MemoryLevel::DRAM).c_str(), bound.c_str());
         out << row << line;
     }
-    if (rows < records.size())
-        out << "  ... " << (records.size() - rows) << " more rows (use --top 0 for all)\n";
+    if (rows < records.size()) {
+        double rest = 0;
+        for (std::size_t i = rows; i < records.size(); ++i)
+            rest += records[order[i]].timeSeconds > 0 ? records[order[i]].timeSeconds : 0;
+        std::snprintf(line, sizeof line, "%.1f%%", share > 0 ? 100.0 * rest / share : 0.0);
+        out << "  ... " << (records.size() - rows) << " more rows: " << line
+            << " of the time (--top 0 shows all)\n";
+    }
     if (options.grouped && !records.empty()) {
         const auto ai = [&](MemoryLevel l) {
             const double b = bytes[static_cast<std::size_t>(l)];
