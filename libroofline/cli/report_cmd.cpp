@@ -101,8 +101,9 @@ int report(const ReportArgs& args) {
     std::ostream& human =
         args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;
     const GroupBy by = parseGroupBy(args.groupBy);
-    const std::size_t top =
-        args.top != ReportArgs::kDefaultTop ? args.top : by == GroupBy::Launch ? 0 : 25;
+    const std::size_t top = args.top != ReportArgs::kDefaultTop ? args.top
+                            : by == GroupBy::Launch             ? 0
+                                                                : 25;
     const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
     const bool filtered = !args.name.empty() || !args.scope.empty();

@@ -224,8 +224,8 @@ void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device) 
             const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
             r.residentBlocksPerSm = residentBlocksPerSm(device.occupancy, threads,
                                                         r.registersPerThread, r.sharedMemBytes);
-            r.waves = waves(std::uint64_t{r.grid.x} * r.grid.y * r.grid.z,
-                            r.residentBlocksPerSm, device.smCount);
+            r.waves = waves(std::uint64_t{r.grid.x} * r.grid.y * r.grid.z, r.residentBlocksPerSm,
+                            device.smCount);
         }
         r.bound = belowEveryRoof(r.bound, shapeLimiter(r, device));
     }

@@ -96,7 +96,8 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::map<std::string, double>> perName; // GroupBy::Scope: time per kernel name
     for (const auto& r : records) {
-        const std::string scope = by == GroupBy::Kernel ? mergedInstances(r.scopePath) : r.scopePath;
+        const std::string scope =
+            by == GroupBy::Kernel ? mergedInstances(r.scopePath) : r.scopePath;
         std::string key = by == GroupBy::Name     ? r.name
                           : by == GroupBy::Scope  ? scope
                           : by == GroupBy::Launch ? std::to_string(groups.size())

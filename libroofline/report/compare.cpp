@@ -114,8 +114,7 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                   "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
                   "matched by %s\n",
                   c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
-                  c.matched, c.a.size(), c.b.size(),
-                  toString(c.by));
+                  c.matched, c.a.size(), c.b.size(), toString(c.by));
     out << line;
     if (c.matched == 0 && !c.a.empty() && !c.b.empty())
         out << "no kernel matched: when B runs other kernels (another engine, another batch "

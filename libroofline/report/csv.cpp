@@ -25,7 +25,8 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
     for (const char* l : {"l1", "l2", "dram"})
         out << ",byte_rate_" << l;
     out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,"
-           "bound_kind,bound_roof,rank,registers,shared_mem_bytes,resident_blocks,waves,bound_limiter\n";
+           "bound_kind,bound_roof,rank,registers,shared_mem_bytes,resident_blocks,waves,bound_"
+           "limiter\n";
     using report::number;
     for (const auto& r : records) {
         out << r.launchIndex << ',' << csvCell(r.name) << ',' << csvCell(r.mangledName) << ','

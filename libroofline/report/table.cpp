@@ -70,6 +70,18 @@ std::string pad(const std::string& s, std::size_t width) {
     return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
+std::string padLeft(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// A numeric column of the table; dropOrder > 0: left out on narrow lines, lowest first.
+struct NumberColumn {
+    const char* head;
+    std::size_t width;
+    int dropOrder;
+    bool shown = true;
+};
+
 std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
     if (!r.measured || r.bytesAt(level) <= 0.0)
         return "-";
@@ -195,47 +207,101 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             << " records flagged 'r' reuse the mean of measured launches of the same signature "
                "(the note names them and their spread; ROOFLINE_REUSE=0 measures each launch)\n";
 
-    // Column widths: numbers fixed, kernel and scope share the rest of the line.
+    // Numeric columns, right-aligned; on a narrow line the optional ones go first (in the order
+    // below), then kernel and scope share the rest down to their minimum widths.
     const std::size_t width = options.width ? options.width : terminalWidth();
-    const std::size_t fixed =
-        options.grouped ? 7 + 9 + 11 + 11 + 7 + 10 + 5 + 3 * 9 + 10 : 7 + 11 + 10 + 5 + 3 * 9 + 10;
-    const std::size_t rest = width > fixed + 2 ? width - fixed - 2 : 0;
+    std::vector<NumberColumn> columns;
+    if (options.grouped)
+        columns = {{"launches", 8, 3}, {"time(ms)", 10, 0}, {"mean(us)", 10, 1}, {"%time", 6, 0}};
+    else
+        columns = {{"time(us)", 10, 0}};
+    for (NumberColumn c :
+         {NumberColumn{"FLOP/s", 9, 0}, NumberColumn{"TC%", 4, 4}, NumberColumn{"AI(L1)", 8, 2},
+          NumberColumn{"AI(L2)", 8, 5}, NumberColumn{"AI(DRAM)", 8, 0}})
+        columns.push_back(c);
     const bool anyScope = std::any_of(records.begin(), records.end(),
                                       [](const KernelRecord& r) { return !r.scopePath.empty(); });
-    std::size_t kernelW = std::max<std::size_t>(28, anyScope ? rest * 3 / 5 : rest - 6);
-    std::size_t scopeW =
-        anyScope ? std::max<std::size_t>(16, rest > kernelW ? rest - kernelW : 0) : 5;
     std::vector<const KernelRecord*> shown;
     for (std::size_t i = 0; i < rows; ++i)
         shown.push_back(&records[order[i]]);
-    const std::vector<std::string> names = shortNames(shown, kernelW, options.wide);
-    // Scope levels every shown row shares are named once, in the header.
+    // Scope levels every shown row shares are named once, above the table.
     const std::string shared = options.wide ? std::string() : sharedScopePrefix(shown);
     const auto scopeOf = [&](const KernelRecord& r) {
         return r.scopePath.empty() ? std::string("-") : r.scopePath.substr(shared.size());
     };
-    if (options.wide) {
-        kernelW = 6;
-        scopeW = 5;
-        for (std::size_t i = 0; i < shown.size(); ++i) {
-            kernelW = std::max(kernelW, names[i].size());
-            scopeW = std::max(scopeW, shown[i]->scopePath.size());
-        }
+    std::size_t longestName = 6, longestScope = 5;
+    for (const KernelRecord* r : shown) {
+        longestName = std::max(longestName, nameOf(*r).size());
+        longestScope = std::max(longestScope, scopeOf(*r).size());
     }
-    char line[256];
-    std::string header;
+    // Each measured row's bound, with what follows it (the widest decides the room left).
+    std::vector<std::string> bounds(shown.size());
+    std::size_t boundW = 5;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const KernelRecord& r = *shown[i];
+        if (!r.measured)
+            continue;
+        bounds[i] = toString(r.bound) + options.boundMark;
+        if (r.noFloatingPointWork())
+            bounds[i] += "  [no FP work]";
+        else if (!(r.timeSeconds > 0.0))
+            bounds[i] += "  [zero time]";
+        boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
+    }
+    boundW = std::min<std::size_t>(boundW, 32);
+    const std::size_t minKernel = 20, minScope = anyScope ? 10 : 5;
+    const auto numbersWidth = [&] {
+        std::size_t w = 0;
+        for (const auto& c : columns)
+            w += c.shown ? c.width + 1 : 0;
+        return w;
+    };
+    const auto room = [&]() -> std::size_t {
+        const std::size_t used = 7 + 2 + numbersWidth() + 1 + boundW;
+        return width > used ? width - used : 0;
+    };
+    const std::size_t need = std::min(minKernel, longestName) + std::min(minScope, longestScope);
+    for (int drop = 1; drop <= 5 && room() < need; ++drop)
+        for (auto& c : columns)
+            if (c.dropOrder == drop)
+                c.shown = false;
+    const std::size_t rest = room();
+    std::size_t kernelW, scopeW;
+    if (!anyScope) {
+        scopeW = minScope;
+        kernelW = std::max(minKernel, rest > scopeW ? rest - scopeW : 0);
+    } else {
+        // The scope gets what it needs up to 2/5 of the room; the kernel name the rest.
+        scopeW = std::clamp(longestScope, minScope, std::max(minScope, rest * 2 / 5));
+        kernelW = std::max(minKernel, rest > scopeW ? rest - scopeW : 0);
+    }
+    if (kernelW > longestName) { // no blank space: what the name does not need goes to the scope
+        scopeW = std::min(std::max(scopeW, longestScope), scopeW + kernelW - longestName);
+        kernelW = longestName;
+    }
+    const std::vector<std::string> names = shortNames(shown, kernelW, options.wide);
+    if (options.wide) {
+        kernelW = longestName;
+        scopeW = longestScope;
+        for (std::size_t i = 0; i < shown.size(); ++i)
+            kernelW = std::max(kernelW, names[i].size());
+        for (auto& c : columns)
+            c.shown = true;
+    }
+    const auto numbers = [&](const std::vector<std::string>& cells) {
+        std::string text;
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            if (columns[c].shown)
+                text += padLeft(c < cells.size() ? cells[c] : "", columns[c].width) + ' ';
+        return text;
+    };
     if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
-    header = "    #  " + pad("kernel", kernelW) + ' ' + pad("scope", scopeW) + ' ';
-    if (options.grouped)
-        std::snprintf(line, sizeof line, "%8s %10s %10s %6s ", "launches", "time(ms)", "mean(us)",
-                      "%time");
-    else
-        std::snprintf(line, sizeof line, "%10s ", "time(us)");
-    header += line;
-    std::snprintf(line, sizeof line, "%9s %4s %8s %8s %8s  %s\n", "FLOP/s", "TC%", "AI(L1)",
-                  "AI(L2)", "AI(DRAM)", "bound");
-    out << header << line;
+    std::vector<std::string> heads;
+    for (const auto& c : columns)
+        heads.push_back(c.head);
+    out << "    #  " << pad("kernel", kernelW) << ' ' << pad("scope", scopeW) << ' '
+        << numbers(heads) << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.
     std::vector<std::pair<std::string, std::size_t>> notes;
@@ -247,6 +313,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             }
         notes.emplace_back(note, 1);
         return "[" + std::to_string(notes.size()) + "]";
+    };
+    char line[256];
+    const auto fmt = [&](const char* format, double v) {
+        std::snprintf(line, sizeof line, format, v);
+        return std::string(line);
     };
     for (std::size_t i = 0; i < rows; ++i) {
         const KernelRecord& r = *shown[i];
@@ -260,58 +331,61 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         std::string row = line + pad(names[i], kernelW) + ' ' +
                           pad(options.wide ? scope : shortenScope(scope, scopeW), scopeW) + ' ';
         const double n = r.kernels ? r.kernels : 1;
+        std::vector<std::string> cells;
         if (options.grouped)
-            std::snprintf(line, sizeof line, "%8.0f %10.3f %10.2f %6.1f ", n, r.timeSeconds * 1e3,
-                          r.timeSeconds * 1e6 / n, share > 0 ? 100.0 * r.timeSeconds / share : 0.0);
+            cells = {fmt("%.0f", n), fmt("%.3f", r.timeSeconds * 1e3),
+                     fmt("%.2f", r.timeSeconds * 1e6 / n),
+                     fmt("%.1f", share > 0 ? 100.0 * r.timeSeconds / share : 0.0)};
         else if (!r.measured && !(r.timeSeconds > 0))
-            std::snprintf(line, sizeof line, "%10s ", "-");
+            cells = {"-"};
         else
-            std::snprintf(line, sizeof line, "%10.2f ", r.timeSeconds * 1e6);
-        row += line;
+            cells = {fmt("%.2f", r.timeSeconds * 1e6)};
         if (!r.measured) {
+            // The time columns, then the reason where the counters would be.
+            for (std::size_t c = 0; c < cells.size(); ++c)
+                if (columns[c].shown)
+                    row += padLeft(cells[c], columns[c].width) + ' ';
             out << row << (r.timeSeconds > 0.0 ? "timing only " : "not measured ")
                 << noteRef(r.note.empty() ? "no counter values" : r.note) << '\n';
             continue;
         }
-        char tensor[8] = "-";
-        if (r.totalFlops() > 0.0)
-            std::snprintf(tensor, sizeof tensor, "%.0f", 100.0 * r.tensorShare());
-        std::string bound = toString(r.bound) + options.boundMark;
-        if (r.noFloatingPointWork())
-            bound += "  [no FP work]";
-        else if (!(r.timeSeconds > 0.0))
-            bound += "  [zero time]";
+        cells.push_back(report::shortNumber(r.flopRate()));
+        cells.push_back(r.totalFlops() > 0.0 ? fmt("%.0f", 100.0 * r.tensorShare()) : "-");
+        for (MemoryLevel l : {MemoryLevel::L1, MemoryLevel::L2, MemoryLevel::DRAM})
+            cells.push_back(intensityCell(r, l));
+        std::string bound = bounds[i];
         if (options.grouped && !r.note.empty())
             bound += "  " + noteRef(r.note);
-        std::snprintf(line, sizeof line, "%9s %4s %8s %8s %8s  %s\n",
-                      report::shortNumber(r.flopRate()).c_str(), tensor,
-                      intensityCell(r, MemoryLevel::L1).c_str(),
-                      intensityCell(r, MemoryLevel::L2).c_str(),
-                      intensityCell(r, MemoryLevel::DRAM).c_str(), bound.c_str());
-        out << row << line;
+        out << row << numbers(cells) << ' ' << bound << '\n';
     }
     if (rows < records.size()) {
-        double rest = 0;
+        double hidden = 0;
         for (std::size_t i = rows; i < records.size(); ++i)
-            rest += records[order[i]].timeSeconds > 0 ? records[order[i]].timeSeconds : 0;
-        std::snprintf(line, sizeof line, "%.1f%%", share > 0 ? 100.0 * rest / share : 0.0);
+            hidden += records[order[i]].timeSeconds > 0 ? records[order[i]].timeSeconds : 0;
+        std::snprintf(line, sizeof line, "%.1f%%", share > 0 ? 100.0 * hidden / share : 0.0);
         out << "  ... " << (records.size() - rows) << " more rows: " << line
             << " of the time (--top 0 shows all)\n";
     }
     if (options.grouped && !records.empty()) {
         const auto ai = [&](MemoryLevel l) {
             const double b = bytes[static_cast<std::size_t>(l)];
-            if (b <= 0)
-                return std::string("-");
-            std::snprintf(line, sizeof line, "%.3g", flops / b);
-            return std::string(line);
+            return b <= 0 ? std::string("-") : fmt("%.3g", flops / b);
         };
-        std::snprintf(line, sizeof line, "%8zu %10.3f %10s %6.1f %9s %4s %8s %8s %8s\n", launches,
-                      total * 1e3, "", share > 0 ? 100.0 * total / share : 0.0,
-                      report::shortNumber(total > 0 ? flops / total : 0).c_str(), "",
-                      ai(MemoryLevel::L1).c_str(), ai(MemoryLevel::L2).c_str(),
-                      ai(MemoryLevel::DRAM).c_str());
-        out << "       " << pad("total", kernelW) << ' ' << pad("", scopeW) << ' ' << line;
+        const std::vector<std::string> cells = {
+            std::to_string(launches),
+            fmt("%.3f", total * 1e3),
+            "",
+            fmt("%.1f", share > 0 ? 100.0 * total / share : 0.0),
+            report::shortNumber(total > 0 ? flops / total : 0),
+            "",
+            ai(MemoryLevel::L1),
+            ai(MemoryLevel::L2),
+            ai(MemoryLevel::DRAM)};
+        std::string totals =
+            "       " + pad("total", kernelW) + ' ' + pad("", scopeW) + ' ' + numbers(cells);
+        while (!totals.empty() && totals.back() == ' ')
+            totals.pop_back();
+        out << totals << '\n';
     }
     for (std::size_t i = 0; i < notes.size(); ++i)
         out << "  [" << (i + 1) << "] " << notes[i].first << " (" << notes[i].second
