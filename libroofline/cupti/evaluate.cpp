@@ -205,11 +205,13 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
         }
         if (stored.chunk < 0) {
             // A launch without values says why in its note (replay mismatch, dropped range);
-            // one without a note had no room in the counter-data image.
+            // one without a note had no room in the counter-data image of the format-1
+            // recording (current versions decode and reuse images: no launch is left out).
             records.push_back(core::unmeasuredRecord(
-                stored, stored.note.empty() ? "counter-data image full: raise "
-                                              "Options::maxKernels (ROOFLINE_MAX_KERNELS)"
-                                            : ""));
+                stored, stored.note.empty()
+                            ? "no room in the counter-data image when this format-1 recording was "
+                              "made; a recording made with this libroofline measures every launch"
+                            : ""));
             continue;
         }
         const auto chunk = static_cast<std::size_t>(stored.chunk);
