@@ -10,7 +10,7 @@ namespace roofline::seer {
 
 namespace {
 
-// A raw counter of the record; 0 when it was not collected (recordings before issue 15).
+// A raw counter of the record; 0 when it was not collected (older recordings).
 double rawMetric(const KernelRecord& k, const char* metric) {
     const auto it = k.metrics.find(metric);
     return it == k.metrics.end() ? 0.0 : it->second;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file dataset.hpp
-/// The SEER data set (issue 15, docs/design/0012-seer-model.md): one row per convolution case and
+/// The SEER data set (docs/design/0012-seer-model.md): one row per convolution case and
 /// cuDNN engine, with SEER's columns mapped to cuDNN 9 and the roofline quantities it lacked. Read
 /// by column name from CSV; configurations also in SEER's one-line format. Pure C++.
 #include <cstdint>

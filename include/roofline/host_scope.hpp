@@ -1,7 +1,7 @@
 #pragma once
 /// \file host_scope.hpp
 /// The host side of a scope (ProfileScope or NVTX push/pop range): the wall and CPU time its
-/// thread spent in it, beside the GPU time of the kernels launched inside it (issue 16).
+/// thread spent in it, beside the GPU time of the kernels launched inside it.
 
 #include <roofline/export.hpp>
 

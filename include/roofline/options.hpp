@@ -130,7 +130,7 @@ struct ROOFLINE_API Options {
     /// (PyTorch's autograd thread runs backward while the main thread's range is open).
     /// ROOFLINE_PUSH_POP_SCOPE=thread|process
     bool processScopes = false;
-    /// Host time per scope instance (ProfileScope and NVTX push/pop ranges, issue 16): Cpu (wall
+    /// Host time per scope instance (ProfileScope and NVTX push/pop ranges): Cpu (wall
     /// and thread CPU time), Wall (wall time only: no CPU clock, which is a system call on
     /// Linux), or Off. Kept per scope and thread, with the GPU time of the kernels launched
     /// inside (roofline report --host). ROOFLINE_HOST_TIMING=cpu|wall|off

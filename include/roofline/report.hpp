@@ -82,7 +82,7 @@ struct ReportContext {
     /// The process that recorded ("rank 3 of 8 (RANK), pid 4242 on node7"); "" when the recording
     /// names none (older recordings, merged ones: each record has its rank).
     std::string process;
-    /// The host side (issue 16): the session's wall time and the host times per scope; written
+    /// The host side: the session's wall time and the host times per scope; written
     /// as a "host" object when not empty.
     double sessionSeconds = 0;
     std::vector<HostScope> hostScopes;

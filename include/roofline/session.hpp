@@ -69,7 +69,7 @@ public:
     std::string chip() const;                  ///< e.g. "GH100"
     std::string deviceName() const;            ///< e.g. "NVIDIA H100 80GB HBM3"
     const Ceilings& ceilings() const noexcept; ///< roofs the records' bounds refer to
-    /// The host side after stop() (issue 16): wall and CPU time per scope and thread, with the
+    /// The host side after stop(): wall and CPU time per scope and thread, with the
     /// GPU time of the kernels launched inside (Options::hostTiming); empty before stop().
     const std::vector<HostScope>& hostScopes() const noexcept;
     /// Host wall time from the session's start to stop() (0 before it).

@@ -192,7 +192,7 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
         cudaGetLastError();
         throw Error(ErrorCode::NoDevice,
                     "roofline ceilings measures the GPU it runs on, and there is none here (no "
-                    "CUDA device or driver); run it on the GPU machine, or use `roofline "
+                    "CUDA device or driver); run it on the H100 test machine, or use `roofline "
                     "ceilings --show` to print cached ceilings");
     }
     if (options.device < 0 || options.device >= count)

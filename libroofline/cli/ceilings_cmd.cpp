@@ -49,7 +49,7 @@ int ceilings(const CeilingsArgs& args) {
                         files.push_back(e.path().string());
             if (files.empty()) {
                 std::cout << "no measured ceilings in '" << dir
-                          << "': run `roofline ceilings` on the GPU machine (or set "
+                          << "': run `roofline ceilings` on the H100 test machine (or set "
                              "ROOFLINE_CEILINGS_DIR)\n";
                 return 0;
             }

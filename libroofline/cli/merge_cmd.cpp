@@ -1,5 +1,5 @@
 // `roofline merge A.rfl B.rfl ... -o OUT.rfl`: per-rank recordings of one job in one recording,
-// each launch with its rank (issue 14).
+// each launch with its rank.
 #include "cli/commands.hpp"
 
 #include "core/atomic_file.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Host time per scope (issue 16): each push/pop range instance gets its wall time and its
+// Host time per scope: each push/pop range instance gets its wall time and its
 // thread's CPU time; instances add up per scope path and thread in a tree of nodes, one tree per
 // thread (or one for process-wide scopes), read once at stop. Pure C++: unit-tested on the CPU.
 #include <roofline/host_scope.hpp>

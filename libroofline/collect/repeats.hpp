@@ -1,5 +1,5 @@
 #pragma once
-// Repeats inside one scope instance (issue 13; docs/design/0009-repeated-launches.md): a backward
+// Repeats inside one scope instance (docs/design/0009-repeated-launches.md): a backward
 // pass is often one NVTX range ("backward") around every layer's kernels, so its launches have
 // no per-layer scope to tell that layer 7 repeats layer 6. findRepeat finds the longest stretch
 // of a scope instance's launch sequence that is one block of launches repeated back to back, and

@@ -1,5 +1,5 @@
 #pragma once
-// Repeated launches measured less often (issue 13; docs/design/0009-repeated-launches.md):
+// Repeated launches measured less often (docs/design/0009-repeated-launches.md):
 // launches with the same signature -- kernel, grid, block, dynamic shared memory, scope path with
 // instance numbers made uniform ("Train step #/Layer #") and place within the innermost scope
 // instance (its order there, or its phase in a block of launches repeated: repeats.hpp) -- are

@@ -20,6 +20,6 @@ struct DeviceInfo {
     std::uint64_t l2Bytes = 0;
     std::uint64_t memoryBytes = 0;
     int driverVersion = 0;
-    OccupancyLimits occupancy; ///< per-SM limits (unknown in recordings made before issue 15)
+    OccupancyLimits occupancy; ///< per-SM limits (unknown in older recordings)
 };
 } // namespace roofline::core

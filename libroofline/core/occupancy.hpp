@@ -1,7 +1,7 @@
 #pragma once
 // Resident blocks per SM and waves of a launch, by the occupancy rules of the device (the CUDA
 // occupancy calculator's): warps, blocks, registers and shared memory per SM each limit how many
-// blocks of a launch fit on one SM at a time. For SEER's model (issue 15) and the records.
+// blocks of a launch fit on one SM at a time. For SEER's model and the records.
 #include <cstdint>
 
 namespace roofline::core {

@@ -1,5 +1,5 @@
 #pragma once
-// The platform a run happened on (issue 16): the host CPU as the CPU itself reports it (model,
+// The platform a run happened on: the host CPU as the CPU itself reports it (model,
 // sockets, cores, threads, NUMA nodes, the vector ISA deep-learning math libraries dispatch on),
 // the thread settings of OpenMP, MKL, oneDNN and friends, and the GPUs with their driver and
 // library versions. The CPU side is read here (pure C++, Linux); the GPU side is filled in by

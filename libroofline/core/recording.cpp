@@ -109,7 +109,7 @@ DeviceInfo deviceFromJson(const nlohmann::json& j) {
     d.l2Bytes = integerAt<std::uint64_t>(j, "l2_bytes");
     d.memoryBytes = integerAt<std::uint64_t>(j, "memory_bytes");
     d.driverVersion = integerAt<int>(j, "driver_version");
-    if (j.contains("occupancy")) { // absent before issue 15
+    if (j.contains("occupancy")) { // absent in older recordings
         const auto& o = j.at("occupancy");
         d.occupancy.maxThreadsPerSm = integerOr<int>(o, "max_threads_per_sm", 0);
         d.occupancy.maxBlocksPerSm = integerOr<int>(o, "max_blocks_per_sm", 0);
@@ -270,15 +270,15 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
     l.position = integerOr<std::int64_t>(j, "position", -1);
     l.reusedSamples = integerOr<std::uint32_t>(j, "reused_samples", 0);
-    l.rank = integerOr<int>(j, "rank", -1); // absent before issue 14
+    l.rank = integerOr<int>(j, "rank", -1); // absent in older recordings
     const int replay = integerOr<int>(j, "replay", 0);
     l.replay = replay == 1   ? ReplayStatus::Differs
                : replay == 2 ? ReplayStatus::Unmatched
                              : ReplayStatus::Clean;
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
-    l.registersPerThread = integerOr<int>(j, "registers", -1);             // absent before issue 15
-    l.sharedMemBytes = integerOr<std::uint64_t>(j, "shared_mem_bytes", 0); // absent before issue 15
+    l.registersPerThread = integerOr<int>(j, "registers", -1);             // absent in older recordings
+    l.sharedMemBytes = integerOr<std::uint64_t>(j, "shared_mem_bytes", 0); // absent in older recordings
     l.stream = integerAt<std::uint64_t>(j, "stream");
     l.chunk = integerAt<int>(j, "chunk");
     l.range = integerAt<std::uint32_t>(j, "range");
@@ -496,9 +496,9 @@ Recording readRecording(std::istream& in, const std::string& what) {
         rec.droppedRanges = integerAt<std::uint64_t>(meta, "dropped_ranges");
         if (meta.contains("coverage")) // absent in older recordings
             rec.coverage = coverageFromJson(meta.at("coverage"));
-        if (meta.contains("process")) // absent before issue 14
+        if (meta.contains("process")) // absent in older recordings
             rec.process = processFromJson(meta.at("process"));
-        if (meta.contains("host")) // absent before issue 16
+        if (meta.contains("host")) // absent in older recordings
             hostFromJson(meta.at("host"), rec);
         if (meta.contains("platform") && meta.at("platform").is_object())
             rec.platform = platformFromJsonText(meta.at("platform").dump(), what);

@@ -61,7 +61,7 @@ struct Recording {
     /// re-evaluation with CUPTI). v2 launches carry their evaluated values themselves.
     std::vector<std::vector<std::uint8_t>> counterData;
     std::vector<LaunchInfo> launches; ///< in launch order
-    /// The host side (optional "host" object, issue 16): the session's wall time from start to
+    /// The host side (optional "host" object): the session's wall time from start to
     /// stop, and the wall and CPU time per scope.
     double sessionSeconds = 0;
     std::vector<HostScope> hostScopes;
@@ -71,7 +71,7 @@ struct Recording {
     /// The base of the host table's shares (Session::hostRunSeconds; optional "run_s", the
     /// session's time when absent).
     double hostRunSeconds = 0;
-    /// The platform the run happened on (optional "platform" object, issue 16); cpu.threads 0:
+    /// The platform the run happened on (optional "platform" object); cpu.threads 0:
     /// not recorded.
     Platform platform;
 };

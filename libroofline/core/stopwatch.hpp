@@ -1,6 +1,6 @@
 #pragma once
 // Milliseconds since a steady-clock time point: the cost figures of sessions, backends and
-// benchmarks; and the two clocks of host timing (issue 16) in nanoseconds.
+// benchmarks; and the two clocks of host timing in nanoseconds.
 #include <chrono>
 #include <cstdint>
 #include <ctime>

@@ -62,7 +62,7 @@ core::DeviceInfo openDevice(int ordinal, void** primaryContext) {
     info.memoryClockHz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3;
     info.memoryBusWidthBits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
     info.l2Bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-    // Occupancy limits per SM (resident blocks and waves of each launch; issue 15). Optional: a
+    // Occupancy limits per SM (resident blocks and waves of each launch). Optional: a
     // driver that cannot say leaves them 0 (unknown), never the session without a device.
     auto optional = [d, dev](CUdevice_attribute a) {
         int v = 0;

@@ -1,4 +1,4 @@
-// The host side per scope (issue 16): the per-op table of a framework profiler, with the GPU
+// The host side per scope: the per-op table of a framework profiler, with the GPU
 // kernel time of each scope beside it.
 #include "report/format.hpp"
 

@@ -145,7 +145,7 @@ TEST_F(BenchmarkTest, EveryEngineIsItsOwnCaseAndRefusalsAreReported) {
     EXPECT_GE(unsupported, 1u);
 }
 
-// SEER's collection path (issue 15): --algo every on a square case gives one row per verified
+// SEER's collection path: --algo every on a square case gives one row per verified
 // engine, with the heuristic's pick ranked 0, its kernels' blocks, resident blocks and waves.
 TEST_F(BenchmarkTest, EveryEngineOfASquareCaseBecomesASeerRow) {
     ctx_.settings.algo = bench::AlgoMode::Every;

@@ -69,7 +69,7 @@ TEST(GpuCalibration, CountsMatchHandCountedWork) {
     expectOnlyKind(*mma, FlopKind::TensorFP16, cal::kMmaFlops);
 
     EXPECT_NEAR(copy->bytesAt(MemoryLevel::DRAM), cal::kCopyTraffic, 0.02 * cal::kCopyTraffic);
-    // The DRAM read/write split (issue 15): the copy reads half its traffic and writes the other
+    // The DRAM read/write split: the copy reads half its traffic and writes the other
     // half, and the two add up to dram__bytes.sum.
     const double read = copy->metrics.at("dram__bytes_read.sum");
     const double written = copy->metrics.at("dram__bytes_write.sum");

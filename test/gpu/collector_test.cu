@@ -495,7 +495,7 @@ TEST(GpuCache, FlushBeforeEachPassGivesColdDramFigures) {
     cudaFree(out);
 }
 
-// Resident blocks per SM and waves (issue 15): each record's, from the kernel's registers and
+// Resident blocks per SM and waves: each record's, from the kernel's registers and
 // shared memory as the launch callback read them and the device's limits, against the CUDA
 // runtime's own occupancy calculator for the same kernel, block and shared memory.
 TEST(GpuOccupancy, ResidentBlocksMatchTheRuntimesOccupancyCalculator) {

@@ -1,4 +1,4 @@
-// CUDA graphs on the GPU (issue 14): kernels launched by cudaGraphLaunch get records with their
+// CUDA graphs on the GPU: kernels launched by cudaGraphLaunch get records with their
 // names, grid and block, and the scope open at the graph launch -- with counters in each
 // collection mode, and with durations in timing-only sessions. Label: gpu.
 #include "calibration/expected.hpp"

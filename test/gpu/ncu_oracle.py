@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Nsight Compute as the oracle for one training step (issue 11).
+"""Nsight Compute as the oracle for one training step.
 
     ncu_oracle.py OURS.csv NCU.csv
 

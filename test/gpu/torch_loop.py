@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch training loops under libroofline, for the checks on the GPU machine (issue 11).
+"""PyTorch training loops under libroofline, for the checks on the H100 test machine.
 
     torch_loop.py SHIM.so conv|transformer STEPS
 

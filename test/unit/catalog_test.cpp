@@ -36,7 +36,7 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
     EXPECT_EQ(metrics.size(), 23u);
     const cupti::Host host("GH100");
     EXPECT_EQ(host.configImage(metrics).passes, 7u);
-    // The DRAM read/write split (issue 15) costs no pass in any set.
+    // The DRAM read/write split costs no pass in any set.
     for (MetricSet set : {MetricSet::Full, MetricSet::Core, MetricSet::Memory}) {
         auto without = core::requiredMetrics(hopper, set);
         ASSERT_EQ(without.end() - std::remove_if(without.begin(), without.end(),

@@ -238,7 +238,7 @@ TEST(RooflineChart, OneFilePerFamilyAndNotesForWhatIsNotDrawn) {
     EXPECT_NE(page.find("addEventListener('mouseenter'"), std::string::npos);
     EXPECT_NE(page.find("data-detail=\"sgemm"), std::string::npos);
 
-    // With host scopes (issue 16): the page ends with their host-against-GPU bars.
+    // With host scopes: the page ends with their host-against-GPU bars.
     ChartOptions withHost;
     HostScope step;
     step.scopePath = "step #/forward";

@@ -1,4 +1,4 @@
-// Host time per scope (issue 16) on the CPU: scopes of known sleep and busy time, nesting (self
+// Host time per scope on the CPU: scopes of known sleep and busy time, nesting (self
 // against total time), threads, process-wide scopes, the GPU time of records inside a scope, the
 // bound each scope gets, and the recording, table and CSV that carry it.
 #include "collect/host_timing.hpp"

@@ -1,4 +1,4 @@
-// Per-rank recordings of one job merged into one (issue 14): each launch keeps its values and gets
+// Per-rank recordings of one job merged into one: each launch keeps its values and gets
 // its rank; the report shows each rank's time and the kernels the slowest rank holds up. Real
 // data: the H100 training-step fixture, given as two ranks.
 #include "core/merge.hpp"

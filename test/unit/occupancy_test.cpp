@@ -1,4 +1,4 @@
-// Resident blocks per SM by the occupancy rules (issue 15), checked against the CUDA occupancy
+// Resident blocks per SM by the occupancy rules, checked against the CUDA occupancy
 // calculator's figures for an H100 (sm_90: 2048 threads, 32 blocks, 65536 registers and 228 KiB of
 // shared memory per SM, 1 KiB reserved per block).
 #include "core/occupancy.hpp"

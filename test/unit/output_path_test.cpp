@@ -1,4 +1,4 @@
-// Output paths for several processes of one job (issue 14): patterns, the launcher's rank, and a
+// Output paths for several processes of one job: patterns, the launcher's rank, and a
 // save that never replaces a file another process of the same run wrote.
 #include "core/atomic_file.hpp"
 #include "core/output_path.hpp"

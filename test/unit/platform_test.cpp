@@ -1,4 +1,4 @@
-// The platform report (issue 16) on the machine running the test: the ISA the CPU reports
+// The platform report on the machine running the test: the ISA the CPU reports
 // (cpuid) against the flags the kernel lists in /proc/cpuinfo, the topology, the thread settings
 // from the environment, the counter permission from the driver's parameters, and the round trip
 // through JSON and recordings.

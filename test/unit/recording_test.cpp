@@ -119,7 +119,7 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     EXPECT_EQ(r.launches[1].iteration, -1);
 }
 
-// Per-rank recordings of one job (issue 14): the process that recorded survives a recording.
+// Per-rank recordings of one job: the process that recorded survives a recording.
 TEST(Recording, ProcessRoundTrip) {
     auto original = sample();
     EXPECT_EQ(parse(bytesOf(original)).process.pid, 0); // not recorded: no "process" object
@@ -155,7 +155,7 @@ TEST(Recording, PositionAndReuseRoundTrip) {
     EXPECT_EQ(k.reusedSamples, 2u);
 }
 
-// Occupancy (issue 15): the device's per-SM limits and each launch's registers and shared memory
+// Occupancy: the device's per-SM limits and each launch's registers and shared memory
 // survive a recording, and give the evaluated record its resident blocks and waves.
 TEST(Recording, OccupancyRoundTrip) {
     auto original = sample();

@@ -1,4 +1,4 @@
-// Repeated launches measured less often (issue 13): the windows ReusePlan chooses.
+// Repeated launches measured less often: the windows ReusePlan chooses.
 #include "collect/reuse_plan.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// SEER's model on the CPU (issue 15): the regression recovers known coefficients, the per-engine
+// SEER's model on the CPU: the regression recovers known coefficients, the per-engine
 // model reproduces a synthetic data set whose metrics and times follow known formulas, the
 // evaluations count what they should, and the data set and model files round-trip.
 #include "seer/cases.hpp"
