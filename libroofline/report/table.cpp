@@ -39,27 +39,22 @@ std::string shortenScope(const std::string& s, std::size_t width) {
 }
 
 // The leading scope levels every row shares ("Train step #/"), whole levels only, and never all
-// of a row's path: the table shows each path without them and names them in its header.
+// of a row's path (each row keeps its last level): the table shows each path without them and
+// names them once above its header.
 std::string sharedScopePrefix(const std::vector<const KernelRecord*>& rows) {
     std::string prefix;
-    bool first = true;
-    for (const KernelRecord* r : rows) {
-        const std::string& s = r->scopePath;
-        if (first) {
-            prefix = s.substr(0, s.rfind('/') == std::string::npos ? 0 : s.rfind('/') + 1);
-            first = false;
-        }
-        std::size_t n = 0; // common length, cut back to a level boundary
-        while (n < prefix.size() && n < s.size() && prefix[n] == s[n])
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::string& s = rows[i]->scopePath;
+        const std::size_t last = s.rfind('/');
+        const std::size_t mine = last == std::string::npos ? 0 : last + 1; // all but its last level
+        if (i == 0)
+            prefix = s.substr(0, mine);
+        std::size_t n = 0;
+        while (n < prefix.size() && n < mine && prefix[n] == s[n])
             ++n;
-        while (n > 0 && prefix[n - 1] != '/')
+        while (n > 0 && prefix[n - 1] != '/') // back to a level boundary
             --n;
-        // A row whose whole path is the prefix keeps its last level.
-        if (n >= s.size())
-            n = s.rfind('/', s.size() >= 2 ? s.size() - 2 : 0) == std::string::npos
-                    ? 0
-                    : s.rfind('/', s.size() - 2) + 1;
-        prefix.resize(std::min(prefix.size(), n));
+        prefix.resize(n);
         if (prefix.empty())
             break;
     }

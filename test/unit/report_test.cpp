@@ -288,4 +288,12 @@ TEST(Report, NumberedScopesMergeAndSharedLevelsAreNamedOnce) {
     EXPECT_NE(out.str().find(" forward/Layer # "), std::string::npos) << out.str();
     EXPECT_NE(out.str().find(" optimizer "), std::string::npos);
     EXPECT_EQ(out.str().find(" Train step #/optimizer"), std::string::npos);
+    // A row whose whole path is a shared level keeps it: nothing is named above the table.
+    rs.push_back(base);
+    rs.back().name = "loss";
+    rs.back().scopePath = "Train step #";
+    std::ostringstream kept;
+    printTable(groupRecords(rs, GroupBy::Kernel, c), kept, options);
+    EXPECT_EQ(kept.str().find("scopes below"), std::string::npos) << kept.str();
+    EXPECT_NE(kept.str().find(" Train step #/optimizer "), std::string::npos) << kept.str();
 }
