@@ -214,6 +214,16 @@ int report(const ReportArgs& args) {
         for (const auto& f : charts.files)
             human << "wrote " << f << '\n';
     }
+    if (filtered && records.empty() && !e.records.empty()) {
+        // On standard error whatever went to standard output, and a status a script can test.
+        std::cerr << "roofline report: no record matches "
+                  << (args.name.empty() ? "" : "--name '" + args.name + "'")
+                  << (args.name.empty() || args.scope.empty() ? "" : " and ")
+                  << (args.scope.empty() ? "" : "--scope '" + args.scope + "'") << " (of "
+                  << e.records.size() << "; a first one is " << e.records.front().name << " in '"
+                  << e.records.front().scopePath << "')\n";
+        return 1;
+    }
     return 0;
 }
 
