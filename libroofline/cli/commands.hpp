@@ -34,6 +34,7 @@ struct ReportArgs {
     std::string name, scope; ///< filters: substring or "regex:..."
     std::string sort;        ///< table column ("" : time when grouped, launch order otherwise)
     bool wide = false;
+    bool brief = false;   ///< a short header: no roofs table, no platform
     std::string ceilings; ///< a ceilings file (roofline ceilings -o) instead of the cache
     bool host = false;    ///< print the host time per scope
     std::string hostCsv;  ///< write it as CSV

@@ -133,8 +133,14 @@ int main(int argc, char** argv) {
     auto* reportCmd = app.add_subcommand("report", "evaluate a recording and print its kernels");
     cli::ReportArgs report;
     reportCmd->add_option("file", report.file, "recording written by Session::save()")->required();
-    reportCmd->add_option("--csv", report.csv, "also write all records as CSV");
-    reportCmd->add_option("--json", report.json, "also write all records as JSON");
+    reportCmd->add_option("--csv", report.csv,
+                          "also write all records as CSV (FILE, or - for standard output: the "
+                          "table then goes to standard error)");
+    reportCmd->add_option("--json", report.json,
+                          "also write all records as JSON (FILE, or - for standard output)");
+    reportCmd->add_flag("--brief", report.brief,
+                        "a short header (recording, device, coverage, roofs' source) instead of "
+                        "the roofs table and the platform");
     reportCmd->add_option("--chart", report.chart,
                           "also draw the hierarchical roofline: FILE.svg (one file per precision "
                           "family) or FILE.html (all charts, with hover details)");

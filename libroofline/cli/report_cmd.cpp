@@ -129,9 +129,11 @@ int report(const ReportArgs& args) {
           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
           << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
-    report::printCeilings(e.ceilings, human, false);
-    if (rec.platform.cpu.threads > 0)
-        core::printPlatform(rec.platform, human);
+    if (!args.brief) {
+        report::printCeilings(e.ceilings, human, false);
+        if (rec.platform.cpu.threads > 0)
+            core::printPlatform(rec.platform, human);
+    }
     human << '\n';
     if (filtered)
         human << "filter    " << records.size() << " of " << e.records.size() << " records ("

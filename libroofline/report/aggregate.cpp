@@ -5,6 +5,7 @@
 
 #include <roofline/error.hpp>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -115,11 +116,17 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
         ++g.launches;
         g.differing += r.replay == ReplayStatus::Differs ? 1 : 0;
         g.unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
+        g.reused += r.reusedSamples > 0 ? 1 : 0;
         if (!r.measured) {
             ++g.unmeasured;
             continue;
         }
         g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
+        if (r.timeSeconds > 0.0) {
+            g.minSeconds =
+                g.minSeconds > 0.0 ? std::min(g.minSeconds, r.timeSeconds) : r.timeSeconds;
+            g.maxSeconds = std::max(g.maxSeconds, r.timeSeconds);
+        }
         if (r.timeSeconds > g.limiterSeconds)
             g.limiterSeconds = r.timeSeconds, g.limiter = r.bound.limiter;
         g.gpuSeconds += r.gpuDurationSeconds;

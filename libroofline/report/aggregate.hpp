@@ -24,12 +24,14 @@ struct KernelGroup {
     std::string key;  ///< what matched: name + '\t' + scope, name, or scope
     std::string name; ///< demangled name (GroupBy::Scope: the longest-running kernel's)
     std::string scope;
-    std::size_t launches = 0;     ///< records summed (measured or not)
-    std::size_t unmeasured = 0;   ///< of which had no counter values
-    std::size_t differing = 0;    ///< of which replay passes differed (values kept, see notes)
-    std::size_t unmatched = 0;    ///< of which replay passes could not be matched (no values)
-    double seconds = 0;           ///< sum of the measured records' time
-    double gpuSeconds = 0;        ///< sum of their gpu__time_duration
+    std::size_t launches = 0;   ///< records summed (measured or not)
+    std::size_t unmeasured = 0; ///< of which had no counter values
+    std::size_t differing = 0;  ///< of which replay passes differed (values kept, see notes)
+    std::size_t unmatched = 0;  ///< of which replay passes could not be matched (no values)
+    std::size_t reused = 0;     ///< of which reuse the mean of other launches' measurements
+    double minSeconds = 0, maxSeconds = 0; ///< the shortest and longest measured launch
+    double seconds = 0;                    ///< sum of the measured records' time
+    double gpuSeconds = 0;                 ///< sum of their gpu__time_duration
     double clockTimesSeconds = 0; ///< sum of clock x time (time-weighted mean clock: / seconds)
     std::array<double, kFlopKindCount> flops{};
     std::array<double, kMemoryLevelCount> bytes{};

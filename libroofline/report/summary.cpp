@@ -6,6 +6,7 @@
 #include <roofline/report.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <regex>
 
@@ -74,6 +75,13 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         add(g.unmeasured, " launches not measured (not in the totals)");
         add(g.differing, " launches ran another grid or block in some replay pass (values kept)");
         add(g.unmatched, " launches without values: replay passes could not be matched");
+        add(g.reused, " launches reuse the mean of measured launches of the same signature");
+        if (g.minSeconds > 0 && g.maxSeconds > 1.5 * g.minSeconds) { // a spread worth saying
+            char spread[96];
+            std::snprintf(spread, sizeof spread, "launches took %.3g..%.3g us", 1e6 * g.minSeconds,
+                          1e6 * g.maxSeconds);
+            note += (note.empty() ? "" : "; ") + std::string(spread);
+        }
         r.note = note;
         r.bound = g.bound(ceilings);
         out.push_back(std::move(r));

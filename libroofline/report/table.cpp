@@ -139,7 +139,7 @@ std::vector<std::string> shortNames(const std::vector<const KernelRecord*>& rows
             out[i] = mine;
             continue;
         }
-        const std::string tag = "~" + std::to_string(++numbered[out[i]]);
+        const std::string tag = "(" + std::to_string(++numbered[out[i]]) + ")";
         out[i] = report::shorten(nameOf(*rows[i]), width - tag.size(), false) + tag;
     }
     return out;
@@ -165,8 +165,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     std::iota(order.begin(), order.end(), 0);
     if (key == "name" || key == "scope")
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return key == "name" ? records[a].name < records[b].name
-                                 : records[a].scopePath < records[b].scopePath;
+            return key == "name"
+                       ? report::displayName(records[a].name) < report::displayName(records[b].name)
+                       : records[a].scopePath < records[b].scopePath;
         });
     else if (!key.empty())
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -175,11 +176,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     const std::size_t rows =
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
-    std::size_t measured = 0, differing = 0, unmatched = 0, launches = 0, reused = 0;
+    std::size_t differing = 0, unmatched = 0, launches = 0, reused = 0;
     double total = 0, flops = 0;
     std::array<double, kMemoryLevelCount> bytes{};
     for (const KernelRecord& r : records) {
-        measured += r.measured ? 1 : 0;
         differing += r.replay == ReplayStatus::Differs ? 1 : 0;
         unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
         reused += r.reusedSamples > 0 ? 1 : 0;
@@ -192,15 +192,6 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         }
     }
     const double share = options.totalSeconds > 0 ? options.totalSeconds : total;
-    if (differing + unmatched > 0)
-        out << (options.grouped ? "groups: " : "records: ") << records.size() << ", " << measured
-            << " measured, " << differing
-            << " flagged '~' (replay passes ran another grid or block: values kept), " << unmatched
-            << " flagged '!' (replay passes ran other kernels: no values)\n";
-    if (reused > 0)
-        out << reused
-            << " records flagged 'r' reuse the mean of measured launches of the same signature "
-               "(the note names them and their spread; ROOFLINE_REUSE=0 measures each launch)\n";
 
     // Numeric columns, right-aligned; on a narrow line the optional ones go first (in the order
     // below), then kernel and scope share the rest down to their minimum widths.
@@ -385,6 +376,29 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     for (std::size_t i = 0; i < notes.size(); ++i)
         out << "  [" << (i + 1) << "] " << notes[i].first << " (" << notes[i].second
             << (notes[i].second == 1 ? " row" : " rows") << ")\n";
+    // One legend for the flags in use.
+    std::string legend;
+    const auto flagUsed = [&](std::size_t n, const char* flag, const char* meaning) {
+        if (n)
+            legend += std::string(legend.empty() ? "" : "; ") + flag + " " + std::to_string(n) +
+                      (n == 1 ? " row: " : " rows: ") + meaning;
+    };
+    flagUsed(differing, "'~'", "a replay pass ran it with another grid or block (values kept)");
+    flagUsed(unmatched, "'!'", "replay passes ran other kernels at its place (no values)");
+    flagUsed(reused, "'r'",
+             "the mean of measured launches of the same signature (the note says which and how "
+             "far they spread; ROOFLINE_REUSE=0 measures each launch)");
+    const bool alike = std::any_of(names.begin(), names.end(), [](const std::string& n) {
+        return n.size() > 3 && n.back() == ')' && n[n.size() - 2] >= '0' &&
+               n[n.size() - 2] <= '9' && n.rfind('(') != std::string::npos &&
+               n.find_first_not_of("0123456789", n.rfind('(') + 1) == n.size() - 1;
+    });
+    if (alike)
+        legend += std::string(legend.empty() ? "" : "; ") +
+                  "'(1)', '(2)' after a name: other kernels whose shortened names look alike "
+                  "(--wide shows them whole)";
+    if (!legend.empty())
+        out << "  flags: " << legend << '\n';
     std::size_t noWork = 0;
     for (const auto& r : records)
         noWork += r.noFloatingPointWork() ? 1 : 0;

@@ -77,7 +77,20 @@ TEST(Report, ReusedRecordsAreFlagged) {
     options.width = 100;
     printTable(r, out, options);
     EXPECT_NE(out.str().find("    0r scale"), std::string::npos) << out.str();
-    EXPECT_NE(out.str().find("1 records flagged 'r' reuse the mean"), std::string::npos);
+    EXPECT_NE(
+        out.str().find("flags: 'r' 1 row: the mean of measured launches of the same signature"),
+        std::string::npos)
+        << out.str();
+    // Grouped, the reused launches and the spread of the launches' times are in the row's note.
+    auto twice = r;
+    twice.push_back(r[0]);
+    twice.back().timeSeconds = 3e-3;
+    const auto grouped = groupRecords(twice, GroupBy::Kernel, Ceilings{});
+    ASSERT_EQ(grouped.size(), 2u);
+    EXPECT_NE(grouped[0].note.find("2 of 2 launches reuse the mean"), std::string::npos)
+        << grouped[0].note;
+    EXPECT_NE(grouped[0].note.find("launches took 1e+03..3e+03 us"), std::string::npos)
+        << grouped[0].note;
 }
 
 TEST(Report, DisplayNamesDropReturnTypeNamespacesAndArguments) {
@@ -175,8 +188,10 @@ TEST(Report, ReplayFlagsShowInTheTableHeaderRowsAndChartHover) {
     std::ostringstream table;
     printTable(rs, table);
     const std::string t = table.str();
-    EXPECT_NE(t.find("records: 3, 2 measured, 1 flagged '~'"), std::string::npos) << t;
-    EXPECT_NE(t.find("1 flagged '!'"), std::string::npos) << t;
+    EXPECT_NE(t.find("flags: '~' 1 row: a replay pass ran it with another grid or block (values "
+                     "kept); '!' 1 row: replay passes ran other kernels at its place (no values)"),
+              std::string::npos)
+        << t;
     EXPECT_NE(t.find("    1~ embedding_backward"), std::string::npos) << t;
     EXPECT_NE(t.find("    2! adamw"), std::string::npos) << t;
     EXPECT_NE(t.find("    0  gemm"), std::string::npos) << t;
