@@ -1,8 +1,11 @@
 #include "report/format.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <set>
 
 namespace roofline::report {
 
@@ -73,6 +76,52 @@ std::string dimString(const Dim3& d) {
     return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
 
+namespace {
+
+bool endsWith(const std::string& s, const char* tail) {
+    const std::size_t n = std::strlen(tail);
+    return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
+
+// The operation a generic kernel template was instantiated for -- a PyTorch elementwise, reduce
+// or foreach kernel names it only in its template arguments -- or "" when none stands out:
+// an op function (mul_kernel_cuda, threshold_kernel_impl, launch_clamp_scalar) first, else the
+// innermost functor (MulFunctor inside BUnaryFunctor, LerpFunctor, sum_functor, MeanOps) or a
+// standard operation (multiplies, Sqrt).
+std::string operationOf(const std::string& templateArgs) {
+    static const std::set<std::string> standard = {
+        "plus", "minus", "multiplies", "divides", "negate", "Sqrt", "Exp",     "Log",
+        "Abs",  "Neg",   "Reciprocal", "Sigmoid", "Tanh",   "Zero", "maximum", "minimum"};
+    std::string functor;
+    for (std::size_t i = 0; i < templateArgs.size();) {
+        if (!(std::isalpha(static_cast<unsigned char>(templateArgs[i])) ||
+              templateArgs[i] == '_')) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (
+            j < templateArgs.size() &&
+            (std::isalnum(static_cast<unsigned char>(templateArgs[j])) || templateArgs[j] == '_'))
+            ++j;
+        const std::string word = templateArgs.substr(i, j - i);
+        i = j;
+        if (endsWith(word, "_kernel_cuda") || endsWith(word, "_kernel_impl") ||
+            word.rfind("launch_", 0) == 0)
+            return word;
+        const bool wrapper = word.find("Op") != std::string::npos && endsWith(word, "Functor");
+        const bool generic = word == "BinaryFunctor" || word == "AUnaryFunctor" ||
+                             word == "BUnaryFunctor" || word == "UnaryFunctor";
+        if (!wrapper && !generic &&
+            (endsWith(word, "Functor") || endsWith(word, "functor") || endsWith(word, "Ops") ||
+             word.rfind("CUDAFunctor_", 0) == 0 || standard.count(word)))
+            functor = word;
+    }
+    return functor;
+}
+
+} // namespace
+
 std::string displayName(const std::string& demangled) {
     std::string s = demangled;
     const std::string anonymous = "(anonymous namespace)::";
@@ -94,7 +143,20 @@ std::string displayName(const std::string& demangled) {
         } else if (c == ':' && depth == 0 && i + 1 < s.size() && s[i + 1] == ':')
             lastQualifier = i + 1;
     }
-    return lastQualifier == std::string::npos ? s : s.substr(lastQualifier + 1);
+    std::string name = lastQualifier == std::string::npos ? s : s.substr(lastQualifier + 1);
+    // A generic wrapper around one named kernel (cutlass::Kernel2<cutlass_80_simt_sgemm_...>):
+    // the kernel's name.
+    const std::size_t open = name.find('<');
+    if (open != std::string::npos && open <= 8 && name.back() == '>' &&
+        name.find_first_of("<>, :", open + 1) == name.size() - 1 && name.size() - open > 3)
+        return name.substr(open + 1, name.size() - open - 2);
+    // A long template argument list that names an operation: "base[operation]".
+    if (open != std::string::npos && name.size() - open > 40) {
+        const std::string op = operationOf(name.substr(open));
+        if (!op.empty())
+            return name.substr(0, open) + '[' + op + ']';
+    }
+    return name;
 }
 
 std::string csvCell(const std::string& s) {

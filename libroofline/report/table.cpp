@@ -234,8 +234,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             bounds[i] += "  [zero time]";
         boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
     }
-    boundW = std::min<std::size_t>(boundW, 32);
-    const std::size_t minKernel = 20, minScope = anyScope ? 10 : 5;
+    boundW = std::min<std::size_t>(boundW, 24); // a longer bound may overflow: names first
+    const std::size_t minKernel = 24, minScope = anyScope ? 10 : 5;
     const auto numbersWidth = [&] {
         std::size_t w = 0;
         for (const auto& c : columns)

@@ -312,3 +312,42 @@ TEST(Report, NumberedScopesMergeAndSharedLevelsAreNamedOnce) {
     EXPECT_EQ(kept.str().find("scopes below"), std::string::npos) << kept.str();
     EXPECT_NE(kept.str().find(" Train step #/optimizer "), std::string::npos) << kept.str();
 }
+
+// Generic kernel templates are named after the operation they were instantiated for.
+TEST(Report, DisplayNamesKeepTheOperationOfGenericKernels) {
+    EXPECT_EQ(report::displayName(
+                  "void at::native::vectorized_elementwise_kernel<4, "
+                  "at::native::BinaryFunctor<float, float, float, "
+                  "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >(int, "
+                  "at::native::BinaryFunctor<float, float, float, "
+                  "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul>)"),
+              "vectorized_elementwise_kernel[MulFunctor]");
+    EXPECT_EQ(report::displayName(
+                  "void at::native::elementwise_kernel<128, 2, "
+                  "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::"
+                  "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda(float)#1}>(at::"
+                  "TensorIteratorBase&, ...)::{lambda(int)#1}>(int, ...)"),
+              "elementwise_kernel[direct_copy_kernel_cuda]");
+    EXPECT_EQ(report::displayName(
+                  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+                  "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4> "
+                  ">(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+                  "unsigned int, float, 4, 4>)"),
+              "reduce_kernel[MeanOps]");
+    EXPECT_EQ(
+        report::displayName(
+            "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::("
+            "anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
+            "namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>, at::native::LerpFunctor<float>, "
+            "float>(at::native::(anonymous namespace)::TensorListMetadata<2>)"),
+        "multi_tensor_apply_kernel[LerpFunctor]");
+    EXPECT_EQ(
+        report::displayName("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>("
+                            "cutlass_80_simt_sgemm_256x128_8x4_nn_align1::Params)"),
+        "cutlass_80_simt_sgemm_256x128_8x4_nn_align1");
+    // Short template lists and lists without an operation stay as they are.
+    EXPECT_EQ(report::displayName("void at::native::(anonymous namespace)::vectorized_layer_norm_"
+                                  "kernel<float, float, false>(int, float)"),
+              "vectorized_layer_norm_kernel<float, float, false>");
+    EXPECT_EQ(report::displayName("void scale<float, 2>(float*, int)"), "scale<float, 2>");
+}
