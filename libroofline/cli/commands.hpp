@@ -62,6 +62,7 @@ struct CompareArgs {
     std::string by = "name+scope";
     std::size_t top = 20;
     std::string ceilings;
+    bool wide = false; ///< never shorten names or scopes
 };
 int compare(const CompareArgs& args);
 

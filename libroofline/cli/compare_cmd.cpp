@@ -35,7 +35,9 @@ int compare(const CompareArgs& args) {
     const report::Comparison c =
         report::compareRecords(a.records, b.records, report::parseGroupBy(args.by));
     human << '\n';
-    report::printComparison(c, a.ceilings.used, b.ceilings.used, human, args.top);
+    report::CompareTableOptions table;
+    table.wide = args.wide;
+    report::printComparison(c, a.ceilings.used, b.ceilings.used, human, args.top, table);
     writeOutput(args.csv, "CSV", human, [&](std::ostream& out) {
         report::writeComparisonCsv(c, a.ceilings.used, b.ceilings.used, out);
     });

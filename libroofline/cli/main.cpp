@@ -196,6 +196,8 @@ int main(int argc, char** argv) {
                      "cuDNN engine at another batch size)")
         ->check(CLI::IsMember({"name+scope", "kernel", "name", "scope"}))
         ->capture_default_str();
+    compareCmd->add_flag("--wide", compare.wide,
+                         "never shorten kernel names or scope paths, keep every column");
     compareCmd->add_option("--top", compare.top, "rows by combined time (0: all)")
         ->check(CLI::Range(0, 100000000))
         ->capture_default_str();

@@ -1,6 +1,7 @@
 #include "report/compare.hpp"
 
 #include "report/chart_layout.hpp"
+#include "report/columns.hpp"
 #include "report/format.hpp"
 
 #include <algorithm>
@@ -76,40 +77,121 @@ Comparison compareRecords(const std::vector<KernelRecord>& a, const std::vector<
 }
 
 void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
-                     std::ostream& out, std::size_t top) {
-    char line[1024];
-    std::snprintf(line, sizeof line, "%-34s %-18s %10s %10s %7s %17s %17s %15s  %s\n", "kernel",
-                  "scope", "A (us)", "B (us)", "B/A", "FLOP A -> B", "DRAM B A -> B",
-                  "AI(DRAM) A->B", "bound A -> B");
-    out << line;
+                     std::ostream& out, std::size_t top, const CompareTableOptions& options) {
     const std::size_t rows = top ? std::min(top, c.rows.size()) : c.rows.size();
+    struct Row {
+        std::string name, identity, scope, bound;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> shown;
+    std::vector<std::string> names, identities, paths;
     for (std::size_t i = 0; i < rows; ++i) {
         const KernelGroup* a = side(c.a, c.rows[i].first);
         const KernelGroup* b = side(c.b, c.rows[i].second);
         const KernelGroup* any = a ? a : b;
-        const std::string name =
+        Row r;
+        r.name =
             c.by == GroupBy::Scope ? "[scope] " + displayName(any->name) : displayName(any->name);
-        const std::string scope =
-            c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
+        r.identity = any->name;
+        r.scope = c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
         char ta[32], tb[32];
         std::snprintf(ta, sizeof ta, "%.1f", a ? a->seconds * 1e6 : 0.0);
         std::snprintf(tb, sizeof tb, "%.1f", b ? b->seconds * 1e6 : 0.0);
-        std::snprintf(
-            line, sizeof line, "%-34s %-18s %10s %10s %7s %17s %17s %15s  %s\n",
-            report::fit(name, 34).c_str(), report::fit(scope, 18).c_str(), a ? ta : "-",
-            b ? tb : "-", ratio(a ? a->seconds : 0, b ? b->seconds : 0).c_str(),
-            (shortNumber(a ? a->totalFlops() : 0) + " -> " + shortNumber(b ? b->totalFlops() : 0))
-                .c_str(),
-            (shortNumber(a ? a->bytes[2] : 0) + " -> " + shortNumber(b ? b->bytes[2] : 0)).c_str(),
-            (shortNumber(dramIntensity(a)) + " -> " + shortNumber(dramIntensity(b))).c_str(),
-            (a && b ? arrow(boundText(a, ceilingsA), boundText(b, ceilingsB))
-             : a    ? "only in A: " + boundText(a, ceilingsA)
-                    : "only in B: " + boundText(b, ceilingsB))
-                .c_str());
-        out << line;
+        const auto change = [&](double va, double vb) {
+            return (a ? shortNumber(va) : std::string("-")) + " -> " +
+                   (b ? shortNumber(vb) : std::string("-"));
+        };
+        r.cells = {a ? ta : "-",
+                   b ? tb : "-",
+                   ratio(a ? a->seconds : 0, b ? b->seconds : 0),
+                   change(a ? a->totalFlops() : 0, b ? b->totalFlops() : 0),
+                   change(a ? a->bytes[2] : 0, b ? b->bytes[2] : 0),
+                   change(dramIntensity(a), dramIntensity(b))};
+        r.bound = a && b ? arrow(boundText(a, ceilingsA), boundText(b, ceilingsB))
+                  : a    ? "only in A: " + boundText(a, ceilingsA)
+                         : "only in B: " + boundText(b, ceilingsB);
+        names.push_back(r.name);
+        identities.push_back(r.identity);
+        paths.push_back(r.scope == "-" ? std::string() : r.scope);
+        shown.push_back(std::move(r));
     }
+    // The report table's rules: columns as wide as their cells, optional ones left out on a
+    // narrow line, kernel names distinct, the scope levels every row shares named once.
+    struct Column {
+        const char* head;
+        std::size_t width;
+        int dropOrder;
+        bool shown = true;
+    };
+    std::vector<Column> columns = {{"A (us)", 8, 0},
+                                   {"B (us)", 8, 0},
+                                   {"B/A", 5, 0},
+                                   {"FLOPs A -> B", 12, 3},
+                                   {"DRAM bytes A -> B", 17, 2},
+                                   {"AI(DRAM) A -> B", 15, 1}};
+    std::size_t longestName = 6, longestScope = 5, boundW = 12;
+    for (const Row& r : shown) {
+        for (std::size_t k = 0; k < columns.size(); ++k)
+            columns[k].width = std::max(columns[k].width, r.cells[k].size());
+        longestName = std::max(longestName, r.name.size());
+        boundW = std::max(boundW, r.bound.size());
+    }
+    const std::string shared = options.wide ? std::string() : sharedScopePrefix(paths);
+    for (const Row& r : shown)
+        longestScope =
+            std::max(longestScope, r.scope.size() - (r.scope == "-" ? 0 : shared.size()));
+    boundW = std::min<std::size_t>(boundW, 28);
+    const std::size_t width = options.width ? options.width : terminalWidth();
+    const auto room = [&]() -> std::size_t {
+        std::size_t used = 2 + 2 + std::min<std::size_t>(boundW, 28);
+        for (const auto& col : columns)
+            used += col.shown ? col.width + 1 : 0;
+        return width > used ? width - used : 0;
+    };
+    const std::size_t minKernel = 24, minScope = 10;
+    const std::size_t need = std::min(minKernel, longestName) + std::min(minScope, longestScope);
+    for (int drop = 1; drop <= 3 && !options.wide && room() < need; ++drop)
+        for (auto& col : columns)
+            if (col.dropOrder == drop)
+                col.shown = false;
+    std::size_t scopeW = std::clamp(longestScope, std::min(minScope, longestScope),
+                                    std::max(minScope, room() * 2 / 5));
+    std::size_t kernelW = std::max(minKernel, room() > scopeW ? room() - scopeW : 0);
+    if (kernelW > longestName) {
+        scopeW = std::min(std::max(scopeW, longestScope), scopeW + kernelW - longestName);
+        kernelW = longestName;
+    }
+    if (options.wide)
+        kernelW = longestName, scopeW = longestScope;
+    const std::vector<std::string> shortNames =
+        distinctNames(names, identities, kernelW, options.wide);
+    const auto numbers = [&](const std::vector<std::string>& cells) {
+        std::string text;
+        for (std::size_t k = 0; k < columns.size(); ++k)
+            if (columns[k].shown)
+                text += padLeft(cells[k], columns[k].width) + ' ';
+        return text;
+    };
+    if (!shared.empty())
+        out << "scopes below are inside '" << shared << "'\n";
+    std::vector<std::string> heads;
+    for (const auto& col : columns)
+        heads.push_back(col.head);
+    out << padRight("kernel", kernelW) << "  " << padRight("scope", scopeW) << "  "
+        << numbers(heads) << " bound A -> B\n";
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const Row& r = shown[i];
+        const std::string scope = r.scope == "-" ? r.scope : r.scope.substr(shared.size());
+        out << padRight(shortNames[i], kernelW) << "  "
+            << padRight(options.wide ? scope : shortenScope(scope, scopeW), scopeW) << "  "
+            << numbers(r.cells) << ' ' << r.bound << '\n';
+    }
+    char line[1024];
     if (rows < c.rows.size())
         out << "  ... " << (c.rows.size() - rows) << " more rows (--top 0 for all)\n";
+    if (std::any_of(shortNames.begin(), shortNames.end(), numberedName))
+        out << "  '(1)', '(2)' after a name: other kernels whose shortened names look alike "
+               "(--wide shows them whole)\n";
     std::snprintf(line, sizeof line,
                   "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
                   "matched by %s\n",
@@ -136,21 +218,28 @@ void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ce
         const KernelGroup* a = side(c.a, ia);
         const KernelGroup* b = side(c.b, ib);
         const KernelGroup* any = a ? a : b;
-        auto v = [](const KernelGroup* g, auto f) { return report::number(g ? f(*g) : 0.0); };
-        const double r = a && b && a->seconds > 0 ? b->seconds / a->seconds : 0.0;
+        // A kernel on one side only: the other side's cells are empty, and so is the ratio.
+        auto v = [](const KernelGroup* g, auto f) {
+            return g ? report::number(f(*g)) : std::string();
+        };
+        const std::string r =
+            a && b && a->seconds > 0 ? report::number(b->seconds / a->seconds) : std::string();
         out << q(any->name) << ',' << q(any->scope) << ',' << (a ? 1 : 0) << ',' << (b ? 1 : 0)
-            << ',' << (a ? a->launches : 0) << ',' << (b ? b->launches : 0) << ','
+            << ',' << (a ? std::to_string(a->launches) : "") << ','
+            << (b ? std::to_string(b->launches) : "") << ','
             << v(a, [](const KernelGroup& g) { return g.seconds; }) << ','
-            << v(b, [](const KernelGroup& g) { return g.seconds; }) << ',' << report::number(r)
-            << ',' << v(a, [](const KernelGroup& g) { return g.totalFlops(); }) << ','
+            << v(b, [](const KernelGroup& g) { return g.seconds; }) << ',' << r << ','
+            << v(a, [](const KernelGroup& g) { return g.totalFlops(); }) << ','
             << v(b, [](const KernelGroup& g) { return g.totalFlops(); }) << ','
             << v(a, [](const KernelGroup& g) { return g.tensorShare(); }) << ','
             << v(b, [](const KernelGroup& g) { return g.tensorShare(); });
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             out << ',' << v(a, [l](const KernelGroup& g) { return g.bytes[l]; }) << ','
                 << v(b, [l](const KernelGroup& g) { return g.bytes[l]; });
-        out << ',' << report::number(dramIntensity(a)) << ',' << report::number(dramIntensity(b))
-            << ',' << q(boundText(a, ceilingsA)) << ',' << q(boundText(b, ceilingsB)) << '\n';
+        out << ',' << v(a, [](const KernelGroup& g) { return dramIntensity(&g); }) << ','
+            << v(b, [](const KernelGroup& g) { return dramIntensity(&g); }) << ','
+            << (a ? q(boundText(a, ceilingsA)) : "") << ',' << (b ? q(boundText(b, ceilingsB)) : "")
+            << '\n';
     }
 }
 

@@ -22,9 +22,14 @@ struct Comparison {
 Comparison compareRecords(const std::vector<KernelRecord>& a, const std::vector<KernelRecord>& b,
                           GroupBy by);
 
+struct CompareTableOptions {
+    bool wide = false;     ///< never shorten names or scopes, keep every column
+    std::size_t width = 0; ///< characters per line; 0: $COLUMNS, else the terminal, else 160
+};
 /// The table: `top` rows (0: all) then totals. Bounds refer to each side's ceilings.
 void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
-                     std::ostream& out, std::size_t top);
+                     std::ostream& out, std::size_t top, const CompareTableOptions& options = {});
+/// One row per matched or one-sided group; the side a group is missing from has empty cells.
 void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
                         std::ostream& out);
 

@@ -1,3 +1,4 @@
+#include "report/columns.hpp"
 #include "report/format.hpp"
 
 #include <roofline/error.hpp>
@@ -5,69 +6,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <map>
 #include <numeric>
 #include <ostream>
-#include <set>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 namespace roofline {
 namespace {
 
 const char* const kSortKeys[] = {"time",  "mean",  "launches", "share", "flops", "rate",
                                  "ai_l1", "ai_l2", "ai_dram",  "name",  "scope"};
-
-std::size_t terminalWidth() {
-    if (const char* c = std::getenv("COLUMNS")) {
-        const long v = std::strtol(c, nullptr, 10);
-        if (v >= 40 && v <= 10000)
-            return static_cast<std::size_t>(v);
-    }
-    winsize w{};
-    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40)
-        return w.ws_col;
-    return 160;
-}
-
-// A scope path keeps its innermost (rightmost) names: "...#/Layer 3/attention".
-std::string shortenScope(const std::string& s, std::size_t width) {
-    if (s.size() <= width || width < 8)
-        return s.size() <= width ? s : report::fit(s, std::max<std::size_t>(width, 4));
-    return "..." + s.substr(s.size() - (width - 3));
-}
-
-// The leading scope levels every row shares ("Train step #/"), whole levels only, and never all
-// of a row's path (each row keeps its last level): the table shows each path without them and
-// names them once above its header.
-std::string sharedScopePrefix(const std::vector<const KernelRecord*>& rows) {
-    std::string prefix;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const std::string& s = rows[i]->scopePath;
-        const std::size_t last = s.rfind('/');
-        const std::size_t mine = last == std::string::npos ? 0 : last + 1; // all but its last level
-        if (i == 0)
-            prefix = s.substr(0, mine);
-        std::size_t n = 0;
-        while (n < prefix.size() && n < mine && prefix[n] == s[n])
-            ++n;
-        while (n > 0 && prefix[n - 1] != '/') // back to a level boundary
-            --n;
-        prefix.resize(n);
-        if (prefix.empty())
-            break;
-    }
-    return prefix;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
-std::string padLeft(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
 
 // A numeric column of the table; dropOrder > 0: left out on narrow lines, lowest first.
 struct NumberColumn {
@@ -109,40 +55,6 @@ double sortValue(const KernelRecord& r, const std::string& key) {
 std::string nameOf(const KernelRecord& r) {
     return r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
                          : report::displayName(r.name);
-}
-
-// Short names that stay distinct: a name shortened in the middle that collides with another
-// kernel's gets more of its full name, then a number.
-std::vector<std::string> shortNames(const std::vector<const KernelRecord*>& rows, std::size_t width,
-                                    bool wide) {
-    std::vector<std::string> out;
-    for (const KernelRecord* r : rows)
-        out.push_back(wide ? nameOf(*r) : report::shorten(nameOf(*r), width));
-    if (wide)
-        return out;
-    std::map<std::string, std::set<std::string>> fullBy;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        fullBy[out[i]].insert(rows[i]->name);
-    std::map<std::string, std::size_t> numbered;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (fullBy[out[i]].size() < 2)
-            continue;
-        // Template arguments kept, cut in the middle; then a number if still ambiguous.
-        const auto again = [&](const KernelRecord* r) {
-            return report::shorten(nameOf(*r), width, false);
-        };
-        const std::string mine = again(rows[i]);
-        const bool unique = std::none_of(rows.begin(), rows.end(), [&](const KernelRecord* o) {
-            return o->name != rows[i]->name && again(o) == mine;
-        });
-        if (unique) {
-            out[i] = mine;
-            continue;
-        }
-        const std::string tag = "(" + std::to_string(++numbered[out[i]]) + ")";
-        out[i] = report::shorten(nameOf(*rows[i]), width - tag.size(), false) + tag;
-    }
-    return out;
 }
 
 } // namespace
@@ -195,12 +107,13 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
 
     // Numeric columns, right-aligned; on a narrow line the optional ones go first (in the order
     // below), then kernel and scope share the rest down to their minimum widths.
-    const std::size_t width = options.width ? options.width : terminalWidth();
-    std::vector<NumberColumn> columns;
-    if (options.grouped)
-        columns = {{"launches", 8, 3}, {"time(ms)", 10, 0}, {"mean(us)", 10, 1}, {"%time", 6, 0}};
-    else
-        columns = {{"time(us)", 10, 0}};
+    const std::size_t width = options.width ? options.width : report::terminalWidth();
+    std::vector<NumberColumn> columns = options.grouped
+                                            ? std::vector<NumberColumn>{{"launches", 8, 3},
+                                                                        {"time(ms)", 10, 0},
+                                                                        {"mean(us)", 10, 1},
+                                                                        {"%time", 6, 0}}
+                                            : std::vector<NumberColumn>{{"time(us)", 10, 0}};
     for (NumberColumn c :
          {NumberColumn{"FLOP/s", 9, 0}, NumberColumn{"TC%", 4, 4}, NumberColumn{"AI(L1)", 8, 2},
           NumberColumn{"AI(L2)", 8, 5}, NumberColumn{"AI(DRAM)", 8, 0}})
@@ -211,7 +124,13 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     for (std::size_t i = 0; i < rows; ++i)
         shown.push_back(&records[order[i]]);
     // Scope levels every shown row shares are named once, above the table.
-    const std::string shared = options.wide ? std::string() : sharedScopePrefix(shown);
+    std::vector<std::string> paths, displayed, identities;
+    for (const KernelRecord* r : shown) {
+        paths.push_back(r->scopePath);
+        displayed.push_back(nameOf(*r));
+        identities.push_back(r->name);
+    }
+    const std::string shared = options.wide ? std::string() : report::sharedScopePrefix(paths);
     const auto scopeOf = [&](const KernelRecord& r) {
         return r.scopePath.empty() ? std::string("-") : r.scopePath.substr(shared.size());
     };
@@ -265,7 +184,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         scopeW = std::min(std::max(scopeW, longestScope), scopeW + kernelW - longestName);
         kernelW = longestName;
     }
-    const std::vector<std::string> names = shortNames(shown, kernelW, options.wide);
+    const std::vector<std::string> names =
+        report::distinctNames(displayed, identities, kernelW, options.wide);
     if (options.wide) {
         kernelW = longestName;
         scopeW = longestScope;
@@ -278,7 +198,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         std::string text;
         for (std::size_t c = 0; c < columns.size(); ++c)
             if (columns[c].shown)
-                text += padLeft(c < cells.size() ? cells[c] : "", columns[c].width) + ' ';
+                text += report::padLeft(c < cells.size() ? cells[c] : "", columns[c].width) + ' ';
         return text;
     };
     if (!shared.empty())
@@ -286,8 +206,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     std::vector<std::string> heads;
     for (const auto& c : columns)
         heads.push_back(c.head);
-    out << "    #  " << pad("kernel", kernelW) << ' ' << pad("scope", scopeW) << ' '
-        << numbers(heads) << " bound\n";
+    out << "    #  " << report::padRight("kernel", kernelW) << ' '
+        << report::padRight("scope", scopeW) << ' ' << numbers(heads) << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.
     std::vector<std::pair<std::string, std::size_t>> notes;
@@ -314,8 +234,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         const std::string scope = scopeOf(r);
         std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),
                       flag);
-        std::string row = line + pad(names[i], kernelW) + ' ' +
-                          pad(options.wide ? scope : shortenScope(scope, scopeW), scopeW) + ' ';
+        std::string row =
+            line + report::padRight(names[i], kernelW) + ' ' +
+            report::padRight(options.wide ? scope : report::shortenScope(scope, scopeW), scopeW) +
+            ' ';
         const double n = r.kernels ? r.kernels : 1;
         std::vector<std::string> cells;
         if (options.grouped)
@@ -330,7 +252,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             // The time columns, then the reason where the counters would be.
             for (std::size_t c = 0; c < cells.size(); ++c)
                 if (columns[c].shown)
-                    row += padLeft(cells[c], columns[c].width) + ' ';
+                    row += report::padLeft(cells[c], columns[c].width) + ' ';
             out << row << (r.timeSeconds > 0.0 ? "timing only " : "not measured ")
                 << noteRef(r.note.empty() ? "no counter values" : r.note) << '\n';
             continue;
@@ -367,8 +289,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             ai(MemoryLevel::L1),
             ai(MemoryLevel::L2),
             ai(MemoryLevel::DRAM)};
-        std::string totals =
-            "       " + pad("total", kernelW) + ' ' + pad("", scopeW) + ' ' + numbers(cells);
+        std::string totals = "       " + report::padRight("total", kernelW) + ' ' +
+                             report::padRight("", scopeW) + ' ' + numbers(cells);
         while (!totals.empty() && totals.back() == ' ')
             totals.pop_back();
         out << totals << '\n';
@@ -388,11 +310,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     flagUsed(reused, "'r'",
              "the mean of measured launches of the same signature (the note says which and how "
              "far they spread; ROOFLINE_REUSE=0 measures each launch)");
-    const bool alike = std::any_of(names.begin(), names.end(), [](const std::string& n) {
-        return n.size() > 3 && n.back() == ')' && n[n.size() - 2] >= '0' &&
-               n[n.size() - 2] <= '9' && n.rfind('(') != std::string::npos &&
-               n.find_first_not_of("0123456789", n.rfind('(') + 1) == n.size() - 1;
-    });
+    const bool alike = std::any_of(names.begin(), names.end(), report::numberedName);
     if (alike)
         legend += std::string(legend.empty() ? "" : "; ") +
                   "'(1)', '(2)' after a name: other kernels whose shortened names look alike "

@@ -329,6 +329,23 @@ TEST(Compare, MatchesByNameAndScopeAndReportsTheRest) {
     report::writeComparisonCsv(c, h100(), h100(), csv);
     EXPECT_EQ(count(csv.str(), "\n"), 5u); // header + 4 rows
     EXPECT_NE(csv.str().find("\"conv\",\"l1/fwd\",1,1,1,1,0.001,0.004,4,"), std::string::npos);
+    // A kernel on one side only: the other side's cells and the ratio are empty, not 0.
+    EXPECT_NE(csv.str().find("\"old_engine\",\"l3/fwd\",1,0,1,,0.001,,,"), std::string::npos)
+        << csv.str();
+    EXPECT_NE(csv.str().find("\"new_engine\",\"l3/fwd\",0,1,,1,,0.001,,"), std::string::npos);
+    // The table follows the width, names the readable headers and keeps every column with --wide.
+    std::ostringstream narrow, wide;
+    report::CompareTableOptions options;
+    options.width = 100;
+    report::printComparison(c, h100(), h100(), narrow, 0, options);
+    for (std::size_t at = 0, end; (end = narrow.str().find('\n', at)) != std::string::npos;
+         at = end + 1)
+        if (narrow.str().compare(at, 6, "kernel") == 0 || narrow.str().compare(at, 4, "conv") == 0)
+            EXPECT_LE(end - at, 100u) << narrow.str().substr(at, end - at);
+    options.wide = true;
+    report::printComparison(c, h100(), h100(), wide, 0, options);
+    EXPECT_NE(wide.str().find("DRAM bytes A -> B"), std::string::npos) << wide.str();
+    EXPECT_NE(wide.str().find("AI(DRAM) A -> B"), std::string::npos);
     const auto charts = report::comparisonCharts(c, h100(), 0, "A vs B");
     ASSERT_EQ(charts.size(), 2u); // FP32 and tensor
     const std::string svg = report::renderRoofline(charts[0], true);

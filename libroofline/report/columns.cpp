@@ -1,0 +1,95 @@
+#include "report/columns.hpp"
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace roofline::report {
+
+std::size_t terminalWidth() {
+    if (const char* c = std::getenv("COLUMNS")) {
+        const long v = std::strtol(c, nullptr, 10);
+        if (v >= 40 && v <= 10000)
+            return static_cast<std::size_t>(v);
+    }
+    winsize w{};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40)
+        return w.ws_col;
+    return 160;
+}
+
+std::string shortenScope(const std::string& s, std::size_t width) {
+    if (s.size() <= width || width < 8)
+        return s.size() <= width ? s : fit(s, std::max<std::size_t>(width, 4));
+    return "..." + s.substr(s.size() - (width - 3));
+}
+
+std::string sharedScopePrefix(const std::vector<std::string>& paths) {
+    std::string prefix;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        const std::string& s = paths[i];
+        const std::size_t last = s.rfind('/');
+        const std::size_t mine = last == std::string::npos ? 0 : last + 1; // all but its last level
+        if (i == 0)
+            prefix = s.substr(0, mine);
+        std::size_t n = 0;
+        while (n < prefix.size() && n < mine && prefix[n] == s[n])
+            ++n;
+        while (n > 0 && prefix[n - 1] != '/') // back to a level boundary
+            --n;
+        prefix.resize(n);
+        if (prefix.empty())
+            break;
+    }
+    return prefix;
+}
+
+std::vector<std::string> distinctNames(const std::vector<std::string>& names,
+                                       const std::vector<std::string>& identities,
+                                       std::size_t width, bool wide) {
+    std::vector<std::string> out;
+    for (const std::string& n : names)
+        out.push_back(wide ? n : shorten(n, width));
+    if (wide)
+        return out;
+    std::map<std::string, std::set<std::string>> fullBy;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        fullBy[out[i]].insert(identities[i]);
+    std::map<std::string, std::size_t> numbered;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (fullBy[out[i]].size() < 2)
+            continue;
+        // Template arguments kept, cut in the middle; then a number if still ambiguous.
+        const std::string mine = shorten(names[i], width, false);
+        bool unique = true;
+        for (std::size_t o = 0; o < names.size() && unique; ++o)
+            unique = identities[o] == identities[i] || shorten(names[o], width, false) != mine;
+        if (unique) {
+            out[i] = mine;
+            continue;
+        }
+        const std::string tag = "(" + std::to_string(++numbered[out[i]]) + ")";
+        out[i] = shorten(names[i], width > tag.size() ? width - tag.size() : 1, false) + tag;
+    }
+    return out;
+}
+
+bool numberedName(const std::string& n) {
+    const std::size_t open = n.rfind('(');
+    return n.size() > 3 && n.back() == ')' && open != std::string::npos && open + 2 < n.size() &&
+           n.find_first_not_of("0123456789", open + 1) == n.size() - 1;
+}
+
+std::string padRight(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string padLeft(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+} // namespace roofline::report
