@@ -6,6 +6,7 @@
 #include <roofline/export.hpp>
 #include <roofline/host_scope.hpp>
 #include <roofline/kernel_record.hpp>
+#include <roofline/report.hpp>
 
 #include <cstddef>
 #include <string>
@@ -17,6 +18,8 @@ struct ChartOptions {
     std::string title;      ///< default: "Hierarchical roofline"
     std::string subtitle;   ///< e.g. the recording and device
     std::size_t labels = 5; ///< number the N kernels with most time and list them
+    /// One point per group, as report's table rows (GroupBy::Launch: one per launch).
+    GroupBy groupBy = GroupBy::Kernel;
     /// HTML pages: a bar chart of host against GPU time per scope (hostBarsSvg) below the
     /// rooflines, when not empty.
     std::vector<HostScope> hostScopes;
@@ -27,7 +30,7 @@ struct ChartFiles {
     std::vector<std::string> notes; ///< what was not drawn and why (also printed on the charts)
 };
 
-/// Hierarchical roofline of `records` (grouped by kernel name + scope, launches summed): one chart
+/// Hierarchical roofline of `records` (grouped by options.groupBy, launches summed): one chart
 /// per precision family present (FP64, FP32, FP16, tensor), each kernel in the family of most of
 /// its FLOPs. `path` ending in ".html": one page with all charts and hover details; otherwise SVG
 /// files, `path` itself for one family, "<stem>-<family>.svg" for several. Writes nothing and

@@ -207,6 +207,7 @@ int report(const ReportArgs& args) {
     if (!args.chart.empty()) {
         ChartOptions options;
         options.labels = args.labels;
+        options.groupBy = by;
         options.hostScopes = rec.hostScopes;
         options.subtitle = args.file + " on " + rec.device.name +
                            "; roofs: " + e.ceilings.used.name + "; bytes: " + rec.bytes;

@@ -42,7 +42,7 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                               const std::string& path, const ChartOptions& options) {
     using namespace report;
     ChartFiles result;
-    const auto groups = aggregate(records, GroupBy::NameScope);
+    const auto groups = aggregate(records, options.groupBy);
     const double total = totalSeconds(groups);
     bool present[kFamilyCount] = {};
     std::size_t noWork = 0, noTime = 0, unmeasured = 0;
