@@ -51,6 +51,18 @@ struct Ceilings {
     std::array<double, kMemoryLevelCount> bytesPerSecond{};
 };
 
+/// Below this many FLOPs per byte at every memory level a kernel counts as doing no floating-point
+/// work (KernelRecord::noFloatingPointWork): real FP kernels sit far above it (an elementwise add
+/// does 1 FLOP per 12 bytes), copies with a few compiler-generated FP instructions far below.
+inline constexpr double kNoWorkIntensity = 1e-3;
+/// Whether `flops` over the largest of `bytes` is FP work worth a point on a FLOP roofline.
+inline bool floatingPointWork(double flops, const double* bytes, std::size_t levels) noexcept {
+    double most = 0;
+    for (std::size_t l = 0; l < levels; ++l)
+        most = bytes[l] > most ? bytes[l] : most;
+    return flops > 0 && flops >= kNoWorkIntensity * most;
+}
+
 /// A kernel below this fraction of every roof is bound by none of them: its Bound names what its
 /// launch shape says instead (Limiter), beside the nearest roof.
 inline constexpr double kBelowEveryRoof = 0.2;
@@ -150,8 +162,9 @@ struct ROOFLINE_API KernelRecord {
     double tensorFlops() const noexcept;
     /// tensorFlops() / totalFlops(): the share of the work done on tensor cores; 0 without work.
     double tensorShare() const noexcept;
-    /// Measured, ran, and did no floating-point work (copies, memsets, integer kernels): its
-    /// arithmetic intensity is 0 and it cannot sit on a FLOP roofline.
+    /// Measured, ran, and did no floating-point work worth the name (copies, memsets, integer
+    /// kernels): under kNoWorkIntensity FLOP per byte at every level (a copy's few stray FP
+    /// instructions), so it cannot sit on a FLOP roofline.
     bool noFloatingPointWork() const noexcept;
     /// FLOPs per byte at a level; 0 when no bytes moved there.
     double intensity(MemoryLevel level) const noexcept;

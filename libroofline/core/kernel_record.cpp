@@ -93,7 +93,8 @@ double KernelRecord::tensorShare() const noexcept {
 }
 
 bool KernelRecord::noFloatingPointWork() const noexcept {
-    return measured && timeSeconds > 0.0 && !(totalFlops() > 0.0);
+    return measured && timeSeconds > 0.0 &&
+           !floatingPointWork(totalFlops(), bytes.data(), kMemoryLevelCount);
 }
 
 double KernelRecord::tensorFlops() const noexcept {

@@ -67,7 +67,7 @@ bool KernelGroup::dominantFamily(Family& family) const noexcept {
         if (v > best)
             best = v, family = static_cast<Family>(f);
     }
-    return best > 0;
+    return best > 0 && floatingPointWork(totalFlops(), bytes.data(), kMemoryLevelCount);
 }
 
 Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {

@@ -177,3 +177,23 @@ TEST(Model, BelowEveryRoofTheLaunchShapeSaysWhatLimitsTheKernel) {
     EXPECT_EQ(fast[0].bound.limiter, Limiter::None);
     EXPECT_EQ(toString(fast[0].bound), "fp32 90%");
 }
+
+// A copy with a few compiler-generated FP instructions does no FP work, as one with none does;
+// an elementwise kernel's 1 FLOP per 12 bytes is FP work.
+TEST(Model, StrayFlopsOfACopyAreNoFloatingPointWork) {
+    KernelRecord copy;
+    copy.measured = true;
+    copy.timeSeconds = 2e-4;
+    copy.flops[static_cast<std::size_t>(FlopKind::FP32)] = 9.2e3;
+    copy.bytes = {6.6e8, 6.6e8, 6.6e8};
+    EXPECT_TRUE(copy.noFloatingPointWork());
+    KernelRecord add = copy;
+    add.flops[static_cast<std::size_t>(FlopKind::FP32)] = 6.6e8 / 12;
+    EXPECT_FALSE(add.noFloatingPointWork());
+    KernelRecord none = copy;
+    none.flops = {};
+    EXPECT_TRUE(none.noFloatingPointWork());
+    KernelRecord onlyFlops = copy; // no bytes measured: any FLOP is work
+    onlyFlops.bytes = {};
+    EXPECT_FALSE(onlyFlops.noFloatingPointWork());
+}
