@@ -2,6 +2,7 @@
 #include "core/atomic_file.hpp"
 #include "report/aggregate.hpp"
 #include "report/chart_layout.hpp"
+#include "report/columns.hpp"
 #include "report/roofline_chart.hpp"
 
 #include <roofline/chart.hpp>
@@ -158,8 +159,31 @@ void yAxis(std::ostringstream& o, const report::LinearAxis& y, const std::string
       << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(label) << "</text>\n</g>\n";
 }
 
+// `text` in lines of at most `width` characters, broken at spaces (a longer word stands alone).
+std::vector<std::string> wrapWords(const std::string& text, std::size_t width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find(' ', at);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string word = text.substr(at, end - at);
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            lines.push_back(line);
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        at = end + 1;
+    }
+    if (!line.empty() || lines.empty())
+        lines.push_back(line);
+    return lines;
+}
+
 void xLabel(std::ostringstream& o, double x, const std::string& label) {
-    const std::string shown = label.size() > 18 ? label.substr(0, 17) + "…" : label;
+    // Scope paths differ at their innermost levels: keep those ("...ep #/validation").
+    const std::string shown = report::shortenScope(label, 20);
     o << "<text class=\"category\" x=\"" << report::px(x) << "\" y=\"" << (kB + 14)
       << "\" text-anchor=\"end\" transform=\"rotate(-35 " << report::px(x) << ' ' << (kB + 14)
       << ")\">" << report::escapeXml(shown) << "<title>" << report::escapeXml(label)
@@ -207,12 +231,20 @@ std::string stackedBarsSvg(const std::vector<std::string>& series,
     }
     o << "</g>\n<line x1=\"" << kL << "\" y1=\"" << kB << "\" x2=\"" << kR << "\" y2=\"" << kB
       << "\" stroke=\"#333\"/>\n<g class=\"legend\">\n";
-    for (std::size_t s = 0; s < series.size(); ++s)
-        o << "<rect x=\"" << (kR + 20) << "\" y=\"" << (kT + 20.0 * static_cast<double>(s))
-          << "\" width=\"12\" "
+    // The legend's column (kR + 38 to kW: 162 px of 12 px text) holds ~24 characters a line:
+    // longer entries wrap at spaces instead of running past the edge.
+    double ly = kT;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+        o << "<rect x=\"" << (kR + 20) << "\" y=\"" << ly << "\" width=\"12\" "
           << "height=\"12\" fill=\"" << kPalette[s % 10] << "\"/><text x=\"" << (kR + 38)
-          << "\" y=\"" << (kT + 20.0 * static_cast<double>(s) + 11) << "\">"
-          << report::escapeXml(series[s]) << "</text>\n";
+          << "\" y=\"" << (ly + 11) << "\">";
+        std::size_t lines = 0;
+        for (const std::string& part : wrapWords(series[s], 24))
+            o << "<tspan x=\"" << (kR + 38) << "\" dy=\"" << (lines++ ? 14 : 0) << "\">"
+              << report::escapeXml(part) << "</tspan>";
+        o << "</text>\n";
+        ly += 20.0 + 14.0 * static_cast<double>(lines > 0 ? lines - 1 : 0);
+    }
     o << "</g>\n</svg>\n";
     return o.str();
 }

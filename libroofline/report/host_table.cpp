@@ -145,7 +145,7 @@ std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBar
         if (bars.size() >= maxBars)
             break;
         const double wall = s->wallPerCall() * 1e3, gpu = s->gpuPerCall() * 1e3;
-        std::string label = report::shorten(s->scopePath, 28, false);
+        std::string label = s->scopePath; // the axis keeps its innermost levels
         if (s->threadId != 0)
             label += " [" + std::to_string(s->threadId) + "]";
         if (s->gpuKnown())
