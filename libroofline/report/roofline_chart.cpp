@@ -208,6 +208,20 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     }
     if (top > 0 && bandwidthMax > 0) // room left of the first ridge point for the roof labels
         xs.push_back(top / bandwidthMax / 10);
+    // One kernel's extreme intensity (an L1 intensity of 2.7e6) must not squeeze every other
+    // point into a corner: the axis spans at most 4 decades left of the first ridge point and 3
+    // right of the last; points beyond sit on its edge, marked (kClampedMark).
+    double firstRidge = 0, lastRidge = 0;
+    for (const auto& c : compute)
+        for (double b : spec.ceilings.bytesPerSecond)
+            if (b > 0) {
+                const double ridge = c.second / b;
+                firstRidge = firstRidge > 0 ? std::min(firstRidge, ridge) : ridge;
+                lastRidge = std::max(lastRidge, ridge);
+            }
+    if (firstRidge > 0)
+        for (double& v : xs)
+            v = std::clamp(v, firstRidge / 1e4, lastRidge * 1e3);
     LogAxis x = fitLogAxis(xs, kLeft, kRight, 3);
     LogAxis y = fitLogAxis(ys, kBottom, kTop, 3, true);
     if (!ys.empty() && top > 0 && y.lo < top / 1e7) // keep the roofs readable: at most 7 decades
@@ -370,8 +384,16 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
         double labelX = kLeft;
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             if (k.now.bytes[l] > 0) {
-                const double xp = x.map(intensity(k.now, l));
+                const double ai = intensity(k.now, l);
+                const double xp = x.map(ai);
                 o << marker(l, xp, yNow, r, false) << '\n';
+                if (ai > x.hi || ai < x.lo) // beyond the axis: on its edge, an arrow says so
+                    o << "<text class=\"clamped\" x=\"" << px(ai > x.hi ? xp + r + 2 : xp - r - 2)
+                      << "\" y=\"" << px(yNow + 4) << "\" text-anchor=\""
+                      << (ai > x.hi ? "start" : "end") << "\" fill=\"" << kLevelColor[l] << "\">"
+                      << (ai > x.hi ? "&#187;" : "&#171;") << "<title>" << kLevelName[l]
+                      << " intensity " << siNumber(ai) << " FLOP/byte, beyond the axis"
+                      << "</title></text>\n";
                 labelX = std::max(labelX, xp);
             }
         if (k.label > 0)

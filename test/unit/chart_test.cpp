@@ -544,3 +544,18 @@ TEST(RooflineChart, TensorRoofsOnlyForTheInputTypesPresent) {
     EXPECT_EQ(count(svg, "data-kind=\"tensor_bf16\""), 1u);
     EXPECT_EQ(count(svg, "data-kind=\"tensor_fp64\""), 0u);
 }
+
+// One kernel's extreme L1 intensity does not stretch the axis: it sits on the edge, marked.
+TEST(Chart, AnOutlierIntensityIsClampedToTheAxisWithAMark) {
+    std::vector<KernelRecord> rs = {
+        record("gemm", "s", 1e-3, FlopKind::FP32, 3e10, {1e9, 1e9, 1e8}),
+        record("tiny_l1", "s", 1e-3, FlopKind::FP32, 2.7e9, {1e3, 1e8, 1e8}), // L1: 2.7e6
+    };
+    const std::string svg = renderChart(rs, report::Family::FP32, 2);
+    const std::size_t at = svg.find("data-x-max=\"");
+    ASSERT_NE(at, std::string::npos);
+    const double xMax = std::stod(svg.substr(at + 12));
+    EXPECT_LE(xMax, 1e5) << "the axis follows the roofs, not the outlier";
+    EXPECT_EQ(count(svg, "class=\"clamped\""), 1u);
+    EXPECT_NE(svg.find("L1 intensity 2.7M FLOP/byte, beyond the axis"), std::string::npos);
+}
