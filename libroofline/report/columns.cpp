@@ -84,6 +84,56 @@ bool numberedName(const std::string& n) {
            n.find_first_not_of("0123456789", open + 1) == n.size() - 1;
 }
 
+NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::size_t reserved,
+                   std::size_t longestName, std::size_t longestScope, bool anyScope, bool wide) {
+    if (wide) {
+        for (auto& c : columns)
+            c.shown = true;
+        return {longestName, longestScope};
+    }
+    const std::size_t minKernel = 24, minScope = anyScope ? 10 : 5;
+    const auto room = [&]() -> std::size_t {
+        std::size_t used = reserved;
+        for (const auto& c : columns)
+            used += c.shown ? c.width + 1 : 0;
+        return width > used ? width - used : 0;
+    };
+    int lastDrop = 0;
+    for (const auto& c : columns)
+        lastDrop = std::max(lastDrop, c.dropOrder);
+    const std::size_t need = std::min(minKernel, longestName) + std::min(minScope, longestScope);
+    for (int drop = 1; drop <= lastDrop && room() < need; ++drop)
+        for (auto& c : columns)
+            if (c.dropOrder == drop)
+                c.shown = false;
+    const std::size_t rest = room();
+    NameWidths w;
+    w.scope =
+        anyScope ? std::clamp(longestScope, minScope, std::max(minScope, rest * 2 / 5)) : minScope;
+    w.kernel = std::max(minKernel, rest > w.scope ? rest - w.scope : 0);
+    if (w.kernel > longestName) { // no blank space: what the name does not need goes to the scope
+        w.scope = std::min(std::max(w.scope, longestScope), w.scope + w.kernel - longestName);
+        w.kernel = longestName;
+    }
+    return w;
+}
+
+std::string numberCells(const std::vector<NumberColumn>& columns,
+                        const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        if (columns[c].shown)
+            text += padLeft(c < cells.size() ? cells[c] : "", columns[c].width) + ' ';
+    return text;
+}
+
+std::vector<std::string> columnHeads(const std::vector<NumberColumn>& columns) {
+    std::vector<std::string> heads;
+    for (const auto& c : columns)
+        heads.push_back(c.head);
+    return heads;
+}
+
 std::string padRight(const std::string& s, std::size_t width) {
     return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }

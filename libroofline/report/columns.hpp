@@ -22,6 +22,29 @@ std::vector<std::string> distinctNames(const std::vector<std::string>& names,
 /// Whether `name` ends with distinctNames' "(N)".
 bool numberedName(const std::string& name);
 std::string padRight(const std::string& s, std::size_t width);
+
+/// A numeric column of a text table; dropOrder > 0: left out on a narrow line, lowest first.
+struct NumberColumn {
+    const char* head;
+    std::size_t width;
+    int dropOrder;
+    bool shown = true;
+};
+struct NameWidths {
+    std::size_t kernel = 0, scope = 0;
+};
+/// Shares a line of `width` characters: `reserved` of them go to what is neither a name nor a
+/// number (indices, separators, the bound's room); optional columns are left out until kernel
+/// names keep 24 characters and scopes 10 (5 without scopes); the scope gets what it needs up to
+/// 2/5 of the rest, the kernel name the remainder -- never more than the longest needs.
+/// `wide`: every column shown, names and scopes as long as the longest.
+NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::size_t reserved,
+                   std::size_t longestName, std::size_t longestScope, bool anyScope, bool wide);
+/// The shown columns' `cells`, right-aligned, each followed by a space.
+std::string numberCells(const std::vector<NumberColumn>& columns,
+                        const std::vector<std::string>& cells);
+/// The columns' heads, as cells.
+std::vector<std::string> columnHeads(const std::vector<NumberColumn>& columns);
 std::string padLeft(const std::string& s, std::size_t width);
 
 } // namespace roofline::report

@@ -117,18 +117,12 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
     }
     // The report table's rules: columns as wide as their cells, optional ones left out on a
     // narrow line, kernel names distinct, the scope levels every row shares named once.
-    struct Column {
-        const char* head;
-        std::size_t width;
-        int dropOrder;
-        bool shown = true;
-    };
-    std::vector<Column> columns = {{"A (us)", 8, 0},
-                                   {"B (us)", 8, 0},
-                                   {"B/A", 5, 0},
-                                   {"FLOPs A -> B", 12, 3},
-                                   {"DRAM bytes A -> B", 17, 2},
-                                   {"AI(DRAM) A -> B", 15, 1}};
+    std::vector<NumberColumn> columns = {{"A (us)", 8, 0},
+                                         {"B (us)", 8, 0},
+                                         {"B/A", 5, 0},
+                                         {"FLOPs A -> B", 12, 3},
+                                         {"DRAM bytes A -> B", 17, 2},
+                                         {"AI(DRAM) A -> B", 15, 1}};
     std::size_t longestName = 6, longestScope = 5, boundW = 12;
     for (const Row& r : shown) {
         for (std::size_t k = 0; k < columns.size(); ++k)
@@ -142,43 +136,17 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
             std::max(longestScope, r.scope.size() - (r.scope == "-" ? 0 : shared.size()));
     boundW = std::min<std::size_t>(boundW, 28);
     const std::size_t width = options.width ? options.width : terminalWidth();
-    const auto room = [&]() -> std::size_t {
-        std::size_t used = 2 + 2 + std::min<std::size_t>(boundW, 28);
-        for (const auto& col : columns)
-            used += col.shown ? col.width + 1 : 0;
-        return width > used ? width - used : 0;
-    };
-    const std::size_t minKernel = 24, minScope = 10;
-    const std::size_t need = std::min(minKernel, longestName) + std::min(minScope, longestScope);
-    for (int drop = 1; drop <= 3 && !options.wide && room() < need; ++drop)
-        for (auto& col : columns)
-            if (col.dropOrder == drop)
-                col.shown = false;
-    std::size_t scopeW = std::clamp(longestScope, std::min(minScope, longestScope),
-                                    std::max(minScope, room() * 2 / 5));
-    std::size_t kernelW = std::max(minKernel, room() > scopeW ? room() - scopeW : 0);
-    if (kernelW > longestName) {
-        scopeW = std::min(std::max(scopeW, longestScope), scopeW + kernelW - longestName);
-        kernelW = longestName;
-    }
-    if (options.wide)
-        kernelW = longestName, scopeW = longestScope;
+    const auto [kernelW, scopeW] =
+        fitLine(columns, width, 2 + 2 + boundW, longestName, longestScope, true, options.wide);
     const std::vector<std::string> shortNames =
         distinctNames(names, identities, kernelW, options.wide);
     const auto numbers = [&](const std::vector<std::string>& cells) {
-        std::string text;
-        for (std::size_t k = 0; k < columns.size(); ++k)
-            if (columns[k].shown)
-                text += padLeft(cells[k], columns[k].width) + ' ';
-        return text;
+        return numberCells(columns, cells);
     };
     if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
-    std::vector<std::string> heads;
-    for (const auto& col : columns)
-        heads.push_back(col.head);
     out << padRight("kernel", kernelW) << "  " << padRight("scope", scopeW) << "  "
-        << numbers(heads) << " bound A -> B\n";
+        << numbers(columnHeads(columns)) << " bound A -> B\n";
     for (std::size_t i = 0; i < shown.size(); ++i) {
         const Row& r = shown[i];
         const std::string scope = r.scope == "-" ? r.scope : r.scope.substr(shared.size());

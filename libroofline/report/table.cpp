@@ -15,14 +15,6 @@ namespace {
 const char* const kSortKeys[] = {"time",  "mean",  "launches", "share", "flops", "rate",
                                  "ai_l1", "ai_l2", "ai_dram",  "name",  "scope"};
 
-// A numeric column of the table; dropOrder > 0: left out on narrow lines, lowest first.
-struct NumberColumn {
-    const char* head;
-    std::size_t width;
-    int dropOrder;
-    bool shown = true;
-};
-
 std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
     if (!r.measured || r.bytesAt(level) <= 0.0)
         return "-";
@@ -108,15 +100,16 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     // Numeric columns, right-aligned; on a narrow line the optional ones go first (in the order
     // below), then kernel and scope share the rest down to their minimum widths.
     const std::size_t width = options.width ? options.width : report::terminalWidth();
-    std::vector<NumberColumn> columns = options.grouped
-                                            ? std::vector<NumberColumn>{{"launches", 8, 3},
-                                                                        {"time(ms)", 10, 0},
-                                                                        {"mean(us)", 10, 1},
-                                                                        {"%time", 6, 0}}
-                                            : std::vector<NumberColumn>{{"time(us)", 10, 0}};
-    for (NumberColumn c :
-         {NumberColumn{"FLOP/s", 9, 0}, NumberColumn{"TC%", 4, 4}, NumberColumn{"AI(L1)", 8, 2},
-          NumberColumn{"AI(L2)", 8, 5}, NumberColumn{"AI(DRAM)", 8, 0}})
+    std::vector<report::NumberColumn> columns =
+        options.grouped ? std::vector<report::NumberColumn>{{"launches", 8, 3},
+                                                            {"time(ms)", 10, 0},
+                                                            {"mean(us)", 10, 1},
+                                                            {"%time", 6, 0}}
+                        : std::vector<report::NumberColumn>{{"time(us)", 10, 0}};
+    for (report::NumberColumn c :
+         {report::NumberColumn{"FLOP/s", 9, 0}, report::NumberColumn{"TC%", 4, 4},
+          report::NumberColumn{"AI(L1)", 8, 2}, report::NumberColumn{"AI(L2)", 8, 5},
+          report::NumberColumn{"AI(DRAM)", 8, 0}})
         columns.push_back(c);
     const bool anyScope = std::any_of(records.begin(), records.end(),
                                       [](const KernelRecord& r) { return !r.scopePath.empty(); });
@@ -154,60 +147,18 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
     }
     boundW = std::min<std::size_t>(boundW, 24); // a longer bound may overflow: names first
-    const std::size_t minKernel = 24, minScope = anyScope ? 10 : 5;
-    const auto numbersWidth = [&] {
-        std::size_t w = 0;
-        for (const auto& c : columns)
-            w += c.shown ? c.width + 1 : 0;
-        return w;
-    };
-    const auto room = [&]() -> std::size_t {
-        const std::size_t used = 7 + 2 + numbersWidth() + 1 + boundW;
-        return width > used ? width - used : 0;
-    };
-    const std::size_t need = std::min(minKernel, longestName) + std::min(minScope, longestScope);
-    for (int drop = 1; drop <= 5 && room() < need; ++drop)
-        for (auto& c : columns)
-            if (c.dropOrder == drop)
-                c.shown = false;
-    const std::size_t rest = room();
-    std::size_t kernelW, scopeW;
-    if (!anyScope) {
-        scopeW = minScope;
-        kernelW = std::max(minKernel, rest > scopeW ? rest - scopeW : 0);
-    } else {
-        // The scope gets what it needs up to 2/5 of the room; the kernel name the rest.
-        scopeW = std::clamp(longestScope, minScope, std::max(minScope, rest * 2 / 5));
-        kernelW = std::max(minKernel, rest > scopeW ? rest - scopeW : 0);
-    }
-    if (kernelW > longestName) { // no blank space: what the name does not need goes to the scope
-        scopeW = std::min(std::max(scopeW, longestScope), scopeW + kernelW - longestName);
-        kernelW = longestName;
-    }
+    auto [kernelW, scopeW] = report::fitLine(columns, width, 7 + 2 + 1 + boundW, longestName,
+                                             longestScope, anyScope, options.wide);
     const std::vector<std::string> names =
         report::distinctNames(displayed, identities, kernelW, options.wide);
-    if (options.wide) {
-        kernelW = longestName;
-        scopeW = longestScope;
-        for (std::size_t i = 0; i < shown.size(); ++i)
-            kernelW = std::max(kernelW, names[i].size());
-        for (auto& c : columns)
-            c.shown = true;
-    }
     const auto numbers = [&](const std::vector<std::string>& cells) {
-        std::string text;
-        for (std::size_t c = 0; c < columns.size(); ++c)
-            if (columns[c].shown)
-                text += report::padLeft(c < cells.size() ? cells[c] : "", columns[c].width) + ' ';
-        return text;
+        return report::numberCells(columns, cells);
     };
     if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
-    std::vector<std::string> heads;
-    for (const auto& c : columns)
-        heads.push_back(c.head);
     out << "    #  " << report::padRight("kernel", kernelW) << ' '
-        << report::padRight("scope", scopeW) << ' ' << numbers(heads) << " bound\n";
+        << report::padRight("scope", scopeW) << ' ' << numbers(report::columnHeads(columns))
+        << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.
     std::vector<std::pair<std::string, std::size_t>> notes;
