@@ -24,8 +24,9 @@ if [ "${ROOFLINE_SANITIZE_TESTS:-1}" != 0 ]; then
   # what needs a target this tree does not build (GPU tests, benchmarks, the install consumer),
   # `roofline run`, which injects libroofline into other processes, and the CLI commands that
   # call CUPTI's host API (it loads libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer
-  # refuses; unit tests that need it skip themselves, test/unit/cupti_host_guard.hpp).
+  # refuses; unit tests that need it skip themselves, test/unit/cupti_host_guard.hpp; README's
+  # sample evaluates the calibration recording's kept image with it too).
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1" \
     ctest --test-dir "$sanitize" --output-on-failure -j "$jobs" -L cpu \
-    -E "_NOT_BUILT|^install\.|^bench\.|seer|^example|cli\.run_command|cli\.output_safety|cli\.metrics_gh100|cli\.report_fixture|cli\.compare_fixtures"
+    -E "_NOT_BUILT|^install\.|^bench\.|seer|^example|cli\.run_command|cli\.output_safety|cli\.metrics_gh100|cli\.report_fixture|cli\.compare_fixtures|readme\.sample"
 fi
