@@ -43,6 +43,13 @@ Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     return e;
 }
 
+// "--name 'X'", "--scope 'Y'" or both, joined by `both`.
+std::string filtersText(const ReportArgs& args, const char* both) {
+    return (args.name.empty() ? "" : "--name '" + args.name + "'") +
+           (args.name.empty() || args.scope.empty() ? "" : both) +
+           (args.scope.empty() ? "" : "--scope '" + args.scope + "'");
+}
+
 const char* rowsDescription(GroupBy by) {
     switch (by) {
     case GroupBy::Kernel:
@@ -137,9 +144,7 @@ int report(const ReportArgs& args) {
     human << '\n';
     if (filtered)
         human << "filter    " << records.size() << " of " << e.records.size() << " records ("
-              << (args.name.empty() ? "" : "--name '" + args.name + "'")
-              << (args.name.empty() || args.scope.empty() ? "" : " ")
-              << (args.scope.empty() ? "" : "--scope '" + args.scope + "'") << ")\n\n";
+              << filtersText(args, " ") << ")\n\n";
     if (records.empty()) {
         human << (filtered ? "no record matches the filters; "
                            : "no kernels in this recording: no kernel ran inside a profiled scope "
@@ -219,10 +224,7 @@ int report(const ReportArgs& args) {
     }
     if (filtered && records.empty() && !e.records.empty()) {
         // On standard error whatever went to standard output, and a status a script can test.
-        std::cerr << "roofline report: no record matches "
-                  << (args.name.empty() ? "" : "--name '" + args.name + "'")
-                  << (args.name.empty() || args.scope.empty() ? "" : " and ")
-                  << (args.scope.empty() ? "" : "--scope '" + args.scope + "'") << " (of "
+        std::cerr << "roofline report: no record matches " << filtersText(args, " and ") << " (of "
                   << e.records.size() << "; a first one is " << e.records.front().name << " in '"
                   << e.records.front().scopePath << "')\n";
         return 1;

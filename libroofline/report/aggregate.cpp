@@ -125,10 +125,9 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
         if (r.timeSeconds > 0.0) {
             g.minSeconds =
                 g.minSeconds > 0.0 ? std::min(g.minSeconds, r.timeSeconds) : r.timeSeconds;
-            g.maxSeconds = std::max(g.maxSeconds, r.timeSeconds);
+            if (r.timeSeconds > g.maxSeconds) // the longest launch so far gives the limiter
+                g.maxSeconds = r.timeSeconds, g.limiter = r.bound.limiter;
         }
-        if (r.timeSeconds > g.limiterSeconds)
-            g.limiterSeconds = r.timeSeconds, g.limiter = r.bound.limiter;
         g.gpuSeconds += r.gpuDurationSeconds;
         g.clockTimesSeconds += r.timeSeconds > 0.0 ? r.smClockHz * r.timeSeconds : 0.0;
         for (std::size_t k = 0; k < kFlopKindCount; ++k)

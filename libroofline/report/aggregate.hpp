@@ -35,9 +35,9 @@ struct KernelGroup {
     double clockTimesSeconds = 0; ///< sum of clock x time (time-weighted mean clock: / seconds)
     std::array<double, kFlopKindCount> flops{};
     std::array<double, kMemoryLevelCount> bytes{};
-    /// The limiter of its longest measured launch (below every roof: what its shape says).
+    /// The limiter of its longest measured launch (the one of maxSeconds; below every roof:
+    /// what its shape says).
     Limiter limiter = Limiter::None;
-    double limiterSeconds = -1; ///< that launch's time
 
     double totalFlops() const noexcept;  ///< floating point, CUDA + tensor cores
     double tensorShare() const noexcept; ///< tensor-core share of totalFlops (0 when none)

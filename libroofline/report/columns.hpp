@@ -21,6 +21,10 @@ std::vector<std::string> distinctNames(const std::vector<std::string>& names,
                                        std::size_t width, bool wide);
 /// Whether `name` ends with distinctNames' "(N)".
 bool numberedName(const std::string& name);
+/// What distinctNames' "(N)" means, for a table's legend.
+inline constexpr const char* kNumberedNamesNote =
+    "'(1)', '(2)' after a name: other kernels whose shortened names look alike (--wide shows "
+    "them whole)";
 std::string padRight(const std::string& s, std::size_t width);
 
 /// A numeric column of a text table; dropOrder > 0: left out on a narrow line, lowest first.

@@ -140,26 +140,22 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
         fitLine(columns, width, 2 + 2 + boundW, longestName, longestScope, true, options.wide);
     const std::vector<std::string> shortNames =
         distinctNames(names, identities, kernelW, options.wide);
-    const auto numbers = [&](const std::vector<std::string>& cells) {
-        return numberCells(columns, cells);
-    };
     if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
     out << padRight("kernel", kernelW) << "  " << padRight("scope", scopeW) << "  "
-        << numbers(columnHeads(columns)) << " bound A -> B\n";
+        << numberCells(columns, columnHeads(columns)) << " bound A -> B\n";
     for (std::size_t i = 0; i < shown.size(); ++i) {
         const Row& r = shown[i];
         const std::string scope = r.scope == "-" ? r.scope : r.scope.substr(shared.size());
         out << padRight(shortNames[i], kernelW) << "  "
             << padRight(options.wide ? scope : shortenScope(scope, scopeW), scopeW) << "  "
-            << numbers(r.cells) << ' ' << r.bound << '\n';
+            << numberCells(columns, r.cells) << ' ' << r.bound << '\n';
     }
     char line[1024];
     if (rows < c.rows.size())
         out << "  ... " << (c.rows.size() - rows) << " more rows (--top 0 for all)\n";
     if (std::any_of(shortNames.begin(), shortNames.end(), numberedName))
-        out << "  '(1)', '(2)' after a name: other kernels whose shortened names look alike "
-               "(--wide shows them whole)\n";
+        out << "  " << kNumberedNamesNote << '\n';
     std::snprintf(line, sizeof line,
                   "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
                   "matched by %s\n",

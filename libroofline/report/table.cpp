@@ -128,10 +128,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         return r.scopePath.empty() ? std::string("-") : r.scopePath.substr(shared.size());
     };
     std::size_t longestName = 6, longestScope = 5;
-    for (const KernelRecord* r : shown) {
-        longestName = std::max(longestName, nameOf(*r).size());
+    for (const std::string& n : displayed)
+        longestName = std::max(longestName, n.size());
+    for (const KernelRecord* r : shown)
         longestScope = std::max(longestScope, scopeOf(*r).size());
-    }
     // Each measured row's bound, with what follows it (the widest decides the room left).
     std::vector<std::string> bounds(shown.size());
     std::size_t boundW = 5;
@@ -151,14 +151,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                                              longestScope, anyScope, options.wide);
     const std::vector<std::string> names =
         report::distinctNames(displayed, identities, kernelW, options.wide);
-    const auto numbers = [&](const std::vector<std::string>& cells) {
-        return report::numberCells(columns, cells);
-    };
     if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
     out << "    #  " << report::padRight("kernel", kernelW) << ' '
-        << report::padRight("scope", scopeW) << ' ' << numbers(report::columnHeads(columns))
-        << " bound\n";
+        << report::padRight("scope", scopeW) << ' '
+        << report::numberCells(columns, report::columnHeads(columns)) << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.
     std::vector<std::pair<std::string, std::size_t>> notes;
@@ -215,7 +212,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         std::string bound = bounds[i];
         if (options.grouped && !r.note.empty())
             bound += "  " + noteRef(r.note);
-        out << row << numbers(cells) << ' ' << bound << '\n';
+        out << row << report::numberCells(columns, cells) << ' ' << bound << '\n';
     }
     if (rows < records.size()) {
         double hidden = 0;
@@ -241,7 +238,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             ai(MemoryLevel::L2),
             ai(MemoryLevel::DRAM)};
         std::string totals = "       " + report::padRight("total", kernelW) + ' ' +
-                             report::padRight("", scopeW) + ' ' + numbers(cells);
+                             report::padRight("", scopeW) + ' ' +
+                             report::numberCells(columns, cells);
         while (!totals.empty() && totals.back() == ' ')
             totals.pop_back();
         out << totals << '\n';
@@ -263,9 +261,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
              "far they spread; ROOFLINE_REUSE=0 measures each launch)");
     const bool alike = std::any_of(names.begin(), names.end(), report::numberedName);
     if (alike)
-        legend += std::string(legend.empty() ? "" : "; ") +
-                  "'(1)', '(2)' after a name: other kernels whose shortened names look alike "
-                  "(--wide shows them whole)";
+        legend += std::string(legend.empty() ? "" : "; ") + report::kNumberedNamesNote;
     if (!legend.empty())
         out << "  flags: " << legend << '\n';
     std::size_t noWork = 0;

@@ -339,9 +339,12 @@ TEST(Compare, MatchesByNameAndScopeAndReportsTheRest) {
     options.width = 100;
     report::printComparison(c, h100(), h100(), narrow, 0, options);
     for (std::size_t at = 0, end; (end = narrow.str().find('\n', at)) != std::string::npos;
-         at = end + 1)
-        if (narrow.str().compare(at, 6, "kernel") == 0 || narrow.str().compare(at, 4, "conv") == 0)
+         at = end + 1) {
+        if (narrow.str().compare(at, 6, "kernel") == 0 ||
+            narrow.str().compare(at, 4, "conv") == 0) {
             EXPECT_LE(end - at, 100u) << narrow.str().substr(at, end - at);
+        }
+    }
     options.wide = true;
     report::printComparison(c, h100(), h100(), wide, 0, options);
     EXPECT_NE(wide.str().find("DRAM bytes A -> B"), std::string::npos) << wide.str();

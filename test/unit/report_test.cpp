@@ -231,9 +231,11 @@ TEST(Report, NamesAreShortenedInTheMiddleAndStayDistinct) {
     EXPECT_EQ(t.find("k<...>"), std::string::npos) << t; // k<float...> and k<double...> collide
     EXPECT_NE(t.find("k<float, "), std::string::npos) << t;
     EXPECT_NE(t.find("k<double,"), std::string::npos) << t;
-    for (std::size_t at = 0, end; (end = t.find('\n', at)) != std::string::npos; at = end + 1)
-        if (t.compare(at, 4, "  [1") != 0) // the note line is as long as the note
+    for (std::size_t at = 0, end; (end = t.find('\n', at)) != std::string::npos; at = end + 1) {
+        if (t.compare(at, 4, "  [1") != 0) { // the note line is as long as the note
             EXPECT_LE(end - at, 80u) << t.substr(at, end - at);
+        }
+    }
     EXPECT_NE(t.find("coopB_NNT"), std::string::npos) << t;
     EXPECT_NE(t.find("[1] counter-data image full (3 rows)"), std::string::npos) << t;
 }
