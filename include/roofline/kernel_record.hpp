@@ -44,11 +44,21 @@ constexpr bool isFloatingPoint(FlopKind kind) noexcept {
 
 /// Peak rates a record is compared with: FLOP/s per kind and bytes/s per level. Zero means unknown
 /// (that roof is not drawn and never chosen as the bound).
+/// Where one roof's value came from, best first: measured by microbenchmarks on this GPU model
+/// (`roofline ceilings`: cached or bundled), the device's own peak rate (the counter API's
+/// peak_sustained of the same metric, times its clock), or the model's datasheet.
+enum class RoofSource : std::uint8_t { None, Measured, Device, Datasheet };
+/// "", "measured", "device peak" or "datasheet".
+ROOFLINE_API const char* toString(RoofSource source) noexcept;
+
 struct Ceilings {
     std::string name;   ///< e.g. "NVIDIA H100 SXM5 (datasheet)"
     std::string source; ///< where the numbers come from, and how they were scaled
     std::array<double, kFlopKindCount> flopsPerSecond{};
     std::array<double, kMemoryLevelCount> bytesPerSecond{};
+    /// Per roof: where its value came from (None where the value is 0).
+    std::array<RoofSource, kFlopKindCount> flopSource{};
+    std::array<RoofSource, kMemoryLevelCount> byteSource{};
 };
 
 /// Below this many FLOPs per byte at every memory level a kernel counts as doing no floating-point

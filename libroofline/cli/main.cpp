@@ -173,8 +173,9 @@ int main(int argc, char** argv) {
                                "ai_l2", "ai_dram", "name", "scope"}));
     reportCmd->add_option("--ceilings", report.ceilings,
                           "roofs from this file (roofline ceilings -o FILE) instead of the cache, "
-                          "the bundled roofs or $ROOFLINE_CEILINGS; 'datasheet': datasheet peaks "
-                          "only");
+                          "the bundled roofs or $ROOFLINE_CEILINGS; 'device': the GPU's own peak "
+                          "rates from the recording's counters; 'datasheet': datasheet peaks only "
+                          "(default: measured roofs where known, device peaks, then datasheet)");
     reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
     reportCmd->add_flag("--host", report.host,
                         "also print the host side: wall and CPU time per scope (self, total, % "
@@ -206,7 +207,8 @@ int main(int argc, char** argv) {
     compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV ('-': stdout)");
     compareCmd->add_option("--ceilings", compare.ceilings,
                            "roofs for both recordings from this file (roofline ceilings -o FILE); "
-                           "'datasheet': datasheet peaks only");
+                           "'device': each GPU's own peak rates; 'datasheet': datasheet peaks "
+                           "only");
 
     auto* mergeCmd = app.add_subcommand(
         "merge", "merge per-rank recordings of one job (torchrun, mpirun, Slurm) into one, each "

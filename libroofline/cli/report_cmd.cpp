@@ -3,6 +3,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/ceilings_file.hpp"
+#include "core/device_peaks.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -25,17 +26,29 @@ namespace roofline::cli {
 Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     Evaluated e;
     e.recording = core::loadRecording(file);
+    const core::DeviceInfo& device = e.recording.device;
+    // The device's peaks are evaluated (a CUPTI host evaluation of the kept image) only where a
+    // roof would otherwise come from the datasheet.
+    const auto peaks = [&e] { return cupti::devicePeakCeilings(e.recording, true); };
     if (ceilings.empty()) {
-        e.ceilings = core::chooseCeilings(e.recording.device);
+        e.ceilings = core::chooseCeilings(device);
+        if (core::wantsDevicePeaks(e.ceilings))
+            e.ceilings = core::chooseCeilings(device, peaks());
     } else if (ceilings == core::kDatasheetCeilings) {
-        e.ceilings.datasheet = e.ceilings.used = core::datasheetCeilings(e.recording.device);
+        e.ceilings.datasheet = e.ceilings.used = core::datasheetCeilings(device);
+    } else if (ceilings == core::kDeviceCeilings) {
+        e.ceilings.datasheet = core::datasheetCeilings(device);
+        e.ceilings.device = peaks();
+        e.ceilings.used = core::combineCeilings({}, e.ceilings.device, e.ceilings.datasheet);
     } else {
         core::MeasuredCeilings m = core::loadCeilings(ceilings); // unreadable: an error
-        if (!e.recording.device.name.empty() && m.deviceName != e.recording.device.name)
+        if (!device.name.empty() && m.deviceName != device.name)
             std::cerr << "roofline: warning: --ceilings '" << ceilings << "' was measured on '"
-                      << m.deviceName << "', the recording on '" << e.recording.device.name
+                      << m.deviceName << "', the recording on '" << device.name
                       << "': its roofs are used as asked\n";
-        e.ceilings = core::choiceWith(e.recording.device, std::move(m), ceilings);
+        e.ceilings = core::choiceWith(device, m, ceilings);
+        if (core::wantsDevicePeaks(e.ceilings))
+            e.ceilings = core::choiceWith(device, std::move(m), ceilings, peaks());
     }
     if (!e.ceilings.warning.empty())
         std::cerr << "roofline: warning: " << e.ceilings.warning << '\n';

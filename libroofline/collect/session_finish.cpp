@@ -1,6 +1,7 @@
 // The end of a session: the collector's launches with their durations and values become the
 // recording (evaluated on the host), the summary says what was measured and what it cost, and the
 // recording is saved once.
+#include "core/ceilings_file.hpp"
 #include "collect/session_impl.hpp"
 
 #include "core/demangle.hpp"
@@ -116,6 +117,13 @@ void SessionState::finish() noexcept {
         r.bytes = toString(options.bytes);
         r.launches = std::move(launches);
         r.process = process;
+        // Roofs the measured ceilings lack come from the device's own peak rates, now that an
+        // image and the L2 clock are in (the session's own images: evaluated in this process).
+        core::CeilingsChoice choice = core::chooseCeilings(r.device);
+        if (core::wantsDevicePeaks(choice)) {
+            choice = core::chooseCeilings(r.device, cupti::devicePeakCeilings(r, false));
+            ceilings = choice.used;
+        }
         records = cupti::evaluateRecording(r, ceilings);
     } catch (const std::exception& e) {
         core::log().error("libroofline: evaluating the counters failed: {}", e.what());

@@ -1,5 +1,6 @@
 #include "core/ceilings_file.hpp"
 #include "core/bundled_ceilings.hpp"
+#include "core/device_peaks.hpp"
 
 #include "core/json_number.hpp"
 
@@ -162,49 +163,49 @@ bool roofIndex(const std::string& roof, bool& isFlop, std::size_t& index) {
 }
 } // namespace
 
-Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measured,
-                       const std::string& path) {
-    Ceilings c = datasheet;
-    std::string fromDatasheet;
+Ceilings measuredCeilings(const MeasuredCeilings& measured, const std::string& path) {
+    Ceilings c;
     for (const auto& r : measured.roofs) {
         bool isFlop = false;
         std::size_t i = 0;
-        if (r.perSecond <= 0.0 || !roofIndex(r.roof, isFlop, i))
+        if (!(r.perSecond > 0.0) || !roofIndex(r.roof, isFlop, i))
             continue;
         (isFlop ? c.flopsPerSecond[i] : c.bytesPerSecond[i]) = r.perSecond;
+        (isFlop ? c.flopSource[i] : c.byteSource[i]) = RoofSource::Measured;
     }
-    auto missing = [&](const std::string& roof, double datasheetValue) {
-        const RoofMeasurement* m = measured.find(roof);
-        if ((!m || m->perSecond <= 0.0) && datasheetValue > 0.0)
-            fromDatasheet += (fromDatasheet.empty() ? "" : ", ") + roof;
-    };
-    for (std::size_t k = 0; k < kFlopKindCount; ++k)
-        missing(std::string(toString(static_cast<FlopKind>(k))), datasheet.flopsPerSecond[k]);
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        missing(std::string(toString(static_cast<MemoryLevel>(l))), datasheet.bytesPerSecond[l]);
     c.name = measured.deviceName + " (measured " + measured.createdUtc.substr(0, 10) + ")";
     c.source = "measured by `roofline ceilings`" + std::string(measured.quick ? " --quick" : "") +
-               " (" + path + ")" +
-               (fromDatasheet.empty() ? "" : "; datasheet for " + fromDatasheet);
+               " (" + path + ")";
     return c;
 }
 
+Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measured,
+                       const std::string& path) {
+    return combineCeilings(measuredCeilings(measured, path), Ceilings{}, datasheet);
+}
+
 CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
-                          const std::string& path) {
+                          const std::string& path, const Ceilings& devicePeaks) {
     CeilingsChoice choice;
     choice.datasheet = datasheetCeilings(device);
-    choice.used = mergeCeilings(choice.datasheet, measured, path);
+    choice.device = devicePeaks;
+    choice.used = combineCeilings(measuredCeilings(measured, path), devicePeaks, choice.datasheet);
     choice.measured = std::move(measured);
     choice.path = path;
     return choice;
 }
 
-CeilingsChoice chooseCeilings(const DeviceInfo& device) {
+CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePeaks) {
     CeilingsChoice choice;
     choice.datasheet = datasheetCeilings(device);
-    choice.used = choice.datasheet;
+    choice.device = devicePeaks;
+    choice.used = combineCeilings(Ceilings{}, devicePeaks, choice.datasheet);
     const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
-    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings)
+    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings) {
+        choice.used = choice.datasheet;
+        return choice;
+    }
+    if (explicitFile && std::string_view(explicitFile) == kDeviceCeilings)
         return choice;
     choice.path = explicitFile && *explicitFile ? explicitFile : ceilingsCachePath(device.name);
     if (!explicitFile || !*explicitFile) {
@@ -212,8 +213,8 @@ CeilingsChoice chooseCeilings(const DeviceInfo& device) {
         if (choice.path.empty() || !probe) { // not measured on this machine
             std::string bundledPath;
             if (auto bundled = bundledCeilings(device.name, bundledPath))
-                return choiceWith(device, std::move(*bundled), bundledPath);
-            return choice; // nothing measured for this GPU model: datasheet, silently
+                return choiceWith(device, std::move(*bundled), bundledPath, devicePeaks);
+            return choice; // nothing measured for this GPU model: device peaks, then datasheet
         }
     }
     try {
@@ -221,14 +222,27 @@ CeilingsChoice chooseCeilings(const DeviceInfo& device) {
         if (!device.name.empty() && m.deviceName != device.name) {
             choice.warning = "ceilings file '" + choice.path + "' was measured on '" +
                              m.deviceName + "', not on '" + device.name +
-                             "': not used (datasheet roofs instead)";
+                             "': not used (device peaks and datasheet roofs instead)";
             return choice;
         }
-        return choiceWith(device, std::move(m), choice.path);
+        return choiceWith(device, std::move(m), choice.path, devicePeaks);
     } catch (const Error& e) {
-        choice.warning = std::string(e.what()) + " (datasheet roofs used instead)";
+        choice.warning = std::string(e.what()) + " (device peaks and datasheet roofs used instead)";
     }
     return choice;
+}
+
+bool wantsDevicePeaks(const CeilingsChoice& choice) {
+    const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
+    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings)
+        return false;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        if (choice.used.flopSource[k] != RoofSource::Measured)
+            return true;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        if (choice.used.byteSource[l] != RoofSource::Measured)
+            return true;
+    return false;
 }
 
 } // namespace roofline::core

@@ -60,27 +60,37 @@ std::string ceilingsCacheDir();
 /// <cache folder>/ceilings-<device name with [^A-Za-z0-9] as '_'>.json; empty without a folder.
 std::string ceilingsCachePath(const std::string& deviceName);
 
+/// The measured roofs alone (perSecond > 0), each with RoofSource::Measured.
+Ceilings measuredCeilings(const MeasuredCeilings& measured, const std::string& path);
 /// Datasheet roofs with every measured roof (perSecond > 0) put in their place.
 Ceilings mergeCeilings(const Ceilings& datasheet, const MeasuredCeilings& measured,
                        const std::string& path);
 
 /// What a report compares records with, and where it came from.
 struct CeilingsChoice {
-    Ceilings used;      ///< measured where known, datasheet otherwise
+    Ceilings used;      ///< per roof: measured, else device peak, else datasheet
     Ceilings datasheet; ///< for the side-by-side table
+    Ceilings device;    ///< the device's own peaks (empty when the recording has none)
     std::optional<MeasuredCeilings> measured;
     std::string path;    ///< the measured file consulted (may not exist)
     std::string warning; ///< a file that exists but was not used, and why
 };
-/// The choice with `measured` in use: datasheet roofs of `device` with the measured ones merged in.
+/// The choice with `measured` in use: its roofs, then `devicePeaks`', then the datasheet's.
 CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
-                          const std::string& path);
+                          const std::string& path, const Ceilings& devicePeaks = {});
 /// `--ceilings` / ROOFLINE_CEILINGS value that asks for datasheet roofs only.
 inline constexpr std::string_view kDatasheetCeilings = "datasheet";
+/// `--ceilings` / ROOFLINE_CEILINGS value that asks for the device's peaks (datasheet where the
+/// device has none).
+inline constexpr std::string_view kDeviceCeilings = "device";
 
-/// $ROOFLINE_CEILINGS (a file, or "datasheet") if set, else the cache file for the device's name, else the
-/// ceilings bundled for its GPU model (core/bundled_ceilings.hpp), else datasheet roofs. A file
+/// $ROOFLINE_CEILINGS (a file, "datasheet" or "device") if set, else the cache file for the
+/// device's name, else the ceilings bundled for its GPU model (core/bundled_ceilings.hpp); each
+/// roof those lack comes from `devicePeaks` (core/device_peaks.hpp), then the datasheet. A file
 /// for another device, or one that cannot be read, is not used and `warning` says why.
-CeilingsChoice chooseCeilings(const DeviceInfo& device);
+CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePeaks = {});
+/// Whether the device's peaks could change `choice`: some roof in use is not measured (and the
+/// datasheet-only choice was not asked for). Measured ceilings that have every roof need none.
+bool wantsDevicePeaks(const CeilingsChoice& choice);
 
 } // namespace roofline::core

@@ -52,6 +52,20 @@ std::string_view toString(MemoryLevel level) noexcept {
     return "unknown";
 }
 
+const char* toString(RoofSource source) noexcept {
+    switch (source) {
+    case RoofSource::None:
+        return "";
+    case RoofSource::Measured:
+        return "measured";
+    case RoofSource::Device:
+        return "device peak";
+    case RoofSource::Datasheet:
+        return "datasheet";
+    }
+    return "";
+}
+
 const char* toString(Limiter limiter) noexcept {
     switch (limiter) {
     case Limiter::None:

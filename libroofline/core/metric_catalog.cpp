@@ -53,11 +53,23 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     p.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
     p.dramReadMetric = "dram__bytes_read.sum";
     p.dramWriteMetric = "dram__bytes_write.sum";
+    p.l2CycleRateMetric = "lts__cycles_elapsed.avg.per_second";
     return p;
 }
 
 Formula& at(ChipProfile& p, FlopKind k) {
     return p.flops[static_cast<std::size_t>(k)];
+}
+
+// Ampere and newer: the sparse-capable tensor types' peak_sustained counts the 2:4 sparse rate
+// (H100: bf16 1081344 ops per cycle, twice the dense 989 TFLOP/s at 1980 MHz; FP64 tensor has no
+// sparse rate), and the L1 t-stage's 512 B per SM cycle is 4x the 128 B/cycle that loads reach.
+// Measured on the H100 against `roofline ceilings` (docs/methodology.md, "Device-peak roofs").
+void attainablePeakShares(ChipProfile& p) {
+    for (FlopKind k : {FlopKind::TensorTF32, FlopKind::TensorFP16, FlopKind::TensorBF16,
+                       FlopKind::TensorFP8, FlopKind::TensorINT8})
+        p.peakFlopShare[static_cast<std::size_t>(k)] = 0.5;
+    p.peakByteShare[static_cast<std::size_t>(MemoryLevel::L1)] = 0.25;
 }
 
 std::vector<ChipProfile> buildCatalog() {
@@ -78,6 +90,7 @@ std::vector<ChipProfile> buildCatalog() {
     at(ampere, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
     at(ampere, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
     at(ampere, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    attainablePeakShares(ampere);
     ampere.validation = "not validated on hardware here (no Ampere GPU); same counter semantics as "
                         "the Hopper calibration assumed";
     all.push_back(ampere);
@@ -91,6 +104,7 @@ std::vector<ChipProfile> buildCatalog() {
     all.push_back(ada);
 
     ChipProfile hopper = base("Hopper", {"GH100"});
+    attainablePeakShares(hopper);
     at(hopper, FlopKind::TensorFP16) = single("sm__ops_path_tensor_src_fp16.sum"); // both dst types
     at(hopper, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
     at(hopper, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
@@ -157,6 +171,7 @@ std::vector<ChipProfile> buildCatalog() {
     at(blackwell, FlopKind::TensorFP8) = sum({"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
                                               "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"});
     at(blackwell, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    attainablePeakShares(blackwell);
     blackwell.validation = "not validated on hardware here (no Blackwell GPU); same counter "
                            "semantics as the Hopper calibration assumed";
     all.push_back(blackwell);
@@ -226,6 +241,7 @@ std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
                 add(t.metric);
         add(p.dramReadMetric);
         add(p.dramWriteMetric);
+        add(p.l2CycleRateMetric);
     }
     return out;
 }

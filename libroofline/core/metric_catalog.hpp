@@ -58,6 +58,14 @@ struct ChipProfile {
     /// DRAM bytes read and written (their sum is dram__bytes.sum): collected beside the byte
     /// formulas, raw in each record's metrics (SEER models reads and writes apart). Empty: none.
     std::string dramReadMetric, dramWriteMetric;
+    /// The L2's clock (lts cycles per second), collected with the bytes: the device-peak L2 roof
+    /// is the L2 byte counter's peak per L2 cycle times it (core/device_peaks.hpp).
+    std::string l2CycleRateMetric;
+    /// Share of each roof's peak_sustained rate that kernels reach, as measured on the family's
+    /// GPU (1: all of it). Sparse-capable tensor types count at the 2:4 sparse rate, twice the
+    /// dense rate; L1's t-stage counts 512 B per SM cycle, 4x the 128 B data path.
+    std::array<double, kFlopKindCount> peakFlopShare{1, 1, 1, 1, 1, 1, 1, 1, 1};
+    std::array<double, kMemoryLevelCount> peakByteShare{1, 1, 1};
     std::string validation; ///< what validated these formulas, and what did not
     TensorDetection tensorDetection;
 };

@@ -82,6 +82,10 @@ Ceilings datasheetCeilings(const DeviceInfo& device) {
         c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L1)] =
             kL1BytesPerClockPerSm * sms * clock;
         c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = d.dramBytesPerSecond;
+        for (std::size_t k = 0; k < kFlopKindCount; ++k)
+            c.flopSource[k] = c.flopsPerSecond[k] > 0 ? RoofSource::Datasheet : RoofSource::None;
+        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+            c.byteSource[l] = c.bytesPerSecond[l] > 0 ? RoofSource::Datasheet : RoofSource::None;
         c.name = std::string(d.name) + " (datasheet)";
         char buf[256];
         std::snprintf(buf, sizeof buf,

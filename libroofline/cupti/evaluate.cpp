@@ -1,6 +1,7 @@
 #include "cupti/evaluate.hpp"
 
 #include "core/log.hpp"
+#include "core/device_peaks.hpp"
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,32 +58,26 @@ bool writeAll(int fd, const void* data, std::size_t n) {
 }
 
 // CUPTI's host evaluation trusts the image it is given: crafted counter-data images with valid
-// checksums crash it (SIGSEGV, found by fuzzing). Raw images are evaluated in a child process, so
-// a damaged one ends in a clear error, never in a crash of the program reading the recording.
-ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string& what) {
+// checksums crash it (SIGSEGV, found by fuzzing). Images read from files are evaluated in a child
+// process, so a damaged one ends in a clear error, never in a crash of the program reading the
+// recording. `work` runs in the child; what it returns comes back as it was.
+std::vector<double> runIsolated(const std::function<std::vector<double>()>& work,
+                                const std::string& what) {
     int fds[2];
     if (::pipe(fds) != 0)
-        return evaluateImages(rec);
+        return work();
     const pid_t child = ::fork();
     if (child < 0) {
         ::close(fds[0]);
         ::close(fds[1]);
-        return evaluateImages(rec);
+        return work();
     }
     if (child == 0) { // evaluate, send, and leave without running the parent's exit handlers
         ::close(fds[0]);
         int status = 0;
         try {
-            const ImageValues v = evaluateImages(rec);
-            for (std::size_t r : v.ranges) {
-                const std::uint64_t n = r;
-                status |= writeAll(fds[1], &n, sizeof n) ? 0 : 1;
-            }
-            for (const auto& row : v.values) {
-                const std::uint64_t n = row.size();
-                status |= writeAll(fds[1], &n, sizeof n) ? 0 : 1;
-                status |= writeAll(fds[1], row.data(), row.size() * sizeof(double)) ? 0 : 1;
-            }
+            const std::vector<double> v = work();
+            status |= writeAll(fds[1], v.data(), v.size() * sizeof(double)) ? 0 : 1;
         } catch (const std::exception& e) { // the error travels to the parent, which throws it
             const Error* error = dynamic_cast<const Error*>(&e);
             const std::int32_t code =
@@ -126,36 +122,57 @@ ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string
                                         : "evaluation failed";
         throw Error(static_cast<ErrorCode>(code), message);
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.size() % sizeof(double) != 0)
         throw Error(ErrorCode::Io, "'" + what +
                                        "': the evaluation of its counter-data images "
                                        "could not be passed back (pipe error)");
+    std::vector<double> out(bytes.size() / sizeof(double));
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+}
+
+// ImageValues as one run of numbers (counts are exact in a double): ranges per chunk, then per
+// launch its value count and values.
+std::vector<double> flatten(const ImageValues& v) {
+    std::vector<double> out;
+    for (std::size_t r : v.ranges)
+        out.push_back(static_cast<double>(r));
+    for (const auto& row : v.values) {
+        out.push_back(static_cast<double>(row.size()));
+        out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+}
+
+ImageValues unflatten(const std::vector<double>& flat, const core::Recording& rec,
+                      const std::string& what) {
     ImageValues out;
     std::size_t at = 0;
-    const auto take = [&](void* dst, std::size_t n) {
-        if (at + n > bytes.size())
-            throw Error(ErrorCode::CorruptRecording,
-                        "'" + what + "': the evaluation of its counter-data images was cut short");
-        std::memcpy(dst, bytes.data() + at, n);
-        at += n;
-    };
-    for (std::size_t c = 0; c < rec.counterData.size(); ++c) {
-        std::uint64_t n = 0;
-        take(&n, sizeof n);
-        out.ranges.push_back(static_cast<std::size_t>(n));
-    }
-    out.values.resize(rec.launches.size());
-    for (auto& row : out.values) {
-        std::uint64_t n = 0;
-        take(&n, sizeof n);
-        if (n > rec.metrics.size())
+    const auto count = [&](std::size_t most) {
+        if (at >= flat.size() || !(flat[at] >= 0) || flat[at] > static_cast<double>(most))
             throw Error(ErrorCode::CorruptRecording,
                         "'" + what +
                             "': the evaluation of its counter-data images is inconsistent");
-        row.resize(static_cast<std::size_t>(n));
-        take(row.data(), row.size() * sizeof(double));
+        return static_cast<std::size_t>(flat[at++]);
+    };
+    for (std::size_t c = 0; c < rec.counterData.size(); ++c)
+        out.ranges.push_back(count(std::size_t(1) << 40));
+    out.values.resize(rec.launches.size());
+    for (auto& row : out.values) {
+        const std::size_t n = count(rec.metrics.size());
+        if (at + n > flat.size())
+            throw Error(ErrorCode::CorruptRecording,
+                        "'" + what + "': the evaluation of its counter-data images was cut short");
+        row.assign(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                   flat.begin() + static_cast<std::ptrdiff_t>(at + n));
+        at += n;
     }
     return out;
+}
+
+ImageValues evaluateImagesIsolated(const core::Recording& rec, const std::string& what) {
+    return unflatten(runIsolated([&rec] { return flatten(evaluateImages(rec)); }, what), rec,
+                     what);
 }
 
 } // namespace
@@ -228,6 +245,35 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
     }
     core::addOccupancy(records, rec.device);
     return records;
+}
+
+} // namespace roofline::cupti
+
+namespace roofline::cupti {
+
+Ceilings devicePeakCeilings(const core::Recording& rec, bool isolated) {
+    if (rec.counterData.empty() || rec.chip.empty())
+        return {};
+    try {
+        const core::ChipProfile& profile = core::profileForChip(rec.chip);
+        const std::vector<core::PeakRoof> roofs = core::peakRoofs(profile);
+        const auto evaluate = [&rec, &roofs] {
+            const Host host(rec.chip);
+            return host.evaluateValues(rec.counterData.front(), 0, core::peakMetrics(roofs));
+        };
+        const std::vector<double> values =
+            isolated ? runIsolated(evaluate, "the recording") : evaluate();
+        core::PeakClocks clocks;
+        clocks.smHz = rec.device.smClockHz;
+        clocks.memoryHz = rec.device.memoryClockHz;
+        clocks.l2Hz = core::medianMetric(rec.launches, rec.metrics, profile.l2CycleRateMetric);
+        return core::deviceCeilings(roofs, values, clocks, rec.device);
+    } catch (const std::exception& e) {
+        core::log().warn("the device's peak rates could not be evaluated ({}): roofs the measured "
+                         "ceilings lack come from the datasheet",
+                         e.what());
+    }
+    return {};
 }
 
 } // namespace roofline::cupti

@@ -13,4 +13,11 @@ namespace roofline::cupti {
 /// unreadable image.
 std::vector<KernelRecord> evaluateRecording(const core::Recording& recording,
                                             const Ceilings& ceilings);
+
+/// The device's own roofs for the recording (core/device_peaks.hpp): the peak rates CUPTI's host
+/// API gives for its chip, evaluated on its first kept counter-data image, times the device's
+/// clocks and the L2 clock its launches measured. Empty Ceilings when it keeps no image or its
+/// chip is not supported (logged; never throws). `isolated`: evaluate in a child process (for
+/// images read from files, as evaluateRecording does).
+Ceilings devicePeakCeilings(const core::Recording& recording, bool isolated);
 } // namespace roofline::cupti

@@ -7,27 +7,32 @@
 namespace roofline::report {
 namespace {
 
-std::string rate(double value, const char* unit) {
+// The value in units of 1e12 (TFLOP/s, TOP/s, TB/s), "-" when unknown.
+std::string rate(double value) {
     if (!(value > 0.0))
         return "-";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %s", value / 1e12, unit);
+    std::snprintf(buf, sizeof buf, "%.1f", value / 1e12);
     return buf;
 }
 
-void row(std::ostream& out, const std::string& roof, double used, double measured, double datasheet,
-         const core::RoofMeasurement* m, bool details) {
-    const char* unit = core::roofUnit(roof);
-    if (used <= 0.0 && measured <= 0.0 && datasheet <= 0.0 && !m)
+struct RoofRow {
+    std::string roof;
+    double used = 0, measured = 0, device = 0, datasheet = 0;
+    RoofSource source = RoofSource::None;
+    const core::RoofMeasurement* m = nullptr;
+};
+
+void row(std::ostream& out, const RoofRow& r, bool details) {
+    const char* unit = core::roofUnit(r.roof);
+    if (r.used <= 0.0 && r.measured <= 0.0 && r.device <= 0.0 && r.datasheet <= 0.0 && !r.m)
         return;
-    char ratio[16] = "-";
-    if (measured > 0.0 && datasheet > 0.0)
-        std::snprintf(ratio, sizeof ratio, "%.0f%%", 100.0 * measured / datasheet);
     char line[512];
-    std::snprintf(line, sizeof line, "  %-12s %15s %15s %15s %8s", roof.c_str(),
-                  rate(used, unit).c_str(), rate(measured, unit).c_str(),
-                  rate(datasheet, unit).c_str(), ratio);
+    std::snprintf(line, sizeof line, "  %-12s %-7s %9s  %-11s %9s %11s %9s", r.roof.c_str(), unit,
+                  rate(r.used).c_str(), toString(r.source), rate(r.measured).c_str(),
+                  rate(r.device).c_str(), rate(r.datasheet).c_str());
     out << line;
+    const core::RoofMeasurement* m = r.m;
     if (details && m) {
         if (m->perSecond > 0.0) {
             out << "  " << m->kernel << ", " << m->shape;
@@ -49,24 +54,40 @@ void row(std::ostream& out, const std::string& roof, double used, double measure
 void printCeilings(const core::CeilingsChoice& choice, std::ostream& out, bool details) {
     const core::MeasuredCeilings* m = choice.measured ? &*choice.measured : nullptr;
     char line[256];
-    std::snprintf(line, sizeof line, "  %-12s %15s %15s %15s %8s%s\n", "roof", "used", "measured",
-                  "datasheet", "meas/ds", details ? "  how measured" : "");
+    std::snprintf(line, sizeof line, "  %-12s %-7s %9s  %-11s %9s %11s %9s%s\n", "roof", "unit",
+                  "used", "from", "measured", "device peak", "datasheet",
+                  details ? "  how measured" : "");
     out << line;
     for (std::size_t k = 0; k < kFlopKindCount; ++k) {
-        const std::string roof(toString(static_cast<FlopKind>(k)));
-        const core::RoofMeasurement* r = m ? m->find(roof) : nullptr;
-        row(out, roof, choice.used.flopsPerSecond[k], r ? r->perSecond : 0.0,
-            choice.datasheet.flopsPerSecond[k], r, details);
+        RoofRow r;
+        r.roof = std::string(toString(static_cast<FlopKind>(k)));
+        r.m = m ? m->find(r.roof) : nullptr;
+        r.used = choice.used.flopsPerSecond[k];
+        r.source = choice.used.flopSource[k];
+        r.measured = r.m ? r.m->perSecond : 0.0;
+        r.device = choice.device.flopsPerSecond[k];
+        r.datasheet = choice.datasheet.flopsPerSecond[k];
+        row(out, r, details);
     }
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
-        const std::string roof(toString(static_cast<MemoryLevel>(l)));
-        const core::RoofMeasurement* r = m ? m->find(roof) : nullptr;
-        row(out, roof, choice.used.bytesPerSecond[l], r ? r->perSecond : 0.0,
-            choice.datasheet.bytesPerSecond[l], r, details);
+        RoofRow r;
+        r.roof = std::string(toString(static_cast<MemoryLevel>(l)));
+        r.m = m ? m->find(r.roof) : nullptr;
+        r.used = choice.used.bytesPerSecond[l];
+        r.source = choice.used.byteSource[l];
+        r.measured = r.m ? r.m->perSecond : 0.0;
+        r.device = choice.device.bytesPerSecond[l];
+        r.datasheet = choice.datasheet.bytesPerSecond[l];
+        row(out, r, details);
     }
     if (m)
-        if (const core::RoofMeasurement* shared = m->find("shared"))
-            row(out, "shared", 0.0, shared->perSecond, 0.0, shared, details);
+        if (const core::RoofMeasurement* shared = m->find("shared")) {
+            RoofRow r;
+            r.roof = "shared";
+            r.m = shared;
+            r.measured = shared->perSecond;
+            row(out, r, details);
+        }
 }
 
 } // namespace roofline::report

@@ -33,7 +33,7 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
     ROOFLINE_NEEDS_CUPTI_HOST();
     const auto& hopper = core::profileForChip("GH100");
     const auto metrics = core::requiredMetrics(hopper);
-    EXPECT_EQ(metrics.size(), 23u);
+    EXPECT_EQ(metrics.size(), 24u);
     const cupti::Host host("GH100");
     EXPECT_EQ(host.configImage(metrics).passes, 7u);
     // The DRAM read/write split costs no pass in any set.
@@ -49,7 +49,16 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
                   host.configImage(without).passes)
             << static_cast<int>(set);
     }
-    EXPECT_EQ(core::requiredMetrics(hopper, MetricSet::Core).size(), 17u);
+    EXPECT_EQ(core::requiredMetrics(hopper, MetricSet::Core).size(), 18u);
+    // Neither does the L2 clock the device-peak L2 roof needs.
+    for (MetricSet set : {MetricSet::Full, MetricSet::Core, MetricSet::Memory}) {
+        auto without = core::requiredMetrics(hopper, set);
+        ASSERT_EQ(std::count(without.begin(), without.end(), hopper.l2CycleRateMetric), 1);
+        without.erase(std::find(without.begin(), without.end(), hopper.l2CycleRateMetric));
+        EXPECT_EQ(host.configImage(core::requiredMetrics(hopper, set)).passes,
+                  host.configImage(without).passes)
+            << static_cast<int>(set);
+    }
 }
 
 // Aligned replay's configurations (design 0006): every metric exactly once, one pass each except

@@ -1,6 +1,7 @@
 // Charts, comparisons and the ceilings file: layout arithmetic, SVG structure (elements, axis
 // ranges, labels: never pixels), kernel matching, bad input.
 #include "core/ceilings_file.hpp"
+#include "core/device_peaks.hpp"
 #include "core/roofline_model.hpp"
 #include "report/aggregate.hpp"
 #include "report/chart_layout.hpp"
@@ -414,8 +415,13 @@ TEST(CeilingsFile, RoundTripMergeAndChoice) {
     EXPECT_DOUBLE_EQ(merged.flopsPerSecond[1], 66e12);
     EXPECT_DOUBLE_EQ(merged.bytesPerSecond[1], 7.5e12);                      // L2 now known
     EXPECT_DOUBLE_EQ(merged.flopsPerSecond[6], datasheet.flopsPerSecond[6]); // bf16 not measured
-    EXPECT_NE(merged.source.find("datasheet for"), std::string::npos);
-    EXPECT_NE(merged.source.find("tensor_bf16"), std::string::npos);
+    EXPECT_EQ(merged.flopSource[1], RoofSource::Measured);
+    EXPECT_EQ(merged.byteSource[1], RoofSource::Measured);
+    EXPECT_EQ(merged.flopSource[6], RoofSource::Datasheet);
+    EXPECT_NE(merged.source.find("datasheet: "), std::string::npos);
+    EXPECT_NE(core::describeSources(merged).find("datasheet: fp64, fp16, tensor_fp64"),
+              std::string::npos)
+        << core::describeSources(merged);
 
     const std::string dir = tempDir("cache");
     setenv("ROOFLINE_CEILINGS_DIR", dir.c_str(), 1);
