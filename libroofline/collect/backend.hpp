@@ -94,6 +94,9 @@ public:
     /// Ends profiling on the device for good (the session's teardown). Never throws.
     virtual void disable() noexcept {}
     virtual BackendCost cost() const noexcept { return {}; }
+    /// The device's peak rates per cycle (core/device_peaks.hpp: peakMetrics order), evaluated on
+    /// the first image that held a range; empty until then or where the device has none.
+    virtual std::vector<double> peakValues() const { return {}; }
 };
 
 } // namespace roofline::collect

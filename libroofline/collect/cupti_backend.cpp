@@ -1,5 +1,6 @@
 #include "collect/cupti_backend.hpp"
 
+#include "core/device_peaks.hpp"
 #include "core/log.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/driver.hpp"
@@ -52,6 +53,10 @@ CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            std::vector<std::string> fallback, bool released)
     : context_(context), metrics_(metrics), fallback_(std::move(fallback)), host_(chip),
       l2Bytes_(l2Bytes) {
+    try {
+        peakMetrics_ = core::peakMetrics(core::peakRoofs(core::profileForChip(chip)));
+    } catch (const std::exception&) { // a chip the catalog lacks: no device roofs
+    }
     ContextGuard g(context_);
     profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
                                                        mode, levels, released);
@@ -147,6 +152,16 @@ std::vector<RangeValues> CuptiBackend::evaluate() {
         at[i] = static_cast<std::size_t>(std::find(metrics_.begin(), metrics_.end(), own[i]) -
                                          metrics_.begin());
     const std::size_t n = host_.rangeCount(image);
+    if (peaks_.empty() && n > 0 && !peakMetrics_.empty()) {
+        try { // constants of the chip: CUPTI evaluates them from any range
+            peaks_ = host_.evaluateValues(image, 0, peakMetrics_);
+        } catch (const std::exception& e) {
+            peakMetrics_.clear(); // not again
+            core::log().warn("libroofline: the device's peak rates could not be evaluated ({}): "
+                             "roofs the measured ceilings lack come from the datasheet",
+                             e.what());
+        }
+    }
     std::vector<RangeValues> out(n);
     for (std::size_t r = 0; r < n; ++r) {
         out[r].name = host_.rangeName(image, r);

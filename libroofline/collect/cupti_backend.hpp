@@ -47,6 +47,7 @@ public:
     void acquire() override;
     void disable() noexcept override { profiler_->disable(); }
     BackendCost cost() const noexcept override { return cost_; }
+    std::vector<double> peakValues() const override { return peaks_; }
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
     /// profiler loads for itself is not the application's).
     static bool insideCall() noexcept;
@@ -64,6 +65,8 @@ private:
     std::uint64_t l2Bytes_;
     unsigned long long flushBuffer_ = 0;
     BackendCost cost_;
+    std::vector<std::string> peakMetrics_; // core::peakMetrics for the chip
+    std::vector<double> peaks_;            // their values, from the first image with a range
 };
 
 } // namespace roofline::collect

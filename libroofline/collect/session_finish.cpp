@@ -5,6 +5,7 @@
 #include "collect/session_impl.hpp"
 
 #include "core/demangle.hpp"
+#include "core/device_peaks.hpp"
 #include "core/host_scopes.hpp"
 #include "core/log.hpp"
 #include "core/utc.hpp"
@@ -94,6 +95,9 @@ void SessionState::finish() noexcept {
     for (const auto& d : devices)
         if (d.backend)
             cost.add(d.backend->cost());
+    const std::vector<double> peaks =
+        !devices.empty() && devices[0].backend ? devices[0].backend->peakValues()
+                                               : std::vector<double>{};
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     try {
@@ -117,8 +121,13 @@ void SessionState::finish() noexcept {
         r.bytes = toString(options.bytes);
         r.launches = std::move(launches);
         r.process = process;
-        // Roofs the measured ceilings lack come from the device's own peak rates, now that an
-        // image and the L2 clock are in (the session's own images: evaluated in this process).
+        if (!peaks.empty()) {
+            const auto names = core::peakMetrics(core::peakRoofs(core::profileForChip(r.chip)));
+            for (std::size_t i = 0; i < names.size() && i < peaks.size(); ++i)
+                r.devicePeaks.emplace_back(names[i], peaks[i]);
+        }
+        // Roofs the measured ceilings lack come from the device's own peak rates, now that they
+        // and the L2 clock are in.
         core::CeilingsChoice choice = core::chooseCeilings(r.device);
         if (core::wantsDevicePeaks(choice)) {
             choice = core::chooseCeilings(r.device, cupti::devicePeakCeilings(r, false));

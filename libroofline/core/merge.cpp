@@ -74,8 +74,11 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
     merged.metrics = first.metrics;
     merged.bytes = first.bytes;
     merged.configImage = first.configImage;
+    merged.devicePeaks = first.devicePeaks; // constants of the chip, the same on every rank
     for (const auto& [rank, i] : byRank) {
         Recording& r = inputs[i].recording;
+        if (merged.devicePeaks.empty())
+            merged.devicePeaks = r.devicePeaks;
         merged.passes = std::max(merged.passes, r.passes);
         merged.droppedRanges += r.droppedRanges;
         if (merged.status == "counters" && r.status != "counters")

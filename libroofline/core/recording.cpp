@@ -382,6 +382,26 @@ Section readSection(Reader& r, std::size_t index) {
     return s;
 }
 
+nlohmann::json devicePeaksToJson(const std::vector<std::pair<std::string, double>>& peaks) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [metric, value] : peaks)
+        j[metric] = value;
+    return j;
+}
+
+std::vector<std::pair<std::string, double>> devicePeaksFromJson(const nlohmann::json& j,
+                                                                Reader& r) {
+    std::vector<std::pair<std::string, double>> out;
+    if (!j.is_object())
+        r.corrupt("its device_peaks entry is not an object");
+    for (const auto& [metric, value] : j.items()) {
+        if (!value.is_number())
+            r.corrupt("its device peak '" + metric + "' is not a number");
+        out.emplace_back(metric, value.get<double>());
+    }
+    return out;
+}
+
 } // namespace
 
 void writeRecording(const Recording& rec, std::ostream& out) {
@@ -403,6 +423,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                            {"platform", rec.platform.cpu.threads > 0
                                             ? nlohmann::json::parse(toJsonText(rec.platform))
                                             : nlohmann::json()},
+                           {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
                            {"counter_data_chunks", rec.counterData.size()},
                            {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -500,6 +521,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
             rec.process = processFromJson(meta.at("process"));
         if (meta.contains("host")) // absent in older recordings
             hostFromJson(meta.at("host"), rec);
+        if (meta.contains("device_peaks")) // absent in older recordings
+            rec.devicePeaks = devicePeaksFromJson(meta.at("device_peaks"), r);
         if (meta.contains("platform") && meta.at("platform").is_object())
             rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
         if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::core {
@@ -71,6 +72,10 @@ struct Recording {
     /// The base of the host table's shares (Session::hostRunSeconds; optional "run_s", the
     /// session's time when absent).
     double hostRunSeconds = 0;
+    /// The device's peak rates per cycle as CUPTI gave them when it was recorded (optional
+    /// "device_peaks" object: metric -> value), for roofs from the device itself
+    /// (core/device_peaks.hpp); empty: evaluate them from a kept image, if any.
+    std::vector<std::pair<std::string, double>> devicePeaks;
     /// The platform the run happened on (optional "platform" object); cpu.threads 0:
     /// not recorded.
     Platform platform;

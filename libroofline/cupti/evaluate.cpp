@@ -7,6 +7,7 @@
 
 #include <roofline/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -252,17 +253,25 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
 namespace roofline::cupti {
 
 Ceilings devicePeakCeilings(const core::Recording& rec, bool isolated) {
-    if (rec.counterData.empty() || rec.chip.empty())
+    if ((rec.counterData.empty() && rec.devicePeaks.empty()) || rec.chip.empty())
         return {};
     try {
         const core::ChipProfile& profile = core::profileForChip(rec.chip);
         const std::vector<core::PeakRoof> roofs = core::peakRoofs(profile);
-        const auto evaluate = [&rec, &roofs] {
-            const Host host(rec.chip);
-            return host.evaluateValues(rec.counterData.front(), 0, core::peakMetrics(roofs));
-        };
-        const std::vector<double> values =
-            isolated ? runIsolated(evaluate, "the recording") : evaluate();
+        const std::vector<std::string> metrics = core::peakMetrics(roofs);
+        std::vector<double> values;
+        if (!rec.devicePeaks.empty()) { // evaluated when it was recorded
+            for (const auto& m : metrics) {
+                const auto at = std::find_if(rec.devicePeaks.begin(), rec.devicePeaks.end(),
+                                             [&m](const auto& p) { return p.first == m; });
+                values.push_back(at == rec.devicePeaks.end() ? 0.0 : at->second);
+            }
+        } else {
+            const auto evaluate = [&rec, &metrics] {
+                return Host(rec.chip).evaluateValues(rec.counterData.front(), 0, metrics);
+            };
+            values = isolated ? runIsolated(evaluate, "the recording") : evaluate();
+        }
         core::PeakClocks clocks;
         clocks.smHz = rec.device.smClockHz;
         clocks.memoryHz = rec.device.memoryClockHz;

@@ -47,6 +47,8 @@ core::Recording everyField() {
     r.coverage.launchesCovered = 480;
     r.coverage.firstIterationSkipped = true;
     r.process = {"node7", 4242, 3, 1, 8, "RANK"};
+    r.devicePeaks = {{"dram__bytes.sum.peak_sustained", 1280},
+                     {"lts__t_bytes.sum.peak_sustained", 7680.5}};
     r.configImage = {9, 8, 7, 6};
     r.counterData = {{1, 2, 3}, {4, 5}};
     r.sessionSeconds = 12.5;
@@ -176,6 +178,7 @@ TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {
     EXPECT_EQ(b.process.localRank, a.process.localRank);
     EXPECT_EQ(b.process.worldSize, a.process.worldSize);
     EXPECT_EQ(b.process.rankVariable, a.process.rankVariable);
+    EXPECT_EQ(b.devicePeaks, a.devicePeaks);
     EXPECT_EQ(b.sessionSeconds, a.sessionSeconds);
     EXPECT_EQ(b.profilerSeconds, a.profilerSeconds);
     EXPECT_EQ(b.hostRunSeconds, a.hostRunSeconds);
