@@ -62,14 +62,16 @@ Formula& at(ChipProfile& p, FlopKind k) {
 }
 
 // Ampere and newer: the sparse-capable tensor types' peak_sustained counts the 2:4 sparse rate
-// (H100: bf16 1081344 ops per cycle, twice the dense 989 TFLOP/s at 1980 MHz; FP64 tensor has no
-// sparse rate), and the L1 t-stage's 512 B per SM cycle is 4x the 128 B/cycle that loads reach.
-// Measured on the H100 against `roofline ceilings` (docs/methodology.md, "Device-peak roofs").
+// (H100: bf16 1081344 ops per cycle, twice the dense rate; FP64 tensor has no sparse rate); the
+// L1 t-stage's 512 B per SM cycle is 4x the 128 B/cycle that loads reach; and the best L2 kernel
+// of `roofline ceilings` reached 59% of lts__t_bytes' 7680 B per L2 cycle (7.67 of 13.0 TB/s at
+// the 1696 MHz L2 clock). Measured on the H100 (docs/methodology.md, "Device-peak roofs").
 void attainablePeakShares(ChipProfile& p) {
     for (FlopKind k : {FlopKind::TensorTF32, FlopKind::TensorFP16, FlopKind::TensorBF16,
                        FlopKind::TensorFP8, FlopKind::TensorINT8})
         p.peakFlopShare[static_cast<std::size_t>(k)] = 0.5;
     p.peakByteShare[static_cast<std::size_t>(MemoryLevel::L1)] = 0.25;
+    p.peakByteShare[static_cast<std::size_t>(MemoryLevel::L2)] = 0.59;
 }
 
 std::vector<ChipProfile> buildCatalog() {

@@ -63,7 +63,8 @@ struct ChipProfile {
     std::string l2CycleRateMetric;
     /// Share of each roof's peak_sustained rate that kernels reach, as measured on the family's
     /// GPU (1: all of it). Sparse-capable tensor types count at the 2:4 sparse rate, twice the
-    /// dense rate; L1's t-stage counts 512 B per SM cycle, 4x the 128 B data path.
+    /// dense rate; L1's t-stage counts 512 B per SM cycle, 4x the 128 B data path; L2 kernels
+    /// reach 59% of lts__t_bytes' peak.
     std::array<double, kFlopKindCount> peakFlopShare{1, 1, 1, 1, 1, 1, 1, 1, 1};
     std::array<double, kMemoryLevelCount> peakByteShare{1, 1, 1};
     std::string validation; ///< what validated these formulas, and what did not

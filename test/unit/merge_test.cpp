@@ -56,6 +56,8 @@ KernelRecord timed(const char* name, int rank, double seconds) {
 TEST(Merge, LaunchesOfEveryRankInRankOrderWithTheirValues) {
     const Recording one = trainStep(0);
     std::vector<MergeInput> inputs{{"rank1.rfl", trainStep(1)}, {"rank0.rfl", trainStep(0)}};
+    // Rank 0 recorded before the device's peaks were stored, rank 1 after: the merge keeps them.
+    inputs[0].recording.devicePeaks = {{"dram__bytes.sum.peak_sustained", 1280}};
     const Recording merged = mergeRecordings(std::move(inputs));
     ASSERT_EQ(merged.launches.size(), 2 * one.launches.size());
     for (std::size_t i = 0; i < merged.launches.size(); ++i) {
@@ -71,6 +73,7 @@ TEST(Merge, LaunchesOfEveryRankInRankOrderWithTheirValues) {
     EXPECT_TRUE(merged.counterData.empty());
     EXPECT_FALSE(merged.coverage.known);
     EXPECT_EQ(merged.process.pid, 0); // no one process
+    EXPECT_EQ(merged.devicePeaks.size(), 1u);
 
     // It is a recording like any other: saved, read back and evaluated on the CPU.
     std::stringstream bytes;
