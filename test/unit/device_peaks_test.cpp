@@ -171,7 +171,7 @@ TEST(DevicePeaks, OnlyRoofsMeasuredCeilingsLackAskForThem) {
     core::DeviceInfo d = h100();
     core::CeilingsChoice choice = core::chooseCeilings(d); // bundled: every roof measured
     EXPECT_FALSE(core::wantsDevicePeaks(choice));
-    d.name = "NVIDIA H200";
+    d.name = "NVIDIA H100 PCIe"; // nothing bundled
     choice = core::chooseCeilings(d);
     EXPECT_TRUE(core::wantsDevicePeaks(choice));
     Ceilings device;
