@@ -52,33 +52,40 @@ double rate(const ChartPoint& p) {
 
 // Legend entries that tell kernels apart: names shortened in the middle (so names that differ
 // at the end stay distinct) to what the legend's column holds beside "N " and " (12.5%)" (266 px
-// of 12 px text: ~40 characters); one kernel name in several scopes gets its innermost scope
+// of 12 px text: ~39 characters of DejaVu Sans); one kernel name in several scopes gets its innermost scope
 // name; what still collides a number "(N)", as in the tables.
 std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kernels) {
-    constexpr std::size_t kLegendWidth = 30;
+    constexpr std::size_t kLegendWidth = 28;
     std::vector<std::string> out;
     for (const ChartKernel* k : kernels)
         out.push_back(shorten(k->name, kLegendWidth));
     const auto collides = [&](std::size_t i) {
         return std::count(out.begin(), out.end(), out[i]) > 1;
     };
-    std::vector<bool> again(out.size());
-    for (std::size_t i = 0; i < out.size(); ++i)
-        again[i] = collides(i);
-    for (std::size_t i = 0; i < out.size(); ++i)
-        if (again[i]) {
-            std::string scope = kernels[i]->scope;
-            const auto slash = scope.rfind('/');
-            if (slash != std::string::npos)
-                scope = scope.substr(slash + 1);
-            if (!scope.empty())
-                out[i] = shorten(kernels[i]->name, 17) + " @ " + shorten(scope, 10);
-        }
+    // A kernel name in several scopes gets its innermost scope name where that tells the
+    // look-alikes apart (in one scope it would only take the name's room).
+    const auto innermost = [&](std::size_t i) {
+        const std::string& scope = kernels[i]->scope;
+        const auto slash = scope.rfind('/');
+        return slash == std::string::npos ? scope : scope.substr(slash + 1);
+    };
+    const std::vector<std::string> first = out;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        bool otherScope = false;
+        for (std::size_t j = 0; j < first.size(); ++j)
+            otherScope |= j != i && first[j] == first[i] && innermost(j) != innermost(i);
+        if (otherScope && !innermost(i).empty())
+            out[i] = shorten(kernels[i]->name, 15) + " @ " + shorten(innermost(i), 10);
+    }
+    // What still looks alike is numbered, within the same width.
     std::map<std::string, int> seen;
+    std::vector<std::string> numbered = out;
     for (std::size_t i = 0; i < out.size(); ++i)
-        if (collides(i))
-            out[i] += "(" + std::to_string(++seen[out[i]]) + ")";
-    return out;
+        if (collides(i)) {
+            const std::string mark = "(" + std::to_string(++seen[out[i]]) + ")";
+            numbered[i] = shorten(out[i], kLegendWidth - mark.size(), false) + mark;
+        }
+    return numbered;
 }
 
 // A white outline under text, so lines behind it do not strike through it.
@@ -241,8 +248,13 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     o << "<text class=\"title\" x=\"" << kLeft
       << "\" y=\"24\" font-size=\"17\" font-weight=\"bold\">" << escapeXml(spec.title)
       << "</text>\n";
+    // The subtitle (a recording's path can be long) keeps what the canvas holds, all on hover.
+    constexpr std::size_t kSubtitleWidth = 130; // 890 px of 12 px text
     o << "<text class=\"subtitle\" x=\"" << kLeft << "\" y=\"44\" fill=\"#555\">"
-      << escapeXml(spec.subtitle) << "</text>\n";
+      << escapeXml(shorten(spec.subtitle, kSubtitleWidth, false));
+    if (spec.subtitle.size() > kSubtitleWidth)
+        o << "<title>" << escapeXml(spec.subtitle) << "</title>";
+    o << "</text>\n";
 
     // plot frame, grid and axes
     o << "<g class=\"plot\" data-x-min=\"" << x.lo << "\" data-x-max=\"" << x.hi
@@ -396,6 +408,11 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
                       << "</title></text>\n";
                 labelX = std::max(labelX, xp);
             }
+        if (const double perSecond = rate(k.now); perSecond < y.lo) // on the floor, marked
+            o << "<text class=\"clamped\" x=\"" << px(labelX) << "\" y=\"" << px(yNow - r - 3)
+              << "\" text-anchor=\"middle\" fill=\"#555\">&#8595;<title>" << siNumber(perSecond)
+              << (spec.family == Family::Tensor ? " OP/s" : " FLOP/s") << ", below the axis"
+              << "</title></text>\n";
         if (k.label > 0)
             anchors.push_back({k.label, labelX, yNow, r});
         o << "</g>\n";
@@ -472,7 +489,8 @@ std::string htmlPage(const std::string& title, const std::vector<std::string>& s
     o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
       << escapeXml(title) << "</title>\n<style>\n"
       << "body{font-family:DejaVu Sans,Arial,sans-serif;margin:16px;color:#222}\n"
-      << "pre.preface{background:#f6f6f6;padding:8px;font-size:12px}\n"
+      << "pre.preface{background:#f6f6f6;padding:8px;font-size:12px;white-space:pre-wrap;"
+         "overflow-wrap:anywhere}\n"
       << ".kernel{cursor:pointer}.kernel:hover .pt{stroke:#000;stroke-width:2}\n"
       << ".kernel.dim{opacity:.25}\n"
       << "#details{position:fixed;right:16px;bottom:16px;max-width:520px;white-space:pre-wrap;"

@@ -568,3 +568,18 @@ TEST(Chart, AnOutlierIntensityIsClampedToTheAxisWithAMark) {
     EXPECT_EQ(count(svg, "class=\"clamped\""), 1u);
     EXPECT_NE(svg.find("L1 intensity 2.7M FLOP/byte, beyond the axis"), std::string::npos);
 }
+
+// A kernel far below the roofs (the axis keeps them readable: at most 7 decades) sits on the
+// floor, and an arrow with its rate says it is lower still.
+TEST(Chart, ARateBelowTheAxisSitsOnTheFloorWithAMark) {
+    std::vector<KernelRecord> rs = {
+        record("gemm", "s", 1e-3, FlopKind::FP32, 3e10, {1e9, 1e9, 1e8}),
+        record("trickle", "s", 1e-3, FlopKind::FP32, 2, {1e3, 1e3, 1e3}), // 2 kFLOP/s
+    };
+    const std::string svg = renderChart(rs, report::Family::FP32, 2);
+    const std::size_t at = svg.find("data-y-min=\"");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_GT(std::stod(svg.substr(at + 12)), 2e3) << "the axis follows the roofs";
+    EXPECT_EQ(count(svg, "class=\"clamped\""), 1u);
+    EXPECT_NE(svg.find("2k FLOP/s, below the axis"), std::string::npos) << svg;
+}
