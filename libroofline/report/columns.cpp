@@ -91,7 +91,8 @@ NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::s
             c.shown = true;
         return {longestName, longestScope};
     }
-    const std::size_t minKernel = 24, minScope = anyScope ? 10 : 5;
+    // longestScope 0 without scopes: the table has no scope column at all.
+    const std::size_t minKernel = 24, minScope = anyScope ? 10 : longestScope == 0 ? 0 : 5;
     const auto room = [&]() -> std::size_t {
         std::size_t used = reserved;
         for (const auto& c : columns)
@@ -107,10 +108,17 @@ NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::s
             if (c.dropOrder == drop)
                 c.shown = false;
     const std::size_t rest = room();
+    // Still too narrow with every optional column out (an 80-column terminal): the names give
+    // way down to 16 and 8 characters rather than the line overflowing.
+    const bool narrow = rest < need;
+    const std::size_t kernelMin = narrow ? std::min<std::size_t>(16, longestName) : minKernel;
+    const std::size_t scopeMin = narrow && anyScope ? 8 : minScope;
     NameWidths w;
     w.scope =
-        anyScope ? std::clamp(longestScope, minScope, std::max(minScope, rest * 2 / 5)) : minScope;
-    w.kernel = std::max(minKernel, rest > w.scope ? rest - w.scope : 0);
+        anyScope ? std::clamp(longestScope, scopeMin, std::max(scopeMin, rest * 2 / 5)) : scopeMin;
+    if (rest >= kernelMin + scopeMin) // the scope's share never pushes the name below its minimum
+        w.scope = std::min(w.scope, rest - kernelMin);
+    w.kernel = std::max(kernelMin, rest > w.scope ? rest - w.scope : 0);
     if (w.kernel > longestName) { // no blank space: what the name does not need goes to the scope
         w.scope = std::min(std::max(w.scope, longestScope), w.scope + w.kernel - longestName);
         w.kernel = longestName;

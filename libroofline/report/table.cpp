@@ -107,9 +107,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                                                             {"%time", 6, 0}}
                         : std::vector<report::NumberColumn>{{"time(us)", 10, 0}};
     for (report::NumberColumn c :
-         {report::NumberColumn{"FLOP/s", 9, 0}, report::NumberColumn{"TC%", 4, 4},
+         {report::NumberColumn{"FLOP/s", 9, 7}, report::NumberColumn{"TC%", 4, 4},
           report::NumberColumn{"AI(L1)", 8, 2}, report::NumberColumn{"AI(L2)", 8, 5},
-          report::NumberColumn{"AI(DRAM)", 8, 0}})
+          report::NumberColumn{"AI(DRAM)", 8, 6}})
         columns.push_back(c);
     const bool anyScope = std::any_of(records.begin(), records.end(),
                                       [](const KernelRecord& r) { return !r.scopePath.empty(); });
@@ -124,6 +124,10 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         identities.push_back(r->name);
     }
     const std::string shared = options.wide ? std::string() : report::sharedScopePrefix(paths);
+    // Every row in one scope (a loop's "step #"): named once above, no scope column.
+    const bool oneScope =
+        !options.wide && shown.size() > 1 && !paths.front().empty() &&
+        std::all_of(paths.begin(), paths.end(), [&](const auto& p) { return p == paths.front(); });
     const auto scopeOf = [&](const KernelRecord& r) {
         return r.scopePath.empty() ? std::string("-") : r.scopePath.substr(shared.size());
     };
@@ -146,15 +150,20 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             bounds[i] += "  [zero time]";
         boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
     }
-    boundW = std::min<std::size_t>(boundW, 24); // a longer bound may overflow: names first
-    auto [kernelW, scopeW] = report::fitLine(columns, width, 7 + 2 + 1 + boundW, longestName,
-                                             longestScope, anyScope, options.wide);
+    boundW = std::min<std::size_t>(boundW, 28); // a longer bound may overflow: names first
+    auto [kernelW, scopeW] =
+        report::fitLine(columns, width, 7 + (oneScope ? 1 : 2) + 1 + boundW, longestName,
+                        oneScope ? 0 : longestScope, anyScope && !oneScope, options.wide);
+    const auto scopeCell = [&](const std::string& text) {
+        return oneScope ? std::string() : report::padRight(text, scopeW) + ' ';
+    };
     const std::vector<std::string> names =
         report::distinctNames(displayed, identities, kernelW, options.wide);
-    if (!shared.empty())
+    if (oneScope)
+        out << "every row is in scope '" << paths.front() << "'\n";
+    else if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
-    out << "    #  " << report::padRight("kernel", kernelW) << ' '
-        << report::padRight("scope", scopeW) << ' '
+    out << "    #  " << report::padRight("kernel", kernelW) << ' ' << scopeCell("scope")
         << report::numberCells(columns, report::columnHeads(columns)) << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.
@@ -184,8 +193,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                       flag);
         std::string row =
             line + report::padRight(names[i], kernelW) + ' ' +
-            report::padRight(options.wide ? scope : report::shortenScope(scope, scopeW), scopeW) +
-            ' ';
+            scopeCell(options.wide ? scope : report::shortenScope(scope, scopeW));
         const double n = r.kernels ? r.kernels : 1;
         std::vector<std::string> cells;
         if (options.grouped)
@@ -238,8 +246,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             ai(MemoryLevel::L2),
             ai(MemoryLevel::DRAM)};
         std::string totals = "       " + report::padRight("total", kernelW) + ' ' +
-                             report::padRight("", scopeW) + ' ' +
-                             report::numberCells(columns, cells);
+                             scopeCell("") + report::numberCells(columns, cells);
         while (!totals.empty() && totals.back() == ' ')
             totals.pop_back();
         out << totals << '\n';
