@@ -1,12 +1,14 @@
-// The charts of real recordings (the training step and the PyTorch transformer step recorded on an
-// H100, and the training step's host side), checked for what a reader sees: every text inside
-// the canvas, legend names long enough to tell kernels apart, kernel numbers apart from each
-// other. Text widths are estimated (DejaVu Sans / Arial at the SVG's font sizes).
+// The charts and tables of real recordings (the training step and the PyTorch transformer step
+// recorded on an H100, and the training step's host side), checked for what a reader sees: every
+// text inside the canvas, legend names long enough to tell kernels apart, kernel numbers apart
+// from each other, table rows within the terminal's width. Text widths are estimated (DejaVu Sans
+// / Arial at the SVG's font sizes).
 #include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 
 #include <roofline/chart.hpp>
+#include <roofline/report.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -191,4 +193,33 @@ TEST(RealCharts, HostBarsFitOnTheRecordedHostSide) {
     ASSERT_GE(pages.size(), 2u); // the rooflines and the host bars
     for (std::size_t i = 0; i < pages.size(); ++i)
         expectInsideTheCanvas(pages[i], "svg " + std::to_string(i));
+}
+
+// The default table (numbered scopes merged, 25 rows) of both recordings at 80, 100 and 120
+// columns: every row (not the notes under it) within the width, the time and bound always there.
+TEST(RealTables, RowsFitTheTerminalOnBothH100Recordings) {
+    for (const char* file : {"h100_train_step.rfl", "h100_torch_transformer.rfl"})
+        for (std::size_t width : {80u, 100u, 120u}) {
+            SCOPED_TRACE(std::string(file) + " at " + std::to_string(width));
+            const Evaluated e = evaluate(file);
+            TableOptions options;
+            options.width = width;
+            options.grouped = true;
+            options.maxRows = 25;
+            options.sortBy = "time";
+            std::ostringstream out;
+            printTable(groupRecords(e.records, GroupBy::Kernel, e.ceilings.used), out, options);
+            const std::string t = out.str();
+            EXPECT_NE(t.find("time(ms)"), std::string::npos) << t;
+            EXPECT_NE(t.find(" bound"), std::string::npos) << t;
+            std::istringstream lines(t);
+            std::size_t rows = 0;
+            for (std::string line; std::getline(lines, line);) {
+                if (line.rfind("  [", 0) == 0 || line.rfind("  flags:", 0) == 0)
+                    continue; // notes are as long as they are
+                ++rows;
+                EXPECT_LE(line.size(), width) << line;
+            }
+            EXPECT_GT(rows, 10u);
+        }
 }
