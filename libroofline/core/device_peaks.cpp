@@ -31,12 +31,34 @@ double clockHz(const PeakClocks& clocks, PeakClock clock) {
     return 0;
 }
 
-std::string roofName(bool flop, std::size_t index) {
-    return std::string(flop ? toString(static_cast<FlopKind>(index))
-                            : toString(static_cast<MemoryLevel>(index)));
+} // namespace
+
+std::vector<RoofRef> allRoofs() {
+    std::vector<RoofRef> out;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        out.push_back({true, k});
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        out.push_back({false, l});
+    return out;
 }
 
-} // namespace
+std::string roofName(RoofRef r) {
+    return std::string(r.flop ? toString(static_cast<FlopKind>(r.index))
+                              : toString(static_cast<MemoryLevel>(r.index)));
+}
+
+double rateOf(const Ceilings& c, RoofRef r) {
+    return r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index];
+}
+
+RoofSource sourceOf(const Ceilings& c, RoofRef r) {
+    return r.flop ? c.flopSource[r.index] : c.byteSource[r.index];
+}
+
+void setRoof(Ceilings& c, RoofRef r, double perSecond, RoofSource source) {
+    (r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index]) = perSecond;
+    (r.flop ? c.flopSource[r.index] : c.byteSource[r.index]) = source;
+}
 
 std::vector<PeakRoof> peakRoofs(const ChipProfile& profile) {
     std::vector<PeakRoof> out;
@@ -80,16 +102,14 @@ Ceilings deviceCeilings(const std::vector<PeakRoof>& roofs, const std::vector<do
         if (!(values[i] > 0) || !std::isfinite(values[i]))
             continue;
         if (!(hz > 0)) {
-            const std::string what = roofName(r.flop, r.index) + " (no " + clockName(r.clock) +
+            const std::string what = roofName({r.flop, r.index}) + " (no " + clockName(r.clock) +
                                      (r.clock == PeakClock::L2 ? " in this recording: record it "
                                                                  "again for an L2 roof)"
                                                                : ")");
             noClock += (noClock.empty() ? "" : ", ") + what;
             continue;
         }
-        const double rate = values[i] * r.perUnit * hz;
-        (r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index]) = rate;
-        (r.flop ? c.flopSource[r.index] : c.byteSource[r.index]) = RoofSource::Device;
+        setRoof(c, {r.flop, r.index}, values[i] * r.perUnit * hz, RoofSource::Device);
     }
     c.name = (device.name.empty() ? std::string("unknown device") : device.name) + " (device peaks)";
     c.source = "the counters' peak_sustained rates times the clocks";
@@ -127,19 +147,10 @@ Ceilings combineCeilings(const Ceilings& measured, const Ceilings& device,
     Ceilings c;
     const Ceilings* in[] = {&measured, &device, &datasheet};
     bool any[3] = {false, false, false};
-    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+    for (RoofRef roof : allRoofs())
         for (std::size_t s = 0; s < 3; ++s)
-            if (in[s]->flopsPerSecond[k] > 0) {
-                c.flopsPerSecond[k] = in[s]->flopsPerSecond[k];
-                c.flopSource[k] = in[s]->flopSource[k];
-                any[s] = true;
-                break;
-            }
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        for (std::size_t s = 0; s < 3; ++s)
-            if (in[s]->bytesPerSecond[l] > 0) {
-                c.bytesPerSecond[l] = in[s]->bytesPerSecond[l];
-                c.byteSource[l] = in[s]->byteSource[l];
+            if (rateOf(*in[s], roof) > 0) {
+                setRoof(c, roof, rateOf(*in[s], roof), sourceOf(*in[s], roof));
                 any[s] = true;
                 break;
             }
@@ -158,12 +169,9 @@ std::string describeSources(const Ceilings& c) {
     std::string out;
     for (RoofSource s : {RoofSource::Measured, RoofSource::Device, RoofSource::Datasheet}) {
         std::string roofs;
-        for (std::size_t k = 0; k < kFlopKindCount; ++k)
-            if (c.flopSource[k] == s && c.flopsPerSecond[k] > 0)
-                roofs += (roofs.empty() ? "" : ", ") + roofName(true, k);
-        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-            if (c.byteSource[l] == s && c.bytesPerSecond[l] > 0)
-                roofs += (roofs.empty() ? "" : ", ") + roofName(false, l);
+        for (RoofRef roof : allRoofs())
+            if (sourceOf(c, roof) == s && rateOf(c, roof) > 0)
+                roofs += (roofs.empty() ? "" : ", ") + roofName(roof);
         if (!roofs.empty())
             out += (out.empty() ? "" : "; ") + std::string(toString(s)) + ": " + roofs;
     }

@@ -1,5 +1,7 @@
 #include "report/ceilings_table.hpp"
 
+#include "core/device_peaks.hpp"
+
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -58,26 +60,15 @@ void printCeilings(const core::CeilingsChoice& choice, std::ostream& out, bool d
                   "used", "from", "measured", "device peak", "datasheet",
                   details ? "  how measured" : "");
     out << line;
-    for (std::size_t k = 0; k < kFlopKindCount; ++k) {
+    for (core::RoofRef roof : core::allRoofs()) {
         RoofRow r;
-        r.roof = std::string(toString(static_cast<FlopKind>(k)));
+        r.roof = core::roofName(roof);
         r.m = m ? m->find(r.roof) : nullptr;
-        r.used = choice.used.flopsPerSecond[k];
-        r.source = choice.used.flopSource[k];
+        r.used = core::rateOf(choice.used, roof);
+        r.source = core::sourceOf(choice.used, roof);
         r.measured = r.m ? r.m->perSecond : 0.0;
-        r.device = choice.device.flopsPerSecond[k];
-        r.datasheet = choice.datasheet.flopsPerSecond[k];
-        row(out, r, details);
-    }
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
-        RoofRow r;
-        r.roof = std::string(toString(static_cast<MemoryLevel>(l)));
-        r.m = m ? m->find(r.roof) : nullptr;
-        r.used = choice.used.bytesPerSecond[l];
-        r.source = choice.used.byteSource[l];
-        r.measured = r.m ? r.m->perSecond : 0.0;
-        r.device = choice.device.bytesPerSecond[l];
-        r.datasheet = choice.datasheet.bytesPerSecond[l];
+        r.device = core::rateOf(choice.device, roof);
+        r.datasheet = core::rateOf(choice.datasheet, roof);
         row(out, r, details);
     }
     if (m)
