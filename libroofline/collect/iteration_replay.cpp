@@ -91,10 +91,23 @@ void IterationReplay::position(PassGroup& g, const Launch& l, const Stack& stack
         p.replay.check(g.pass, w, key);
         return;
     }
-    const std::int64_t m =
-        inside && shared_.admits(l, stack) ? shared_.addLaunch(l, stack) : std::int64_t{-1};
+    // Reuse: a place the cycle's reference admitted is measured in this window even where this
+    // iteration's own scopes are not what the filters ask for; the record is the reference's.
+    const core::LaunchInfo* reference =
+        reuse_ && inside && !shared_.filtersAdmit(l, stack)
+            ? cycles_[g.slot->index].referenceAdmitted(g.k - 1)
+            : nullptr;
+    const bool admitted =
+        inside && (reference ? shared_.admitsCounted() : shared_.admits(l, stack));
+    const std::int64_t m = admitted ? shared_.addLaunch(l, stack) : std::int64_t{-1};
     if (m >= 0) {
-        shared_.records[m].position = static_cast<std::int64_t>(g.k) - 1;
+        core::LaunchInfo& record = shared_.records[m];
+        if (reference) {
+            record.scopePath = reference->scopePath;
+            record.scopePathRaw = reference->scopePathRaw;
+            record.iteration = reference->iteration;
+        }
+        record.position = static_cast<std::int64_t>(g.k) - 1;
         if (reuse_) {
             signature_.resize(shared_.records.size(), ReusePlan::kNotMeasured);
             signature_[static_cast<std::size_t>(m)] =

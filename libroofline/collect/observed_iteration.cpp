@@ -129,11 +129,13 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
     signatures.assign(launches_.size(), ReusePlan::kNotMeasured);
     families.assign(launches_.size(), ReusePlan::kNotMeasured);
     for (std::size_t p = 0; p < launches_.size(); ++p) {
+        // Every launch has its family (an iteration the filters admit looks like the ones
+        // around it); only admitted ones get a signature to measure.
         const Launch& l = launches_[p];
-        if (!l.admitted)
-            continue;
-        signatures[p] = signature(plan, l, labels[p]);
-        families[p] = plan.family(signatures[p]);
+        const std::uint32_t id = signature(plan, l, labels[p]);
+        families[p] = plan.family(id);
+        if (l.admitted)
+            signatures[p] = id;
     }
 }
 

@@ -38,7 +38,7 @@ public:
     std::uint64_t shape(std::size_t position) const noexcept;
 
     /// Signature ids (interned in `plan`, which must be the same on every call; kNotMeasured for
-    /// launches not admitted), their families and labels (each launch's place in its scope
+    /// launches not admitted), their families (admitted or not) and labels (each launch's place in its scope
     /// instance), per position. Each scope instance's repeat is searched once per distinct
     /// launch sequence (a program repeats its iterations: later ones cost a hash of their
     /// launches), and each signature's text is built once.

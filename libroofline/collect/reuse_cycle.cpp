@@ -28,7 +28,9 @@ void ReuseCycle::observe(Shared& shared, const Launch& l, const Stack& stack, st
                          std::uint64_t& serials) {
     const bool in = shared.filtersAdmit(l, stack);
     std::uint64_t instance = 0;
-    const std::string* uniform = nullptr; // outside every scope, or not admitted: ""
+    // The scope takes part in the signature whether or not the filters admit the launch, so that
+    // an iteration they admit (`Train step 5/`) looks like the ones around it.
+    const std::string* uniform = nullptr; // outside every scope: ""
     if (!stack.empty()) {
         const Frame& f = stack.back();
         if (f.serial == 0) { // the instance's first launch: its number and uniform path
@@ -36,8 +38,7 @@ void ReuseCycle::observe(Shared& shared, const Launch& l, const Stack& stack, st
             f.uniform = shared.model.uniformPath(stack);
         }
         instance = f.serial;
-        if (in)
-            uniform = &f.uniform;
+        uniform = &f.uniform;
     }
     static const std::string none;
     const std::uint32_t scope = observed_.scope(uniform ? *uniform : none);

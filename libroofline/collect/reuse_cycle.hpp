@@ -49,6 +49,14 @@ public:
     /// Records for the reference's launches no window measured (the mean of their samples).
     void emitReused(Shared& shared, std::vector<std::uint32_t>& signatures);
 
+    /// In a cycle: the reference's launch at `position` when the filters admitted it there (the
+    /// windows measure its place in later iterations, whatever those iterations' own scopes:
+    /// `--nvtx-include 'Train step 5/'` picks step 5, its windows run on steps 6, 7, ...).
+    const core::LaunchInfo* referenceAdmitted(std::size_t position) const noexcept {
+        return cycle_ && position < refInfo_.size() && !refInfo_[position].mangledName.empty()
+                   ? &refInfo_[position]
+                   : nullptr;
+    }
     bool observing() const noexcept { return observing_; }
     bool inCycle() const noexcept { return cycle_; }
     std::size_t cyclesDone() const noexcept { return cyclesDone_; }

@@ -25,8 +25,10 @@ bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
 }
 
 bool Shared::admits(const Launch& l, const Stack& stack) {
-    if (!filtersAdmit(l, stack))
-        return false;
+    return filtersAdmit(l, stack) && admitsCounted();
+}
+
+bool Shared::admitsCounted() {
     if (skipped_ < config.launchSkip) {
         ++skipped_;
         return false;

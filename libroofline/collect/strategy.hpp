@@ -55,6 +55,9 @@ public:
     bool filtersAdmit(const Launch& l, const Stack& stack) const;
     /// The filters, then the launch skip and count (counted when it passes them).
     bool admits(const Launch& l, const Stack& stack);
+    /// The launch skip and count alone, for a launch whose place another iteration's filters
+    /// admitted (a repeated-launch cycle's reference).
+    bool admitsCounted();
     bool limitReached() const noexcept {
         return config.launchCount != 0 && taken_ >= config.launchCount;
     }

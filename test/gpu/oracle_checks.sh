@@ -44,9 +44,11 @@ echo "== training step: plain, libroofline (iteration replay, process scopes), n
 t "$step" --steps 8 > "$out/plain.log"
 ROOFLINE_PUSH_POP_SCOPE=process t "$step" --steps 8 --profile --output "$out/ours.rfl" > "$out/ours.log" 2>&1
 tail -2 "$out/ours.log"
-echo "-- the same with --nvtx-include 'Train step 5/' (steps 0-4 admit nothing)"
+echo "-- the same with --nvtx-include 'Train step 5/' (steps 0-4 admit nothing; step 5's places are"
+echo "   measured on the steps after it)"
 ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_NVTX_INCLUDE="Train step 5/" ROOFLINE_LOG_LEVEL=info \
-  t "$step" --steps 8 --profile --output "$out/ours_step5.rfl" 2>&1 | grep -E "records|groups ended|first iteration|steps," | cut -c1-220
+  t "$step" --steps 12 --profile --output "$out/ours_step5.rfl" 2>&1 | grep -E "records|groups ended|first iteration|steps," | cut -c1-220
+"$build/libroofline/roofline" report "$out/ours_step5.rfl" --csv "$out/ours_step5.csv" > /dev/null
 "$build/libroofline/roofline" report "$out/ours.rfl" --csv "$out/ours.csv" > "$out/ours_report.txt"
 grep -E "^coverage|^records" "$out/ours_report.txt"
 if command -v ncu >/dev/null; then
@@ -54,6 +56,8 @@ if command -v ncu >/dev/null; then
     --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "Train step 5/" \
     --metrics "$metrics" "$step" --steps 8 > "$out/ncu.csv" 2> "$out/ncu.err"
   python3 "$root/test/gpu/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv"
+  echo "-- libroofline's own 'Train step 5/' include against the same ncu run"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours_step5.csv" "$out/ncu.csv"
   echo "-- the training step without --profile (no Session constructed) under roofline run, against the same ncu run"
   t "$cli" run -o "$out/run_step.rfl" -- "$step" --steps 12 2>&1 | grep -E "\[roofline|steps," | cut -c1-250
   "$cli" report "$out/run_step.rfl" --csv "$out/run_step.csv" > /dev/null

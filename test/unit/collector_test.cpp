@@ -545,6 +545,28 @@ TEST(CollectorIterationReplay, IterationsAFilterRefusesDoNotSpendTheReplay) {
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
 }
 
+// The same include with repeated-launch reuse on (the default): the filter's step is measured.
+TEST(CollectorIterationReplay, AStepFilterWithReuseRecordsThatStep) {
+    CollectorConfig c;
+    c.reuseSamples = 2; // the default
+    c.filter = core::KernelFilter({"Train step 5/"}, {}, "");
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    int n = 0;
+    bool more = true;
+    while ((n < 6 || more) && n < 30) {
+        h.push(("Train step " + std::to_string(n++)).c_str());
+        h.launch("forward", 1);
+        h.launch("backward", 2);
+        h.pop();
+        more = h.collector.needsPass();
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u) << "steps run: " << n;
+    EXPECT_EQ(l[0].iteration, 5);
+    EXPECT_EQ(l[0].values, all(1)) << l[0].note;
+    EXPECT_EQ(l[1].values, all(2)) << l[1].note;
+}
+
 // Tensor counters by detection (design 0008): a launch whose MMA kind needs counters the set lacks
 // has its window measured again with them; the first measurement's records are superseded.
 TEST(CollectorIterationReplay, DetectedMmaWorkGrowsTheSetAndMeasuresTheWindowAgain) {
