@@ -9,6 +9,7 @@
 #include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
+#include "report/columns.hpp"
 #include "report/ranks.hpp"
 
 #include <roofline/chart.hpp>
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <utility>
 
 namespace roofline::cli {
@@ -132,7 +134,10 @@ int report(const ReportArgs& args) {
     std::size_t measured = 0;
     for (const auto& r : records)
         measured += r.measured ? 1 : 0;
-    human << "recording " << args.file << " (format v" << rec.version << ", libroofline "
+    // The header's lines fit the terminal as the table does (--wide: as they are).
+    const std::size_t width = args.wide ? 0 : report::terminalWidth();
+    std::ostringstream header;
+    header << "recording " << args.file << " (format v" << rec.version << ", libroofline "
           << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
           << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
           << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
@@ -149,6 +154,7 @@ int report(const ReportArgs& args) {
           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
           << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
+    human << report::wrapLines(header.str(), width);
     if (!args.brief) {
         report::printCeilings(e.ceilings, human, false);
         if (rec.platform.cpu.threads > 0)
@@ -177,8 +183,9 @@ int report(const ReportArgs& args) {
         for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
             table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (table.grouped)
-            human << "rows      " << rowsDescription(by)
-                  << " (--group-by kernel|name+scope|name|scope|launch)\n";
+            human << report::wrapLines(std::string("rows      ") + rowsDescription(by) +
+                                           " (--group-by kernel|name+scope|name|scope|launch)\n",
+                                       width);
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
         if (!missing.empty())
             human << "  * " << missing << '\n';

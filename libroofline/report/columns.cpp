@@ -84,6 +84,45 @@ bool numberedName(const std::string& n) {
            n.find_first_not_of("0123456789", open + 1) == n.size() - 1;
 }
 
+std::string wrapLines(const std::string& text, std::size_t width) {
+    if (width == 0)
+        return text;
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        const bool newline = end != std::string::npos;
+        if (!newline)
+            end = text.size();
+        std::string line = text.substr(at, end - at);
+        at = newline ? end + 1 : end;
+        // The indent of continuation lines: where the text starts after a leading key of up to
+        // 12 columns ("coverage  ", "recording "), else none.
+        std::size_t indent = 0;
+        const std::size_t word = line.find_first_not_of(' ');
+        const std::size_t space = word == std::string::npos ? word : line.find(' ', word);
+        if (space != std::string::npos) {
+            const std::size_t text = line.find_first_not_of(' ', space);
+            if (text != std::string::npos && text <= 12 && text < width / 2)
+                indent = text;
+        }
+        while (line.size() > width) {
+            std::size_t cut = line.rfind(' ', width);
+            if (cut == std::string::npos || cut <= indent)
+                cut = line.find(' ', width); // a word longer than the room stays whole
+            if (cut == std::string::npos)
+                break;
+            out += line.substr(0, cut) + '\n';
+            const std::size_t next = line.find_first_not_of(' ', cut);
+            line = std::string(indent, ' ') + (next == std::string::npos ? "" : line.substr(next));
+        }
+        out += line;
+        if (newline)
+            out += '\n';
+    }
+    return out;
+}
+
 NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::size_t reserved,
                    std::size_t longestName, std::size_t longestScope, bool anyScope, bool wide) {
     if (wide) {

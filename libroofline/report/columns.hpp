@@ -9,6 +9,10 @@ namespace roofline::report {
 
 /// $COLUMNS, else the terminal's width, else 160.
 std::size_t terminalWidth();
+/// `text` with each line longer than `width` broken at spaces; the continuation lines are
+/// indented as far as the line's text starts after its key ("coverage  one iteration ..." goes
+/// on under "one"). A word longer than the room stays whole. `width` 0: unchanged.
+std::string wrapLines(const std::string& text, std::size_t width);
 /// A scope path cut to `width`, keeping its innermost (rightmost) levels: "...#/Layer 3/attn".
 std::string shortenScope(const std::string& path, std::size_t width);
 /// The leading levels every path shares ("Train step #/"), whole levels only, and never all of a

@@ -3,6 +3,7 @@
 #include <roofline/report.hpp>
 
 #include "report/aggregate.hpp"
+#include "report/columns.hpp"
 #include "report/format.hpp"
 #include "report/roofline_chart.hpp"
 
@@ -211,6 +212,22 @@ TEST(Report, ReplayFlagsShowInTheTableHeaderRowsAndChartHover) {
                 << k.detail;
         }
     EXPECT_TRUE(flaggedShown);
+}
+
+// Header lines fit the terminal: broken at spaces, continued under the text after their key.
+TEST(Report, HeaderLinesWrapUnderTheirKey) {
+    const std::string header = "coverage  one iteration = 59 launches: 7 iterations needed (1 "
+                               "window of 96 ranges x 7 passes)\nkernels   59\n";
+    const std::string wrapped = report::wrapLines(header, 40);
+    EXPECT_EQ(wrapped, "coverage  one iteration = 59 launches: 7\n"
+                       "          iterations needed (1 window of\n"
+                       "          96 ranges x 7 passes)\n"
+                       "kernels   59\n");
+    EXPECT_EQ(report::wrapLines(header, 0), header);          // --wide
+    EXPECT_EQ(report::wrapLines("a_very_long_word x", 5), "a_very_long_word\nx"); // kept whole
+    for (std::size_t at = 0, end; (end = wrapped.find('\n', at)) != std::string::npos;
+         at = end + 1)
+        EXPECT_LE(end - at, 40u);
 }
 
 TEST(Report, NamesAreShortenedInTheMiddleAndStayDistinct) {
