@@ -2,7 +2,8 @@
 # has no libroofline in it:
 #  1. steps with NVTX ranges, a captured CUDA graph, and a forked child that never touches CUDA
 #     and exits normally: one recording (the child's exit saves nothing), FLOPs exact, graph
-#     kernels named in the graph's scope (test/gpu/check_run.py); in kernel replay also timed;
+#     kernels (launched as their nodes) exact too in the graph's scope (test/gpu/check_run.py);
+#     in kernel replay, where every launch has a record, measured;
 #  2. the same steps on a second thread, under two wrappers that never initialize CUDA
 #     (`sh -c` and `time`): one recording, from the program;
 #  3. a program that initializes CUDA and launches nothing: no recording.
@@ -40,13 +41,13 @@ if(NOT run_rc EQUAL 0 AND run_out MATCHES "no CUDA-capable device|CUDA driver ve
   message("SKIPPED no CUDA device")
   return()
 endif()
-expect_one_recording(app --graph)
+expect_one_recording(app)
 if(NOT run_out MATCHES "\\[roofline\\] profiling pid [0-9]+ on .*saved to ${DIR}/app-[0-9]+.rfl")
   message(FATAL_ERROR "roofline run did not say where the recording went")
 endif()
 
 profile(kernel --mode kernel -- "${APP}" 4 --graph)
-expect_one_recording(kernel --graph --timed-graph)
+expect_one_recording(kernel --measured-graph)
 
 set(time_cmd "")
 if(EXISTS /usr/bin/time)

@@ -166,6 +166,12 @@ struct ROOFLINE_API Options {
     /// first launched after that get no record. false: launches and scopes stay observed (a
     /// later iteration that launches something new is measured). ROOFLINE_IDLE_WHEN_COMPLETE
     bool idleWhenComplete = true;
+    /// While counters are collected, a CUDA graph launch runs as its nodes, launched one by one
+    /// in dependency order on the launch's stream (an empty graph in its place), so that its
+    /// kernels are measured like any launch; results are the graph's, bit for bit. Graphs with a
+    /// node the host cannot issue (memory allocation, conditional) run as they are, unmeasured.
+    /// false: every graph runs as it is. ROOFLINE_GRAPH_NODES (docs/design/0016)
+    bool launchGraphNodes = true;
     /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
     /// image and at stop, and host memory). 0: values only. ROOFLINE_KEEP_IMAGES

@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/utc.hpp"
 #include "cupti/evaluate.hpp"
+#include "cupti/graph_replay.hpp"
 #include "cupti/platform.hpp"
 
 #include <roofline/version.hpp>
@@ -84,6 +85,7 @@ void SessionState::finish() noexcept {
         setScopeTarget(nullptr);
     stopped = true;
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    cupti::replaceGraphLaunches(false);
     restoreSignals();
     collector->finish();
     auto& launches = collector->launches();

@@ -5,6 +5,7 @@
 #include "collect/session_impl.hpp"
 
 #include "core/log.hpp"
+#include "cupti/graph_replay.hpp"
 
 #include <chrono>
 
@@ -154,6 +155,7 @@ void SessionState::goIdle() noexcept {
     if (scopeTarget() == &scopes)
         setScopeTarget(nullptr);
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
+    cupti::replaceGraphLaunches(false); // graphs run as they are once the profile is complete
     // No launch may be between its entry and exit callbacks when they go off: its exit would
     // never release the launch-order lock its entry took. Holding the lock waits for one in
     // flight (a second at most, as a launch waits for it).
@@ -209,8 +211,13 @@ void SessionState::begin(const CollectorConfig& config,
     // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
     // host times.
     cupti::LaunchTracker::timeCallbacks(options.hostTiming);
+    // Graph launches run as their nodes while counters are collected (cupti/graph_replay.hpp).
+    cupti::replaceGraphLaunches(options.launchGraphNodes && level == Level::Counters);
     ready.store(true, std::memory_order_release);
-    collector->setFailureHandler([this](const std::string&) { startTiming(); });
+    collector->setFailureHandler([this](const std::string&) {
+        cupti::replaceGraphLaunches(false); // timing only from now on
+        startTiming();
+    });
     scopes.generation = generation;
     scopes.listenNvtx = options.listenNvtx;
     scopes.processScopes = options.processScopes;

@@ -221,6 +221,8 @@ Options Options::fromEnvironment(Options o) {
         o.reuseSamples = static_cast<std::size_t>(parseInteger("ROOFLINE_REUSE", v, 0, 1000));
     if (const char* v = std::getenv("ROOFLINE_IDLE_WHEN_COMPLETE"))
         o.idleWhenComplete = parseBool("ROOFLINE_IDLE_WHEN_COMPLETE", v);
+    if (const char* v = std::getenv("ROOFLINE_GRAPH_NODES"))
+        o.launchGraphNodes = parseBool("ROOFLINE_GRAPH_NODES", v);
     return o;
 }
 

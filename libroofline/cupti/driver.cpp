@@ -57,6 +57,27 @@ const DriverApi* load() noexcept {
     resolve(lib, "cuKernelGetName", api.kernelGetName);
     resolve(lib, "cuKernelGetFunction", api.kernelGetFunction);
     resolve(lib, "cuStreamIsCapturing", api.streamIsCapturing);
+    const bool replay =
+        resolve(lib, "cuGraphClone", api.graphClone) &&
+        resolve(lib, "cuGraphDestroy", api.graphDestroy) &&
+        resolve(lib, "cuGraphCreate", api.graphCreate) &&
+        resolve(lib, "cuGraphInstantiateWithFlags", api.graphInstantiate) &&
+        resolve(lib, "cuGraphMemsetNodeGetParams", api.graphMemsetNodeGetParams) &&
+        resolve(lib, "cuGraphMemcpyNodeGetParams", api.graphMemcpyNodeGetParams) &&
+        resolve(lib, "cuGraphHostNodeGetParams", api.graphHostNodeGetParams) &&
+        resolve(lib, "cuGraphEventRecordNodeGetEvent", api.graphEventRecordNodeGetEvent) &&
+        resolve(lib, "cuGraphEventWaitNodeGetEvent", api.graphEventWaitNodeGetEvent) &&
+        resolve(lib, "cuGraphKernelNodeGetAttribute", api.graphKernelNodeGetAttribute) &&
+        resolve(lib, "cuLaunchKernelEx", api.launchKernelEx) &&
+        resolve(lib, "cuMemsetD2D8Async", api.memsetD2D8Async) &&
+        resolve(lib, "cuMemsetD2D16Async", api.memsetD2D16Async) &&
+        resolve(lib, "cuMemsetD2D32Async", api.memsetD2D32Async) &&
+        resolve(lib, "cuMemcpy3DAsync_v2", api.memcpy3DAsync) &&
+        resolve(lib, "cuLaunchHostFunc", api.launchHostFunc) &&
+        resolve(lib, "cuEventRecord", api.eventRecord) &&
+        resolve(lib, "cuStreamWaitEvent", api.streamWaitEvent);
+    if (!replay)
+        api.graphClone = nullptr; // graph_replay.cpp checks this one
     gLoadError.clear();
     return &api;
 }

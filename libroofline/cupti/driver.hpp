@@ -37,6 +37,26 @@ struct DriverApi {
     decltype(&::cuKernelGetFunction) kernelGetFunction;
     /// Launches into a capturing stream only record graph nodes: they run at cuGraphLaunch.
     decltype(&::cuStreamIsCapturing) streamIsCapturing;
+    // Graph launches replaced by their nodes (cupti/graph_replay.cpp); optional: null when the
+    // driver lacks one of them, and graph launches then run as they are.
+    decltype(&::cuGraphClone) graphClone;
+    decltype(&::cuGraphDestroy) graphDestroy;
+    decltype(&::cuGraphCreate) graphCreate;
+    decltype(&::cuGraphInstantiateWithFlags) graphInstantiate;
+    decltype(&::cuGraphMemsetNodeGetParams) graphMemsetNodeGetParams;
+    decltype(&::cuGraphMemcpyNodeGetParams) graphMemcpyNodeGetParams;
+    decltype(&::cuGraphHostNodeGetParams) graphHostNodeGetParams;
+    decltype(&::cuGraphEventRecordNodeGetEvent) graphEventRecordNodeGetEvent;
+    decltype(&::cuGraphEventWaitNodeGetEvent) graphEventWaitNodeGetEvent;
+    decltype(&::cuGraphKernelNodeGetAttribute) graphKernelNodeGetAttribute;
+    decltype(&::cuLaunchKernelEx) launchKernelEx;
+    decltype(&::cuMemsetD2D8Async) memsetD2D8Async;
+    decltype(&::cuMemsetD2D16Async) memsetD2D16Async;
+    decltype(&::cuMemsetD2D32Async) memsetD2D32Async;
+    decltype(&::cuMemcpy3DAsync) memcpy3DAsync;
+    decltype(&::cuLaunchHostFunc) launchHostFunc;
+    decltype(&::cuEventRecord) eventRecord;
+    decltype(&::cuStreamWaitEvent) streamWaitEvent;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

@@ -1,8 +1,10 @@
 #include "cupti/launch.hpp"
 
+#include "core/log.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
+#include "cupti/graph_replay.hpp"
 #include "cupti/trace.hpp"
 
 #include <cuda.h>
@@ -47,6 +49,17 @@ constexpr CUpti_CallbackId kGraphCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
+    // Per-node changes of an executable graph: its node list (graph_replay.cpp) no longer holds.
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled,
 };
 
 // A kernel's registers per thread and static shared memory (for occupancy), false when the
@@ -167,12 +180,23 @@ Graphs& graphs() {
 }
 
 void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
-    if (info->callbackSite != CUPTI_API_EXIT)
-        return;
+    if (info->callbackSite != CUPTI_API_EXIT || rememberingGraph())
+        return; // the empty graph graph_replay.cpp instantiates is not the application's
     if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
         const auto* p = static_cast<const cuGraphExecDestroy_params*>(info->functionParams);
+        forgetGraph(p->hGraphExec);
         std::lock_guard<std::mutex> lock(graphs().mutex);
         graphs().byExec.erase(p->hGraphExec);
+        return;
+    }
+    if (cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 &&
+        cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate &&
+        cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 &&
+        cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags &&
+        cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams &&
+        cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz) {
+        // A node setter: every one's parameters begin with the executable graph.
+        forgetGraph(*static_cast<const CUgraphExec*>(info->functionParams));
         return;
     }
     const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
@@ -193,6 +217,7 @@ void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
     }
     if (!exec || !graph)
         return;
+    rememberGraph(exec, graph);
     auto kernels = std::make_shared<std::vector<GraphKernel>>();
     appendKernels(graph, *kernels);
     std::lock_guard<std::mutex> lock(graphs().mutex);
@@ -238,6 +263,8 @@ const char* functionName(CUfunction f) noexcept {
 // failure is left for the launch itself to report. Counted when the load callback fired inside.
 std::atomic<std::uint64_t> gLoadedBeforeLaunch{0};
 thread_local bool tLoadedInside = false;
+// This thread's cuGraphLaunch was replaced by its nodes: its exit is not a graph's.
+thread_local bool tGraphReplaced = false;
 
 // Reading the kernel's resources (registers and static shared memory, for occupancy) is the
 // attribute query that loads it.
@@ -366,9 +393,14 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     }
     LaunchEvent e;
     e.context = info->context;
+    const bool graphLaunch = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                             cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
     if (info->callbackSite == CUPTI_API_EXIT) {
-        if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
+        if (graphLaunch && tGraphReplaced) { // its nodes were launches of their own
+            tGraphReplaced = false;
+            return;
+        }
+        if (graphLaunch)
             e.kind = LaunchEvent::Kind::Graph;
         e.exit = true;
         self->sink_(e, self->user_);
@@ -410,7 +442,24 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
-        const auto* p = static_cast<const cuGraphLaunch_params*>(info->functionParams);
+        auto* p = static_cast<cuGraphLaunch_params*>(const_cast<void*>(info->functionParams));
+        if (graphLaunchesReplaced() && !capturing(reinterpret_cast<std::uint64_t>(p->hStream), 0)) {
+            // Its nodes are launched here, one by one, and an empty graph runs in its place
+            // (graph_replay.hpp): each kernel node reaches this callback as a launch.
+            CUstream stream = p->hStream;
+            if (!stream && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
+                stream = CU_STREAM_PER_THREAD;
+            std::string why;
+            if (launchGraphNodes(&p->hGraph, stream, why)) {
+                tGraphReplaced = true;
+                return;
+            }
+            static std::atomic<bool> warned{false};
+            if (!warned.exchange(true))
+                core::log().warn("libroofline: a CUDA graph launch ran as it is, its kernels "
+                                 "without counters: {}",
+                                 why);
+        }
         e.kind = LaunchEvent::Kind::Graph;
         e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);
         std::shared_ptr<const std::vector<GraphKernel>> kernels;

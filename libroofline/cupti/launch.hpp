@@ -10,8 +10,9 @@
 // is loaded into a context; (3) the destructor unsubscribes, or gives the turn back (noexcept).
 //
 // CUDA graphs: the kernel nodes of each instantiated graph are read when it is instantiated (and
-// again after cuGraphExecUpdate); a cuGraphLaunch is one Kind::Graph event that lists them in
-// dependency order.
+// again after cuGraphExecUpdate). While graph launches are replaced (cupti/graph_replay.hpp), a
+// cuGraphLaunch launches its nodes, which come here as launches of their own; otherwise it is one
+// Kind::Graph event that lists them in dependency order.
 #include "core/launch.hpp"
 
 #include <roofline/kernel_record.hpp>

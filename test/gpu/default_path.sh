@@ -31,7 +31,7 @@ export OMP_NUM_THREADS=4 CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}" ROOFL
 "$R" run --reuse 0 -o "$out/validating-reuse0.rfl" -- "$step" --steps "$steps" --validate-every 5 \
   >"$out/validating-reuse0.txt" 2>"$out/validating-reuse0.log"
 for run in default reuse0 validating validating-reuse0; do
-  COLUMNS=120 "$R" report "$out/$run.rfl" --top 8 >"$out/$run-report.txt"
+  "$R" report "$out/$run.rfl" --top 8 --wide >"$out/$run-report.txt" # lines whole: parsed below
   "$R" report "$out/$run.rfl" --group-by launch --csv "$out/$run.csv" >/dev/null
 done
 

@@ -1,6 +1,9 @@
-// CUDA graphs on the GPU: kernels launched by cudaGraphLaunch get records with their
-// names, grid and block, and the scope open at the graph launch -- with counters in each
-// collection mode, and with durations in timing-only sessions. Label: gpu.
+// CUDA graphs on the GPU. By default, while counters are collected, a graph launch runs as its
+// nodes (docs/design/0016): its kernels are measured like direct launches, with their exact
+// FLOPs, in the graph launch's scope, and the graph's results are unchanged. With
+// Options::launchGraphNodes off, graph kernels get records with their names, grid and block and
+// the scope, without counters, and the replay modes measure around them. Timing-only sessions
+// time them. Label: gpu.
 #include "calibration/expected.hpp"
 #include "calibration/kernels.cuh"
 #include "gpu/gpu_test_support.hpp"
@@ -9,6 +12,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <tuple>
+#include <vector>
 #include <string>
 
 using roofline::CollectionMode;
@@ -116,12 +123,159 @@ void expectGraphKernelsAndExactDirectLaunches(const std::vector<roofline::Kernel
     EXPECT_GE(direct, 1u);
 }
 
+// The graph's kernels, launched as its nodes: measured, exact, in the graph launch's scope;
+// every direct launch exact too.
+void expectGraphKernelsMeasured(const std::vector<roofline::KernelRecord>& records,
+                                CollectionMode mode) {
+    std::size_t ffma = 0, dfma = 0;
+    for (const auto& r : records) {
+        EXPECT_EQ(r.note.find("CUDA graph"), std::string::npos) << r.name << ": " << r.note;
+        if (mode == CollectionMode::ScopeReplay) {
+            // One record per outermost scope: the direct FFMA and the graph's FFMA and DFMA
+            // together (graph kernels launched as a graph counted no instructions here).
+            EXPECT_EQ(r.scopePath, "step");
+            EXPECT_TRUE(r.measured) << r.note;
+            EXPECT_EQ(r.kernels, 3u);
+            EXPECT_EQ(r.flopsOf(FlopKind::FP32), 2 * cal::kFfmaFlops);
+            EXPECT_EQ(r.flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+            ++ffma, ++dfma;
+            continue;
+        }
+        EXPECT_TRUE(r.measured) << r.name << ": " << r.note;
+        if (r.scopePath == "step/graph" && r.name.find("fmaChains<double>") != std::string::npos) {
+            EXPECT_EQ(r.flopsOf(FlopKind::FP64), cal::kDfmaFlops) << r.name;
+            ++dfma;
+        } else if (r.name.find("fmaChains<float>") != std::string::npos) {
+            EXPECT_EQ(r.flopsOf(FlopKind::FP32), cal::kFfmaFlops) << r.name;
+            ffma += r.scopePath == "step/graph" ? 1 : 0;
+        } else {
+            ADD_FAILURE() << "unexpected record " << r.name << " in " << r.scopePath;
+        }
+    }
+    EXPECT_GE(ffma, 1u);
+    EXPECT_EQ(ffma, dfma);
+}
+
+__global__ void twiceAndOne(float* x, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = 2.0f * x[i] + 1.0f;
+}
+
 } // namespace
+
+TEST(GpuGraphs, KernelReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::KernelReplay;
+    expectGraphKernelsMeasured(runWithGraph(options, [](int) { return true; }), options.mode);
+}
+
+TEST(GpuGraphs, IterationReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::IterationReplay;
+    expectGraphKernelsMeasured(runWithGraph(options, [](int) { return true; }), options.mode);
+}
+
+TEST(GpuGraphs, ScopeReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
+    ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::ScopeReplay;
+    expectGraphKernelsMeasured(runWithGraph(options, [](int) { return true; }), options.mode);
+}
+
+// A graph whose kernel updates its buffer in place (running it twice would show) and a memset
+// and copy around it: launched as its nodes under iteration replay, every launch's result is the
+// graph's own, bit for bit.
+TEST(GpuGraphs, AGraphLaunchedAsItsNodesGivesTheGraphsResults) {
+    ROOFLINE_REQUIRE_GPU();
+    const int n = 1 << 16;
+    float *x = nullptr, *y = nullptr;
+    ASSERT_EQ(cudaMalloc(&x, n * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&y, n * sizeof(float)), cudaSuccess);
+    std::vector<float> start(n);
+    for (int i = 0; i < n; ++i)
+        start[i] = 0.001f * static_cast<float>(i % 997) - 0.25f;
+    const auto run = [&](bool profiled) {
+        std::unique_ptr<roofline::Session> session;
+        if (profiled) {
+            roofline::Options options;
+            options.flushOnExit = false;
+            session = std::make_unique<roofline::Session>(options);
+            EXPECT_TRUE(session->countersAvailable()) << session->status();
+        }
+        cudaStream_t s = nullptr;
+        EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        EXPECT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        EXPECT_EQ(cudaMemsetAsync(y, 0, n * sizeof(float), s), cudaSuccess);
+        twiceAndOne<<<n / 256, 256, 0, s>>>(x, n);
+        EXPECT_EQ(cudaMemcpyAsync(y, x, n * sizeof(float), cudaMemcpyDeviceToDevice, s),
+                  cudaSuccess);
+        twiceAndOne<<<n / 256, 256, 0, s>>>(y, n);
+        EXPECT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+        EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(x, start.data(), n * sizeof(float), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        int steps = 0;
+        while ((steps < 6 || (session && session->needsPass())) && steps < 40) {
+            roofline::ProfileScope step{"step"};
+            EXPECT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+            EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+            ++steps;
+        }
+        std::vector<float> out(2 * static_cast<std::size_t>(n));
+        EXPECT_EQ(cudaMemcpy(out.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(out.data() + n, y, n * sizeof(float), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        std::size_t measured = 0;
+        if (session)
+            for (const auto& r : session->stop())
+                measured += r.measured ? 1 : 0;
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(s);
+        return std::make_tuple(out, steps, measured);
+    };
+    const auto [profiled, profiledSteps, measured] = run(true);
+    EXPECT_GE(measured, 2u); // both kernel nodes of the steady step
+    // The same number of launches without libroofline.
+    std::vector<float> plain;
+    {
+        const int keep = profiledSteps;
+        EXPECT_EQ(cudaMemcpy(x, start.data(), n * sizeof(float), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        cudaStream_t s = nullptr;
+        EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+        for (int k = 0; k < keep; ++k) {
+            EXPECT_EQ(cudaMemsetAsync(y, 0, n * sizeof(float), s), cudaSuccess);
+            twiceAndOne<<<n / 256, 256, 0, s>>>(x, n);
+            EXPECT_EQ(cudaMemcpyAsync(y, x, n * sizeof(float), cudaMemcpyDeviceToDevice, s),
+                      cudaSuccess);
+            twiceAndOne<<<n / 256, 256, 0, s>>>(y, n);
+        }
+        EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        plain.resize(2 * static_cast<std::size_t>(n));
+        EXPECT_EQ(cudaMemcpy(plain.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(plain.data() + n, y, n * sizeof(float), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        cudaStreamDestroy(s);
+    }
+    EXPECT_EQ(std::memcmp(profiled.data(), plain.data(), plain.size() * sizeof(float)), 0)
+        << "x[5] " << profiled[5] << " vs " << plain[5] << " after " << profiledSteps << " steps";
+    cudaFree(x);
+    cudaFree(y);
+}
 
 TEST(GpuGraphs, KernelReplayMeasuresTheDirectLaunchesAndTimesTheGraphKernels) {
     ROOFLINE_REQUIRE_GPU();
     roofline::Options options;
     options.mode = CollectionMode::KernelReplay;
+    options.launchGraphNodes = false; // graphs as they are
     expectGraphKernelsAndExactDirectLaunches(runWithGraph(options, [](int) { return true; }),
                                              options.mode);
 }
@@ -130,6 +284,7 @@ TEST(GpuGraphs, IterationReplayMeasuresAgainAroundAnOccasionalGraph) {
     ROOFLINE_REQUIRE_GPU();
     roofline::Options options;
     options.mode = CollectionMode::IterationReplay;
+    options.launchGraphNodes = false; // graphs as they are
     expectGraphKernelsAndExactDirectLaunches(
         runWithGraph(options, [](int step) { return step == 2; }), options.mode);
 }
@@ -138,6 +293,7 @@ TEST(GpuGraphs, IterationReplayStopsMeasuringWhenEveryIterationLaunchesAGraph) {
     ROOFLINE_REQUIRE_GPU();
     roofline::Options options;
     options.mode = CollectionMode::IterationReplay;
+    options.launchGraphNodes = false; // graphs as they are
     const auto records = runWithGraph(options, [](int) { return true; });
     std::size_t graphKernels = 0;
     for (const auto& r : records) {
@@ -151,6 +307,7 @@ TEST(GpuGraphs, ScopeReplayMeasuresAgainAroundAnOccasionalGraph) {
     ROOFLINE_REQUIRE_GPU();
     roofline::Options options;
     options.mode = CollectionMode::ScopeReplay;
+    options.launchGraphNodes = false; // graphs as they are
     expectGraphKernelsAndExactDirectLaunches(
         runWithGraph(options, [](int step) { return step == 2; }), options.mode);
 }

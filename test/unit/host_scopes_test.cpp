@@ -109,8 +109,9 @@ TEST(HostTimes, SleepAndBusyScopesGetTheirWallAndCpuTime) {
     EXPECT_EQ(hostBound(*load), "wait"); // no kernels, the host asleep
     // No kernels, the host busy -- on this machine when it had a CPU to itself (a loaded one
     // stretches the loop's wall time past twice its CPU time: then it was waiting for a CPU).
-    if (compute->cpuSeconds >= 0.9 * compute->wallSeconds)
+    if (compute->cpuSeconds >= 0.9 * compute->wallSeconds) {
         EXPECT_EQ(hostBound(*compute), "cpu");
+    }
     HostScope unloaded = *compute;
     unloaded.wallSeconds = unloaded.cpuSeconds;
     EXPECT_EQ(hostBound(unloaded), "cpu");

@@ -159,8 +159,9 @@ TEST(RealCharts, TextsLegendsAndNumbersFitOnBothH100Recordings) {
                     ++legends;
                     std::string name = t.content.substr(0, t.content.rfind(" ("));
                     name = name.substr(name.find(' ') + 1); // after the kernel's number
-                    if (name.find("...") != std::string::npos)
+                    if (name.find("...") != std::string::npos) {
                         EXPECT_GE(name.size(), 28u) << name;
+                    }
                     EXPECT_LE(name.size(), 28u) << name;
                 }
             EXPECT_GT(legends, 0u) << path;

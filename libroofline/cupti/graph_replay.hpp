@@ -1,0 +1,36 @@
+#pragma once
+// CUDA graph launches replaced by their nodes (docs/design/0016-graph-kernels-measured.md): the
+// range profiler cannot measure a graph's kernels, but measures them as ordinary launches. While
+// counters are collected, a cuGraphLaunch of a graph whose nodes can all be issued from the host
+// (kernels, memsets, copies, host functions, event records and waits, empty and child graphs)
+// launches those nodes one by one, in dependency order, on the launch's stream, and runs an empty
+// executable graph in its place. Measured on the H100: results bitwise identical to the graph's.
+//
+// Each instantiated graph is cloned at instantiation (its application may destroy the source
+// graph) and its nodes listed then; cuGraphExecUpdate lists them again from the update's graph.
+// Per-node setters on an executable graph (cuGraphExec*NodeSetParams) make its clone stale: that
+// graph is then launched as it is.
+#include <cuda.h>
+
+#include <string>
+
+namespace roofline::cupti {
+
+/// Launches are replaced from now on (true) or run as they are (false). Process-wide.
+void replaceGraphLaunches(bool on) noexcept;
+bool graphLaunchesReplaced() noexcept;
+
+/// At instantiation or update of `exec` from `graph`: its nodes are listed (never throws).
+void rememberGraph(CUgraphExec exec, CUgraph graph) noexcept;
+/// This thread is inside rememberGraph() (its own instantiation is not the application's).
+bool rememberingGraph() noexcept;
+/// At cuGraphExecDestroy, or when a node setter changed `exec` (its list no longer matches).
+void forgetGraph(CUgraphExec exec) noexcept;
+
+/// At cuGraphLaunch's entry, when replaceGraphLaunches(true): launches the nodes of `*exec` on
+/// `stream` and points `*exec` at an empty executable graph. False (nothing launched, `*exec`
+/// untouched) when the graph is unknown or has a node the host cannot issue; `why` then says
+/// which. Called on the launching thread, inside the driver's callback.
+bool launchGraphNodes(CUgraphExec* exec, CUstream stream, std::string& why) noexcept;
+
+} // namespace roofline::cupti
