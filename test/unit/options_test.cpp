@@ -25,7 +25,8 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
         l("ROOFLINE_CACHE_FLUSH", "on"), m("ROOFLINE_OUTPUT", "out.rfl"),
         n("ROOFLINE_FLUSH_ON_EXIT", "0"), o("ROOFLINE_NVTX", "off"),
         p("ROOFLINE_ITERATIONS_PER_PASS", "4"), q("ROOFLINE_PUSH_POP_SCOPE", "process"),
-        r("ROOFLINE_FIRST_ITERATION", "measure"), t("ROOFLINE_ALIGN_PASSES", "on");
+        r("ROOFLINE_FIRST_ITERATION", "measure"), t("ROOFLINE_ALIGN_PASSES", "on"),
+        u("ROOFLINE_GRAPH_NODES", "0");
     const Options opt = Options::fromEnvironment();
     EXPECT_EQ(opt.mode, CollectionMode::ScopeReplay);
     EXPECT_EQ(opt.metrics, MetricSet::Core);
@@ -46,6 +47,7 @@ TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     EXPECT_EQ(opt.iterationsPerPass, 4u);
     EXPECT_TRUE(opt.processScopes);
     EXPECT_EQ(opt.firstIteration, FirstIteration::Measure);
+    EXPECT_FALSE(opt.launchGraphNodes);
 }
 
 TEST(Options, DefaultsWhenNothingIsSet) {
@@ -56,6 +58,7 @@ TEST(Options, DefaultsWhenNothingIsSet) {
     EXPECT_TRUE(opt.flushOnExit);
     EXPECT_TRUE(opt.listenNvtx);
     EXPECT_FALSE(opt.processScopes);
+    EXPECT_TRUE(opt.launchGraphNodes); // graph launches run as their nodes while measuring
     EXPECT_EQ(opt.firstIteration, FirstIteration::Skip);
     EXPECT_STREQ(toString(opt.firstIteration), "skip");
     EXPECT_STREQ(toString(opt.mode), "iteration-replay");
