@@ -261,6 +261,9 @@ int main(int argc, char** argv) {
         {"--tensor-counters", "ROOFLINE_TENSOR_COUNTERS", "detect | all"},
         {"--keep-images", "ROOFLINE_KEEP_IMAGES", "MiB of raw counter-data images to keep"},
         {"--reuse", "ROOFLINE_REUSE", "samples per repeated launch signature, 0: every launch"},
+        {"--graph-nodes", "ROOFLINE_GRAPH_NODES",
+         "1 | 0: while measuring, CUDA graph launches run as their nodes, so graph kernels get "
+         "counters (default 1)"},
         {"--log-level", "ROOFLINE_LOG_LEVEL", "warn | info | debug"},
     };
     std::vector<std::string> runValues(std::size(kRunOptions));
