@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <numeric>
 #include <ostream>
+#include <sstream>
 
 namespace roofline {
 namespace {
@@ -251,9 +252,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             totals.pop_back();
         out << totals << '\n';
     }
+    // The notes and legends under the table fit the line too, continued under their text.
+    std::ostringstream footer;
     for (std::size_t i = 0; i < notes.size(); ++i)
-        out << "  [" << (i + 1) << "] " << notes[i].first << " (" << notes[i].second
-            << (notes[i].second == 1 ? " row" : " rows") << ")\n";
+        footer << "  [" << (i + 1) << "] " << notes[i].first << " (" << notes[i].second
+               << (notes[i].second == 1 ? " row" : " rows") << ")\n";
     // One legend for the flags in use.
     std::string legend;
     const auto flagUsed = [&](std::size_t n, const char* flag, const char* meaning) {
@@ -270,14 +273,15 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     if (alike)
         legend += std::string(legend.empty() ? "" : "; ") + report::kNumberedNamesNote;
     if (!legend.empty())
-        out << "  flags: " << legend << '\n';
+        footer << "  flags: " << legend << '\n';
     std::size_t noWork = 0;
     for (const auto& r : records)
         noWork += r.noFloatingPointWork() ? 1 : 0;
     if (noWork)
-        out << "  [no FP work]: " << noWork
-            << " row(s) did no floating-point work (copies, memsets, integer kernels): "
-               "intensity 0, bound by memory if at all\n";
+        footer << "  [no FP work]: " << noWork
+               << " row(s) did no floating-point work (copies, memsets, integer kernels): "
+                  "intensity 0, bound by memory if at all\n";
+    out << report::wrapLines(footer.str(), options.wide ? 0 : width);
 }
 
 } // namespace roofline
