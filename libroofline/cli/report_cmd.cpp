@@ -3,7 +3,6 @@
 
 #include "core/atomic_file.hpp"
 #include "core/ceilings_file.hpp"
-#include "core/device_peaks.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -37,11 +36,9 @@ Evaluated evaluate(const std::string& file, const std::string& ceilings) {
         if (core::wantsDevicePeaks(e.ceilings))
             e.ceilings = core::chooseCeilings(device, peaks());
     } else if (ceilings == core::kDatasheetCeilings) {
-        e.ceilings.datasheet = e.ceilings.used = core::datasheetCeilings(device);
+        e.ceilings = core::datasheetChoice(device);
     } else if (ceilings == core::kDeviceCeilings) {
-        e.ceilings.datasheet = core::datasheetCeilings(device);
-        e.ceilings.device = peaks();
-        e.ceilings.used = core::combineCeilings({}, e.ceilings.device, e.ceilings.datasheet);
+        e.ceilings = core::deviceChoice(device, peaks());
     } else {
         core::MeasuredCeilings m = core::loadCeilings(ceilings); // unreadable: an error
         if (!device.name.empty() && m.deviceName != device.name)

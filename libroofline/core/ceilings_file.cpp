@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -151,28 +152,13 @@ std::string ceilingsCachePath(const std::string& deviceName) {
     return dir + "/ceilings-" + (slug.empty() ? "unknown" : slug) + ".json";
 }
 
-namespace {
-bool roofIndex(const std::string& roof, bool& isFlop, std::size_t& index) {
-    for (std::size_t k = 0; k < kFlopKindCount; ++k)
-        if (roof == toString(static_cast<FlopKind>(k)))
-            return isFlop = true, index = k, true;
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        if (roof == toString(static_cast<MemoryLevel>(l)))
-            return isFlop = false, index = l, true;
-    return false;
-}
-} // namespace
-
 Ceilings measuredCeilings(const MeasuredCeilings& measured, const std::string& path) {
     Ceilings c;
-    for (const auto& r : measured.roofs) {
-        bool isFlop = false;
-        std::size_t i = 0;
-        if (!(r.perSecond > 0.0) || !roofIndex(r.roof, isFlop, i))
-            continue;
-        (isFlop ? c.flopsPerSecond[i] : c.bytesPerSecond[i]) = r.perSecond;
-        (isFlop ? c.flopSource[i] : c.byteSource[i]) = RoofSource::Measured;
-    }
+    const std::vector<RoofRef> roofs = allRoofs();
+    for (const auto& r : measured.roofs) // ("shared" has no roof in Ceilings)
+        for (RoofRef roof : roofs)
+            if (r.perSecond > 0.0 && r.roof == roofName(roof))
+                setRoof(c, roof, r.perSecond, RoofSource::Measured);
     c.name = measured.deviceName + " (measured " + measured.createdUtc.substr(0, 10) + ")";
     c.source = "measured by `roofline ceilings`" + std::string(measured.quick ? " --quick" : "") +
                " (" + path + ")";
@@ -195,16 +181,26 @@ CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
     return choice;
 }
 
-CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePeaks) {
+CeilingsChoice datasheetChoice(const DeviceInfo& device) {
+    CeilingsChoice choice;
+    choice.datasheet = choice.used = datasheetCeilings(device);
+    choice.datasheetOnly = true;
+    return choice;
+}
+
+CeilingsChoice deviceChoice(const DeviceInfo& device, const Ceilings& devicePeaks) {
     CeilingsChoice choice;
     choice.datasheet = datasheetCeilings(device);
     choice.device = devicePeaks;
     choice.used = combineCeilings(Ceilings{}, devicePeaks, choice.datasheet);
+    return choice;
+}
+
+CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePeaks) {
     const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
-    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings) {
-        choice.used = choice.datasheet;
-        return choice;
-    }
+    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings)
+        return datasheetChoice(device);
+    CeilingsChoice choice = deviceChoice(device, devicePeaks);
     if (explicitFile && std::string_view(explicitFile) == kDeviceCeilings)
         return choice;
     choice.path = explicitFile && *explicitFile ? explicitFile : ceilingsCachePath(device.name);
@@ -233,16 +229,12 @@ CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePe
 }
 
 bool wantsDevicePeaks(const CeilingsChoice& choice) {
-    const char* explicitFile = std::getenv("ROOFLINE_CEILINGS");
-    if (explicitFile && std::string_view(explicitFile) == kDatasheetCeilings)
+    if (choice.datasheetOnly)
         return false;
-    for (std::size_t k = 0; k < kFlopKindCount; ++k)
-        if (choice.used.flopSource[k] != RoofSource::Measured)
-            return true;
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        if (choice.used.byteSource[l] != RoofSource::Measured)
-            return true;
-    return false;
+    const auto roofs = allRoofs();
+    return std::any_of(roofs.begin(), roofs.end(), [&](RoofRef roof) {
+        return sourceOf(choice.used, roof) != RoofSource::Measured;
+    });
 }
 
 } // namespace roofline::core

@@ -74,10 +74,15 @@ struct CeilingsChoice {
     std::optional<MeasuredCeilings> measured;
     std::string path;    ///< the measured file consulted (may not exist)
     std::string warning; ///< a file that exists but was not used, and why
+    bool datasheetOnly = false; ///< datasheet roofs were asked for: no device peaks either
 };
 /// The choice with `measured` in use: its roofs, then `devicePeaks`', then the datasheet's.
 CeilingsChoice choiceWith(const DeviceInfo& device, MeasuredCeilings measured,
                           const std::string& path, const Ceilings& devicePeaks = {});
+/// Datasheet roofs only (`--ceilings datasheet`).
+CeilingsChoice datasheetChoice(const DeviceInfo& device);
+/// The device's peaks, datasheet roofs where it has none (`--ceilings device`).
+CeilingsChoice deviceChoice(const DeviceInfo& device, const Ceilings& devicePeaks);
 /// `--ceilings` / ROOFLINE_CEILINGS value that asks for datasheet roofs only.
 inline constexpr std::string_view kDatasheetCeilings = "datasheet";
 /// `--ceilings` / ROOFLINE_CEILINGS value that asks for the device's peaks (datasheet where the
@@ -89,8 +94,8 @@ inline constexpr std::string_view kDeviceCeilings = "device";
 /// roof those lack comes from `devicePeaks` (core/device_peaks.hpp), then the datasheet. A file
 /// for another device, or one that cannot be read, is not used and `warning` says why.
 CeilingsChoice chooseCeilings(const DeviceInfo& device, const Ceilings& devicePeaks = {});
-/// Whether the device's peaks could change `choice`: some roof in use is not measured (and the
-/// datasheet-only choice was not asked for). Measured ceilings that have every roof need none.
+/// Whether the device's peaks could change `choice`: some roof in use is not measured (and
+/// datasheet roofs alone were not asked for). Measured ceilings that have every roof need none.
 bool wantsDevicePeaks(const CeilingsChoice& choice);
 
 } // namespace roofline::core

@@ -33,33 +33,6 @@ double clockHz(const PeakClocks& clocks, PeakClock clock) {
 
 } // namespace
 
-std::vector<RoofRef> allRoofs() {
-    std::vector<RoofRef> out;
-    for (std::size_t k = 0; k < kFlopKindCount; ++k)
-        out.push_back({true, k});
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        out.push_back({false, l});
-    return out;
-}
-
-std::string roofName(RoofRef r) {
-    return std::string(r.flop ? toString(static_cast<FlopKind>(r.index))
-                              : toString(static_cast<MemoryLevel>(r.index)));
-}
-
-double rateOf(const Ceilings& c, RoofRef r) {
-    return r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index];
-}
-
-RoofSource sourceOf(const Ceilings& c, RoofRef r) {
-    return r.flop ? c.flopSource[r.index] : c.byteSource[r.index];
-}
-
-void setRoof(Ceilings& c, RoofRef r, double perSecond, RoofSource source) {
-    (r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index]) = perSecond;
-    (r.flop ? c.flopSource[r.index] : c.byteSource[r.index]) = source;
-}
-
 std::vector<PeakRoof> peakRoofs(const ChipProfile& profile) {
     std::vector<PeakRoof> out;
     for (std::size_t k = 0; k < kFlopKindCount; ++k) {
@@ -71,7 +44,7 @@ std::vector<PeakRoof> peakRoofs(const ChipProfile& profile) {
         if (!isTensor(static_cast<FlopKind>(k)))
             for (const Term& t : f.terms)
                 best = t.coefficient > best->coefficient ? &t : best;
-        out.push_back({true, k, best->metric + ".peak_sustained",
+        out.push_back({{true, k}, best->metric + ".peak_sustained",
                        best->coefficient * profile.peakFlopShare[k], PeakClock::Sm});
     }
     const PeakClock clocks[kMemoryLevelCount] = {PeakClock::Sm, PeakClock::L2, PeakClock::Memory};
@@ -79,7 +52,7 @@ std::vector<PeakRoof> peakRoofs(const ChipProfile& profile) {
         const Formula& f = profile.bytes[l];
         if (f.empty())
             continue;
-        out.push_back({false, l, f.terms.front().metric + ".peak_sustained",
+        out.push_back({{false, l}, f.terms.front().metric + ".peak_sustained",
                        f.terms.front().coefficient * profile.peakByteShare[l], clocks[l]});
     }
     return out;
@@ -102,14 +75,14 @@ Ceilings deviceCeilings(const std::vector<PeakRoof>& roofs, const std::vector<do
         if (!(values[i] > 0) || !std::isfinite(values[i]))
             continue;
         if (!(hz > 0)) {
-            const std::string what = roofName({r.flop, r.index}) + " (no " + clockName(r.clock) +
+            const std::string what = roofName(r.roof) + " (no " + clockName(r.clock) +
                                      (r.clock == PeakClock::L2 ? " in this recording: record it "
                                                                  "again for an L2 roof)"
                                                                : ")");
             noClock += (noClock.empty() ? "" : ", ") + what;
             continue;
         }
-        setRoof(c, {r.flop, r.index}, values[i] * r.perUnit * hz, RoofSource::Device);
+        setRoof(c, r.roof, values[i] * r.perUnit * hz, RoofSource::Device);
     }
     c.name = (device.name.empty() ? std::string("unknown device") : device.name) + " (device peaks)";
     c.source = "the counters' peak_sustained rates times the clocks";

@@ -14,25 +14,12 @@
 
 namespace roofline::core {
 
-/// One roof of Ceilings: a FlopKind (flop) or a MemoryLevel at `index`, and its value and source.
-struct RoofRef {
-    bool flop = true;
-    std::size_t index = 0;
-};
-/// Every roof: the FLOP kinds in FlopKind order, then the memory levels.
-std::vector<RoofRef> allRoofs();
-std::string roofName(RoofRef roof);
-double rateOf(const Ceilings& c, RoofRef roof);
-RoofSource sourceOf(const Ceilings& c, RoofRef roof);
-void setRoof(Ceilings& c, RoofRef roof, double perSecond, RoofSource source);
-
 /// Which clock a peak rate per cycle is multiplied by.
 enum class PeakClock : std::uint8_t { Sm, L2, Memory };
 
 /// One roof of the family and the peak_sustained metric it comes from.
 struct PeakRoof {
-    bool flop = true;      ///< FlopKind (true) or MemoryLevel (false) at `index`
-    std::size_t index = 0;
+    RoofRef roof;
     std::string metric;    ///< "<counter>.peak_sustained"
     double perUnit = 1.0;  ///< FLOPs (or bytes) per counted unit times the attainable share
     PeakClock clock = PeakClock::Sm;

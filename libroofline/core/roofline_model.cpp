@@ -75,6 +75,33 @@ constexpr double kL1BytesPerClockPerSm = 128.0;
 
 } // namespace
 
+std::vector<RoofRef> allRoofs() {
+    std::vector<RoofRef> out;
+    for (std::size_t k = 0; k < kFlopKindCount; ++k)
+        out.push_back({true, k});
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        out.push_back({false, l});
+    return out;
+}
+
+std::string roofName(RoofRef r) {
+    return std::string(r.flop ? toString(static_cast<FlopKind>(r.index))
+                              : toString(static_cast<MemoryLevel>(r.index)));
+}
+
+double rateOf(const Ceilings& c, RoofRef r) {
+    return r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index];
+}
+
+RoofSource sourceOf(const Ceilings& c, RoofRef r) {
+    return r.flop ? c.flopSource[r.index] : c.byteSource[r.index];
+}
+
+void setRoof(Ceilings& c, RoofRef r, double perSecond, RoofSource source) {
+    (r.flop ? c.flopsPerSecond[r.index] : c.bytesPerSecond[r.index]) = perSecond;
+    (r.flop ? c.flopSource[r.index] : c.byteSource[r.index]) = source;
+}
+
 Ceilings datasheetCeilings(const DeviceInfo& device) {
     Ceilings c;
     for (const auto& d : kDatasheets) {
@@ -90,10 +117,9 @@ Ceilings datasheetCeilings(const DeviceInfo& device) {
         c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::L1)] =
             kL1BytesPerClockPerSm * sms * clock;
         c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = d.dramBytesPerSecond;
-        for (std::size_t k = 0; k < kFlopKindCount; ++k)
-            c.flopSource[k] = c.flopsPerSecond[k] > 0 ? RoofSource::Datasheet : RoofSource::None;
-        for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-            c.byteSource[l] = c.bytesPerSecond[l] > 0 ? RoofSource::Datasheet : RoofSource::None;
+        for (RoofRef roof : allRoofs())
+            if (rateOf(c, roof) > 0)
+                setRoof(c, roof, rateOf(c, roof), RoofSource::Datasheet);
         c.name = std::string(d.name) + " (datasheet)";
         char buf[256];
         std::snprintf(buf, sizeof buf,

@@ -49,6 +49,18 @@ struct LaunchInfo {
 /// its bound's limiter where it is below every roof.
 void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device);
 
+/// One roof of Ceilings: a FlopKind (flop) or a MemoryLevel at `index`, and its value and source.
+struct RoofRef {
+    bool flop = true;
+    std::size_t index = 0;
+};
+/// Every roof: the FLOP kinds in FlopKind order, then the memory levels.
+std::vector<RoofRef> allRoofs();
+std::string roofName(RoofRef roof);
+double rateOf(const Ceilings& c, RoofRef roof);
+RoofSource sourceOf(const Ceilings& c, RoofRef roof);
+void setRoof(Ceilings& c, RoofRef roof, double perSecond, RoofSource source);
+
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM
 /// clock when those are known. Unknown devices get empty ceilings (bounds become "unknown").
 Ceilings datasheetCeilings(const DeviceInfo& device);

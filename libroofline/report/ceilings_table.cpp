@@ -1,6 +1,6 @@
 #include "report/ceilings_table.hpp"
 
-#include "core/device_peaks.hpp"
+#include "core/roofline_model.hpp"
 
 #include <cstdio>
 #include <ostream>

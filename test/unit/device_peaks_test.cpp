@@ -27,7 +27,7 @@ constexpr std::size_t kDram = static_cast<std::size_t>(MemoryLevel::DRAM);
 
 const core::PeakRoof& roofOf(const std::vector<core::PeakRoof>& roofs, bool flop, std::size_t i) {
     for (const auto& r : roofs)
-        if (r.flop == flop && r.index == i)
+        if (r.roof.flop == flop && r.roof.index == i)
             return r;
     throw std::runtime_error("no such roof");
 }
