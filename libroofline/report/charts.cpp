@@ -159,28 +159,6 @@ void yAxis(std::ostringstream& o, const report::LinearAxis& y, const std::string
       << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(label) << "</text>\n</g>\n";
 }
 
-// `text` in lines of at most `width` characters, broken at spaces (a longer word stands alone).
-std::vector<std::string> wrapWords(const std::string& text, std::size_t width) {
-    std::vector<std::string> lines;
-    std::string line;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        std::size_t end = text.find(' ', at);
-        if (end == std::string::npos)
-            end = text.size();
-        const std::string word = text.substr(at, end - at);
-        if (!line.empty() && line.size() + 1 + word.size() > width) {
-            lines.push_back(line);
-            line.clear();
-        }
-        line += (line.empty() ? "" : " ") + word;
-        at = end + 1;
-    }
-    if (!line.empty() || lines.empty())
-        lines.push_back(line);
-    return lines;
-}
-
 void xLabel(std::ostringstream& o, double x, const std::string& label) {
     // Scope paths differ at their innermost levels: keep those ("...ep #/validation").
     const std::string shown = report::shortenScope(label, 20);
@@ -239,7 +217,7 @@ std::string stackedBarsSvg(const std::vector<std::string>& series,
           << "height=\"12\" fill=\"" << kPalette[s % 10] << "\"/><text x=\"" << (kR + 38)
           << "\" y=\"" << (ly + 11) << "\">";
         std::size_t lines = 0;
-        for (const std::string& part : wrapWords(series[s], 24))
+        for (const std::string& part : report::wrapWords(series[s], 24))
             o << "<tspan x=\"" << (kR + 38) << "\" dy=\"" << (lines++ ? 14 : 0) << "\">"
               << report::escapeXml(part) << "</tspan>";
         o << "</text>\n";

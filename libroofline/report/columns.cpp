@@ -102,25 +102,35 @@ std::string wrapLines(const std::string& text, std::size_t width) {
         const std::size_t word = line.find_first_not_of(' ');
         const std::size_t space = word == std::string::npos ? word : line.find(' ', word);
         if (space != std::string::npos) {
-            const std::size_t text = line.find_first_not_of(' ', space);
-            if (text != std::string::npos && text <= 12 && text < width / 2)
-                indent = text;
+            const std::size_t after = line.find_first_not_of(' ', space);
+            if (after != std::string::npos && after <= 12 && after < width / 2)
+                indent = after;
         }
-        while (line.size() > width) {
-            std::size_t cut = line.rfind(' ', width);
-            if (cut == std::string::npos || cut <= indent)
-                cut = line.find(' ', width); // a word longer than the room stays whole
-            if (cut == std::string::npos)
-                break;
-            out += line.substr(0, cut) + '\n';
-            const std::size_t next = line.find_first_not_of(' ', cut);
-            line = std::string(indent, ' ') + (next == std::string::npos ? "" : line.substr(next));
-        }
-        out += line;
+        const std::vector<std::string> pieces = wrapWords(line, width, indent);
+        for (std::size_t i = 0; i < pieces.size(); ++i)
+            out += (i ? "\n" : "") + pieces[i];
         if (newline)
             out += '\n';
     }
     return out;
+}
+
+std::vector<std::string> wrapWords(const std::string& text, std::size_t width,
+                                   std::size_t indent) {
+    std::vector<std::string> lines;
+    std::string line = text;
+    while (line.size() > width) {
+        std::size_t cut = line.rfind(' ', width);
+        if (cut == std::string::npos || cut <= indent)
+            cut = line.find(' ', width); // a word longer than the room stays whole
+        if (cut == std::string::npos)
+            break;
+        lines.push_back(line.substr(0, cut));
+        const std::size_t next = line.find_first_not_of(' ', cut);
+        line = std::string(indent, ' ') + (next == std::string::npos ? "" : line.substr(next));
+    }
+    lines.push_back(line);
+    return lines;
 }
 
 NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::size_t reserved,

@@ -13,6 +13,10 @@ std::size_t terminalWidth();
 /// indented as far as the line's text starts after its key ("coverage  one iteration ..." goes
 /// on under "one"). A word longer than the room stays whole. `width` 0: unchanged.
 std::string wrapLines(const std::string& text, std::size_t width);
+/// One line broken at spaces into lines of at most `width` characters (a longer word stands
+/// alone), the continuation lines indented by `indent` spaces.
+std::vector<std::string> wrapWords(const std::string& line, std::size_t width,
+                                   std::size_t indent = 0);
 /// A scope path cut to `width`, keeping its innermost (rightmost) levels: "...#/Layer 3/attn".
 std::string shortenScope(const std::string& path, std::size_t width);
 /// The leading levels every path shares ("Train step #/"), whole levels only, and never all of a
