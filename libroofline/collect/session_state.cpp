@@ -46,6 +46,8 @@ thread_local int tLaunchLocks = 0;
 } // namespace
 
 void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
+    if (event.kind == cupti::LaunchEvent::Kind::GraphAhead)
+        return; // the Graph event follows
     if (event.exit) {
         if (tLaunchLocks > 0) {
             --tLaunchLocks;

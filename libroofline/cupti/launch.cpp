@@ -443,6 +443,14 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
         auto* p = static_cast<cuGraphLaunch_params*>(const_cast<void*>(info->functionParams));
+        if (!graphLaunchesReplaced()) { // a session starting on this launch may turn it on
+            LaunchEvent ahead;
+            ahead.kind = LaunchEvent::Kind::GraphAhead;
+            ahead.context = info->context;
+            self->sink_(ahead, self->user_);
+            if (LaunchTracker* now = gTarget.load(std::memory_order_acquire))
+                self = now; // the session it started, if it did, takes this launch
+        }
         if (graphLaunchesReplaced() && !capturing(reinterpret_cast<std::uint64_t>(p->hStream), 0)) {
             // Its nodes are launched here, one by one, and an empty graph runs in its place
             // (graph_replay.hpp): each kernel node reaches this callback as a launch.

@@ -36,7 +36,10 @@ struct GraphKernel {
 };
 
 struct LaunchEvent {
-    enum class Kind { Kernel, Graph, ModuleLoaded };
+    /// GraphAhead: a graph launch about to be issued while its launch is not replaced by its
+    /// nodes (graph_replay.hpp), so that a sink starting a session on the process's first launch
+    /// can turn replacement on for this very launch; a Graph event follows. Other sinks ignore it.
+    enum class Kind { Kernel, Graph, ModuleLoaded, GraphAhead };
     Kind kind = Kind::Kernel;
     /// Kind::Kernel: the launch as the callback read it (its name valid during the sink call;
     /// nullptr when unknown); Kind::Graph: its stream and API call. The session places it.

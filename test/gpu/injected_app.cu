@@ -2,9 +2,13 @@
 // (test/run_injection.cmake). NVTX ranges "step <n>", FP32 and FP64 FMA chains whose FLOPs are
 // known (calibration/expected.hpp).
 //
-//   injected_app STEPS [--graph] [--fork] [--thread]
+//   injected_app STEPS [--graph | --graph-steps] [--fork] [--thread]
 // --graph: step 2 also launches a CUDA graph of the same kernels (captured from a stream) inside
 // an NVTX range "graph", as an evaluation step might;
+// --graph-steps: every step is one launch of a CUDA graph captured from a stream, as a graphed
+// training step is: FP32 chains, a memset, FP64 chains on a second stream forked from the first
+// and joined back, a device-to-device copy, then the FP32 chains again (no kernel of its own
+// outside the graph);
 //   injected_app --query   (initializes CUDA and launches nothing)
 // --fork: after step 0 a child is forked that never touches CUDA and exits normally;
 // --thread: the steps run on a second thread.
@@ -39,11 +43,29 @@ void launch(cudaStream_t s, double* in, double* out) {
     fmaChains<double><<<kGrid, kBlock, 0, s>>>(in, out, 0.999, 0.001);
 }
 
+// One step as the graph of --graph-steps captures it: kernels, a memset, a fork onto `side` and
+// the join back, a copy.
+void graphStep(cudaStream_t s, cudaStream_t side, cudaEvent_t fork, cudaEvent_t join, double* in,
+               double* out, double* scratch) {
+    constexpr std::size_t bytes = kThreads * 4 * sizeof(double);
+    fmaChains<float><<<kGrid, kBlock, 0, s>>>(reinterpret_cast<const float*>(in),
+                                              reinterpret_cast<float*>(out), 0.999f, 0.001f);
+    check(cudaMemsetAsync(scratch, 0, bytes, s), "cudaMemsetAsync");
+    check(cudaEventRecord(fork, s), "cudaEventRecord");
+    check(cudaStreamWaitEvent(side, fork, 0), "cudaStreamWaitEvent");
+    fmaChains<double><<<kGrid, kBlock, 0, side>>>(in, scratch, 0.999, 0.001);
+    check(cudaEventRecord(join, side), "cudaEventRecord");
+    check(cudaStreamWaitEvent(s, join, 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(out, scratch, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
+    fmaChains<float><<<kGrid, kBlock, 0, s>>>(reinterpret_cast<const float*>(in),
+                                              reinterpret_cast<float*>(out), 0.999f, 0.001f);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     int steps = 10;
-    bool graph = false, forkChild = false, thread = false;
+    bool graph = false, graphSteps = false, forkChild = false, thread = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--query") {
@@ -53,15 +75,17 @@ int main(int argc, char** argv) {
             return 0;
         }
         graph = graph || a == "--graph";
+        graphSteps = graphSteps || a == "--graph-steps";
         forkChild = forkChild || a == "--fork";
         thread = thread || a == "--thread";
         if (std::isdigit(static_cast<unsigned char>(a[0])))
             steps = std::atoi(a.c_str());
     }
     auto body = [&] {
-        double *in = nullptr, *out = nullptr;
+        double *in = nullptr, *out = nullptr, *scratch = nullptr;
         check(cudaMalloc(&in, kThreads * 4 * sizeof(double)), "cudaMalloc");
         check(cudaMalloc(&out, kThreads * 4 * sizeof(double)), "cudaMalloc");
+        check(cudaMalloc(&scratch, kThreads * 4 * sizeof(double)), "cudaMalloc");
         check(cudaMemset(in, 0, kThreads * 4 * sizeof(double)), "cudaMemset");
         cudaStream_t stream = nullptr;
         check(cudaStreamCreate(&stream), "cudaStreamCreate");
@@ -74,9 +98,26 @@ int main(int argc, char** argv) {
             check(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate");
             cudaGraphDestroy(g);
         }
+        cudaStream_t side = nullptr;
+        cudaEvent_t fork = nullptr, join = nullptr;
+        cudaGraphExec_t stepExec = nullptr;
+        if (graphSteps) {
+            check(cudaStreamCreate(&side), "cudaStreamCreate");
+            check(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming), "cudaEventCreate");
+            check(cudaEventCreateWithFlags(&join, cudaEventDisableTiming), "cudaEventCreate");
+            cudaGraph_t g = nullptr;
+            check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+            graphStep(stream, side, fork, join, in, out, scratch);
+            check(cudaStreamEndCapture(stream, &g), "cudaStreamEndCapture");
+            check(cudaGraphInstantiate(&stepExec, g, 0), "cudaGraphInstantiate");
+            cudaGraphDestroy(g);
+        }
         for (int step = 0; step < steps; ++step) {
             nvtxRangePushA(("step " + std::to_string(step)).c_str());
-            launch(stream, in, out);
+            if (stepExec)
+                check(cudaGraphLaunch(stepExec, stream), "cudaGraphLaunch");
+            else
+                launch(stream, in, out);
             if (graph && step == 2) {
                 nvtxRangePushA("graph");
                 check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
@@ -98,6 +139,13 @@ int main(int argc, char** argv) {
         check(cudaGetLastError(), "launch");
         if (exec)
             cudaGraphExecDestroy(exec);
+        if (stepExec) {
+            cudaGraphExecDestroy(stepExec);
+            cudaEventDestroy(fork);
+            cudaEventDestroy(join);
+            cudaStreamDestroy(side);
+        }
+        cudaFree(scratch);
         cudaStreamDestroy(stream);
         cudaFree(in);
         cudaFree(out);
@@ -106,6 +154,7 @@ int main(int argc, char** argv) {
         std::thread(body).join();
     else
         body();
-    std::printf("injected_app: %d steps%s\n", steps, graph ? " with a CUDA graph" : "");
+    std::printf("injected_app: %d steps%s\n", steps,
+                graphSteps ? ", each a CUDA graph" : graph ? " with a CUDA graph" : "");
     return 0;
 }

@@ -9,7 +9,7 @@ NCU.csv: the same program under
         --clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process \
         --nvtx-include "Train step 5/" --metrics <METRICS below> train_step --steps 7
 Both list one step's launches in launch order; they are compared launch by launch: the kernel,
-FP32, tensor BF16 and TF32 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
+FP32, FP64, tensor BF16 and TF32 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
 L1/L2/DRAM bytes and time (different steps, and under ncu every kernel runs alone: ratios).
 """
 import csv
@@ -23,6 +23,9 @@ METRICS = [
     "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
     "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
     "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+    "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
 ]
 
 
@@ -42,6 +45,7 @@ def read_ncu(path):
             "fp32": m[METRICS[0]] + m[METRICS[1]] + 2 * m[METRICS[2]],
             "tensor_bf16": m[METRICS[3]],
             "tensor_tf32": m[METRICS[9]],
+            "fp64": m[METRICS[10]] + m[METRICS[11]] + 2 * m[METRICS[12]],
             "l1": m[METRICS[4]], "l2": m[METRICS[5]], "dram": m[METRICS[6]],
             "time": m[METRICS[7]] / m[METRICS[8]] if m[METRICS[8]] else 0.0,
         })
@@ -56,7 +60,8 @@ def read_ours(path):
     rows = [r for r in rows if r["iteration"] == first]
     return [{"name": r["mangled_name"], "fp32": number(r["flops_fp32"]),
              "tensor_bf16": number(r["flops_tensor_bf16"]),
-             "tensor_tf32": number(r["flops_tensor_tf32"]), "l1": number(r["bytes_l1"]),
+             "tensor_tf32": number(r["flops_tensor_tf32"]), "fp64": number(r["flops_fp64"]),
+             "l1": number(r["bytes_l1"]),
              "l2": number(r["bytes_l2"]), "dram": number(r["bytes_dram"]),
              "time": number(r["time_s"])} for r in rows]
 
@@ -68,7 +73,7 @@ def main():
     names = sum(1 for i in range(n) if ours[i]["name"] == ncu[i]["name"])
     print(f"same kernel at the same position: {names} of {n}")
     failures = 0
-    for key in ("fp32", "tensor_bf16", "tensor_tf32"):
+    for key in ("fp32", "fp64", "tensor_bf16", "tensor_tf32"):
         equal = sum(1 for i in range(n) if ours[i][key] == ncu[i][key])
         # Within 1e-5: predicated-on counts of kernels whose branches depend on the data
         # (flash attention's online-softmax rescale, measured on the H100 2026-11-23: 100 of

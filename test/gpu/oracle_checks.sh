@@ -6,8 +6,10 @@
 #     process-wide push/pop scopes, and their cost against the plain loop.
 #  3. the PyTorch conv2d and transformer loops, unmodified, under `roofline run`, against Nsight
 #     Compute, launch by launch, with process scopes.
-#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu[:conv|:transformer]]
-#   (torch-ncu: only check 3, for both loops or the one named)
+#  4. the transformer loop as a graphed callable (forward and backward CUDA graphs, fused AdamW),
+#     unmodified under `roofline run`, against Nsight Compute with --graph-profiling node.
+#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu[:conv|:transformer|:graphed]]
+#   (torch-ncu: only checks 3 and 4, for every loop or the one named)
 set -uo pipefail
 build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
 out="${2:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}"
@@ -20,21 +22,22 @@ t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "  wall $((($(date +%s%N) -
 shim="$build/test/libroofline_pyshim.so"
 cli="$build/libroofline/roofline"
 torch_vs_ncu() { # MODEL: the unmodified loop under roofline run against ncu, launch by launch
-  local model="$1"
+  local model="$1" graphs=()
+  [[ $model == graphed ]] && graphs=(--graph-profiling node)
   echo "== PyTorch $model loop, unmodified, under roofline run (process scopes) against ncu, step 5"
   RL=0 t "$cli" run -o "$out/torch_$model.rfl" -- python3 "$root/test/gpu/torch_loop.py" none $model 40 \
     2>&1 | grep -E "steps in|\[roofline\]|warn|wall" | cut -c1-250
   "$cli" report "$out/torch_$model.rfl" --csv "$out/torch_$model.csv" > /dev/null
   RL=0 t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
-    --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "step 5/" \
-    --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" none $model 8 \
+    --cache-control none "${graphs[@]}" --nvtx --nvtx-push-pop-scope process \
+    --nvtx-include "step 5/" --metrics "$metrics" python3 "$root/test/gpu/torch_loop.py" none $model 8 \
     > "$out/torch_ncu_$model.csv" 2> "$out/torch_ncu_$model.err"
   grep -E "wall|steps in" "$out/torch_ncu_$model.err" "$out/torch_ncu_$model.csv" | cut -c1-200
   python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_$model.csv" "$out/torch_ncu_$model.csv"
 }
 if [[ "${3:-}" == torch-ncu* ]]; then # torch-ncu: both loops; torch-ncu:MODEL: that one
   rc=0
-  for model in conv transformer; do
+  for model in conv transformer graphed; do
     [[ "$3" == torch-ncu || "$3" == "torch-ncu:$model" ]] && { torch_vs_ncu $model || rc=1; }
   done
   exit $rc
@@ -85,4 +88,5 @@ done
 if command -v ncu >/dev/null; then
   torch_vs_ncu conv
   torch_vs_ncu transformer
+  torch_vs_ncu graphed
 fi

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """PyTorch training loops under libroofline, for the checks on the H100 test machine.
 
-    torch_loop.py SHIM.so conv|transformer STEPS
+    torch_loop.py SHIM.so conv|transformer|graphed STEPS
 
 SHIM.so is build/test/libroofline_pyshim.so (test/gpu/python_shim.cpp). Each step is an NVTX
 range "step <n>" (torch.cuda.nvtx) holding zero_grad, forward, backward and AdamW; PyTorch runs
 backward on its autograd thread, outside the main thread's range unless
 ROOFLINE_PUSH_POP_SCOPE=process. AdamW creates its state on the first step, so step 0 launches
-kernels the later steps do not. RL=0 runs the loop without libroofline (for the cost baseline);
+kernels the later steps do not. `graphed` is the transformer block as a graphed callable
+(torch.cuda.make_graphed_callables: its forward and backward are CUDA graph launches) with
+fused AdamW, as graph-captured training runs. RL=0 runs the loop without libroofline (for the cost baseline);
 RL_OUT names the recording to save; RL_STEP_TIMES=1 prints the host's time in each step range.
 """
 import ctypes
@@ -33,6 +35,8 @@ def build(model, dev):
     net = torch.nn.TransformerEncoderLayer(d_model=512, nhead=8, dim_feedforward=2048,
                                            dropout=0.0, batch_first=True).to(dev)
     x = torch.randn(8, 256, 512, device=dev)
+    if model == "graphed":  # warm-up on a side stream and capture happen here, before step 0
+        net = torch.cuda.make_graphed_callables(net, (x,))
     return net, lambda: net(x).square().mean()
 
 
@@ -41,7 +45,7 @@ def main():
     profile = os.environ.get("RL", "1") == "1"
     shim = ctypes.CDLL(shim_path) if profile else None
     net, loss_fn = build(model, "cuda")
-    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, fused=model == "graphed")
     if profile and shim.rl_start() != 0:
         sys.exit("rl_start failed")
     t0 = time.time()
