@@ -148,6 +148,10 @@ struct ROOFLINE_API KernelRecord {
     /// Recordings merged from several processes (`roofline merge`): the launcher's rank of the
     /// process that recorded it (its input order where the launcher set none); -1: one process.
     int rank = -1;
+    /// Ranks that shared the profile (Options::shareAcrossRanks): the rank whose counters the
+    /// record has (merged recordings) or awaits (a rank's own recording: not measured here);
+    /// -1: its own.
+    int countersRank = -1;
     /// Per-scope mode: the record covers one scope instance (name = the scope's name, scopePath =
     /// its full path) and all `kernels` launches inside it. Per-kernel modes: false, kernels 1.
     bool scopeRecord = false;

@@ -172,6 +172,15 @@ struct ROOFLINE_API Options {
     /// node the host cannot issue (memory allocation, conditional) run as they are, unmeasured.
     /// false: every graph runs as it is. ROOFLINE_GRAPH_NODES (docs/design/0016)
     bool launchGraphNodes = true;
+    /// Iteration replay with reuse, in a job of several ranks (the launcher's rank and world
+    /// size: RANK / WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_*): each rank measures only the
+    /// launch signatures that first occur in its share of the reference iteration (rank r of N:
+    /// the r-th of N equal blocks of its launches), so that its profile completes in about 1/N of
+    /// the iterations; the other launches' records name the rank that measures them and
+    /// `roofline merge` fills in their counters from it. Data-parallel ranks only (every rank
+    /// launches the same kernels). Without a rank and a world size above 1, or without reuse,
+    /// every rank measures everything. ROOFLINE_SHARE_RANKS
+    bool shareAcrossRanks = false;
     /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
     /// image and at stop, and host memory). 0: values only. ROOFLINE_KEEP_IMAGES

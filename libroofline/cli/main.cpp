@@ -264,6 +264,9 @@ int main(int argc, char** argv) {
         {"--graph-nodes", "ROOFLINE_GRAPH_NODES",
          "1 | 0: while measuring, CUDA graph launches run as their nodes, so graph kernels get "
          "counters (default 1)"},
+        {"--share-ranks", "ROOFLINE_SHARE_RANKS",
+         "1 | 0: data-parallel ranks each measure a share of the launches; roofline merge "
+         "assembles the whole profile (default 0)"},
         {"--log-level", "ROOFLINE_LOG_LEVEL", "warn | info | debug"},
     };
     std::vector<std::string> runValues(std::size(kRunOptions));

@@ -23,10 +23,22 @@ int merge(const MergeArgs& args) {
     }
     const core::Recording merged = core::mergeRecordings(std::move(inputs));
     std::map<int, std::size_t> launches;
-    for (const auto& l : merged.launches)
+    std::size_t shared = 0, unfilled = 0; // ranks that shared the profile
+    for (const auto& l : merged.launches) {
         ++launches[l.rank];
+        if (l.countersRank >= 0)
+            ++(l.values.empty() ? unfilled : shared);
+    }
     for (const auto& [rank, source] : sources)
         std::cout << "rank " << rank << ": " << launches[rank] << " launches from " << source
+                  << '\n';
+    if (shared + unfilled > 0)
+        std::cout << "the ranks shared the profile: " << shared
+                  << " launches took their counters from the rank that measured them"
+                  << (unfilled > 0 ? ", " + std::to_string(unfilled) +
+                                         " found none (their notes say why; merge every rank's "
+                                         "recording)"
+                                   : std::string())
                   << '\n';
     core::saveRecording(merged, args.output);
     std::cout << "wrote " << args.output << " (" << merged.launches.size() << " launches of "

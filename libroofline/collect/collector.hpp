@@ -102,6 +102,9 @@ public:
     std::size_t reuseSignatures() const noexcept;
     /// Reused records whose samples' work counters differ (their notes say which).
     std::uint64_t reusedDiffering() const noexcept { return shared_.tally.reusedDiffering; }
+    /// Records whose counters another rank measures (CollectorConfig::shares()).
+    std::uint64_t foreignRecords() const noexcept { return shared_.tally.foreign; }
+    const CollectorConfig& config() const noexcept { return shared_.config; }
     /// Launches recorded in a group that had to restart (measured again in a later iteration);
     /// finish() removes their records.
     std::uint64_t supersededLaunches() const noexcept { return shared_.records.supersededCount(); }

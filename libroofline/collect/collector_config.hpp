@@ -68,6 +68,10 @@ struct CollectorConfig {
     /// Signatures a program may show before observation stops, once a profile is complete (only
     /// grids that change with every iteration keep adding ones, and host memory with them).
     std::size_t reuseMaxSignatures = std::size_t{1} << 16;
+    /// Reuse shared across data-parallel ranks (Options::shareAcrossRanks): this rank's index
+    /// and the number of ranks; shareCount 1: this rank measures everything.
+    std::uint32_t shareIndex = 0, shareCount = 1;
+    bool shares() const noexcept { return reuses() && shareCount > 1; }
     /// The values' metric names (notes name the metric whose samples spread most).
     std::vector<std::string> metricNames;
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran

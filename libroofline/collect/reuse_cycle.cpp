@@ -2,6 +2,7 @@
 #include "collect/notes.hpp"
 
 #include "core/demangle.hpp"
+#include "core/merge.hpp"
 #include "core/log.hpp"
 
 #include <algorithm>
@@ -129,6 +130,8 @@ void ReuseCycle::maybeStart(DeviceSlot& slot, PassGroup& g, bool unmeasured, boo
         return;
     // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
     // grows with the ranges an image holds (~2 MiB each).
+    if (shareCount_ > 1)
+        plan_.share(iterSigs_, shareIndex_, shareCount_, slot.capacity);
     const std::size_t ranges = plan_.longestWindow(iterSigs_, slot.capacity);
     const auto w = plan_.next(iterSigs_, 0, ranges);
     if (!w)
@@ -209,6 +212,16 @@ void ReuseCycle::emitReused(Shared& shared, std::vector<std::uint32_t>& signatur
         const std::uint32_t sig = refSigs_[p];
         if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || refInfo_[p].mangledName.empty())
             continue;
+        if (const int owner = plan_.foreignOwner(sig); owner >= 0) {
+            core::LaunchInfo info = std::move(refInfo_[p]);
+            info.name = core::demangle(info.mangledName);
+            info.countersRank = owner;
+            appendNote(info.note, core::awaitingCountersNote(owner));
+            ++shared.tally.foreign;
+            shared.records.add(std::move(info));
+            signatures.resize(shared.records.size(), ReusePlan::kNotMeasured);
+            continue;
+        }
         std::vector<const core::LaunchInfo*> samples;
         for (std::size_t i : plan_.samples(sig))
             if (i < shared.records.size() &&

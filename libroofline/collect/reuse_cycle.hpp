@@ -20,7 +20,9 @@ namespace roofline::collect {
 class ReuseCycle {
 public:
     explicit ReuseCycle(const CollectorConfig& config)
-        : plan_(config.reuseSamples, config.reuseMaxGap) {}
+        : plan_(config.reuseSamples, config.reuseMaxGap),
+          shareIndex_(config.shares() ? config.shareIndex : 0),
+          shareCount_(config.shares() ? config.shareCount : 1) {}
 
     /// A new iteration: a new observation.
     void startIteration();
@@ -71,6 +73,7 @@ private:
     void maybeStart(DeviceSlot& slot, PassGroup& g, bool unmeasured, bool limitReached);
 
     ReusePlan plan_;
+    std::uint32_t shareIndex_, shareCount_; // ranks sharing the profile (CollectorConfig)
     bool observing_ = true;                // iterations are observed (stopObservingIfUnbounded)
     ObservedIteration observed_;           // the current iteration's launches
     std::vector<std::uint64_t> refShapes_; // the reference's launches (ObservedIteration::shape)

@@ -39,7 +39,46 @@ std::uint32_t ReusePlan::find(const std::string& signature) const {
 }
 
 bool ReusePlan::familyMeasured(std::uint32_t id) const {
-    return id < familyOf_.size() && familySamples_[familyOf_[id]] > 0;
+    return id < familyOf_.size() && (familySamples_[familyOf_[id]] > 0 || foreignOwner(id) >= 0);
+}
+
+int ReusePlan::foreignOwner(std::uint32_t id) const noexcept {
+    int owner = id < ownerOf_.size() ? ownerOf_[id] : kUnshared;
+    if (owner == kUnshared && id < familyOf_.size())
+        if (const auto f = familyOwner_.find(familyOf_[id]); f != familyOwner_.end())
+            owner = f->second;
+    return owner >= 0 ? owner : -1;
+}
+
+void ReusePlan::share(const std::vector<std::uint32_t>& iteration, std::uint32_t index,
+                      std::uint32_t count, std::size_t capacity) {
+    if (count < 2 || iteration.empty())
+        return;
+    ownerOf_.resize(ids_.size(), kUnshared);
+    const auto own = [&](std::uint32_t id, int owner) {
+        ownerOf_[id] = owner;
+        familyOwner_.emplace(familyOf_[id], owner);
+    };
+    for (std::uint32_t id : iteration) {
+        if (id >= ownerOf_.size() || ownerOf_[id] != kUnshared)
+            continue; // not measured, or its owner chosen
+        if (sampleCount(id) > 0)
+            own(id, kOwnedHere); // measured here already
+        else if (const auto f = familyOwner_.find(familyOf_[id]); f != familyOwner_.end())
+            own(id, f->second); // a grid of a family someone measures
+    }
+    std::vector<Window> windows; // those one rank alone would measure from here
+    std::map<std::uint32_t, std::size_t> planned;
+    for (std::size_t from = 0; const auto w = next(iteration, from, capacity, planned);
+         from = w->end)
+        windows.push_back(*w);
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+        const auto rank = static_cast<std::uint32_t>(w * count / windows.size());
+        for (std::size_t p = windows[w].begin; p < windows[w].end; ++p)
+            if (const std::uint32_t id = iteration[p];
+                id < ownerOf_.size() && ownerOf_[id] == kUnshared)
+                own(id, rank == index ? kOwnedHere : static_cast<int>(rank));
+    }
 }
 
 std::size_t ReusePlan::sampleCount(std::uint32_t id) const {
@@ -86,7 +125,7 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
     for (std::uint32_t id : iteration)
         ++occurs[id];
     const auto needed = [&](std::uint32_t id) {
-        if (id == kNotMeasured)
+        if (id == kNotMeasured || foreignOwner(id) >= 0)
             return false;
         const auto it = planned.find(id);
         return sampleCount(id) + (it == planned.end() ? 0 : it->second) <

@@ -49,6 +49,18 @@ public:
     bool familyMeasured(std::uint32_t id) const;
     /// `id`'s family (kNotMeasured for kNotMeasured).
     std::uint32_t family(std::uint32_t id) const;
+    /// Shares the signatures of `iteration` without samples and without an owner among `count`
+    /// data-parallel ranks, by the windows one rank alone would measure (next() from the start,
+    /// at most `capacity` long): rank r takes the r-th of `count` equal runs of those windows,
+    /// and owns the signatures they measure first -- except one whose family has an owner
+    /// already (the same kernel, block and place with another grid): that rank's. Signatures
+    /// another rank owns count as measured here: next() leaves them out, familyMeasured() is
+    /// true. Every rank sharing the same iteration chooses the same owners.
+    void share(const std::vector<std::uint32_t>& iteration, std::uint32_t index,
+               std::uint32_t count, std::size_t capacity);
+    /// The rank that measures signature `id` (or, before share() has seen it, its family) when
+    /// it is not this one; -1: this rank (or no sharing).
+    int foreignOwner(std::uint32_t id) const noexcept;
     /// Signatures interned so far.
     std::size_t signatures() const noexcept { return ids_.size(); }
     /// Samples measured so far for signature `id`.
@@ -79,6 +91,9 @@ private:
     std::map<std::string, std::uint32_t> families_;
     std::vector<std::uint32_t> familyOf_;    // per id
     std::vector<std::size_t> familySamples_; // per family
+    static constexpr int kOwnedHere = -1, kUnshared = -2;
+    std::vector<int> ownerOf_;       // per id: kOwnedHere, the owning rank, or kUnshared (not yet)
+    std::map<std::uint32_t, int> familyOwner_; // per family with an owner: as ownerOf_
 };
 
 } // namespace roofline::collect

@@ -165,6 +165,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         s.outputPath = core::expandOutputPattern(s.options.outputPath, s.process, env);
     s.options.cacheFlush = effectiveFlush(s.options);
     collect::CollectorConfig config = collect::collectorConfig(s.options);
+    collect::shareAcrossRanks(config, s.options, s.process);
     if (!s.options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "

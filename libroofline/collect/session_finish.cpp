@@ -123,6 +123,10 @@ void SessionState::finish() noexcept {
         r.bytes = toString(options.bytes);
         r.launches = std::move(launches);
         r.process = process;
+        if (collector->config().shares()) {
+            r.shareIndex = collector->config().shareIndex;
+            r.shareCount = collector->config().shareCount;
+        }
         if (!peaks.empty()) {
             const auto names = core::peakMetrics(core::peakRoofs(core::profileForChip(r.chip)));
             for (std::size_t i = 0; i < names.size() && i < peaks.size(); ++i)
@@ -264,11 +268,16 @@ void SessionState::saveOnce(std::size_t unmeasured) const noexcept {
                     ? "; idle after " + std::to_string(collector->completedAfterIterations()) +
                           " iterations (the profile was complete)"
                     : std::string();
+            const std::uint64_t foreign = collector->foreignRecords();
+            const std::string shared =
+                foreign > 0 ? ", " + std::to_string(foreign) +
+                                  " of them measured on other ranks (`roofline merge` fills them in)"
+                            : std::string();
             std::fprintf(stderr,
-                         "[roofline] process %ld: %zu records (%zu without counters) "
+                         "[roofline] process %ld: %zu records (%zu without counters%s) "
                          "saved to %s%s\n",
-                         static_cast<long>(process.pid), records.size(), unmeasured, saved.c_str(),
-                         idle.c_str());
+                         static_cast<long>(process.pid), records.size(), unmeasured,
+                         shared.c_str(), saved.c_str(), idle.c_str());
         }
         if (saved == outputPath)
             core::log().info("libroofline: recording saved to {}", saved);

@@ -92,6 +92,10 @@ struct SessionState {
 /// What the collector is told by the options (cacheFlush already resolved from Auto); the
 /// counter set-up adds passes, aligned replay and tensor detection.
 CollectorConfig collectorConfig(const Options& options);
+/// Options::shareAcrossRanks for `process`: the share it measures, or the reason it measures
+/// everything (logged) when the launcher named no rank or world size, or nothing is reused.
+void shareAcrossRanks(CollectorConfig& config, const Options& options,
+                      const core::ProcessIdentity& process);
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;

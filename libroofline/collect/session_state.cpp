@@ -204,6 +204,31 @@ CollectorConfig collectorConfig(const Options& options) {
     return config;
 }
 
+void shareAcrossRanks(CollectorConfig& config, const Options& options,
+                      const core::ProcessIdentity& process) {
+    if (!options.shareAcrossRanks)
+        return;
+    std::string why;
+    if (!config.reuses())
+        why = "it needs iteration replay with reuse (ROOFLINE_REUSE above 0)";
+    else if (process.rank < 0 || process.worldSize < 2)
+        why = "the launcher named no rank and world size above 1 (RANK and WORLD_SIZE, "
+              "OMPI_COMM_WORLD_RANK and _SIZE, PMI_RANK and _SIZE, SLURM_PROCID and SLURM_NTASKS)";
+    else if (process.rank >= process.worldSize)
+        why = "rank " + std::to_string(process.rank) + " is not below the world size " +
+              std::to_string(process.worldSize);
+    if (!why.empty()) {
+        core::log().warn("libroofline: ROOFLINE_SHARE_RANKS: this rank measures everything: {}",
+                         why);
+        return;
+    }
+    config.shareIndex = static_cast<std::uint32_t>(process.rank);
+    config.shareCount = static_cast<std::uint32_t>(process.worldSize);
+    core::log().info("libroofline: rank {} of {} measures the launch signatures first seen in its "
+                     "share of an iteration; `roofline merge` fills in the others' counters",
+                     process.rank, process.worldSize);
+}
+
 void SessionState::begin(const CollectorConfig& config,
                          const std::vector<CounterBackend*>& backends, Level level) {
     collector = std::make_unique<Collector>(config, backends, level);

@@ -27,7 +27,8 @@ constexpr std::uint64_t kGraphInterruptionLimit = 3;
 struct Tally {
     std::uint64_t dropped = 0, mismatchedGroups = 0, groupsCompleted = 0;
     std::uint64_t differing = 0, unmatched = 0;
-    std::uint64_t reenables = 0, expansions = 0, reused = 0, reusedDiffering = 0;
+    std::uint64_t reenables = 0, expansions = 0, reused = 0, reusedDiffering = 0,
+                  foreign = 0; // records whose counters another rank measures
     std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
     std::uint64_t windowsMeasuredAgain = 0; ///< launches a later pass did not run (measureAgain)
 };

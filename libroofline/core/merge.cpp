@@ -29,7 +29,76 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+std::string dim(const Dim3& x) {
+    return std::to_string(x.x) + 'x' + std::to_string(x.y) + 'x' + std::to_string(x.z);
+}
+std::string dims(const LaunchInfo& l) {
+    return l.mangledName + '|' + dim(l.grid) + '|' + dim(l.block);
+}
+// The launch's place in its iteration: position, kernel and block (a grid may follow the data).
+std::string place(const LaunchInfo& l) {
+    return std::to_string(l.position) + '|' + l.mangledName + '|' + dim(l.block);
+}
+
+// Ranks that shared the profile: each launch another rank measured takes that rank's values.
+void fillSharedCounters(Recording& merged) {
+    // per rank: its own measured launches by place and by kernel, grid, block and scope
+    std::map<int, std::map<std::string, const LaunchInfo*>> byPlace;
+    std::map<int, std::map<std::string, std::vector<const LaunchInfo*>>> byKernel;
+    std::map<int, bool> present;
+    for (const LaunchInfo& l : merged.launches) {
+        present[l.rank] = true;
+        if (l.values.empty() || l.countersRank >= 0)
+            continue;
+        byPlace[l.rank].emplace(place(l), &l);
+        byKernel[l.rank][dims(l) + '|' + l.scopePath].push_back(&l);
+    }
+    for (LaunchInfo& l : merged.launches) {
+        if (!l.values.empty() || l.countersRank < 0)
+            continue;
+        const int from = l.countersRank;
+        const std::string awaiting = awaitingCountersNote(from);
+        const auto at = l.note.find(awaiting);
+        std::string why;
+        if (const auto p = byPlace[from].find(place(l)); p != byPlace[from].end()) {
+            l.values = p->second->values;
+            why = "counters from rank " + std::to_string(from) +
+                  "'s launch at the same place (the ranks shared the profile)";
+            if (dim(p->second->grid) != dim(l.grid))
+                why += "; its grid there was " + dim(p->second->grid) + ", here " + dim(l.grid) +
+                       " (a grid that follows the data)";
+        } else if (const auto k = byKernel[from].find(dims(l) + '|' + l.scopePath);
+                   k != byKernel[from].end()) {
+            l.values.assign(k->second.front()->values.size(), 0.0);
+            for (const LaunchInfo* x : k->second)
+                for (std::size_t m = 0; m < l.values.size() && m < x->values.size(); ++m)
+                    l.values[m] += x->values[m] / static_cast<double>(k->second.size());
+            why = "counters: the mean of rank " + std::to_string(from) + "'s " +
+                  std::to_string(k->second.size()) +
+                  " launches of this kernel, grid, block and scope (none at its place; the "
+                  "ranks shared the profile)";
+        } else {
+            why = present[from] ? "no counters: rank " + std::to_string(from) +
+                                      " measured no launch like it (the ranks shared the "
+                                      "profile, and launched different kernels?)"
+                                : "no counters: they were measured on rank " +
+                                      std::to_string(from) +
+                                      ", whose recording was not merged";
+        }
+        if (at != std::string::npos)
+            l.note.replace(at, awaiting.size(), why);
+        else
+            l.note += (l.note.empty() ? "" : "; ") + why;
+    }
+}
+
 } // namespace
+
+std::string awaitingCountersNote(int rank) {
+    return "counters measured on rank " + std::to_string(rank) +
+           " (the ranks share the profile): `roofline merge` of the ranks' recordings fills them "
+           "in";
+}
 
 int mergeRank(const Recording& recording, std::size_t position) noexcept {
     return recording.process.rank >= 0 ? recording.process.rank : static_cast<int>(position);
@@ -54,6 +123,9 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
         requireSame(inputs[0], in, "byte definition", inputs[0].recording.bytes,
                     in.recording.bytes);
         requireSame(inputs[0], in, "mode", inputs[0].recording.mode, in.recording.mode);
+        requireSame(inputs[0], in, "ranks sharing the profile",
+                    std::to_string(inputs[0].recording.shareCount),
+                    std::to_string(in.recording.shareCount));
         // A rank from the launcher for some inputs and input order for others could collide.
         const int rank = mergeRank(in.recording, i);
         const auto [it, fresh] = byRank.emplace(rank, i);
@@ -90,6 +162,8 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
             merged.launches.push_back(std::move(l));
         }
     }
+    if (first.shareCount > 1)
+        fillSharedCounters(merged);
     return merged;
 }
 

@@ -22,7 +22,18 @@ struct MergeInput {
 /// naming the files and the field. Raw counter-data images are not carried over (the values are),
 /// nor is coverage (each rank's stays in its own file); dropped ranges add up, passes are the
 /// largest.
+///
+/// Recordings of ranks that shared the profile (Recording::shareCount, all the same): each
+/// launch another rank measured (LaunchInfo::countersRank, no values) gets the values of that
+/// rank's launch at the same place of the iteration (position, kernel, grid and block), or else
+/// the mean of that rank's measured launches of the same kernel, grid, block and scope; its note
+/// says which. One left without (that rank's recording not given, or nothing like it measured
+/// there) keeps none and its note says why.
 Recording mergeRecordings(std::vector<MergeInput> inputs);
+
+/// The note of a launch whose counters rank `rank` measures (ranks sharing the profile), until
+/// a merge fills them in.
+std::string awaitingCountersNote(int rank);
 
 /// The rank a merge gives the recording at `position` among its inputs: the launcher's rank the
 /// recording names, else `position`.

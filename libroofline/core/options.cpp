@@ -223,6 +223,8 @@ Options Options::fromEnvironment(Options o) {
         o.idleWhenComplete = parseBool("ROOFLINE_IDLE_WHEN_COMPLETE", v);
     if (const char* v = std::getenv("ROOFLINE_GRAPH_NODES"))
         o.launchGraphNodes = parseBool("ROOFLINE_GRAPH_NODES", v);
+    if (const char* v = std::getenv("ROOFLINE_SHARE_RANKS"))
+        o.shareAcrossRanks = parseBool("ROOFLINE_SHARE_RANKS", v);
     return o;
 }
 

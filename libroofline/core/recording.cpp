@@ -246,6 +246,7 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"thread", l.threadId},
             {"device", l.device},
             {"rank", l.rank},
+            {"counters_rank", l.countersRank},
             {"scope_record", l.scopeRecord},
             {"kernels", l.kernels},
             {"measured", !l.values.empty()},
@@ -270,7 +271,8 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
     l.position = integerOr<std::int64_t>(j, "position", -1);
     l.reusedSamples = integerOr<std::uint32_t>(j, "reused_samples", 0);
-    l.rank = integerOr<int>(j, "rank", -1); // absent in older recordings
+    l.rank = integerOr<int>(j, "rank", -1);                  // absent in older recordings
+    l.countersRank = integerOr<int>(j, "counters_rank", -1); // absent in older recordings
     const int replay = integerOr<int>(j, "replay", 0);
     l.replay = replay == 1   ? ReplayStatus::Differs
                : replay == 2 ? ReplayStatus::Unmatched
@@ -424,6 +426,10 @@ void writeRecording(const Recording& rec, std::ostream& out) {
                                             ? nlohmann::json::parse(toJsonText(rec.platform))
                                             : nlohmann::json()},
                            {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
+                           {"share", rec.shareCount > 1
+                                         ? nlohmann::json{{"rank", rec.shareIndex},
+                                                          {"ranks", rec.shareCount}}
+                                         : nlohmann::json()},
                            {"counter_data_chunks", rec.counterData.size()},
                            {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -523,6 +529,13 @@ Recording readRecording(std::istream& in, const std::string& what) {
             hostFromJson(meta.at("host"), rec);
         if (meta.contains("device_peaks")) // absent in older recordings
             rec.devicePeaks = devicePeaksFromJson(meta.at("device_peaks"), r);
+        if (meta.contains("share") && meta.at("share").is_object()) { // absent: not shared
+            rec.shareIndex = integerAt<std::uint32_t>(meta.at("share"), "rank");
+            rec.shareCount = integerAt<std::uint32_t>(meta.at("share"), "ranks");
+            if (rec.shareCount < 2 || rec.shareIndex >= rec.shareCount)
+                r.corrupt("its share names rank " + std::to_string(rec.shareIndex) + " of " +
+                          std::to_string(rec.shareCount));
+        }
         if (meta.contains("platform") && meta.at("platform").is_object())
             rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
         if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())

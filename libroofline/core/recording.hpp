@@ -76,6 +76,9 @@ struct Recording {
     /// "device_peaks" object: metric -> value), for roofs from the device itself
     /// (core/device_peaks.hpp); empty: evaluate them from a kept image, if any.
     std::vector<std::pair<std::string, double>> devicePeaks;
+    /// Ranks that shared the profile (Options::shareAcrossRanks; optional "share" object):
+    /// this recording's rank among shareCount; shareCount 1: not shared.
+    std::uint32_t shareIndex = 0, shareCount = 1;
     /// The platform the run happened on (optional "platform" object); cpu.threads 0:
     /// not recorded.
     Platform platform;

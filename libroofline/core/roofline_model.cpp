@@ -174,6 +174,7 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.threadId = launch.threadId;
     r.device = launch.device;
     r.rank = launch.rank;
+    r.countersRank = launch.countersRank;
     r.scopeRecord = launch.scopeRecord;
     r.kernels = launch.kernels;
     r.note = launch.note;

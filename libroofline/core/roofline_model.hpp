@@ -34,6 +34,10 @@ struct LaunchInfo {
     std::uint64_t correlationId = 0; ///< CUPTI correlation id (joins timing-only activity)
     int device = 0;                  ///< CUDA device ordinal
     int rank = -1;                   ///< merged recordings: the rank that recorded it; -1: none
+    /// Ranks sharing a profile (Options::shareAcrossRanks): the rank whose counters it has or
+    /// will have -- without values, the rank that measured its signature; in a merged recording,
+    /// the rank its values came from; -1: its own counters.
+    int countersRank = -1;
     bool scopeRecord = false;        ///< per-scope mode: the record covers a whole scope
     std::uint32_t kernels = 1;       ///< launches the record covers
     int chunk = -1;                  ///< kept counter-data chunk holding its range; -1: none kept

@@ -66,6 +66,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"thread_id", r.threadId},
                        {"device", r.device},
                        {"rank", r.rank},
+                       {"counters_rank", r.countersRank},
                        {"scope_record", r.scopeRecord},
                        {"kernels", r.kernels},
                        {"measured", r.measured},

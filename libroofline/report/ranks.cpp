@@ -86,6 +86,22 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
         }
     if (perRank.empty())
         return; // one process's records
+    if (std::any_of(records.begin(), records.end(),
+                    [](const KernelRecord& r) { return r.countersRank >= 0; })) {
+        // Each launch's counters, its time among them, come from the rank that measured it.
+        std::map<int, std::size_t> own;
+        for (const auto& r : records)
+            if (r.rank >= 0 && r.measured && r.countersRank < 0)
+                ++own[r.rank];
+        out << "\nranks     " << perRank.size()
+            << " (merged recording; the ranks shared the profile: each launch's counters and "
+               "time come from the rank that measured it, so kernel times are not compared "
+               "between ranks -- record without ROOFLINE_SHARE_RANKS for that)\n";
+        for (const auto& [rank, v] : perRank)
+            out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.first
+                << " launches, " << own[rank] << " measured on it\n";
+        return;
+    }
     double fastest = perRank.begin()->second.second, slowest = fastest;
     int slowestRank = perRank.begin()->first;
     for (const auto& [rank, v] : perRank) {

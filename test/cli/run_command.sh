@@ -16,7 +16,7 @@ check() { # check WHAT CONDITION-RESULT
   fi
 }
 
-out="$("$R" run --dry-run --mode kernel -o 'r-%p.rfl' --reuse 0 --nvtx-include 'step/' --graph-nodes 0 -- python3 t.py --x 1)"
+out="$("$R" run --dry-run --mode kernel -o 'r-%p.rfl' --reuse 0 --nvtx-include 'step/' --graph-nodes 0 --share-ranks 1 -- python3 t.py --x 1)"
 grep -q '^CUDA_INJECTION64_PATH=/.*libroofline\.so' <<<"$out"; check "CUDA_INJECTION64_PATH set to libroofline.so" $?
 grep -q '^NVTX_INJECTION64_PATH=/.*libroofline\.so' <<<"$out"; check "NVTX_INJECTION64_PATH set" $?
 grep -q '^ROOFLINE_PUSH_POP_SCOPE=process$' <<<"$out"; check "process scopes by default" $?
@@ -24,6 +24,7 @@ grep -q '^ROOFLINE_MODE=kernel$' <<<"$out"; check "--mode -> ROOFLINE_MODE" $?
 grep -q '^ROOFLINE_OUTPUT=r-%p.rfl$' <<<"$out"; check "-o -> ROOFLINE_OUTPUT" $?
 grep -q '^ROOFLINE_NVTX_INCLUDE=step/$' <<<"$out"; check "--nvtx-include -> ROOFLINE_NVTX_INCLUDE" $?
 grep -q '^ROOFLINE_GRAPH_NODES=0$' <<<"$out"; check "--graph-nodes -> ROOFLINE_GRAPH_NODES" $?
+grep -q '^ROOFLINE_SHARE_RANKS=1$' <<<"$out"; check "--share-ranks -> ROOFLINE_SHARE_RANKS" $?
 grep -q '^python3 t.py --x 1$' <<<"$out"; check "the command and its own options pass through" $?
 
 out="$("$R" run --dry-run --push-pop-scope thread -- true)"

@@ -150,3 +150,103 @@ TEST(RankSpread, TheSlowestRankPerKernelLargestExcessFirst) {
     report::printRanks(one, GroupBy::NameScope, none, 10);
     EXPECT_TRUE(none.str().empty());
 }
+
+namespace {
+// A rank's share of the training-step fixture: launches in the other rank's half keep no values
+// and name it, as a rank sharing the profile records them.
+Recording shareOf(int rank, int ranks = 2) {
+    Recording r = trainStep(rank);
+    r.shareIndex = static_cast<std::uint32_t>(rank);
+    r.shareCount = static_cast<std::uint32_t>(ranks);
+    const auto n = static_cast<std::int64_t>(r.launches.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+        LaunchInfo& l = r.launches[static_cast<std::size_t>(i)];
+        l.position = i;
+        const int owner = static_cast<int>(i * ranks / n);
+        if (owner != rank) {
+            l.values.clear();
+            l.countersRank = owner;
+            l.note = awaitingCountersNote(owner);
+        }
+    }
+    return r;
+}
+} // namespace
+
+// Every launch of each rank gets its values from the rank that measured its place: the fixture's
+// own values, launch by launch.
+TEST(Merge, RanksThatSharedTheProfileGiveEachOtherTheirCounters) {
+    const Recording whole = trainStep(0);
+    const Recording merged = mergeRecordings({{"r0.rfl", shareOf(0)}, {"r1.rfl", shareOf(1)}});
+    ASSERT_EQ(merged.launches.size(), 2 * whole.launches.size());
+    EXPECT_EQ(merged.shareCount, 1u) << "the merged profile is whole";
+    std::size_t filled = 0;
+    for (std::size_t i = 0; i < merged.launches.size(); ++i) {
+        const LaunchInfo& l = merged.launches[i];
+        const LaunchInfo& truth = whole.launches[i % whole.launches.size()];
+        EXPECT_EQ(l.values, truth.values) << i << ": " << l.note;
+        if (l.countersRank >= 0) {
+            ++filled;
+            EXPECT_EQ(l.note, "counters from rank " + std::to_string(l.countersRank) +
+                                  "'s launch at the same place (the ranks shared the profile)");
+        }
+    }
+    EXPECT_EQ(filled, whole.launches.size()) << "each rank measured half of its launches";
+
+    // The report does not compare kernel times between ranks: they came from one rank or the
+    // other.
+    const std::vector<KernelRecord> records = cupti::evaluateRecording(merged, Ceilings{});
+    std::ostringstream out;
+    report::printRanks(records, GroupBy::NameScope, out, 10);
+    EXPECT_NE(out.str().find("the ranks shared the profile"), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("slowest"), std::string::npos) << out.str();
+}
+
+// A launch with nothing at its place on the measuring rank takes the mean of that rank's launches
+// of the same kernel, grid, block and scope; one with nothing like it, or whose rank's recording
+// is missing, keeps no values and says why.
+TEST(Merge, SharedCountersFallBackToTheKernelsMeanAndSayWhatIsMissing) {
+    Recording zero = shareOf(0), one = shareOf(1);
+    // rank 1's launches moved by one place: none is at rank 0's positions any more
+    for (LaunchInfo& l : one.launches)
+        ++l.position;
+    const Recording merged = mergeRecordings({{"r0.rfl", zero}, {"r1.rfl", one}});
+    std::size_t mean = 0;
+    for (const LaunchInfo& l : merged.launches)
+        if (l.countersRank == 1 && l.rank == 0) {
+            ASSERT_FALSE(l.values.empty()) << l.note;
+            EXPECT_NE(l.note.find("the mean of rank 1's"), std::string::npos) << l.note;
+            ++mean;
+        }
+    EXPECT_GT(mean, 0u);
+
+    // A grid that follows the data: the launch at the same place with another grid gives its
+    // counters, and the note says the grids.
+    Recording grid = shareOf(1);
+    for (LaunchInfo& l : grid.launches)
+        ++l.grid.x;
+    const Recording byPlace = mergeRecordings({{"r0.rfl", shareOf(0)}, {"r1.rfl", grid}});
+    for (const LaunchInfo& l : byPlace.launches)
+        if (l.countersRank == 1) {
+            ASSERT_FALSE(l.values.empty()) << l.note;
+            EXPECT_NE(l.note.find("'s launch at the same place (the ranks shared the profile); its "
+                                  "grid there was "),
+                      std::string::npos)
+                << l.note;
+        }
+
+    const Recording three = mergeRecordings({{"r0.rfl", shareOf(0, 3)}, {"r1.rfl", shareOf(1, 3)}});
+    std::size_t missing = 0;
+    for (const LaunchInfo& l : three.launches)
+        if (l.countersRank == 2) {
+            EXPECT_TRUE(l.values.empty());
+            EXPECT_NE(l.note.find("measured on rank 2, whose recording was not merged"),
+                      std::string::npos)
+                << l.note;
+            ++missing;
+        }
+    EXPECT_GT(missing, 0u);
+    EXPECT_NE(mergeError({{"a.rfl", shareOf(0)}, {"b.rfl", trainStep(1)}})
+                  .find("ranks sharing the profile '1'"),
+              std::string::npos);
+}

@@ -3,6 +3,8 @@
 // platform's thread settings among them: runs under torchrun and Slurm always set some.
 #include "core/recording.hpp"
 
+#include <roofline/error.hpp>
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -47,6 +49,8 @@ core::Recording everyField() {
     r.coverage.launchesCovered = 480;
     r.coverage.firstIterationSkipped = true;
     r.process = {"node7", 4242, 3, 1, 8, "RANK"};
+    r.shareIndex = 3;
+    r.shareCount = 8;
     r.devicePeaks = {{"dram__bytes.sum.peak_sustained", 1280},
                      {"lts__t_bytes.sum.peak_sustained", 7680.5}};
     r.configImage = {9, 8, 7, 6};
@@ -103,6 +107,7 @@ core::Recording everyField() {
     l.threadId = 1234;
     l.device = 1;
     l.rank = 3;
+    l.countersRank = 5;
     l.scopeRecord = true;
     l.kernels = 6;
     l.chunk = 1;
@@ -136,6 +141,8 @@ TEST(RecordingFields, EveryTopLevelAndDeviceFieldRoundTrips) {
     EXPECT_EQ(b.metrics, a.metrics);
     EXPECT_EQ(b.passes, a.passes);
     EXPECT_EQ(b.droppedRanges, a.droppedRanges);
+    EXPECT_EQ(b.shareIndex, a.shareIndex);
+    EXPECT_EQ(b.shareCount, a.shareCount);
     EXPECT_EQ(b.configImage, a.configImage);
     EXPECT_EQ(b.counterData, a.counterData);
     const core::DeviceInfo &x = a.device, &y = b.device;
@@ -263,6 +270,7 @@ TEST(RecordingFields, EveryLaunchFieldRoundTrips) {
     EXPECT_EQ(m.threadId, l.threadId);
     EXPECT_EQ(m.device, l.device);
     EXPECT_EQ(m.rank, l.rank);
+    EXPECT_EQ(m.countersRank, l.countersRank);
     EXPECT_EQ(m.scopeRecord, l.scopeRecord);
     EXPECT_EQ(m.kernels, l.kernels);
     EXPECT_EQ(m.chunk, l.chunk);
@@ -281,4 +289,19 @@ TEST(RecordingFields, ThisMachinesPlatformWithAThreadSettingReadsBack) {
     const core::Recording b = roundTrip(a);
     EXPECT_EQ(b.platform.settings, a.platform.settings);
     EXPECT_EQ(b.platform.cpu.model, a.platform.cpu.model);
+}
+
+// A share that names a rank outside its ranks is refused as damage, not read as a share.
+TEST(RecordingFields, AShareOutsideItsRanksIsCorrupt) {
+    core::Recording a = everyField();
+    a.shareIndex = 8;
+    a.shareCount = 8;
+    try {
+        roundTrip(a);
+        FAIL() << "read back";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::CorruptRecording);
+        EXPECT_NE(std::string(e.what()).find("its share names rank 8 of 8"), std::string::npos)
+            << e.what();
+    }
 }

@@ -86,5 +86,75 @@ TEST(ReusePlan, RefusedPositionsAreNeverNeededAndZeroSamplesMeasuresNothing) {
     EXPECT_FALSE(ReusePlan(0, 4).next(it, 0, 96));
 }
 
+// Two data-parallel ranks share the layered iteration: one rank alone measures it in two windows,
+// [0, 7) (the embedding and two layers) and [19, 20) (the head); each rank takes one, and owns
+// the signatures it measures: the other's count as measured.
+TEST(ReusePlan, RanksSharingAnIterationEachMeasureTheSignaturesFirstLaunchedInTheirBlock) {
+    ReusePlan zero(2, 2), one(2, 2);
+    const auto it = layeredIteration(zero);
+    layeredIteration(one);
+    zero.share(it, 0, 2, 96);
+    one.share(it, 1, 2, 96);
+    auto w = zero.next(it, 0, 96);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->begin, 0u);
+    EXPECT_EQ(w->end, 7u);
+    for (std::size_t p = w->begin; p < w->end; ++p)
+        zero.addSample(it[p], p);
+    EXPECT_FALSE(zero.next(it, 7, 96)) << "the head is rank 1's";
+    EXPECT_EQ(zero.foreignOwner(4), 1);
+    EXPECT_TRUE(zero.familyMeasured(4)) << "measured elsewhere: no cycle waits for it";
+    for (std::uint32_t id = 0; id < 4; ++id) {
+        EXPECT_EQ(zero.foreignOwner(id), -1) << id;
+        EXPECT_EQ(one.foreignOwner(id), 0) << id;
+    }
+    w = one.next(it, 0, 96);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->begin, 19u);
+    EXPECT_EQ(w->end, 20u);
+    EXPECT_EQ(one.foreignOwner(4), -1);
+    // Unshared, the same iteration takes both windows on one rank.
+    ReusePlan alone(2, 2);
+    layeredIteration(alone);
+    alone.share(it, 0, 1, 96); // one rank: nothing shared
+    EXPECT_EQ(alone.foreignOwner(4), -1);
+    EXPECT_EQ(alone.longestWindow(it, 96), 7u);
+    ASSERT_TRUE(alone.next(it, 7, 96));
+}
+
+// An owner, once chosen, stays: a later iteration whose launches moved does not move it, and a
+// signature already measured here stays here.
+TEST(ReusePlan, SharedOwnersStayAndMeasuredSignaturesStayHere) {
+    ReusePlan plan(2, 0);
+    plan.id("a");
+    plan.id("b");
+    plan.id("c");
+    plan.addSample(2, 0);
+    plan.share({0, 1, 2, 2}, 1, 2, 2); // windows [0, 2) (a, b) and [3, 4): a, b rank 0's
+    EXPECT_EQ(plan.foreignOwner(0), 0);
+    EXPECT_EQ(plan.foreignOwner(1), 0);
+    EXPECT_EQ(plan.foreignOwner(2), -1) << "measured here";
+    plan.share({2, 2, 1, 0}, 1, 2, 2); // a and b now in the last window: they stay rank 0's
+    EXPECT_EQ(plan.foreignOwner(0), 0);
+    EXPECT_EQ(plan.foreignOwner(1), 0);
+}
+
+// A launch whose grid follows the data has a new signature in every iteration: one of a family
+// another rank measures is that rank's too, before and after share() sees it, so no cycle here
+// waits for it.
+TEST(ReusePlan, ANewGridOfAFamilyAnotherRankMeasuresIsThatRanks) {
+    ReusePlan plan(2, 2);
+    plan.id("gemm|64", "gemm");
+    plan.id("embedding_bwd|3042", "embedding_bwd");
+    plan.share({0, 1}, 0, 2, 1); // windows of one launch: embedding_bwd's is rank 1's
+    EXPECT_EQ(plan.foreignOwner(1), 1);
+    const std::uint32_t next = plan.id("embedding_bwd|3045", "embedding_bwd");
+    EXPECT_EQ(plan.foreignOwner(next), 1) << "before share() sees it";
+    EXPECT_TRUE(plan.familyMeasured(next));
+    plan.share({next, 0}, 0, 2, 1); // now in the first window: still rank 1's
+    EXPECT_EQ(plan.foreignOwner(next), 1);
+    EXPECT_FALSE(plan.next({next, 0}, 0, 96) && plan.next({next, 0}, 0, 96)->begin == 0);
+}
+
 } // namespace
 } // namespace roofline::collect

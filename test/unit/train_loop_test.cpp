@@ -6,6 +6,8 @@
 #include "unit/collector_harness.hpp"
 #include "unit/train_loop_shape.hpp"
 
+#include "core/merge.hpp"
+
 #include <gtest/gtest.h>
 
 using namespace roofline;
@@ -16,8 +18,11 @@ namespace {
 
 constexpr std::uint64_t kStepLaunches = TrainLoopShape::kStepLaunches;
 
-CollectorConfig sessionDefaults(std::size_t reuseSamples) {
+CollectorConfig sessionDefaults(std::size_t reuseSamples, std::uint32_t shareIndex = 0,
+                                std::uint32_t shareCount = 1) {
     CollectorConfig c;
+    c.shareIndex = shareIndex;
+    c.shareCount = shareCount;
     c.firstIteration = FirstIteration::Skip;
     c.reuseSamples = reuseSamples;
     c.iterationsPerPass = kAuto;
@@ -34,9 +39,10 @@ struct Loop : TrainLoopShape {
     bool idle = false;      // as the session after Options::idleWhenComplete: callbacks off
     int idleAfterStep = -1; // the step whose end made it idle
 
-    Loop(std::size_t reuseSamples, std::size_t capacity, std::size_t passes = 2)
-        : h(CollectionMode::IterationReplay, passes, capacity, sessionDefaults(reuseSamples),
-            passes) {
+    Loop(std::size_t reuseSamples, std::size_t capacity, std::size_t passes = 2,
+         std::uint32_t shareIndex = 0, std::uint32_t shareCount = 1)
+        : h(CollectionMode::IterationReplay, passes, capacity,
+            sessionDefaults(reuseSamples, shareIndex, shareCount), passes) {
         static std::uint32_t generation = 5000;
         target.generation = ++generation;
         target.collector = &h.collector;
@@ -219,4 +225,66 @@ TEST(TrainLoop, LaunchesThatVaryEveryIterationStillComplete) {
     EXPECT_LT(n, 60) << "the profile never completed";
     const auto& records = h.finish();
     EXPECT_EQ(records.size(), 10u);
+}
+
+// Two data-parallel ranks share the profile (Options::shareAcrossRanks): each measures the
+// signatures first launched in its half of the step, in fewer windows than one rank alone needs,
+// and gives the other half records that name the rank measuring them. Merged, every launch of
+// the step has values, each from the rank that measured its place.
+TEST(TrainLoop, RanksSharingTheProfileEachMeasureTheirHalfAndTheMergeCompletesIt) {
+    constexpr std::size_t capacity = 3; // windows of 3: the step's 11 launches take 4 alone
+    Loop alone(2, capacity);
+    alone.measure(24);
+    const std::uint64_t aloneIterations = alone.h.collector.completedAfterIterations();
+    std::vector<core::MergeInput> inputs;
+    std::uint64_t slowest = 0;
+    for (std::uint32_t rank : {0u, 1u}) {
+        Loop loop(2, capacity, 2, rank, 2);
+        const auto records = loop.measure(24);
+        ASSERT_TRUE(loop.h.collector.coverage().complete()) << rank;
+        slowest = std::max(slowest, loop.h.collector.completedAfterIterations());
+        ASSERT_EQ(records.size(), kStepLaunches) << rank;
+        std::size_t own = 0;
+        for (const auto& r : records) {
+            // rank 0's block: positions 0-5 (p * 2 / 11 == 0), rank 1's: 6-10
+            const int owner = r.position * 2 / static_cast<std::int64_t>(kStepLaunches) == 0 ? 0 : 1;
+            if (owner == static_cast<int>(rank)) {
+                ++own;
+                EXPECT_FALSE(r.values.empty()) << rank << " " << r.position << ": " << r.note;
+                EXPECT_EQ(r.countersRank, -1);
+            } else {
+                EXPECT_TRUE(r.values.empty()) << rank << " " << r.position;
+                EXPECT_EQ(r.countersRank, owner) << rank << " " << r.position;
+                EXPECT_NE(r.note.find(core::awaitingCountersNote(owner)), std::string::npos)
+                    << r.note;
+            }
+        }
+        EXPECT_EQ(own, rank == 0 ? 6u : 5u);
+        EXPECT_EQ(loop.h.collector.foreignRecords(), kStepLaunches - own);
+        core::Recording rec;
+        rec.version = 2;
+        rec.chip = "GH100";
+        rec.mode = "iteration-replay";
+        rec.metrics = {"a", "b"};
+        rec.process.pid = 100 + rank;
+        rec.process.rank = static_cast<int>(rank);
+        rec.shareIndex = rank;
+        rec.shareCount = 2;
+        rec.launches = records;
+        inputs.push_back({"rank" + std::to_string(rank) + ".rfl", std::move(rec)});
+    }
+    EXPECT_LT(slowest, aloneIterations) << "sharing took as many iterations as one rank alone";
+    const core::Recording merged = core::mergeRecordings(std::move(inputs));
+    ASSERT_EQ(merged.launches.size(), 2 * kStepLaunches);
+    for (const auto& l : merged.launches) {
+        EXPECT_FALSE(l.values.empty()) << l.rank << " " << l.position << ": " << l.note;
+        if (l.countersRank >= 0) {
+            EXPECT_NE(l.countersRank, l.rank);
+            EXPECT_NE(l.note.find("counters from rank " + std::to_string(l.countersRank) +
+                                  "'s launch at the same place"),
+                      std::string::npos)
+                << l.note;
+            EXPECT_EQ(l.note.find("fills them in"), std::string::npos) << l.note;
+        }
+    }
 }
