@@ -67,17 +67,38 @@ void ReusePlan::share(const std::vector<std::uint32_t>& iteration, std::uint32_t
         else if (const auto f = familyOwner_.find(familyOf_[id]); f != familyOwner_.end())
             own(id, f->second); // a grid of a family someone measures
     }
-    std::vector<Window> windows; // those one rank alone would measure from here
-    std::map<std::uint32_t, std::size_t> planned;
-    for (std::size_t from = 0; const auto w = next(iteration, from, capacity, planned);
-         from = w->end)
-        windows.push_back(*w);
-    for (std::size_t w = 0; w < windows.size(); ++w) {
-        const auto rank = static_cast<std::uint32_t>(w * count / windows.size());
-        for (std::size_t p = windows[w].begin; p < windows[w].end; ++p)
-            if (const std::uint32_t id = iteration[p];
-                id < ownerOf_.size() && ownerOf_[id] == kUnshared)
-                own(id, rank == index ? kOwnedHere : static_cast<int>(rank));
+    // The signatures to share, in the order of their first launch.
+    std::vector<std::uint32_t> order;
+    std::vector<char> seen(ownerOf_.size(), 0);
+    for (std::uint32_t id : iteration)
+        if (id < ownerOf_.size() && ownerOf_[id] == kUnshared && !seen[id]) {
+            seen[id] = 1;
+            order.push_back(id);
+        }
+    const auto windowsOf = [&](std::size_t begin, std::size_t end) {
+        std::vector<char> only(ownerOf_.size(), 0);
+        for (std::size_t i = begin; i < end; ++i)
+            only[order[i]] = 1;
+        return windows(iteration, capacity, only);
+    };
+    const std::size_t target = (windowsOf(0, order.size()) + count - 1) / count;
+    std::size_t begin = 0;
+    for (std::uint32_t rank = 0; rank < count && begin < order.size(); ++rank) {
+        std::size_t end = order.size();
+        if (rank + 1 < count) { // the longest run within the target, at least one signature
+            std::size_t lo = begin + 1, hi = order.size();
+            while (lo < hi) {
+                const std::size_t mid = (lo + hi + 1) / 2;
+                if (windowsOf(begin, mid) <= target)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            end = lo;
+        }
+        for (std::size_t i = begin; i < end; ++i)
+            own(order[i], rank == index ? kOwnedHere : static_cast<int>(rank));
+        begin = end;
     }
 }
 
@@ -114,9 +135,20 @@ std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration
     return longest;
 }
 
+std::size_t ReusePlan::windows(const std::vector<std::uint32_t>& iteration, std::size_t capacity,
+                               const std::vector<char>& only) const {
+    std::map<std::uint32_t, std::size_t> planned;
+    std::size_t n = 0;
+    for (std::size_t from = 0; const auto w = next(iteration, from, capacity, planned, &only);
+         from = w->end)
+        ++n;
+    return n;
+}
+
 std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                       std::size_t capacity,
-                                      std::map<std::uint32_t, std::size_t>& planned) const {
+                                      std::map<std::uint32_t, std::size_t>& planned,
+                                      const std::vector<char>* only) const {
     if (capacity == 0)
         return std::nullopt;
     // A signature needs min(samples, its launches in the iteration) samples: one launched once
@@ -125,7 +157,8 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
     for (std::uint32_t id : iteration)
         ++occurs[id];
     const auto needed = [&](std::uint32_t id) {
-        if (id == kNotMeasured || foreignOwner(id) >= 0)
+        if (id == kNotMeasured ||
+            (only ? id >= only->size() || !(*only)[id] : foreignOwner(id) >= 0))
             return false;
         const auto it = planned.find(id);
         return sampleCount(id) + (it == planned.end() ? 0 : it->second) <

@@ -50,12 +50,13 @@ public:
     /// `id`'s family (kNotMeasured for kNotMeasured).
     std::uint32_t family(std::uint32_t id) const;
     /// Shares the signatures of `iteration` without samples and without an owner among `count`
-    /// data-parallel ranks, by the windows one rank alone would measure (next() from the start,
-    /// at most `capacity` long): rank r takes the r-th of `count` equal runs of those windows,
-    /// and owns the signatures they measure first -- except one whose family has an owner
-    /// already (the same kernel, block and place with another grid): that rank's. Signatures
-    /// another rank owns count as measured here: next() leaves them out, familyMeasured() is
-    /// true. Every rank sharing the same iteration chooses the same owners.
+    /// data-parallel ranks: in the order of their first launch, rank 0 takes the longest run
+    /// whose windows (next() from the start, at most `capacity` long) number no more than
+    /// 1/count of those one rank alone would measure (rounded up), rank 1 the next run, and so
+    /// on; the last takes the rest. A signature whose family has an owner already (the same
+    /// kernel, block and place with another grid) is that rank's. Signatures another rank owns
+    /// count as measured here: next() leaves them out, familyMeasured() is true. Every rank
+    /// sharing the same iteration chooses the same owners.
     void share(const std::vector<std::uint32_t>& iteration, std::uint32_t index,
                std::uint32_t count, std::size_t capacity);
     /// The rank that measures signature `id` (or, before share() has seen it, its family) when
@@ -81,9 +82,13 @@ public:
                               std::size_t capacity) const;
 
 private:
+    /// `only` (when given, per id): the signatures to measure, instead of those this rank owns.
     std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
-                               std::size_t capacity,
-                               std::map<std::uint32_t, std::size_t>& planned) const;
+                               std::size_t capacity, std::map<std::uint32_t, std::size_t>& planned,
+                               const std::vector<char>* only = nullptr) const;
+    /// The windows next() gives from the start of `iteration` for the signatures `only` marks.
+    std::size_t windows(const std::vector<std::uint32_t>& iteration, std::size_t capacity,
+                        const std::vector<char>& only) const;
 
     std::size_t samples_, maxGap_;
     std::map<std::string, std::uint32_t> ids_;
