@@ -173,10 +173,11 @@ struct ROOFLINE_API Options {
     /// false: every graph runs as it is. ROOFLINE_GRAPH_NODES (docs/design/0016)
     bool launchGraphNodes = true;
     /// Iteration replay with reuse, in a job of several ranks (the launcher's rank and world
-    /// size: RANK / WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_*): each rank measures only the
-    /// launch signatures that first occur in its share of the reference iteration (rank r of N:
-    /// the r-th of N equal blocks of its launches), so that its profile completes in about 1/N of
-    /// the iterations; the other launches' records name the rank that measures them and
+    /// size: RANK / WORLD_SIZE, OMPI_COMM_WORLD_*, PMI_*, SLURM_*): each rank measures only its
+    /// run of the reference iteration's launch signatures (in the order of their first launch,
+    /// cut so that each run's replay windows number about 1/N of one rank's), so that its
+    /// profile completes in fewer iterations; the other launches' records name the rank that
+    /// measures them and
     /// `roofline merge` fills in their counters from it. Data-parallel ranks only (every rank
     /// launches the same kernels). Without a rank and a world size above 1, or without reuse,
     /// every rank measures everything. ROOFLINE_SHARE_RANKS
