@@ -27,9 +27,21 @@ std::vector<core::NvtxRange> IterationModel::startEndViews() const {
     return v;
 }
 
+bool libraryDomain(std::string_view domain) noexcept {
+    static constexpr std::string_view kLibraries[] = {
+        "NCCL", "RCCL", "NVSHMEM", "cuDNN", "CUDNN", "cuBLAS", "cuBLASLt", "CUBLAS", "cuFFT",
+        "cuSPARSE", "cuSOLVER", "NPP", "nvJPEG", "TensorRT"};
+    return std::find(std::begin(kLibraries), std::end(kLibraries), domain) !=
+           std::end(kLibraries);
+}
+
 std::size_t IterationModel::iterationIndex(const Stack& stack) const {
-    if (range_.empty())
-        return 0;
+    if (range_.empty()) { // the outermost range a library did not open
+        std::size_t i = 0;
+        while (i < stack.size() && libraryDomain(stack[i].domain))
+            ++i;
+        return i;
+    }
     for (std::size_t i = 0; i < stack.size(); ++i)
         if (core::isInstanceOf(stack[i].name, range_))
             return i;
@@ -38,8 +50,11 @@ std::size_t IterationModel::iterationIndex(const Stack& stack) const {
 
 std::string IterationModel::path(const Stack& stack, std::size_t from, bool raw) const {
     const std::size_t iteration = raw ? stack.size() : iterationIndex(stack);
+    // A library's range around the iteration (one left open: NCCL's communicator set-up) is not
+    // where its launches are.
+    const std::size_t outer = range_.empty() ? iterationIndex(stack) : 0;
     std::string p;
-    for (std::size_t i = from; i < stack.size(); ++i) {
+    for (std::size_t i = std::max(from, outer < stack.size() ? outer : 0); i < stack.size(); ++i) {
         if (!p.empty())
             p += '/';
         p += i == iteration ? core::uniformInstance(stack[i].name) : stack[i].name;

@@ -1,6 +1,6 @@
 #pragma once
 // Where a launch is: its scope path, and which pushed range opens an iteration. Without an
-// iteration range that is the outermost range -- unless the first one was numbered ("Train step
+// iteration range that is the outermost range a library did not open (libraryDomain) -- unless the first one was numbered ("Train step
 // 0"): then only ranges of its family are iterations (a worker thread's own "Layer 3" or a
 // top-level "checkpoint" between steps never is). Counts iterations and the launches each one had;
 // the steady iteration is the count most iterations after the first had. Pure: no CUDA.
@@ -13,10 +13,15 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace roofline::collect {
+
+/// Domains of libraries' own ranges (NCCL, cuDNN, cuBLAS, ...): they describe calls into the
+/// library, never a program's iteration.
+bool libraryDomain(std::string_view domain) noexcept;
 
 class IterationModel {
 public:

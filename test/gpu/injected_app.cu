@@ -2,7 +2,7 @@
 // (test/run_injection.cmake). NVTX ranges "step <n>", FP32 and FP64 FMA chains whose FLOPs are
 // known (calibration/expected.hpp).
 //
-//   injected_app STEPS [--graph | --graph-steps] [--fork] [--thread]
+//   injected_app STEPS [--graph | --graph-steps] [--fork] [--thread] [--every-device]
 // --graph: step 2 also launches a CUDA graph of the same kernels (captured from a stream) inside
 // an NVTX range "graph", as an evaluation step might;
 // --graph-steps: every step is one launch of a CUDA graph captured from a stream, as a graphed
@@ -11,7 +11,9 @@
 // outside the graph);
 //   injected_app --query   (initializes CUDA and launches nothing)
 // --fork: after step 0 a child is forked that never touches CUDA and exits normally;
-// --thread: the steps run on a second thread.
+// --thread: the steps run on a second thread;
+// --every-device: each step launches the FP32 and FP64 chains on every visible device in turn
+// (cudaSetDevice), one process driving them all.
 #include "calibration/expected.hpp"
 #include "calibration/fma_chains.cuh"
 
@@ -24,6 +26,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <thread>
+#include <vector>
 #include <unistd.h>
 
 namespace {
@@ -65,7 +68,8 @@ void graphStep(cudaStream_t s, cudaStream_t side, cudaEvent_t fork, cudaEvent_t 
 
 int main(int argc, char** argv) {
     int steps = 10;
-    bool graph = false, graphSteps = false, forkChild = false, thread = false;
+    bool graph = false, graphSteps = false, forkChild = false, thread = false,
+         everyDevice = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--query") {
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
         }
         graph = graph || a == "--graph";
         graphSteps = graphSteps || a == "--graph-steps";
+        everyDevice = everyDevice || a == "--every-device";
         forkChild = forkChild || a == "--fork";
         thread = thread || a == "--thread";
         if (std::isdigit(static_cast<unsigned char>(a[0])))
@@ -150,6 +155,39 @@ int main(int argc, char** argv) {
         cudaFree(in);
         cudaFree(out);
     };
+    if (everyDevice) { // one process, each step on every device
+        int n = 0;
+        check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
+        std::vector<double*> in(n), out(n);
+        std::vector<cudaStream_t> streams(n);
+        for (int d = 0; d < n; ++d) {
+            check(cudaSetDevice(d), "cudaSetDevice");
+            check(cudaMalloc(&in[d], kThreads * 4 * sizeof(double)), "cudaMalloc");
+            check(cudaMalloc(&out[d], kThreads * 4 * sizeof(double)), "cudaMalloc");
+            check(cudaMemset(in[d], 0, kThreads * 4 * sizeof(double)), "cudaMemset");
+            check(cudaStreamCreate(&streams[d]), "cudaStreamCreate");
+        }
+        for (int step = 0; step < steps; ++step) {
+            nvtxRangePushA(("step " + std::to_string(step)).c_str());
+            for (int d = 0; d < n; ++d) {
+                check(cudaSetDevice(d), "cudaSetDevice");
+                launch(streams[d], in[d], out[d]);
+            }
+            for (int d = 0; d < n; ++d) {
+                check(cudaSetDevice(d), "cudaSetDevice");
+                check(cudaStreamSynchronize(streams[d]), "cudaStreamSynchronize");
+            }
+            nvtxRangePop();
+        }
+        for (int d = 0; d < n; ++d) {
+            check(cudaSetDevice(d), "cudaSetDevice");
+            cudaStreamDestroy(streams[d]);
+            cudaFree(in[d]);
+            cudaFree(out[d]);
+        }
+        std::printf("injected_app: %d steps on each of %d device(s)\n", steps, n);
+        return 0;
+    }
     if (thread)
         std::thread(body).join();
     else

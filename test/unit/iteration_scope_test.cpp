@@ -141,3 +141,26 @@ TEST(IterationScope, NumberedIdentifiersAreNotIterations) {
     EXPECT_EQ(l[6].scopePath, "step #");
     EXPECT_EQ(l[6].scopePathRaw, "step 2");
 }
+
+// A library's range left open around the loop (NCCL's "ncclCommInitRankConfig", whose pop
+// libroofline never sees) is neither the iteration nor part of the steps' scope paths: the steps
+// inside it are the iterations.
+TEST(IterationScope, ALibrarysRangeAroundTheLoopIsNotTheIteration) {
+    Harness h(CollectionMode::IterationReplay, 3, 8);
+    h.push("ncclCommInitRankConfig", "NCCL");
+    h.launch("broadcast", 1);
+    int n = 0;
+    trainStep(h, n++);
+    while (h.collector.needsPass() && n < 50)
+        trainStep(h, n++);
+    EXPECT_EQ(n, 3); // three passes, one numbered step each
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u) << "the launch outside every step has no record";
+    EXPECT_EQ(l.front().scopePath, "Train step #/Layer 0");
+    EXPECT_EQ(l.front().iteration, 0);
+    EXPECT_EQ(l.back().scopePath, "Train step #/Layer 1");
+    EXPECT_EQ(l.back().values, all(2)) << l.back().note;
+    EXPECT_TRUE(libraryDomain("NCCL"));
+    EXPECT_FALSE(libraryDomain(""));
+    EXPECT_FALSE(libraryDomain("MyTrainer"));
+}
