@@ -138,10 +138,11 @@ std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration
 std::size_t ReusePlan::windows(const std::vector<std::uint32_t>& iteration, std::size_t capacity,
                                const std::vector<char>& only) const {
     std::map<std::uint32_t, std::size_t> planned;
-    std::size_t n = 0;
-    for (std::size_t from = 0; const auto w = next(iteration, from, capacity, planned, &only);
-         from = w->end)
+    std::size_t n = 0, from = 0;
+    while (const auto w = next(iteration, from, capacity, planned, &only)) {
         ++n;
+        from = w->end;
+    }
     return n;
 }
 
