@@ -161,7 +161,8 @@ NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::s
     // way down to 16 and 8 characters rather than the line overflowing.
     const bool narrow = rest < need;
     const std::size_t kernelMin = narrow ? std::min<std::size_t>(16, longestName) : minKernel;
-    const std::size_t scopeMin = narrow && anyScope ? 8 : minScope;
+    // A scope column no wider than its longest scope needs (the room was counted that way).
+    const std::size_t scopeMin = std::min(narrow && anyScope ? 8 : minScope, longestScope);
     NameWidths w;
     w.scope =
         anyScope ? std::clamp(longestScope, scopeMin, std::max(scopeMin, rest * 2 / 5)) : scopeMin;

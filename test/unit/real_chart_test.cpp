@@ -196,10 +196,12 @@ TEST(RealCharts, HostBarsFitOnTheRecordedHostSide) {
         expectInsideTheCanvas(pages[i], "svg " + std::to_string(i));
 }
 
-// The default table (numbered scopes merged, 25 rows) of both recordings at 80, 100 and 120
+// The default table (numbered scopes merged, 25 rows) of the H100 recordings at 80, 100 and 120
 // columns: every line, the notes under it included, within the width; the time and bound there.
+// The calibration recording's scopes are shorter than the scope column's usual minimum.
 TEST(RealTables, RowsFitTheTerminalOnBothH100Recordings) {
-    for (const char* file : {"h100_train_step.rfl", "h100_torch_transformer.rfl"})
+    for (const char* file :
+         {"h100_train_step.rfl", "h100_torch_transformer.rfl", "h100_calibration.rfl"})
         for (std::size_t width : {80u, 100u, 120u}) {
             SCOPED_TRACE(std::string(file) + " at " + std::to_string(width));
             const Evaluated e = evaluate(file);
@@ -219,6 +221,6 @@ TEST(RealTables, RowsFitTheTerminalOnBothH100Recordings) {
                 ++rows;
                 EXPECT_LE(line.size(), width) << line;
             }
-            EXPECT_GT(rows, 10u);
+            EXPECT_GT(rows, 5u);
         }
 }
