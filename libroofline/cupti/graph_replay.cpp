@@ -98,49 +98,21 @@ void listNodes(const DriverApi* d, CUgraph graph, Plan& plan, int depth) {
         plan.unsupported = "child graphs nested more than 16 deep";
         return;
     }
-    std::size_t count = 0, edges = 0;
-    if (d->graphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS) {
+    std::vector<CUgraphNode> nodes;
+    switch (nodesInOrder(*d, graph, nodes)) {
+    case GraphRead::Ok:
+        break;
+    case GraphRead::NodesUnreadable:
         plan.unsupported = "a graph whose nodes could not be read";
         return;
-    }
-    std::vector<CUgraphNode> nodes(count);
-    if (count && d->graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS) {
-        plan.unsupported = "a graph whose nodes could not be read";
+    case GraphRead::EdgesUnreadable:
+        plan.unsupported = "a graph whose edges could not be read";
+        return;
+    case GraphRead::Cycle:
+        plan.unsupported = "a graph with a cycle";
         return;
     }
-    std::vector<CUgraphNode> from, to;
-    if (d->graphGetEdges(graph, nullptr, nullptr, nullptr, &edges) == CUDA_SUCCESS && edges) {
-        from.resize(edges);
-        to.resize(edges);
-        if (d->graphGetEdges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) {
-            plan.unsupported = "a graph whose edges could not be read";
-            return;
-        }
-    }
-    std::unordered_map<CUgraphNode, std::size_t> indexOf;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-        indexOf[nodes[i]] = i;
-    std::vector<std::size_t> waiting(nodes.size(), 0);
-    std::vector<std::vector<std::size_t>> next(nodes.size());
-    for (std::size_t e = 0; e < edges; ++e) {
-        const auto f = indexOf.find(from[e]), t = indexOf.find(to[e]);
-        if (f == indexOf.end() || t == indexOf.end())
-            continue;
-        next[f->second].push_back(t->second);
-        ++waiting[t->second];
-    }
-    std::vector<bool> done(nodes.size(), false);
-    for (std::size_t listed = 0; listed < nodes.size() && plan.unsupported.empty(); ++listed) {
-        std::size_t i = 0;
-        while (i < nodes.size() && (done[i] || waiting[i] > 0))
-            ++i;
-        if (i == nodes.size()) {
-            plan.unsupported = "a graph with a cycle";
-            return;
-        }
-        done[i] = true;
-        for (std::size_t n : next[i])
-            --waiting[n];
+    for (std::size_t i = 0; i < nodes.size() && plan.unsupported.empty(); ++i) {
         Step s;
         if (d->graphNodeGetType(nodes[i], &s.type) != CUDA_SUCCESS) {
             plan.unsupported = "a node whose type could not be read";
@@ -236,6 +208,52 @@ CUresult issue(const DriverApi* d, const Step& s, CUstream stream) {
 }
 
 } // namespace
+
+GraphRead nodesInOrder(const DriverApi& d, CUgraph graph, std::vector<CUgraphNode>& ordered) {
+    ordered.clear();
+    std::size_t count = 0, edges = 0;
+    if (!d.graphGetNodes || d.graphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS)
+        return GraphRead::NodesUnreadable;
+    std::vector<CUgraphNode> nodes(count);
+    if (count && d.graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS)
+        return GraphRead::NodesUnreadable;
+    nodes.resize(count);
+    std::vector<CUgraphNode> from, to;
+    if (d.graphGetEdges &&
+        d.graphGetEdges(graph, nullptr, nullptr, nullptr, &edges) == CUDA_SUCCESS && edges) {
+        from.resize(edges);
+        to.resize(edges);
+        if (d.graphGetEdges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) {
+            ordered = std::move(nodes);
+            return GraphRead::EdgesUnreadable;
+        }
+    }
+    std::unordered_map<CUgraphNode, std::size_t> indexOf;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        indexOf[nodes[i]] = i;
+    std::vector<std::size_t> waiting(nodes.size(), 0);
+    std::vector<std::vector<std::size_t>> next(nodes.size());
+    for (std::size_t e = 0; e < edges; ++e) {
+        const auto f = indexOf.find(from[e]), t = indexOf.find(to[e]);
+        if (f == indexOf.end() || t == indexOf.end())
+            continue;
+        next[f->second].push_back(t->second);
+        ++waiting[t->second];
+    }
+    std::vector<bool> done(nodes.size(), false);
+    for (std::size_t listed = 0; listed < nodes.size(); ++listed) {
+        std::size_t i = 0;
+        while (i < nodes.size() && (done[i] || waiting[i] > 0))
+            ++i;
+        if (i == nodes.size())
+            return GraphRead::Cycle; // not possible in a CUDA graph: stop rather than loop
+        done[i] = true;
+        for (std::size_t n : next[i])
+            --waiting[n];
+        ordered.push_back(nodes[i]);
+    }
+    return GraphRead::Ok;
+}
 
 void replaceGraphLaunches(bool on) noexcept {
     gReplace.store(on, std::memory_order_release);

@@ -13,8 +13,19 @@
 #include <cuda.h>
 
 #include <string>
+#include <vector>
 
 namespace roofline::cupti {
+
+struct DriverApi;
+
+/// How reading a graph's nodes went (nodesInOrder).
+enum class GraphRead { Ok, NodesUnreadable, EdgesUnreadable, Cycle };
+/// The nodes of `graph` (not those of its child graphs) in an order that respects its edges:
+/// among the nodes whose predecessors are all listed, the graph's own node order first (the
+/// capture order, for a graph captured from one stream). EdgesUnreadable: `ordered` holds the
+/// nodes in the graph's own order; Cycle: those listed before it; NodesUnreadable: none.
+GraphRead nodesInOrder(const DriverApi& d, CUgraph graph, std::vector<CUgraphNode>& ordered);
 
 /// Launches are replaced from now on (true) or run as they are (false). Process-wide.
 void replaceGraphLaunches(bool on) noexcept;

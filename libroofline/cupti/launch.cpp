@@ -101,55 +101,26 @@ void readResources(CUfunction f, int& registers, std::uint32_t& staticSharedByte
 // captured from one stream, the capture order). Empty when the driver cannot say.
 void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) {
     const DriverApi* d = driver();
-    std::size_t count = 0;
-    if (!d || !d->graphGetNodes || depth > 8 || d->graphGetNodes(graph, nullptr, &count) != 0)
+    if (!d || depth > 8)
         return;
-    std::vector<CUgraphNode> nodes(count);
-    if (count == 0 || d->graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS)
+    // Unreadable edges: the graph's own node order; a cycle (impossible): the nodes before it.
+    std::vector<CUgraphNode> nodes;
+    if (nodesInOrder(*d, graph, nodes) == GraphRead::NodesUnreadable)
         return;
-    std::size_t edges = 0;
-    std::vector<CUgraphNode> from, to;
-    if (d->graphGetEdges(graph, nullptr, nullptr, nullptr, &edges) == CUDA_SUCCESS && edges > 0) {
-        from.resize(edges);
-        to.resize(edges);
-        if (d->graphGetEdges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS)
-            edges = 0;
-    }
-    std::unordered_map<CUgraphNode, std::size_t> indexOf;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-        indexOf[nodes[i]] = i;
-    std::vector<std::size_t> waiting(nodes.size(), 0);
-    std::vector<std::vector<std::size_t>> next(nodes.size());
-    for (std::size_t e = 0; e < edges; ++e) {
-        auto f = indexOf.find(from[e]), t = indexOf.find(to[e]);
-        if (f == indexOf.end() || t == indexOf.end())
-            continue;
-        next[f->second].push_back(t->second);
-        ++waiting[t->second];
-    }
-    std::vector<bool> done(nodes.size(), false);
-    for (std::size_t listed = 0; listed < nodes.size(); ++listed) {
-        std::size_t i = 0;
-        while (i < nodes.size() && (done[i] || waiting[i] > 0))
-            ++i;
-        if (i == nodes.size()) // a cycle cannot happen in a CUDA graph; stop rather than loop
-            return;
-        done[i] = true;
-        for (std::size_t n : next[i])
-            --waiting[n];
+    for (CUgraphNode node : nodes) {
         CUgraphNodeType type{};
-        if (d->graphNodeGetType(nodes[i], &type) != CUDA_SUCCESS)
+        if (d->graphNodeGetType(node, &type) != CUDA_SUCCESS)
             continue;
         if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
             CUgraph child = nullptr;
-            if (d->graphChildGraphNodeGetGraph(nodes[i], &child) == CUDA_SUCCESS)
+            if (d->graphChildGraphNodeGetGraph(node, &child) == CUDA_SUCCESS)
                 appendKernels(child, out, depth + 1);
             continue;
         }
         if (type != CU_GRAPH_NODE_TYPE_KERNEL)
             continue;
         CUDA_KERNEL_NODE_PARAMS p{};
-        if (d->graphKernelNodeGetParams(nodes[i], &p) != CUDA_SUCCESS)
+        if (d->graphKernelNodeGetParams(node, &p) != CUDA_SUCCESS)
             continue;
         GraphKernel k;
         const char* name = nullptr;
