@@ -1,5 +1,7 @@
 #include "collect/reuse_plan.hpp"
 
+#include "core/launch.hpp"
+
 #include <algorithm>
 
 namespace roofline::collect {
@@ -8,7 +10,7 @@ std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
                       std::uint32_t sharedMemBytes) {
     std::string s = mangledName;
     for (const Dim3& d : {grid, block})
-        s += '|' + std::to_string(d.x) + 'x' + std::to_string(d.y) + 'x' + std::to_string(d.z);
+        s += '|' + core::dimText(d);
     return s + '|' + std::to_string(sharedMemBytes);
 }
 

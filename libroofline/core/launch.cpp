@@ -3,17 +3,14 @@
 #include "core/demangle.hpp"
 
 namespace roofline::core {
-namespace {
 
 bool sameDim(const Dim3& a, const Dim3& b) {
     return a.x == b.x && a.y == b.y && a.z == b.z;
 }
 
-std::string dims(const Dim3& d) {
+std::string dimText(const Dim3& d) {
     return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
-
-} // namespace
 
 bool sameConfiguration(const LaunchKey& a, const LaunchKey& b) {
     return sameDim(a.grid, b.grid) && sameDim(a.block, b.block);
@@ -24,7 +21,7 @@ bool sameLaunch(const LaunchKey& a, const LaunchKey& b) {
 }
 
 std::string launchText(const LaunchKey& key) {
-    return demangle(key.name) + " <<<" + dims(key.grid) + ", " + dims(key.block) + ">>>";
+    return demangle(key.name) + " <<<" + dimText(key.grid) + ", " + dimText(key.block) + ">>>";
 }
 
 } // namespace roofline::core

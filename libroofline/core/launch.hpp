@@ -35,6 +35,10 @@ struct Launch {
     LaunchKey identity() const { return {mangledName, grid, block}; }
 };
 
+/// Same x, y and z.
+bool sameDim(const Dim3& a, const Dim3& b);
+/// "gx×gy×gz" as "4x1x1".
+std::string dimText(const Dim3& d);
 /// Same grid and block (the kernel aside).
 bool sameConfiguration(const LaunchKey& a, const LaunchKey& b);
 /// Same kernel, grid and block.

@@ -1,5 +1,6 @@
 #include "core/merge.hpp"
 
+#include "core/launch.hpp"
 #include "core/utc.hpp"
 
 #include <roofline/error.hpp>
@@ -29,15 +30,12 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
-std::string dim(const Dim3& x) {
-    return std::to_string(x.x) + 'x' + std::to_string(x.y) + 'x' + std::to_string(x.z);
-}
 std::string dims(const LaunchInfo& l) {
-    return l.mangledName + '|' + dim(l.grid) + '|' + dim(l.block);
+    return l.mangledName + '|' + dimText(l.grid) + '|' + dimText(l.block);
 }
 // The launch's place in its iteration: position, kernel and block (a grid may follow the data).
 std::string place(const LaunchInfo& l) {
-    return std::to_string(l.position) + '|' + l.mangledName + '|' + dim(l.block);
+    return std::to_string(l.position) + '|' + l.mangledName + '|' + dimText(l.block);
 }
 
 // Ranks that shared the profile: each launch another rank measured takes that rank's values.
@@ -64,9 +62,9 @@ void fillSharedCounters(Recording& merged) {
             l.values = p->second->values;
             why = "counters from rank " + std::to_string(from) +
                   "'s launch at the same place (the ranks shared the profile)";
-            if (dim(p->second->grid) != dim(l.grid))
-                why += "; its grid there was " + dim(p->second->grid) + ", here " + dim(l.grid) +
-                       " (a grid that follows the data)";
+            if (!sameDim(p->second->grid, l.grid))
+                why += "; its grid there was " + dimText(p->second->grid) + ", here " +
+                       dimText(l.grid) + " (a grid that follows the data)";
         } else if (const auto k = byKernel[from].find(dims(l) + '|' + l.scopePath);
                    k != byKernel[from].end()) {
             l.values.assign(k->second.front()->values.size(), 0.0);
@@ -82,8 +80,7 @@ void fillSharedCounters(Recording& merged) {
                                       " measured no launch like it (the ranks shared the "
                                       "profile, and launched different kernels?)"
                                 : "no counters: they were measured on rank " +
-                                      std::to_string(from) +
-                                      ", whose recording was not merged";
+                                      std::to_string(from) + ", whose recording was not merged";
         }
         if (at != std::string::npos)
             l.note.replace(at, awaiting.size(), why);

@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include "core/launch.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -73,7 +75,7 @@ std::string shorten(const std::string& s, std::size_t width, bool elideTemplates
 }
 
 std::string dimString(const Dim3& d) {
-    return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+    return core::dimText(d);
 }
 
 namespace {
