@@ -49,10 +49,12 @@ std::size_t IterationModel::iterationIndex(const Stack& stack) const {
 }
 
 std::string IterationModel::path(const Stack& stack, std::size_t from, bool raw) const {
-    const std::size_t iteration = raw ? stack.size() : iterationIndex(stack);
+    const std::size_t index =
+        !raw || range_.empty() ? iterationIndex(stack) : stack.size(); // needed by either below
+    const std::size_t iteration = raw ? stack.size() : index;
     // A library's range around the iteration (one left open: NCCL's communicator set-up) is not
     // where its launches are.
-    const std::size_t outer = range_.empty() ? iterationIndex(stack) : 0;
+    const std::size_t outer = range_.empty() ? index : 0;
     std::string p;
     for (std::size_t i = std::max(from, outer < stack.size() ? outer : 0); i < stack.size(); ++i) {
         if (!p.empty())
