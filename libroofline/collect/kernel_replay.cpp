@@ -1,5 +1,8 @@
 #include "collect/kernel_replay.hpp"
 #include "collect/notes.hpp"
+#include "core/launch.hpp"
+
+#include <string>
 
 namespace roofline::collect {
 
@@ -10,6 +13,16 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         return;
     }
     const std::int64_t index = shared_.addLaunch(l, stack);
+    // A communication kernel waits for its peers: replayed, its second run would wait forever
+    // for peers that ran once. It runs once, unmeasured; the session times it.
+    if (const char* library = core::communicationLibrary(l.mangledName)) {
+        s.guard([&] { pause(s); });
+        appendNote(shared_.records[index].note,
+                   std::string("no counters: a ") + library +
+                       " kernel waits for other GPUs' kernels, so kernel replay cannot run it "
+                       "twice (iteration replay, which replays no kernel, measures it)");
+        return;
+    }
     s.guard([&] {
         if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
             closeWindow(s);

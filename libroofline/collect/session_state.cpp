@@ -4,6 +4,7 @@
 // session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
 #include "collect/session_impl.hpp"
 
+#include "core/launch.hpp"
 #include "core/log.hpp"
 #include "cupti/graph_replay.hpp"
 
@@ -107,6 +108,12 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         bool profiled = false; // the kernel runs under the profiler
         if (!graph) {
             profiled = collector->onLaunch(l, stack);
+            // Kernel replay runs a communication kernel unmeasured (collect/kernel_replay.cpp):
+            // timed by activity records, enabled once the profiler stopped for it (enabling
+            // them while a kernel-replay pass collects fails: CUPTI_ERROR_NOT_COMPATIBLE).
+            if (options.mode == CollectionMode::KernelReplay &&
+                core::communicationLibrary(l.mangledName))
+                startTiming();
         } else {
             l.inGraph = true;
             for (const cupti::GraphKernel& k : *event.graphKernels) {

@@ -2,6 +2,8 @@
 
 #include "core/demangle.hpp"
 
+#include <cstring>
+
 namespace roofline::core {
 
 bool sameDim(const Dim3& a, const Dim3& b) {
@@ -22,6 +24,18 @@ bool sameLaunch(const LaunchKey& a, const LaunchKey& b) {
 
 std::string launchText(const LaunchKey& key) {
     return demangle(key.name) + " <<<" + dimText(key.grid) + ", " + dimText(key.block) + ">>>";
+}
+
+const char* communicationLibrary(const char* mangledName) noexcept {
+    if (!mangledName)
+        return nullptr;
+    if (std::strstr(mangledName, "ncclKernel") || std::strstr(mangledName, "ncclDevKernel"))
+        return "NCCL";
+    if (std::strstr(mangledName, "nvshmem"))
+        return "NVSHMEM";
+    if (std::strstr(mangledName, "16symmetric_memory"))
+        return "PyTorch symmetric memory";
+    return nullptr;
 }
 
 } // namespace roofline::core

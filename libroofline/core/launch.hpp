@@ -46,4 +46,11 @@ bool sameLaunch(const LaunchKey& a, const LaunchKey& b);
 /// "kernel <<<gx×gy×gz, bx×by×bz>>>" with the kernel name demangled.
 std::string launchText(const LaunchKey& key);
 
+/// The communication library a kernel belongs to, by its mangled name: "NCCL" (ncclKernel_*,
+/// ncclDevKernel_*), "NVSHMEM" (nvshmem*), "PyTorch symmetric memory" (c10d::symmetric_memory);
+/// nullptr for any other kernel. Such a kernel waits for its peers' kernels on other GPUs or in
+/// other processes, so it must never be replayed alone: a second run would wait for peers that
+/// ran once.
+const char* communicationLibrary(const char* mangledName) noexcept;
+
 } // namespace roofline::core

@@ -208,6 +208,9 @@ public:
             ADD_FAILURE() << "a CUDA graph ran while the profiler was collecting";
     }
 
+    /// The profiler is started: a kernel launched now runs under it.
+    bool collecting() const { return running_; }
+
     int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0, selects = 0;
     std::size_t configuration() const { return config_; }
     int hazards = 0; ///< launches measured that would have crashed CUPTI
