@@ -57,6 +57,20 @@ struct Session::Impl : collect::SessionState {};
 
 namespace {
 
+// "device 0 (NVIDIA H100 80GB HBM3)", or "devices 0, 1 (NVIDIA H200)" for one process on several
+// ("NVIDIA H200, NVIDIA H100 ..." when they differ).
+std::string devicesText(const std::vector<collect::SessionDevice>& devices, int requested) {
+    if (devices.empty())
+        return "device " + std::to_string(requested) + " (?)";
+    std::string ordinals, names;
+    for (const auto& d : devices) {
+        ordinals += (ordinals.empty() ? "" : ", ") + std::to_string(d.info.ordinal);
+        if (names.find(d.info.name) == std::string::npos)
+            names += (names.empty() ? "" : ", ") + d.info.name;
+    }
+    return (devices.size() > 1 ? "devices " : "device ") + ordinals + " (" + names + ")";
+}
+
 CacheFlush effectiveFlush(const Options& o) {
     if (o.cacheFlush != CacheFlush::Auto)
         return o.cacheFlush;
@@ -249,10 +263,8 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     s.begin(config, backends, level);
     if (collect::injected())
         std::fprintf(
-            stderr, "[roofline] profiling %s, device %d (%s): %s; recording to %s at exit\n",
-            core::describe(s.process).c_str(),
-            s.devices.empty() ? s.options.device : s.devices[0].info.ordinal,
-            s.devices.empty() ? "?" : s.devices[0].info.name.c_str(),
+            stderr, "[roofline] profiling %s, %s: %s; recording to %s at exit\n",
+            core::describe(s.process).c_str(), devicesText(s.devices, s.options.device).c_str(),
             level == collect::Level::Counters ? (std::string(toString(s.options.mode)) + ", " +
                                                  std::to_string(s.passes) + " passes")
                                                     .c_str()

@@ -90,6 +90,8 @@ fi
 
 timeout 300 "$cli" run --device -1 -o "$out/every.rfl" -- "$app" 12 --every-device >"$out/every.txt" 2>&1 ||
   { tail -10 "$out/every.txt"; echo "FAIL one process on both GPUs"; fail=1; }
+grep -q "profiling .*, devices 0, 1 (" "$out/every.txt" ||
+  { grep "^\[roofline\] profiling" "$out/every.txt"; echo "FAIL the start line does not name both devices"; fail=1; }
 "$cli" report "$out/every.rfl" --group-by launch --csv "$out/every.csv" >/dev/null &&
   python3 - "$out/every.csv" <<'EOF' || fail=1
 import csv, sys
