@@ -54,6 +54,11 @@ void Collector::setFailureHandler(std::function<void(const std::string&)> handle
     shared_.onFailure = std::move(handler);
 }
 
+void Collector::setTimingHandler(std::function<void()> handler) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shared_.onTimingNeeded = std::move(handler);
+}
+
 void Collector::onCodeLoaded(std::size_t slot) noexcept {
     if (slot < slots_.size())
         slots_[slot]->codeLoaded();

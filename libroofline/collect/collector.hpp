@@ -70,6 +70,9 @@ public:
     /// Called (under the collector's lock) when a backend fails mid-run, with the cause; the
     /// collector has already switched to timing-only.
     void setFailureHandler(std::function<void(const std::string&)> handler);
+    /// Called, under the collector's lock, when a launch runs unmeasured that activity records
+    /// can time (Shared::onTimingNeeded).
+    void setTimingHandler(std::function<void()> handler);
 
     /// Read without the collector's lock (the launch path asks it before locking).
     Level level() const noexcept { return shared_.level.load(); }

@@ -14,9 +14,11 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     }
     const std::int64_t index = shared_.addLaunch(l, stack);
     // A communication kernel waits for its peers: replayed, its second run would wait forever
-    // for peers that ran once. It runs once, unmeasured; the session times it.
+    // for peers that ran once. It runs once, unmeasured, timed by activity records (enabling
+    // them while a kernel-replay pass collects fails on the H100: CUPTI_ERROR_NOT_COMPATIBLE).
     if (const char* library = core::communicationLibrary(l.mangledName)) {
         s.guard([&] { pause(s); });
+        shared_.timingNeeded();
         appendNote(shared_.records[index].note,
                    std::string("no counters: a ") + library +
                        " kernel waits for other GPUs' kernels, so kernel replay cannot run it "
@@ -39,9 +41,11 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
 }
 
 // Measured on the H100 (GpuGraphs tests): in kernel replay a graph is one range that misses most
-// of its kernels' work, so the profiler stops before it (the next direct launch starts it again).
+// of its kernels' work, so the profiler stops before it (the next direct launch starts it again)
+// and activity records time its kernels.
 void KernelReplay::graphLaunch(DeviceSlot& s) {
     s.guard([&] { pause(s); });
+    shared_.timingNeeded();
 }
 
 void KernelReplay::renewStaleProfiler(DeviceSlot& s) {

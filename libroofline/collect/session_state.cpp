@@ -4,7 +4,6 @@
 // session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
 #include "collect/session_impl.hpp"
 
-#include "core/launch.hpp"
 #include "core/log.hpp"
 #include "cupti/graph_replay.hpp"
 
@@ -90,11 +89,12 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     if (collector->level() == Level::Counters && gLaunchOrder.try_lock_for(std::chrono::seconds(1)))
         ++tLaunchLocks;
     if (graph) {
-        collector->onGraphLaunch(slot); // the profiler stops before the graph runs
-        // Kernel replay times the graph's kernels with CUDA activity records. Iteration and
-        // scope replay cannot: kernel activity enabled beside their user replay made every later
-        // range's instruction counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
-        if (options.mode == CollectionMode::KernelReplay || collector->level() != Level::Counters)
+        // The profiler stops before the graph runs; kernel replay has its kernels timed by CUDA
+        // activity records (the timing handler). Iteration and scope replay cannot: kernel
+        // activity enabled beside their user replay made every later range's instruction
+        // counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
+        collector->onGraphLaunch(slot);
+        if (collector->level() != Level::Counters)
             startTiming();
     }
     // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
@@ -108,12 +108,6 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         bool profiled = false; // the kernel runs under the profiler
         if (!graph) {
             profiled = collector->onLaunch(l, stack);
-            // Kernel replay runs a communication kernel unmeasured (collect/kernel_replay.cpp):
-            // timed by activity records, enabled once the profiler stopped for it (enabling
-            // them while a kernel-replay pass collects fails: CUPTI_ERROR_NOT_COMPATIBLE).
-            if (options.mode == CollectionMode::KernelReplay &&
-                core::communicationLibrary(l.mangledName))
-                startTiming();
         } else {
             l.inGraph = true;
             for (const cupti::GraphKernel& k : *event.graphKernels) {
@@ -252,6 +246,7 @@ void SessionState::begin(const CollectorConfig& config,
         cupti::replaceGraphLaunches(false); // timing only from now on
         startTiming();
     });
+    collector->setTimingHandler([this] { startTiming(); });
     scopes.generation = generation;
     scopes.listenNvtx = options.listenNvtx;
     scopes.processScopes = options.processScopes;

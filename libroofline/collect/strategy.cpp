@@ -75,6 +75,14 @@ bool Shared::graphsStopped() const noexcept {
     return tally.graphInterruptions >= kGraphInterruptionLimit;
 }
 
+void Shared::timingNeeded() noexcept {
+    try {
+        if (onTimingNeeded)
+            onTimingNeeded();
+    } catch (...) {
+    }
+}
+
 void Shared::counterFailure(const std::string& why) noexcept {
     try {
         if (level.load() != Level::Counters)

@@ -50,6 +50,9 @@ public:
     bool helperActive = false;
     bool helperUsed = false; ///< needsPass() was called: the program drives the replay loops
     std::function<void(const std::string&)> onFailure;
+    /// Heard when a launch runs unmeasured that activity records can time (kernel replay: a
+    /// graph's kernels, a communication kernel), once the profiler stopped for it.
+    std::function<void()> onTimingNeeded;
     std::string failure;
 
     /// Outside every scope nothing is profiled; then the NVTX and kernel-name filters.
@@ -70,6 +73,8 @@ public:
     bool graphsStopped() const noexcept;
     /// A backend failed: the whole session goes to timing only (once), the handler hears why.
     void counterFailure(const std::string& why) noexcept;
+    /// onTimingNeeded, if any.
+    void timingNeeded() noexcept;
 
 private:
     std::uint64_t skipped_ = 0, taken_ = 0;

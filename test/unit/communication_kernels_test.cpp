@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace roofline::collect::testing {
 namespace {
@@ -56,8 +57,28 @@ TEST(CommunicationKernels, KernelReplayRunsThemOnceWithoutTheProfiler) {
     EXPECT_EQ(l[4].values, all(2)); // the profiler starts again for the next launch
 }
 
+// The session starts activity timing when it hears the collector ask, after the profiler
+// stopped: for the first launch kernel replay leaves unmeasured, not for measured ones.
+TEST(CommunicationKernels, KernelReplayAsksForTimingOnceTheProfilerStopped) {
+    Harness h(CollectionMode::KernelReplay, 2, 8);
+    std::vector<bool> collectingWhenAsked;
+    h.collector.setTimingHandler(
+        [&] { collectingWhenAsked.push_back(h.backend.collecting()); });
+    h.push("step");
+    h.launch("forward", 1);
+    EXPECT_TRUE(collectingWhenAsked.empty()) << "a measured launch asked for timing";
+    h.launch(kNcclAllReduce, 5);
+    h.graphLaunch({"g1"});
+    h.launch("backward", 2);
+    h.pop();
+    h.finish();
+    EXPECT_EQ(collectingWhenAsked, (std::vector<bool>{false, false}));
+}
+
 TEST(CommunicationKernels, IterationReplayMeasuresThemLikeAnyLaunch) {
     Harness h(CollectionMode::IterationReplay, 2, 8);
+    bool asked = false;
+    h.collector.setTimingHandler([&] { asked = true; });
     for (int it = 0; it < 6 && (it < 2 || h.collector.needsPass()); ++it) {
         h.push("step");
         h.launch("backward", 1);
@@ -75,6 +96,7 @@ TEST(CommunicationKernels, IterationReplayMeasuresThemLikeAnyLaunch) {
         EXPECT_EQ(r.values, all(comm ? 5 : 1)) << r.mangledName << ": " << r.note;
     }
     EXPECT_GE(nccl, 1u);
+    EXPECT_FALSE(asked) << "iteration replay measures them: nothing to time";
 }
 
 } // namespace
