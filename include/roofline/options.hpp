@@ -177,8 +177,7 @@ struct ROOFLINE_API Options {
     /// run of the reference iteration's launch signatures (in the order of their first launch,
     /// cut so that each run's replay windows number about 1/N of one rank's), so that its
     /// profile completes in fewer iterations; the other launches' records name the rank that
-    /// measures them and
-    /// `roofline merge` fills in their counters from it. Data-parallel ranks only (every rank
+    /// measures them and `roofline merge` fills in their counters from it. Data-parallel ranks only (every rank
     /// launches the same kernels). Without a rank and a world size above 1, or without reuse,
     /// every rank measures everything. ROOFLINE_SHARE_RANKS
     bool shareAcrossRanks = false;

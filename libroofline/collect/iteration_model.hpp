@@ -1,9 +1,10 @@
 #pragma once
 // Where a launch is: its scope path, and which pushed range opens an iteration. Without an
-// iteration range that is the outermost range a library did not open (libraryDomain) -- unless the first one was numbered ("Train step
-// 0"): then only ranges of its family are iterations (a worker thread's own "Layer 3" or a
-// top-level "checkpoint" between steps never is). Counts iterations and the launches each one had;
-// the steady iteration is the count most iterations after the first had. Pure: no CUDA.
+// iteration range that is the outermost range a library did not open (libraryDomain) -- unless
+// the first one was numbered ("Train step 0"): then only ranges of its family are iterations (a
+// worker thread's own "Layer 3" or a top-level "checkpoint" between steps never is). Counts
+// iterations and the launches each one had; the steady iteration is the count most iterations
+// after the first had. Pure: no CUDA.
 #include "collect/frame.hpp"
 #include "collect/records.hpp"
 #include "core/nvtx_filter.hpp"

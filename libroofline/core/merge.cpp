@@ -30,7 +30,8 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
-std::string dims(const LaunchInfo& l) {
+// The launch's kernel, grid and block.
+std::string kernelGridBlock(const LaunchInfo& l) {
     return l.mangledName + '|' + dimText(l.grid) + '|' + dimText(l.block);
 }
 // The launch's place in its iteration: position, kernel and block (a grid may follow the data).
@@ -49,7 +50,7 @@ void fillSharedCounters(Recording& merged) {
         if (l.values.empty() || l.countersRank >= 0)
             continue;
         byPlace[l.rank].emplace(place(l), &l);
-        byKernel[l.rank][dims(l) + '|' + l.scopePath].push_back(&l);
+        byKernel[l.rank][kernelGridBlock(l) + '|' + l.scopePath].push_back(&l);
     }
     for (LaunchInfo& l : merged.launches) {
         if (!l.values.empty() || l.countersRank < 0)
@@ -65,7 +66,7 @@ void fillSharedCounters(Recording& merged) {
             if (!sameDim(p->second->grid, l.grid))
                 why += "; its grid there was " + dimText(p->second->grid) + ", here " +
                        dimText(l.grid) + " (a grid that follows the data)";
-        } else if (const auto k = byKernel[from].find(dims(l) + '|' + l.scopePath);
+        } else if (const auto k = byKernel[from].find(kernelGridBlock(l) + '|' + l.scopePath);
                    k != byKernel[from].end()) {
             l.values.assign(k->second.front()->values.size(), 0.0);
             for (const LaunchInfo* x : k->second)

@@ -25,9 +25,9 @@ struct MergeInput {
 ///
 /// Recordings of ranks that shared the profile (Recording::shareCount, all the same): each
 /// launch another rank measured (LaunchInfo::countersRank, no values) gets the values of that
-/// rank's launch at the same place of the iteration (position, kernel, grid and block), or else
-/// the mean of that rank's measured launches of the same kernel, grid, block and scope; its note
-/// says which. One left without (that rank's recording not given, or nothing like it measured
+/// rank's launch at the same place of the iteration (position, kernel and block; a grid that
+/// differs there is named in the note), or else the mean of that rank's measured launches of the
+/// same kernel, grid, block and scope; its note says which. One left without (that rank's recording not given, or nothing like it measured
 /// there) keeps none and its note says why.
 Recording mergeRecordings(std::vector<MergeInput> inputs);
 

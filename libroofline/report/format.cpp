@@ -1,7 +1,5 @@
 #include "report/format.hpp"
 
-#include "core/launch.hpp"
-
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -72,10 +70,6 @@ std::string shorten(const std::string& s, std::size_t width, bool elideTemplates
         return elided;
     const std::size_t head = (width - 3 + 1) / 2, tail = width - 3 - head;
     return s.substr(0, head) + "..." + s.substr(s.size() - tail);
-}
-
-std::string dimString(const Dim3& d) {
-    return core::dimText(d);
 }
 
 namespace {

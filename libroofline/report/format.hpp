@@ -9,7 +9,6 @@ namespace roofline::report {
 std::string number(double value);
 /// Engineering-style short form for tables: 1.23e+09 -> "1.23G".
 std::string shortNumber(double value);
-std::string dimString(const Dim3& d);
 /// A CSV cell: quoted (quotes doubled) when it holds a comma, quote or line break.
 std::string csvCell(const std::string& s);
 /// `s` cut to `width` characters for a table column, "..." marking the cut.
