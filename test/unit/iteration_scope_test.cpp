@@ -45,17 +45,22 @@ void trainStep(Harness& h, int n) {
     }
     h.pop();
 }
+// Steps numbered from `first`, the first one always, then while the collector needs passes
+// (until step 49 at most); the number the next step would have.
+int trainWhileNeeded(Harness& h, int first) {
+    int n = first;
+    trainStep(h, n++);
+    while (h.collector.needsPass() && n < 50)
+        trainStep(h, n++);
+    return n;
+}
 } // namespace
 
 TEST(IterationScope, NumberedStepsShareOneScopePathAndKeepTheirInstance) {
     CollectorConfig c;
     c.iterationRange = "Train step";
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
-    int n = 35;
-    trainStep(h, n++);
-    while (h.collector.needsPass() && n < 50)
-        trainStep(h, n++);
-    EXPECT_EQ(n, 38); // three passes, one numbered step each
+    EXPECT_EQ(trainWhileNeeded(h, 35), 38); // three passes, one numbered step each
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 2u);
     EXPECT_EQ(l[0].scopePath, "Train step #/Layer 0");
@@ -149,11 +154,7 @@ TEST(IterationScope, ALibrarysRangeAroundTheLoopIsNotTheIteration) {
     Harness h(CollectionMode::IterationReplay, 3, 8);
     h.push("ncclCommInitRankConfig", "NCCL");
     h.launch("broadcast", 1);
-    int n = 0;
-    trainStep(h, n++);
-    while (h.collector.needsPass() && n < 50)
-        trainStep(h, n++);
-    EXPECT_EQ(n, 3); // three passes, one numbered step each
+    EXPECT_EQ(trainWhileNeeded(h, 0), 3); // three passes, one numbered step each
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 2u) << "the launch outside every step has no record";
     EXPECT_EQ(l.front().scopePath, "Train step #/Layer 0");
