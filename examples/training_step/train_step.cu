@@ -227,8 +227,12 @@ int blocks(int n, int per) {
 // ---- cuBLASLt ------------------------------------------------------------------------------
 
 // Row-major C[MxN] (fp32) = op(A) * op(B) (+ C0 when given), A and B bf16, fp32 accumulation.
-// cuBLASLt is column-major: C^T = op(B)^T * op(A)^T. One algorithm per shape, chosen once by
-// the heuristic with split-K reductions excluded (every run computes the same way).
+// cuBLASLt is column-major: C^T = op(B)^T * op(A)^T. One algorithm per output shape (M, N and
+// the transposes), chosen once by the heuristic with split-K reductions excluded (every run
+// computes the same way) and kept for every depth K it supports: GEMMs of one output shape and
+// different K run one kernel at one grid, as a GPT-2 layer's attention and MLP output
+// projections do (K = C and 4C). Each call is inside an NVTX range "matmul" of its own, as
+// GPT-2's trainer wraps its matmul functions (NVTX_RANGE_FN).
 class Gemm {
 public:
     explicit Gemm(cudaStream_t stream) : stream_(stream) {
@@ -248,6 +252,7 @@ public:
 
     void operator()(bool transA, bool transB, int M, int N, int K, const bf16* A, const bf16* B,
                     float* C, const float* C0 = nullptr) {
+        Range range("matmul");
         const Plan& p = plan(transA, transB, M, N, K);
         const float alpha = 1.0f, beta = C0 ? 1.0f : 0.0f;
         check(cublasLtMatmul(handle_, p.desc, &alpha, B, p.a, A, p.b, &beta, C0 ? C0 : C, p.c, C,
@@ -294,17 +299,35 @@ private:
         check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                                                    &noSplitK, sizeof noSplitK),
               "reduction preference");
-        cublasLtMatmulHeuristicResult_t result{};
+        cublasLtMatmulHeuristicResult_t heuristic{};
         int found = 0;
-        check(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result,
-                                             &found),
+        check(cublasLtMatmulAlgoGetHeuristic(handle_, p.desc, p.a, p.b, p.c, p.c, pref, 1,
+                                             &heuristic, &found),
               "cublasLtMatmulAlgoGetHeuristic");
         cublasLtMatmulPreferenceDestroy(pref);
+        cublasLtMatmulHeuristicResult_t result{};
+        if (const Plan* same = sameOutput(transA, transB, M, N);
+            same &&
+            cublasLtMatmulAlgoCheck(handle_, p.desc, p.a, p.b, p.c, p.c, &same->algo, &result) ==
+                CUBLAS_STATUS_SUCCESS &&
+            result.workspaceSize <= kWorkspace) {
+            p.algo = same->algo; // the output shape's algorithm at this depth too
+            return plans_.emplace(key, p).first->second;
+        }
         if (found == 0)
             throw std::runtime_error("cuBLASLt has no algorithm for a " + std::to_string(M) + "x" +
                                      std::to_string(N) + "x" + std::to_string(K) + " GEMM");
-        p.algo = result.algo;
+        p.algo = heuristic.algo;
         return plans_.emplace(key, p).first->second;
+    }
+
+    // A plan for the same output shape at another depth, if any.
+    const Plan* sameOutput(bool transA, bool transB, int M, int N) const {
+        for (const auto& [key, plan] : plans_)
+            if (std::get<0>(key) == transA && std::get<1>(key) == transB && std::get<2>(key) == M &&
+                std::get<3>(key) == N)
+                return &plan;
+        return nullptr;
     }
 
     cudaStream_t stream_;
@@ -394,17 +417,18 @@ struct Trainer::Impl {
 
     // Flat fp32 parameters and gradients, bf16 mirror of the parameters; offsets per tensor.
     std::size_t nParams = 0, oEmb = 0, oLnFinalG = 0, oLnFinalB = 0, oOut = 0;
-    std::vector<std::size_t> oLnG, oLnB, oW1, oW2;
+    std::vector<std::size_t> oLnG, oLnB, oWp, oW1, oW2;
     float *params = nullptr, *grads = nullptr, *adamM = nullptr, *adamV = nullptr;
     bf16* paramsBf = nullptr;
     int optimizerSteps = 0;
 
     // Activations kept for the backward.
     std::vector<float*> X, mean, rstd, U;
-    std::vector<bf16*> Hn, A;
+    std::vector<bf16*> Hn, P, A;
     float *meanF = nullptr, *rstdF = nullptr, *logits = nullptr, *losses = nullptr;
+    float* Pf = nullptr; // the projection's fp32 output, cast to P
     float *dXa = nullptr, *dXb = nullptr, *dA = nullptr, *dH = nullptr;
-    bf16 *Hf = nullptr, *dlogits = nullptr, *dYb = nullptr, *dUb = nullptr;
+    bf16 *Hf = nullptr, *dlogits = nullptr, *dYb = nullptr, *dUb = nullptr, *dPb = nullptr;
     int *tokens = nullptr, *targets = nullptr, *csr = nullptr; // csr: distinct|offsets|positions
     int distinctCount = 0;
 
@@ -434,6 +458,7 @@ struct Trainer::Impl {
         for (int l = 0; l < L; ++l) {
             oLnG.push_back(take(C));
             oLnB.push_back(take(C));
+            oWp.push_back(take(static_cast<std::size_t>(C) * C));
             oW1.push_back(take(static_cast<std::size_t>(C) * H));
             oW2.push_back(take(static_cast<std::size_t>(H) * C));
         }
@@ -464,11 +489,14 @@ struct Trainer::Impl {
             rstd.push_back(alloc<float>(M));
             U.push_back(alloc<float>(static_cast<std::size_t>(M) * H));
             Hn.push_back(alloc<bf16>(static_cast<std::size_t>(M) * C));
+            P.push_back(alloc<bf16>(static_cast<std::size_t>(M) * C));
             A.push_back(alloc<bf16>(static_cast<std::size_t>(M) * H));
         }
         meanF = alloc<float>(M);
         rstdF = alloc<float>(M);
         Hf = alloc<bf16>(static_cast<std::size_t>(M) * C);
+        Pf = alloc<float>(static_cast<std::size_t>(M) * C);
+        dPb = alloc<bf16>(static_cast<std::size_t>(M) * C);
         logits = alloc<float>(static_cast<std::size_t>(M) * V);
         dlogits = alloc<bf16>(static_cast<std::size_t>(M) * V);
         losses = alloc<float>(M);
@@ -544,9 +572,11 @@ struct Trainer::Impl {
             Range layer("Layer " + std::to_string(l));
             layernormForward<<<M, 32, 0, stream>>>(X[l], params + oLnG[l], params + oLnB[l], Hn[l],
                                                    mean[l], rstd[l], C);
-            (*gemm)(false, false, M, H, C, Hn[l], w(oW1[l]), U[l]);
+            (*gemm)(false, false, M, C, C, Hn[l], w(oWp[l]), Pf); // the projection, K = C
+            castToBf16<<<blocks(M * C, 256), 256, 0, stream>>>(Pf, P[l], M * C);
+            (*gemm)(false, false, M, H, C, P[l], w(oW1[l]), U[l]);
             geluForward<<<blocks(M * H, 256), 256, 0, stream>>>(U[l], A[l], M * H);
-            (*gemm)(false, false, M, C, H, A[l], w(oW2[l]), X[l + 1], X[l]); // + residual
+            (*gemm)(false, false, M, C, H, A[l], w(oW2[l]), X[l + 1], X[l]); // K = 4C, + residual
         }
         layernormForward<<<M, 32, 0, stream>>>(X[L], params + oLnFinalG, params + oLnFinalB, Hf,
                                                meanF, rstdF, C);
@@ -569,8 +599,11 @@ struct Trainer::Impl {
             (*gemm)(true, false, H, C, M, A[l], dYb, grads + oW2[l]); // dW2 = A^T dY
             (*gemm)(false, true, M, H, C, dYb, w(oW2[l]), dA);        // dA = dY W2^T
             geluBackward<<<blocks(M * H, 256), 256, 0, stream>>>(U[l], dA, dUb, M * H);
-            (*gemm)(true, false, C, H, M, Hn[l], dUb, grads + oW1[l]); // dW1 = Hn^T dU
-            (*gemm)(false, true, M, C, H, dUb, w(oW1[l]), dH);         // dHn = dU W1^T
+            (*gemm)(true, false, C, H, M, P[l], dUb, grads + oW1[l]); // dW1 = P^T dU
+            (*gemm)(false, true, M, C, H, dUb, w(oW1[l]), dH);        // dP = dU W1^T, K = 4C
+            castToBf16<<<blocks(M * C, 256), 256, 0, stream>>>(dH, dPb, M * C);
+            (*gemm)(true, false, C, C, M, Hn[l], dPb, grads + oWp[l]); // dWp = Hn^T dP
+            (*gemm)(false, true, M, C, C, dPb, w(oWp[l]), dH);         // dHn = dP Wp^T, K = C
             layernormParamGrad<<<blocks(C, 256), 256, 0, stream>>>(
                 dH, X[l], mean[l], rstd[l], grads + oLnG[l], grads + oLnB[l], M, C);
             layernormBackward<<<M, 32, 0, stream>>>(dH, X[l], mean[l], rstd[l], params + oLnG[l],
@@ -616,7 +649,8 @@ struct Trainer::Impl {
 Trainer::Trainer(TrainConfig config)
     : impl_(std::make_unique<Impl>(config)), config_(config),
       validationLoss_(std::numeric_limits<float>::quiet_NaN()) {
-    const std::size_t perLayer = 4 + 8; // forward: ln, gemm, gelu, gemm; backward: 8 launches
+    // Forward: ln, projection, cast, gemm, gelu, gemm; backward: 11 launches.
+    const std::size_t perLayer = 6 + 11;
     launchesPerStep_ = 1 + perLayer * config.layers + 3 + 4 + 1 + 2;
 }
 
@@ -625,8 +659,7 @@ Trainer::~Trainer() = default;
 float Trainer::step(int n) {
     Impl& m = *impl_;
     Range step("Train step " + std::to_string(n));
-    const bool validates =
-        n == 0 || (config_.validateEvery > 0 && n % config_.validateEvery == 0);
+    const bool validates = n == 0 || (config_.validateEvery > 0 && n % config_.validateEvery == 0);
     if (validates && config_.validation) {
         Range validation("Validation");
         m.upload(m.batch(mix(config_.seed) ^ 0x5eed));
@@ -679,11 +712,12 @@ int Trainer::distinctTokens(int n) const {
 AnalyticWork Trainer::analytic() const {
     const double M = impl_->M, C = impl_->C, H = impl_->H, V = impl_->V, L = impl_->L;
     AnalyticWork w;
-    // Per layer: 2 forward GEMMs and 4 backward, each 2*M*C*H; the head: 3 GEMMs of 2*M*C*V.
-    w.gemmFlops = L * 6 * 2 * M * C * H + 3 * 2 * M * C * V;
-    w.gemmLaunches = L * 6 + 3;
+    // Per layer: 2 forward GEMMs and 4 backward of 2*M*C*H, the projection forward and its 2
+    // backward of 2*M*C*C; the head: 3 GEMMs of 2*M*C*V.
+    w.gemmFlops = L * (6 * 2 * M * C * H + 3 * 2 * M * C * C) + 3 * 2 * M * C * V;
+    w.gemmLaunches = L * 9 + 3;
     w.embeddingAdds = M * C;
-    w.validationGemmFlops = L * 2 * 2 * M * C * H + 2 * M * C * V;
+    w.validationGemmFlops = L * (2 * 2 * M * C * H + 2 * M * C * C) + 2 * M * C * V;
     return w;
 }
 

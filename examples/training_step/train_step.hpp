@@ -1,7 +1,10 @@
 #pragma once
 // A small transformer-style training step, written the way real training programs are, so that
 // libroofline is tested where real programs differ from calibration loops:
-//  - cuBLASLt GEMMs in bf16 (fp32 accumulation and output), 5 per layer plus the head's 3;
+//  - cuBLASLt GEMMs in bf16 (fp32 accumulation and output), 9 per layer (a projection and a
+//    4x-wide MLP: 3 forward, 6 backward) plus the head's 3, each in an NVTX range "matmul" of its
+//    own (as GPT-2's trainer wraps its matmul functions); GEMMs of one output shape and different
+//    depth (the projection's K = C and the MLP output's K = 4C) run one kernel at one grid;
 //  - its own layernorm, gelu, softmax/cross-entropy, embedding and AdamW kernels;
 //  - NVTX ranges whose names carry the step and layer number: "Train step <n>" around a step,
 //    "Layer <l>" around each layer's forward, "forward", "backward" and "optimizer" inside;
