@@ -130,7 +130,7 @@ public:
     /// Repeated-launch reuse is on (CollectorConfig::reuses(), with counters).
     bool reuses() const noexcept;
     /// Replay passes per group now (aligned replay may need one more than CUPTI's packing).
-    std::size_t passes() const noexcept { return shared_.config.passes; }
+    std::size_t passes() const noexcept { return strategy_->passes(); }
     /// The session's first iteration was not measured
     /// (CollectorConfig::firstIteration): observed only, or what differed first.
     bool firstIterationSkipped() const noexcept { return !shared_.firstIterationIssue.empty(); }

@@ -29,10 +29,9 @@ std::vector<core::NvtxRange> IterationModel::startEndViews() const {
 
 bool libraryDomain(std::string_view domain) noexcept {
     static constexpr std::string_view kLibraries[] = {
-        "NCCL", "RCCL", "NVSHMEM", "cuDNN", "CUDNN", "cuBLAS", "cuBLASLt", "CUBLAS", "cuFFT",
-        "cuSPARSE", "cuSOLVER", "NPP", "nvJPEG", "TensorRT"};
-    return std::find(std::begin(kLibraries), std::end(kLibraries), domain) !=
-           std::end(kLibraries);
+        "NCCL",   "RCCL",  "NVSHMEM",  "cuDNN",    "CUDNN", "cuBLAS", "cuBLASLt",
+        "CUBLAS", "cuFFT", "cuSPARSE", "cuSOLVER", "NPP",   "nvJPEG", "TensorRT"};
+    return std::find(std::begin(kLibraries), std::end(kLibraries), domain) != std::end(kLibraries);
 }
 
 std::size_t IterationModel::iterationIndex(const Stack& stack) const {

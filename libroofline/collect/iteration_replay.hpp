@@ -1,104 +1,94 @@
 #pragma once
-// Iteration replay: one record per admitted launch. The iteration scope's instance i runs pass i
-// of a group; a group covers the launches [offset, offset + capacity) of an iteration, so
-// iterations longer than one image are covered window by window (positional replay: CUPTI's auto
-// ranges, each replayed launch checked against pass 0's at its position, collect/replay_check).
-// When a replayed pass ran other kernels than pass 0 it switches to aligned replay (one
-// configuration per pass, each pass's launches aligned with pass 0's: collect/aligned_replay,
-// docs/design/0006). With repeated-launch reuse a ReuseCycle per device chooses the windows.
-#include "collect/aligned_replay.hpp"
-#include "collect/group_replay.hpp"
-#include "collect/replay_check.hpp"
-#include "collect/reuse_cycle.hpp"
+// Iteration replay: one record per admitted launch (docs/design/0018). Per device it wires
+//   a PassSchedule    (collect/pass_schedule)    which iteration runs which pass, over which
+//                                                window, and which range each launch occupies;
+//   a PassChecker     (collect/pass_checker)     positional or aligned passes, each launch checked
+//                                                against pass 0's, the values of a completed group;
+//   a WindowPlacement (collect/window_placement) whether a window inside the iteration may start
+//                                                its pass on this iteration;
+//   a WindowChooser   (collect/window_chooser)   which windows to measure and which launches get
+//                                                records: plain (every launch) or reuse.
+// What it keeps itself is what joins them: a group completed into its records (tensor counters
+// by detection, design 0008), a window measured again when a later pass lost its launches, the
+// switch from positional to aligned passes (design 0006), completion and coverage.
+#include "collect/pass_checker.hpp"
+#include "collect/replay_device.hpp"
+#include "collect/window_chooser.hpp"
 #include "collect/window_placement.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <set>
+#include <memory>
 #include <vector>
 
 namespace roofline::collect {
 
-class IterationReplay final : public GroupReplay {
+class IterationReplay final : public Strategy {
 public:
     IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots);
+    ~IterationReplay() override;
 
+    void iterationBegins() override;
+    void iterationEnds() override;
     void launch(DeviceSlot& slot, const Launch& l, const Stack& stack) override;
+    void graphLaunch(DeviceSlot& slot) override;
+    void renewStaleProfiler(DeviceSlot& slot) override;
+    bool profiling(const DeviceSlot& slot) const override;
+    bool pending() const override;
     bool done() const override;
     void completed() override;
+    void finish() override;
     void coverage(core::Coverage& c) const override;
     bool aligned() const noexcept override { return aligned_; }
     std::size_t firstConfig() const noexcept override { return aligned_ ? 1 : 0; }
 
     /// The iterations it took to measure every launch of one iteration (0: not complete).
-    std::uint64_t completedAt() const noexcept { return completedAt_; }
+    std::uint64_t completedAt() const noexcept;
     /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
-    std::size_t reuseSignatures() const noexcept {
-        return cycles_.empty() ? 0 : cycles_[0].signatures();
-    }
+    std::size_t reuseSignatures() const noexcept;
     bool reuses() const noexcept { return reuse_; }
 
 private:
-    struct Passes {
-        ReplayCheck replay;                 // each launch against pass 0 (positional)
-        AlignedGroup aligned;               // aligned replay: docs/design/0006
-        std::size_t config = 0;             // the current pass's configuration
-        std::size_t subPass = 0;            // the current pass within its configuration
-        std::size_t configPass = 0;         // the group pass that began the current configuration
+    /// One device: its schedule and group (ReplayDevice), passes, placement and windows; the
+    /// listener its schedule emits to.
+    struct Device final : PassSchedule::Listener {
+        Device(IterationReplay& owner, DeviceSlot& slot);
+        bool mayStartWindow(std::size_t begin, std::size_t pass) override;
+        void startPass() override { owner->startPass(*this); }
+        void endPass() override { owner->endPass(*this); }
+        void measure(std::size_t range, std::size_t position, bool inside) override;
+
+        IterationReplay* owner;
+        ReplayDevice replay;
+        std::unique_ptr<PassChecker> checker;
+        WindowPlacement placement;
+        std::unique_ptr<WindowChooser> windows;
+        const Launch* launch = nullptr; // the launch the schedule is placing
+        const Stack* stack = nullptr;
+        bool redo = false;                  // the completed group is measured again
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
-        WindowPlacement placement;          // where a window's passes start (windowInPlace)
     };
     static constexpr std::size_t kLostRetries = 3;
 
-    bool alignedOn(const PassGroup& g) const noexcept { return aligned_ && g.slot->configs > 1; }
-    void position(PassGroup& g, const Launch& l, const Stack& stack, bool inside);
-    bool windowsComplete() const;
-    std::uint64_t launchesCovered(std::uint64_t launches) const;
-    void completeProfile(PassGroup& g);
-    bool switchToAligned(PassGroup& g);
-    void completeConfiguration(PassGroup& g);
-    void completeAligned(PassGroup& g);
-    void completeImage(PassGroup& g);
-    void keepPreviousAttempt(PassGroup& g);
-    bool windowInPlace(PassGroup& g);
-    bool measureAgain(PassGroup& g, const std::function<ReplayVerdict(std::size_t)>& verdict,
-                      const std::string& issue);
-    void dropCycle(PassGroup& g);
-
-    // GroupReplay's hooks
-    void startIteration(PassGroup& g) override;
-    void iterationObserved(PassGroup& g) override;
-    bool holdsBack(const PassGroup& g) const override;
-    bool complete(PassGroup& g) override;
-    void groupBegins(PassGroup& g) override;
-    bool passAtIterationStart(const PassGroup& g) const override { return g.offset == 0; }
-    std::size_t perIteration(const PassGroup& g) const override { return g.k; }
-    bool groupEnds(const PassGroup& g, bool all) const override;
-    bool passChecked(PassGroup& g, bool groupDone) override;
-    bool differs(const PassGroup& g) const override;
-    const std::string& difference(const PassGroup& g) const override;
-    bool advance(PassGroup& g, bool all) override;
-    void completeGroup(PassGroup& g) override;
-    void groupRecorded(PassGroup& g) override;
-    void groupCovered(PassGroup& g) override;
-    void endIteration(PassGroup& g) override;
-    bool morePending(const PassGroup& g) const override;
-    void finishGroup(PassGroup& g) override;
+    Device& device(const DeviceSlot& slot) { return *devices_[slot.index]; }
+    const Device& device(const DeviceSlot& slot) const { return *devices_[slot.index]; }
+    void beginGroup(Device& d);
+    void startPass(Device& d);
+    void endPass(Device& d);
+    void endIteration(Device& d);
+    void completeGroup(Device& d);
+    bool measureAgain(Device& d);
+    void keepPreviousAttempt(Device& d);
+    bool switchToAligned(Device& d);
+    void quiesce(DeviceSlot& slot) override;
     void metricsAdded(DeviceSlot& slot) override;
 
-    std::vector<Passes> passes_;
+    std::vector<std::unique_ptr<Device>> devices_;
     bool aligned_ =
-        false;           // aligned replay in use (from the start, or since a pass went out of step)
+        false;           // aligned passes in use (from the start, or since a pass went out of step)
     bool reuse_ = false; // repeated-launch reuse (CollectorConfig::reuses(), with counters)
-    std::vector<ReuseCycle> cycles_;       // per device, with reuse
-    std::vector<std::uint32_t> signature_; // per record: its signature (reuse)
-    std::uint64_t serials_ = 0;            // Frame::serial given so far
-    std::size_t cycleWindows_ = 0;         // windows of the last completed reuse cycle
-    std::set<std::size_t> coveredOffsets_; // window offsets of completed groups (device slot 0)
-    bool coveredWhole_ = false;            // a group of passes spanning whole iterations completed
-    std::uint64_t completedAt_ = 0;        // iterations seen when the profile was complete
+    std::uint64_t serials_ = 0; // Frame::serial given so far (reuse)
 };
 
 } // namespace roofline::collect

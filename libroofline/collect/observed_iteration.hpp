@@ -38,9 +38,9 @@ public:
     std::uint64_t shape(std::size_t position) const noexcept;
 
     /// Signature ids (interned in `plan`, which must be the same on every call; kNotMeasured for
-    /// launches not admitted), their families (admitted or not) and labels (each launch's place in its scope
-    /// instance), per position. Each scope instance's repeat is searched once per distinct
-    /// launch sequence (a program repeats its iterations: later ones cost a hash of their
+    /// launches not admitted), their families (admitted or not) and labels (each launch's place in
+    /// its scope instance), per position. Each scope instance's repeat is searched once per
+    /// distinct launch sequence (a program repeats its iterations: later ones cost a hash of their
     /// launches), and each signature's text is built once.
     void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                 std::vector<std::uint32_t>& families, std::vector<std::string>& labels);

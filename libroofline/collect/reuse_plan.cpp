@@ -26,13 +26,30 @@ std::uint32_t ReusePlan::id(const std::string& signature, const std::string& fam
     const auto [it, added] = ids_.emplace(signature, static_cast<std::uint32_t>(ids_.size()));
     if (added) {
         samplesOf_.emplace_back();
+        text_.push_back(&it->first); // map nodes do not move
+        split_.push_back(false);
         const auto [f, newFamily] = families_.emplace(family.empty() ? signature : family,
                                                       static_cast<std::uint32_t>(families_.size()));
-        if (newFamily)
+        if (newFamily) {
             familySamples_.push_back(0);
+            familyText_.push_back(f->first);
+        }
         familyOf_.push_back(f->second);
     }
     return it->second;
+}
+
+void ReusePlan::split(std::uint32_t id) {
+    if (id < split_.size())
+        split_[id] = true;
+}
+
+std::uint32_t ReusePlan::positional(std::uint32_t id, std::size_t position) {
+    if (id >= text_.size())
+        return kNotMeasured;
+    const std::string text = *text_[id] + "@" + std::to_string(position);
+    const std::string family = familyText_[familyOf_[id]];
+    return this->id(text, family);
 }
 
 std::uint32_t ReusePlan::find(const std::string& signature) const {

@@ -10,6 +10,8 @@
 // can: runs of launches whose signature has its samples are left out unless shorter than `maxGap`
 // (a new window costs its passes' fixed cost; a launch inside one costs a range per pass). Pure
 // logic: no CUDA, unit-tested in test/unit/reuse_plan_test.cpp.
+#include "collect/window.hpp"
+
 #include <roofline/kernel_record.hpp>
 
 #include <cstddef>
@@ -28,10 +30,6 @@ std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
                       std::uint32_t sharedMemBytes);
 /// The same without the grid: launches whose grid depends on the data share it.
 std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes);
-
-struct Window {
-    std::size_t begin = 0, end = 0;
-};
 
 class ReusePlan {
 public:
@@ -64,6 +62,17 @@ public:
     int foreignOwner(std::uint32_t id) const noexcept;
     /// Signatures interned so far.
     std::size_t signatures() const noexcept { return ids_.size(); }
+
+    /// Signature `id`'s samples did different work: from now on each of its launches is a
+    /// signature of its own, by its position in the iteration (positional()).
+    void split(std::uint32_t id);
+    bool isSplit(std::uint32_t id) const noexcept { return id < split_.size() && split_[id]; }
+    /// The signature of split signature `id`'s launch at `position` of the iteration (interned
+    /// once, in `id`'s family).
+    std::uint32_t positional(std::uint32_t id, std::size_t position);
+    /// Moves the samples of split signature `id` to the positional signatures of the launches
+    /// they measured (`positionOf`: a sample's position in its iteration, -1: unknown).
+    template <typename PositionOf> void moveSamples(std::uint32_t id, PositionOf&& positionOf);
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
     /// A measured launch of signature `id` (its launch index) completed with values.
@@ -92,13 +101,30 @@ private:
 
     std::size_t samples_, maxGap_;
     std::map<std::string, std::uint32_t> ids_;
+    std::vector<const std::string*> text_;            // per id: its signature text (a key of ids_)
+    std::vector<bool> split_;                         // per id: split()
+    std::vector<std::string> familyText_;             // per family: its text
     std::vector<std::vector<std::size_t>> samplesOf_; // per id: launch indices
     std::map<std::string, std::uint32_t> families_;
     std::vector<std::uint32_t> familyOf_;    // per id
     std::vector<std::size_t> familySamples_; // per family
     static constexpr int kOwnedHere = -1, kUnshared = -2;
-    std::vector<int> ownerOf_;       // per id: kOwnedHere, the owning rank, or kUnshared (not yet)
+    std::vector<int> ownerOf_; // per id: kOwnedHere, the owning rank, or kUnshared (not yet)
     std::map<std::uint32_t, int> familyOwner_; // per family with an owner: as ownerOf_
 };
+
+template <typename PositionOf>
+void ReusePlan::moveSamples(std::uint32_t id, PositionOf&& positionOf) {
+    if (id >= samplesOf_.size())
+        return;
+    std::vector<std::size_t> moved;
+    moved.swap(samplesOf_[id]);
+    familySamples_[familyOf_[id]] -= moved.size();
+    for (std::size_t launch : moved) {
+        const std::int64_t position = positionOf(launch);
+        if (position >= 0)
+            addSample(positional(id, static_cast<std::size_t>(position)), launch);
+    }
+}
 
 } // namespace roofline::collect

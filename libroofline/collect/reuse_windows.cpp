@@ -1,13 +1,14 @@
-#include "collect/reuse_cycle.hpp"
+#include "collect/reuse_windows.hpp"
 #include "collect/notes.hpp"
 
 #include "core/demangle.hpp"
-#include "core/merge.hpp"
 #include "core/log.hpp"
+#include "core/merge.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace roofline::collect {
 namespace {
@@ -16,17 +17,53 @@ namespace {
 // taken as the reference anyway.
 constexpr std::size_t kSteadyAttempts = 4;
 
+// Counters of work done (instructions, operations, L1 traffic): equal for launches doing the same
+// work, whatever ran before them.
+bool isWorkCounter(const std::string& metric) {
+    return metric.rfind("sm__sass_thread_inst_executed", 0) == 0 ||
+           metric.rfind("sm__ops_path_tensor", 0) == 0 ||
+           metric.rfind("sm__inst_executed_pipe_tensor", 0) == 0 ||
+           metric.rfind("l1tex__t_bytes", 0) == 0;
+}
+
 } // namespace
 
-void ReuseCycle::startIteration() {
+std::vector<std::size_t> workCounters(const std::vector<std::string>& metricNames) {
+    std::vector<std::size_t> out;
+    for (std::size_t m = 0; m < metricNames.size(); ++m)
+        if (isWorkCounter(metricNames[m]))
+            out.push_back(m);
+    return out;
+}
+
+bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
+              const std::vector<std::size_t>& workMetrics) {
+    for (std::size_t m : workMetrics) {
+        if (m >= a.size() || m >= b.size() || std::isnan(a[m]) || std::isnan(b[m]))
+            continue;
+        if (std::fabs(a[m] - b[m]) > 1e-3 * std::max(std::fabs(a[m]), std::fabs(b[m])))
+            return false;
+    }
+    return true;
+}
+
+ReuseWindows::ReuseWindows(const CollectorConfig& config, std::uint64_t& serials)
+    : plan_(config.reuseSamples, config.reuseMaxGap), serials_(&serials),
+      work_(workCounters(config.metricNames)), shareIndex_(config.shares() ? config.shareIndex : 0),
+      shareCount_(config.shares() ? config.shareCount : 1) {}
+
+// ---- observation ------------------------------------------------------------------------------
+
+void ReuseWindows::iterationBegins() {
     observed_.clear();
     iterSigs_.clear();
     iterFamilies_.clear();
     iterInfo_.clear();
 }
 
-void ReuseCycle::observe(Shared& shared, const Launch& l, const Stack& stack, std::size_t idx,
-                         std::uint64_t& serials) {
+void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, std::size_t idx) {
+    if (!observing_)
+        return;
     const bool in = shared.filtersAdmit(l, stack);
     std::uint64_t instance = 0;
     // The scope takes part in the signature whether or not the filters admit the launch, so that
@@ -35,7 +72,7 @@ void ReuseCycle::observe(Shared& shared, const Launch& l, const Stack& stack, st
     if (!stack.empty()) {
         const Frame& f = stack.back();
         if (f.serial == 0) { // the instance's first launch: its number and uniform path
-            f.serial = ++serials;
+            f.serial = ++*serials_;
             f.uniform = shared.model.uniformPath(stack);
         }
         instance = f.serial;
@@ -55,24 +92,28 @@ void ReuseCycle::observe(Shared& shared, const Launch& l, const Stack& stack, st
 
 // The reference's signature at `at` or, when the current iteration ran another launch there (a
 // data-dependent grid), its own (as observed) at the reference's place.
-std::uint32_t ReuseCycle::measuredSignature(std::size_t at) {
+std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
     if (!cycle_ || at >= refSigs_.size() || at >= refShapes_.size() || at >= refLabels_.size())
         return ReusePlan::kNotMeasured;
     if (observed_.shape(at) == refShapes_[at])
         return refSigs_[at];
-    return observed_.signatureAt(plan_, at, refLabels_[at]);
+    const std::uint32_t id = observed_.signatureAt(plan_, at, refLabels_[at]);
+    return plan_.isSplit(id) ? plan_.positional(id, at) : id;
 }
 
-void ReuseCycle::endObservation(const CollectorConfig& config, bool groupOpen) {
+void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOpen) {
     if (!observing_)
         return;
     observed_.assign(plan_, iterSigs_, iterFamilies_, iterLabels_);
+    for (std::size_t p = 0; p < iterSigs_.size(); ++p) // launches split before: by position
+        if (plan_.isSplit(iterSigs_[p]))
+            iterSigs_[p] = plan_.positional(iterSigs_[p], p);
     stopObservingIfUnbounded(config, groupOpen);
 }
 
 // Once a profile is complete, a program that keeps showing new signatures stops being observed
 // (later new kernels are not profiled; the log says so).
-void ReuseCycle::stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen) {
+void ReuseWindows::stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen) {
     if (plan_.signatures() <= config.reuseMaxSignatures || cyclesDone_ == 0 || cycle_ || groupOpen)
         return;
     core::log().info("libroofline: {} distinct launch signatures (a grid that changes with every "
@@ -88,16 +129,241 @@ void ReuseCycle::stopObservingIfUnbounded(const CollectorConfig& config, bool gr
     iterInfo_.clear();
 }
 
+// ---- records ------------------------------------------------------------------------------------
+
+// Reuse: a place the cycle's reference admitted is measured in this window even where this
+// iteration's own scopes are not what the filters ask for (`--nvtx-include 'Train step 5/'` picks
+// step 5, its windows run on steps 6, 7, ...); the record is the reference's.
+std::int64_t ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& stack,
+                                 std::size_t position, bool inside) {
+    const core::LaunchInfo* reference =
+        inside && !shared.filtersAdmit(l, stack) ? referenceAdmitted(position) : nullptr;
+    const bool admitted = inside && (reference ? shared.admitsCounted() : shared.admits(l, stack));
+    if (!admitted)
+        return -1;
+    const std::int64_t m = shared.addLaunch(l, stack);
+    core::LaunchInfo& record = shared.records[m];
+    if (reference) {
+        record.scopePath = reference->scopePath;
+        record.scopePathRaw = reference->scopePathRaw;
+        record.iteration = reference->iteration;
+    }
+    record.position = static_cast<std::int64_t>(position);
+    const std::uint32_t sig = measuredSignature(position);
+    if (sig != ReusePlan::kNotMeasured)
+        signatureOf_[m] = sig;
+    return m;
+}
+
+void ReuseWindows::recorded(Shared& shared, const std::vector<std::int64_t>& members) {
+    std::vector<std::uint32_t> touched;
+    for (std::int64_t m : members) {
+        if (m < 0)
+            continue;
+        const core::LaunchInfo& info = shared.records[m];
+        const auto sig = signatureOf_.find(m);
+        if (info.values.empty() || info.replay == ReplayStatus::Unmatched ||
+            sig == signatureOf_.end())
+            continue;
+        plan_.addSample(sig->second, static_cast<std::size_t>(m));
+        touched.push_back(sig->second);
+        if (info.position >= 0 && static_cast<std::size_t>(info.position) < measuredPos_.size())
+            measuredPos_[static_cast<std::size_t>(info.position)] = true;
+    }
+    if (splitDisagreeing(shared, touched))
+        rewind_ = true;
+}
+
+// A signature whose samples disagree in a work counter holds launches that look alike but do
+// different work (GEMMs of one grid and different depth): each of its launches becomes a
+// signature of its own (by position), the samples so far move to theirs, and the cycle goes on to
+// measure the others.
+bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched) {
+    if (work_.empty())
+        return false;
+    bool any = false;
+    for (std::uint32_t sig : std::set<std::uint32_t>(touched.begin(), touched.end())) {
+        if (plan_.isSplit(sig))
+            continue;
+        const core::LaunchInfo* first = nullptr;
+        std::size_t metric = work_.size();
+        for (std::size_t i : plan_.samples(sig)) {
+            const core::LaunchInfo& x = shared.records[static_cast<std::int64_t>(i)];
+            if (x.values.empty() || shared.records.superseded(i))
+                continue;
+            if (!first) {
+                first = &x;
+                continue;
+            }
+            for (std::size_t k = 0; k < work_.size() && metric == work_.size(); ++k)
+                if (!sameWork(first->values, x.values, {work_[k]}))
+                    metric = k;
+            if (metric < work_.size())
+                break;
+        }
+        if (metric == work_.size())
+            continue;
+        any = true;
+        ++splits_;
+        plan_.split(sig);
+        plan_.moveSamples(sig, [&](std::size_t i) {
+            return shared.records[static_cast<std::int64_t>(i)].position;
+        });
+        for (auto& [record, s] : signatureOf_)
+            if (s == sig)
+                s = plan_.positional(sig, static_cast<std::size_t>(std::max<std::int64_t>(
+                                              0, shared.records[record].position)));
+        for (std::size_t p = 0; p < refSigs_.size(); ++p)
+            if (refSigs_[p] == sig) {
+                refSigs_[p] = plan_.positional(sig, p);
+                splitPositions_.insert(refSigs_[p]);
+            }
+        const std::string& name = shared.config.metricNames[work_[metric]];
+        core::log().info("libroofline: launches of {} that look alike (kernel, grid, block, "
+                         "place) did different work ({} differs between them): each is measured "
+                         "on its own",
+                         first ? core::demangle(first->mangledName) : std::string("a kernel"),
+                         name);
+    }
+    return any;
+}
+
+namespace {
+
+// Positions of the samples, for a note.
+std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
+    std::string positions;
+    for (const auto* x : samples)
+        positions += (positions.empty() ? "" : ", ") + std::to_string(x->position);
+    return positions;
+}
+
+} // namespace
+
+// Every launch of the cycle's reference iteration that no window measured gets a record with the
+// mean of its signature's samples -- which agree in every work counter (or the record has no
+// values and says why) -- marked as such, with how far the samples spread.
+void ReuseWindows::emitReused(Shared& shared) {
+    for (std::size_t p = 0; p < refSigs_.size() && p < refInfo_.size(); ++p) {
+        const std::uint32_t sig = refSigs_[p];
+        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || refInfo_[p].mangledName.empty())
+            continue;
+        core::LaunchInfo info = std::move(refInfo_[p]);
+        info.name = core::demangle(info.mangledName);
+        if (const int owner = plan_.foreignOwner(sig); owner >= 0) {
+            info.countersRank = owner;
+            appendNote(info.note, core::awaitingCountersNote(owner));
+            ++shared.tally.foreign;
+            shared.records.add(std::move(info));
+            continue;
+        }
+        std::vector<const core::LaunchInfo*> samples;
+        for (std::size_t i : plan_.samples(sig))
+            if (i < shared.records.size() &&
+                !shared.records[static_cast<std::int64_t>(i)].values.empty() &&
+                !shared.records.superseded(i))
+                samples.push_back(&shared.records[static_cast<std::int64_t>(i)]);
+        const bool agree = std::all_of(samples.begin(), samples.end(), [&](const auto* x) {
+            return sameWork(samples[0]->values, x->values, work_);
+        });
+        if (samples.empty() && splitPositions_.count(sig) > 0) {
+            appendNote(info.note, "not measured: launches that look like it (kernel, grid, block, "
+                                  "place) did different work, so each is measured on its own, "
+                                  "and the profile stopped before this one was (run more "
+                                  "iterations)");
+            ++shared.tally.reusedDiffering;
+        } else if (samples.empty()) {
+            appendNote(info.note, "not measured: the launches of its signature measured in this "
+                                  "replay have no values");
+        } else if (!agree) {
+            // Never the mean of different work: the profile stopped before each of these
+            // launches was measured on its own.
+            appendNote(info.note, "not measured: the launches of its signature that were "
+                                  "measured (positions " +
+                                      positionsOf(samples) +
+                                      ") did different work, and the profile stopped before "
+                                      "this one was measured on its own (run more iterations)");
+            ++shared.tally.reusedDiffering;
+        } else {
+            const std::size_t n = samples.size(), metrics = samples[0]->values.size();
+            info.values.assign(metrics, 0.0);
+            double worst = 0;
+            std::size_t worstAt = 0;
+            for (std::size_t m = 0; m < metrics; ++m) {
+                double lo = samples[0]->values[m], hi = lo, sum = 0;
+                for (const auto* x : samples) {
+                    const double v = m < x->values.size() ? x->values[m] : 0.0;
+                    sum += v;
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+                info.values[m] = sum / static_cast<double>(n);
+                const double mean = std::fabs(info.values[m]);
+                const double spread = mean > 0 ? (hi - lo) / mean : 0.0;
+                if (spread > worst) {
+                    worst = spread;
+                    worstAt = m;
+                }
+            }
+            char spread[64];
+            std::snprintf(spread, sizeof spread, "%.1f%%", 100.0 * worst);
+            appendNote(info.note,
+                       "reused: mean of " + std::to_string(n) +
+                           " measured launches of the same signature (positions " +
+                           positionsOf(samples) + ")" +
+                           (n > 1 ? std::string("; they spread by up to ") + spread +
+                                        (worstAt < shared.config.metricNames.size()
+                                             ? " (" + shared.config.metricNames[worstAt] + ")"
+                                             : std::string())
+                                  : std::string()));
+            info.reusedSamples = static_cast<std::uint32_t>(n);
+            ++shared.tally.reused;
+        }
+        shared.records.add(std::move(info));
+    }
+    refInfo_.clear();
+}
+
+// ---- windows and cycles -----------------------------------------------------------------------
+
+void ReuseWindows::covered(const PassSchedule& schedule) {
+    coveredOffsets_.push_back(schedule.window().begin);
+}
+
+IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
+                                              const IterationFacts& facts) {
+    IterationVerdict v;
+    if (facts.groupCompleted) {
+        if (advance(shared, slot)) {
+            coveredWhole_ = true;
+            cycleWindows_ = windows_;
+        }
+    } else if (facts.inGroup && !facts.passStarted && facts.launches <= offset_) {
+        // The iteration ended before the window: not the reference's shape. The cycle ends
+        // without reused records (those of the windows completed so far stay); a later steady
+        // iteration starts another.
+        core::log().warn("libroofline: an iteration launched only {} kernels, none inside the "
+                         "replay window that starts at launch {}: the repeated-launch cycle "
+                         "starts again on a later iteration",
+                         facts.launches, offset_);
+        v.dropGroup = true;
+        cycle_ = false;
+        offset_ = 0;
+        windowEnd_ = 0;
+        refInfo_.clear();
+    }
+    return v;
+}
+
 // A cycle refers to a steady iteration: one that launched what the one before did (the first
 // often runs a validation pass or creates state). Launches no earlier cycle measured anything like
 // (a new kernel, block or scope) keep the replay helper waiting for them to form a steady
 // iteration. A program whose iterations never repeat exactly is taken as it is after a few.
-void ReuseCycle::afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReached,
-                                bool steadyShape) {
+void ReuseWindows::plan(Shared& shared, DeviceSlot& slot, const IterationFacts& facts) {
     // Once a cycle is done, an iteration of another launch count than the steady one (one that
     // also validated) is not the step the profile describes: its new launches neither start a
     // cycle nor keep the profile from completing.
-    const bool unmeasured = (cyclesDone_ == 0 || steadyShape) &&
+    const bool unmeasured = (cyclesDone_ == 0 || facts.steadyShape) &&
                             std::any_of(iterSigs_.begin(), iterSigs_.end(), [&](std::uint32_t id) {
                                 return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
                             });
@@ -105,10 +371,15 @@ void ReuseCycle::afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReache
     if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;
     prevFamilies_.swap(iterFamilies_);
-    if (steady && !cycle_ && !g.group && !g.restart) {
-        maybeStart(slot, g, unmeasured, limitReached);
-        if (!cycle_ && cyclesDone_ == 0)
-            cyclesDone_ = 1; // a steady iteration with nothing to measure: done
+    if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
+        maybeStart(slot, unmeasured, shared.limitReached());
+        // A steady iteration with nothing left to measure: done -- once the filters admitted
+        // some launch (`Train step 5/`: steps 0-4 admit none, and the profile waits for step 5).
+        const bool admitted = std::any_of(iterSigs_.begin(), iterSigs_.end(), [](std::uint32_t id) {
+            return id != ReusePlan::kNotMeasured;
+        });
+        if (!cycle_ && cyclesDone_ == 0 && admitted)
+            cyclesDone_ = 1;
     }
     if (cycle_)
         unsteady_ = 0;
@@ -118,7 +389,7 @@ void ReuseCycle::afterIteration(DeviceSlot& slot, PassGroup& g, bool limitReache
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
 // cycle measured.
-void ReuseCycle::maybeStart(DeviceSlot& slot, PassGroup& g, bool unmeasured, bool limitReached) {
+void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReached) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
     if (slot.failed || iterSigs_.empty() || iterInfo_.empty() || limitReached)
@@ -147,147 +418,82 @@ void ReuseCycle::maybeStart(DeviceSlot& slot, PassGroup& g, bool unmeasured, boo
     refInfo_.resize(refSigs_.size());
     iterInfo_.clear();
     measuredPos_.assign(refSigs_.size(), false);
+    rewind_ = false;
     cycle_ = true;
-    g.offset = w->begin;
+    offset_ = w->begin;
     windowEnd_ = w->end;
     windows_ = 1;
 }
 
-bool ReuseCycle::advance(Shared& shared, DeviceSlot& slot, PassGroup& g,
-                         std::vector<std::uint32_t>& signatures) {
+bool ReuseWindows::advance(Shared& shared, DeviceSlot& slot) {
     if (!cycle_)
         return false;
-    const auto w = plan_.next(refSigs_, windowEnd_, cycleRanges_);
+    std::optional<Window> w;
+    if (rewind_) {
+        // After a split: the split signatures' positions not measured yet, wherever they are
+        // (positions this cycle measured are not measured again).
+        std::vector<std::uint32_t> left = refSigs_;
+        for (std::size_t p = 0; p < left.size(); ++p)
+            if (measuredPos_[p])
+                left[p] = ReusePlan::kNotMeasured;
+        w = plan_.next(left, 0, cycleRanges_);
+        rewind_ = false;
+    } else {
+        w = plan_.next(refSigs_, windowEnd_, cycleRanges_);
+    }
     if (w) {
-        g.offset = w->begin;
+        offset_ = w->begin;
         windowEnd_ = w->end;
         ++windows_;
         return false;
     }
-    emitReused(shared, signatures);
+    emitReused(shared);
     cycle_ = false;
     ++cyclesDone_;
     slot.guard([&] { slot.backend->release(0); }); // nothing to measure until another cycle
-    g.offset = 0;
+    offset_ = 0;
     windowEnd_ = 0;
     return true;
 }
 
-void ReuseCycle::drop(PassGroup& g) {
+// ---- state ------------------------------------------------------------------------------------
+
+bool ReuseWindows::pending(const Shared& shared) const {
+    return cycle_ || ((cyclesDone_ == 0 || awaiting_) && !shared.limitReached());
+}
+
+bool ReuseWindows::done(const Shared&) const {
+    return cyclesDone_ > 0 && !cycle_ && !awaiting_;
+}
+
+std::uint64_t ReuseWindows::launchesCovered(std::uint64_t launches, std::size_t capacity) const {
+    if (coveredWhole_)
+        return launches;
+    const std::uint64_t cap = std::max<std::uint64_t>(1, capacity);
+    std::uint64_t n = 0;
+    for (std::size_t offset : std::set<std::size_t>(coveredOffsets_.begin(), coveredOffsets_.end()))
+        if (offset < launches)
+            n += std::min<std::uint64_t>(cap, launches - offset);
+    return n;
+}
+
+std::uint64_t ReuseWindows::iterationsNeeded(std::uint64_t, std::size_t, std::size_t passes,
+                                             std::size_t, bool) const {
+    // Two observed iterations (a steady one), then the windows of a cycle.
+    return 2 + std::max<std::size_t>(cycleWindows_, windows_) * passes;
+}
+
+// A cycle cut short by the stop still gives the launches whose signature has samples their
+// reused records.
+void ReuseWindows::finish(Shared& shared) {
+    if (!cycle_)
+        return;
+    try {
+        emitReused(shared);
+    } catch (...) {
+        // out of memory: those records are missing, as unmeasured launches are
+    }
     cycle_ = false;
-    g.offset = 0;
-    windowEnd_ = 0;
-    refInfo_.clear();
-}
-
-void ReuseCycle::recordSamples(const RecordStore& records, const std::vector<std::int64_t>& members,
-                               const std::vector<std::uint32_t>& signatures) {
-    for (std::int64_t m : members) {
-        if (m < 0)
-            continue;
-        const auto i = static_cast<std::size_t>(m);
-        const core::LaunchInfo& info = records[m];
-        if (info.values.empty() || info.replay == ReplayStatus::Unmatched ||
-            i >= signatures.size() || signatures[i] == ReusePlan::kNotMeasured)
-            continue;
-        plan_.addSample(signatures[i], i);
-        if (info.position >= 0 && static_cast<std::size_t>(info.position) < measuredPos_.size())
-            measuredPos_[static_cast<std::size_t>(info.position)] = true;
-    }
-}
-
-namespace {
-// Counters of work done (instructions, operations): equal for launches doing the same work.
-bool isWorkCounter(const std::string& metric) {
-    return metric.rfind("sm__sass_thread_inst_executed", 0) == 0 ||
-           metric.rfind("sm__ops_path_tensor", 0) == 0 ||
-           metric.rfind("sm__inst_executed_pipe_tensor", 0) == 0;
-}
-} // namespace
-
-// Reuse: every launch of the cycle's reference iteration that no window measured gets a record
-// with the mean of its signature's samples, marked as such, with how far the samples spread.
-void ReuseCycle::emitReused(Shared& shared, std::vector<std::uint32_t>& signatures) {
-    for (std::size_t p = 0; p < refSigs_.size() && p < refInfo_.size(); ++p) {
-        const std::uint32_t sig = refSigs_[p];
-        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || refInfo_[p].mangledName.empty())
-            continue;
-        if (const int owner = plan_.foreignOwner(sig); owner >= 0) {
-            core::LaunchInfo info = std::move(refInfo_[p]);
-            info.name = core::demangle(info.mangledName);
-            info.countersRank = owner;
-            appendNote(info.note, core::awaitingCountersNote(owner));
-            ++shared.tally.foreign;
-            shared.records.add(std::move(info));
-            signatures.resize(shared.records.size(), ReusePlan::kNotMeasured);
-            continue;
-        }
-        std::vector<const core::LaunchInfo*> samples;
-        for (std::size_t i : plan_.samples(sig))
-            if (i < shared.records.size() &&
-                !shared.records[static_cast<std::int64_t>(i)].values.empty() &&
-                !shared.records.superseded(i))
-                samples.push_back(&shared.records[static_cast<std::int64_t>(i)]);
-        core::LaunchInfo info = std::move(refInfo_[p]);
-        info.name = core::demangle(info.mangledName);
-        if (samples.empty()) {
-            appendNote(info.note, "not measured: the launches of its signature measured in this "
-                                  "replay have no values");
-        } else {
-            const std::size_t n = samples.size(), metrics = samples[0]->values.size();
-            info.values.assign(metrics, 0.0);
-            double worst = 0;
-            std::size_t worstAt = 0, workAt = metrics; // workAt: a work counter that differs
-            for (std::size_t m = 0; m < metrics; ++m) {
-                double lo = samples[0]->values[m], hi = lo, sum = 0;
-                for (const auto* x : samples) {
-                    const double v = m < x->values.size() ? x->values[m] : 0.0;
-                    sum += v;
-                    lo = std::min(lo, v);
-                    hi = std::max(hi, v);
-                }
-                info.values[m] = sum / static_cast<double>(n);
-                const double mean = std::fabs(info.values[m]);
-                const double spread = mean > 0 ? (hi - lo) / mean : 0.0;
-                if (spread > worst) {
-                    worst = spread;
-                    worstAt = m;
-                }
-                if (spread > 1e-6 && workAt == metrics && m < shared.config.metricNames.size() &&
-                    isWorkCounter(shared.config.metricNames[m]))
-                    workAt = m;
-            }
-            std::string positions;
-            for (const auto* x : samples)
-                positions += (positions.empty() ? "" : ", ") + std::to_string(x->position);
-            char spread[64];
-            std::snprintf(spread, sizeof spread, "%.1f%%", 100.0 * worst);
-            appendNote(info.note,
-                       "reused: mean of " + std::to_string(n) +
-                           " measured launches of the same signature (positions " + positions +
-                           ")" +
-                           (n > 1 ? std::string("; they spread by up to ") + spread +
-                                        (worstAt < shared.config.metricNames.size()
-                                             ? " (" + shared.config.metricNames[worstAt] + ")"
-                                             : std::string())
-                                  : std::string()));
-            if (workAt < metrics) {
-                // Instruction and operation counts repeat exactly for the same work: samples
-                // that differ are launches that look alike but are not (say, GEMMs of one grid
-                // and different depth in a loop).
-                appendNote(info.note, "the samples' work differs (" +
-                                          shared.config.metricNames[workAt] +
-                                          "): these launches may not do the same work; "
-                                          "ROOFLINE_REUSE=0 measures each");
-                ++shared.tally.reusedDiffering;
-            }
-            info.reusedSamples = static_cast<std::uint32_t>(n);
-            ++shared.tally.reused;
-        }
-        shared.records.add(std::move(info));
-        signatures.resize(shared.records.size(), ReusePlan::kNotMeasured);
-    }
-    refInfo_.clear();
 }
 
 } // namespace roofline::collect

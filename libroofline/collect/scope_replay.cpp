@@ -7,12 +7,100 @@
 namespace roofline::collect {
 
 ScopeReplay::ScopeReplay(Shared& shared, std::vector<DeviceSlot*> slots)
-    : GroupReplay(shared, std::move(slots)), scopes_(slots_.size()) {}
+    : Strategy(shared, std::move(slots)) {
+    for (DeviceSlot* s : slots_)
+        devices_.push_back(std::make_unique<Device>(*this, *s));
+}
 
-void ScopeReplay::groupBegins(PassGroup& g) {
-    Scopes& c = scopes_[g.slot->index];
-    c.expected.clear();
-    c.expectedScopes.clear();
+ScopeReplay::~ScopeReplay() = default;
+
+void ScopeReplay::iterationBegins() {
+    for (auto& dp : devices_) {
+        Device& d = *dp;
+        PassSchedule& schedule = d.replay.schedule;
+        if (d.replay.slot->failed)
+            continue;
+        schedule.iterationBegins();
+        d.launches = 0;
+        if (schedule.passOpen())
+            continue; // a pass spanning several iterations goes on
+        d.scopeCount = 0;
+        if (!schedule.inGroup()) {
+            if (shared_.graphsStopped()) {
+                schedule.cancelRestart();
+                continue; // graph launches leave nothing to measure (graphLaunch)
+            }
+            if (shared_.observeFirst && shared_.model.seen() == 1) {
+                shared_.firstIterationIssue = "observed only (warm-up: lazily loaded kernels, "
+                                              "validation, state created on first use; "
+                                              "ROOFLINE_FIRST_ITERATION=measure measures it)";
+                continue;
+            }
+            if (shared_.limitReached()) {
+                schedule.cancelRestart();
+                continue; // launch count reached: no new groups, no cost
+            }
+            beginGroup(d);
+        }
+        schedule.startOfIteration(d);
+    }
+}
+
+void ScopeReplay::iterationEnds() {
+    shared_.model.countLaunches(devices_[0]->launches);
+    const CollectorConfig& config = shared_.config;
+    for (auto& dp : devices_) {
+        Device& d = *dp;
+        DeviceSlot& s = *d.replay.slot;
+        if (s.failed)
+            continue;
+        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
+        d.replay.schedule.iterationEnds(capacity, d.scopeCount,
+                                        {config.iterationsPerPass, !shared_.helperActive}, d);
+    }
+}
+
+void ScopeReplay::beginGroup(Device& d) {
+    d.replay.beginGroup(shared_, Window{});
+    d.expected.clear();
+    d.expectedScopes.clear();
+}
+
+void ScopeReplay::startPass(Device& d) {
+    if (d.replay.startPass(shared_, 0, [&] { beginGroup(d); })) {
+        d.scopeCount = 0;
+        d.passKernels = 0;
+    }
+}
+
+void ScopeReplay::endPass(Device& d) {
+    DeviceSlot& s = *d.replay.slot;
+    PassSchedule& schedule = d.replay.schedule;
+    s.guard([&] {
+        const bool all = s.backend->stop();
+        schedule.passStopped();
+        if (!all && s.stale()) { // later passes need a new profiler: restart
+            d.replay.abandon(shared_);
+            s.reenableIfStale(0);
+            return;
+        }
+        if (schedule.pass() > 0 && d.scopeCount != d.expectedScopes.size())
+            d.replay.noteMismatch(shared_, "pass " + std::to_string(schedule.pass()) + " opened " +
+                                               std::to_string(d.scopeCount) +
+                                               " scopes where pass 0 opened " +
+                                               std::to_string(d.expectedScopes.size()));
+        if (schedule.pass() == 1 &&
+            d.replay.firstIterationDiffers(
+                shared_, d.replay.mismatch() ? d.replay.mismatchNote() : std::string(), 0))
+            return;
+        schedule.nextPass();
+        if (!all)
+            return;
+        if (completeGroup(d)) // more counters now: the same scopes again, from the next iteration
+            schedule.measureAgain();
+        else
+            schedule.groupCompleted();
+    });
 }
 
 void ScopeReplay::scopePushed(Stack& stack) {
@@ -29,21 +117,23 @@ void ScopeReplay::scopePushed(Stack& stack) {
         return;
     // The iteration scope's range is named "<name>#<iteration in pass>" so that the iterations a
     // pass spans are distinct ranges; nested scopes are told apart by their parents.
-    const std::string own =
-        level == 1 ? core::uniformInstance(f.name) + "#" + std::to_string(groups_[0].passIters)
-                   : f.name;
+    const std::string own = level == 1
+                                ? core::uniformInstance(f.name) + "#" +
+                                      std::to_string(devices_[0]->replay.schedule.passIterations())
+                                : f.name;
     if (level == 1)
         iterationRangeName_ = own;
     const std::string rel =
         level == 1 ? own : iterationRangeName_ + "/" + model.path(stack, base + 1);
-    for (PassGroup& g : groups_) {
-        DeviceSlot& s = *g.slot;
-        Scopes& c = scopes_[s.index];
-        if (s.failed || !g.group || !g.passOpen)
+    for (auto& dp : devices_) {
+        Device& d = *dp;
+        DeviceSlot& s = *d.replay.slot;
+        const PassSchedule& schedule = d.replay.schedule;
+        if (s.failed || !schedule.inGroup() || !schedule.passOpen())
             continue;
-        if (g.scopeCount >= s.backend->capacity()) {
-            if (!c.overflowNoted) {
-                c.overflowNoted = true;
+        if (d.scopeCount >= s.backend->capacity()) {
+            if (!d.overflowNoted) {
+                d.overflowNoted = true;
                 core::log().warn("an iteration opened more than {} scopes: later ones are not "
                                  "measured (raise ROOFLINE_RANGES_PER_IMAGE)",
                                  s.backend->capacity());
@@ -54,7 +144,7 @@ void ScopeReplay::scopePushed(Stack& stack) {
         if (s.failed)
             continue;
         f.records[s.index] = -1; // pushed; no record (replay pass)
-        if (g.pass == 0) {
+        if (schedule.pass() == 0) {
             core::LaunchInfo info;
             info.name = level == 1 ? core::uniformInstance(f.name) : f.name;
             model.setScope(info, stack);
@@ -63,23 +153,23 @@ void ScopeReplay::scopePushed(Stack& stack) {
             info.kernels = 0;
             f.records[s.index] = shared_.records.add(std::move(info));
             s.members.push_back(f.records[s.index]);
-            c.expectedScopes.push_back(rel);
-        } else if (g.scopeCount >= c.expectedScopes.size() ||
-                   c.expectedScopes[g.scopeCount] != rel) {
-            noteMismatch(g, "pass " + std::to_string(g.pass) + " opened scope '" + rel +
-                                "' where pass 0 opened '" +
-                                (g.scopeCount < c.expectedScopes.size()
-                                     ? c.expectedScopes[g.scopeCount]
-                                     : std::string("nothing")) +
-                                "'");
+            d.expectedScopes.push_back(rel);
+        } else if (d.scopeCount >= d.expectedScopes.size() ||
+                   d.expectedScopes[d.scopeCount] != rel) {
+            d.replay.noteMismatch(shared_, "pass " + std::to_string(schedule.pass()) +
+                                               " opened scope '" + rel + "' where pass 0 opened '" +
+                                               (d.scopeCount < d.expectedScopes.size()
+                                                    ? d.expectedScopes[d.scopeCount]
+                                                    : std::string("nothing")) +
+                                               "'");
         }
-        ++g.scopeCount;
+        ++d.scopeCount;
     }
 }
 
 void ScopeReplay::scopePopping(Frame& f) {
-    for (std::size_t i = 0; i < f.records.size() && i < groups_.size(); ++i)
-        if (f.records[i] != -2 && groups_[i].passOpen)
+    for (std::size_t i = 0; i < f.records.size() && i < devices_.size(); ++i)
+        if (f.records[i] != -2 && devices_[i]->replay.schedule.passOpen())
             slots_[i]->guard([&] { slots_[i]->backend->popRange(); });
 }
 
@@ -89,59 +179,83 @@ void ScopeReplay::scopePopping(Frame& f) {
 void ScopeReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     if (!shared_.model.inside())
         return;
-    PassGroup& g = groupOf(s);
-    ++g.k;
-    if (!g.group)
+    Device& d = device(s);
+    ++d.launches;
+    const PassSchedule& schedule = d.replay.schedule;
+    if (!schedule.inGroup())
         return; // the launch count is reached
-    Scopes& c = scopes_[s.index];
     LaunchKey key = l.identity();
-    const std::size_t at = c.passKernels++;
-    if (g.pass == 0) {
-        c.expected.push_back(std::move(key));
+    const std::size_t at = d.passKernels++;
+    if (schedule.pass() == 0) {
+        d.expected.push_back(std::move(key));
         for (const Frame& f : stack)
             if (s.index < f.records.size() && f.records[s.index] >= 0)
                 ++shared_.records[f.records[s.index]].kernels;
         return;
     }
-    if (at < c.expected.size() && sameLaunch(c.expected[at], key))
+    if (at < d.expected.size() && sameLaunch(d.expected[at], key))
         return;
-    noteMismatch(
-        g, "pass " + std::to_string(g.pass) + " launch " + std::to_string(at) + " is " +
-               launchText(key) + " where pass 0 launched " +
-               (at < c.expected.size() ? launchText(c.expected[at]) : std::string("nothing")));
+    d.replay.noteMismatch(
+        shared_,
+        "pass " + std::to_string(schedule.pass()) + " launch " + std::to_string(at) + " is " +
+            launchText(key) + " where pass 0 launched " +
+            (at < d.expected.size() ? launchText(d.expected[at]) : std::string("nothing")));
 }
 
-bool ScopeReplay::passChecked(PassGroup& g, bool) {
-    Scopes& c = scopes_[g.slot->index];
-    if (g.pass > 0 && g.scopeCount != c.expectedScopes.size())
-        noteMismatch(g, "pass " + std::to_string(g.pass) + " opened " +
-                            std::to_string(g.scopeCount) + " scopes where pass 0 opened " +
-                            std::to_string(c.expectedScopes.size()));
-    return true;
-}
-
-bool ScopeReplay::advance(PassGroup& g, bool) {
-    ++g.pass;
-    return true;
-}
-
-void ScopeReplay::completeGroup(PassGroup& g) {
-    DeviceSlot& s = *g.slot;
-    const Scopes& c = scopes_[s.index];
+bool ScopeReplay::completeGroup(Device& d) {
+    DeviceSlot& s = *d.replay.slot;
     int chunk = -1;
     std::vector<RangeValues> ranges = s.evaluateImage(chunk);
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
-                 g.mismatch, [&](std::size_t i, core::LaunchInfo& info) {
-                     if (i < ranges.size() && i < c.expectedScopes.size() &&
-                         ranges[i].name != c.expectedScopes[i])
+                 d.replay.mismatch(), [&](std::size_t i, core::LaunchInfo& info) {
+                     if (i < ranges.size() && i < d.expectedScopes.size() &&
+                         ranges[i].name != d.expectedScopes[i])
                          appendNote(info.note, "CUPTI named this range '" + ranges[i].name + "'");
-                     if (g.mismatch) { // values kept, combined work noted
-                         appendNote(info.note, g.mismatchNote);
+                     if (d.replay.mismatch()) { // values kept, combined work noted
+                         appendNote(info.note, d.replay.mismatchNote());
                          info.replay = ReplayStatus::Differs;
                      }
                  });
-    recorded(g);
+    const bool redo = inferTensorMetrics(s);
+    s.members.clear();
+    ++shared_.tally.groupsCompleted;
     s.backend->configure(); // the same image, fresh, for the next group
+    return redo;
+}
+
+void ScopeReplay::graphLaunch(DeviceSlot& s) {
+    device(s).replay.graphLaunched(shared_, 0);
+}
+
+void ScopeReplay::renewStaleProfiler(DeviceSlot& s) {
+    device(s).replay.renewStaleProfiler(shared_, 0);
+}
+
+bool ScopeReplay::profiling(const DeviceSlot& s) const {
+    return devices_[s.index]->replay.profiling();
+}
+
+void ScopeReplay::quiesce(DeviceSlot& s) {
+    ReplayDevice& r = device(s).replay;
+    r.stopPass();
+    if (r.schedule.inGroup())
+        r.abandon(shared_);
+}
+
+bool ScopeReplay::pending() const {
+    const bool observedFirst = shared_.observeFirst && shared_.model.seen() == 1;
+    for (const auto& d : devices_) {
+        const PassSchedule& schedule = d->replay.schedule;
+        if (!d->replay.slot->failed && (schedule.inGroup() || schedule.restartPending() ||
+                                        (observedFirst && !shared_.limitReached())))
+            return true;
+    }
+    return false;
+}
+
+void ScopeReplay::finish() {
+    for (auto& d : devices_)
+        d->replay.finish(shared_, passes_);
 }
 
 } // namespace roofline::collect

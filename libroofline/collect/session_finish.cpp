@@ -1,8 +1,8 @@
 // The end of a session: the collector's launches with their durations and values become the
 // recording (evaluated on the host), the summary says what was measured and what it cost, and the
 // recording is saved once.
-#include "core/ceilings_file.hpp"
 #include "collect/session_impl.hpp"
+#include "core/ceilings_file.hpp"
 
 #include "core/demangle.hpp"
 #include "core/device_peaks.hpp"
@@ -97,9 +97,9 @@ void SessionState::finish() noexcept {
     for (const auto& d : devices)
         if (d.backend)
             cost.add(d.backend->cost());
-    const std::vector<double> peaks =
-        !devices.empty() && devices[0].backend ? devices[0].backend->peakValues()
-                                               : std::vector<double>{};
+    const std::vector<double> peaks = !devices.empty() && devices[0].backend
+                                          ? devices[0].backend->peakValues()
+                                          : std::vector<double>{};
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     try {
@@ -270,14 +270,15 @@ void SessionState::saveOnce(std::size_t unmeasured) const noexcept {
                     : std::string();
             const std::uint64_t foreign = collector->foreignRecords();
             const std::string shared =
-                foreign > 0 ? ", " + std::to_string(foreign) +
-                                  " of them measured on other ranks (`roofline merge` fills them in)"
-                            : std::string();
+                foreign > 0
+                    ? ", " + std::to_string(foreign) +
+                          " of them measured on other ranks (`roofline merge` fills them in)"
+                    : std::string();
             std::fprintf(stderr,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
                          "saved to %s%s\n",
-                         static_cast<long>(process.pid), records.size(), unmeasured,
-                         shared.c_str(), saved.c_str(), idle.c_str());
+                         static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
+                         saved.c_str(), idle.c_str());
         }
         if (saved == outputPath)
             core::log().info("libroofline: recording saved to {}", saved);

@@ -199,6 +199,13 @@ CollectorConfig collectorConfig(const Options& options) {
     config.firstIteration = options.firstIteration;
     config.reuseSamples =
         options.mode == CollectionMode::IterationReplay ? options.reuseSamples : 0;
+    if (config.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {
+        // A launch skip and count select launches in program order: each selected one is
+        // measured itself, as Nsight Compute's --launch-skip/--launch-count do.
+        core::log().info("libroofline: a launch skip or count is set: every selected launch is "
+                         "measured (repeated-launch reuse is off)");
+        config.reuseSamples = 0;
+    }
     config.flushCaches = options.cacheFlush == CacheFlush::On;
     config.keepImageBytes = options.keepImagesMiB << 20;
     config.measureAfterComplete = !options.idleWhenComplete;

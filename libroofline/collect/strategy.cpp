@@ -236,11 +236,11 @@ bool Strategy::inferTensorMetrics(DeviceSlot& slot) {
         metricsAdded(other);
     });
     if (!aligned())
-        config.passes = passes;
+        passes_ = passes;
     core::log().info("libroofline: a launch ran MMA work whose per-type counters were not "
                      "collected ({}): they are collected from now on ({} passes) and its replay "
                      "window is measured again",
-                     list, config.passes);
+                     list, passes_);
     return true;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // What the collector's strategies share, and the interface each one implements
-// (docs/design/0015-collector-by-strategy.md). One strategy serves a session, chosen by its mode:
-// KernelReplay (collect/kernel_replay), ScopeReplay (collect/scope_replay) and IterationReplay
-// (collect/iteration_replay, positional or aligned passes, with a ReuseCycle choosing its windows
-// when repeated launches are reused). Every call comes under the collector's lock. Pure logic:
-// no CUDA, no CUPTI; tested with the fake backend (test/unit/collector_harness.hpp).
+// (docs/design/0015-collector-by-strategy.md, 0018). One strategy serves a session, chosen by its
+// mode: KernelReplay (collect/kernel_replay), ScopeReplay (collect/scope_replay) and
+// IterationReplay (collect/iteration_replay: a pass schedule, a pass checker, a window placement
+// and a window chooser per device). Every call comes under the collector's lock. Pure logic: no
+// CUDA, no CUPTI; tested with the fake backend (test/unit/collector_harness.hpp).
 #include "collect/backend.hpp"
 #include "collect/collector_config.hpp"
 #include "collect/iteration_model.hpp"
@@ -143,7 +143,7 @@ void assignRanges(RecordStore& records, const std::vector<std::int64_t>& members
 class Strategy {
 public:
     Strategy(Shared& shared, std::vector<DeviceSlot*> slots)
-        : shared_(shared), slots_(std::move(slots)) {}
+        : shared_(shared), slots_(std::move(slots)), passes_(shared.config.passes) {}
     virtual ~Strategy() = default;
     Strategy(const Strategy&) = delete;
     Strategy& operator=(const Strategy&) = delete;
@@ -175,6 +175,9 @@ public:
     virtual bool aligned() const noexcept { return false; }
     /// The configuration a fresh profiler starts at.
     virtual std::size_t firstConfig() const noexcept { return 0; }
+    /// Replay passes per group now (the metric set may grow; aligned passes may need one more
+    /// than CUPTI's packing).
+    std::size_t passes() const noexcept { return passes_; }
 
 protected:
     /// Tensor counters by detection (docs/design/0008): the image's records get their inferred
@@ -192,6 +195,7 @@ protected:
 
     Shared& shared_;
     std::vector<DeviceSlot*> slots_;
+    std::size_t passes_;
 };
 
 } // namespace roofline::collect

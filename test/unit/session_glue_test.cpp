@@ -204,3 +204,19 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
     EXPECT_EQ(core::loadRecording(path).launches.size(), 2u);
     std::remove(path.c_str());
 }
+
+// A launch skip or count selects launches in program order: each selected one is measured (reuse
+// off, as Nsight Compute's --launch-skip/--launch-count measure each), and the rest of the options
+// go to the collector as they are.
+TEST(SessionGlue, ALaunchSkipOrCountMeasuresEachSelectedLaunch) {
+    Options o;
+    o.reuseSamples = 2;
+    EXPECT_EQ(collectorConfig(o).reuseSamples, 2u);
+    o.launchCount = 10;
+    EXPECT_EQ(collectorConfig(o).reuseSamples, 0u);
+    EXPECT_EQ(collectorConfig(o).launchCount, 10u);
+    o.launchCount = 0;
+    o.launchSkip = 100;
+    EXPECT_EQ(collectorConfig(o).reuseSamples, 0u);
+    EXPECT_EQ(collectorConfig(o).launchSkip, 100u);
+}
