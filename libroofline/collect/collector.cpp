@@ -7,20 +7,30 @@
 
 namespace roofline::collect {
 
+namespace {
+
+// The configuration as the collector runs it (read-only from then on).
+CollectorConfig normalized(CollectorConfig c) {
+    if (c.passes == 0)
+        c.passes = 1;
+    if (!modeFacts(c.mode).measuresAgain) { // aligned passes measure a group again
+        c.alignedPasses = 0;
+        c.alignAvailable = false;
+    }
+    return c;
+}
+
+} // namespace
+
 Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level)
-    : shared_(std::move(config), level) {
-    CollectorConfig& c = shared_.config;
+    : shared_(normalized(std::move(config)), level), facts_(modeFacts(shared_.config.mode)) {
+    const CollectorConfig& c = shared_.config;
     for (CounterBackend* b : backends)
         slots_.push_back(std::make_unique<DeviceSlot>(slots_.size(), b, shared_));
     if (slots_.empty()) // timing-only with no device backends
         slots_.push_back(std::make_unique<DeviceSlot>(0, nullptr, shared_));
-    if (c.passes == 0)
-        c.passes = 1;
-    if (c.mode != CollectionMode::IterationReplay) {
-        c.alignedPasses = 0;
-        c.alignAvailable = false;
-    }
     shared_.observeFirst = c.observesFirstIteration() && level == Level::Counters;
+    shared_.graphKernelsTimed = facts_.replaysKernels;
     std::vector<DeviceSlot*> slots;
     for (auto& s : slots_)
         slots.push_back(s.get());
@@ -72,7 +82,7 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
         return;
     try {
         const bool iteration = shared_.model.pushed(stack);
-        if (level() != Level::Counters || shared_.config.mode == CollectionMode::KernelReplay)
+        if (level() != Level::Counters || !facts_.followsIterations)
             return;
         if (iteration && shared_.model.opened(thread))
             strategy_->iterationBegins();
@@ -94,8 +104,7 @@ void Collector::onPop(Stack& stack) noexcept {
         strategy_->scopePopping(f);
         f.records.clear();
     }
-    if (finished_ || level() != Level::Counters ||
-        shared_.config.mode == CollectionMode::KernelReplay)
+    if (finished_ || level() != Level::Counters || !facts_.followsIterations)
         return;
     if (f.iteration && shared_.model.closed())
         iterationEnded();
@@ -136,8 +145,12 @@ bool Collector::onLaunch(const Launch& l, const Stack& stack) noexcept {
     DeviceSlot& s = *slots_[l.slot];
     try {
         if (level() == Level::TimingOnly || s.failed || l.inGraph) {
-            if (shared_.admits(l, stack))
-                shared_.addLaunch(l, stack);
+            if (shared_.admits(l, stack)) {
+                if (l.inGraph)
+                    shared_.addGraphKernel(l, stack);
+                else
+                    shared_.addLaunch(l, stack);
+            }
             return false;
         }
         strategy_->renewStaleProfiler(s);
@@ -172,9 +185,8 @@ bool Collector::needsPass() noexcept {
     }
     const bool progressed = seen != helperIterations_;
     helperIterations_ = seen;
-    bool pending = level() == Level::Counters &&
-                   shared_.config.mode != CollectionMode::KernelReplay && !finished_ &&
-                   !shared_.graphsStopped() && strategy_->pending();
+    bool pending = level() == Level::Counters && !finished_ && !shared_.graphsStopped() &&
+                   strategy_->pending();
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
@@ -205,10 +217,11 @@ std::uint64_t Collector::completedAfterIterations() const noexcept {
     return completedAt_ != 0 ? completedAt_ : iteration_ ? iteration_->completedAt() : 0;
 }
 
-void Collector::finish() noexcept {
+CollectionResult Collector::finish() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
+    CollectionResult result;
     if (finished_)
-        return;
+        return result;
     finished_ = true;
     strategy_->finish();
     // The session destroys the backends after this: nothing here may reach them again
@@ -221,10 +234,31 @@ void Collector::finish() noexcept {
         // out of memory: records keep the uniform paths
     }
     try {
-        shared_.records.finish(shared_.config.mode == CollectionMode::IterationReplay);
+        shared_.records.finish(facts_.programOrder);
     } catch (...) {
         // out of memory: records stay in the order they were measured
     }
+    result.launches = std::move(shared_.records.all());
+    result.images = std::move(shared_.records.keptImages());
+    result.tally = shared_.tally;
+    result.superseded = shared_.records.supersededCount();
+    result.passes = strategy_->passes();
+    result.level = level();
+    result.failure = shared_.failure;
+    result.firstIterationIssue = shared_.firstIterationIssue;
+    result.onlyObservedIterationRan = shared_.observeFirst && shared_.model.seen() == 1;
+    result.completedAfterIterations = completedAfterIterations();
+    result.reuses = reuses();
+    if (shared_.config.shares()) {
+        result.shareIndex = shared_.config.shareIndex;
+        result.shareCount = shared_.config.shareCount;
+    }
+    try {
+        if (level() == Level::Counters)
+            strategy_->coverage(result.coverage);
+    } catch (...) {
+    }
+    return result;
 }
 
 } // namespace roofline::collect

@@ -10,6 +10,7 @@
 //   scope replay      one record per scope instance (collect/scope_replay).
 // Pure logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/backend.hpp"
+#include "collect/collection_result.hpp"
 #include "collect/collector_config.hpp"
 #include "collect/frame.hpp"
 #include "collect/host_timing.hpp"
@@ -64,8 +65,10 @@ public:
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;
-    /// Ends collection: stops the backends, evaluates complete groups, notes incomplete ones.
-    void finish() noexcept;
+    /// Ends collection: stops the backends, evaluates complete groups, notes incomplete ones;
+    /// returns what was collected (the records and kept images move into it; a second call
+    /// returns an empty result).
+    CollectionResult finish() noexcept;
 
     /// Called (under the collector's lock) when a backend fails mid-run, with the cause; the
     /// collector has already switched to timing-only.
@@ -77,10 +80,6 @@ public:
     /// Read without the collector's lock (the launch path asks it before locking).
     Level level() const noexcept { return shared_.level.load(); }
     const std::string& failure() const noexcept { return shared_.failure; }
-    std::vector<core::LaunchInfo>& launches() noexcept { return shared_.records.all(); }
-    std::vector<std::vector<std::uint8_t>>& keptImages() noexcept {
-        return shared_.records.keptImages();
-    }
     std::uint64_t droppedRanges() const noexcept { return shared_.tally.dropped; }
     std::uint64_t mismatchedGroups() const noexcept { return shared_.tally.mismatchedGroups; }
     /// Replay windows measured again because a later pass did not run some of their launches.
@@ -103,7 +102,8 @@ public:
     std::uint64_t reusedLaunches() const noexcept { return shared_.tally.reused; }
     /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
     std::size_t reuseSignatures() const noexcept;
-    /// Reused records whose samples' work counters differ (their notes say which).
+    /// Records left without values: launches that look like them did different work, and the
+    /// stop came before each was measured on its own (their notes say which).
     std::uint64_t reusedDiffering() const noexcept { return shared_.tally.reusedDiffering; }
     /// Records whose counters another rank measures (CollectorConfig::shares()).
     std::uint64_t foreignRecords() const noexcept { return shared_.tally.foreign; }
@@ -145,6 +145,7 @@ private:
 
     mutable std::mutex mutex_;
     Shared shared_;
+    const ModeFacts facts_;
     std::vector<std::unique_ptr<DeviceSlot>> slots_;
     std::unique_ptr<Strategy> strategy_;
     IterationReplay* iteration_ = nullptr; // strategy_ in iteration replay

@@ -2,6 +2,7 @@
 // What the collector is asked to do: the collection mode, filters, replay settings and the
 // policies a session derives from its options. Pure: no CUDA.
 #include "collect/frame.hpp"
+#include "collect/mode.hpp"
 #include "core/launch.hpp"
 #include "core/nvtx_filter.hpp"
 
@@ -85,12 +86,10 @@ struct CollectorConfig {
     bool measureAfterComplete = true;
 
     /// Repeated-launch reuse is on (iteration replay with samples per signature).
-    bool reuses() const noexcept {
-        return mode == CollectionMode::IterationReplay && reuseSamples > 0;
-    }
+    bool reuses() const noexcept { return modeFacts(mode).measuresAgain && reuseSamples > 0; }
     /// The first iteration is observed only (FirstIteration::Skip; kernel replay has none).
     bool observesFirstIteration() const noexcept {
-        return firstIteration == FirstIteration::Skip && mode != CollectionMode::KernelReplay;
+        return firstIteration == FirstIteration::Skip && modeFacts(mode).followsIterations;
     }
     /// Nothing is measured before the first pass of a later iteration: the session creates the
     /// profiler only to check the permission, and the collector keeps it released until then.

@@ -37,7 +37,7 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         s.members.push_back(index);
     });
     if (s.failed)
-        appendNote(shared_.records[index].note, shared_.config.timingReason);
+        appendNote(shared_.records[index].note, shared_.timingReason);
 }
 
 // Measured on the H100 (GpuGraphs tests): in kernel replay a graph is one range that misses most

@@ -1,16 +1,13 @@
 // roofline::Session: the options checked, the devices opened, CUPTI's profiler and the counter
 // configuration set up (or the reason there are no counters), then the session glue
 // (collect/session_state.cpp) wired to the collector.
+#include "collect/counter_setup.hpp"
 #include "collect/fallback.hpp"
+#include "collect/mode.hpp"
 #include "collect/session_impl.hpp"
 
-#include "core/ceilings_file.hpp"
 #include "core/log.hpp"
 #include "core/roofline_model.hpp"
-#include "core/stopwatch.hpp"
-#include "core/tensor_inference.hpp"
-#include "cupti/device.hpp"
-#include "cupti/host.hpp"
 #include "nvtx/listener.hpp"
 
 #include <roofline/error.hpp>
@@ -22,36 +19,6 @@
 #include <optional>
 
 namespace roofline {
-namespace collect {
-
-namespace {
-
-// Measured roofs when `roofline ceilings` cached them for this device, datasheet roofs otherwise.
-Ceilings deviceCeilings(const core::DeviceInfo& info) {
-    core::CeilingsChoice choice = core::chooseCeilings(info);
-    if (!choice.warning.empty())
-        core::log().warn("libroofline: {}", choice.warning);
-    return choice.used;
-}
-
-void sink(const cupti::LaunchEvent& event, void* user) noexcept {
-    static_cast<SessionState*>(user)->onLaunch(event);
-}
-
-cupti::RangeMode rangeMode(CollectionMode mode) {
-    switch (mode) {
-    case CollectionMode::KernelReplay:
-        return cupti::RangeMode::AutoKernelReplay;
-    case CollectionMode::IterationReplay:
-        return cupti::RangeMode::AutoUserReplay;
-    case CollectionMode::ScopeReplay:
-        return cupti::RangeMode::UserUserReplay;
-    }
-    return cupti::RangeMode::AutoUserReplay;
-}
-
-} // namespace
-} // namespace collect
 
 struct Session::Impl : collect::SessionState {};
 
@@ -74,94 +41,7 @@ std::string devicesText(const std::vector<collect::SessionDevice>& devices, int 
 CacheFlush effectiveFlush(const Options& o) {
     if (o.cacheFlush != CacheFlush::Auto)
         return o.cacheFlush;
-    return o.mode == CollectionMode::KernelReplay ? CacheFlush::On : CacheFlush::Off;
-}
-
-// Counter collection on every requested device; throws Error on the first failure.
-void setUpCounters(collect::SessionState& s, collect::CollectorConfig& config) {
-    using core::msSince;
-    const auto start = core::SteadyClock::now();
-    const int count = cupti::deviceCount();
-    std::vector<int> ordinals;
-    if (s.options.device < 0)
-        for (int i = 0; i < count; ++i)
-            ordinals.push_back(i);
-    else
-        ordinals.push_back(s.options.device);
-    if (ordinals.empty())
-        throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
-    for (int ordinal : ordinals) {
-        collect::SessionDevice d;
-        d.context = cupti::PrimaryContext(ordinal, d.info);
-        s.devices.push_back(std::move(d));
-    }
-    s.deviceMs = msSince(start);
-    const auto initStart = core::SteadyClock::now();
-    s.profiler.emplace();
-    s.cuptiInitMs = msSince(initStart);
-    for (auto& d : s.devices)
-        d.info.chip = cupti::chipName(d.info.ordinal);
-    const std::string& chip = s.devices[0].info.chip;
-    for (const auto& d : s.devices)
-        if (d.info.chip != chip)
-            throw Error(ErrorCode::UnsupportedChip,
-                        "devices of different chips (" + chip + ", " + d.info.chip +
-                            ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    const core::ChipProfile profile = core::withBytes(core::profileForChip(chip), s.options.bytes);
-    // Tensor counters by detection (design 0008): iteration replay only -- a launch whose MMA
-    // kind needs more counters is measured again in a later iteration, which kernel replay and
-    // per-scope records cannot do.
-    const bool detect = s.options.mode == CollectionMode::IterationReplay &&
-                        s.options.tensorCounters == TensorCounters::Detect;
-    s.metrics = core::sessionMetrics(profile, s.options.metrics, detect);
-    std::vector<std::string> initial = core::initialMetrics(profile, s.options.metrics, detect);
-    const bool detecting = initial != s.metrics;
-    const auto imagesStart = core::SteadyClock::now();
-    const cupti::Host host(chip);
-    cupti::ConfigImage image = host.configImage(initial);
-    s.configImage = image.bytes;
-    const std::size_t levels =
-        s.options.mode == CollectionMode::ScopeReplay ? s.options.scopeLevels : 1;
-    s.passes = image.passes * levels;
-    std::vector<cupti::Configuration> configurations{{std::move(initial), std::move(image.bytes)}};
-    // Aligned replay (docs/design/0006): its single-pass configurations are built when it is
-    // switched on (auto) or right away (on).
-    config.alignAvailable = s.options.mode == CollectionMode::IterationReplay &&
-                            s.options.alignPasses != AlignPasses::Off && image.passes > 1;
-    config.alignFromStart = config.alignAvailable && s.options.alignPasses == AlignPasses::On;
-    if (detecting) {
-        config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
-            return core::inferTensorMetrics(profile, metrics, values);
-        };
-        s.tensorDetection = true;
-    }
-    config.passes = s.passes;
-    s.configImagesMs = msSince(imagesStart);
-    s.ceilings = collect::deviceCeilings(s.devices[0].info);
-    const auto trackerStart = core::SteadyClock::now();
-    s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
-    s.trackerMs = msSince(trackerStart);
-    const auto profilersStart = core::SteadyClock::now();
-    const std::vector<std::string> fallback =
-        detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
-    // The collector keeps the profiler released until its first pass: created only to check the
-    // permission, not configured.
-    const bool released = config.profilerReleasedAtStart();
-    for (auto& d : s.devices) {
-        d.backend = std::make_unique<collect::CuptiBackend>(
-            d.context.get(), chip, s.metrics, configurations, s.options.rangesPerImage,
-            collect::rangeMode(s.options.mode), static_cast<std::uint16_t>(levels), d.info.l2Bytes,
-            fallback, released);
-        if (config.alignFromStart) {
-            config.alignedPasses = d.backend->prepareAligned();
-            d.backend->selectConfiguration(1);
-            s.configurations = d.backend->configurations() - 1;
-        }
-    }
-    if (config.alignFromStart)
-        s.passes = config.alignedPasses;
-    s.profilersMs = msSince(profilersStart);
-    s.setupMs = msSince(start);
+    return collect::modeFacts(o.mode).replaysKernels ? CacheFlush::On : CacheFlush::Off;
 }
 
 } // namespace
@@ -199,6 +79,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                         : "a roofline::Session is already active in this process: stop() it first");
 
     collect::Level level = collect::Level::Counters;
+    const std::unique_ptr<collect::CounterPlatform> platform = collect::cuptiPlatform();
     std::vector<collect::CounterBackend*> backends;
     std::optional<collect::Fallback> fallback;
     std::string cause; // why there are no counters
@@ -209,8 +90,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         core::log().info("{}", fallback->message);
     } else {
         try {
-            setUpCounters(s, config);
-            config.metricNames = s.metrics;
+            collect::setUpCounters(s, config, *platform);
             for (auto& d : s.devices)
                 backends.push_back(d.backend.get());
         } catch (const Error& e) {
@@ -242,12 +122,12 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             if (s.devices.empty())
                 try {
                     collect::SessionDevice d;
-                    d.context = cupti::PrimaryContext(std::max(0, s.options.device), d.info);
+                    platform->open(std::max(0, s.options.device), d);
                     s.devices.push_back(std::move(d));
                 } catch (...) {
                 }
             try {
-                s.tracker = std::make_unique<cupti::LaunchTracker>(&collect::sink, &s);
+                platform->subscribe(s);
             } catch (const std::exception& t) {
                 core::log().warn("libroofline: no launch callbacks ({}): records come from "
                                  "activity timestamps without scopes",
@@ -329,9 +209,8 @@ std::uint64_t Session::unbalancedNvtxPops() const noexcept {
                           : collect::unbalancedPops() - impl_->unbalancedAtStart;
 }
 std::size_t Session::passes() const noexcept {
-    if (impl_->collector && impl_->collector->level() == collect::Level::Counters &&
-        impl_->options.mode == CollectionMode::IterationReplay)
-        return impl_->collector->passes(); // aligned replay may have been switched on
+    if (impl_->collector && impl_->collector->level() == collect::Level::Counters)
+        return impl_->collector->passes(); // aligned passes or detected MMA work may add some
     return impl_->passes;
 }
 CollectionMode Session::mode() const noexcept {

@@ -87,10 +87,9 @@ void SessionState::finish() noexcept {
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     cupti::replaceGraphLaunches(false);
     restoreSignals();
-    collector->finish();
-    auto& launches = collector->launches();
+    CollectionResult result = collector->finish();
     if (timer) {
-        attachTimings(timer->take(), launches, tracker != nullptr, status);
+        attachTimings(timer->take(), result.launches, tracker != nullptr, status);
         timer.reset();
     }
     BackendCost cost;
@@ -102,36 +101,28 @@ void SessionState::finish() noexcept {
                                           : std::vector<double>{};
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
+    const CollectionResult counts = countsOf(result);
     try {
-        core::Recording& r = recorded;
-        r.libraryVersion = ROOFLINE_VERSION_STRING;
-        r.createdUtc = core::utcNow();
-        r.mode = toString(options.mode);
-        r.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
-        r.chip = r.device.chip;
-        r.metrics = metrics;
-        // Aligned replay (auto) may have been switched on mid-run: its pass count.
-        r.passes =
-            collector && collector->level() == Level::Counters ? collector->passes() : passes;
-        r.droppedRanges = collector->droppedRanges();
-        if (collector->level() == Level::Counters)
-            r.coverage = collector->coverage();
-        r.configImage = configImage;
-        r.counterData = std::move(collector->keptImages());
-        r.status = status;
-        r.cacheFlush = toString(options.cacheFlush);
-        r.bytes = toString(options.bytes);
-        r.launches = std::move(launches);
-        r.process = process;
-        if (collector->config().shares()) {
-            r.shareIndex = collector->config().shareIndex;
-            r.shareCount = collector->config().shareCount;
-        }
+        RecordingContext context;
+        context.libraryVersion = ROOFLINE_VERSION_STRING;
+        context.createdUtc = core::utcNow();
+        context.mode = toString(options.mode);
+        context.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
+        context.metrics = metrics;
+        context.passesAtStart = passes;
+        context.configImage = configImage;
+        context.status = status;
+        context.cacheFlush = toString(options.cacheFlush);
+        context.bytes = toString(options.bytes);
+        context.process = process;
         if (!peaks.empty()) {
-            const auto names = core::peakMetrics(core::peakRoofs(core::profileForChip(r.chip)));
+            const auto names =
+                core::peakMetrics(core::peakRoofs(core::profileForChip(context.device.chip)));
             for (std::size_t i = 0; i < names.size() && i < peaks.size(); ++i)
-                r.devicePeaks.emplace_back(names[i], peaks[i]);
+                context.devicePeaks.emplace_back(names[i], peaks[i]);
         }
+        recorded = recordingOf(std::move(result), std::move(context));
+        core::Recording& r = recorded;
         // Roofs the measured ceilings lack come from the device's own peak rates, now that they
         // and the L2 clock are in.
         core::CeilingsChoice choice = core::chooseCeilings(r.device);
@@ -170,12 +161,13 @@ void SessionState::finish() noexcept {
     std::size_t unmeasured = 0;
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
-    summarize(unmeasured, cost);
+    summarize(counts, unmeasured, cost);
     if (!outputPath.empty())
-        saveOnce(unmeasured);
+        saveOnce(counts, unmeasured);
 }
 
-void SessionState::summarize(std::size_t unmeasured, const BackendCost& cost) const noexcept {
+void SessionState::summarize(const CollectionResult& c, std::size_t unmeasured,
+                             const BackendCost& cost) const noexcept {
     if (recorded.coverage.known) {
         // An incomplete profile is said at warning level: a loop that ran too few iterations
         // (the first one is observed only) must not look like a complete one.
@@ -186,20 +178,20 @@ void SessionState::summarize(std::size_t unmeasured, const BackendCost& cost) co
                              "run more iterations)",
                              core::describe(recorded.coverage));
     }
-    if (collector->differingLaunches() + collector->unmatchedLaunches() > 0)
+    if (c.tally.differing + c.tally.unmatched > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
                          "block that differed between passes (values kept, noted), {} whose "
                          "passes could not be matched (no values; each record says why)",
-                         records.size() - unmeasured - collector->differingLaunches(),
-                         collector->differingLaunches(), collector->unmatchedLaunches());
+                         records.size() - unmeasured - c.tally.differing, c.tally.differing,
+                         c.tally.unmatched);
     core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
                      "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
                      "loads ({} launches measured again later, {} kernels loaded ahead of their "
                      "first launch); {}",
-                     records.size(), unmeasured, collector->droppedRanges(),
-                     collector->mismatchedGroups(), unbalancedPops, collector->reenables(),
-                     collector->supersededLaunches(), cupti::kernelsLoadedBeforeLaunch(), status);
-    if (collector->level() == Level::Counters || cost.creations > 0)
+                     records.size(), unmeasured, c.tally.dropped, c.tally.mismatchedGroups,
+                     unbalancedPops, c.tally.reenables, c.superseded,
+                     cupti::kernelsLoadedBeforeLaunch(), status);
+    if (c.level == Level::Counters || cost.creations > 0)
         core::log().info("libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, "
                          "config images {:.0f}, launch tracking {:.0f}, range profilers {:.0f}), "
                          "{} pass starts {:.0f} ms (the first {:.0f} ms: CUPTI's per-range state), "
@@ -207,47 +199,46 @@ void SessionState::summarize(std::size_t unmeasured, const BackendCost& cost) co
                          setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs,
                          cost.starts, cost.startMs, cost.firstStartMs, cost.creations,
                          cost.creationMs, cost.evaluationMs);
-    if (collector->reusedLaunches() > 0)
+    if (c.tally.reused > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
                          "launch)",
-                         collector->reusedLaunches(), options.reuseSamples);
-    if (collector->reusedDiffering() > 0)
-        core::log().warn("libroofline: {} reused records come from samples whose work counters "
-                         "differ: launches that look alike (kernel, grid, block, place) did not "
-                         "do the same work; their notes say which; ROOFLINE_REUSE=0 measures "
-                         "each launch",
-                         collector->reusedDiffering());
-    if (collector->metricExpansions() > 0)
+                         c.tally.reused, options.reuseSamples);
+    if (c.tally.reusedDiffering > 0)
+        core::log().warn("libroofline: {} launches have no values: launches that look like "
+                         "them (kernel, grid, block, place) did different work, so each is "
+                         "measured on its own, and the profile stopped before these were (run "
+                         "more iterations; their notes say which launches differed)",
+                         c.tally.reusedDiffering);
+    if (c.tally.expansions > 0)
         core::log().info("libroofline: tensor counters by detection: the collected set grew {} "
                          "time(s) to {} passes (a launch ran MMA work that needs them)",
-                         collector->metricExpansions(), collector->passes());
-    if (collector->windowsMeasuredAgain() > 0)
+                         c.tally.expansions, c.passes);
+    if (c.tally.windowsMeasuredAgain > 0)
         core::log().info("libroofline: {} replay windows were measured again: a later pass ran "
                          "other kernels at their positions (an iteration that also validated, a "
                          "data-dependent branch)",
-                         collector->windowsMeasuredAgain());
-    if (collector->emptyGroups() > 0)
+                         c.tally.windowsMeasuredAgain);
+    if (c.tally.emptyGroups > 0)
         core::log().info("libroofline: {} iteration replay groups ended after pass 0: it admitted "
                          "no launch (filters, launch skip, launches outside the scopes)",
-                         collector->emptyGroups());
-    if (collector->onlyTheObservedIterationRan())
+                         c.tally.emptyGroups);
+    if (c.onlyObservedIterationRan)
         core::log().warn(
             "libroofline: only one iteration ran, and the first is observed only: nothing was "
             "measured. Run more iterations (loop while Session::needsPass()) or set {}",
-            collector->reuses()
-                ? "ROOFLINE_REUSE=0 ROOFLINE_FIRST_ITERATION=measure (repeated-launch reuse "
-                  "observes its first iterations too)"
-                : "ROOFLINE_FIRST_ITERATION=measure");
-    else if (collector->firstIterationSkipped())
+            c.reuses ? "ROOFLINE_REUSE=0 ROOFLINE_FIRST_ITERATION=measure (repeated-launch reuse "
+                       "observes its first iterations too)"
+                     : "ROOFLINE_FIRST_ITERATION=measure");
+    else if (!c.firstIterationIssue.empty())
         core::log().info("libroofline: the first iteration was not measured: {}",
-                         collector->firstIterationIssue());
-    if (collector->graphLaunches() > 0)
+                         c.firstIterationIssue);
+    if (c.tally.graphLaunches > 0)
         core::log().info("libroofline: {} CUDA graph launches: their kernels have records with "
                          "names and scopes, no counters (durations in kernel replay and "
                          "timing-only sessions); {} replay passes they interrupted were measured "
                          "again",
-                         collector->graphLaunches(), collector->graphInterruptions());
+                         c.tally.graphLaunches, c.tally.graphInterruptions);
     if (unbalancedPops > 0)
         core::log().warn("libroofline: {} NVTX pops had no matching push (counted, ignored)",
                          unbalancedPops);
@@ -255,20 +246,19 @@ void SessionState::summarize(std::size_t unmeasured, const BackendCost& cost) co
         core::log().info("libroofline: the profile was complete after {} iterations; libroofline "
                          "was idle for the last {:.3f} s of the session (launch callbacks off, "
                          "profiler released, scopes not followed)",
-                         collector->completedAfterIterations(),
+                         c.completedAfterIterations,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
 }
 
-void SessionState::saveOnce(std::size_t unmeasured) const noexcept {
+void SessionState::saveOnce(const CollectionResult& c, std::size_t unmeasured) const noexcept {
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
         if (injected()) {
             const std::string idle =
-                idleWallNs != 0
-                    ? "; idle after " + std::to_string(collector->completedAfterIterations()) +
-                          " iterations (the profile was complete)"
-                    : std::string();
-            const std::uint64_t foreign = collector->foreignRecords();
+                idleWallNs != 0 ? "; idle after " + std::to_string(c.completedAfterIterations) +
+                                      " iterations (the profile was complete)"
+                                : std::string();
+            const std::uint64_t foreign = c.tally.foreign;
             const std::string shared =
                 foreign > 0
                     ? ", " + std::to_string(foreign) +

@@ -197,8 +197,7 @@ CollectorConfig collectorConfig(const Options& options) {
     config.scopeLevels = options.scopeLevels;
     config.iterationsPerPass = options.iterationsPerPass;
     config.firstIteration = options.firstIteration;
-    config.reuseSamples =
-        options.mode == CollectionMode::IterationReplay ? options.reuseSamples : 0;
+    config.reuseSamples = modeFacts(options.mode).measuresAgain ? options.reuseSamples : 0;
     if (config.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {
         // A launch skip and count select launches in program order: each selected one is
         // measured itself, as Nsight Compute's --launch-skip/--launch-count do.

@@ -10,7 +10,8 @@
 namespace roofline::collect {
 
 Shared::Shared(CollectorConfig c, Level l)
-    : config(std::move(c)), level(l), model(config.iterationRange) {}
+    : config(std::move(c)), level(l), timingReason(config.timingReason),
+      model(config.iterationRange) {}
 
 bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
     if (!model.insideAnyScope(stack))
@@ -51,15 +52,6 @@ core::LaunchInfo Shared::launchInfo(const Launch& l, const Stack& stack) const {
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
-    if (l.inGraph)
-        info.note = level == Level::Counters && config.mode != CollectionMode::KernelReplay
-                        ? "a kernel node of a CUDA graph launch: no counters (CUPTI's range "
-                          "profiler does not measure graph kernels) and no duration (activity "
-                          "records would zero this replay's instruction counters; kernel replay "
-                          "times graph kernels)"
-                        : "a kernel node of a CUDA graph launch: no counters (CUPTI's range "
-                          "profiler does not measure graph kernels); its duration comes from CUDA "
-                          "activity records";
     return info;
 }
 
@@ -67,8 +59,21 @@ std::int64_t Shared::addLaunch(const Launch& l, const Stack& stack) {
     core::LaunchInfo info = launchInfo(l, stack);
     info.name = core::demangle(info.mangledName);
     if (level == Level::TimingOnly)
-        appendNote(info.note, config.timingReason);
+        appendNote(info.note, timingReason);
     return records.add(std::move(info));
+}
+
+std::int64_t Shared::addGraphKernel(const Launch& l, const Stack& stack) {
+    const std::int64_t m = addLaunch(l, stack);
+    appendNote(records[m].note,
+               level == Level::Counters && !graphKernelsTimed
+                   ? "a kernel node of a CUDA graph launch: no counters (CUPTI's range profiler "
+                     "does not measure graph kernels) and no duration (activity records would "
+                     "zero this replay's instruction counters; kernel replay times graph kernels)"
+                   : "a kernel node of a CUDA graph launch: no counters (CUPTI's range profiler "
+                     "does not measure graph kernels); its duration comes from CUDA activity "
+                     "records");
+    return m;
 }
 
 bool Shared::graphsStopped() const noexcept {
@@ -89,7 +94,7 @@ void Shared::counterFailure(const std::string& why) noexcept {
             return;
         level.store(Level::TimingOnly);
         failure = why;
-        config.timingReason = "timing only: counter collection failed mid-run (" + why + ")";
+        timingReason = "timing only: counter collection failed mid-run (" + why + ")";
         core::log().error("libroofline: counter collection failed mid-run: {}. The application "
                           "continues; later kernels get timing-only records.",
                           why);
@@ -207,7 +212,7 @@ void Strategy::changeEveryBackend(DeviceSlot& except,
 // them from now on and the window is measured again (its records superseded). The collected set
 // only grows, so this happens at most once per MMA kind.
 bool Strategy::inferTensorMetrics(DeviceSlot& slot) {
-    CollectorConfig& config = shared_.config;
+    const CollectorConfig& config = shared_.config;
     if (!config.infer)
         return false;
     std::set<std::string> unknown;

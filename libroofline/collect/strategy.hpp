@@ -38,8 +38,12 @@ class Shared {
 public:
     Shared(CollectorConfig c, Level l);
 
-    CollectorConfig config;
+    /// What the session asked for: read-only once collection starts (what changes while it
+    /// runs -- the passes, the level -- lives beside it).
+    const CollectorConfig config;
     std::atomic<Level> level;
+    /// Level::TimingOnly: why (goes into every record's note).
+    std::string timingReason;
     RecordStore records;
     IterationModel model;
     Tally tally;
@@ -50,11 +54,15 @@ public:
     bool helperActive = false;
     bool helperUsed = false; ///< needsPass() was called: the program drives the replay loops
     std::function<void(const std::string&)> onFailure;
+    /// Graph kernels' records: their durations come from activity records (kernel replay).
+    bool graphKernelsTimed = false;
     /// Heard when a launch runs unmeasured that activity records can time (kernel replay: a
     /// graph's kernels, a communication kernel), once the profiler stopped for it.
     std::function<void()> onTimingNeeded;
     std::string failure;
 
+    /// The record of a kernel node of a CUDA graph launch (no counters; its note says why).
+    std::int64_t addGraphKernel(const Launch& l, const Stack& stack);
     /// Outside every scope nothing is profiled; then the NVTX and kernel-name filters.
     bool filtersAdmit(const Launch& l, const Stack& stack) const;
     /// The filters, then the launch skip and count (counted when it passes them).

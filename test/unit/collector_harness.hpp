@@ -346,10 +346,11 @@ struct Harness {
     /// The launch callback loads a lazily loaded kernel before the collector sees the launch
     /// (what cupti::LaunchTracker does); false: the driver loads it later inside the launch.
     bool loadInCallback = true;
+    CollectionResult result;
     std::vector<core::LaunchInfo>& finish() {
-        collector.finish();
+        result = collector.finish();
         backend.gone = true; // as Session::stop() destroys it
-        return collector.launches();
+        return result.launches;
     }
 };
 

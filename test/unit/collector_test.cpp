@@ -34,7 +34,7 @@ TEST(CollectorKernelReplay, OneRecordPerScopedLaunchAcrossImageReuse) {
     EXPECT_EQ(h.backend.configures, 1 + 3); // set-up, then after each of the 3 images
     EXPECT_EQ(h.collector.groupsCompleted(), 3u);
     EXPECT_EQ(h.collector.droppedRanges(), 0u);
-    EXPECT_EQ(h.collector.keptImages().size(), 3u); // 3 x 100 bytes within the 1000-byte budget
+    EXPECT_EQ(h.result.images.size(), 3u); // 3 x 100 bytes within the 1000-byte budget
     EXPECT_EQ(l[4].chunk, 2);
     EXPECT_EQ(l[4].range, 0u);
 }
@@ -405,11 +405,13 @@ TEST(CollectorTimingOnly, RecordsLaunchesWithTheReason) {
     e.mangledName = "_Z3fooi";
     e.correlationId = 42;
     collector.onLaunch(e, stack);
-    collector.finish();
-    ASSERT_EQ(collector.launches().size(), 1u);
-    EXPECT_EQ(collector.launches()[0].name, "foo(int)");
-    EXPECT_EQ(collector.launches()[0].correlationId, 42u);
-    EXPECT_EQ(collector.launches()[0].note, "timing only: counters restricted");
+    const CollectionResult r = collector.finish();
+    ASSERT_EQ(r.launches.size(), 1u);
+    EXPECT_EQ(r.launches[0].name, "foo(int)");
+    EXPECT_EQ(r.launches[0].correlationId, 42u);
+    EXPECT_EQ(r.launches[0].note, "timing only: counters restricted");
+    EXPECT_EQ(r.level, Level::TimingOnly);
+    EXPECT_TRUE(collector.finish().launches.empty()); // once
 }
 
 TEST(Fallback, DecisionsNameTheCauseAndTheFix) {

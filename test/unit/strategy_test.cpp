@@ -273,3 +273,71 @@ TEST(RecordStore, KeepsImagesUpToTheLimit) {
 
 } // namespace
 } // namespace roofline::collect
+
+namespace roofline::collect {
+namespace {
+
+// The collector's result and the session's context become the recording, field by field.
+TEST(CollectionResult, BecomesTheRecording) {
+    CollectionResult r;
+    core::LaunchInfo l;
+    l.name = "k";
+    r.launches.push_back(l);
+    r.images.push_back({1, 2, 3});
+    r.coverage.known = true;
+    r.coverage.launchesPerIteration = 7;
+    r.tally.dropped = 2;
+    r.tally.reused = 5;
+    r.passes = 4;
+    r.shareIndex = 1;
+    r.shareCount = 2;
+    RecordingContext c;
+    c.libraryVersion = "0.1.0";
+    c.createdUtc = "2026-11-25T00:00:00Z";
+    c.mode = "iteration-replay";
+    c.status = "counters";
+    c.cacheFlush = "per-kernel";
+    c.bytes = "nersc";
+    c.device.name = "NVIDIA H100 80GB HBM3";
+    c.device.chip = "GH100";
+    c.metrics = {"dram__bytes.sum"};
+    c.configImage = {9};
+    c.process.pid = 42;
+    c.devicePeaks = {{"peak", 1.5}};
+    c.passesAtStart = 3;
+    const CollectionResult counts = countsOf(r);
+    EXPECT_TRUE(counts.launches.empty());
+    EXPECT_EQ(counts.tally.reused, 5u);
+    const core::Recording rec = recordingOf(std::move(r), c);
+    ASSERT_EQ(rec.launches.size(), 1u);
+    EXPECT_EQ(rec.launches[0].name, "k");
+    EXPECT_EQ(rec.counterData, (std::vector<std::vector<std::uint8_t>>{{1, 2, 3}}));
+    EXPECT_EQ(rec.coverage.launchesPerIteration, 7u);
+    EXPECT_EQ(rec.droppedRanges, 2u);
+    EXPECT_EQ(rec.passes, 4u); // as the collection ended (the metric set may have grown)
+    EXPECT_EQ(rec.shareIndex, 1u);
+    EXPECT_EQ(rec.shareCount, 2u);
+    EXPECT_EQ(rec.libraryVersion, "0.1.0");
+    EXPECT_EQ(rec.createdUtc, "2026-11-25T00:00:00Z");
+    EXPECT_EQ(rec.mode, "iteration-replay");
+    EXPECT_EQ(rec.status, "counters");
+    EXPECT_EQ(rec.cacheFlush, "per-kernel");
+    EXPECT_EQ(rec.bytes, "nersc");
+    EXPECT_EQ(rec.chip, "GH100");
+    EXPECT_EQ(rec.device.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(rec.metrics, c.metrics);
+    EXPECT_EQ(rec.configImage, c.configImage);
+    EXPECT_EQ(rec.process.pid, 42);
+    EXPECT_EQ(rec.devicePeaks, c.devicePeaks);
+
+    CollectionResult timing; // no counters: the planned passes, no coverage
+    timing.level = Level::TimingOnly;
+    timing.coverage.known = true;
+    const core::Recording t = recordingOf(std::move(timing), c);
+    EXPECT_EQ(t.passes, 3u);
+    EXPECT_FALSE(t.coverage.known);
+    EXPECT_EQ(t.shareCount, 1u);
+}
+
+} // namespace
+} // namespace roofline::collect

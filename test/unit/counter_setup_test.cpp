@@ -1,0 +1,167 @@
+// The session's counter set-up on a fake platform: which devices it opens, which metrics it
+// collects from the start, the passes, aligned passes and tensor counters by detection, per
+// collection mode -- what a session on a GPU decides, decided on the CPU.
+#include "collect/counter_setup.hpp"
+#include "collector_harness.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+namespace roofline::collect {
+namespace {
+
+using testing::FakeBackend;
+
+class FakePlatform final : public CounterPlatform {
+public:
+    int devices = 1;
+    std::map<int, std::string> chips;             // per ordinal; "GH100" when not named
+    std::size_t aligned = 2;                      // single-pass configurations a backend can build
+    std::vector<std::vector<std::string>> images; // metric sets config images were built for
+    std::vector<BackendSpec> specs;
+    std::vector<FakeBackend*> backends;
+    bool profilerInitialized = false, subscribed = false;
+
+    int deviceCount() override { return devices; }
+    void open(int ordinal, SessionDevice& d) override {
+        if (ordinal >= devices)
+            throw Error(ErrorCode::NoDevice, "no device " + std::to_string(ordinal));
+        d.info.ordinal = ordinal;
+        d.info.name = "NVIDIA H100 80GB HBM3";
+        d.info.l2Bytes = 50u << 20;
+    }
+    void initializeProfiler(SessionState&) override { profilerInitialized = true; }
+    std::string chipName(int ordinal) override {
+        const auto it = chips.find(ordinal);
+        return it == chips.end() ? "GH100" : it->second;
+    }
+    // The full set with every tensor counter (src_fp16 among them) needs 7 passes on GH100, the
+    // detection set 3.
+    cupti::ConfigImage configImage(const std::string&,
+                                   const std::vector<std::string>& metrics) override {
+        images.push_back(metrics);
+        const bool fp16Sources = std::find(metrics.begin(), metrics.end(),
+                                           "sm__ops_path_tensor_src_fp16.sum") != metrics.end();
+        return cupti::ConfigImage{{1, 2, 3}, fp16Sources ? 7u : 3u};
+    }
+    void subscribe(SessionState&) override { subscribed = true; }
+    std::unique_ptr<CounterBackend> backend(const SessionDevice&,
+                                            const BackendSpec& spec) override {
+        specs.push_back(spec);
+        auto b = std::make_unique<FakeBackend>(3, spec.rangesPerImage, false, false, aligned);
+        backends.push_back(b.get());
+        return b;
+    }
+};
+
+struct Setting {
+    SessionState s;
+    CollectorConfig config;
+    FakePlatform platform;
+    explicit Setting(Options o) {
+        s.options = std::move(o);
+        config = collectorConfig(s.options);
+    }
+    void run() { setUpCounters(s, config, platform); }
+};
+
+TEST(CounterSetUp, IterationReplayDetectsTensorWorkAndCanAlignItsPasses) {
+    Setting u(Options{});
+    u.run();
+    ASSERT_EQ(u.s.devices.size(), 1u);
+    EXPECT_EQ(u.s.devices[0].info.chip, "GH100");
+    EXPECT_TRUE(u.platform.profilerInitialized);
+    EXPECT_TRUE(u.platform.subscribed);
+    EXPECT_TRUE(u.s.tensorDetection); // the per-type tensor counters wait for MMA work
+    ASSERT_EQ(u.platform.images.size(), 1u);
+    EXPECT_LT(u.platform.images[0].size(), u.s.metrics.size());
+    EXPECT_EQ(u.s.passes, 3u);
+    EXPECT_EQ(u.config.passes, 3u);
+    EXPECT_EQ(u.config.metricNames, u.s.metrics);
+    EXPECT_TRUE(static_cast<bool>(u.config.infer));
+    EXPECT_TRUE(u.config.alignAvailable);
+    EXPECT_FALSE(u.config.alignFromStart);
+    ASSERT_EQ(u.platform.specs.size(), 1u);
+    const BackendSpec& spec = u.platform.specs[0];
+    EXPECT_EQ(spec.mode, cupti::RangeMode::AutoUserReplay);
+    EXPECT_EQ(spec.levels, 1u);
+    EXPECT_FALSE(spec.fallback.empty()); // a grown set that needs too many passes falls back
+    EXPECT_TRUE(spec.released);          // reuse observes first: no profiler until the first pass
+    EXPECT_EQ(spec.rangesPerImage, u.s.options.rangesPerImage);
+}
+
+TEST(CounterSetUp, AlignedPassesFromTheStartSelectTheFirstSinglePassConfiguration) {
+    Options o;
+    o.alignPasses = AlignPasses::On;
+    Setting u(o);
+    u.run();
+    EXPECT_TRUE(u.config.alignFromStart);
+    EXPECT_EQ(u.config.alignedPasses, 2u);
+    EXPECT_EQ(u.s.passes, 2u);
+    EXPECT_EQ(u.s.configurations, 2u);
+    EXPECT_EQ(u.platform.backends[0]->configuration(), 1u);
+}
+
+TEST(CounterSetUp, KernelReplayCollectsEveryMetricFromTheStart) {
+    Options o;
+    o.mode = CollectionMode::KernelReplay;
+    Setting u(o);
+    u.run();
+    EXPECT_FALSE(u.s.tensorDetection);
+    EXPECT_EQ(u.platform.images[0], u.s.metrics);
+    EXPECT_EQ(u.s.passes, 7u);
+    EXPECT_FALSE(u.config.alignAvailable);
+    EXPECT_EQ(u.platform.specs[0].mode, cupti::RangeMode::AutoKernelReplay);
+    EXPECT_FALSE(u.platform.specs[0].released);
+}
+
+TEST(CounterSetUp, ScopeReplayRangesEveryLevelInEachPass) {
+    Options o;
+    o.mode = CollectionMode::ScopeReplay;
+    o.scopeLevels = 2;
+    o.reuseSamples = 2;
+    Setting u(o);
+    u.run();
+    EXPECT_EQ(u.s.passes, 7u * 2);
+    EXPECT_EQ(u.platform.specs[0].mode, cupti::RangeMode::UserUserReplay);
+    EXPECT_EQ(u.platform.specs[0].levels, 2u);
+    EXPECT_EQ(u.config.reuseSamples, 0u); // reuse is iteration replay's
+}
+
+TEST(CounterSetUp, EveryDeviceOfOneChipOrAnErrorThatSaysWhatToDo) {
+    Options o;
+    o.device = -1;
+    Setting all(o);
+    all.platform.devices = 3;
+    all.run();
+    EXPECT_EQ(all.s.devices.size(), 3u);
+    EXPECT_EQ(all.platform.backends.size(), 3u);
+    EXPECT_EQ(all.s.devices[2].info.ordinal, 2);
+
+    Setting mixed(o);
+    mixed.platform.devices = 2;
+    mixed.platform.chips[1] = "AD102";
+    try {
+        mixed.run();
+        FAIL() << "devices of different chips were accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+        EXPECT_NE(std::string(e.what()).find("ROOFLINE_DEVICE"), std::string::npos);
+    }
+
+    Setting none(o);
+    none.platform.devices = 0;
+    try {
+        none.run();
+        FAIL() << "no device was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::NoDevice);
+    }
+}
+
+} // namespace
+} // namespace roofline::collect
