@@ -43,11 +43,14 @@ enum class ByteDefinition {
            ///< l1tex__lsu_writeback_active_mem_lgds.sum, L2 = 32 x lts__lts2xbar_cycles_active.sum
 };
 
-/// When caches are flushed before a replay pass.
+/// When the L2 cache is flushed: what cache state each measured kernel starts from.
 enum class CacheFlush {
-    Auto, ///< on for kernel replay, off for iteration and scope replay
-    On,
-    Off,
+    Auto,   ///< on for kernel replay, off for iteration and scope replay
+    On,     ///< before each pass (kernel replay: before each kernel)
+    Off,    ///< never: each kernel sees the cache the program left (its real DRAM traffic)
+    Kernel, ///< before each measured kernel, as Nsight Compute's --cache-control all: each
+            ///< kernel's DRAM bytes as it would move from a cold L2 (iteration replay; scope
+            ///< replay flushes before each pass, kernel replay before each kernel)
 };
 
 /// Iteration replay's passes: see Options::alignPasses.
@@ -112,7 +115,7 @@ struct ROOFLINE_API Options {
     std::string kernelName;
     std::uint64_t launchSkip = 0;  ///< admitted launches to skip first. ROOFLINE_LAUNCH_SKIP
     std::uint64_t launchCount = 0; ///< admitted launches to profile, 0: all. ROOFLINE_LAUNCH_COUNT
-    CacheFlush cacheFlush = CacheFlush::Auto; ///< ROOFLINE_CACHE_FLUSH=auto|on|off
+    CacheFlush cacheFlush = CacheFlush::Auto; ///< ROOFLINE_CACHE_FLUSH=auto|on|off|kernel
     /// stop() (and the exit/signal flush) saves the recording here. A pattern: %p the pid, %h the
     /// host, %r the launcher's rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
     /// SLURM_PROCID), %q{VAR} an environment variable, %% a '%' (a bad pattern is refused by the
@@ -177,9 +180,9 @@ struct ROOFLINE_API Options {
     /// run of the reference iteration's launch signatures (in the order of their first launch,
     /// cut so that each run's replay windows number about 1/N of one rank's), so that its
     /// profile completes in fewer iterations; the other launches' records name the rank that
-    /// measures them and `roofline merge` fills in their counters from it. Data-parallel ranks only (every rank
-    /// launches the same kernels). Without a rank and a world size above 1, or without reuse,
-    /// every rank measures everything. ROOFLINE_SHARE_RANKS
+    /// measures them and `roofline merge` fills in their counters from it. Data-parallel ranks only
+    /// (every rank launches the same kernels). Without a rank and a world size above 1, or without
+    /// reuse, every rank measures everything. ROOFLINE_SHARE_RANKS
     bool shareAcrossRanks = false;
     /// MiB of raw CUPTI counter-data images kept in the recording beside the evaluated values
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each

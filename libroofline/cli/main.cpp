@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
         {"--kernel-name", "ROOFLINE_KERNEL_NAME", "kernel name or regex:PATTERN"},
         {"--launch-skip", "ROOFLINE_LAUNCH_SKIP", "admitted launches to skip first"},
         {"--launch-count", "ROOFLINE_LAUNCH_COUNT", "admitted launches to profile (0: all)"},
-        {"--cache-flush", "ROOFLINE_CACHE_FLUSH", "auto | on | off"},
+        {"--cache-flush", "ROOFLINE_CACHE_FLUSH", "auto | on | off | kernel"},
         {"--nvtx", "ROOFLINE_NVTX", "1 | 0: listen to the program's NVTX ranges"},
         {"--push-pop-scope", "ROOFLINE_PUSH_POP_SCOPE",
          "process (default under run) | thread: whose open ranges a launch belongs to"},

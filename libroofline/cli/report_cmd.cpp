@@ -135,22 +135,23 @@ int report(const ReportArgs& args) {
     const std::size_t width = args.wide ? 0 : report::terminalWidth();
     std::ostringstream header;
     header << "recording " << args.file << " (format v" << rec.version << ", libroofline "
-          << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
-          << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
-          << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
-          << rec.passes << " passes\n"
-          << "bytes     " << rec.bytes << ": "
-          << (rec.metrics.empty()
-                  ? std::string("-")
-                  : core::describeBytes(core::withBytes(
-                        core::profileForChip(rec.chip),
-                        rec.bytes == "ncu" ? ByteDefinition::Ncu : ByteDefinition::Nersc)))
-          << "\n"
-          << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
-          << rec.droppedRanges << " ranges dropped by CUPTI\n"
-          << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
-          << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
-          << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
+           << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
+           << "device    " << rec.device.name << " (" << rec.chip << ", " << rec.device.smCount
+           << " SMs), mode " << rec.mode << ", " << rec.metrics.size() << " metrics in "
+           << rec.passes << " passes\n"
+           << "bytes     " << rec.bytes << ": "
+           << (rec.metrics.empty()
+                   ? std::string("-")
+                   : core::describeBytes(core::withBytes(
+                         core::profileForChip(rec.chip),
+                         rec.bytes == "ncu" ? ByteDefinition::Ncu : ByteDefinition::Nersc)))
+           << "\n"
+           << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
+           << rec.droppedRanges << " ranges dropped by CUPTI\n"
+           << "caches    " << core::describeCaches(rec.cacheFlush) << "\n"
+           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
+           << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
+           << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     human << report::wrapLines(header.str(), width);
     if (!args.brief) {
         report::printCeilings(e.ceilings, human, false);

@@ -33,8 +33,11 @@ struct CollectorConfig {
     std::size_t iterationsPerPass = 0; ///< iteration replay; 0: as many as half an image holds
     std::size_t passes = 1;            ///< passes per group (CUPTI passes x nesting levels)
     bool flushCaches = false;          ///< before each pass (each kernel in kernel replay)
-    std::size_t keepImageBytes = 0;    ///< raw counter-data images kept for the recording
-    std::string timingReason;          ///< Level::TimingOnly: why (goes into every record's note)
+    /// Iteration replay: the L2 flushed before each measured kernel inside the passes (as ncu's
+    /// --cache-control all), by a kernel that takes a range of its own (left out).
+    bool flushEachKernel = false;
+    std::size_t keepImageBytes = 0; ///< raw counter-data images kept for the recording
+    std::string timingReason;       ///< Level::TimingOnly: why (goes into every record's note)
     /// Re-create the profiler before measuring again once code was loaded while it was enabled
     /// (CUPTI crashes collecting SASS metrics on a profiler that saw code loaded:
     /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.

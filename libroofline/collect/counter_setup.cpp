@@ -43,9 +43,10 @@ public:
     }
     std::unique_ptr<CounterBackend> backend(const SessionDevice& d,
                                             const BackendSpec& spec) override {
-        return std::make_unique<CuptiBackend>(
-            d.context.get(), spec.chip, spec.metrics, spec.configurations, spec.rangesPerImage,
-            spec.mode, spec.levels, d.info.l2Bytes, spec.fallback, spec.released);
+        return std::make_unique<CuptiBackend>(d.context.get(), spec.chip, spec.metrics,
+                                              spec.configurations, spec.rangesPerImage, spec.mode,
+                                              spec.levels, d.info.l2Bytes, spec.fallback,
+                                              spec.released, spec.flushKernels);
     }
 };
 
@@ -128,8 +129,15 @@ void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& pl
     // The collector keeps the profiler released until its first pass: created only to check the
     // permission, not configured.
     spec.released = config.profilerReleasedAtStart();
+    spec.flushKernels = config.flushEachKernel;
     for (auto& d : s.devices) {
         d.backend = platform.backend(d, spec);
+        if (config.flushEachKernel && !d.backend->flushesKernels()) {
+            // The backend said why; the recording must say what was done.
+            config.flushEachKernel = false;
+            config.flushCaches = true;
+            s.options.cacheFlush = CacheFlush::On;
+        }
         if (config.alignFromStart) {
             config.alignedPasses = d.backend->prepareAligned();
             d.backend->selectConfiguration(1);

@@ -22,6 +22,7 @@ struct BackendSpec {
     std::uint16_t levels = 1;
     std::vector<std::string> fallback; ///< what a grown set falls back to (detection)
     bool released = false;             ///< created for the permission check, then released
+    bool flushKernels = false;         ///< prepared to flush the L2 before each kernel
 };
 
 /// What setting up counters needs from CUDA and CUPTI.

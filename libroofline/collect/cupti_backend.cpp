@@ -50,7 +50,7 @@ CuptiBackend::CuptiBackend(void* context, const std::string& chip,
                            const std::vector<std::string>& metrics,
                            std::vector<cupti::Configuration> configurations, std::size_t capacity,
                            cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                           std::vector<std::string> fallback, bool released)
+                           std::vector<std::string> fallback, bool released, bool flushKernels)
     : context_(context), metrics_(metrics), fallback_(std::move(fallback)), host_(chip),
       l2Bytes_(l2Bytes) {
     try {
@@ -58,6 +58,14 @@ CuptiBackend::CuptiBackend(void* context, const std::string& chip,
     } catch (const std::exception&) { // a chip the catalog lacks: no device roofs
     }
     ContextGuard g(context_);
+    if (flushKernels) // its kernel loaded before any profiler exists on the context
+        try {
+            kernelFlush_ = std::make_unique<cupti::L2Flush>(l2Bytes);
+        } catch (const std::exception& e) {
+            core::log().warn("libroofline: caches cannot be flushed before each kernel ({}): "
+                             "they are flushed before each pass instead",
+                             e.what());
+        }
     profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
                                                        mode, levels, released);
 }
@@ -220,6 +228,13 @@ std::size_t CuptiBackend::prepareAligned() {
 
 const std::vector<std::string>& CuptiBackend::collected() const {
     return profiler_->metricsOf(0);
+}
+
+void CuptiBackend::flushBeforeLaunch(std::uint64_t stream) noexcept {
+    if (!kernelFlush_)
+        return;
+    ContextGuard g(context_);
+    kernelFlush_->launch(stream);
 }
 
 void CuptiBackend::flushCaches() noexcept {

@@ -5,6 +5,7 @@
 #include "collect/backend.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/host.hpp"
+#include "cupti/l2_flush.hpp"
 #include "cupti/target.hpp"
 
 #include <memory>
@@ -18,10 +19,13 @@ public:
     /// `fallback`: what addMetrics() collects instead when the grown set would need more passes
     /// than it (the full set without detection counters); empty: no limit. `released`: the
     /// profiler is created (the permission check) and released at once (release()).
+    /// `flushKernels`: the L2 flush kernel is prepared for flushBeforeLaunch() (a warning says
+    /// why when it cannot be).
     CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
                  std::vector<cupti::Configuration> configurations, std::size_t capacity,
                  cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                 std::vector<std::string> fallback = {}, bool released = false);
+                 std::vector<std::string> fallback = {}, bool released = false,
+                 bool flushKernels = false);
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }
@@ -37,6 +41,8 @@ public:
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
+    bool flushesKernels() const noexcept override { return kernelFlush_ != nullptr; }
+    void flushBeforeLaunch(std::uint64_t stream) noexcept override;
     std::size_t addMetrics(const std::vector<std::string>& metrics) override;
     std::size_t prepareAligned() override;
     /// What configuration 0 collects.
@@ -64,6 +70,7 @@ private:
     std::unique_ptr<cupti::RangeProfiler> profiler_;
     std::uint64_t l2Bytes_;
     unsigned long long flushBuffer_ = 0;
+    std::unique_ptr<cupti::L2Flush> kernelFlush_; // flushBeforeLaunch()'s kernel
     BackendCost cost_;
     std::vector<std::string> peakMetrics_; // core::peakMetrics for the chip
     std::vector<double> peaks_;            // their values, from the first image with a range

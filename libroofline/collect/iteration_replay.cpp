@@ -97,12 +97,12 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
         if (!s.failed)
-            d.replay.schedule.launchBetween(s.backend->capacity(), d);
+            d.replay.schedule.launchBetween(s.launchCapacity(), d);
         return;
     }
     d.placement.launch(l, stack, shared_.model.iterationIndex(stack));
     d.windows->observe(shared_, l, stack, d.replay.schedule.launches());
-    d.replay.schedule.launch(s.backend->capacity(), d);
+    d.replay.schedule.launch(s.launchCapacity(), d);
 }
 
 void IterationReplay::iterationEnds() {
@@ -117,8 +117,7 @@ void IterationReplay::iterationEnds() {
         PassSchedule& schedule = d.replay.schedule;
         d.windows->iterationObserved(config, schedule.inGroup());
         // The replay helper keeps one iteration per pass.
-        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
-        if (schedule.iterationEnds(capacity, schedule.launches(),
+        if (schedule.iterationEnds(s.launchCapacity(), schedule.launches(),
                                    {config.iterationsPerPass, !shared_.helperActive}, d))
             endIteration(d);
     }
@@ -187,6 +186,8 @@ void IterationReplay::Device::measure(std::size_t range, std::size_t position, b
     if (s.failed)
         return;
     const std::size_t pass = replay.schedule.pass();
+    if (s.rangesPerLaunch > 1) // the flush kernel's range comes first, in every pass
+        s.backend->flushBeforeLaunch(launch->stream);
     checker->launch(pass, range, launch->identity());
     if (pass == 0)
         s.members.push_back(windows->admit(owner->shared_, *launch, *stack, position, inside));
@@ -267,7 +268,7 @@ void IterationReplay::completeGroup(Device& d) {
             continue; // a range of a launch the filters left out
         core::LaunchInfo& info = shared_.records[s.members[i]];
         MemberValues& v = values[i];
-        info.range = static_cast<std::uint32_t>(i);
+        info.range = v.range;
         info.chunk = v.chunk;
         if (!v.values.empty())
             info.values = std::move(v.values);
@@ -449,7 +450,7 @@ void IterationReplay::coverage(core::Coverage& c) const {
     c.known = true;
     c.launchesPerIteration = model.steadyLaunches();
     c.launchesVaried = model.launchesVaried();
-    c.rangesPerImage = slots_[0]->capacity;
+    c.rangesPerImage = slots_[0]->launchesPerImage();
     c.passes = passes_;
     c.iterationsPerPass = std::max<std::size_t>(1, d.replay.schedule.iterationsPerPass());
     c.iterationsRun = model.ended();

@@ -26,23 +26,27 @@ const std::string& PassChecker::difference() const noexcept {
 
 // Launches a later pass added beyond pass 0's count only add ranges at the end (auto ranges are
 // positional), which shifts nothing; fewer ranges than launches may have shifted them.
+// With the L2 flushed before each kernel, each launch's range follows its flush kernel's.
 std::vector<MemberValues> PositionalPasses::complete(DeviceSlot& slot, std::size_t members) {
     int chunk = -1;
     std::vector<RangeValues> ranges = slot.evaluateImage(chunk);
-    if (ranges.size() != members)
-        core::log().warn("CUPTI returned {} ranges for {} expected", ranges.size(), members);
-    const bool shifted = ranges.size() < members;
+    const std::size_t stride = slot.rangesPerLaunch, expected = members * stride;
+    if (ranges.size() != expected)
+        core::log().warn("CUPTI returned {} ranges for {} expected", ranges.size(), expected);
+    const bool shifted = ranges.size() < expected;
     std::vector<MemberValues> out(members);
     for (std::size_t i = 0; i < members; ++i) {
-        if (i >= ranges.size()) {
+        const std::size_t r = i * stride + stride - 1;
+        if (r >= ranges.size()) {
             out[i].note = "CUPTI recorded no range for it (dropped)";
             continue;
         }
-        out[i].values = std::move(ranges[i].values);
+        out[i].values = std::move(ranges[r].values);
         out[i].chunk = chunk;
+        out[i].range = static_cast<std::uint32_t>(r);
         if (shifted)
             out[i].note = "CUPTI recorded " + std::to_string(ranges.size()) + " ranges for " +
-                          std::to_string(members) + " expected: attribution may be shifted";
+                          std::to_string(expected) + " expected: attribution may be shifted";
     }
     return out;
 }
@@ -73,7 +77,14 @@ void AlignedPasses::advance(DeviceSlot& slot, std::size_t pass, bool all, Tally&
     if (!all)
         return;
     tally.dropped += slot.backend->decode();
-    group_.addConfiguration(configPass_, slot.backend->evaluate());
+    std::vector<RangeValues> ranges = slot.backend->evaluate();
+    if (const std::size_t stride = slot.rangesPerLaunch; stride > 1) { // flush kernels' out
+        std::vector<RangeValues> launches;
+        for (std::size_t r = stride - 1; r < ranges.size(); r += stride)
+            launches.push_back(std::move(ranges[r]));
+        ranges.swap(launches);
+    }
+    group_.addConfiguration(configPass_, ranges);
     subPass_ = 0;
     configPass_ = pass + 1;
     if (config_ + 1 < configs_) {
@@ -86,9 +97,11 @@ void AlignedPasses::advance(DeviceSlot& slot, std::size_t pass, bool all, Tally&
 // image reference).
 std::vector<MemberValues> AlignedPasses::complete(DeviceSlot&, std::size_t members) {
     std::vector<MemberValues> out(members);
-    for (std::size_t i = 0; i < members; ++i)
+    for (std::size_t i = 0; i < members; ++i) {
+        out[i].range = static_cast<std::uint32_t>(i);
         if (group_.verdict(i) != ReplayVerdict::Unmatched)
             out[i].values = group_.takeValues(i);
+    }
     return out;
 }
 

@@ -26,6 +26,7 @@ namespace roofline::collect {
 struct MemberValues {
     std::vector<double> values; ///< empty: none (no range, or every pass's metrics missing)
     int chunk = -1;             ///< the kept image holding its range; -1: none
+    std::uint32_t range = 0;    ///< its range in that image
     std::string note;           ///< what CUPTI did with its range (dropped, shifted)
 };
 

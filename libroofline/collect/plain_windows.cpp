@@ -39,7 +39,7 @@ IterationVerdict PlainWindows::iterationEnded(Shared&, DeviceSlot& slot,
                                               const IterationFacts& facts) {
     IterationVerdict v;
     if (facts.groupCompleted) { // the next window
-        const std::size_t capacity = slot.backend ? slot.backend->capacity() : 0;
+        const std::size_t capacity = slot.launchCapacity();
         offset_ = facts.iterationsPerPass <= 1 && facts.launches > offset_ + capacity
                       ? offset_ + capacity
                       : 0;
@@ -54,7 +54,7 @@ bool PlainWindows::covers(const Shared& shared) const {
     if (!shared.model.anyCounted())
         return false;
     const std::uint64_t L = shared.model.steadyLaunches();
-    return whole_ || (L > 0 && launchesCovered(L, slot_->capacity) >= L);
+    return whole_ || (L > 0 && launchesCovered(L, slot_->launchesPerImage()) >= L);
 }
 
 bool PlainWindows::done(const Shared& shared) const {

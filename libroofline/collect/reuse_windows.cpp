@@ -402,12 +402,12 @@ void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReach
     // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
     // grows with the ranges an image holds (~2 MiB each).
     if (shareCount_ > 1)
-        plan_.share(iterSigs_, shareIndex_, shareCount_, slot.capacity);
-    const std::size_t ranges = plan_.longestWindow(iterSigs_, slot.capacity);
+        plan_.share(iterSigs_, shareIndex_, shareCount_, slot.launchesPerImage());
+    const std::size_t ranges = plan_.longestWindow(iterSigs_, slot.launchesPerImage());
     const auto w = plan_.next(iterSigs_, 0, ranges);
     if (!w)
         return;
-    slot.guard([&] { slot.backend->release(ranges); });
+    slot.guard([&] { slot.backend->release(ranges * slot.rangesPerLaunch); });
     cycleRanges_ = ranges;
     refSigs_ = iterSigs_;
     refLabels_ = iterLabels_;

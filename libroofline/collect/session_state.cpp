@@ -197,7 +197,8 @@ CollectorConfig collectorConfig(const Options& options) {
     config.scopeLevels = options.scopeLevels;
     config.iterationsPerPass = options.iterationsPerPass;
     config.firstIteration = options.firstIteration;
-    config.reuseSamples = modeFacts(options.mode).measuresAgain ? options.reuseSamples : 0;
+    const ModeFacts facts = modeFacts(options.mode);
+    config.reuseSamples = facts.measuresAgain ? options.reuseSamples : 0;
     if (config.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {
         // A launch skip and count select launches in program order: each selected one is
         // measured itself, as Nsight Compute's --launch-skip/--launch-count do.
@@ -206,6 +207,17 @@ CollectorConfig collectorConfig(const Options& options) {
         config.reuseSamples = 0;
     }
     config.flushCaches = options.cacheFlush == CacheFlush::On;
+    if (options.cacheFlush == CacheFlush::Kernel) {
+        // Before each kernel: kernel replay flushes so anyway; inside iteration replay's passes
+        // a flush kernel precedes each launch; scope replay's ranges would count a flush kernel
+        // in the scope, so it flushes before each pass.
+        config.flushEachKernel = facts.rangePerLaunch && !facts.replaysKernels;
+        config.flushCaches = !config.flushEachKernel;
+        if (!facts.rangePerLaunch)
+            core::log().info("libroofline: ROOFLINE_CACHE_FLUSH=kernel: scope replay measures "
+                             "scopes, whose ranges would count a flush kernel: caches are "
+                             "flushed before each pass instead");
+    }
     config.keepImageBytes = options.keepImagesMiB << 20;
     config.measureAfterComplete = !options.idleWhenComplete;
     return config;

@@ -99,11 +99,20 @@ public:
     CounterBackend* backend;  ///< null after finish(): the session destroys it
     std::size_t capacity = 0; ///< ranges per image, kept past finish()
     std::size_t configs = 1;  ///< backend configurations; > 1: aligned replay is possible
+    /// Ranges a measured launch takes in a pass: 2 when the L2 is flushed before each kernel
+    /// (the flush kernel's range, left out, then the launch's).
+    std::size_t rangesPerLaunch = 1;
     bool failed = false;
     std::vector<std::int64_t> members; ///< record per range of the open image, -1: not kept
     std::uint64_t loadsAtEnable = 0;   ///< code loads when the profiler was last enabled
 
     bool usable() const noexcept { return !failed && backend; }
+    /// Launches the open image holds (its ranges over rangesPerLaunch).
+    std::size_t launchCapacity() const noexcept {
+        return backend ? backend->capacity() / rangesPerLaunch : 0;
+    }
+    /// Launches an image of the session's size holds (kept past finish()).
+    std::size_t launchesPerImage() const noexcept { return capacity / rangesPerLaunch; }
     /// A backend call that must not reach the application: a throw turns the slot to timing
     /// only.
     template <typename F> void guard(F&& f) noexcept {

@@ -95,6 +95,8 @@ const char* toString(CacheFlush flush) noexcept {
         return "on";
     case CacheFlush::Off:
         return "off";
+    case CacheFlush::Kernel:
+        return "kernel";
     }
     return "unknown";
 }
@@ -177,8 +179,9 @@ Options Options::fromEnvironment(Options o) {
         o.launchCount =
             static_cast<std::uint64_t>(parseInteger("ROOFLINE_LAUNCH_COUNT", v, 0, 1LL << 62));
     if (const char* v = std::getenv("ROOFLINE_CACHE_FLUSH")) {
-        static const char* const names[] = {"auto", "on", "off"};
-        static const CacheFlush values[] = {CacheFlush::Auto, CacheFlush::On, CacheFlush::Off};
+        static const char* const names[] = {"auto", "on", "off", "kernel"};
+        static const CacheFlush values[] = {CacheFlush::Auto, CacheFlush::On, CacheFlush::Off,
+                                            CacheFlush::Kernel};
         o.cacheFlush = parseChoice("ROOFLINE_CACHE_FLUSH", v, names, values);
     }
     if (const char* v = std::getenv("ROOFLINE_OUTPUT"))

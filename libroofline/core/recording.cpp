@@ -279,8 +279,9 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
                              : ReplayStatus::Clean;
     l.grid = dimFromJson(j.at("grid"));
     l.block = dimFromJson(j.at("block"));
-    l.registersPerThread = integerOr<int>(j, "registers", -1);             // absent in older recordings
-    l.sharedMemBytes = integerOr<std::uint64_t>(j, "shared_mem_bytes", 0); // absent in older recordings
+    l.registersPerThread = integerOr<int>(j, "registers", -1); // absent in older recordings
+    l.sharedMemBytes =
+        integerOr<std::uint64_t>(j, "shared_mem_bytes", 0); // absent in older recordings
     l.stream = integerAt<std::uint64_t>(j, "stream");
     l.chunk = integerAt<int>(j, "chunk");
     l.range = integerAt<std::uint32_t>(j, "range");
@@ -407,31 +408,30 @@ std::vector<std::pair<std::string, double>> devicePeaksFromJson(const nlohmann::
 } // namespace
 
 void writeRecording(const Recording& rec, std::ostream& out) {
-    nlohmann::json meta = {{"format_version", rec.version},
-                           {"library_version", rec.libraryVersion},
-                           {"created_utc", rec.createdUtc},
-                           {"mode", rec.mode},
-                           {"status", rec.status},
-                           {"cache_flush", rec.cacheFlush},
-                           {"byte_definition", rec.bytes},
-                           {"chip", rec.chip},
-                           {"device", toJson(rec.device)},
-                           {"metrics", rec.metrics},
-                           {"passes", rec.passes},
-                           {"dropped_ranges", rec.droppedRanges},
-                           {"coverage", toJson(rec.coverage)},
-                           {"process", toJson(rec.process)},
-                           {"host", hostToJson(rec)},
-                           {"platform", rec.platform.cpu.threads > 0
-                                            ? nlohmann::json::parse(toJsonText(rec.platform))
-                                            : nlohmann::json()},
-                           {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
-                           {"share", rec.shareCount > 1
-                                         ? nlohmann::json{{"rank", rec.shareIndex},
-                                                          {"ranks", rec.shareCount}}
-                                         : nlohmann::json()},
-                           {"counter_data_chunks", rec.counterData.size()},
-                           {"launches", nlohmann::json::array()}};
+    nlohmann::json meta = {
+        {"format_version", rec.version},
+        {"library_version", rec.libraryVersion},
+        {"created_utc", rec.createdUtc},
+        {"mode", rec.mode},
+        {"status", rec.status},
+        {"cache_flush", rec.cacheFlush},
+        {"byte_definition", rec.bytes},
+        {"chip", rec.chip},
+        {"device", toJson(rec.device)},
+        {"metrics", rec.metrics},
+        {"passes", rec.passes},
+        {"dropped_ranges", rec.droppedRanges},
+        {"coverage", toJson(rec.coverage)},
+        {"process", toJson(rec.process)},
+        {"host", hostToJson(rec)},
+        {"platform", rec.platform.cpu.threads > 0 ? nlohmann::json::parse(toJsonText(rec.platform))
+                                                  : nlohmann::json()},
+        {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
+        {"share", rec.shareCount > 1
+                      ? nlohmann::json{{"rank", rec.shareIndex}, {"ranks", rec.shareCount}}
+                      : nlohmann::json()},
+        {"counter_data_chunks", rec.counterData.size()},
+        {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
         meta["launches"].push_back(toJson(l));
     const std::string metaText = meta.dump();
@@ -577,6 +577,19 @@ Recording loadRecording(const std::string& path) {
     if (!in)
         throw Error(ErrorCode::Io, "cannot open recording '" + path + "': " + std::strerror(errno));
     return readRecording(in, path);
+}
+
+std::string describeCaches(const std::string& f) {
+    if (f == "kernel")
+        return "kernel: L2 flushed before each measured kernel (as ncu --cache-control all): "
+               "DRAM bytes from a cold cache";
+    if (f == "on")
+        return "on: L2 flushed before each pass; each kernel's DRAM bytes with the cache the "
+               "kernels before it in the pass left";
+    if (f == "off")
+        return "off: each kernel's DRAM bytes with the cache the program left (its real traffic; "
+               "ROOFLINE_CACHE_FLUSH=kernel: from a cold cache, as ncu measures)";
+    return f;
 }
 
 std::string describe(const Coverage& c) {

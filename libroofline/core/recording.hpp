@@ -39,6 +39,10 @@ struct Coverage {
 /// "one iteration = 500 launches: 42 iterations needed (6 windows x 7 passes), 50 run, 480 of
 /// 500 launches covered (incomplete)"; "" when unknown.
 std::string describe(const Coverage& coverage);
+/// What a recording's `cache_flush` says about the cache each kernel started from ("off": the
+/// program's own; "on": flushed before each pass; "kernel": flushed before each kernel, as
+/// Nsight Compute's --cache-control all).
+std::string describeCaches(const std::string& cacheFlush);
 
 struct Recording {
     std::uint32_t version = kRecordingVersion;

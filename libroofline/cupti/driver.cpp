@@ -78,6 +78,12 @@ const DriverApi* load() noexcept {
         resolve(lib, "cuStreamWaitEvent", api.streamWaitEvent);
     if (!replay)
         api.graphClone = nullptr; // graph_replay.cpp checks this one
+    const bool flush = resolve(lib, "cuModuleLoadData", api.moduleLoadData) &&
+                       resolve(lib, "cuModuleUnload", api.moduleUnload) &&
+                       resolve(lib, "cuModuleGetFunction", api.moduleGetFunction) &&
+                       resolve(lib, "cuLaunchKernel", api.launchKernel);
+    if (!flush)
+        api.launchKernel = nullptr; // l2_flush.cpp checks this one
     gLoadError.clear();
     return &api;
 }

@@ -57,6 +57,12 @@ struct DriverApi {
     decltype(&::cuLaunchHostFunc) launchHostFunc;
     decltype(&::cuEventRecord) eventRecord;
     decltype(&::cuStreamWaitEvent) streamWaitEvent;
+    // The L2 flush kernel (cupti/l2_flush.cpp); optional: null when the driver lacks one of them,
+    // and caches are then not flushed before each kernel.
+    decltype(&::cuModuleLoadData) moduleLoadData;
+    decltype(&::cuModuleUnload) moduleUnload;
+    decltype(&::cuModuleGetFunction) moduleGetFunction;
+    decltype(&::cuLaunchKernel) launchKernel;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

@@ -1,4 +1,5 @@
 #include "cupti/launch.hpp"
+#include "cupti/l2_flush.hpp"
 
 #include "core/log.hpp"
 #include "core/stopwatch.hpp"
@@ -337,8 +338,8 @@ void LaunchTracker::dispatch(const LaunchEvent& event) noexcept {
 
 void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
     LaunchTracker* self = gTarget.load(std::memory_order_acquire);
-    if (!self)
-        return;
+    if (!self || OwnLaunches::active())
+        return; // libroofline's own kernels (the L2 flush) are not the program's
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         // Code loaded (or JIT-compiled) into a context: from any driver call that needs it,
         // including loadBeforeLaunch() below for a lazily loaded kernel's first launch.

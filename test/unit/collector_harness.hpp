@@ -117,6 +117,15 @@ public:
         alive();
         ++flushes;
     }
+    /// The L2 flushed before a kernel inside a pass: a kernel of its own, so a range of its own
+    /// (work kFlushWork, which a record must never get).
+    static constexpr double kFlushWork = 1e6;
+    bool flushesKernels() const noexcept override { return true; }
+    void flushBeforeLaunch(std::uint64_t) noexcept override {
+        ++kernelFlushes;
+        kernel(kFlushWork);
+    }
+    int kernelFlushes = 0;
     void reenable(std::size_t configuration) override {
         alive();
         ++reenables;

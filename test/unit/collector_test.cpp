@@ -1041,3 +1041,35 @@ TEST(CollectorKernelReplay, EveryLaunchRunsUnderTheProfiler) {
     EXPECT_TRUE(h.launch("outside", 1));
     h.finish();
 }
+
+// The L2 flushed before each measured kernel (ROOFLINE_CACHE_FLUSH=kernel): each flush is a kernel
+// with a range of its own before the launch's, in every pass; the records take the launches'
+// ranges, and an image holds half as many launches.
+TEST(CollectorIterationReplay, AFlushBeforeEachKernelTakesARangeOfItsOwnAndIsLeftOut) {
+    for (const bool aligned : {false, true}) {
+        SCOPED_TRACE(aligned ? "aligned" : "positional");
+        CollectorConfig c;
+        c.flushEachKernel = true;
+        c.alignFromStart = aligned;
+        Harness h(CollectionMode::IterationReplay, 2, 8, c, aligned ? 2 : 0);
+        int n = 0;
+        while ((n < 2 || h.collector.needsPass()) && n < 20) {
+            h.push("Train step");
+            for (int k = 0; k < 6; ++k)
+                h.launch(k % 2 ? "odd" : "even", 10 + k);
+            h.pop();
+            ++n;
+        }
+        EXPECT_EQ(n, 4); // 6 launches, 4 to an image of 8 ranges: 2 windows x 2 passes
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 6u);
+        for (std::size_t i = 0; i < l.size(); ++i) {
+            EXPECT_EQ(l[i].position, static_cast<std::int64_t>(i));
+            EXPECT_EQ(l[i].values, all(10.0 + static_cast<double>(i))) << l[i].note;
+            if (!aligned)
+                EXPECT_EQ(l[i].range % 2, 1u); // its flush's range before it
+        }
+        EXPECT_EQ(h.backend.kernelFlushes, 6 * 2); // every measured launch, every pass
+        EXPECT_EQ(h.collector.coverage().rangesPerImage, 4u);
+    }
+}
