@@ -217,6 +217,12 @@ std::uint64_t Collector::completedAfterIterations() const noexcept {
     return completedAt_ != 0 ? completedAt_ : iteration_ ? iteration_->completedAt() : 0;
 }
 
+void Collector::releaseBackends() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& s : slots_)
+        s->backend = nullptr;
+}
+
 CollectionResult Collector::finish() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     CollectionResult result;

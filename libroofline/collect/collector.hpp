@@ -65,6 +65,9 @@ public:
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;
+    /// The profile is complete and the session lets the device backends go: the collector never
+    /// reaches them again (finish() then has nothing to stop).
+    void releaseBackends() noexcept;
     /// Ends collection: stops the backends, evaluates complete groups, notes incomplete ones;
     /// returns what was collected (the records and kept images move into it; a second call
     /// returns an empty result).

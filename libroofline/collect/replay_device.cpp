@@ -108,7 +108,7 @@ void ReplayDevice::finish(Shared& shared, std::size_t passes) {
 }
 
 bool ReplayDevice::profiling() const noexcept {
-    return !slot->failed && (schedule.passOpen() || !slot->backend->released());
+    return slot->usable() && (schedule.passOpen() || !slot->backend->released());
 }
 
 } // namespace roofline::collect

@@ -92,13 +92,12 @@ void SessionState::finish() noexcept {
         attachTimings(timer->take(), result.launches, tracker != nullptr, status);
         timer.reset();
     }
-    BackendCost cost;
+    BackendCost cost = releasedCost; // what backends let go at idle cost
     for (const auto& d : devices)
         if (d.backend)
             cost.add(d.backend->cost());
-    const std::vector<double> peaks = !devices.empty() && devices[0].backend
-                                          ? devices[0].backend->peakValues()
-                                          : std::vector<double>{};
+    const std::vector<double> peaks =
+        !devices.empty() && devices[0].backend ? devices[0].backend->peakValues() : releasedPeaks;
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     const CollectionResult counts = countsOf(result);

@@ -54,6 +54,10 @@ struct SessionState {
     /// Options::idleWhenComplete: when the profile was complete and libroofline went idle
     /// (HostTimes::wallNow(); 0: not idle).
     std::int64_t idleWallNs = 0;
+    std::atomic<bool> idle{false}; ///< launches are no longer followed (goIdle)
+    /// What the backends cost and the device's peak rates, read when they were let go at idle.
+    BackendCost releasedCost;
+    std::vector<double> releasedPeaks;
     std::uint64_t unbalancedAtStart = 0;
     bool tensorDetection = false; ///< tensor counters by detection (design 0008)
     double setupMs = 0;           ///< counter set-up (device, profiler, config images, backends)
@@ -78,8 +82,9 @@ struct SessionState {
     /// Switches to (or starts in) timing-only: CUPTI activity records for kernel durations.
     void startTiming() noexcept;
     void teardown() noexcept;
-    /// The profile is complete: launch callbacks off, scopes no longer followed (the host
-    /// times end here), callback clocks not read.
+    /// The profile is complete: scopes no longer followed (the host times end here), the counter
+    /// backends and CUPTI's profiler released, and CUPTI detached from the process at the next
+    /// driver call (no callback, no subscription left: design 0018).
     void goIdle() noexcept;
     /// Session::stop(): idempotent, never throws.
     void finish() noexcept;

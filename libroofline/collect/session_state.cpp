@@ -55,8 +55,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         }
         return;
     }
-    if (!ready.load(std::memory_order_acquire))
-        return; // the session is still being set up
+    if (!ready.load(std::memory_order_acquire) || idle.load(std::memory_order_acquire))
+        return; // the session is still being set up, or the profile is complete
     if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
         if (CuptiBackend::insideCall())
             return;
@@ -159,18 +159,37 @@ void SessionState::goIdle() noexcept {
         setScopeTarget(nullptr);
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     cupti::replaceGraphLaunches(false); // graphs run as they are once the profile is complete
-    // No launch may be between its entry and exit callbacks when they go off: its exit would
-    // never release the launch-order lock its entry took. Holding the lock waits for one in
-    // flight (a second at most, as a launch waits for it).
+    // No launch may be between its entry and exit callbacks when the session stops following
+    // them: its exit would never release the launch-order lock its entry took. Holding the lock
+    // waits for one in flight (a second at most, as a launch waits for it).
     const bool ordered = gLaunchOrder.try_lock_for(std::chrono::seconds(1));
-    if (tracker)
-        tracker->setLaunchCallbacks(false);
+    idle.store(true, std::memory_order_release);
     if (ordered)
         gLaunchOrder.unlock();
+    // Nothing more is measured: the counter backends (their range profilers, images and flush
+    // buffers) and CUPTI's profiler go now -- what the stop reports of them read first -- and
+    // CUPTI detaches at the next driver call, so the program's launches cost what they cost
+    // without a tool (docs/design/0018).
+    try {
+        for (const auto& d : devices)
+            if (d.backend)
+                releasedCost.add(d.backend->cost());
+        if (!devices.empty() && devices[0].backend)
+            releasedPeaks = devices[0].backend->peakValues();
+    } catch (...) {
+    }
+    collector->releaseBackends();
+    for (auto& d : devices)
+        if (d.backend) {
+            d.backend->disable();
+            d.backend.reset();
+        }
+    profiler.reset();
+    cupti::LaunchTracker::detachAtNextCall();
     idleWallNs = HostTimes::wallNow();
     core::log().info("libroofline: idle after {} iterations: the profile is complete, so launches "
-                     "and scopes are no longer followed (ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps "
-                     "watching for new kernels)",
+                     "and scopes are no longer followed and CUPTI is detached "
+                     "(ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps watching for new kernels)",
                      collector->completedAfterIterations());
 }
 

@@ -263,7 +263,14 @@ std::atomic<LaunchTracker*> gTarget{nullptr};
 std::atomic<HostTiming> gCallbackClocks{HostTiming::Off};
 CUpti_SubscriberHandle gProcessSubscriber = nullptr;
 
+// detachAtNextCall(): attached, a detach waiting for a driver call's exit, detached. The detach
+// and a tracker's own unsubscription (a session stopping meanwhile) never overlap.
+enum : int { kAttached, kDetachPending, kDetached };
+std::atomic<int> gDetach{kAttached};
+std::mutex gDetachMutex;
+
 CUpti_SubscriberHandle subscribe() {
+    gDetach.store(kAttached, std::memory_order_release); // a new subscription attaches CUPTI
     CUpti_SubscriberHandle handle = nullptr;
     ROOFLINE_CUPTI_CHECK(cuptiSubscribe(
         &handle, reinterpret_cast<CUpti_CallbackFunc>(&LaunchTrackerAccess::onCallback), nullptr));
@@ -294,7 +301,7 @@ LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(u
 
 void LaunchTracker::setLaunchCallbacks(bool enabled) noexcept {
     CUpti_SubscriberHandle handle = subscriber_ ? subscriber_ : gProcessSubscriber;
-    if (!handle || launchesOff_ == !enabled)
+    if (!handle || launchesOff_ == !enabled || detached())
         return;
     for (CUpti_CallbackId cbid : kLaunchCallbacks)
         ROOFLINE_CUPTI_LOG(
@@ -311,7 +318,21 @@ LaunchTracker::~LaunchTracker() {
         return;
     }
     gTarget.store(nullptr, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(gDetachMutex);
+    if (detached()) // cuptiFinalize took every subscription with it
+        return;
+    int pending = kDetachPending; // this subscription goes now: nothing is left to detach
+    gDetach.compare_exchange_strong(pending, kAttached, std::memory_order_acq_rel);
     ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(subscriber_));
+}
+
+void LaunchTracker::detachAtNextCall() noexcept {
+    int expected = kAttached;
+    gDetach.compare_exchange_strong(expected, kDetachPending, std::memory_order_acq_rel);
+}
+
+bool LaunchTracker::detached() noexcept {
+    return gDetach.load(std::memory_order_acquire) == kDetached;
 }
 
 LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
@@ -337,6 +358,20 @@ void LaunchTracker::dispatch(const LaunchEvent& event) noexcept {
 }
 
 void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
+    if (const int state = gDetach.load(std::memory_order_acquire); state != kAttached) {
+        // A detach is due: at a driver call's exit (no CUPTI call of this thread in flight),
+        // once, on whichever thread gets here first.
+        if (state == kDetachPending && domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+            static_cast<const CUpti_CallbackData*>(raw)->callbackSite == CUPTI_API_EXIT) {
+            std::lock_guard<std::mutex> lock(gDetachMutex);
+            int expected = kDetachPending;
+            if (gDetach.compare_exchange_strong(expected, kDetached, std::memory_order_acq_rel)) {
+                ROOFLINE_CUPTI_LOG(cuptiFinalize());
+                gProcessSubscriber = nullptr;
+            }
+        }
+        return;
+    }
     LaunchTracker* self = gTarget.load(std::memory_order_acquire);
     if (!self || OwnLaunches::active())
         return; // libroofline's own kernels (the L2 flush) are not the program's

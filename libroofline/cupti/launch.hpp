@@ -85,6 +85,14 @@ public:
     /// off the driver runs launches without calling into libroofline at all. Module loads and
     /// graph instantiation are still seen. Never throws (a failure is logged).
     void setLaunchCallbacks(bool enabled) noexcept;
+    /// Detaches CUPTI from the process at the next driver call's exit, on whichever thread
+    /// makes it (cuptiFinalize, where NVIDIA's documentation places it): every subscription and
+    /// callback goes, and the driver runs the program as if no tool were attached. Until then
+    /// the callbacks return at once. For a profile that is complete; a later subscription (a new
+    /// session) attaches CUPTI again. Never throws.
+    static void detachAtNextCall() noexcept;
+    /// CUPTI was detached (detachAtNextCall()): the subscriptions made before are gone.
+    static bool detached() noexcept;
 
 private:
     ::CUpti_Subscriber_st* subscriber_ = nullptr; ///< null: a turn on the process subscription

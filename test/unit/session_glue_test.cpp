@@ -84,7 +84,7 @@ protected:
     }
     void launch(const std::string& name, std::uint32_t gridX) override {
         ++launches;
-        if (s.idleWallNs != 0) { // goIdle() turned the launch callbacks off
+        if (s.idleWallNs != 0) { // goIdle(): launches are no longer followed, CUPTI detaches
             if (idleFromStep < 0)
                 idleFromStep = currentStep;
             return;
@@ -133,7 +133,8 @@ TEST(SessionGlue, ADefaultSessionOnATrainerIsCompleteIdleAndReadable) {
         EXPECT_EQ(loop.seen, 2 * TrainLoopShape::kLayers + 1 + 5 * TrainLoopShape::kStepLaunches);
         EXPECT_NE(loop.s.idleWallNs, 0);
         EXPECT_NE(scopeTarget(), &loop.s.scopes) << "scopes are no longer followed";
-        EXPECT_TRUE(loop.fake->released()) << "the profiler is released once idle";
+        EXPECT_EQ(loop.s.devices[0].backend, nullptr) << "the backend goes once idle";
+        EXPECT_FALSE(loop.s.profiler.has_value()) << "CUPTI's profiler too";
         loop.s.finish();
         ASSERT_EQ(loop.s.records.size(), TrainLoopShape::kStepLaunches);
         EXPECT_TRUE(loop.s.recorded.coverage.complete());
