@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,10 @@ struct CollectorConfig {
     /// iteration has its samples (until an iteration launches a signature without).
     std::size_t reuseSamples = 0;
     /// Launches whose signature has its samples, left inside a window when fewer than this lie
-    /// between two that need measuring (cheaper than a window of their own).
-    std::size_t reuseMaxGap = 16;
+    /// between two that need measuring. By default any run that fits the image: a window of its
+    /// own costs a group of passes -- as many iterations -- while a launch inside one costs a
+    /// range per pass, so the fewest windows complete a profile in the fewest iterations.
+    std::size_t reuseMaxGap = std::numeric_limits<std::size_t>::max();
     /// Signatures a program may show before observation stops, once a profile is complete (only
     /// grids that change with every iteration keep adding ones, and host memory with them).
     std::size_t reuseMaxSignatures = std::size_t{1} << 16;

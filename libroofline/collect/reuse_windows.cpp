@@ -105,6 +105,7 @@ void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOp
     if (!observing_)
         return;
     observed_.assign(plan_, iterSigs_, iterFamilies_, iterLabels_);
+    ++observedIterations_;
     for (std::size_t p = 0; p < iterSigs_.size(); ++p) // launches split before: by position
         if (plan_.isSplit(iterSigs_[p]))
             iterSigs_[p] = plan_.positional(iterSigs_[p], p);
@@ -333,6 +334,22 @@ void ReuseWindows::covered(const PassSchedule& schedule) {
 IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
                                               const IterationFacts& facts) {
     IterationVerdict v;
+    if (verifying_ && cycle_) {
+        verifying_ = false;
+        if (iterFamilies_ != refFamilies_) {
+            // The second iteration was not the steady one after all: the cycle starts again on
+            // an iteration that launches what the one before it did.
+            core::log().info("libroofline: the second iteration differs from the third: the "
+                             "repeated-launch cycle waits for a steady iteration");
+            v.dropGroup = true;
+            cycle_ = false;
+            offset_ = 0;
+            windowEnd_ = 0;
+            refInfo_.clear();
+            unsteady_ = 0;
+            return v;
+        }
+    }
     if (facts.groupCompleted) {
         if (advance(shared, slot)) {
             coveredWhole_ = true;
@@ -370,9 +387,18 @@ void ReuseWindows::plan(Shared& shared, DeviceSlot& slot, const IterationFacts& 
     bool steady = iterFamilies_ == prevFamilies_;
     if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;
+    // The first iteration is the odd one of most programs: the second is taken as the reference
+    // at once, and the third checks it (iterationEnded) -- one iteration sooner than waiting for
+    // two alike.
+    const bool optimistic = !steady && !cycle_ && cyclesDone_ == 0 && observedIterations_ == 2;
+    steady = steady || optimistic;
     prevFamilies_.swap(iterFamilies_);
     if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
         maybeStart(slot, unmeasured, shared.limitReached());
+        if (cycle_ && optimistic) {
+            verifying_ = true;
+            refFamilies_ = prevFamilies_;
+        }
         // A steady iteration with nothing left to measure: done -- once the filters admitted
         // some launch (`Train step 5/`: steps 0-4 admit none, and the profile waits for step 5).
         const bool admitted = std::any_of(iterSigs_.begin(), iterSigs_.end(), [](std::uint32_t id) {

@@ -101,6 +101,12 @@ private:
     std::size_t unsteady_ = 0; // observed iterations that differed from the one before
     bool awaiting_ = false;    // the last iteration launched what no cycle measured yet
     bool rewind_ = false;      // a split: the next window is searched from the start again
+    std::size_t observedIterations_ = 0;
+    // The first cycle refers to the second iteration before it is known to be steady (the first
+    // is the odd one: validation, lazy loading, state created on first use); the next iteration
+    // must launch the same families, or the cycle is dropped.
+    bool verifying_ = false;
+    std::vector<std::uint32_t> refFamilies_;
     std::vector<bool> measuredPos_;
     std::size_t cycleRanges_ = 0; // the cycle's longest window: what its image holds
     std::size_t splits_ = 0;

@@ -1,8 +1,8 @@
 // The metric catalog through the real CUPTI host API (no GPU needed): every name valid on every
 // chip, pass counts known, and bad names rejected with the closest valid names.
-#include "unit/cupti_host_guard.hpp"
 #include "core/metric_catalog.hpp"
 #include "cupti/host.hpp"
+#include "unit/cupti_host_guard.hpp"
 
 #include <roofline/error.hpp>
 

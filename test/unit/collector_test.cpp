@@ -1073,3 +1073,35 @@ TEST(CollectorIterationReplay, AFlushBeforeEachKernelTakesARangeOfItsOwnAndIsLef
         EXPECT_EQ(h.collector.coverage().rangesPerImage, 4u);
     }
 }
+
+// The second iteration is taken as the reference at once; when the third launches other kernels,
+// the second was not the steady one: the cycle is dropped and starts again on a steady iteration,
+// and no record describes the odd step's launches.
+TEST(CollectorIterationReplay, AnOddSecondIterationIsNotTheReference) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.measureAfterComplete = false;
+    Harness h(CollectionMode::IterationReplay, 2, 16, c);
+    int n = 0;
+    bool complete = false;
+    while (!complete && n < 20) {
+        h.push(("Train step " + std::to_string(n)).c_str());
+        if (n == 0)
+            h.launch("validation", 9);
+        h.launch("forward", 1);
+        if (n == 1)
+            h.launch("lazyInit", 5); // the second step differs too
+        h.launch("backward", 2);
+        h.pop();
+        complete = h.collector.takeCompletion();
+        ++n;
+    }
+    EXPECT_LT(n, 20);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].mangledName, "forward");
+    EXPECT_EQ(l[0].values, all(1)) << l[0].note;
+    EXPECT_EQ(l[1].mangledName, "backward");
+    EXPECT_EQ(l[1].values, all(2)) << l[1].note;
+    EXPECT_GE(l[0].iteration, 2);
+}

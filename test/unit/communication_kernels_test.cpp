@@ -62,8 +62,7 @@ TEST(CommunicationKernels, KernelReplayRunsThemOnceWithoutTheProfiler) {
 TEST(CommunicationKernels, KernelReplayAsksForTimingOnceTheProfilerStopped) {
     Harness h(CollectionMode::KernelReplay, 2, 8);
     std::vector<bool> collectingWhenAsked;
-    h.collector.setTimingHandler(
-        [&] { collectingWhenAsked.push_back(h.backend.collecting()); });
+    h.collector.setTimingHandler([&] { collectingWhenAsked.push_back(h.backend.collecting()); });
     h.push("step");
     h.launch("forward", 1);
     EXPECT_TRUE(collectingWhenAsked.empty()) << "a measured launch asked for timing";

@@ -251,10 +251,9 @@ TEST(DevicePeaks, VerdictsAgreeWithTheMeasuredCeilingsOnes) {
     std::size_t same = 0;
     double sameSeconds = 0, seconds = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
-        const bool agree = a[i].bound.kind == b[i].bound.kind &&
-                           a[i].bound.flop == b[i].bound.flop &&
-                           a[i].bound.level == b[i].bound.level &&
-                           a[i].bound.limiter == b[i].bound.limiter;
+        const bool agree =
+            a[i].bound.kind == b[i].bound.kind && a[i].bound.flop == b[i].bound.flop &&
+            a[i].bound.level == b[i].bound.level && a[i].bound.limiter == b[i].bound.limiter;
         same += agree ? 1 : 0;
         sameSeconds += agree ? b[i].timeSeconds : 0;
         seconds += b[i].timeSeconds;

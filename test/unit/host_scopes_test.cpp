@@ -43,8 +43,7 @@ void busy(std::chrono::milliseconds d) {
 }
 
 // Runs `f` and adds its wall time, as this thread's clock saw it, to `total`.
-template <class F>
-void timed(double& total, F&& f) {
+template <class F> void timed(double& total, F&& f) {
     const double t0 = wallSeconds();
     f();
     total += wallSeconds() - t0;

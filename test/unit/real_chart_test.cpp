@@ -146,8 +146,8 @@ TEST(RealCharts, TextsLegendsAndNumbersFitOnBothH100Recordings) {
                            e.recording.device.name + "; roofs: " + e.ceilings.used.name +
                            "; bytes: " + e.recording.bytes;
         const std::string dir = tempDir(std::filesystem::path(file).stem().string());
-        const ChartFiles charts = writeRooflineChart(e.records, e.ceilings.used,
-                                                     dir + "/chart.svg", options);
+        const ChartFiles charts =
+            writeRooflineChart(e.records, e.ceilings.used, dir + "/chart.svg", options);
         ASSERT_GE(charts.files.size(), 2u); // FP32 and tensor at least
         for (const auto& path : charts.files) {
             const std::string svg = slurp(path);

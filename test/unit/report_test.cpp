@@ -223,14 +223,13 @@ TEST(Report, HeaderLinesWrapUnderTheirKey) {
                        "          iterations needed (1 window of\n"
                        "          96 ranges x 7 passes)\n"
                        "kernels   59\n");
-    EXPECT_EQ(report::wrapLines(header, 0), header);          // --wide
+    EXPECT_EQ(report::wrapLines(header, 0), header);                              // --wide
     EXPECT_EQ(report::wrapLines("a_very_long_word x", 5), "a_very_long_word\nx"); // kept whole
     // The bar chart's legend entries: the same breaking, no indent.
     EXPECT_EQ(report::wrapWords("GPU unknown (its kernels have no records)", 24),
               (std::vector<std::string>{"GPU unknown (its kernels", "have no records)"}));
     EXPECT_EQ(report::wrapWords("", 24), (std::vector<std::string>{""}));
-    for (std::size_t at = 0, end; (end = wrapped.find('\n', at)) != std::string::npos;
-         at = end + 1)
+    for (std::size_t at = 0, end; (end = wrapped.find('\n', at)) != std::string::npos; at = end + 1)
         EXPECT_LE(end - at, 40u);
 }
 

@@ -164,7 +164,8 @@ TEST(SeerH100, FitsAndEvaluatesTheRecordedSweep) {
     std::vector<SeerRow> train, test;
     for (const auto& r : rows)
         (isTestConfig(r.conv) ? test : train).push_back(r);
-    // H100 roofs: FP32 and TF32 tensor, DRAM and L2 (libroofline/data/ceilings/NVIDIA_H100_80GB_HBM3.json).
+    // H100 roofs: FP32 and TF32 tensor, DRAM and L2
+    // (libroofline/data/ceilings/NVIDIA_H100_80GB_HBM3.json).
     const Roofs roofs{6.61e13, 4.70e14, 3.13e12, 132, 7.67e12};
     const Model m = Model::fit(train, roofs);
     EXPECT_EQ(m.engines.size(), 9u);

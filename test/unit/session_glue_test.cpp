@@ -128,9 +128,9 @@ TEST(SessionGlue, ADefaultSessionOnATrainerIsCompleteIdleAndReadable) {
     {
         SessionLoop loop(path);
         loop.run(30);
-        EXPECT_EQ(loop.idleFromStep, 5) << "idle once the profile was complete";
-        // Steps 0 (with its validation pass) to 4 were followed, nothing after.
-        EXPECT_EQ(loop.seen, 2 * TrainLoopShape::kLayers + 1 + 5 * TrainLoopShape::kStepLaunches);
+        EXPECT_EQ(loop.idleFromStep, 4) << "idle once the profile was complete";
+        // Steps 0 (with its validation pass) to 3 were followed, nothing after.
+        EXPECT_EQ(loop.seen, 2 * TrainLoopShape::kLayers + 1 + 4 * TrainLoopShape::kStepLaunches);
         EXPECT_NE(loop.s.idleWallNs, 0);
         EXPECT_NE(scopeTarget(), &loop.s.scopes) << "scopes are no longer followed";
         EXPECT_EQ(loop.s.devices[0].backend, nullptr) << "the backend goes once idle";

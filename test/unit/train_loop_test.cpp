@@ -88,14 +88,15 @@ TEST(TrainLoop, TheDefaultFindsTheStepAndStatesItsSteadyLaunchCount) {
     const auto& records = loop.measure(12);
     const core::Coverage c = loop.h.collector.coverage();
     EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << "the steady step, not the first or last";
-    EXPECT_EQ(c.iterationsRun, 5u); // those the collector followed: idle after the fifth
+    EXPECT_EQ(c.iterationsRun, 4u); // those the collector followed: idle after the fourth
     EXPECT_TRUE(c.complete()) << core::describe(c);
     expectOneStepInProgramOrder(records);
-    // Observed steps 0 and 1 (0 differs), step 2 steady, then one cycle of one window x 2
-    // passes (steps 3 and 4): complete at the end of step 4; nothing is followed after that.
+    // Observed steps 0 and 1 (0 differs: step 1 is taken as the reference, step 2 confirms it),
+    // then one cycle of one window x 2 passes (steps 2 and 3): complete at the end of step 3;
+    // nothing is followed after that.
     EXPECT_EQ(loop.idleCalls, 1);
-    EXPECT_EQ(loop.idleAfterStep, 4);
-    EXPECT_EQ(loop.h.collector.completedAfterIterations(), 5u);
+    EXPECT_EQ(loop.idleAfterStep, 3);
+    EXPECT_EQ(loop.h.collector.completedAfterIterations(), 4u);
     EXPECT_TRUE(loop.h.backend.released());
 }
 
@@ -118,7 +119,7 @@ TEST(TrainLoop, NothingReachesTheCollectorOnceIdle) {
     Loop loop(2, 64);
     loop.measure(40);
     EXPECT_EQ(loop.idleCalls, 1);
-    EXPECT_EQ(loop.h.collector.coverage().iterationsRun, 5u);
+    EXPECT_EQ(loop.h.collector.coverage().iterationsRun, 4u);
 }
 
 // A program that drives the replay itself (a benchmark: one needsPass() loop per case) decides
@@ -247,7 +248,8 @@ TEST(TrainLoop, RanksSharingTheProfileEachMeasureTheirHalfAndTheMergeCompletesIt
         std::size_t own = 0;
         for (const auto& r : records) {
             // rank 0's block: positions 0-5 (p * 2 / 11 == 0), rank 1's: 6-10
-            const int owner = r.position * 2 / static_cast<std::int64_t>(kStepLaunches) == 0 ? 0 : 1;
+            const int owner =
+                r.position * 2 / static_cast<std::int64_t>(kStepLaunches) == 0 ? 0 : 1;
             if (owner == static_cast<int>(rank)) {
                 ++own;
                 EXPECT_FALSE(r.values.empty()) << rank << " " << r.position << ": " << r.note;
