@@ -96,7 +96,7 @@ struct Bound {
     Kind kind = Kind::Unknown;
     FlopKind flop = FlopKind::FP32;      ///< valid when kind == Compute
     MemoryLevel level = MemoryLevel::L1; ///< valid when kind == Memory
-    double fractionOfPeak = 0.0; ///< achieved rate / that roof, 0..1 (can exceed 1 slightly)
+    double fractionOfPeak = 0.0;     ///< achieved rate / that roof, 0..1 (can exceed 1 slightly)
     Limiter limiter = Limiter::None; ///< set when fractionOfPeak < kBelowEveryRoof
 };
 /// "DRAM 84%", or below every roof "latency (DRAM 5%)"; "unknown" without roofs.
@@ -161,6 +161,10 @@ struct ROOFLINE_API KernelRecord {
     bool measured = false; ///< false: no counter values (see note), only identity fields are set
                            ///< and, in timing-only mode, timeSeconds
     std::string note;      ///< why a record is incomplete, or caveats about its values
+    /// A measured record whose counters are partial: the quantities it has no value for
+    /// ("time", "FLOPs", "tensor FLOPs", "bytes", comma-separated) -- its other values stand,
+    /// these are unknown, not zero (the note says why). Empty: complete.
+    std::string lacks;
 
     double timeSeconds = 0.0;        ///< sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second
     double gpuDurationSeconds = 0.0; ///< gpu__time_duration.sum

@@ -279,8 +279,20 @@ void IterationReplay::completeGroup(Device& d) {
         }
         applyVerdict(info, checker.verdict(i), checker.note(i), tally);
     }
-    if (inferTensorMetrics(s))
+    if (inferTensorMetrics(s) && !again) {
+        // Its MMA work needs tensor counters this window lacked: measured again with them. Until
+        // then its records stay, partial -- the stop keeps them if it comes first.
         d.redo = true;
+        d.previous = s.members;
+        d.previousLost = false;
+        for (std::int64_t m : s.members)
+            if (m >= 0)
+                appendNote(shared_.records[m].note,
+                           "partial: its window was to be measured again with the tensor "
+                           "counters its MMA work needs, and the profile stopped first");
+    } else if (again) {
+        inferTensorMetrics(s); // the window is measured again anyway, with them
+    }
     if (!d.redo)
         d.windows->recorded(shared_, s.members);
     s.members.clear();
@@ -307,6 +319,7 @@ bool IterationReplay::measureAgain(Device& d) {
     ++d.retries;
     ++shared_.tally.windowsMeasuredAgain;
     d.previous = members; // kept until the next attempt completes
+    d.previousLost = true;
     d.redo = true;
     core::log().info("libroofline: {}; the window is measured again on the next iteration "
                      "(attempt {} of {})",
@@ -322,13 +335,15 @@ void IterationReplay::keepPreviousAttempt(Device& d) {
         return;
     if (d.replay.schedule.inGroup())
         shared_.records.supersede(d.replay.slot->members);
-    ++shared_.tally.mismatchedGroups;
-    for (std::int64_t m : d.previous) {
-        if (m < 0)
-            continue;
-        const ReplayStatus status = shared_.records[m].replay;
-        shared_.tally.unmatched += status == ReplayStatus::Unmatched ? 1 : 0;
-        shared_.tally.differing += status == ReplayStatus::Differs ? 1 : 0;
+    if (d.previousLost) {
+        ++shared_.tally.mismatchedGroups;
+        for (std::int64_t m : d.previous) {
+            if (m < 0)
+                continue;
+            const ReplayStatus status = shared_.records[m].replay;
+            shared_.tally.unmatched += status == ReplayStatus::Unmatched ? 1 : 0;
+            shared_.tally.differing += status == ReplayStatus::Differs ? 1 : 0;
+        }
     }
     d.previous.clear();
 }
@@ -434,12 +449,12 @@ void IterationReplay::completed() {
 }
 
 void IterationReplay::finish() {
-    for (auto& d : devices_)
-        d->replay.finish(shared_, passes_);
     for (auto& d : devices_) {
-        keepPreviousAttempt(*d);
-        d->windows->finish(shared_);
+        keepPreviousAttempt(*d); // before the unfinished attempt is noted incomplete: it goes
+        d->replay.finish(shared_, passes_);
     }
+    for (auto& d : devices_)
+        d->windows->finish(shared_);
 }
 
 void IterationReplay::coverage(core::Coverage& c) const {

@@ -68,6 +68,7 @@ private:
         bool redo = false;                  // the completed group is measured again
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
+        bool previousLost = false;          // it lost launches (else: it lacks tensor counters)
     };
     static constexpr std::size_t kLostRetries = 3;
 

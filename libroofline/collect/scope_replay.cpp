@@ -217,6 +217,8 @@ bool ScopeReplay::completeGroup(Device& d) {
                      }
                  });
     const bool redo = inferTensorMetrics(s);
+    if (redo) // measured again: these records go
+        shared_.records.supersede(s.members);
     s.members.clear();
     ++shared_.tally.groupsCompleted;
     s.backend->configure(); // the same image, fresh, for the next group

@@ -232,7 +232,6 @@ bool Strategy::inferTensorMetrics(DeviceSlot& slot) {
     std::string list;
     for (const auto& m : more)
         list += (list.empty() ? "" : ", ") + m;
-    shared_.records.supersede(slot.members);
     ++shared_.tally.expansions;
     std::size_t passes = 0;
     changeEveryBackend(slot, [&](DeviceSlot& other) {

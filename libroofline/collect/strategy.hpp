@@ -199,7 +199,8 @@ public:
 protected:
     /// Tensor counters by detection (docs/design/0008): the image's records get their inferred
     /// tensor metrics; when a launch ran an MMA kind whose counters were not collected, every
-    /// backend collects them from now on and true is returned (the window is measured again).
+    /// backend collects them from now on and true is returned: the window is to be measured
+    /// again (its records, partial -- those metrics NaN -- are the caller's to keep or drop).
     bool inferTensorMetrics(DeviceSlot& slot);
     /// What every device's backend must do at once (a larger metric set, a new replay mode):
     /// every slot but `except` stops its open pass and abandons its group, then `change` runs on

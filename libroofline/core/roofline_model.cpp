@@ -225,19 +225,25 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
                               const std::vector<std::string>& metrics, const Ceilings& ceilings) {
     if (launch.values.empty() || launch.values.size() != metrics.size())
         return unmeasuredRecord(launch, launch.note.empty() ? "no counter values" : "");
-    MetricValues values; // what the metric set collected
+    MetricValues values; // what the metric set collected and measured
     for (std::size_t i = 0; i < metrics.size(); ++i)
-        values[metrics[i]] = launch.values[i];
-    // The formulas need every term: those the set lacks count as 0, and the note names the
-    // quantities they feed.
+        if (!std::isnan(launch.values[i])) // NaN: collected, but no pass measured it
+            values[metrics[i]] = launch.values[i];
+    // The formulas need every term: those without a value count as 0, and the record says which
+    // quantities they feed -- not collected by the set, or collected and not measured (lacks).
     MetricValues padded = values;
-    std::vector<std::string> missing;
+    std::vector<std::string> missing, lacking;
     auto pad = [&](const Formula& f, const std::string& what) {
-        bool absent = false;
+        bool absent = false, unmeasured = false;
         for (const auto& t : f.terms)
-            absent = padded.emplace(t.metric, 0.0).second || absent;
-        if (absent && std::find(missing.begin(), missing.end(), what) == missing.end())
-            missing.push_back(what);
+            if (padded.emplace(t.metric, 0.0).second) {
+                absent = true;
+                unmeasured = unmeasured ||
+                             std::find(metrics.begin(), metrics.end(), t.metric) != metrics.end();
+            }
+        std::vector<std::string>& list = unmeasured ? lacking : missing;
+        if (absent && std::find(list.begin(), list.end(), what) == list.end())
+            list.push_back(what);
     };
     pad({{{profile.cyclesMetric, 1.0}}}, "time");
     pad({{{profile.cycleRateMetric, 1.0}}}, "time");
@@ -248,11 +254,19 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
         pad(profile.bytes[l], "bytes");
     KernelRecord r = buildRecord(profile, launch, padded, ceilings);
     r.metrics = std::move(values);
-    if (!missing.empty()) {
-        std::string text = "not collected by this metric set:";
-        for (std::size_t i = 0; i < missing.size(); ++i)
-            text += (i ? ", " : " ") + missing[i];
-        appendNote(r, text);
+    const auto join = [](const std::vector<std::string>& list) {
+        std::string text;
+        for (const auto& w : list)
+            text += (text.empty() ? "" : ", ") + w;
+        return text;
+    };
+    if (!missing.empty())
+        appendNote(r, "not collected by this metric set: " + join(missing));
+    if (!lacking.empty()) {
+        r.lacks = join(lacking);
+        appendNote(r, "partial: no value for " + r.lacks + " (not measured)");
+        if (r.lacks.find("time") != std::string::npos)
+            r.bound = Bound{}; // no rate without a time
     }
     return r;
 }

@@ -79,6 +79,22 @@ Bound KernelGroup::bound(const Ceilings& ceilings) const noexcept {
     return core::belowEveryRoof(core::classify(r, ceilings), limiter);
 }
 
+std::string mergeLacks(const std::string& a, const std::string& b) {
+    std::vector<std::string> all;
+    for (const std::string* list : {&a, &b})
+        for (std::size_t start = 0; start < list->size();) {
+            const std::size_t end = std::min(list->find(", ", start), list->size());
+            std::string what = list->substr(start, end - start);
+            if (std::find(all.begin(), all.end(), what) == all.end())
+                all.push_back(std::move(what));
+            start = end + 2;
+        }
+    std::string out;
+    for (const auto& w : all)
+        out += (out.empty() ? "" : ", ") + w;
+    return out;
+}
+
 std::string mergedInstances(const std::string& scopePath) {
     std::string out;
     std::size_t start = 0;
@@ -128,6 +144,8 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             if (r.timeSeconds > g.maxSeconds) // the longest launch so far gives the limiter
                 g.maxSeconds = r.timeSeconds, g.limiter = r.bound.limiter;
         }
+        if (!r.lacks.empty())
+            g.lacks = mergeLacks(g.lacks, r.lacks);
         g.gpuSeconds += r.gpuDurationSeconds;
         g.clockTimesSeconds += r.timeSeconds > 0.0 ? r.smClockHz * r.timeSeconds : 0.0;
         for (std::size_t k = 0; k < kFlopKindCount; ++k)

@@ -38,6 +38,8 @@ struct KernelGroup {
     /// The limiter of its longest measured launch (the one of maxSeconds; below every roof:
     /// what its shape says).
     Limiter limiter = Limiter::None;
+    /// What some measured record of the group has no value for (KernelRecord::lacks, merged).
+    std::string lacks;
 
     double totalFlops() const noexcept;  ///< floating point, CUDA + tensor cores
     double tensorShare() const noexcept; ///< tensor-core share of totalFlops (0 when none)
@@ -48,6 +50,9 @@ struct KernelGroup {
     /// limiter of its longest launch (latency where that one was not below every roof).
     Bound bound(const Ceilings& ceilings) const noexcept;
 };
+
+/// The quantities of `a` and `b` (KernelRecord::lacks lists), each once.
+std::string mergeLacks(const std::string& a, const std::string& b);
 
 /// `scopePath` with the numbered instance of every level made uniform ("Train step #/forward/Layer
 /// 3" -> "Train step #/forward/Layer #"; identifiers such as "conv2" stay).

@@ -115,8 +115,7 @@ std::string wrapLines(const std::string& text, std::size_t width) {
     return out;
 }
 
-std::vector<std::string> wrapWords(const std::string& text, std::size_t width,
-                                   std::size_t indent) {
+std::vector<std::string> wrapWords(const std::string& text, std::size_t width, std::size_t indent) {
     std::vector<std::string> lines;
     std::string line = text;
     while (line.size() > width) {

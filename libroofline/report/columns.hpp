@@ -48,9 +48,9 @@ struct NameWidths {
 /// Shares a line of `width` characters: `reserved` of them go to what is neither a name nor a
 /// number (indices, separators, the bound's room); optional columns are left out until kernel
 /// names keep 24 characters and scopes 10 (5 without scopes), or 16 and 8 when even that does
-/// not fit (longestScope 0 without scopes: no scope column); the scope gets what it needs up to 2/5 of the rest, the kernel name the remainder --
-/// never more than the longest needs.
-/// `wide`: every column shown, names and scopes as long as the longest.
+/// not fit (longestScope 0 without scopes: no scope column); the scope gets what it needs up to 2/5
+/// of the rest, the kernel name the remainder -- never more than the longest needs. `wide`: every
+/// column shown, names and scopes as long as the longest.
 NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::size_t reserved,
                    std::size_t longestName, std::size_t longestScope, bool anyScope, bool wide);
 /// The shown columns' `cells`, right-aligned, each followed by a space.

@@ -67,6 +67,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"device", r.device},
                        {"rank", r.rank},
                        {"counters_rank", r.countersRank},
+                       {"lacks", r.lacks},
                        {"scope_record", r.scopeRecord},
                        {"kernels", r.kernels},
                        {"measured", r.measured},

@@ -52,8 +52,8 @@ double rate(const ChartPoint& p) {
 
 // Legend entries that tell kernels apart: names shortened in the middle (so names that differ
 // at the end stay distinct) to what the legend's column holds beside "N " and " (12.5%)" (266 px
-// of 12 px text: ~39 characters of DejaVu Sans); one kernel name in several scopes gets its innermost scope
-// name; what still collides a number "(N)", as in the tables.
+// of 12 px text: ~39 characters of DejaVu Sans); one kernel name in several scopes gets its
+// innermost scope name; what still collides a number "(N)", as in the tables.
 std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kernels) {
     constexpr std::size_t kLegendWidth = 28;
     std::vector<std::string> out;

@@ -63,6 +63,7 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         r.smClockHz = g.seconds > 0 ? g.clockTimesSeconds / g.seconds : 0.0;
         r.flops = g.flops;
         r.bytes = g.bytes;
+        r.lacks = g.lacks;
         r.replay = g.unmatched   ? ReplayStatus::Unmatched
                    : g.differing ? ReplayStatus::Differs
                                  : ReplayStatus::Clean;

@@ -16,7 +16,24 @@ namespace {
 const char* const kSortKeys[] = {"time",  "mean",  "launches", "share", "flops", "rate",
                                  "ai_l1", "ai_l2", "ai_dram",  "name",  "scope"};
 
+// The record has no value for one of `what` (KernelRecord::lacks: partial counters).
+bool lacks(const KernelRecord& r, std::initializer_list<const char*> what) {
+    if (r.lacks.empty())
+        return false;
+    const std::string list = ", " + r.lacks + ", ";
+    for (const char* w : what)
+        if (list.find(", " + std::string(w) + ", ") != std::string::npos)
+            return true;
+    return false;
+}
+
+bool lacksFlops(const KernelRecord& r) {
+    return lacks(r, {"FLOPs", "tensor FLOPs"});
+}
+
 std::string intensityCell(const KernelRecord& r, MemoryLevel level) {
+    if (r.measured && (lacksFlops(r) || lacks(r, {"bytes"})))
+        return "?";
     if (!r.measured || r.bytesAt(level) <= 0.0)
         return "-";
     char buf[32];
@@ -81,13 +98,16 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     const std::size_t rows =
         options.maxRows ? std::min(options.maxRows, records.size()) : records.size();
 
-    std::size_t differing = 0, unmatched = 0, launches = 0, reused = 0;
+    std::size_t differing = 0, unmatched = 0, launches = 0, reused = 0, partial = 0;
+    bool flopsUnknown = false;
     double total = 0, flops = 0;
     std::array<double, kMemoryLevelCount> bytes{};
     for (const KernelRecord& r : records) {
         differing += r.replay == ReplayStatus::Differs ? 1 : 0;
         unmatched += r.replay == ReplayStatus::Unmatched ? 1 : 0;
         reused += r.reusedSamples > 0 ? 1 : 0;
+        partial += r.measured && !r.lacks.empty() ? 1 : 0;
+        flopsUnknown = flopsUnknown || (r.measured && lacksFlops(r));
         launches += r.kernels ? r.kernels : 1;
         total += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (r.measured) {
@@ -144,6 +164,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         const KernelRecord& r = *shown[i];
         if (!r.measured)
             continue;
+        if (!r.lacks.empty()) { // partial counters: no bound to claim
+            bounds[i] = "partial: no " + r.lacks;
+            boundW = std::max(boundW, bounds[i].size());
+            continue;
+        }
         bounds[i] = toString(r.bound) + options.boundMark;
         if (r.noFloatingPointWork())
             bounds[i] += "  [no FP work]";
@@ -192,9 +217,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         const std::string scope = scopeOf(r);
         std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),
                       flag);
-        std::string row =
-            line + report::padRight(names[i], kernelW) + ' ' +
-            scopeCell(options.wide ? scope : report::shortenScope(scope, scopeW));
+        std::string row = line + report::padRight(names[i], kernelW) + ' ' +
+                          scopeCell(options.wide ? scope : report::shortenScope(scope, scopeW));
         const double n = r.kernels ? r.kernels : 1;
         std::vector<std::string> cells;
         if (options.grouped)
@@ -205,6 +229,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             cells = {"-"};
         else
             cells = {fmt("%.2f", r.timeSeconds * 1e6)};
+        if (r.measured && lacks(r, {"time"})) // the time cells (grouped: after the launches)
+            for (std::size_t c = options.grouped ? 1 : 0; c < cells.size(); ++c)
+                cells[c] = "?";
         if (!r.measured) {
             // The time columns, then the reason where the counters would be.
             for (std::size_t c = 0; c < cells.size(); ++c)
@@ -214,8 +241,11 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                 << noteRef(r.note.empty() ? "no counter values" : r.note) << '\n';
             continue;
         }
-        cells.push_back(report::shortNumber(r.flopRate()));
-        cells.push_back(r.totalFlops() > 0.0 ? fmt("%.0f", 100.0 * r.tensorShare()) : "-");
+        cells.push_back(lacksFlops(r) || lacks(r, {"time"}) ? "?"
+                                                            : report::shortNumber(r.flopRate()));
+        cells.push_back(lacksFlops(r)          ? "?"
+                        : r.totalFlops() > 0.0 ? fmt("%.0f", 100.0 * r.tensorShare())
+                                               : "-");
         for (MemoryLevel l : {MemoryLevel::L1, MemoryLevel::L2, MemoryLevel::DRAM})
             cells.push_back(intensityCell(r, l));
         std::string bound = bounds[i];
@@ -241,13 +271,13 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
             fmt("%.3f", total * 1e3),
             "",
             fmt("%.1f", share > 0 ? 100.0 * total / share : 0.0),
-            report::shortNumber(total > 0 ? flops / total : 0),
+            flopsUnknown ? "?" : report::shortNumber(total > 0 ? flops / total : 0),
             "",
             ai(MemoryLevel::L1),
             ai(MemoryLevel::L2),
             ai(MemoryLevel::DRAM)};
-        std::string totals = "       " + report::padRight("total", kernelW) + ' ' +
-                             scopeCell("") + report::numberCells(columns, cells);
+        std::string totals = "       " + report::padRight("total", kernelW) + ' ' + scopeCell("") +
+                             report::numberCells(columns, cells);
         while (!totals.empty() && totals.back() == ' ')
             totals.pop_back();
         out << totals << '\n';
@@ -269,6 +299,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     flagUsed(reused, "'r'",
              "the mean of measured launches of the same signature (the note says which and how "
              "far they spread; ROOFLINE_REUSE=0 measures each launch)");
+    flagUsed(partial, "'?'",
+             "partial counters: no value for what '?' stands in (the job stopped before those "
+             "counters were measured; the note says why), the rest measured");
     const bool alike = std::any_of(names.begin(), names.end(), report::numberedName);
     if (alike)
         legend += std::string(legend.empty() ? "" : "; ") + report::kNumberedNamesNote;

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <stdexcept>
 
 using namespace roofline;
@@ -1104,4 +1107,34 @@ TEST(CollectorIterationReplay, AnOddSecondIterationIsNotTheReference) {
     EXPECT_EQ(l[1].mangledName, "backward");
     EXPECT_EQ(l[1].values, all(2)) << l[1].note;
     EXPECT_GE(l[0].iteration, 2);
+}
+
+// A job that stops before a window found to run MMA work is measured again with the tensor
+// counters it needs keeps the first measurement: every counter but those, partial, and saying so
+// (before, a 12-step job could end with none of its launches covered).
+TEST(CollectorIterationReplay, AStopBeforeTheTensorCountersWereMeasuredKeepsTheRest) {
+    CollectorConfig c;
+    c.infer = [](std::vector<double>& values) {
+        if (values[0] == 5.0) { // "gemm" ran MMA: its tensor metric (the last) stays unknown
+            values[2] = std::numeric_limits<double>::quiet_NaN();
+            return std::vector<std::string>{"tensor"};
+        }
+        return std::vector<std::string>{};
+    };
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
+    for (int i = 0; i < 3; ++i) { // the group completes after two; the third is the redo's pass 0
+        h.push("step");
+        h.launch("plain", 1);
+        h.launch("gemm", 5);
+        h.pop();
+    }
+    EXPECT_EQ(h.collector.metricExpansions(), 1u);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].values, all(1.0));
+    ASSERT_EQ(l[1].values.size(), kMetrics);
+    EXPECT_EQ(l[1].values[0], 5.0);
+    EXPECT_TRUE(std::isnan(l[1].values[2]));
+    EXPECT_NE(l[1].note.find("partial"), std::string::npos) << l[1].note;
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
 }

@@ -1,7 +1,11 @@
 #include "core/roofline_model.hpp"
 #include "core/string_distance.hpp"
 
+#include <roofline/report.hpp>
+
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include <cmath>
 
@@ -120,6 +124,37 @@ TEST(Model, LeanMetricSetsSayWhatWasNotCollected) {
     EXPECT_EQ(r.totalFlops(), 0.0);
     EXPECT_EQ(r.metrics.size(), 3u); // only what was collected, not the zeros the formulas used
     EXPECT_EQ(r.note, "not collected by this metric set: FLOPs, tensor FLOPs, bytes");
+}
+
+// Counters collected but not measured (NaN: the job stopped before their pass) make a partial
+// record: what was measured stands, what was not is unknown -- never zero -- and the table says so.
+TEST(Model, APartialRecordSaysWhatItLacksAndTheTableShowsItAsUnknown) {
+    const auto& p = core::profileForChip("GH100");
+    const auto metrics = core::requiredMetrics(p, MetricSet::Full);
+    core::LaunchInfo launch;
+    launch.name = "gemm";
+    launch.values.assign(metrics.size(), 1000.0);
+    std::size_t tensor = 0;
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+        if (metrics[i].rfind("sm__ops_path_tensor_src_", 0) == 0) {
+            launch.values[i] = std::nan("");
+            ++tensor;
+        }
+    ASSERT_GT(tensor, 0u);
+    const auto r = core::recordFromLaunch(p, launch, metrics, core::datasheetCeilings(h100()));
+    EXPECT_TRUE(r.measured);
+    EXPECT_EQ(r.lacks, "tensor FLOPs");
+    EXPECT_GT(r.flops[static_cast<std::size_t>(FlopKind::FP32)], 0.0); // what was measured stands
+    EXPECT_NE(r.note.find("partial: no value for tensor FLOPs"), std::string::npos) << r.note;
+    EXPECT_EQ(r.metrics.size(), metrics.size() - tensor);
+    std::ostringstream table;
+    TableOptions o;
+    o.width = 160;
+    printTable({r}, table, o);
+    EXPECT_NE(table.str().find("partial: no tensor FLOPs"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("'?'"), std::string::npos) << table.str();
+    const std::string row = table.str().substr(table.str().find("gemm"));
+    EXPECT_NE(row.find(" ? "), std::string::npos) << row; // FLOP/s unknown, not 0
 }
 
 TEST(StringDistance, ClosestNames) {
