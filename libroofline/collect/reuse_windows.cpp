@@ -134,12 +134,14 @@ void ReuseWindows::stopObservingIfUnbounded(const CollectorConfig& config, bool 
 
 // Reuse: a place the cycle's reference admitted is measured in this window even where this
 // iteration's own scopes are not what the filters ask for (`--nvtx-include 'Train step 5/'` picks
-// step 5, its windows run on steps 6, 7, ...); the record is the reference's.
+// step 5, its windows run on steps 6, 7, ...). The record is the reference's launch at that
+// place -- its scope and iteration -- as the reused ones are: one profile describes one step.
 std::int64_t ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& stack,
                                  std::size_t position, bool inside) {
-    const core::LaunchInfo* reference =
-        inside && !shared.filtersAdmit(l, stack) ? referenceAdmitted(position) : nullptr;
-    const bool admitted = inside && (reference ? shared.admitsCounted() : shared.admits(l, stack));
+    const core::LaunchInfo* reference = inside ? referenceAdmitted(position) : nullptr;
+    const bool admitted =
+        inside && (reference && !shared.filtersAdmit(l, stack) ? shared.admitsCounted()
+                                                               : shared.admits(l, stack));
     if (!admitted)
         return -1;
     const std::int64_t m = shared.addLaunch(l, stack);

@@ -68,6 +68,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"rank", r.rank},
                        {"counters_rank", r.countersRank},
                        {"lacks", r.lacks},
+                       {"position", r.position},
                        {"scope_record", r.scopeRecord},
                        {"kernels", r.kernels},
                        {"measured", r.measured},

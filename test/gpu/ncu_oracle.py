@@ -1,32 +1,36 @@
 #!/usr/bin/env python3
-"""Nsight Compute as the oracle for one training step.
+"""One step compared launch by launch: libroofline against Nsight Compute (the oracle), or against
+another libroofline profile of the same program (say, with reuse against every launch measured).
 
-    ncu_oracle.py OURS.csv NCU.csv
+    ncu_oracle.py OURS.csv OTHER.csv [--dram TOTAL_PCT MEDIAN_PCT]
 
-OURS.csv: `roofline report REC.rfl --csv OURS.csv` of a profiled examples/training_step run.
-NCU.csv: the same program under
-    ncu --csv --page raw --print-units base --print-kernel-base mangled \
-        --clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process \
+OURS.csv: `roofline report REC.rfl --csv OURS.csv` of a profiled run. OTHER.csv: another such CSV,
+or the same program under
+    ncu --csv --page raw --print-units base --print-kernel-base mangled \\
+        --clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process \\
         --nvtx-include "Train step 5/" --metrics <METRICS below> train_step --steps 7
-Both list one step's launches in launch order; they are compared launch by launch: the kernel,
-FP32, FP64, tensor BF16 and TF32 FLOPs (must be equal: the program's FLOP counts do not depend on its data),
-L1/L2/DRAM bytes and time (different steps, and under ncu every kernel runs alone: ratios).
+Both list one step's launches in launch order (libroofline's: one record per position of the
+step). The kernel and the FLOPs of every kind must be equal (the programs' FLOP counts do not
+depend on their data; within 1e-5 for kernels whose predicated-on counts do); L1/L2/DRAM bytes
+and time are compared as ratios (different steps; under ncu every kernel runs alone). With --dram,
+DRAM bytes must also agree: the total within TOTAL_PCT percent and the median launch within
+MEDIAN_PCT (what a cache flushed before each kernel on both sides gives).
 """
 import csv
+import statistics
 import sys
 
-METRICS = [
-    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-    "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
-    "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
-    "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
-    "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
-]
+SASS = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+TENSOR = "sm__ops_path_tensor_src_{}.sum"
+METRICS = [SASS.format(op) for op in ("fadd", "fmul", "ffma", "dadd", "dmul", "dfma",
+                                      "hadd", "hmul", "hfma")] + \
+    [TENSOR.format(t) for t in ("bf16_dst_fp32", "tf32_dst_fp32", "fp16", "fp64", "fp8", "int8")] + \
+    ["l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
+     "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"]
+# FLOPs per kind, as libroofline's catalog counts them on GH100 (FMA twice; half-precision
+# instructions as packed pairs).
+KINDS = ("fp32", "fp64", "fp16", "tensor_bf16", "tensor_tf32", "tensor_fp16", "tensor_fp64",
+         "tensor_fp8", "tensor_int8")
 
 
 def number(text):
@@ -39,15 +43,21 @@ def read_ncu(path):
     rows = list(csv.DictReader(lines))[1:]  # the first row after the header holds units
     out = []
     for r in rows:
-        m = {k: number(r[k]) for k in METRICS}
+        m = {k: number(r[k]) if k in r else 0.0 for k in METRICS}
+        sass = lambda op: m[SASS.format(op)]
+        tensor = lambda t: m[TENSOR.format(t)]
         out.append({
             "name": r["Kernel Name"],
-            "fp32": m[METRICS[0]] + m[METRICS[1]] + 2 * m[METRICS[2]],
-            "tensor_bf16": m[METRICS[3]],
-            "tensor_tf32": m[METRICS[9]],
-            "fp64": m[METRICS[10]] + m[METRICS[11]] + 2 * m[METRICS[12]],
-            "l1": m[METRICS[4]], "l2": m[METRICS[5]], "dram": m[METRICS[6]],
-            "time": m[METRICS[7]] / m[METRICS[8]] if m[METRICS[8]] else 0.0,
+            "fp32": sass("fadd") + sass("fmul") + 2 * sass("ffma"),
+            "fp64": sass("dadd") + sass("dmul") + 2 * sass("dfma"),
+            "fp16": 2 * sass("hadd") + 2 * sass("hmul") + 4 * sass("hfma"),
+            "tensor_bf16": tensor("bf16_dst_fp32"), "tensor_tf32": tensor("tf32_dst_fp32"),
+            "tensor_fp16": tensor("fp16"), "tensor_fp64": tensor("fp64"),
+            "tensor_fp8": tensor("fp8"), "tensor_int8": tensor("int8"),
+            "l1": m["l1tex__t_bytes.sum"], "l2": m["lts__t_bytes.sum"],
+            "dram": m["dram__bytes.sum"],
+            "time": (m["sm__cycles_elapsed.avg"] / m["sm__cycles_elapsed.avg.per_second"]
+                     if m["sm__cycles_elapsed.avg.per_second"] else 0.0),
         })
     return out
 
@@ -55,52 +65,87 @@ def read_ncu(path):
 def read_ours(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
-    # One step: the records of the first iteration that was measured (a run may measure more).
-    first = rows[0]["iteration"] if rows else ""
-    rows = [r for r in rows if r["iteration"] == first]
-    return [{"name": r["mangled_name"], "fp32": number(r["flops_fp32"]),
-             "tensor_bf16": number(r["flops_tensor_bf16"]),
-             "tensor_tf32": number(r["flops_tensor_tf32"]), "fp64": number(r["flops_fp64"]),
-             "l1": number(r["bytes_l1"]),
-             "l2": number(r["bytes_l2"]), "dram": number(r["bytes_dram"]),
-             "time": number(r["time_s"])} for r in rows]
+    if rows and "position" in rows[0] and all(int(r["position"]) >= 0 for r in rows):
+        # One record per position of the step: a profile measured window by window (or with
+        # reuse) has its records in program order, each position once.
+        seen, step = set(), []
+        for r in rows:
+            if r["position"] not in seen:
+                seen.add(r["position"])
+                step.append(r)
+        rows = sorted(step, key=lambda r: int(r["position"]))
+    else:  # the records of the first iteration that was measured (a run may measure more)
+        first = rows[0]["iteration"] if rows else ""
+        rows = [r for r in rows if r["iteration"] == first]
+    out = []
+    for r in rows:
+        d = {"name": r["mangled_name"], "l1": number(r["bytes_l1"]), "l2": number(r["bytes_l2"]),
+             "dram": number(r["bytes_dram"]), "time": number(r["time_s"]),
+             "reused": "reused: mean" in r["note"], "lacks": r.get("lacks", "")}
+        for k in KINDS:
+            d[k] = number(r["flops_" + k])
+        out.append(d)
+    return out
+
+
+def read(path):
+    with open(path) as f:
+        head = f.read(4096)
+    return read_ours(path) if head.startswith("launch_index,") else read_ncu(path)
 
 
 def main():
-    ours, ncu = read_ours(sys.argv[1]), read_ncu(sys.argv[2])
-    print(f"launches: libroofline {len(ours)}, ncu {len(ncu)}")
-    n = min(len(ours), len(ncu))
-    names = sum(1 for i in range(n) if ours[i]["name"] == ncu[i]["name"])
+    args = sys.argv[1:]
+    dram = None
+    if "--dram" in args:
+        i = args.index("--dram")
+        dram = (float(args[i + 1]), float(args[i + 2]))
+        del args[i:i + 3]
+    ours, other = read_ours(args[0]), read(args[1])
+    print(f"launches: libroofline {len(ours)} ({sum(o['reused'] for o in ours)} reused, "
+          f"{sum(1 for o in ours if o['lacks'])} partial), other {len(other)}")
+    n = min(len(ours), len(other))
+    names = sum(1 for i in range(n) if ours[i]["name"] == other[i]["name"])
     print(f"same kernel at the same position: {names} of {n}")
     failures = 0
-    for key in ("fp32", "fp64", "tensor_bf16", "tensor_tf32"):
-        equal = sum(1 for i in range(n) if ours[i][key] == ncu[i][key])
+    for key in KINDS:
+        if not any(o[key] for o in ours) and not any(c[key] for c in other):
+            continue  # a kind this program does not use
+        equal = sum(1 for i in range(n) if ours[i][key] == other[i][key])
         # Within 1e-5: predicated-on counts of kernels whose branches depend on the data
         # (flash attention's online-softmax rescale, measured on the H100 2026-11-23: 100 of
-        # 8.3e7 FLOPs) differ between the steps the two tools measure; a counting error (a missed
+        # 8.3e7 FLOPs) differ between the steps the two measure; a counting error (a missed
         # instruction per warp) does not hide in 1e-5.
         close = sum(1 for i in range(n)
-                    if abs(ours[i][key] - ncu[i][key]) <= 1e-5 * max(abs(ncu[i][key]), 1))
+                    if abs(ours[i][key] - other[i][key]) <= 1e-5 * max(abs(other[i][key]), 1))
         print(f"{key}: equal on {equal} of {n} launches, within 1e-5 on {close}; totals "
-              f"{sum(o[key] for o in ours):.6g} vs {sum(c[key] for c in ncu):.6g}")
+              f"{sum(o[key] for o in ours):.6g} vs {sum(c[key] for c in other):.6g}")
         failures += n - close
-        differing = [i for i in range(n) if ours[i][key] != ncu[i][key]]
+        differing = [i for i in range(n) if ours[i][key] != other[i][key]]
         for i in differing[:6]:
-            print(f"  launch {i} ({ours[i]['name'][:50]}): libroofline {ours[i][key]:.6g}, "
-                  f"ncu {ncu[i][key]:.6g}")
+            print(f"  launch {i} ({ours[i]['name'][:50]}{', reused' if ours[i]['reused'] else ''})"
+                  f": libroofline {ours[i][key]:.6g}, other {other[i][key]:.6g}")
         if differing:
             # The same values among the same kernel's launches in another order: the launches
             # ran in a different order in the two processes (threads), not counted differently.
             def values(rows):
                 return sorted((rows[i]["name"], rows[i][key]) for i in differing)
             print(f"  the differing launches' values, per kernel: "
-                  f"{'the same, in another order' if values(ours) == values(ncu) else 'different'}")
+                  f"{'the same, in another order' if values(ours) == values(other) else 'different'}")
     for key in ("l1", "l2", "dram", "time"):
-        a, b = sum(o[key] for o in ours[:n]), sum(c[key] for c in ncu[:n])
-        worst = max((abs(ours[i][key] / ncu[i][key] - 1), i) for i in range(n) if ncu[i][key])
-        print(f"{key}: total ratio libroofline/ncu {a / b:.4f}; worst launch {worst[1]} "
-              f"({ours[worst[1]]['name'][:40]}) off by {100 * worst[0]:.1f}%")
-    failures += len(ours) != len(ncu) or names != n
+        a, b = sum(o[key] for o in ours[:n]), sum(c[key] for c in other[:n])
+        rel = [abs(ours[i][key] / other[i][key] - 1) for i in range(n) if other[i][key]]
+        worst = max((abs(ours[i][key] / other[i][key] - 1), i) for i in range(n) if other[i][key])
+        median = statistics.median(rel) if rel else 0.0
+        print(f"{key}: total ratio libroofline/other {a / b:.4f}; median launch off by "
+              f"{100 * median:.1f}%; worst launch {worst[1]} ({ours[worst[1]]['name'][:40]}) "
+              f"off by {100 * worst[0]:.1f}%")
+        if key == "dram" and dram:
+            ok = abs(a / b - 1) * 100 <= dram[0] and median * 100 <= dram[1]
+            print(f"dram against the oracle: total within {dram[0]}% and median within "
+                  f"{dram[1]}%: {'yes' if ok else 'NO'}")
+            failures += 0 if ok else 1
+    failures += len(ours) != len(other) or names != n
     print("ncu_oracle:", "FLOPs equal (within 1e-5) on every launch" if failures == 0
           else f"{failures} FAILURES")
     return 1 if failures else 0
