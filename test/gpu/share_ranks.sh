@@ -92,12 +92,14 @@ for rank in ("0", "1"):
     if differ:
         fail.append(f"rank {rank}: FLOPs differ from one rank alone's on {differ} launches")
 alone_it, r0, r1 = (int(x) for x in sys.argv[3:6])
-if not (alone_it and r0 and r1 and max(r0, r1) < alone_it):
+# A signature whose launches did different work is split on the rank that owns it and measured
+# there launch by launch (docs/design/0018): that rank may need as many iterations as one alone.
+if not (alone_it and r0 and r1 and max(r0, r1) <= alone_it and min(r0, r1) < alone_it):
     fail.append(f"iterations: sharing ranks {r0} and {r1}, one rank alone {alone_it}")
 for f in fail:
     print("FAIL", f)
 sys.exit(1 if fail else 0)
 EOF
 rc=$?
-[[ $rc == 0 ]] && echo "share ranks: the merged profile is complete and equals one rank's, in fewer iterations"
+[[ $rc == 0 ]] && echo "share ranks: the merged profile is complete and equals one rank's, in fewer iterations on a rank"
 exit $rc
