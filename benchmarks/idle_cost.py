@@ -2,6 +2,7 @@
 """What a program pays for libroofline once its profile is complete.
 
     idle_cost.py ROOFLINE_CLI [--rounds 6] [--steps 250] [--from 60] [--out DIR]
+    idle_cost.py --in-process SHIM.so [--rounds 6] [--steps 250]
 
 A launch-bound PyTorch training loop (a small transformer layer, AdamW without fused or foreach
 kernels: about 400 launches a step, each step synchronized by loss.item()) runs alternately
@@ -12,6 +13,12 @@ because PyTorch step times on a shared machine drift by 10-30% between runs minu
 
 Prints each round's medians and the profiled/plain ratio, then the median ratio over the rounds:
 the cost per step that stays once the profile is complete. Needs a GPU, PyTorch and the CLI.
+
+--in-process SHIM.so (build/test/libroofline_pyshim.so): one process alternates blocks of --steps
+steps without a session and blocks with one (started through the shim, profiling until complete,
+then idle, then stopped), comparing each block's idle steps with the plain block before it: no
+run-to-run drift between the two, and every session after the first attaches CUPTI again after
+the last one detached it.
 """
 import argparse
 import json
@@ -25,6 +32,12 @@ import time
 
 
 def child(steps):
+    step = step_loop()
+    times = [step() for _ in range(steps)]
+    print("STEP_MS " + json.dumps(times), flush=True)
+
+
+def step_loop():
     import torch
 
     torch.manual_seed(0)
@@ -34,18 +47,46 @@ def child(steps):
     params = list(layer.parameters()) + list(head.parameters())
     opt = torch.optim.AdamW(params, lr=1e-4, foreach=False, fused=False)
     x = torch.randn(4, 64, 256, device="cuda")
-    times = []
-    for n in range(steps):
+    n = [0]
+
+    def step():
         t0 = time.perf_counter()
-        torch.cuda.nvtx.range_push(f"step {n}")
+        torch.cuda.nvtx.range_push(f"step {n[0]}")
         opt.zero_grad(set_to_none=True)
         loss = head(layer(x)).square().mean()
         loss.backward()
         opt.step()
         torch.cuda.nvtx.range_pop()
         loss.item()  # the step ends when the GPU did its work
-        times.append(1e3 * (time.perf_counter() - t0))
-    print("STEP_MS " + json.dumps(times), flush=True)
+        n[0] += 1
+        return 1e3 * (time.perf_counter() - t0)
+    return step
+
+
+def in_process(shim_path, rounds, steps, start):
+    import ctypes
+    shim = ctypes.CDLL(shim_path)
+    step = step_loop()
+    for _ in range(20):  # warm-up: lazy loading, allocator
+        step()
+    ratios = []
+    print(f"{'round':>5} {'plain ms':>9} {'idle ms':>9} {'ratio':>8}  profiled steps")
+    for r in range(rounds):
+        plain = [step() for _ in range(steps)]
+        if shim.rl_start() != 0:
+            sys.exit("idle_cost: rl_start failed")
+        profiled = 0
+        while shim.rl_needs_pass() and profiled < 200:  # until the profile is complete
+            step()
+            profiled += 1
+        idle = [step() for _ in range(steps)]
+        shim.rl_stop(b"")
+        p, q = statistics.median(plain[start:]), statistics.median(idle[start:])
+        ratios.append(q / p)
+        print(f"{r:>5} {p:>9.3f} {q:>9.3f} {q / p:>8.4f}  {profiled}", flush=True)
+    m = statistics.median(ratios)
+    print(f"idle_cost: in one process, an idle session's step takes {100 * (m - 1):+.2f}% "
+          f"(median of {len(ratios)} rounds; rounds {min(ratios):.4f}..{max(ratios):.4f})")
 
 
 def run(cmd, env):
@@ -60,6 +101,15 @@ def run(cmd, env):
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         child(int(sys.argv[2]))
+        return 0
+    if len(sys.argv) > 2 and sys.argv[1] == "--in-process":
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--in-process", dest="shim")
+        ap.add_argument("--rounds", type=int, default=6)
+        ap.add_argument("--steps", type=int, default=250)
+        ap.add_argument("--from", dest="start", type=int, default=20)
+        a = ap.parse_args()
+        in_process(a.shim, a.rounds, a.steps, a.start)
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cli")

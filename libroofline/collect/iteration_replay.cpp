@@ -194,7 +194,8 @@ void IterationReplay::Device::measure(std::size_t range, std::size_t position, b
 }
 
 void IterationReplay::beginGroup(Device& d) {
-    d.replay.beginGroup(shared_, d.windows->window(), d.windows->iterationsPerPass());
+    d.replay.beginGroup(shared_, d.windows->windowForGroup(*d.replay.slot),
+                        d.windows->iterationsPerPass());
     d.checker->groupBegins();
     d.placement.groupBegins();
 }
@@ -285,6 +286,7 @@ void IterationReplay::completeGroup(Device& d) {
         d.redo = true;
         d.previous = s.members;
         d.previousLost = false;
+        d.windows->inspect(shared_, s.members); // what it shows may widen the window
         for (std::int64_t m : s.members)
             if (m >= 0)
                 appendNote(shared_.records[m].note,

@@ -69,6 +69,7 @@ bool ReplayDevice::startPass(Shared& shared, std::size_t firstConfig, Restart&& 
             restartGroup();
         }
         s.reenableIfStale(firstConfig);
+        s.acquireIfReleased(); // the group begun again may have resized (released) the image
     }
     s.guard([&] {
         if (shared.config.flushCaches)

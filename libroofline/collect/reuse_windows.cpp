@@ -158,6 +158,43 @@ std::int64_t ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& s
     return m;
 }
 
+// A group measured again for more counters: its records' work counters (instruction counts, L1
+// bytes: those it has) already tell launches that look alike but work differently apart, so the
+// window it is measured again over takes in every launch of a split signature it can hold -- not
+// a window of its own later (as many iterations as passes).
+void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& members) {
+    std::vector<std::uint32_t> touched;
+    for (std::int64_t m : members)
+        if (const auto it = signatureOf_.find(m); m >= 0 && it != signatureOf_.end())
+            touched.push_back(it->second);
+    if (splitDisagreeing(shared, touched, members))
+        rewind_ = true;
+}
+
+Window ReuseWindows::windowForGroup(DeviceSlot& slot) {
+    if (rewind_ && cycle_) {
+        rewind_ = false;
+        if (const auto w = rewound(slot)) {
+            offset_ = w->begin;
+            windowEnd_ = w->end;
+        }
+    }
+    return window();
+}
+
+std::optional<Window> ReuseWindows::rewound(DeviceSlot& slot) {
+    std::vector<std::uint32_t> left = refSigs_;
+    for (std::size_t p = 0; p < left.size(); ++p)
+        if (p < measuredPos_.size() && measuredPos_[p])
+            left[p] = ReusePlan::kNotMeasured;
+    const auto w = plan_.next(left, 0, std::max(cycleRanges_, slot.launchesPerImage()));
+    if (w && w->end - w->begin > cycleRanges_) { // a larger image, between groups
+        cycleRanges_ = w->end - w->begin;
+        slot.guard([&] { slot.backend->release(cycleRanges_ * slot.rangesPerLaunch); });
+    }
+    return w;
+}
+
 void ReuseWindows::recorded(Shared& shared, const std::vector<std::int64_t>& members) {
     std::vector<std::uint32_t> touched;
     for (std::int64_t m : members) {
@@ -181,7 +218,8 @@ void ReuseWindows::recorded(Shared& shared, const std::vector<std::int64_t>& mem
 // different work (GEMMs of one grid and different depth): each of its launches becomes a
 // signature of its own (by position), the samples so far move to theirs, and the cycle goes on to
 // measure the others.
-bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched) {
+bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
+                                    const std::vector<std::int64_t>& extra) {
     if (work_.empty())
         return false;
     bool any = false;
@@ -190,7 +228,13 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
             continue;
         const core::LaunchInfo* first = nullptr;
         std::size_t metric = work_.size();
-        for (std::size_t i : plan_.samples(sig)) {
+        std::vector<std::size_t> records = plan_.samples(sig);
+        for (std::int64_t m : extra) {
+            const auto it = signatureOf_.find(m);
+            if (m >= 0 && it != signatureOf_.end() && it->second == sig)
+                records.push_back(static_cast<std::size_t>(m));
+        }
+        for (std::size_t i : records) {
             const core::LaunchInfo& x = shared.records[static_cast<std::int64_t>(i)];
             if (x.values.empty() || shared.records.superseded(i))
                 continue;
@@ -460,11 +504,7 @@ bool ReuseWindows::advance(Shared& shared, DeviceSlot& slot) {
     if (rewind_) {
         // After a split: the split signatures' positions not measured yet, wherever they are
         // (positions this cycle measured are not measured again).
-        std::vector<std::uint32_t> left = refSigs_;
-        for (std::size_t p = 0; p < left.size(); ++p)
-            if (measuredPos_[p])
-                left[p] = ReusePlan::kNotMeasured;
-        w = plan_.next(left, 0, cycleRanges_);
+        w = rewound(slot);
         rewind_ = false;
     } else {
         w = plan_.next(refSigs_, windowEnd_, cycleRanges_);

@@ -43,10 +43,12 @@ public:
     void iterationObserved(const CollectorConfig& config, bool groupOpen) override;
     bool holdsBack() const override { return !cycle_; }
     Window window() const override { return Window{offset_, windowEnd_}; }
+    Window windowForGroup(DeviceSlot& slot) override;
     std::size_t iterationsPerPass() const override { return 1; }
     std::int64_t admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
                        bool inside) override;
     void recorded(Shared& shared, const std::vector<std::int64_t>& members) override;
+    void inspect(Shared& shared, const std::vector<std::int64_t>& members) override;
     void covered(const PassSchedule& schedule) override;
     IterationVerdict iterationEnded(Shared& shared, DeviceSlot& slot,
                                     const IterationFacts& facts) override;
@@ -70,8 +72,14 @@ private:
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
     bool advance(Shared& shared, DeviceSlot& slot);
-    /// Splits the signatures among `touched` whose samples disagree; true when any was.
-    bool splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched);
+    /// Splits the signatures among `touched` whose samples -- and `extra` records, when given --
+    /// disagree; true when any was.
+    bool splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
+                          const std::vector<std::int64_t>& extra = {});
+    /// After a split: the next window over the reference's positions this cycle has not
+    /// measured yet, from its start -- as long as an image of the session's size holds (the
+    /// cycle's image grows to it when it must: more ranges cost less than another window).
+    std::optional<Window> rewound(DeviceSlot& slot);
     /// Records for the reference's launches no window measured (the mean of their samples).
     void emitReused(Shared& shared);
     /// The reference's launch at `position` when the filters admitted it there.

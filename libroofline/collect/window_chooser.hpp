@@ -63,6 +63,11 @@ public:
     /// The window the next group measures, and the iterations its passes span (0: decided by
     /// the schedule).
     virtual Window window() const = 0;
+    /// A group begins on `slot`: its window (what window() says, after any change planned since).
+    virtual Window windowForGroup(DeviceSlot& slot) {
+        (void)slot;
+        return window();
+    }
     virtual std::size_t iterationsPerPass() const { return 0; }
     /// Pass 0's launch at `position` (`inside` the iteration, else between two): its record's
     /// index, or -1 when it gets none (filters, launch skip and count).
@@ -70,6 +75,11 @@ public:
                                std::size_t position, bool inside) = 0;
     /// A completed group's records hold their values (`members`: record per range, -1: none).
     virtual void recorded(Shared& shared, const std::vector<std::int64_t>& members) {
+        (void)shared, (void)members;
+    }
+    /// A completed group that is measured again (more counters needed) has these records: what
+    /// they show may change the window it is measured again over.
+    virtual void inspect(Shared& shared, const std::vector<std::int64_t>& members) {
         (void)shared, (void)members;
     }
     /// A group completed and nothing of it is measured again: what it covered.

@@ -133,6 +133,8 @@ def main():
             print(f"  the differing launches' values, per kernel: "
                   f"{'the same, in another order' if values(ours) == values(other) else 'different'}")
     for key in ("l1", "l2", "dram", "time"):
+        if not any(other[i][key] for i in range(n)):
+            continue  # not collected by the other
         a, b = sum(o[key] for o in ours[:n]), sum(c[key] for c in other[:n])
         rel = [abs(ours[i][key] / other[i][key] - 1) for i in range(n) if other[i][key]]
         worst = max((abs(ours[i][key] / other[i][key] - 1), i) for i in range(n) if other[i][key])

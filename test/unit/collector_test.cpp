@@ -801,7 +801,7 @@ TEST(CollectorIterationReplay, OneKernelAtTwoSizesUnderOneGridKeepsEachLaunchsWo
     c.metricNames = {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", "dram__bytes.sum",
                      "l1tex__t_bytes.sum"};
     c.measureAfterComplete = false; // as a session that goes idle once complete
-    Harness h(CollectionMode::IterationReplay, 3, 96, c);
+    Harness h(CollectionMode::IterationReplay, 3, 8, c); // images of 8: not the whole step
     const auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());
         for (int layer = 0; layer < 6; ++layer) {
@@ -1137,4 +1137,54 @@ TEST(CollectorIterationReplay, AStopBeforeTheTensorCountersWereMeasuredKeepsTheR
     EXPECT_TRUE(std::isnan(l[1].values[2]));
     EXPECT_NE(l[1].note.find("partial"), std::string::npos) << l[1].note;
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+// A window measured again for the tensor counters its MMA work needs already shows, in its other
+// counters, launches that look alike but work differently: the window it is measured again over
+// takes in every launch of the split signature, not a window of its own later.
+TEST(CollectorIterationReplay, AWindowMeasuredAgainForTensorCountersTakesInTheSplitLaunches) {
+    for (const bool detection : {false, true}) {
+        SCOPED_TRACE(detection ? "tensor counters by detection" : "every counter from the start");
+        CollectorConfig c;
+        c.reuseSamples = 2;
+        c.measureAfterComplete = false;
+        c.metricNames = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum",
+                         "sm__ops_path_tensor_src_bf16_dst_fp32.sum"};
+        bool grown = false;
+        if (detection)
+            c.infer = [&grown](std::vector<double>& values) {
+                if (!grown && (values[0] == 1.0 || values[0] == 4.0)) { // a GEMM: MMA work
+                    values[2] = std::numeric_limits<double>::quiet_NaN();
+                    return std::vector<std::string>{"sm__ops_path_tensor_src_bf16_dst_fp32.sum"};
+                }
+                return std::vector<std::string>{};
+            };
+        Harness h(CollectionMode::IterationReplay, 2, 96, c);
+        int n = 0;
+        while (!h.collector.takeCompletion() && n < 30) {
+            if (h.collector.metricExpansions() > 0)
+                grown = true;
+            h.push(("Train step " + std::to_string(n++)).c_str());
+            for (int layer = 0; layer < 6; ++layer) {
+                h.push(("Layer " + std::to_string(layer)).c_str());
+                h.push("matmul");
+                h.launch("gemm", 1);
+                h.pop();
+                h.launch("gelu", 7);
+                h.push("matmul");
+                h.launch("gemm", 4);
+                h.pop();
+                h.pop();
+            }
+            h.pop();
+        }
+        // Two steps observed, then a window of two passes, then one more window of two passes:
+        // for the split launches, or (with detection) the same window measured again with its
+        // tensor counters -- and the split launches in it.
+        EXPECT_EQ(n, 2 + 2 + 2);
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 18u);
+        for (std::size_t i = 0; i < l.size(); ++i)
+            EXPECT_EQ(l[i].values[0], i % 3 == 1 ? 7 : i % 3 == 0 ? 1 : 4) << i << l[i].note;
+    }
 }
