@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
         std::uint64_t instance = 1;
         const auto launch = [&](int k, std::uint32_t grid, const std::string& scope) {
             observed.add(kernels[k].c_str(), Dim3{grid, 1, 1}, Dim3{256, 1, 1}, 0,
-                         observed.scope(scope), instance, true);
+                         observed.scope(scope), instance, 0, true);
             ++launches;
         };
         launch(0, 1024, step);

@@ -24,7 +24,7 @@ std::size_t ObservedIteration::ShapeHash::operator()(const Shape& s) const noexc
 
 void ObservedIteration::add(const char* mangledName, Dim3 grid, Dim3 block,
                             std::uint32_t sharedMemBytes, std::uint32_t scope,
-                            std::uint64_t instance, bool admitted) {
+                            std::uint64_t instance, std::uint64_t parent, bool admitted) {
     const Shape shape{mangledName,
                       {grid.x, grid.y, grid.z, block.x, block.y, block.z, sharedMemBytes}};
     Launch l;
@@ -46,6 +46,7 @@ void ObservedIteration::add(const char* mangledName, Dim3 grid, Dim3 block,
     }
     l.scope = scope;
     l.instance = instance;
+    l.parent = parent;
     l.admitted = admitted;
     launches_.push_back(l);
 }
@@ -137,6 +138,55 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
         if (l.admitted)
             signatures[p] = id;
     }
+}
+
+std::vector<std::string> ObservedIteration::parentPlaces() const {
+    // What each instance holds, in order: its own launches and its child instances, one unit
+    // each (a child by its first launch, told apart by its scope and launch keys).
+    std::map<std::uint64_t, std::vector<std::uint64_t>> children; // parent -> child instances
+    std::map<std::uint64_t, std::vector<std::uint32_t>> keysOf;   // instance -> its launch keys
+    std::map<std::uint64_t, std::uint32_t> scopeOf;
+    for (const Launch& l : launches_) {
+        auto& keys = keysOf[l.instance];
+        if (keys.empty() && l.parent != 0)
+            children[l.parent].push_back(l.instance);
+        keys.push_back(l.key);
+        scopeOf.emplace(l.instance, l.scope);
+    }
+    std::map<std::uint64_t, std::string> placeOf; // child instance -> its place in its parent
+    for (const auto& [parent, kids] : children) {
+        // The parent's units in order: its own launches and its children, by first launch.
+        std::vector<std::uint32_t> tokens;
+        std::vector<std::uint64_t> unitOf; // per token: the child instance, 0 for a launch
+        std::map<std::uint64_t, bool> started;
+        std::map<std::vector<std::uint32_t>, std::uint32_t> unitIds;
+        for (const Launch& l : launches_) {
+            if (l.instance == parent) {
+                tokens.push_back(l.key);
+                unitOf.push_back(0);
+            } else if (l.parent == parent && !started[l.instance]) {
+                started[l.instance] = true;
+                std::vector<std::uint32_t> unit{scopeOf[l.instance]};
+                const auto& keys = keysOf[l.instance];
+                unit.insert(unit.end(), keys.begin(), keys.end());
+                // Units are numbered apart from launch keys (high bit set).
+                const auto id =
+                    unitIds.emplace(unit, 0x80000000u | static_cast<std::uint32_t>(unitIds.size()))
+                        .first->second;
+                tokens.push_back(id);
+                unitOf.push_back(l.instance);
+            }
+        }
+        const Repeat r = findRepeat(tokens);
+        for (std::size_t i = 0; i < tokens.size(); ++i)
+            if (unitOf[i] != 0)
+                placeOf[unitOf[i]] = phaseLabel(r, i);
+    }
+    std::vector<std::string> out(launches_.size());
+    for (std::size_t p = 0; p < launches_.size(); ++p)
+        if (const auto it = placeOf.find(launches_[p].instance); it != placeOf.end())
+            out[p] = it->second;
+    return out;
 }
 
 } // namespace roofline::collect

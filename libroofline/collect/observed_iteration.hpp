@@ -28,11 +28,12 @@ public:
     /// Interns a uniform scope path (a caller keeps the id for a scope instance's launches).
     std::uint32_t scope(const std::string& uniformScope);
     /// The next launch of the iteration, in scope `scope` (an id from scope()). `instance`: its
-    /// innermost scope instance (any number unique to it; 0: outside every scope); `admitted`:
-    /// the filters admit it (others have no signature but keep their place). The hot path: a
-    /// launch seen before costs a hash lookup and a name comparison, no string is built.
+    /// innermost scope instance (any number unique to it; 0: outside every scope); `parent`: the
+    /// instance that one is in (0: none); `admitted`: the filters admit it (others have no
+    /// signature but keep their place). The hot path: a launch seen before costs a hash lookup
+    /// and a name comparison, no string is built.
     void add(const char* mangledName, Dim3 grid, Dim3 block, std::uint32_t sharedMemBytes,
-             std::uint32_t scope, std::uint64_t instance, bool admitted);
+             std::uint32_t scope, std::uint64_t instance, std::uint64_t parent, bool admitted);
     std::size_t size() const noexcept { return launches_.size(); }
     /// Kernel, launch configuration and scope of launch `position` (equal: the same launch).
     std::uint64_t shape(std::size_t position) const noexcept;
@@ -44,6 +45,12 @@ public:
     /// launches), and each signature's text is built once.
     void assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                 std::vector<std::uint32_t>& families, std::vector<std::string>& labels);
+    /// Each launch's *parent place*: the place of its innermost scope instance among what its
+    /// parent instance holds -- its own launches and its child instances, each a unit, labelled
+    /// as places are (phases of a block the parent repeats). "" outside a parent. Launches that
+    /// each sit alone in a scope instance of their own (a `matmul` range per call) differ only
+    /// here: what a split signature is told apart by first (ReusePlan::refined).
+    std::vector<std::string> parentPlaces() const;
 
     /// The signature of the launch at `position` as if at place `label` of its scope instance
     /// (a launch that differs from the one at its position in the iteration a cycle refers to,
@@ -53,7 +60,7 @@ public:
 private:
     struct Launch {
         std::uint32_t key = 0, scope = 0;
-        std::uint64_t instance = 0;
+        std::uint64_t instance = 0, parent = 0;
         bool admitted = false;
     };
     // What a launch shows, with the name by address: the fast lookup of its key.

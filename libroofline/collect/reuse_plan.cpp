@@ -28,6 +28,7 @@ std::uint32_t ReusePlan::id(const std::string& signature, const std::string& fam
         samplesOf_.emplace_back();
         text_.push_back(&it->first); // map nodes do not move
         split_.push_back(false);
+        kind_.push_back(Kind::Plain);
         const auto [f, newFamily] = families_.emplace(family.empty() ? signature : family,
                                                       static_cast<std::uint32_t>(families_.size()));
         if (newFamily) {
@@ -44,12 +45,30 @@ void ReusePlan::split(std::uint32_t id) {
         split_[id] = true;
 }
 
-std::uint32_t ReusePlan::positional(std::uint32_t id, std::size_t position) {
+std::uint32_t ReusePlan::derived(std::uint32_t id, const std::string& suffix, Kind kind) {
     if (id >= text_.size())
         return kNotMeasured;
-    const std::string text = *text_[id] + "@" + std::to_string(position);
+    const std::string text = *text_[id] + suffix;
     const std::string family = familyText_[familyOf_[id]];
-    return this->id(text, family);
+    const std::uint32_t d = this->id(text, family);
+    kind_[d] = kind;
+    return d;
+}
+
+std::uint32_t ReusePlan::refined(std::uint32_t id, const std::string& parentPlace) {
+    return derived(id, "^" + parentPlace, Kind::Refined);
+}
+
+std::uint32_t ReusePlan::positional(std::uint32_t id, std::size_t position) {
+    return derived(id, "@" + std::to_string(position), Kind::Positional);
+}
+
+std::uint32_t ReusePlan::resolve(std::uint32_t id, std::size_t position,
+                                 const std::string& parentPlace) {
+    while (isSplit(id) && !isPositional(id))
+        id = kind_[id] == Kind::Plain && !parentPlace.empty() ? refined(id, parentPlace)
+                                                              : positional(id, position);
+    return id;
 }
 
 std::uint32_t ReusePlan::find(const std::string& signature) const {

@@ -63,16 +63,25 @@ public:
     /// Signatures interned so far.
     std::size_t signatures() const noexcept { return ids_.size(); }
 
-    /// Signature `id`'s samples did different work: from now on each of its launches is a
-    /// signature of its own, by its position in the iteration (positional()).
+    /// Signature `id`'s samples did different work: from now on its launches are told apart --
+    /// first by the place of their scope instance in its parent (refined()), then, for a refined
+    /// signature split again, by their position in the iteration (positional()).
     void split(std::uint32_t id);
     bool isSplit(std::uint32_t id) const noexcept { return id < split_.size() && split_[id]; }
-    /// The signature of split signature `id`'s launch at `position` of the iteration (interned
-    /// once, in `id`'s family).
+    /// The signature of split signature `id`'s launches whose scope instance has place
+    /// `parentPlace` in its parent instance (interned once, in `id`'s family).
+    std::uint32_t refined(std::uint32_t id, const std::string& parentPlace);
+    /// The signature of split signature `id`'s launch at `position` of the iteration.
     std::uint32_t positional(std::uint32_t id, std::size_t position);
-    /// Moves the samples of split signature `id` to the positional signatures of the launches
-    /// they measured (`positionOf`: a sample's position in its iteration, -1: unknown).
-    template <typename PositionOf> void moveSamples(std::uint32_t id, PositionOf&& positionOf);
+    /// What a split signature's launch becomes: its refined signature (when `id` is not refined
+    /// yet and its scope instance has a parent) or its positional one, and so on while that is
+    /// split too. Positional signatures are never split.
+    std::uint32_t resolve(std::uint32_t id, std::size_t position, const std::string& parentPlace);
+    bool isPositional(std::uint32_t id) const noexcept {
+        return id < kind_.size() && kind_[id] == Kind::Positional;
+    }
+    /// Moves the samples of signature `id` to the signatures `to(launch)` gives them.
+    template <typename To> void moveSamples(std::uint32_t id, To&& to);
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
     /// A measured launch of signature `id` (its launch index) completed with values.
@@ -101,8 +110,11 @@ private:
 
     std::size_t samples_, maxGap_;
     std::map<std::string, std::uint32_t> ids_;
-    std::vector<const std::string*> text_;            // per id: its signature text (a key of ids_)
-    std::vector<bool> split_;                         // per id: split()
+    std::vector<const std::string*> text_; // per id: its signature text (a key of ids_)
+    std::vector<bool> split_;              // per id: split()
+    enum class Kind : std::uint8_t { Plain, Refined, Positional };
+    std::vector<Kind> kind_; // per id: how it was made
+    std::uint32_t derived(std::uint32_t id, const std::string& suffix, Kind kind);
     std::vector<std::string> familyText_;             // per family: its text
     std::vector<std::vector<std::size_t>> samplesOf_; // per id: launch indices
     std::map<std::string, std::uint32_t> families_;
@@ -113,18 +125,15 @@ private:
     std::map<std::uint32_t, int> familyOwner_; // per family with an owner: as ownerOf_
 };
 
-template <typename PositionOf>
-void ReusePlan::moveSamples(std::uint32_t id, PositionOf&& positionOf) {
+template <typename To> void ReusePlan::moveSamples(std::uint32_t id, To&& to) {
     if (id >= samplesOf_.size())
         return;
     std::vector<std::size_t> moved;
     moved.swap(samplesOf_[id]);
     familySamples_[familyOf_[id]] -= moved.size();
-    for (std::size_t launch : moved) {
-        const std::int64_t position = positionOf(launch);
-        if (position >= 0)
-            addSample(positional(id, static_cast<std::size_t>(position)), launch);
-    }
+    for (std::size_t launch : moved)
+        if (const std::uint32_t target = to(launch); target != kNotMeasured)
+            addSample(target, launch);
 }
 
 } // namespace roofline::collect

@@ -68,19 +68,26 @@ void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, 
     std::uint64_t instance = 0;
     // The scope takes part in the signature whether or not the filters admit the launch, so that
     // an iteration they admit (`Train step 5/`) looks like the ones around it.
+    std::uint64_t parent = 0;
     const std::string* uniform = nullptr; // outside every scope: ""
     if (!stack.empty()) {
         const Frame& f = stack.back();
-        if (f.serial == 0) { // the instance's first launch: its number and uniform path
+        if (f.serial == 0) // the instance's first launch (or child): its number
             f.serial = ++*serials_;
+        if (f.uniform.empty()) // its first launch: its uniform path
             f.uniform = shared.model.uniformPath(stack);
-        }
         instance = f.serial;
         uniform = &f.uniform;
+        if (stack.size() >= 2) { // the instance it is in: its parent
+            const Frame& p = stack[stack.size() - 2];
+            if (p.serial == 0)
+                p.serial = ++*serials_;
+            parent = p.serial;
+        }
     }
     static const std::string none;
     const std::uint32_t scope = observed_.scope(uniform ? *uniform : none);
-    observed_.add(l.mangledName, l.grid, l.block, l.sharedMemBytes(), scope, instance, in);
+    observed_.add(l.mangledName, l.grid, l.block, l.sharedMemBytes(), scope, instance, parent, in);
     if (cycle_ || !in)
         return;
     if (iterInfo_.size() < idx)
@@ -98,7 +105,7 @@ std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
     if (observed_.shape(at) == refShapes_[at])
         return refSigs_[at];
     const std::uint32_t id = observed_.signatureAt(plan_, at, refLabels_[at]);
-    return plan_.isSplit(id) ? plan_.positional(id, at) : id;
+    return plan_.resolve(id, at, at < refParents_.size() ? refParents_[at] : std::string());
 }
 
 void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOpen) {
@@ -106,9 +113,9 @@ void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOp
         return;
     observed_.assign(plan_, iterSigs_, iterFamilies_, iterLabels_);
     ++observedIterations_;
-    for (std::size_t p = 0; p < iterSigs_.size(); ++p) // launches split before: by position
-        if (plan_.isSplit(iterSigs_[p]))
-            iterSigs_[p] = plan_.positional(iterSigs_[p], p);
+    iterParents_ = observed_.parentPlaces();
+    for (std::size_t p = 0; p < iterSigs_.size(); ++p) // signatures split before: as then
+        iterSigs_[p] = plan_.resolve(iterSigs_[p], p, iterParents_[p]);
     stopObservingIfUnbounded(config, groupOpen);
 }
 
@@ -223,9 +230,13 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
     if (work_.empty())
         return false;
     bool any = false;
-    for (std::uint32_t sig : std::set<std::uint32_t>(touched.begin(), touched.end())) {
-        if (plan_.isSplit(sig))
-            continue;
+    // A split moves samples to finer signatures, whose samples may disagree in turn.
+    std::set<std::uint32_t> pending(touched.begin(), touched.end()), done;
+    while (!pending.empty()) {
+        const std::uint32_t sig = *pending.begin();
+        pending.erase(pending.begin());
+        if (!done.insert(sig).second || plan_.isSplit(sig) || plan_.isPositional(sig))
+            continue; // a launch by its position: nothing finer to split it by
         const core::LaunchInfo* first = nullptr;
         std::size_t metric = work_.size();
         std::vector<std::size_t> records = plan_.samples(sig);
@@ -253,24 +264,32 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
         any = true;
         ++splits_;
         plan_.split(sig);
-        plan_.moveSamples(sig, [&](std::size_t i) {
-            return shared.records[static_cast<std::int64_t>(i)].position;
-        });
+        // Where a record's launch goes now: by its place in the reference (its position).
+        const auto to = [&](std::int64_t record) {
+            const std::int64_t p = shared.records[record].position;
+            if (p < 0)
+                return ReusePlan::kNotMeasured;
+            const auto at = static_cast<std::size_t>(p);
+            const std::uint32_t target =
+                plan_.resolve(sig, at, at < refParents_.size() ? refParents_[at] : "");
+            pending.insert(target); // its samples are checked in turn
+            return target;
+        };
+        plan_.moveSamples(sig, [&](std::size_t i) { return to(static_cast<std::int64_t>(i)); });
         for (auto& [record, s] : signatureOf_)
             if (s == sig)
-                s = plan_.positional(sig, static_cast<std::size_t>(std::max<std::int64_t>(
-                                              0, shared.records[record].position)));
+                s = to(record);
         for (std::size_t p = 0; p < refSigs_.size(); ++p)
             if (refSigs_[p] == sig) {
-                refSigs_[p] = plan_.positional(sig, p);
+                refSigs_[p] = plan_.resolve(sig, p, p < refParents_.size() ? refParents_[p] : "");
                 splitPositions_.insert(refSigs_[p]);
             }
-        const std::string& name = shared.config.metricNames[work_[metric]];
         core::log().info("libroofline: launches of {} that look alike (kernel, grid, block, "
-                         "place) did different work ({} differs between them): each is measured "
-                         "on its own",
+                         "place) did different work ({} differs between them): they are told "
+                         "apart by where their scope runs, else by their position, and measured "
+                         "so",
                          first ? core::demangle(first->mangledName) : std::string("a kernel"),
-                         name);
+                         shared.config.metricNames[work_[metric]]);
     }
     return any;
 }
@@ -483,6 +502,7 @@ void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReach
     cycleRanges_ = ranges;
     refSigs_ = iterSigs_;
     refLabels_ = iterLabels_;
+    refParents_ = iterParents_;
     refShapes_.resize(observed_.size());
     for (std::size_t p = 0; p < refShapes_.size(); ++p)
         refShapes_[p] = observed_.shape(p);

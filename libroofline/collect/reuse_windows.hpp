@@ -96,7 +96,8 @@ private:
     bool observing_ = true;                 // iterations are observed (stopObservingIfUnbounded)
     ObservedIteration observed_;            // the current iteration's launches
     std::vector<std::uint64_t> refShapes_;  // the reference's launches (ObservedIteration::shape)
-    std::vector<std::string> iterLabels_, refLabels_; // places in their scope instances
+    std::vector<std::string> iterLabels_, refLabels_;   // places in their scope instances
+    std::vector<std::string> iterParents_, refParents_; // their instances' places in parents
     std::vector<std::uint32_t> iterSigs_, refSigs_;
     std::vector<std::uint32_t> iterFamilies_, prevFamilies_; // steady: equal for two in a row
     std::vector<core::LaunchInfo> iterInfo_, refInfo_;

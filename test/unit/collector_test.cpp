@@ -828,11 +828,11 @@ TEST(CollectorIterationReplay, OneKernelAtTwoSizesUnderOneGridKeepsEachLaunchsWo
         SCOPED_TRACE(std::to_string(i) + " " + l[i].mangledName + ": " + l[i].note);
         const double work = i % 3 == 1 ? 7 : i % 3 == 0 ? 1 : 4;
         EXPECT_EQ(l[i].values, all(work));
-        if (l[i].mangledName == "gemm")
-            EXPECT_EQ(l[i].reusedSamples, 0u); // every gemm is measured
-        reused += l[i].reusedSamples > 0 ? 1 : 0;
+        reused += l[i].reusedSamples > 0 && l[i].mangledName == "gemm" ? 1 : 0;
     }
-    EXPECT_GT(reused, 0u); // some gelu reuses the others'
+    // The places of the two matmul ranges in each layer tell the depths apart: a layer's GEMMs
+    // reuse the samples of the same depth in other layers.
+    EXPECT_GT(reused, 0u);
     EXPECT_EQ(h.collector.reusedDiffering(), 0u);
 }
 

@@ -17,10 +17,10 @@ struct Iteration {
     std::vector<std::string> labels;
     std::deque<std::string> names;
     void launch(const std::string& kernel, std::uint32_t grid, const std::string& scope,
-                std::uint64_t instance, bool admitted = true) {
+                std::uint64_t instance, bool admitted = true, std::uint64_t parent = 0) {
         names.push_back(kernel); // the driver's name text, at an address of its own
         observed.add(names.back().c_str(), {grid, 1, 1}, {128, 1, 1}, 0, observed.scope(scope),
-                     instance, admitted);
+                     instance, parent, admitted);
     }
     void assign() { observed.assign(plan, sigs, families, labels); }
 };
@@ -89,10 +89,10 @@ TEST(ObservedIteration, KernelsAreKnownByTheirNameNotItsAddress) {
     std::vector<std::string> labels;
     const std::uint32_t scope = o.scope("step #");
     char a[16] = "gemm", b[16] = "gemm";
-    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 1, true);
-    o.add(b, {4, 1, 1}, {128, 1, 1}, 0, scope, 2, true); // another address, same kernel
-    std::snprintf(a, sizeof a, "gelu");                  // the address now names another
-    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 3, true);
+    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 1, 0, true);
+    o.add(b, {4, 1, 1}, {128, 1, 1}, 0, scope, 2, 0, true); // another address, same kernel
+    std::snprintf(a, sizeof a, "gelu");                     // the address now names another
+    o.add(a, {4, 1, 1}, {128, 1, 1}, 0, scope, 3, 0, true);
     o.assign(plan, sigs, families, labels);
     EXPECT_EQ(o.shape(0), o.shape(1));
     EXPECT_NE(o.shape(0), o.shape(2));
@@ -117,6 +117,44 @@ TEST(ObservedIteration, ADataDependentGridKeepsItsFamilyAndTheSameLaunchItsShape
     // The launch at the place it has: its own signature; at another place, another one.
     EXPECT_EQ(it.observed.signatureAt(it.plan, 0, "0"), it.sigs[0]);
     EXPECT_NE(it.observed.signatureAt(it.plan, 0, "~2:1"), it.sigs[0]);
+}
+
+} // namespace
+} // namespace roofline::collect
+
+namespace roofline::collect {
+namespace {
+
+// A backward pass of one range, each GEMM in a range of its own (a `matmul` per call): the GEMMs
+// sit alone in their instances, so their places there are all "0"; their instances' places in
+// the backward range's repeated block tell the projection (phase 1) from the MLP's (phase 3), and
+// layers apart from nothing.
+TEST(ObservedIteration, ParentPlacesTellLaunchesAloneInTheirOwnScopesApart) {
+    Iteration it;
+    const std::uint64_t backward = 100;
+    std::uint64_t call = 1;
+    for (int layer = 0; layer < 4; ++layer) {
+        it.launch("cast", 1, "step/backward", backward);
+        it.launch("gemm", 8, "step/backward/matmul", call++, true, backward); // K = C
+        it.launch("gelu", 1, "step/backward", backward);
+        it.launch("gemm", 8, "step/backward/matmul", call++, true, backward); // K = 4C
+    }
+    it.assign();
+    const std::vector<std::string> places = it.observed.parentPlaces();
+    ASSERT_EQ(places.size(), 16u);
+    EXPECT_EQ(it.labels[1], it.labels[3]); // alone in their instances: the same place there
+    EXPECT_EQ(it.sigs[1], it.sigs[3]);     // so one signature
+    EXPECT_NE(places[1], places[3]);       // their instances' places differ
+    EXPECT_EQ(places[1], places[5]);       // and repeat layer by layer
+    EXPECT_EQ(places[3], places[7]);
+    EXPECT_EQ(places[0], ""); // a launch of the backward range itself: no parent place
+    it.plan.split(it.sigs[1]);
+    EXPECT_EQ(it.plan.resolve(it.sigs[1], 1, places[1]), it.plan.resolve(it.sigs[5], 5, places[5]));
+    EXPECT_NE(it.plan.resolve(it.sigs[1], 1, places[1]), it.plan.resolve(it.sigs[3], 3, places[3]));
+    const std::uint32_t refined = it.plan.resolve(it.sigs[1], 1, places[1]);
+    it.plan.split(refined); // still different work: by position
+    EXPECT_NE(it.plan.resolve(it.sigs[1], 1, places[1]), it.plan.resolve(it.sigs[5], 5, places[5]));
+    EXPECT_TRUE(it.plan.isPositional(it.plan.resolve(it.sigs[1], 1, places[1])));
 }
 
 } // namespace
