@@ -32,7 +32,10 @@ public:
     void open(int ordinal, SessionDevice& d) override {
         d.context = cupti::PrimaryContext(ordinal, d.info);
     }
-    void initializeProfiler(SessionState& s) override { s.profiler.emplace(); }
+    void initializeProfiler(SessionState& s) override {
+        cupti::LaunchTracker::attachAgain(); // a session before this one detached CUPTI
+        s.profiler.emplace();
+    }
     std::string chipName(int ordinal) override { return cupti::chipName(ordinal); }
     cupti::ConfigImage configImage(const std::string& chip,
                                    const std::vector<std::string>& metrics) override {

@@ -335,6 +335,19 @@ bool LaunchTracker::detached() noexcept {
     return gDetach.load(std::memory_order_acquire) == kDetached;
 }
 
+void LaunchTracker::attachAgain() noexcept {
+    std::lock_guard<std::mutex> lock(gDetachMutex);
+    if (gDetach.load(std::memory_order_acquire) != kDetached)
+        return;
+    // A subscription with no callback enabled, gone at once: its attach is what stays.
+    CUpti_SubscriberHandle handle = nullptr;
+    const auto ignore = [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {};
+    if (ROOFLINE_CUPTI_LOG(cuptiSubscribe(&handle, ignore, nullptr)) == CUPTI_SUCCESS)
+        ROOFLINE_CUPTI_LOG(cuptiUnsubscribe(handle));
+    gDetach.store(kAttached, std::memory_order_release);
+    core::log().debug("libroofline: CUPTI attached again after the last session detached it");
+}
+
 LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
     if (gProcessSubscriber)
         throw Error(ErrorCode::ProfilerBusy, "the process-wide launch subscription exists");

@@ -93,6 +93,11 @@ public:
     static void detachAtNextCall() noexcept;
     /// CUPTI was detached (detachAtNextCall()): the subscriptions made before are gone.
     static bool detached() noexcept;
+    /// Attaches CUPTI again after a detach, before a new session initializes the profiler:
+    /// cuptiProfilerInitialize alone answers CUPTI_ERROR_NOT_INITIALIZED once cuptiFinalize ran,
+    /// where a subscription brings CUPTI back. Nothing to do while attached. Never throws (a
+    /// failure is logged; the profiler's own error then says what is missing).
+    static void attachAgain() noexcept;
 
 private:
     ::CUpti_Subscriber_st* subscriber_ = nullptr; ///< null: a turn on the process subscription
