@@ -1,0 +1,30 @@
+# libroofline.so exports its API (roofline::) and the CUDA and NVTX injection entry points, and
+# none of the C++ standard library's instantiations: exported, they stand in for those of a library
+# loaded after it (PyTorch's import aborted with "free(): invalid pointer" in a std::locale
+# destructor resolved into libroofline.so). libroofline/exports.map keeps them local.
+#   cmake -DNM=... -DLIB=.../libroofline.so -P exports.cmake
+execute_process(COMMAND "${NM}" -D --defined-only -C "${LIB}" OUTPUT_VARIABLE symbols
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} -D ${LIB} failed (${rc})")
+endif()
+string(REPLACE "\n" ";" lines "${symbols}")
+set(foreign "")
+set(n 0)
+foreach(l IN LISTS lines)
+  if(l STREQUAL "")
+    continue()
+  endif()
+  math(EXPR n "${n} + 1")
+  string(REGEX REPLACE "^[0-9a-fA-F]* *[A-Za-z] " "" name "${l}")
+  if(NOT name MATCHES "roofline::" AND NOT name MATCHES "^InitializeInjection(Nvtx2)?$")
+    list(APPEND foreign "${name}")
+  endif()
+endforeach()
+if(foreign)
+  list(LENGTH foreign k)
+  list(SUBLIST foreign 0 20 shown)
+  list(JOIN shown "\n  " listed)
+  message(FATAL_ERROR "${k} exported symbols outside libroofline's API:\n  ${listed}")
+endif()
+message("exports: ${n} symbols, all libroofline's own")
