@@ -65,22 +65,8 @@ void IterationReplay::iterationBegins() {
         if (schedule.passOpen())
             continue; // a pass spanning several iterations goes on
         if (!schedule.inGroup()) {
-            if (shared_.graphsStopped()) {
-                schedule.cancelRestart();
-                continue; // graph launches leave nothing to measure (graphLaunch)
-            }
-            if (d.windows->holdsBack())
+            if (!d.replay.mayBeginGroup(shared_, d.windows->holdsBack()))
                 continue;
-            if (shared_.observeFirst && shared_.model.seen() == 1) {
-                shared_.firstIterationIssue = "observed only (warm-up: lazily loaded kernels, "
-                                              "validation, state created on first use; "
-                                              "ROOFLINE_FIRST_ITERATION=measure measures it)";
-                continue;
-            }
-            if (shared_.limitReached()) {
-                schedule.cancelRestart();
-                continue; // launch count reached: no new groups, no cost
-            }
             if (d.windows->complete(shared_, *d.replay.slot, schedule.restartPending()))
                 continue; // every launch of the steady iteration has its record
             beginGroup(d);

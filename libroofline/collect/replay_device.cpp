@@ -4,6 +4,26 @@
 
 namespace roofline::collect {
 
+bool ReplayDevice::mayBeginGroup(Shared& shared, bool heldBack) {
+    if (shared.graphsStopped()) {
+        schedule.cancelRestart();
+        return false; // graph launches leave nothing to measure (graphLaunch)
+    }
+    if (heldBack)
+        return false;
+    if (shared.observeFirst && shared.model.seen() == 1) {
+        shared.firstIterationIssue = "observed only (warm-up: lazily loaded kernels, validation, "
+                                     "state created on first use; "
+                                     "ROOFLINE_FIRST_ITERATION=measure measures it)";
+        return false;
+    }
+    if (shared.limitReached()) {
+        schedule.cancelRestart();
+        return false; // launch count reached: no new groups, no cost
+    }
+    return true;
+}
+
 void ReplayDevice::beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass) {
     schedule.beginGroup(window, shared.model.seen(), iterationsPerPass);
     slot->members.clear();

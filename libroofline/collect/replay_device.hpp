@@ -16,11 +16,15 @@ namespace roofline::collect {
 
 class ReplayDevice {
 public:
-    explicit ReplayDevice(DeviceSlot& slot) : slot(&slot) {}
+    explicit ReplayDevice(DeviceSlot& device) : slot(&device) {}
 
     DeviceSlot* slot;
     PassSchedule schedule;
 
+    /// At an iteration's start with no group in progress: whether a new one may begin. Not while
+    /// graph launches stop the profile, nor while `heldBack` (the window chooser waits), nor on
+    /// the first iteration when it is observed only (noted), nor past the launch count.
+    bool mayBeginGroup(Shared& shared, bool heldBack);
     /// A new group over `window`: no members, nothing noted yet.
     void beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass = 0);
     /// The group's passes are lost: the launches its pass 0 recorded are measured again by the

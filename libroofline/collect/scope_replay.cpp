@@ -26,20 +26,8 @@ void ScopeReplay::iterationBegins() {
             continue; // a pass spanning several iterations goes on
         d.scopeCount = 0;
         if (!schedule.inGroup()) {
-            if (shared_.graphsStopped()) {
-                schedule.cancelRestart();
-                continue; // graph launches leave nothing to measure (graphLaunch)
-            }
-            if (shared_.observeFirst && shared_.model.seen() == 1) {
-                shared_.firstIterationIssue = "observed only (warm-up: lazily loaded kernels, "
-                                              "validation, state created on first use; "
-                                              "ROOFLINE_FIRST_ITERATION=measure measures it)";
+            if (!d.replay.mayBeginGroup(shared_, false))
                 continue;
-            }
-            if (shared_.limitReached()) {
-                schedule.cancelRestart();
-                continue; // launch count reached: no new groups, no cost
-            }
             beginGroup(d);
         }
         schedule.startOfIteration(d);

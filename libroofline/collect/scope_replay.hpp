@@ -30,7 +30,7 @@ public:
 
 private:
     struct Device final : PassSchedule::Listener {
-        Device(ScopeReplay& owner, DeviceSlot& slot) : owner(&owner), replay(slot) {}
+        Device(ScopeReplay& strategy, DeviceSlot& slot) : owner(&strategy), replay(slot) {}
         void startPass() override { owner->startPass(*this); }
         void endPass() override { owner->endPass(*this); }
         void measure(std::size_t, std::size_t, bool) override {} // scopes are the ranges
