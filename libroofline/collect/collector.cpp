@@ -252,7 +252,7 @@ CollectionResult Collector::finish() noexcept {
     result.level = level();
     result.failure = shared_.failure;
     result.firstIterationIssue = shared_.firstIterationIssue;
-    result.onlyObservedIterationRan = shared_.observeFirst && shared_.model.seen() == 1;
+    result.onlyObservedIterationRan = shared_.observingFirst();
     result.completedAfterIterations = completedAfterIterations();
     result.reuses = reuses();
     if (shared_.config.shares()) {

@@ -138,9 +138,7 @@ public:
     /// (CollectorConfig::firstIteration): observed only, or what differed first.
     bool firstIterationSkipped() const noexcept { return !shared_.firstIterationIssue.empty(); }
     /// Only the session's first iteration ran, and it was observed only: nothing was measured.
-    bool onlyTheObservedIterationRan() const noexcept {
-        return shared_.observeFirst && shared_.model.seen() == 1;
-    }
+    bool onlyTheObservedIterationRan() const noexcept { return shared_.observingFirst(); }
     const std::string& firstIterationIssue() const noexcept { return shared_.firstIterationIssue; }
 
 private:

@@ -389,15 +389,12 @@ bool IterationReplay::profiling(const DeviceSlot& s) const {
 }
 
 void IterationReplay::quiesce(DeviceSlot& s) {
-    ReplayDevice& r = device(s).replay;
-    r.stopPass();
-    if (r.schedule.inGroup())
-        r.abandon(shared_);
+    device(s).replay.quiesce(shared_);
 }
 
 bool IterationReplay::pending() const {
     // The first iteration observed only: measuring starts at the next one.
-    const bool observedFirst = shared_.observeFirst && shared_.model.seen() == 1;
+    const bool observedFirst = shared_.observingFirst();
     for (const auto& d : devices_) {
         const PassSchedule& schedule = d->replay.schedule;
         if (!d->replay.slot->failed &&

@@ -62,14 +62,7 @@ bool PlainWindows::done(const Shared& shared) const {
 }
 
 std::uint64_t PlainWindows::launchesCovered(std::uint64_t launches, std::size_t capacity) const {
-    if (whole_)
-        return launches;
-    const std::uint64_t cap = std::max<std::uint64_t>(1, capacity);
-    std::uint64_t n = 0;
-    for (std::size_t offset : offsets_)
-        if (offset < launches)
-            n += std::min<std::uint64_t>(cap, launches - offset);
-    return n;
+    return whole_ ? launches : launchesCoveredBy(offsets_, launches, capacity);
 }
 
 std::uint64_t PlainWindows::iterationsNeeded(std::uint64_t launches, std::size_t capacity,

@@ -11,7 +11,7 @@ bool ReplayDevice::mayBeginGroup(Shared& shared, bool heldBack) {
     }
     if (heldBack)
         return false;
-    if (shared.observeFirst && shared.model.seen() == 1) {
+    if (shared.observingFirst()) {
         shared.firstIterationIssue = "observed only (warm-up: lazily loaded kernels, validation, "
                                      "state created on first use; "
                                      "ROOFLINE_FIRST_ITERATION=measure measures it)";
@@ -42,6 +42,12 @@ void ReplayDevice::stopPass() {
             schedule.passStopped();
             slot->backend->stop();
         });
+}
+
+void ReplayDevice::quiesce(Shared& shared) {
+    stopPass();
+    if (schedule.inGroup())
+        abandon(shared);
 }
 
 // Measured on the H100 (GpuGraphs tests): a graph launched inside an auto-range pass makes that

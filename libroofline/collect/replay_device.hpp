@@ -37,6 +37,9 @@ public:
     bool startPass(Shared& shared, std::size_t firstConfig, Restart&& restartGroup);
     /// Stops an open pass without ending it (its group is abandoned or noted incomplete).
     void stopPass();
+    /// Another device's backend is about to change: an open pass stops and a group in progress
+    /// is abandoned (it is measured again).
+    void quiesce(Shared& shared);
     /// A graph launch (design 0011): an open pass stops and its group is measured again later.
     void graphLaunched(Shared& shared, std::size_t firstConfig);
     /// Code was loaded since the profiler was enabled: it is re-created before any launch runs

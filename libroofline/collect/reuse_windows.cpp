@@ -104,8 +104,7 @@ std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
         return ReusePlan::kNotMeasured;
     if (observed_.shape(at) == refShapes_[at])
         return refSigs_[at];
-    const std::uint32_t id = observed_.signatureAt(plan_, at, refLabels_[at]);
-    return plan_.resolve(id, at, at < refParents_.size() ? refParents_[at] : std::string());
+    return resolvedAt(observed_.signatureAt(plan_, at, refLabels_[at]), at);
 }
 
 void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOpen) {
@@ -269,9 +268,7 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
             const std::int64_t p = shared.records[record].position;
             if (p < 0)
                 return ReusePlan::kNotMeasured;
-            const auto at = static_cast<std::size_t>(p);
-            const std::uint32_t target =
-                plan_.resolve(sig, at, at < refParents_.size() ? refParents_[at] : "");
+            const std::uint32_t target = resolvedAt(sig, static_cast<std::size_t>(p));
             pending.insert(target); // its samples are checked in turn
             return target;
         };
@@ -281,7 +278,7 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
                 s = to(record);
         for (std::size_t p = 0; p < refSigs_.size(); ++p)
             if (refSigs_[p] == sig) {
-                refSigs_[p] = plan_.resolve(sig, p, p < refParents_.size() ? refParents_[p] : "");
+                refSigs_[p] = resolvedAt(sig, p);
                 splitPositions_.insert(refSigs_[p]);
             }
         core::log().info("libroofline: launches of {} that look alike (kernel, grid, block, "
@@ -393,7 +390,7 @@ void ReuseWindows::emitReused(Shared& shared) {
 // ---- windows and cycles -----------------------------------------------------------------------
 
 void ReuseWindows::covered(const PassSchedule& schedule) {
-    coveredOffsets_.push_back(schedule.window().begin);
+    coveredOffsets_.insert(schedule.window().begin);
 }
 
 IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
@@ -407,10 +404,7 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
             core::log().info("libroofline: the second iteration differs from the third: the "
                              "repeated-launch cycle waits for a steady iteration");
             v.dropGroup = true;
-            cycle_ = false;
-            offset_ = 0;
-            windowEnd_ = 0;
-            refInfo_.clear();
+            dropCycle();
             unsteady_ = 0;
             return v;
         }
@@ -429,12 +423,16 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
                          "starts again on a later iteration",
                          facts.launches, offset_);
         v.dropGroup = true;
-        cycle_ = false;
-        offset_ = 0;
-        windowEnd_ = 0;
-        refInfo_.clear();
+        dropCycle();
     }
     return v;
+}
+
+void ReuseWindows::dropCycle() {
+    cycle_ = false;
+    offset_ = 0;
+    windowEnd_ = 0;
+    refInfo_.clear();
 }
 
 // A cycle refers to a steady iteration: one that launched what the one before did (the first
@@ -536,11 +534,9 @@ bool ReuseWindows::advance(Shared& shared, DeviceSlot& slot) {
         return false;
     }
     emitReused(shared);
-    cycle_ = false;
+    dropCycle(); // its records are out
     ++cyclesDone_;
     slot.guard([&] { slot.backend->release(0); }); // nothing to measure until another cycle
-    offset_ = 0;
-    windowEnd_ = 0;
     return true;
 }
 
@@ -555,14 +551,7 @@ bool ReuseWindows::done(const Shared&) const {
 }
 
 std::uint64_t ReuseWindows::launchesCovered(std::uint64_t launches, std::size_t capacity) const {
-    if (coveredWhole_)
-        return launches;
-    const std::uint64_t cap = std::max<std::uint64_t>(1, capacity);
-    std::uint64_t n = 0;
-    for (std::size_t offset : std::set<std::size_t>(coveredOffsets_.begin(), coveredOffsets_.end()))
-        if (offset < launches)
-            n += std::min<std::uint64_t>(cap, launches - offset);
-    return n;
+    return coveredWhole_ ? launches : launchesCoveredBy(coveredOffsets_, launches, capacity);
 }
 
 std::uint64_t ReuseWindows::iterationsNeeded(std::uint64_t, std::size_t, std::size_t passes,

@@ -82,6 +82,15 @@ private:
     std::optional<Window> rewound(DeviceSlot& slot);
     /// Records for the reference's launches no window measured (the mean of their samples).
     void emitReused(Shared& shared);
+    /// The cycle ends (its reused records emitted, or none): no window is measured until another
+    /// one starts.
+    void dropCycle();
+    /// Signature `id` as the reference's launch at `at` has it now: split signatures resolved by
+    /// the place of its scope instance in its parent, or by `at`.
+    std::uint32_t resolvedAt(std::uint32_t id, std::size_t at) {
+        static const std::string none;
+        return plan_.resolve(id, at, at < refParents_.size() ? refParents_[at] : none);
+    }
     /// The reference's launch at `position` when the filters admitted it there.
     const core::LaunchInfo* referenceAdmitted(std::size_t position) const noexcept {
         return cycle_ && position < refInfo_.size() && !refInfo_[position].mangledName.empty()
@@ -123,7 +132,7 @@ private:
     // Coverage (what completed cycles and windows cover).
     bool coveredWhole_ = false;
     std::size_t cycleWindows_ = 0;
-    std::vector<std::size_t> coveredOffsets_;
+    std::set<std::size_t> coveredOffsets_; // window starts of completed groups
 };
 
 } // namespace roofline::collect

@@ -226,14 +226,11 @@ bool ScopeReplay::profiling(const DeviceSlot& s) const {
 }
 
 void ScopeReplay::quiesce(DeviceSlot& s) {
-    ReplayDevice& r = device(s).replay;
-    r.stopPass();
-    if (r.schedule.inGroup())
-        r.abandon(shared_);
+    device(s).replay.quiesce(shared_);
 }
 
 bool ScopeReplay::pending() const {
-    const bool observedFirst = shared_.observeFirst && shared_.model.seen() == 1;
+    const bool observedFirst = shared_.observingFirst();
     for (const auto& d : devices_) {
         const PassSchedule& schedule = d->replay.schedule;
         if (!d->replay.slot->failed && (schedule.inGroup() || schedule.restartPending() ||

@@ -70,6 +70,9 @@ public:
     /// The launch skip and count alone, for a launch whose place another iteration's filters
     /// admitted (a repeated-launch cycle's reference).
     bool admitsCounted();
+    /// Only the session's first iteration has begun, and it is observed only
+    /// (FirstIteration::Skip).
+    bool observingFirst() const noexcept { return observeFirst && model.seen() == 1; }
     bool limitReached() const noexcept {
         return config.launchCount != 0 && taken_ >= config.launchCount;
     }

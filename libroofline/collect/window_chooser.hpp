@@ -11,8 +11,10 @@
 #include "collect/pass_schedule.hpp"
 #include "collect/strategy.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,18 @@ struct IterationFacts {
     std::size_t iterationsPerPass = 0;
     bool steadyShape = false; ///< it launched as many kernels as the steady iteration
 };
+
+/// Launches of an iteration of `launches` that windows starting at `offsets` cover, an image of
+/// `capacity` launches each.
+inline std::uint64_t launchesCoveredBy(const std::set<std::size_t>& offsets, std::uint64_t launches,
+                                       std::size_t capacity) {
+    const std::uint64_t cap = std::max<std::uint64_t>(1, capacity);
+    std::uint64_t n = 0;
+    for (std::size_t offset : offsets)
+        if (offset < launches)
+            n += std::min<std::uint64_t>(cap, launches - offset);
+    return n;
+}
 
 /// What the strategy must do after an iteration's end.
 struct IterationVerdict {
