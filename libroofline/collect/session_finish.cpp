@@ -253,7 +253,7 @@ void SessionState::saveOnce(const CollectionResult& c, std::size_t unmeasured) c
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
         if (injected()) {
-            const std::string idle =
+            const std::string idleAfter =
                 idleWallNs != 0 ? "; idle after " + std::to_string(c.completedAfterIterations) +
                                       " iterations (the profile was complete)"
                                 : std::string();
@@ -267,7 +267,7 @@ void SessionState::saveOnce(const CollectionResult& c, std::size_t unmeasured) c
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
                          "saved to %s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idle.c_str());
+                         saved.c_str(), idleAfter.c_str());
         }
         if (saved == outputPath)
             core::log().info("libroofline: recording saved to {}", saved);

@@ -787,8 +787,9 @@ TEST(CollectorIterationReplay, LaunchesThatLookAlikeButWorkDifferentlyAreEachMea
         SCOPED_TRACE(std::to_string(i) + " " + l[i].note);
         EXPECT_EQ(l[i].position, static_cast<std::int64_t>(i));
         EXPECT_EQ(l[i].values, all(i % 2 ? 2.0 : 10.0 + static_cast<double>(i / 2)));
-        if (l[i].mangledName == "matmulGrad")
+        if (l[i].mangledName == "matmulGrad") {
             EXPECT_EQ(l[i].reusedSamples, 0u);
+        }
     }
 }
 
@@ -1069,8 +1070,9 @@ TEST(CollectorIterationReplay, AFlushBeforeEachKernelTakesARangeOfItsOwnAndIsLef
         for (std::size_t i = 0; i < l.size(); ++i) {
             EXPECT_EQ(l[i].position, static_cast<std::int64_t>(i));
             EXPECT_EQ(l[i].values, all(10.0 + static_cast<double>(i))) << l[i].note;
-            if (!aligned)
+            if (!aligned) {
                 EXPECT_EQ(l[i].range % 2, 1u); // its flush's range before it
+            }
         }
         EXPECT_EQ(h.backend.kernelFlushes, 6 * 2); // every measured launch, every pass
         EXPECT_EQ(h.collector.coverage().rangesPerImage, 4u);
