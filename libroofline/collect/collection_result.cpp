@@ -2,24 +2,8 @@
 
 namespace roofline::collect {
 
-CollectionResult countsOf(const CollectionResult& r) {
-    CollectionResult c;
-    c.coverage = r.coverage;
-    c.tally = r.tally;
-    c.superseded = r.superseded;
-    c.passes = r.passes;
-    c.level = r.level;
-    c.failure = r.failure;
-    c.firstIterationIssue = r.firstIterationIssue;
-    c.onlyObservedIterationRan = r.onlyObservedIterationRan;
-    c.completedAfterIterations = r.completedAfterIterations;
-    c.reuses = r.reuses;
-    c.shareIndex = r.shareIndex;
-    c.shareCount = r.shareCount;
-    return c;
-}
-
 core::Recording recordingOf(CollectionResult&& result, RecordingContext context) {
+    const CollectionCounts& counts = result.counts;
     core::Recording r;
     r.libraryVersion = std::move(context.libraryVersion);
     r.createdUtc = std::move(context.createdUtc);
@@ -28,10 +12,10 @@ core::Recording recordingOf(CollectionResult&& result, RecordingContext context)
     r.chip = r.device.chip;
     r.metrics = std::move(context.metrics);
     // Aligned passes may have been switched on, and the metric set grown, mid-run.
-    r.passes = result.level == Level::Counters ? result.passes : context.passesAtStart;
-    r.droppedRanges = result.tally.dropped;
-    if (result.level == Level::Counters)
-        r.coverage = result.coverage;
+    r.passes = counts.level == Level::Counters ? counts.passes : context.passesAtStart;
+    r.droppedRanges = counts.tally.dropped;
+    if (counts.level == Level::Counters)
+        r.coverage = counts.coverage;
     r.configImage = std::move(context.configImage);
     r.counterData = std::move(result.images);
     r.status = std::move(context.status);
@@ -39,9 +23,9 @@ core::Recording recordingOf(CollectionResult&& result, RecordingContext context)
     r.bytes = std::move(context.bytes);
     r.launches = std::move(result.launches);
     r.process = std::move(context.process);
-    if (result.shareCount > 1) {
-        r.shareIndex = result.shareIndex;
-        r.shareCount = result.shareCount;
+    if (counts.shareCount > 1) {
+        r.shareIndex = counts.shareIndex;
+        r.shareCount = counts.shareCount;
     }
     r.devicePeaks = std::move(context.devicePeaks);
     return r;

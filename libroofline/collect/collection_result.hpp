@@ -13,9 +13,8 @@
 
 namespace roofline::collect {
 
-struct CollectionResult {
-    std::vector<core::LaunchInfo> launches; ///< in program order (iteration replay)
-    std::vector<std::vector<std::uint8_t>> images;
+/// What the collection covered and counted: what a summary of it reads.
+struct CollectionCounts {
     core::Coverage coverage; ///< known with counters (iteration replay)
     Tally tally;
     std::uint64_t superseded = 0; ///< records of groups measured again, removed
@@ -29,6 +28,12 @@ struct CollectionResult {
     std::uint32_t shareIndex = 0, shareCount = 1; ///< ranks sharing the profile (shareCount > 1)
 };
 
+struct CollectionResult {
+    std::vector<core::LaunchInfo> launches; ///< in program order (iteration replay)
+    std::vector<std::vector<std::uint8_t>> images;
+    CollectionCounts counts;
+};
+
 /// What the recording says beside the collector's result: the library, the run, the device and
 /// the counter configuration.
 struct RecordingContext {
@@ -40,9 +45,6 @@ struct RecordingContext {
     std::vector<std::pair<std::string, double>> devicePeaks;
     std::size_t passesAtStart = 0; ///< without counters, the passes the set-up planned
 };
-
-/// `r` without its records and images: what a summary of the collection reads.
-CollectionResult countsOf(const CollectionResult& r);
 
 /// The recording of a collection (pure; the launches and images move into it).
 core::Recording recordingOf(CollectionResult&& result, RecordingContext context);

@@ -246,22 +246,22 @@ CollectionResult Collector::finish() noexcept {
     }
     result.launches = std::move(shared_.records.all());
     result.images = std::move(shared_.records.keptImages());
-    result.tally = shared_.tally;
-    result.superseded = shared_.records.supersededCount();
-    result.passes = strategy_->passes();
-    result.level = level();
-    result.failure = shared_.failure;
-    result.firstIterationIssue = shared_.firstIterationIssue;
-    result.onlyObservedIterationRan = shared_.observingFirst();
-    result.completedAfterIterations = completedAfterIterations();
-    result.reuses = reuses();
+    result.counts.tally = shared_.tally;
+    result.counts.superseded = shared_.records.supersededCount();
+    result.counts.passes = strategy_->passes();
+    result.counts.level = level();
+    result.counts.failure = shared_.failure;
+    result.counts.firstIterationIssue = shared_.firstIterationIssue;
+    result.counts.onlyObservedIterationRan = shared_.observingFirst();
+    result.counts.completedAfterIterations = completedAfterIterations();
+    result.counts.reuses = reuses();
     if (shared_.config.shares()) {
-        result.shareIndex = shared_.config.shareIndex;
-        result.shareCount = shared_.config.shareCount;
+        result.counts.shareIndex = shared_.config.shareIndex;
+        result.counts.shareCount = shared_.config.shareCount;
     }
     try {
         if (level() == Level::Counters)
-            strategy_->coverage(result.coverage);
+            strategy_->coverage(result.counts.coverage);
     } catch (...) {
     }
     return result;

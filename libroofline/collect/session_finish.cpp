@@ -100,7 +100,7 @@ void SessionState::finish() noexcept {
         !devices.empty() && devices[0].backend ? devices[0].backend->peakValues() : releasedPeaks;
     teardown();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
-    const CollectionResult counts = countsOf(result);
+    const CollectionCounts counts = result.counts;
     try {
         RecordingContext context;
         context.libraryVersion = ROOFLINE_VERSION_STRING;
@@ -165,7 +165,7 @@ void SessionState::finish() noexcept {
         saveOnce(counts, unmeasured);
 }
 
-void SessionState::summarize(const CollectionResult& c, std::size_t unmeasured,
+void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                              const BackendCost& cost) const noexcept {
     if (recorded.coverage.known) {
         // An incomplete profile is said at warning level: a loop that ran too few iterations
@@ -249,7 +249,7 @@ void SessionState::summarize(const CollectionResult& c, std::size_t unmeasured,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
 }
 
-void SessionState::saveOnce(const CollectionResult& c, std::size_t unmeasured) const noexcept {
+void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) const noexcept {
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
         if (injected()) {

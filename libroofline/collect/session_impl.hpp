@@ -89,10 +89,10 @@ struct SessionState {
     /// Session::stop(): idempotent, never throws.
     void finish() noexcept;
     /// The summary lines at the end of a session (what was measured, what it cost).
-    void summarize(const CollectionResult& counts, std::size_t unmeasured,
+    void summarize(const CollectionCounts& counts, std::size_t unmeasured,
                    const BackendCost& cost) const noexcept;
     /// Saves the recording to outputPath (another process's file is never overwritten).
-    void saveOnce(const CollectionResult& counts, std::size_t unmeasured) const noexcept;
+    void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };
 
 /// What the collector is told by the options (cacheFlush already resolved from Auto); the

@@ -413,7 +413,7 @@ TEST(CollectorTimingOnly, RecordsLaunchesWithTheReason) {
     EXPECT_EQ(r.launches[0].name, "foo(int)");
     EXPECT_EQ(r.launches[0].correlationId, 42u);
     EXPECT_EQ(r.launches[0].note, "timing only: counters restricted");
-    EXPECT_EQ(r.level, Level::TimingOnly);
+    EXPECT_EQ(r.counts.level, Level::TimingOnly);
     EXPECT_TRUE(collector.finish().launches.empty()); // once
 }
 

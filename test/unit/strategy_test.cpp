@@ -284,13 +284,13 @@ TEST(CollectionResult, BecomesTheRecording) {
     l.name = "k";
     r.launches.push_back(l);
     r.images.push_back({1, 2, 3});
-    r.coverage.known = true;
-    r.coverage.launchesPerIteration = 7;
-    r.tally.dropped = 2;
-    r.tally.reused = 5;
-    r.passes = 4;
-    r.shareIndex = 1;
-    r.shareCount = 2;
+    r.counts.coverage.known = true;
+    r.counts.coverage.launchesPerIteration = 7;
+    r.counts.tally.dropped = 2;
+    r.counts.tally.reused = 5;
+    r.counts.passes = 4;
+    r.counts.shareIndex = 1;
+    r.counts.shareCount = 2;
     RecordingContext c;
     c.libraryVersion = "0.1.0";
     c.createdUtc = "2026-11-25T00:00:00Z";
@@ -305,8 +305,7 @@ TEST(CollectionResult, BecomesTheRecording) {
     c.process.pid = 42;
     c.devicePeaks = {{"peak", 1.5}};
     c.passesAtStart = 3;
-    const CollectionResult counts = countsOf(r);
-    EXPECT_TRUE(counts.launches.empty());
+    const CollectionCounts counts = r.counts; // what the summary reads, beside the records
     EXPECT_EQ(counts.tally.reused, 5u);
     const core::Recording rec = recordingOf(std::move(r), c);
     ASSERT_EQ(rec.launches.size(), 1u);
@@ -331,8 +330,8 @@ TEST(CollectionResult, BecomesTheRecording) {
     EXPECT_EQ(rec.devicePeaks, c.devicePeaks);
 
     CollectionResult timing; // no counters: the planned passes, no coverage
-    timing.level = Level::TimingOnly;
-    timing.coverage.known = true;
+    timing.counts.level = Level::TimingOnly;
+    timing.counts.coverage.known = true;
     const core::Recording t = recordingOf(std::move(timing), c);
     EXPECT_EQ(t.passes, 3u);
     EXPECT_FALSE(t.coverage.known);
