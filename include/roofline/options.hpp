@@ -158,15 +158,18 @@ struct ROOFLINE_API Options {
     /// memory, scope path with separated instance numbers made uniform -- "Train step #/Layer #"
     /// -- and order within the innermost scope) are measured this many times per profile of an
     /// iteration; the others take the mean of those measurements, their records marked
-    /// (`KernelRecord::reusedSamples`, the note gives the spread between the samples). Iterations
-    /// are observed, unprofiled, until one launches what the one before did; profiling stops once
-    /// every signature has its samples. 0: every launch of one iteration is measured (exact per
-    /// launch), window by window. ROOFLINE_REUSE (docs/design/0009-repeated-launches.md)
+    /// (`KernelRecord::reusedSamples`, the note gives the spread between the samples). Samples
+    /// that did different work (instruction, tensor operation or L1 byte counts) are never
+    /// averaged: their launches are measured each on its own. The first iteration is observed,
+    /// unprofiled, the second is the reference, and the third must launch what it did; profiling
+    /// stops once every signature has its samples. 0: every launch of one iteration is measured
+    /// (exact per launch), window by window. ROOFLINE_REUSE (docs/design/0009-repeated-launches.md,
+    /// docs/design/0018-iteration-replay-from-parts.md)
     std::size_t reuseSamples = 2;
     /// Iteration replay: once every launch of one iteration has its record, libroofline goes
-    /// idle for the rest of the run -- launch callbacks off, the profiler released, scopes no
-    /// longer followed or timed -- so that a long job runs at its unprofiled speed. Kernels
-    /// first launched after that get no record. false: launches and scopes stay observed (a
+    /// idle for the rest of the run -- the profiler released, scopes no longer followed or timed,
+    /// CUPTI detached at the next driver call -- so that a long job runs at its unprofiled speed.
+    /// Kernels first launched after that get no record. false: launches and scopes stay observed (a
     /// later iteration that launches something new is measured). ROOFLINE_IDLE_WHEN_COMPLETE
     bool idleWhenComplete = true;
     /// While counters are collected, a CUDA graph launch runs as its nodes, launched one by one

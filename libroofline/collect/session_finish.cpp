@@ -243,8 +243,8 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                          unbalancedPops);
     if (idleWallNs != 0)
         core::log().info("libroofline: the profile was complete after {} iterations; libroofline "
-                         "was idle for the last {:.3f} s of the session (launch callbacks off, "
-                         "profiler released, scopes not followed)",
+                         "was idle for the last {:.3f} s of the session (profiler released, "
+                         "scopes not followed, CUPTI detached)",
                          c.completedAfterIterations,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
 }

@@ -299,20 +299,8 @@ LaunchTracker::LaunchTracker(LaunchSink sink, void* user) : sink_(sink), user_(u
     gTarget.store(this, std::memory_order_release);
 }
 
-void LaunchTracker::setLaunchCallbacks(bool enabled) noexcept {
-    CUpti_SubscriberHandle handle = subscriber_ ? subscriber_ : gProcessSubscriber;
-    if (!handle || launchesOff_ == !enabled || detached())
-        return;
-    for (CUpti_CallbackId cbid : kLaunchCallbacks)
-        ROOFLINE_CUPTI_LOG(
-            cuptiEnableCallback(enabled ? 1 : 0, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
-    launchesOff_ = !enabled;
-}
-
 LaunchTracker::~LaunchTracker() {
-    if (!subscriber_) {
-        setLaunchCallbacks(true); // the process-wide subscription outlives this tracker // a turn
-                                  // on the process-wide subscription: the one before gets it back
+    if (!subscriber_) { // a turn on the process-wide subscription: the one before gets it back
         LaunchTracker* self = this;
         gTarget.compare_exchange_strong(self, previous_, std::memory_order_acq_rel);
         return;

@@ -81,10 +81,6 @@ public:
     static void dispatch(const LaunchEvent& event) noexcept;
     /// The tracker launches go to now (null: none).
     static LaunchTracker* active() noexcept;
-    /// Switches the launch callbacks (kernels and graph launches) off, or back on: with them
-    /// off the driver runs launches without calling into libroofline at all. Module loads and
-    /// graph instantiation are still seen. Never throws (a failure is logged).
-    void setLaunchCallbacks(bool enabled) noexcept;
     /// Detaches CUPTI from the process at the next driver call's exit, on whichever thread
     /// makes it (cuptiFinalize, where NVIDIA's documentation places it): every subscription and
     /// callback goes, and the driver runs the program as if no tool were attached. Until then
@@ -102,7 +98,6 @@ public:
 private:
     ::CUpti_Subscriber_st* subscriber_ = nullptr; ///< null: a turn on the process subscription
     LaunchTracker* previous_ = nullptr;           ///< the turn before this one
-    bool launchesOff_ = false;                    ///< setLaunchCallbacks(false) in force
     LaunchSink sink_;
     void* user_;
     static void callback(int domain, unsigned cbid, const void* info) noexcept;
