@@ -1,4 +1,5 @@
-# libroofline.so exports its API (roofline::) and the CUDA and NVTX injection entry points, and
+# libroofline.so exports its API (roofline::), the CUDA and NVTX injection entry points and the C
+# entry points of framework hooks (roofline_*), and
 # none of the C++ standard library's instantiations: exported, they stand in for those of a library
 # loaded after it (PyTorch's import aborted with "free(): invalid pointer" in a std::locale
 # destructor resolved into libroofline.so). libroofline/exports.map keeps them local.
@@ -17,7 +18,8 @@ foreach(l IN LISTS lines)
   endif()
   math(EXPR n "${n} + 1")
   string(REGEX REPLACE "^[0-9a-fA-F]* *[A-Za-z] " "" name "${l}")
-  if(NOT name MATCHES "roofline::" AND NOT name MATCHES "^InitializeInjection(Nvtx2)?$")
+  if(NOT name MATCHES "roofline::" AND NOT name MATCHES "^InitializeInjection(Nvtx2)?$"
+     AND NOT name MATCHES "^roofline_(profile_state|module_enter|module_exit|framework_fact)$")
     list(APPEND foreign "${name}")
   endif()
 endforeach()

@@ -129,6 +129,19 @@ struct ROOFLINE_API KernelRecord {
     std::int64_t iteration = -1; ///< the iteration scope's instance (its number, or the count of
                                  ///< iteration scopes opened before it); -1: outside any
     std::int64_t position = -1;  ///< order among its iteration's launches, from 0; -1: unknown
+    /// The framework operator that launched it (PyTorch: "aten::addmm"); a backward kernel
+    /// carries the forward operator it differentiates, an optimizer kernel the optimizer's
+    /// operator ("aten::_fused_adamw_"), a torch.compile kernel the operators it fused
+    /// ("inductor::fused_add_mul"). "": not launched inside a known operator.
+    std::string op;
+    /// Where `op` ran: "forward", "backward", "optimizer", "communication"; "": unknown.
+    std::string phase;
+    /// The module path of the layer it belongs to ("encoder.layers.3.linear1"; optimizer kernels:
+    /// "optimizer.AdamW"); "": none known.
+    std::string module;
+    /// The operator's argument shapes as the framework gave them ("[[8, 256, 512], [2048, 512]]";
+    /// a backward kernel: its forward operator's); "": not recorded.
+    std::string shapes;
     /// Iteration replay with reuse (Options::reuseSamples): the values are the mean of this many
     /// measured launches of the same signature, the note says which and how far they spread; 0:
     /// measured on this launch itself.

@@ -20,10 +20,18 @@ namespace roofline {
 /// Rows of a report. Kernel (the default): every launch of a kernel in a scope path, with the
 /// numbered instances of every scope level merged ("Layer 0".."Layer 11" -> "Layer #"); NameScope:
 /// the same with numbered scopes kept apart; Name, Scope; Launch: one row per launch.
-enum class GroupBy { NameScope, Name, Scope, Launch, Kernel };
-/// "kernel", "name+scope", "name", "scope" or "launch"; throws Error(InvalidArgument) naming the
-/// choices.
+/// Op: every launch of one framework operator (KernelRecord::op; backward apart from forward);
+/// Module: of one module path (KernelRecord::module, forward and backward together).
+enum class GroupBy { NameScope, Name, Scope, Launch, Kernel, Op, Module };
+/// "kernel", "name+scope", "name", "scope", "launch", "op", "module" or "module:DEPTH"; throws
+/// Error(InvalidArgument) naming the choices.
 ROOFLINE_API GroupBy parseGroupBy(const std::string& text);
+/// The depth of "module:DEPTH" (module paths cut after DEPTH names: "encoder.layers.3.linear1" at
+/// 3 is "encoder.layers.3"); 0 for any other grouping (whole paths).
+ROOFLINE_API std::size_t moduleDepthOf(const std::string& text);
+/// `records` with every module path cut after `depth` names (0: unchanged).
+ROOFLINE_API std::vector<KernelRecord> cutModules(std::vector<KernelRecord> records,
+                                                  std::size_t depth);
 ROOFLINE_API const char* toString(GroupBy by) noexcept;
 
 /// Records summed per group, in order of first appearance: `kernels` holds the launches summed,
@@ -53,6 +61,10 @@ struct TableOptions {
     /// Characters per line; 0: the terminal's width ($COLUMNS, else the terminal, else 120).
     std::size_t width = 0;
     bool wide = false; ///< never shorten names
+    /// Rows named by framework operator or module (GroupBy::Op, GroupBy::Module): names shown as
+    /// they are ("aten::addmm"), not shortened as kernel names are.
+    bool verbatimNames = false;
+    std::string nameHeader = "kernel"; ///< the name column's heading
     /// Grouped tables: the time that "%time" divides by (the whole recording's when the rows
     /// are filtered); 0: the rows' own total.
     double totalSeconds = 0;

@@ -79,6 +79,9 @@ struct RunArgs {
     std::string library; ///< libroofline.so to inject ("": ROOFLINE_LIBRARY, or beside roofline)
     bool dryRun = false; ///< print the variables and the command instead of running it
 };
+/// The directory of the PyTorch hook (sitecustomize.py) for the `roofline` in `programDir`: its
+/// build tree's python/ or the installed share/roofline/python; "" when neither exists.
+std::string findTorchHook(const std::string& programDir);
 /// Execs the command with libroofline injected; returns only when that fails (126, 127).
 int run(const RunArgs& args);
 /// Where `roofline run` looks for libroofline.so, relative to the directory of `roofline`.

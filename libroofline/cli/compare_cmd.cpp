@@ -33,7 +33,9 @@ int compare(const CompareArgs& args) {
         return 0;
     }
     const report::Comparison c =
-        report::compareRecords(a.records, b.records, report::parseGroupBy(args.by));
+        report::compareRecords(cutModules(a.records, moduleDepthOf(args.by)),
+                               cutModules(b.records, moduleDepthOf(args.by)),
+                               report::parseGroupBy(args.by));
     human << '\n';
     report::CompareTableOptions table;
     table.wide = args.wide;

@@ -156,9 +156,18 @@ int main(int argc, char** argv) {
         ->add_option("--group-by", report.groupBy,
                      "rows of the table: kernel (every launch of a kernel in a scope path, the "
                      "numbered instances of every scope level merged: Layer 0..11 -> Layer #), "
-                     "name+scope (numbered scopes kept apart), name, scope, or launch (one row "
-                     "per launch)")
-        ->check(CLI::IsMember({"kernel", "name+scope", "name", "scope", "launch"}))
+                     "name+scope (numbered scopes kept apart), name, scope, op (framework "
+                     "operator: aten::addmm; with a tensor-core summary), module (module path: "
+                     "encoder.layers.3.linear1), module:DEPTH (paths cut after DEPTH names), or "
+                     "launch (one row per launch)")
+        ->check([](const std::string& v) {
+            try {
+                parseGroupBy(v);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        })
         ->capture_default_str();
     reportCmd->add_option("--name", report.name,
                           "only kernels whose name contains TEXT (or matches regex:PATTERN)");
@@ -194,8 +203,17 @@ int main(int argc, char** argv) {
                      "match key: name+scope (default), kernel (numbered scopes merged: "
                      "Layer # for Layer 0..N), name, or scope (all kernels of a "
                      "scope together: use it when B runs other kernels, e.g. another "
-                     "cuDNN engine at another batch size)")
-        ->check(CLI::IsMember({"name+scope", "kernel", "name", "scope"}))
+                     "cuDNN engine at another batch size), op (framework operator), module or "
+                     "module:DEPTH (module path)")
+        ->check([](const std::string& v) {
+            try {
+                if (parseGroupBy(v) == GroupBy::Launch)
+                    return std::string("launch is no match key");
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        })
         ->capture_default_str();
     compareCmd->add_flag("--wide", compare.wide,
                          "never shorten kernel names or scope paths, keep every column");

@@ -9,6 +9,7 @@
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
 #include "report/columns.hpp"
+#include "report/operators.hpp"
 #include "report/ranks.hpp"
 
 #include <roofline/chart.hpp>
@@ -16,7 +17,9 @@
 
 #include <roofline/error.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -74,8 +77,38 @@ const char* rowsDescription(GroupBy by) {
         return "each scope path, all its kernels together";
     case GroupBy::Launch:
         return "one per launch";
+    case GroupBy::Op:
+        return "each framework operator (aten::addmm), backward kernels apart, under the "
+               "operator they differentiate";
+    case GroupBy::Module:
+        return "each module path (encoder.layers.3.linear1; module:DEPTH cuts paths), forward "
+               "and backward together";
     }
     return "";
+}
+
+// "PyTorch 2.11.0+cu130; autocast bfloat16; TF32: matmul off, cuDNN on".
+std::string frameworkText(const std::map<std::string, std::string>& facts) {
+    const auto get = [&](const char* key) {
+        const auto it = facts.find(key);
+        return it == facts.end() ? std::string() : it->second;
+    };
+    std::string text = get("torch").empty() ? "" : "PyTorch " + get("torch");
+    if (!get("autocast").empty())
+        text += (text.empty() ? "" : "; ") + std::string("autocast ") + get("autocast");
+    if (!get("tf32.matmul").empty() || !get("tf32.cudnn").empty())
+        text += (text.empty() ? "" : "; ") + std::string("TF32: matmul ") +
+                (get("tf32.matmul").empty() ? "?" : get("tf32.matmul")) + ", cuDNN " +
+                (get("tf32.cudnn").empty() ? "?" : get("tf32.cudnn"));
+    if (text.empty())
+        for (const auto& [key, value] : facts)
+            text += (text.empty() ? "" : "; ") + key + " " + value;
+    return text;
+}
+
+bool hasOperators(const std::vector<KernelRecord>& records) {
+    return std::any_of(records.begin(), records.end(),
+                       [](const KernelRecord& r) { return !r.op.empty() || !r.module.empty(); });
 }
 
 std::string missingRoofNote(const Ceilings& c) {
@@ -126,8 +159,9 @@ int report(const ReportArgs& args) {
     const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
     const bool filtered = !args.name.empty() || !args.scope.empty();
-    const std::vector<KernelRecord> records =
-        filtered ? filterRecords(e.records, args.name, args.scope) : e.records;
+    const std::vector<KernelRecord> records = cutModules(
+        filtered ? filterRecords(e.records, args.name, args.scope) : e.records,
+        moduleDepthOf(args.groupBy));
     std::size_t measured = 0;
     for (const auto& r : records)
         measured += r.measured ? 1 : 0;
@@ -151,6 +185,7 @@ int report(const ReportArgs& args) {
            << "caches    " << core::describeCaches(rec.cacheFlush) << "\n"
            << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
            << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
+           << (rec.framework.empty() ? "" : "framework " + frameworkText(rec.framework) + "\n")
            << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
     human << report::wrapLines(header.str(), width);
     if (!args.brief) {
@@ -175,6 +210,9 @@ int report(const ReportArgs& args) {
         table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
         table.grouped = by != GroupBy::Launch;
         table.wide = args.wide;
+        table.verbatimNames = by == GroupBy::Op || by == GroupBy::Module;
+        if (table.verbatimNames)
+            table.nameHeader = by == GroupBy::Op ? "operator" : "module";
         const std::string missing = missingRoofNote(e.ceilings.used);
         if (!missing.empty())
             table.boundMark = "*";
@@ -182,7 +220,7 @@ int report(const ReportArgs& args) {
             table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (table.grouped)
             human << report::wrapLines(std::string("rows      ") + rowsDescription(by) +
-                                           " (--group-by kernel|name+scope|name|scope|launch)\n",
+                                           " (--group-by kernel|name+scope|name|scope|op|module[:DEPTH]|launch)\n",
                                        width);
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
         if (!missing.empty())
@@ -190,6 +228,11 @@ int report(const ReportArgs& args) {
         // A merged recording: each rank's time, and the kernels the slowest rank holds up.
         report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
                            top == 0 ? 10 : top);
+        if (by == GroupBy::Op)
+            report::printTensorCoreUse(records, rec.framework, human, top);
+        else if (by != GroupBy::Module && hasOperators(records))
+            human << "\nframework operators and modules are recorded: --group-by op (with "
+                     "tensor-core use) or --group-by module[:DEPTH] sums them\n";
     }
     if (args.host) {
         human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";

@@ -17,12 +17,20 @@
 #include <unistd.h>
 #include <vector>
 
+#ifndef ROOFLINE_INSTALL_DATADIR
+#define ROOFLINE_INSTALL_DATADIR "share"
+#endif
 #ifndef ROOFLINE_INSTALL_LIBDIR
 #define ROOFLINE_INSTALL_LIBDIR "lib"
 #endif
 
 namespace roofline::cli {
 namespace {
+
+bool isDirectory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 bool readable(const std::string& path) {
     struct stat st {};
@@ -46,6 +54,16 @@ std::vector<std::string> injectionCandidates(const std::string& programDir) {
     return {programDir + "/libroofline.so",
             programDir + "/../" ROOFLINE_INSTALL_LIBDIR "/libroofline.so",
             programDir + "/../lib/libroofline.so", programDir + "/../lib64/libroofline.so"};
+}
+
+std::string findTorchHook(const std::string& programDir) {
+    for (const std::string& dir :
+         {programDir + "/python", programDir + "/../" ROOFLINE_INSTALL_DATADIR "/roofline/python"})
+        if (isDirectory(dir) && readable(dir + "/sitecustomize.py")) {
+            char resolved[PATH_MAX] = {};
+            return ::realpath(dir.c_str(), resolved) ? std::string(resolved) : dir;
+        }
+    return {};
 }
 
 std::string findInjectionLibrary(const std::string& given) {
@@ -98,9 +116,22 @@ int run(const RunArgs& args) {
                   << "): the program's NVTX ranges go to that tool, not to libroofline\n";
     else if (nvtx)
         ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
+    // PyTorch programs: operators and modules named by the hook in python/ (PYTHONPATH first, so
+    // that its sitecustomize runs -- and then the one it shadows).
+    const char* torchHook = std::getenv("ROOFLINE_TORCH_HOOK");
+    const bool hook = !torchHook || (std::string(torchHook) != "0" && std::string(torchHook) != "off");
+    const std::string hookDir = hook ? findTorchHook(directoryOfThisProgram()) : std::string();
+    if (!hookDir.empty()) {
+        const char* path = std::getenv("PYTHONPATH");
+        const std::string joined = hookDir + (path && *path ? ":" + std::string(path) : "");
+        ::setenv("PYTHONPATH", joined.c_str(), 1);
+    } else if (hook) {
+        std::cerr << "roofline run: the PyTorch hook (python/sitecustomize.py) is not installed "
+                     "beside this `roofline`: PyTorch kernels get no operator or module\n";
+    }
     if (args.dryRun) {
-        for (const char* name :
-             {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "ROOFLINE_PUSH_POP_SCOPE"})
+        for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+                                 "ROOFLINE_PUSH_POP_SCOPE", "PYTHONPATH"})
             if (const char* v = std::getenv(name))
                 std::cout << name << '=' << v << '\n';
         for (const auto& [name, value] : args.variables)

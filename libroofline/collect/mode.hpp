@@ -4,6 +4,8 @@
 // itself. Pure: no CUDA.
 #include <roofline/options.hpp>
 
+#include <string>
+
 namespace roofline::collect {
 
 struct ModeFacts {
@@ -39,6 +41,22 @@ inline ModeFacts modeFacts(CollectionMode mode) noexcept {
         break;
     }
     return f;
+}
+
+/// The mode a process of a job of `worldSize` ranks (-1: not launched as one) runs in. Kernel
+/// replay restores this process's device memory between a kernel's passes while its peers'
+/// communication kernels write into it (NCCL's all-reduce of DDP runs beside backward): the
+/// restore undoes their writes -- a DDP job's losses changed under it on two H100s, and on two
+/// H200s it hung. Such a job gets iteration replay, which replays no kernel; `why` says so.
+inline CollectionMode modeForJob(CollectionMode requested, int worldSize, std::string* why) {
+    if (requested != CollectionMode::KernelReplay || worldSize <= 1)
+        return requested;
+    if (why)
+        *why = "kernel replay refused in a job of " + std::to_string(worldSize) +
+               " ranks: it restores this process's GPU memory between a kernel's passes while "
+               "the other ranks' communication kernels write into it, which changes what the job "
+               "computes (or hangs it); using iteration replay, which replays no kernel";
+    return CollectionMode::IterationReplay;
 }
 
 } // namespace roofline::collect

@@ -1,7 +1,10 @@
 // ProfileScope and the NVTX listener feed the scope stacks (collect/scope_stacks.hpp), from the
 // moment libroofline is loaded, whether a session runs or not.
+#include "collect/framework_context.hpp"
 #include "collect/scope_stacks.hpp"
 #include "nvtx/listener.hpp"
+
+#include <string>
 
 #include <roofline/profile_scope.hpp>
 
@@ -18,10 +21,17 @@ class NvtxToScopes final : public nvtx::Listener {
 public:
     NvtxToScopes() { nvtx::setListener(this); }
     ~NvtxToScopes() override { nvtx::setListener(nullptr); }
+    // A framework's operator ranges (PyTorch's emit_nvtx) go to the framework context, never
+    // on the scope stacks; the program's own record_function ranges lose their per-call fields.
     void push(const char* domain, const char* name) noexcept override {
-        trackPush(domain, name, true);
+        std::string scope;
+        if (!framework::pushed(domain, name, scope))
+            trackPush(domain, scope.c_str(), true);
     }
-    void pop(const char* domain) noexcept override { trackPop(domain, true); }
+    void pop(const char* domain) noexcept override {
+        if (!framework::popped(domain))
+            trackPop(domain, true);
+    }
     void start(std::uint64_t id, const char* domain, const char* name) noexcept override {
         if (Collector* c = startEndTarget())
             c->onRangeStart(id, domain, name);

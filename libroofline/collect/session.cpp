@@ -57,6 +57,10 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     s.process = core::currentProcess(env);
     if (!s.options.outputPath.empty()) // a bad pattern is refused now, not after the run
         s.outputPath = core::expandOutputPattern(s.options.outputPath, s.process, env);
+    std::string refused;
+    s.options.mode = collect::modeForJob(s.options.mode, s.process.worldSize, &refused);
+    if (!refused.empty())
+        core::log().warn("libroofline: {}", refused);
     s.options.cacheFlush = effectiveFlush(s.options);
     collect::CollectorConfig config = collect::collectorConfig(s.options);
     collect::shareAcrossRanks(config, s.options, s.process);
@@ -77,6 +81,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                         ? "`roofline run` already profiles this process: construct no Session "
                           "under it, or run the program without `roofline run`"
                         : "a roofline::Session is already active in this process: stop() it first");
+    collect::setProfileState(collect::ProfileState::Collecting);
 
     collect::Level level = collect::Level::Counters;
     const std::unique_ptr<collect::CounterPlatform> platform = collect::cuptiPlatform();
@@ -100,6 +105,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             fallback = collect::decideFallback(e.code(), e.what());
             if (fallback->action == collect::Fallback::Action::Rethrow) {
                 collect::gActive.store(nullptr);
+                collect::setProfileState(collect::ProfileState::Stopped);
                 s.teardown();
                 throw;
             }
@@ -107,6 +113,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             core::log().warn("{}", fallback->message);
         } catch (...) {
             collect::gActive.store(nullptr); // e.g. out of memory: no session, nothing dangling
+            collect::setProfileState(collect::ProfileState::Stopped);
             s.teardown();
             throw;
         }

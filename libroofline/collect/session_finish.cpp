@@ -1,6 +1,7 @@
 // The end of a session: the collector's launches with their durations and values become the
 // recording (evaluated on the host), the summary says what was measured and what it cost, and the
 // recording is saved once.
+#include "collect/framework_context.hpp"
 #include "collect/session_impl.hpp"
 #include "core/ceilings_file.hpp"
 
@@ -80,7 +81,8 @@ void SessionState::finish() noexcept {
     if (stopped)
         return;
     SessionState* self = this;
-    gActive.compare_exchange_strong(self, nullptr);
+    if (gActive.compare_exchange_strong(self, nullptr))
+        setProfileState(ProfileState::Stopped);
     if (scopeTarget() == &scopes)
         setScopeTarget(nullptr);
     stopped = true;
@@ -136,6 +138,10 @@ void SessionState::finish() noexcept {
         for (const auto& l : recorded.launches)
             records.push_back(
                 core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
+    }
+    try {
+        recorded.framework = framework::facts();
+    } catch (...) {
     }
     try {
         recorded.platform = cupti::readPlatform(false);

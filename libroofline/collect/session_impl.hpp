@@ -106,6 +106,12 @@ void shareAcrossRanks(CollectorConfig& config, const Options& options,
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;
 
+/// Where profiling stands, for a framework hook (collect/framework_api.cpp): no session yet, one
+/// collecting, idle because its profile is complete, or stopped.
+enum class ProfileState : int { NotStarted = 0, Collecting = 1, Complete = 2, Stopped = 3 };
+ProfileState profileState() noexcept;
+void setProfileState(ProfileState state) noexcept;
+
 /// Whether a Session was constructed in this process (the injection stands aside when the program
 /// constructs its own).
 bool anySessionStarted() noexcept;

@@ -18,6 +18,18 @@ std::atomic<std::uint32_t> gGenerations{0}; // advanced by every Session constru
 std::atomic<bool> gInjected{false};
 } // namespace
 
+namespace {
+std::atomic<int> gProfileState{0};
+}
+
+ProfileState profileState() noexcept {
+    return static_cast<ProfileState>(gProfileState.load(std::memory_order_acquire));
+}
+
+void setProfileState(ProfileState state) noexcept {
+    gProfileState.store(static_cast<int>(state), std::memory_order_release);
+}
+
 bool anySessionStarted() noexcept {
     return gGenerations.load() != 0;
 }
@@ -187,6 +199,7 @@ void SessionState::goIdle() noexcept {
     profiler.reset();
     cupti::LaunchTracker::detachAtNextCall();
     idleWallNs = HostTimes::wallNow();
+    setProfileState(ProfileState::Complete);
     core::log().info("libroofline: idle after {} iterations: the profile is complete, so launches "
                      "and scopes are no longer followed and CUPTI is detached "
                      "(ROOFLINE_IDLE_WHEN_COMPLETE=0 keeps watching for new kernels)",

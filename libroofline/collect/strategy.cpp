@@ -1,4 +1,5 @@
 #include "collect/strategy.hpp"
+#include "collect/framework_context.hpp"
 #include "collect/notes.hpp"
 
 #include "core/demangle.hpp"
@@ -52,6 +53,7 @@ core::LaunchInfo Shared::launchInfo(const Launch& l, const Stack& stack) const {
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
+    framework::describe(info);
     return info;
 }
 

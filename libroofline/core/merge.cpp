@@ -150,6 +150,8 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
         if (merged.devicePeaks.empty())
             merged.devicePeaks = r.devicePeaks;
         merged.passes = std::max(merged.passes, r.passes);
+        for (const auto& [key, value] : r.framework) // the same program on every rank
+            merged.framework.emplace(key, value);
         merged.droppedRanges += r.droppedRanges;
         if (merged.status == "counters" && r.status != "counters")
             merged.status = r.status + " (rank " + std::to_string(rank) + ")";

@@ -251,7 +251,11 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"kernels", l.kernels},
             {"measured", !l.values.empty()},
             {"note", l.note},
-            {"timing_seconds", l.timingSeconds}};
+            {"timing_seconds", l.timingSeconds},
+            {"op", l.op},
+            {"phase", l.phase},
+            {"module", l.module},
+            {"shapes", l.shapes}};
 }
 
 Dim3 dimFromJson(const nlohmann::json& j) {
@@ -292,6 +296,10 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.kernels = integerOr<std::uint32_t>(j, "kernels", 1);
     l.note = j.value("note", std::string());
     l.timingSeconds = j.value("timing_seconds", 0.0);
+    l.op = j.value("op", std::string()); // absent in older recordings
+    l.phase = j.value("phase", std::string());
+    l.module = j.value("module", std::string());
+    l.shapes = j.value("shapes", std::string());
     return l;
 }
 
@@ -430,6 +438,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
         {"share", rec.shareCount > 1
                       ? nlohmann::json{{"rank", rec.shareIndex}, {"ranks", rec.shareCount}}
                       : nlohmann::json()},
+        {"framework", rec.framework.empty() ? nlohmann::json() : nlohmann::json(rec.framework)},
         {"counter_data_chunks", rec.counterData.size()},
         {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
@@ -538,6 +547,12 @@ Recording readRecording(std::istream& in, const std::string& what) {
         }
         if (meta.contains("platform") && meta.at("platform").is_object())
             rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
+        if (meta.contains("framework") && meta.at("framework").is_object()) // absent in older recordings
+            for (const auto& [key, value] : meta.at("framework").items()) {
+                if (!value.is_string())
+                    r.corrupt("its framework fact '" + key + "' is not a string");
+                rec.framework[key] = value.get<std::string>();
+            }
         if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
             r.corrupt("META announces a different number of counter-data chunks than the file has");
         std::size_t measured = 0;

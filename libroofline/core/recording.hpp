@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,9 @@ struct Recording {
     /// The platform the run happened on (optional "platform" object); cpu.threads 0:
     /// not recorded.
     Platform platform;
+    /// What the framework hook reported about the run (optional "framework" object: key ->
+    /// text), e.g. "torch" -> "2.11.0+cu130", "tf32.matmul" -> "off"; empty: none.
+    std::map<std::string, std::string> framework;
 };
 
 /// Throws Error(Io) on stream failure.

@@ -164,6 +164,10 @@ static KernelRecord identity(const LaunchInfo& launch) {
     r.scopePathRaw = launch.scopePathRaw.empty() ? launch.scopePath : launch.scopePathRaw;
     r.iteration = launch.iteration;
     r.position = launch.position;
+    r.op = launch.op;
+    r.phase = launch.phase;
+    r.module = launch.module;
+    r.shapes = launch.shapes;
     r.reusedSamples = launch.reusedSamples;
     r.replay = launch.replay;
     r.grid = launch.grid;

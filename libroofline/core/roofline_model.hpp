@@ -25,6 +25,10 @@ struct LaunchInfo {
     /// signature (the note names them and their spread); 0: measured on this launch itself.
     std::uint32_t reusedSamples = 0;
     std::string iterationScope; ///< in memory only: the iteration scope's name, when numbered
+    std::string op;     ///< framework operator (KernelRecord::op); "": unknown
+    std::string phase;  ///< "forward", "backward", "optimizer", "communication" or ""
+    std::string module; ///< framework module path (KernelRecord::module); "": unknown
+    std::string shapes; ///< the operator's argument shapes (KernelRecord::shapes); "": unknown
     ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
     int registersPerThread = -1;      ///< the kernel's registers per thread; -1: unknown

@@ -108,6 +108,16 @@ std::string mergedInstances(const std::string& scopePath) {
     return out;
 }
 
+std::string opLabel(const KernelRecord& r) {
+    if (r.op.empty())
+        return "(no operator)";
+    return r.phase == "backward" ? r.op + " [backward]" : r.op;
+}
+
+std::string moduleLabel(const KernelRecord& r) {
+    return r.module.empty() ? "(no module)" : r.module;
+}
+
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by) {
     std::vector<KernelGroup> groups;
     std::unordered_map<std::string, std::size_t> index;
@@ -117,14 +127,17 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             by == GroupBy::Kernel ? mergedInstances(r.scopePath) : r.scopePath;
         std::string key = by == GroupBy::Name     ? r.name
                           : by == GroupBy::Scope  ? scope
+                          : by == GroupBy::Op     ? opLabel(r)
+                          : by == GroupBy::Module ? moduleLabel(r)
                           : by == GroupBy::Launch ? std::to_string(groups.size())
                                                   : r.name + '\t' + scope;
         auto [it, added] = index.emplace(key, groups.size());
         if (added) {
             KernelGroup g;
             g.key = std::move(key);
-            g.name = r.name;
-            g.scope = by == GroupBy::Name ? std::string() : scope;
+            const bool framework = by == GroupBy::Op || by == GroupBy::Module;
+            g.name = framework ? g.key : r.name;
+            g.scope = by == GroupBy::Name || framework ? std::string() : scope;
             groups.push_back(std::move(g));
             perName.emplace_back();
         }

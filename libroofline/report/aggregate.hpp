@@ -58,6 +58,11 @@ std::string mergeLacks(const std::string& a, const std::string& b);
 /// 3" -> "Train step #/forward/Layer #"; identifiers such as "conv2" stay).
 std::string mergedInstances(const std::string& scopePath);
 
+/// The row of a record grouped by operator: "aten::addmm", "aten::addmm [backward]",
+/// "(no operator)"; by module: its path or "(no module)".
+std::string opLabel(const KernelRecord& r);
+std::string moduleLabel(const KernelRecord& r);
+
 /// Groups in order of first appearance. Unmeasured records count in launches/unmeasured only.
 std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, GroupBy by);
 

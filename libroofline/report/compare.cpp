@@ -90,8 +90,10 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
         const KernelGroup* b = side(c.b, c.rows[i].second);
         const KernelGroup* any = a ? a : b;
         Row r;
-        r.name =
-            c.by == GroupBy::Scope ? "[scope] " + displayName(any->name) : displayName(any->name);
+        const bool verbatim = c.by == GroupBy::Op || c.by == GroupBy::Module;
+        r.name = c.by == GroupBy::Scope ? "[scope] " + displayName(any->name)
+                 : verbatim             ? any->name
+                                        : displayName(any->name);
         r.identity = any->name;
         r.scope = c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
         char ta[32], tb[32];
@@ -226,7 +228,7 @@ std::vector<ChartSpec> comparisonCharts(const Comparison& c, const Ceilings& cei
         if (!(b->seconds > 0) || (!b->dominantFamily(f) && !(a && a->dominantFamily(f))))
             continue;
         ChartKernel k;
-        k.name = displayName(b->name);
+        k.name = c.by == GroupBy::Op || c.by == GroupBy::Module ? b->name : displayName(b->name);
         k.detail = "B: " + describe(*b, ceilingsB, c.secondsB);
         if (a)
             k.detail += "\n\nA: " + describe(*a, ceilingsB, c.secondsA);

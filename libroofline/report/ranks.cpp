@@ -1,5 +1,6 @@
 #include "report/ranks.hpp"
 
+#include "core/launch.hpp"
 #include "report/format.hpp"
 
 #include <algorithm>
@@ -19,13 +20,17 @@ std::vector<int> ranksOf(const std::vector<KernelRecord>& records) {
     return {ranks.begin(), ranks.end()};
 }
 
+bool isCommunication(const KernelRecord& r) noexcept {
+    return r.phase == "communication" || core::communicationLibrary(r.mangledName.c_str()) != nullptr;
+}
+
 std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, GroupBy by) {
     const std::vector<int> ranks = ranksOf(records);
     if (ranks.size() < 2)
         return {};
     std::map<int, std::vector<KernelRecord>> perRank;
     for (const auto& r : records)
-        if (r.rank >= 0)
+        if (r.rank >= 0 && !isCommunication(r)) // waits, not work
             perRank[r.rank].push_back(r);
     // key -> spread, in order of first appearance on the lowest rank that ran it
     std::vector<RankSpread> spreads;
@@ -102,33 +107,70 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
                 << " launches, " << own[rank] << " measured on it\n";
         return;
     }
-    double fastest = perRank.begin()->second.second, slowest = fastest;
-    int slowestRank = perRank.begin()->first;
-    for (const auto& [rank, v] : perRank) {
-        fastest = std::min(fastest, v.second);
-        if (v.second > slowest) {
-            slowest = v.second;
+    // Compute and communication apart: a communication kernel's time is mostly waiting for its
+    // peers (and under profiling, for peers slowed by their passes), so it names no straggler.
+    struct Split {
+        std::size_t launches = 0, commLaunches = 0;
+        double compute = 0, comm = 0;
+        bool commTimed = false;
+    };
+    std::map<int, Split> split;
+    for (const auto& r : records) {
+        if (r.rank < 0)
+            continue;
+        Split& s = split[r.rank];
+        ++s.launches;
+        const double t = r.timeSeconds > 0 ? r.timeSeconds : 0.0;
+        if (isCommunication(r)) {
+            ++s.commLaunches;
+            s.comm += t; // timed without counters in kernel replay: still its time
+            s.commTimed = s.commTimed || t > 0;
+        } else if (r.measured) {
+            s.compute += t;
+        }
+    }
+    double fastest = split.begin()->second.compute, slowest = fastest;
+    int slowestRank = split.begin()->first;
+    bool anyComm = false;
+    for (const auto& [rank, v] : split) {
+        fastest = std::min(fastest, v.compute);
+        anyComm = anyComm || v.commLaunches > 0;
+        if (v.compute > slowest) {
+            slowest = v.compute;
             slowestRank = rank;
         }
     }
-    out << "\nranks     " << perRank.size() << " (merged recording): kernel time per rank\n";
-    for (const auto& [rank, v] : perRank)
-        out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.first << " launches  "
-            << std::setw(10) << ms(v.second) << " ms"
-            << (rank == slowestRank && slowest > fastest
-                    ? "  slowest: +" + percentOver(slowest, fastest) + "% over the fastest"
-                    : "")
-            << '\n';
+    // Under 1% apart, the ranks did the same work in the same time: no straggler.
+    const bool straggler = fastest > 0 && slowest > 1.01 * fastest;
+    out << "\nranks     " << perRank.size()
+        << " (merged recording): GPU time per rank, compute and communication apart\n";
+    for (const auto& [rank, v] : split) {
+        out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
+            << " launches  compute " << std::setw(10) << ms(v.compute) << " ms";
+        if (anyComm)
+            out << "  communication " << std::setw(9) << ms(v.comm) << " ms (" << v.commLaunches
+                << " launches)";
+        if (rank == slowestRank && straggler)
+            out << "  slowest compute: +" << percentOver(slowest, fastest) << "% over the fastest";
+        out << '\n';
+    }
+    if (!straggler && fastest > 0)
+        out << "  compute time within 1% on every rank: no straggler\n";
+    if (anyComm)
+        out << "  communication kernels (NCCL, NVSHMEM) wait for their peers: their time is mostly "
+               "waiting, not work, and was taken while the ranks were being profiled (each "
+               "rank's replay passes hold the others up) -- it is not compared between ranks\n";
     std::vector<RankSpread> spreads = rankSpread(records, by);
     spreads.erase(std::remove_if(spreads.begin(), spreads.end(),
                                  [](const RankSpread& s) { return s.excessSeconds() <= 0; }),
                   spreads.end());
     if (spreads.empty()) {
-        out << "  every kernel took the same time on every rank that ran it\n";
+        out << "  every compute kernel took the same time on every rank that ran it\n";
         return;
     }
     const std::size_t n = top == 0 ? spreads.size() : std::min(top, spreads.size());
-    out << "\nkernels whose time differs most between ranks (ms; the others wait for the slowest)\n"
+    out << "\ncompute kernels whose time differs most between ranks (ms; the others wait for the "
+           "slowest)\n"
         << "  " << std::left << std::setw(40) << "kernel" << std::setw(28) << "scope" << std::right
         << std::setw(16) << "fastest" << std::setw(16) << "slowest" << std::setw(10) << "excess"
         << std::setw(8) << "+%" << '\n';

@@ -20,14 +20,19 @@ struct RankSpread {
     double excessSeconds() const noexcept { return slowestSeconds - fastestSeconds; }
 };
 
+/// A communication kernel (NCCL, NVSHMEM, ...: by its name, or a framework's communication op):
+/// its time is mostly waiting for peers.
+bool isCommunication(const KernelRecord& r) noexcept;
+
 /// Ranks present in the records (rank >= 0), ascending; empty for a one-process recording.
 std::vector<int> ranksOf(const std::vector<KernelRecord>& records);
 
-/// Per kernel group, each rank's measured time; groups with measured time on at least two ranks,
-/// largest excess first. Empty when the records come from fewer than two ranks.
+/// Per kernel group of compute kernels (communication kernels are waits), each rank's measured
+/// time; groups with measured time on at least two ranks, largest excess first. Empty when the records come from fewer than two ranks.
 std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, GroupBy by);
 
-/// Per rank: launches and measured time; then the `top` kernels with the largest spread (0: all).
+/// Per rank: launches, compute time and communication time; the straggler named from compute time
+/// only; then the `top` compute kernels with the largest spread (0: all).
 void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
                 std::size_t top);
 

@@ -146,14 +146,15 @@ std::string describe(const KernelGroup& g, const Ceilings& ceilings, double tota
 }
 
 std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Family family,
-                                      const Ceilings& ceilings, double total, std::size_t labels) {
+                                      const Ceilings& ceilings, double total, std::size_t labels,
+                                      bool verbatim) {
     std::vector<ChartKernel> out;
     for (const auto& g : groups) {
         Family f{};
         if (!g.dominantFamily(f) || f != family || !(g.seconds > 0))
             continue;
         ChartKernel k;
-        k.name = displayName(g.name);
+        k.name = verbatim ? g.name : displayName(g.name);
         if (g.differing + g.unmatched > 0) // replay caveats: in the legend, details on hover
             k.name = "[!] " + k.name;
         k.detail = describe(g, ceilings, total);

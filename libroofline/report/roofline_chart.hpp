@@ -48,8 +48,10 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader);
 
 /// Chart kernels for one family from groups: their FLOPs in that family, share of `total` time;
 /// the `labels` longest-running numbered 1.. . Kernels of other families are not included.
+/// `verbatim`: groups named by operator or module keep their names ("aten::addmm").
 std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Family family,
-                                      const Ceilings& ceilings, double total, std::size_t labels);
+                                      const Ceilings& ceilings, double total, std::size_t labels,
+                                      bool verbatim = false);
 
 /// Hover text for a group.
 std::string describe(const KernelGroup& group, const Ceilings& ceilings, double total);

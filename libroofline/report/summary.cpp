@@ -23,8 +23,39 @@ GroupBy parseGroupBy(const std::string& text) {
         return GroupBy::Scope;
     if (text == "launch")
         return GroupBy::Launch;
+    if (text == "op")
+        return GroupBy::Op;
+    if (text == "module" || (text.rfind("module:", 0) == 0 && moduleDepthOf(text) > 0))
+        return GroupBy::Module;
     throw Error(ErrorCode::InvalidArgument,
-                "unknown grouping '" + text + "': use kernel, name+scope, name, scope or launch");
+                "unknown grouping '" + text +
+                    "': use kernel, name+scope, name, scope, launch, op, module or module:DEPTH "
+                    "(DEPTH 1 to 64)");
+}
+
+std::size_t moduleDepthOf(const std::string& text) {
+    if (text.rfind("module:", 0) != 0 || text.size() == 7 || text.size() > 9)
+        return 0;
+    std::size_t depth = 0;
+    for (std::size_t i = 7; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9')
+            return 0;
+        depth = depth * 10 + static_cast<std::size_t>(text[i] - '0');
+    }
+    return depth <= 64 ? depth : 0;
+}
+
+std::vector<KernelRecord> cutModules(std::vector<KernelRecord> records, std::size_t depth) {
+    if (depth == 0)
+        return records;
+    for (auto& r : records) {
+        std::size_t at = 0;
+        for (std::size_t d = 0; d < depth && at != std::string::npos; ++d)
+            at = r.module.find('.', at == 0 && d == 0 ? 0 : at + 1);
+        if (at != std::string::npos)
+            r.module.resize(at);
+    }
+    return records;
 }
 
 const char* toString(GroupBy by) noexcept {
@@ -39,6 +70,10 @@ const char* toString(GroupBy by) noexcept {
         return "scope";
     case GroupBy::Launch:
         return "launch";
+    case GroupBy::Op:
+        return "op";
+    case GroupBy::Module:
+        return "module";
     }
     return "?";
 }

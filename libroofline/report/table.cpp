@@ -62,8 +62,9 @@ double sortValue(const KernelRecord& r, const std::string& key) {
     return 0.0;
 }
 
-std::string nameOf(const KernelRecord& r) {
+std::string nameOf(const KernelRecord& r, bool verbatim) {
     return r.scopeRecord ? "[scope: " + std::to_string(r.kernels) + " kernels] " + r.name
+           : verbatim    ? r.name
                          : report::displayName(r.name);
 }
 
@@ -141,7 +142,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     std::vector<std::string> paths, displayed, identities;
     for (const KernelRecord* r : shown) {
         paths.push_back(r->scopePath);
-        displayed.push_back(nameOf(*r));
+        displayed.push_back(nameOf(*r, options.verbatimNames));
         identities.push_back(r->name);
     }
     const std::string shared = options.wide ? std::string() : report::sharedScopePrefix(paths);
@@ -180,8 +181,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     auto [kernelW, scopeW] =
         report::fitLine(columns, width, 7 + (oneScope ? 1 : 2) + 1 + boundW, longestName,
                         oneScope ? 0 : longestScope, anyScope && !oneScope, options.wide);
+    const bool noScopeColumn = oneScope || !anyScope; // rows by operator or module: none
     const auto scopeCell = [&](const std::string& text) {
-        return oneScope ? std::string() : report::padRight(text, scopeW) + ' ';
+        return noScopeColumn ? std::string() : report::padRight(text, scopeW) + ' ';
     };
     const std::vector<std::string> names =
         report::distinctNames(displayed, identities, kernelW, options.wide);
@@ -189,7 +191,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         out << "every row is in scope '" << paths.front() << "'\n";
     else if (!shared.empty())
         out << "scopes below are inside '" << shared << "'\n";
-    out << "    #  " << report::padRight("kernel", kernelW) << ' ' << scopeCell("scope")
+    out << "    #  " << report::padRight(options.nameHeader, kernelW) << ' ' << scopeCell("scope")
         << report::numberCells(columns, report::columnHeads(columns)) << " bound\n";
 
     // Notes of unmeasured rows, listed once after the table.

@@ -2,7 +2,7 @@
 """One step compared launch by launch: libroofline against Nsight Compute (the oracle), or against
 another libroofline profile of the same program (say, with reuse against every launch measured).
 
-    ncu_oracle.py OURS.csv OTHER.csv [--dram TOTAL_PCT MEDIAN_PCT]
+    ncu_oracle.py OURS.csv OTHER.csv [--dram TOTAL_PCT MEDIAN_PCT] [--by-op]
 
 OURS.csv: `roofline report REC.rfl --csv OURS.csv` of a profiled run. OTHER.csv: another such CSV,
 or the same program under
@@ -14,7 +14,10 @@ step). The kernel and the FLOPs of every kind must be equal (the programs' FLOP 
 depend on their data; within 1e-5 for kernels whose predicated-on counts do); L1/L2/DRAM bytes
 and time are compared as ratios (different steps; under ncu every kernel runs alone). With --dram,
 DRAM bytes must also agree: the total within TOTAL_PCT percent and the median launch within
-MEDIAN_PCT (what a cache flushed before each kernel on both sides gives).
+MEDIAN_PCT (what a cache flushed before each kernel on both sides gives). With --by-op, the
+FLOPs are also summed per framework operator (libroofline's `op`, backward apart, at each
+position; the other's launch at the same position counts for the same operator) and compared
+operator by operator.
 """
 import csv
 import statistics
@@ -81,7 +84,9 @@ def read_ours(path):
     for r in rows:
         d = {"name": r["mangled_name"], "l1": number(r["bytes_l1"]), "l2": number(r["bytes_l2"]),
              "dram": number(r["bytes_dram"]), "time": number(r["time_s"]),
-             "reused": "reused: mean" in r["note"], "lacks": r.get("lacks", "")}
+             "reused": "reused: mean" in r["note"], "lacks": r.get("lacks", ""),
+             "op": (r.get("op") or "(no operator)") +
+             (" [backward]" if r.get("phase") == "backward" else "")}
         for k in KINDS:
             d[k] = number(r["flops_" + k])
         out.append(d)
@@ -94,9 +99,37 @@ def read(path):
     return read_ours(path) if head.startswith("launch_index,") else read_ncu(path)
 
 
+def compare_ops(ours, other, n):
+    """Per operator: launches, FLOPs of every kind summed on both sides, time on both sides."""
+    ops = {}
+    for i in range(n):
+        o = ops.setdefault(ours[i]["op"], {"n": 0, "ours": 0.0, "other": 0.0, "t": 0.0, "ot": 0.0,
+                                           "equal": True})
+        o["n"] += 1
+        mine = sum(ours[i][k] for k in KINDS if k != "tensor_int8")
+        theirs = sum(other[i][k] for k in KINDS if k != "tensor_int8")
+        o["ours"] += mine
+        o["other"] += theirs
+        o["t"] += ours[i]["time"]
+        o["ot"] += other[i]["time"]
+        o["equal"] &= abs(mine - theirs) <= 1e-5 * max(abs(theirs), 1)
+    print(f"per operator ({len(ops)}): launches, FLOPs libroofline vs other, time ms libroofline "
+          f"vs other")
+    bad = 0
+    for name, o in sorted(ops.items(), key=lambda x: -x[1]["t"]):
+        bad += 0 if o["equal"] else 1
+        print(f"  {name[:58]:58} {o['n']:4} {o['ours']:12.6g} {o['other']:12.6g} "
+              f"{'=' if o['equal'] else 'DIFFERS'}  {1e3 * o['t']:8.3f} {1e3 * o['ot']:8.3f}")
+    print(f"operators with equal FLOPs: {len(ops) - bad} of {len(ops)}")
+    return bad
+
+
 def main():
     args = sys.argv[1:]
     dram = None
+    by_op = "--by-op" in args
+    if by_op:
+        args.remove("--by-op")
     if "--dram" in args:
         i = args.index("--dram")
         dram = (float(args[i + 1]), float(args[i + 2]))
@@ -147,6 +180,8 @@ def main():
             print(f"dram against the oracle: total within {dram[0]}% and median within "
                   f"{dram[1]}%: {'yes' if ok else 'NO'}")
             failures += 0 if ok else 1
+    if by_op:
+        failures += compare_ops(ours, other, n)
     failures += len(ours) != len(other) or names != n
     print("ncu_oracle:", "FLOPs equal (within 1e-5) on every launch" if failures == 0
           else f"{failures} FAILURES")

@@ -8,8 +8,11 @@
 #     Compute, launch by launch, with process scopes.
 #  4. the transformer loop as a graphed callable (forward and backward CUDA graphs, fused AdamW),
 #     unmodified under `roofline run`, against Nsight Compute with --graph-profiling node.
-#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu[:conv|:transformer|:graphed]]
-#   (torch-ncu: only checks 3 and 4, for every loop or the one named)
+#  5. (torch-ops) the transformer trainer of examples/pytorch, unmodified under `roofline run`,
+#     against Nsight Compute on the same loop wrapped in emit_nvtx(), launch by launch and
+#     operator by operator.
+#   test/gpu/oracle_checks.sh BUILD_DIR OUT_DIR [torch-ncu[:conv|:transformer|:graphed]|torch-ops]
+#   (torch-ncu: only checks 3 and 4, for every loop or the one named; torch-ops: only check 5)
 set -uo pipefail
 build="$(cd "${1:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}" && pwd)"
 out="${2:?usage: oracle_checks.sh BUILD_DIR OUT_DIR}"
@@ -35,6 +38,19 @@ torch_vs_ncu() { # MODEL: the unmodified loop under roofline run against ncu, la
   grep -E "wall|steps in" "$out/torch_ncu_$model.err" "$out/torch_ncu_$model.csv" | cut -c1-200
   python3 "$root/test/gpu/ncu_oracle.py" "$out/torch_$model.csv" "$out/torch_ncu_$model.csv"
 }
+if [[ "${3:-}" == torch-ops ]]; then
+  ex="$root/examples/pytorch/train_transformer.py"
+  echo "== PyTorch trainer (bf16 autocast, fused AdamW), unmodified under roofline run, against ncu with emit_nvtx, step 5"
+  t "$cli" run -o "$out/ops.rfl" -- python3 "$ex" --steps 40 2>&1 | grep -E "steps in|\[roofline\]|wall" | cut -c1-250
+  "$cli" report "$out/ops.rfl" --csv "$out/ops.csv" > /dev/null
+  t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
+    --cache-control none --nvtx --nvtx-push-pop-scope process \
+    --nvtx-include "Train step 5/" --metrics "$metrics" python3 "$ex" --steps 8 --emit-nvtx \
+    > "$out/ops_ncu.csv" 2> "$out/ops_ncu.err"
+  grep -E "wall|steps in" "$out/ops_ncu.err" "$out/ops_ncu.csv" | cut -c1-200
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/ops.csv" "$out/ops_ncu.csv" --by-op
+  exit $?
+fi
 if [[ "${3:-}" == torch-ncu* ]]; then # torch-ncu: both loops; torch-ncu:MODEL: that one
   rc=0
   for model in conv transformer graphed; do

@@ -100,3 +100,25 @@ TEST(CommunicationKernels, IterationReplayMeasuresThemLikeAnyLaunch) {
 
 } // namespace
 } // namespace roofline::collect::testing
+
+namespace roofline::collect::testing {
+namespace {
+
+// A process of a multi-rank job never gets kernel replay: its restores would undo the peers'
+// writes into its memory (DDP's losses changed under it on two H100s; two H200s hung).
+TEST(CommunicationKernels, KernelReplayIsRefusedInAJobOfSeveralRanks) {
+    std::string why;
+    EXPECT_EQ(modeForJob(CollectionMode::KernelReplay, 2, &why), CollectionMode::IterationReplay);
+    EXPECT_NE(why.find("kernel replay refused in a job of 2 ranks"), std::string::npos) << why;
+    EXPECT_NE(why.find("using iteration replay"), std::string::npos);
+    for (int world : {-1, 0, 1}) {
+        std::string none;
+        EXPECT_EQ(modeForJob(CollectionMode::KernelReplay, world, &none),
+                  CollectionMode::KernelReplay);
+        EXPECT_TRUE(none.empty());
+    }
+    EXPECT_EQ(modeForJob(CollectionMode::ScopeReplay, 8, nullptr), CollectionMode::ScopeReplay);
+}
+
+} // namespace
+} // namespace roofline::collect::testing

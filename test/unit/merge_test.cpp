@@ -138,7 +138,7 @@ TEST(RankSpread, TheSlowestRankPerKernelLargestExcessFirst) {
     std::ostringstream out;
     report::printRanks(records, GroupBy::NameScope, out, 10);
     EXPECT_NE(out.str().find("ranks     2 (merged recording)"), std::string::npos) << out.str();
-    EXPECT_NE(out.str().find("slowest: +"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("slowest compute: +"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("r0 1.000"), std::string::npos) << out.str(); // allreduce, fastest
     EXPECT_NE(out.str().find("allreduce"), std::string::npos) << out.str();
 

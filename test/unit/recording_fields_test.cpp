@@ -115,7 +115,12 @@ core::Recording everyField() {
     l.values = {1.5, 2.5e9, 3.25};
     l.note = "iteration replay: pass 2 ran it with another grid";
     l.timingSeconds = 1.25e-5;
+    l.op = "aten::addmm";
+    l.phase = "backward";
+    l.module = "encoder.layers.3.linear1";
+    l.shapes = "[[8, 256, 512], [2048, 512], [2048]]";
     r.launches = {l};
+    r.framework = {{"torch", "2.11.0+cu130"}, {"tf32.matmul", "off"}};
     return r;
 }
 
@@ -278,6 +283,11 @@ TEST(RecordingFields, EveryLaunchFieldRoundTrips) {
     EXPECT_EQ(m.values, l.values);
     EXPECT_EQ(m.note, l.note);
     EXPECT_EQ(m.timingSeconds, l.timingSeconds);
+    EXPECT_EQ(m.op, l.op);
+    EXPECT_EQ(m.phase, l.phase);
+    EXPECT_EQ(m.module, l.module);
+    EXPECT_EQ(m.shapes, l.shapes);
+    EXPECT_EQ(b.framework, a.framework);
 }
 
 // A recording written under a launcher's environment reads back: the settings this process
