@@ -222,3 +222,39 @@ TEST(BundledCeilings, OnlyTheMeasuredModelGetsThem) {
     for (const auto& f : core::bundledCeilingsFiles()) // each file parses and names its GPU
         EXPECT_FALSE(core::ceilingsFromJson(f.json, f.name).deviceName.empty()) << f.name;
 }
+
+// A PyTorch trainer (examples/pytorch/train_transformer.py: bf16 autocast, fused AdamW) recorded
+// unmodified under `roofline run` on the H100 (test/fixtures/README.md): every launch carries its
+// operator, backward kernels the forward operator and module they differentiate.
+TEST(H100TorchOpsFixture, EveryLaunchCarriesItsOperatorAndModule) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_torch_ops.rfl");
+    EXPECT_EQ(rec.framework.at("autocast"), "bfloat16");
+    EXPECT_EQ(rec.framework.at("tf32.matmul"), "off");
+    EXPECT_EQ(rec.framework.count("torch"), 1u);
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
+    ASSERT_EQ(records.size(), 174u);
+    std::size_t backwardInLayers = 0, forwardInLayers = 0, optimizer = 0, attentionBackward = 0;
+    double addmmTensor = 0;
+    for (const auto& r : records) {
+        EXPECT_TRUE(r.measured) << r.name;
+        EXPECT_FALSE(r.op.empty()) << r.name;
+        // Per-call fields never in a scope (cub's own NVTX ranges stay, in their domain).
+        EXPECT_EQ(r.scopePath.rfind("Train step #", 0), 0u) << r.scopePath;
+        EXPECT_EQ(r.scopePath.find("op_id"), std::string::npos) << r.scopePath;
+        const bool layer = r.module.rfind("encoder.layers.", 0) == 0;
+        backwardInLayers += r.phase == "backward" && layer ? 1 : 0;
+        forwardInLayers += r.phase == "forward" && layer ? 1 : 0;
+        optimizer += r.module == "optimizer.AdamW" ? 1 : 0;
+        if (r.phase == "backward" && r.op == "aten::_scaled_dot_product_cudnn_attention") {
+            ++attentionBackward;
+            EXPECT_NE(r.module.find("self_attn"), std::string::npos) << r.module;
+        }
+        if (r.op == "aten::addmm")
+            addmmTensor += r.flopsOf(FlopKind::TensorBF16);
+    }
+    EXPECT_EQ(forwardInLayers, 46u);
+    EXPECT_EQ(backwardInLayers, 82u);
+    EXPECT_EQ(optimizer, 3u);
+    EXPECT_EQ(attentionBackward, 6u);
+    EXPECT_GT(addmmTensor, 1e11); // the linear layers' GEMMs, forward and backward, on tensor cores
+}
