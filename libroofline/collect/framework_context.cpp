@@ -1,6 +1,7 @@
 #include "collect/framework_context.hpp"
 
 #include "core/framework_ops.hpp"
+#include "core/launch.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -94,7 +95,8 @@ bool startsWith(const std::string& s, const char* p) noexcept {
 }
 
 bool communication(const std::string& op) noexcept {
-    return startsWith(op, "nccl:") || startsWith(op, "c10d::") || startsWith(op, "gloo:");
+    return startsWith(op, "nccl:") || startsWith(op, "c10d::") || startsWith(op, "gloo:") ||
+           op == "record_param_comms";
 }
 
 } // namespace
@@ -181,11 +183,16 @@ void describe(core::LaunchInfo& info) {
     const OpFrame* optimizer = nullptr;
     const OpFrame* innermost = nullptr;
     const OpFrame* withSeq = nullptr; // the innermost operator autograd numbered
+    // A collective's range may end on another thread, or never (c10d's allgather in DDP's set-up,
+    // PyTorch 2.11): it names communication kernels only, never the compute kernels after it.
+    const bool commKernel = core::communicationLibrary(info.mangledName.c_str()) != nullptr;
     for (const OpFrame& f : t.ops) {
         if (f.kind == Kind::Backward) {
             backward = &f;
             continue;
         }
+        if (!commKernel && communication(f.name))
+            continue;
         innermost = &f;
         if (f.seq >= 0)
             withSeq = &f;

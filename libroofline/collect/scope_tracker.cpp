@@ -4,6 +4,9 @@
 #include "collect/scope_stacks.hpp"
 #include "nvtx/listener.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <roofline/profile_scope.hpp>
@@ -17,6 +20,16 @@ Collector* startEndTarget() noexcept {
     return t && t->listenNvtx ? t->collector : nullptr;
 }
 
+// ROOFLINE_TRACE_NVTX=1: one stderr line per NVTX push and pop, with the thread and where it went
+// (a scope or a framework operator) -- for reports of scope paths that look wrong.
+bool traceNvtx() noexcept {
+    static const bool on = [] {
+        const char* v = std::getenv("ROOFLINE_TRACE_NVTX");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
+}
+
 class NvtxToScopes final : public nvtx::Listener {
 public:
     NvtxToScopes() { nvtx::setListener(this); }
@@ -25,11 +38,21 @@ public:
     // on the scope stacks; the program's own record_function ranges lose their per-call fields.
     void push(const char* domain, const char* name) noexcept override {
         std::string scope;
-        if (!framework::pushed(domain, name, scope))
+        const bool op = framework::pushed(domain, name, scope);
+        if (traceNvtx())
+            std::fprintf(stderr, "[roofline nvtx] %llu push %s '%s' '%s'\n",
+                         static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
+                         domain ? domain : "", name ? name : "");
+        if (!op)
             trackPush(domain, scope.c_str(), true);
     }
     void pop(const char* domain) noexcept override {
-        if (!framework::popped(domain))
+        const bool op = framework::popped(domain);
+        if (traceNvtx())
+            std::fprintf(stderr, "[roofline nvtx] %llu pop %s '%s'\n",
+                         static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
+                         domain ? domain : "");
+        if (!op)
             trackPop(domain, true);
     }
     void start(std::uint64_t id, const char* domain, const char* name) noexcept override {

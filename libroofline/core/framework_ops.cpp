@@ -60,11 +60,6 @@ bool backwardNode(std::string_view name) noexcept {
                                          kBackward;
 }
 
-bool operatorName(std::string_view name) noexcept {
-    return name.find("::") != std::string_view::npos || startsWith(name, "nccl:") ||
-           startsWith(name, "gloo:") || startsWith(name, "Optimizer.");
-}
-
 } // namespace
 
 std::vector<std::vector<std::int64_t>> parseShapes(std::string_view text) {
@@ -117,9 +112,11 @@ FrameworkRange parseFrameworkRange(std::string_view text) {
         r.kind = FrameworkRange::Kind::Backward;
         return r;
     }
-    r.kind = backwardNode(r.name)   ? FrameworkRange::Kind::Backward
-             : operatorName(r.name) ? FrameworkRange::Kind::Op
-                                    : FrameworkRange::Kind::Scope;
+    // Every range with PyTorch's per-call fields is one of its RecordFunctions: an operator
+    // ("aten::addmm", "detach", "record_param_comms"), a backward node, or a record_function the
+    // program or a library opened ("DistributedDataParallel.forward"). None is a scope: DDP's set-up
+    // runs operators before the first step, and as scopes they would be taken for the iteration.
+    r.kind = backwardNode(r.name) ? FrameworkRange::Kind::Backward : FrameworkRange::Kind::Op;
     return r;
 }
 

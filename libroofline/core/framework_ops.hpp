@@ -18,8 +18,10 @@ namespace roofline::core {
 
 struct FrameworkRange {
     enum class Kind : std::uint8_t {
-        Scope,    ///< not an operator: a scope as named (per-call fields taken out)
-        Op,       ///< an operator ("aten::addmm", "Optimizer.step#AdamW.step", "nccl:all_reduce")
+        Scope,    ///< a plain NVTX range: a scope of the program
+        Op,       ///< one of PyTorch's RecordFunctions: an operator ("aten::addmm"), an optimizer
+                  ///< step ("Optimizer.step#AdamW.step"), a collective ("nccl:all_reduce"), a
+                  ///< record_function ("DistributedDataParallel.forward")
         Backward, ///< an autograd backward node ("AddmmBackward0")
     };
     Kind kind = Kind::Scope;
@@ -36,10 +38,9 @@ std::vector<std::vector<std::int64_t>> parseShapes(std::string_view text);
 /// that is not a multiple of `multiple`; -1 when every one is (or there are no shapes).
 std::int64_t firstSizeNotMultiple(std::string_view shapes, std::int64_t multiple);
 
-/// Reads an NVTX range name. Names without PyTorch's per-call fields are scopes, unchanged.
-/// Names with them are operators when they name one (a namespace "aten::", "c10d::"; a
-/// "nccl:" collective; "Optimizer.step#..."), backward nodes when named "...Backward<digits>",
-/// and otherwise the program's own record_function ranges: scopes under their plain name.
+/// Reads an NVTX range name. Names without PyTorch's per-call fields are scopes, unchanged. Names
+/// with them are backward nodes when named "...Backward<digits>" (or the autograd engine's
+/// "autograd::engine::evaluate_function: X"), operators otherwise -- record_function ranges too.
 FrameworkRange parseFrameworkRange(std::string_view text);
 
 /// Whether a name carries PyTorch's per-call fields (", seq = ", ", op_id = ").

@@ -48,10 +48,16 @@ TEST(FrameworkRanges, BackwardNodeOptimizerCollectiveAndOwnRanges) {
     EXPECT_EQ(core::optimizerOf(o.name), "AdamW");
     EXPECT_EQ(core::parseFrameworkRange("nccl:all_reduce, op_id = 12").kind,
               FrameworkRange::Kind::Op);
-    // The program's own record_function: a scope, without the per-call fields.
+    // record_function ranges -- the program's, DDP's -- and operators without a namespace are
+    // PyTorch's RecordFunctions too: never scopes (DDP's set-up runs "detach" before step 0).
     const FrameworkRange s = core::parseFrameworkRange("## forward ##, op_id = 88");
-    EXPECT_EQ(s.kind, FrameworkRange::Kind::Scope);
+    EXPECT_EQ(s.kind, FrameworkRange::Kind::Op);
     EXPECT_EQ(s.name, "## forward ##");
+    EXPECT_EQ(core::parseFrameworkRange("detach, op_id = 3, sizes = [[1536, 512]], input_op_ids = "
+                                        "[(1,0)]").kind,
+              FrameworkRange::Kind::Op);
+    EXPECT_EQ(core::parseFrameworkRange("DistributedDataParallel.forward, op_id = 140").kind,
+              FrameworkRange::Kind::Op);
     // Plain NVTX ranges stay as they are, "::" or not.
     const FrameworkRange plain = core::parseFrameworkRange("Train step 5");
     EXPECT_EQ(plain.kind, FrameworkRange::Kind::Scope);
@@ -162,6 +168,13 @@ TEST(FrameworkContext, OptimizerCollectivesAndCompiledKernels) {
     EXPECT_EQ(comm.op, "nccl:all_reduce");
     EXPECT_EQ(comm.phase, "communication");
     fw::popped("");
+    // A collective whose range never ends on this thread names no compute kernel after it.
+    push("c10d::allgather_, seq = 0, op_id = 129");
+    EXPECT_EQ(launchHere("ncclDevKernel_AllGather_RING_LL").phase, "communication");
+    const core::LaunchInfo after = launchHere("_Z4gemmv");
+    EXPECT_EQ(after.op, "");
+    EXPECT_EQ(after.phase, "");
+    fw::reset();
     const core::LaunchInfo compiled = launchHere("triton_poi_fused_add_mul_0");
     EXPECT_EQ(compiled.op, "inductor::fused_add_mul");
     EXPECT_EQ(compiled.phase, "");
