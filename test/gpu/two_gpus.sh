@@ -11,6 +11,8 @@
 #     -1`): records on device 0 and device 1, every FMA-chain record with its hand-counted FLOPs.
 # Skips, saying so, with fewer than two GPUs, or (parts 1 and 2) without PyTorch.
 #   two_gpus.sh ROOFLINE_CLI INJECTED_APP OUT_DIR
+# The ranks print to one pipe, so one rank's line can run into the other's: losses are read with
+# grep -o, never by line.
 set -uo pipefail
 cli="$1"
 app="$2"
@@ -32,8 +34,8 @@ if python3 -c "import torch" 2>/dev/null; then
     { tail -20 "$out/ddp.txt"; echo "FAIL the job under roofline run (exit status or timeout)"; fail=1; }
   grep -E "^\[roofline\]|last loss" "$out/ddp.txt" | cut -c1-220
   for r in 0 1; do
-    a=$(grep "^rank $r of 2" "$out/plain.txt" | sed 's/.*last loss //')
-    b=$(grep "^rank $r of 2" "$out/ddp.txt" | sed 's/.*last loss //')
+    a=$(grep -o "rank $r of 2: [0-9]* steps in [0-9.]* s, last loss [0-9.]*" "$out/plain.txt" | head -1 | sed 's/.*last loss //')
+    b=$(grep -o "rank $r of 2: [0-9]* steps in [0-9.]* s, last loss [0-9.]*" "$out/ddp.txt" | head -1 | sed 's/.*last loss //')
     [[ -n "$a" && "$a" == "$b" ]] || { echo "FAIL rank $r: loss '$b' profiled, '$a' unprofiled"; fail=1; }
   done
   if "$cli" merge "$out/ddp-0.rfl" "$out/ddp-1.rfl" -o "$out/ddp.rfl" &&
@@ -72,8 +74,8 @@ EOF
   echo "kernel replay asked for: refused on $refused of 2 ranks"
   [[ "$refused" == 2 ]] || { echo "FAIL kernel replay was not refused on both ranks"; fail=1; }
   for r in 0 1; do
-    a=$(grep "^rank $r of 2" "$out/plain4.txt" | sed 's/.*last loss //')
-    b=$(grep "^rank $r of 2" "$out/kernel.txt" | sed 's/.*last loss //')
+    a=$(grep -o "rank $r of 2: [0-9]* steps in [0-9.]* s, last loss [0-9.]*" "$out/plain4.txt" | head -1 | sed 's/.*last loss //')
+    b=$(grep -o "rank $r of 2: [0-9]* steps in [0-9.]* s, last loss [0-9.]*" "$out/kernel.txt" | head -1 | sed 's/.*last loss //')
     [[ -n "$a" && "$a" == "$b" ]] || { echo "FAIL --mode kernel, rank $r: loss '$b' profiled, '$a' unprofiled"; fail=1; }
     "$cli" report "$out/kernel-$r.rfl" --brief >"$out/kernel-$r.txt" 2>&1 &&
       grep -q "mode iteration-replay" "$out/kernel-$r.txt" ||
