@@ -104,28 +104,38 @@ class _Hook:
         self.paths[module] = path
         return path
 
+    # The hooks never raise into the program: whatever fails, the forward runs on.
     def pre(self, module, args):
-        if self.depth() == 0 and not self.check():
-            return None
-        path = self.path_of(module)
-        self.lib.roofline_module_enter(path.encode())
-        self.local.depth = self.depth() + 1
-        parents = getattr(self.local, "parents", None)
-        if parents is None:
-            parents = self.local.parents = []
-        parents.append(path)
+        try:
+            if self.depth() == 0 and not self.check():
+                return None
+            path = self.path_of(module)
+            self.lib.roofline_module_enter(path.encode())
+            self.local.depth = self.depth() + 1
+            parents = getattr(self.local, "parents", None)
+            if parents is None:
+                parents = self.local.parents = []
+            parents.append(path)
+        except Exception:
+            pass
         return None
 
     def post(self, module, args, output):
-        if self.depth() == 0:
-            return None
-        self.local.depth -= 1
-        self.local.parents.pop()
-        self.lib.roofline_module_exit()
+        try:
+            if self.depth() == 0:
+                return None
+            self.local.depth -= 1
+            self.local.parents.pop()
+            self.lib.roofline_module_exit()
+        except Exception:
+            pass
         return None
 
     def after_step(self, optimizer, args, kwargs):
-        self.check()
+        try:
+            self.check()
+        except Exception:
+            pass
 
     # ---- lifetime ---------------------------------------------------------------------------
     def fact(self, key, value):
