@@ -156,7 +156,7 @@ bool popped(const char* domain) noexcept {
         return false;
     ThreadState& t = mine();
     if (t.opened.empty())
-        return false; // opened on another thread (a process-wide scope) or before we loaded
+        return false; // opened on another thread (a process-wide scope) or before libroofline loaded
     const bool op = t.opened.back();
     t.opened.pop_back();
     if (op && !t.ops.empty())
