@@ -164,9 +164,16 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                   c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
                   c.matched, c.a.size(), c.b.size(), toString(c.by));
     out << line;
-    if (c.matched == 0 && !c.a.empty() && !c.b.empty())
-        out << "no kernel matched: when B runs other kernels (another engine, another batch "
-               "size), compare whole scopes with --by scope\n";
+    if (c.matched == 0 && !c.a.empty() && !c.b.empty()) {
+        if (c.by == GroupBy::Op || c.by == GroupBy::Module)
+            out << "nothing matched by " << toString(c.by)
+                << ": a recording whose rows are all '(no operator)' or '(no module)' was made "
+                   "without framework operators (a PyTorch program not run under `roofline run`, "
+                   "or recorded by an older libroofline)\n";
+        else
+            out << "no kernel matched: when B runs other kernels (another engine, another batch "
+                   "size), compare whole scopes with --by scope\n";
+    }
 }
 
 void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,

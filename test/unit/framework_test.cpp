@@ -4,15 +4,21 @@
 // run of examples/pytorch/train_transformer.py).
 #include "collect/framework_context.hpp"
 #include "core/framework_ops.hpp"
+#include "core/recording.hpp"
+#include "cupti/evaluate.hpp"
 #include "report/aggregate.hpp"
 #include "report/operators.hpp"
 #include "report/ranks.hpp"
 
+#include <roofline/chart.hpp>
 #include <roofline/error.hpp>
 #include <roofline/report.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -339,6 +345,33 @@ TEST(FrameworkContext, EngineRangeAroundANodeTakesItsForwardOperator) {
     EXPECT_EQ(accumulate.op, "aten::add");
     EXPECT_EQ(accumulate.phase, "backward");
     EXPECT_EQ(accumulate.module, "encoder.layers.0.linear2");
+}
+
+} // namespace
+} // namespace roofline
+
+namespace roofline {
+namespace {
+
+// The chart of a recording grouped by operator labels its points with the operators' names.
+TEST(FrameworkReports, ChartLabelsAreOperators) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_torch_ops.rfl");
+    const auto records = cupti::evaluateRecording(rec, core::datasheetCeilings(rec.device));
+    ChartOptions options;
+    options.groupBy = GroupBy::Op;
+    options.labels = 5;
+    const std::string path = ::testing::TempDir() + "framework_ops_chart.svg";
+    const ChartFiles files = writeRooflineChart(records, core::datasheetCeilings(rec.device),
+                                                path, options);
+    bool found = false;
+    for (const std::string& f : files.files) {
+        std::ifstream in(f);
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        found = found || text.find("aten::addmm [backward]") != std::string::npos;
+        std::remove(f.c_str());
+    }
+    EXPECT_TRUE(found);
 }
 
 } // namespace
