@@ -1,25 +1,21 @@
 """Operators and modules of a PyTorch program for libroofline, with no change to the program.
 
-Armed by libroofline's sitecustomize under `roofline run`, this waits for `import torch` and
-installs module and optimizer hooks that cost one call into libroofline per top-level forward.
-Only in a process whose profile is collecting (libroofline's session started at its first kernel
-launch: never in a DataLoader worker or a launcher) does it then, from its next top-level forward
-or optimizer step on:
+Armed by libroofline's sitecustomize under `roofline run`, this waits for `import torch`, then,
+while libroofline collects counters:
 
-* turn on PyTorch's per-operator NVTX ranges (what torch.autograd.profiler.emit_nvtx does, with
+* turns on PyTorch's per-operator NVTX ranges (what torch.autograd.profiler.emit_nvtx does, with
   argument shapes; CUDA is not initialized for it): libroofline reads each kernel's operator from
   them, and links backward kernels to the forward operator they differentiate by autograd's
   sequence numbers;
-* tell libroofline, through its C entry points, which module (path from the top module, as
+* tells libroofline, through its C entry points, which module (path from the top module, as
   named_modules() names it: "encoder.layers.3.linear1") each forward runs in;
-* report facts about the run that explain tensor-core use: the PyTorch version, TF32 settings,
+* reports facts about the run that explain tensor-core use: the PyTorch version, TF32 settings,
   autocast.
 
 Once libroofline's profile is complete (it went idle) the hooks remove themselves and the NVTX
 ranges are turned off again, so the steady state runs as it would unprofiled. A program that turns
 on a PyTorch profiler itself gets it: the hook's own NVTX ranges step aside first.
 """
-import atexit
 import ctypes
 import importlib.abc
 import importlib.util
@@ -41,7 +37,6 @@ class _Hook:
         self.nvtx_thread = None  # the thread whose NVTX operator ranges are on (thread-local)
         self.removed = False
         self.facts_sent = False
-        self.aside = False  # the program started a PyTorch profiler itself: ours stays off
 
     # ---- NVTX operator ranges ---------------------------------------------------------------
     def nvtx_on(self):
@@ -76,7 +71,6 @@ class _Hook:
         hook = self
 
         def enable(*args, **kwargs):
-            hook.aside = True
             hook.nvtx_off()
             return hook.original_enable(*args, **kwargs)
 
@@ -85,7 +79,6 @@ class _Hook:
             original_prepare = prof._prepare_profiler
 
             def prepare(*args, **kwargs):
-                hook.aside = True
                 hook.nvtx_off()
                 return original_prepare(*args, **kwargs)
 
@@ -161,23 +154,14 @@ class _Hook:
             pass
 
     def check(self):
-        """Whether libroofline collects now: then the operator ranges are on (from this thread,
-        the one that runs the program's forward); before it started, nothing is followed; once it
-        no longer collects, the hooks remove themselves."""
+        """Whether libroofline still collects; removes the hooks once it no longer does."""
         if self.removed:
             return False
         state = self.lib.roofline_profile_state()
-        if state == _NOT_STARTED:
-            return False  # no session in this process (yet): nothing to name
-        if state == _COLLECTING:
-            if not self.facts_sent:
-                self.send_facts()  # the program has set TF32 and autocast by its first step
-                self.facts_sent = True
-            if self.nvtx_thread is None and not self.aside:
-                try:
-                    self.nvtx_on()
-                except Exception:
-                    self.aside = True  # a profiler of the program's is on: it keeps it
+        if state == _COLLECTING and not self.facts_sent:
+            self.send_facts()  # the program has set TF32 and autocast by its first step
+            self.facts_sent = True
+        if state in (_NOT_STARTED, _COLLECTING):
             return True
         if self.nvtx_off():
             for h in self.handles:
@@ -198,15 +182,7 @@ class _Hook:
         opt = getattr(torch.optim, "optimizer", None)
         if opt is not None and hasattr(opt, "register_optimizer_step_post_hook"):
             self.handles.append(opt.register_optimizer_step_post_hook(self.after_step))
-        atexit.register(self.at_exit)
-
-    def at_exit(self):
-        """A program that ends before its profile is complete leaves no callback of ours behind
-        (PyTorch would warn of a leaked callback handle)."""
-        try:
-            self.nvtx_off()
-        except Exception:
-            pass
+        self.nvtx_on()
 
 
 def _library():
