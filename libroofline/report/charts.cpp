@@ -3,6 +3,7 @@
 #include "report/aggregate.hpp"
 #include "report/chart_layout.hpp"
 #include "report/columns.hpp"
+#include "report/format.hpp"
 #include "report/roofline_chart.hpp"
 
 #include <roofline/chart.hpp>
@@ -30,12 +31,6 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                 "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
-std::string percent(double part, double whole) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
-    return buf;
-}
 
 } // namespace
 
@@ -80,9 +75,9 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                      toString(spec.family);
         spec.subtitle = options.subtitle.empty() ? "roofs: " + ceilings.name : options.subtitle;
         spec.ceilings = ceilings;
-        spec.kernels = chartKernels(groups, spec.family, ceilings, total, options.labels,
-                                    options.groupBy == GroupBy::Op ||
-                                        options.groupBy == GroupBy::Module);
+        spec.kernels =
+            chartKernels(groups, spec.family, ceilings, total, options.labels,
+                         options.groupBy == GroupBy::Op || options.groupBy == GroupBy::Module);
         double familySeconds = 0;
         for (const auto& k : spec.kernels)
             familySeconds += k.share * total;

@@ -40,6 +40,18 @@ std::string shortNumber(double value) {
     return buf;
 }
 
+std::string milliseconds(double seconds) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.3f", seconds * 1e3);
+    return buf;
+}
+
+std::string percent(double part, double whole) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+    return buf;
+}
+
 std::string fit(const std::string& s, std::size_t width) {
     if (s.size() <= width)
         return s;

@@ -9,6 +9,11 @@ namespace roofline::report {
 std::string number(double value);
 /// Engineering-style short form for tables: 1.23e+09 -> "1.23G".
 std::string shortNumber(double value);
+/// Seconds as milliseconds with three decimals: 1.769e-3 -> "1.769".
+std::string milliseconds(double seconds);
+/// `part` as a percentage of `whole`, one decimal and a percent sign: "12.5%" ("0.0%" when `whole`
+/// is not positive).
+std::string percent(double part, double whole);
 /// A CSV cell: quoted (quotes doubled) when it holds a comma, quote or line break.
 std::string csvCell(const std::string& s);
 /// `s` cut to `width` characters for a table column, "..." marking the cut.

@@ -26,12 +26,6 @@ double share(double seconds, double run) {
     return run > 0 ? 100.0 * seconds / run : 0.0;
 }
 
-std::string ms(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f", seconds * 1e3);
-    return text;
-}
-
 std::string msShare(double seconds, double run) {
     if (seconds < 0)
         return "-";
@@ -81,8 +75,10 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                       calls, msShare(s->selfWallSeconds, runSeconds).c_str(),
                       msShare(s->wallSeconds, runSeconds).c_str(),
                       msShare(s->selfCpuSeconds, runSeconds).c_str(),
-                      msShare(s->cpuSeconds, runSeconds).c_str(), ms(s->wallPerCall()).c_str(),
-                      s->kernels ? ms(s->gpuPerCall()).c_str() : "-", idle, bound.c_str());
+                      msShare(s->cpuSeconds, runSeconds).c_str(),
+                      report::milliseconds(s->wallPerCall()).c_str(),
+                      s->kernels ? report::milliseconds(s->gpuPerCall()).c_str() : "-", idle,
+                      bound.c_str());
         out << line;
     }
     char tail[300];

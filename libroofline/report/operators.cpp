@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <ostream>
-#include <sstream>
 #include <unordered_map>
 
 namespace roofline::report {
@@ -15,18 +14,6 @@ namespace {
 
 // Under this share of its FLOPs on tensor cores a tensor-core operator "did not use them".
 constexpr double kMostlyCudaCores = 0.5;
-
-std::string ms(double seconds) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(3) << seconds * 1e3;
-    return o.str();
-}
-
-std::string pct(double part, double whole) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(1) << (whole > 0 ? 100.0 * part / whole : 0.0) << '%';
-    return o.str();
-}
 
 std::string fact(const std::map<std::string, std::string>& facts, const char* key) {
     const auto it = facts.find(key);
@@ -91,15 +78,17 @@ std::string whyNotTensorCores(const OperatorUse& u,
     if (u.fp32 >= u.fp16) {
         const bool conv = convolution(u.op);
         const std::string tf32 = fact(facts, conv ? "tf32.cudnn" : "tf32.matmul");
-        const char* knob = conv ? "torch.backends.cudnn.allow_tf32"
-                                : "torch.backends.cuda.matmul.allow_tf32";
+        const char* knob =
+            conv ? "torch.backends.cudnn.allow_tf32" : "torch.backends.cuda.matmul.allow_tf32";
         if (tf32 == "off")
             return std::string("float32 without TF32: ") + knob +
                    " is False (torch.set_float32_matmul_precision('high') allows TF32) -- or "
-                   "autocast to bf16/fp16" + shape;
+                   "autocast to bf16/fp16" +
+                   shape;
         if (tf32 == "on")
             return "float32 on CUDA cores although TF32 is allowed: the library chose a CUDA-core "
-                   "kernel" + (shape.empty() ? " (small or odd sizes)" : shape);
+                   "kernel" +
+                   (shape.empty() ? " (small or odd sizes)" : shape);
         return "float32 on CUDA cores: TF32 off or not chosen" + shape;
     }
     return "half precision on CUDA cores: the library chose a CUDA-core kernel" +
@@ -126,9 +115,9 @@ void printTensorCoreUse(const std::vector<KernelRecord>& records,
                 tcOpsOnTc += u.seconds;
         }
     }
-    out << "\ntensor cores  " << pct(tensor, flops) << " of the operators' FLOPs ran on tensor "
-        << "cores; operators that can use them took " << pct(tcOps, all) << " of the time, "
-        << pct(tcOpsOnTc, all) << " on tensor cores\n";
+    out << "\ntensor cores  " << percent(tensor, flops) << " of the operators' FLOPs ran on tensor "
+        << "cores; operators that can use them took " << percent(tcOps, all) << " of the time, "
+        << percent(tcOpsOnTc, all) << " on tensor cores\n";
     std::vector<const OperatorUse*> tc, missed;
     for (const auto& u : ops)
         if (u.tensorCoreOp && u.flops > 0) {
@@ -139,13 +128,13 @@ void printTensorCoreUse(const std::vector<KernelRecord>& records,
     const std::size_t n = top == 0 ? tc.size() : std::min(top, tc.size());
     if (n > 0) {
         out << "  " << std::left << std::setw(52) << "operator (tensor-core kind)" << std::right
-            << std::setw(9) << "launches" << std::setw(12) << "time ms" << std::setw(8)
-            << "%time" << std::setw(14) << "on tensor" << '\n';
+            << std::setw(9) << "launches" << std::setw(12) << "time ms" << std::setw(8) << "%time"
+            << std::setw(14) << "on tensor" << '\n';
         for (std::size_t i = 0; i < n; ++i)
             out << "  " << std::left << std::setw(52) << shorten(tc[i]->label, 50) << std::right
-                << std::setw(9) << tc[i]->launches << std::setw(12) << ms(tc[i]->seconds)
-                << std::setw(8) << pct(tc[i]->seconds, all) << std::setw(14)
-                << pct(tc[i]->tensorFlops, tc[i]->flops) << '\n';
+                << std::setw(9) << tc[i]->launches << std::setw(12) << milliseconds(tc[i]->seconds)
+                << std::setw(8) << percent(tc[i]->seconds, all) << std::setw(14)
+                << percent(tc[i]->tensorFlops, tc[i]->flops) << '\n';
         if (n < tc.size())
             out << "  (" << tc.size() - n << " more; --top 0 lists all)\n";
     }
@@ -156,7 +145,7 @@ void printTensorCoreUse(const std::vector<KernelRecord>& records,
     out << "could run on tensor cores, did not (" << missed.size() << "):\n";
     for (const OperatorUse* u : missed)
         out << "  " << std::left << std::setw(40) << shorten(u->label, 38) << std::right
-            << std::setw(10) << ms(u->seconds) << " ms  " << whyNotTensorCores(*u, facts)
+            << std::setw(10) << milliseconds(u->seconds) << " ms  " << whyNotTensorCores(*u, facts)
             << (u->shapes.empty() ? "" : "; shapes " + shorten(u->shapes, 60)) << '\n';
 }
 

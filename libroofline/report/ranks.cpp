@@ -21,7 +21,8 @@ std::vector<int> ranksOf(const std::vector<KernelRecord>& records) {
 }
 
 bool isCommunication(const KernelRecord& r) noexcept {
-    return r.phase == "communication" || core::communicationLibrary(r.mangledName.c_str()) != nullptr;
+    return r.phase == "communication" ||
+           core::communicationLibrary(r.mangledName.c_str()) != nullptr;
 }
 
 std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, GroupBy by) {
@@ -64,13 +65,6 @@ std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, Gro
 }
 
 namespace {
-
-// Seconds as milliseconds with three decimals ("1.769").
-std::string ms(double seconds) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(3) << seconds * 1e3;
-    return o.str();
-}
 
 std::string percentOver(double slow, double fast) {
     std::ostringstream o;
@@ -146,10 +140,10 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
         << " (merged recording): GPU time per rank, compute and communication apart\n";
     for (const auto& [rank, v] : split) {
         out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
-            << " launches  compute " << std::setw(10) << ms(v.compute) << " ms";
+            << " launches  compute " << std::setw(10) << milliseconds(v.compute) << " ms";
         if (anyComm)
-            out << "  communication " << std::setw(9) << ms(v.comm) << " ms (" << v.commLaunches
-                << " launches)";
+            out << "  communication " << std::setw(9) << milliseconds(v.comm) << " ms ("
+                << v.commLaunches << " launches)";
         if (rank == slowestRank && straggler)
             out << "  slowest compute: +" << percentOver(slowest, fastest) << "% over the fastest";
         out << '\n';
@@ -178,9 +172,10 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
         const RankSpread& s = spreads[i];
         out << "  " << std::left << std::setw(40) << shorten(displayName(s.name), 38)
             << std::setw(28) << shorten(s.scope, 26) << std::right << std::setw(16)
-            << "r" + std::to_string(s.fastest) + " " + ms(s.fastestSeconds) << std::setw(16)
-            << "r" + std::to_string(s.slowest) + " " + ms(s.slowestSeconds) << std::setw(10)
-            << ms(s.excessSeconds()) << std::setw(8)
+            << "r" + std::to_string(s.fastest) + " " + milliseconds(s.fastestSeconds)
+            << std::setw(16)
+            << "r" + std::to_string(s.slowest) + " " + milliseconds(s.slowestSeconds)
+            << std::setw(10) << milliseconds(s.excessSeconds()) << std::setw(8)
             << percentOver(s.slowestSeconds, s.fastestSeconds) << '\n';
     }
     if (n < spreads.size())
