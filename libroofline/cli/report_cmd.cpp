@@ -19,9 +19,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -159,9 +159,9 @@ int report(const ReportArgs& args) {
     const Evaluated e = evaluate(args.file, args.ceilings);
     const core::Recording& rec = e.recording;
     const bool filtered = !args.name.empty() || !args.scope.empty();
-    const std::vector<KernelRecord> records = cutModules(
-        filtered ? filterRecords(e.records, args.name, args.scope) : e.records,
-        moduleDepthOf(args.groupBy));
+    const std::vector<KernelRecord> records =
+        cutModules(filtered ? filterRecords(e.records, args.name, args.scope) : e.records,
+                   moduleDepthOf(args.groupBy));
     std::size_t measured = 0;
     for (const auto& r : records)
         measured += r.measured ? 1 : 0;
@@ -210,7 +210,7 @@ int report(const ReportArgs& args) {
         table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
         table.grouped = by != GroupBy::Launch;
         table.wide = args.wide;
-        table.verbatimNames = by == GroupBy::Op || by == GroupBy::Module;
+        table.verbatimNames = report::frameworkRows(by);
         if (table.verbatimNames)
             table.nameHeader = by == GroupBy::Op ? "operator" : "module";
         const std::string missing = missingRoofNote(e.ceilings.used);
@@ -219,9 +219,10 @@ int report(const ReportArgs& args) {
         for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
             table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
         if (table.grouped)
-            human << report::wrapLines(std::string("rows      ") + rowsDescription(by) +
-                                           " (--group-by kernel|name+scope|name|scope|op|module[:DEPTH]|launch)\n",
-                                       width);
+            human << report::wrapLines(
+                std::string("rows      ") + rowsDescription(by) +
+                    " (--group-by kernel|name+scope|name|scope|op|module[:DEPTH]|launch)\n",
+                width);
         printTable(groupRecords(records, by, e.ceilings.used), human, table);
         if (!missing.empty())
             human << "  * " << missing << '\n';

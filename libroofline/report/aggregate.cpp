@@ -135,7 +135,7 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
         if (added) {
             KernelGroup g;
             g.key = std::move(key);
-            const bool framework = by == GroupBy::Op || by == GroupBy::Module;
+            const bool framework = frameworkRows(by);
             g.name = framework ? g.key : r.name;
             g.scope = by == GroupBy::Name || framework ? std::string() : scope;
             groups.push_back(std::move(g));

@@ -58,6 +58,12 @@ std::string mergeLacks(const std::string& a, const std::string& b);
 /// 3" -> "Train step #/forward/Layer #"; identifiers such as "conv2" stay).
 std::string mergedInstances(const std::string& scopePath);
 
+/// Rows named by the framework (operator or module): their names are shown as they are, never
+/// shortened as kernel names are, and they have no scope.
+inline bool frameworkRows(GroupBy by) noexcept {
+    return by == GroupBy::Op || by == GroupBy::Module;
+}
+
 /// The row of a record grouped by operator: "aten::addmm", "aten::addmm [backward]",
 /// "(no operator)"; by module: its path or "(no module)".
 std::string opLabel(const KernelRecord& r);

@@ -75,9 +75,8 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                      toString(spec.family);
         spec.subtitle = options.subtitle.empty() ? "roofs: " + ceilings.name : options.subtitle;
         spec.ceilings = ceilings;
-        spec.kernels =
-            chartKernels(groups, spec.family, ceilings, total, options.labels,
-                         options.groupBy == GroupBy::Op || options.groupBy == GroupBy::Module);
+        spec.kernels = chartKernels(groups, spec.family, ceilings, total, options.labels,
+                                    frameworkRows(options.groupBy));
         double familySeconds = 0;
         for (const auto& k : spec.kernels)
             familySeconds += k.share * total;

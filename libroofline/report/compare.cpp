@@ -90,7 +90,7 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
         const KernelGroup* b = side(c.b, c.rows[i].second);
         const KernelGroup* any = a ? a : b;
         Row r;
-        const bool verbatim = c.by == GroupBy::Op || c.by == GroupBy::Module;
+        const bool verbatim = frameworkRows(c.by);
         r.name = c.by == GroupBy::Scope ? "[scope] " + displayName(any->name)
                  : verbatim             ? any->name
                                         : displayName(any->name);
@@ -165,7 +165,7 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                   c.matched, c.a.size(), c.b.size(), toString(c.by));
     out << line;
     if (c.matched == 0 && !c.a.empty() && !c.b.empty()) {
-        if (c.by == GroupBy::Op || c.by == GroupBy::Module)
+        if (frameworkRows(c.by))
             out << "nothing matched by " << toString(c.by)
                 << ": a recording whose rows are all '(no operator)' or '(no module)' was made "
                    "without framework operators (a PyTorch program not run under `roofline run`, "
@@ -235,7 +235,7 @@ std::vector<ChartSpec> comparisonCharts(const Comparison& c, const Ceilings& cei
         if (!(b->seconds > 0) || (!b->dominantFamily(f) && !(a && a->dominantFamily(f))))
             continue;
         ChartKernel k;
-        k.name = c.by == GroupBy::Op || c.by == GroupBy::Module ? b->name : displayName(b->name);
+        k.name = frameworkRows(c.by) ? b->name : displayName(b->name);
         k.detail = "B: " + describe(*b, ceilingsB, c.secondsB);
         if (a)
             k.detail += "\n\nA: " + describe(*a, ceilingsB, c.secondsA);
