@@ -32,10 +32,9 @@ int compare(const CompareArgs& args) {
               << " holds no kernel records (no kernel ran inside a profiled scope)\n";
         return 0;
     }
-    const report::Comparison c =
-        report::compareRecords(cutModules(a.records, moduleDepthOf(args.by)),
-                               cutModules(b.records, moduleDepthOf(args.by)),
-                               report::parseGroupBy(args.by));
+    const report::Comparison c = report::compareRecords(
+        cutModules(a.records, moduleDepthOf(args.by)),
+        cutModules(b.records, moduleDepthOf(args.by)), report::parseGroupBy(args.by));
     human << '\n';
     report::CompareTableOptions table;
     table.wide = args.wide;

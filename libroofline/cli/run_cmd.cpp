@@ -119,7 +119,8 @@ int run(const RunArgs& args) {
     // PyTorch programs: operators and modules named by the hook in python/ (PYTHONPATH first, so
     // that its sitecustomize runs -- and then the one it shadows).
     const char* torchHook = std::getenv("ROOFLINE_TORCH_HOOK");
-    const bool hook = !torchHook || (std::string(torchHook) != "0" && std::string(torchHook) != "off");
+    const bool hook =
+        !torchHook || (std::string(torchHook) != "0" && std::string(torchHook) != "off");
     const std::string hookDir = hook ? findTorchHook(directoryOfThisProgram()) : std::string();
     if (!hookDir.empty()) {
         const char* path = std::getenv("PYTHONPATH");

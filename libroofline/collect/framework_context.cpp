@@ -127,9 +127,8 @@ bool pushed(const char* domain, const char* name, std::string& scopeName) noexce
                 f.shapes = std::move(fw.shapes);
                 // The engine's range around this node (no seq of its own) differentiates the
                 // same operator: its kernels after the node (gradient accumulation) say so.
-                if (!t.ops.empty() && t.ops.back().kind == Kind::Backward &&
-                    t.ops.back().seq < 0 && t.ops.back().forwardOp.empty() &&
-                    t.ops.back().name == r.name) {
+                if (!t.ops.empty() && t.ops.back().kind == Kind::Backward && t.ops.back().seq < 0 &&
+                    t.ops.back().forwardOp.empty() && t.ops.back().name == r.name) {
                     t.ops.back().forwardOp = f.forwardOp;
                     t.ops.back().forwardModule = f.forwardModule;
                     t.ops.back().shapes = f.shapes;
@@ -156,7 +155,8 @@ bool popped(const char* domain) noexcept {
         return false;
     ThreadState& t = mine();
     if (t.opened.empty())
-        return false; // opened on another thread (a process-wide scope) or before libroofline loaded
+        return false; // opened on another thread (a process-wide scope) or before libroofline
+                      // loaded
     const bool op = t.opened.back();
     t.opened.pop_back();
     if (op && !t.ops.empty())

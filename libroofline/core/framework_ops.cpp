@@ -56,8 +56,8 @@ bool backwardNode(std::string_view name) noexcept {
     while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1])))
         --end;
     constexpr std::string_view kBackward = "Backward";
-    return end > kBackward.size() && name.substr(end - kBackward.size(), kBackward.size()) ==
-                                         kBackward;
+    return end > kBackward.size() &&
+           name.substr(end - kBackward.size(), kBackward.size()) == kBackward;
 }
 
 } // namespace
@@ -78,8 +78,7 @@ std::int64_t firstSizeNotMultiple(std::string_view shapes, std::int64_t multiple
 }
 
 bool hasPerCallFields(std::string_view text) noexcept {
-    return text.find(kOpId) != std::string_view::npos ||
-           text.find(kSeq) != std::string_view::npos;
+    return text.find(kOpId) != std::string_view::npos || text.find(kSeq) != std::string_view::npos;
 }
 
 FrameworkRange parseFrameworkRange(std::string_view text) {
@@ -114,8 +113,9 @@ FrameworkRange parseFrameworkRange(std::string_view text) {
     }
     // Every range with PyTorch's per-call fields is one of its RecordFunctions: an operator
     // ("aten::addmm", "detach", "record_param_comms"), a backward node, or a record_function the
-    // program or a library opened ("DistributedDataParallel.forward"). None is a scope: DDP's set-up
-    // runs operators before the first step, and as scopes they would be taken for the iteration.
+    // program or a library opened ("DistributedDataParallel.forward"). None is a scope: DDP's
+    // set-up runs operators before the first step, and as scopes they would be taken for the
+    // iteration.
     r.kind = backwardNode(r.name) ? FrameworkRange::Kind::Backward : FrameworkRange::Kind::Op;
     return r;
 }

@@ -25,9 +25,9 @@ struct FrameworkRange {
         Backward, ///< an autograd backward node ("AddmmBackward0")
     };
     Kind kind = Kind::Scope;
-    std::string name;       ///< without the per-call fields
-    std::int64_t seq = -1;  ///< autograd sequence number; -1: none given
-    std::string sizes;      ///< argument shapes as given ("[[8, 256], []]"); "": not recorded
+    std::string name;      ///< without the per-call fields
+    std::int64_t seq = -1; ///< autograd sequence number; -1: none given
+    std::string sizes;     ///< argument shapes as given ("[[8, 256], []]"); "": not recorded
 };
 
 /// Shapes as PyTorch writes them ("[[8, 256, 512], [2048], []]"): one list of sizes per argument

@@ -547,7 +547,8 @@ Recording readRecording(std::istream& in, const std::string& what) {
         }
         if (meta.contains("platform") && meta.at("platform").is_object())
             rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
-        if (meta.contains("framework") && meta.at("framework").is_object()) // absent in older recordings
+        // absent in older recordings
+        if (meta.contains("framework") && meta.at("framework").is_object())
             for (const auto& [key, value] : meta.at("framework").items()) {
                 if (!value.is_string())
                     r.corrupt("its framework fact '" + key + "' is not a string");

@@ -14,16 +14,16 @@ namespace roofline::report {
 
 /// One operator (grouped as opLabel: backward apart) summed over its launches.
 struct OperatorUse {
-    std::string label;            ///< "aten::addmm [backward]"
-    std::string op;               ///< "aten::addmm"
+    std::string label; ///< "aten::addmm [backward]"
+    std::string op;    ///< "aten::addmm"
     std::size_t launches = 0;
-    double seconds = 0;           ///< measured time
-    double flops = 0;             ///< floating-point work, CUDA + tensor cores
+    double seconds = 0; ///< measured time
+    double flops = 0;   ///< floating-point work, CUDA + tensor cores
     double tensorFlops = 0;
     double fp64 = 0, fp32 = 0, fp16 = 0; ///< CUDA-core work per precision
-    std::string shapes;           ///< of its longest launch with shapes
+    std::string shapes;                  ///< of its longest launch with shapes
     double longest = 0;
-    bool tensorCoreOp = false;    ///< an operator that runs on tensor cores at a tensor-core type
+    bool tensorCoreOp = false; ///< an operator that runs on tensor cores at a tensor-core type
     double tensorShare() const noexcept { return flops > 0 ? tensorFlops / flops : 0.0; }
 };
 

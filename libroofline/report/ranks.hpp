@@ -28,7 +28,8 @@ bool isCommunication(const KernelRecord& r) noexcept;
 std::vector<int> ranksOf(const std::vector<KernelRecord>& records);
 
 /// Per kernel group of compute kernels (communication kernels are waits), each rank's measured
-/// time; groups with measured time on at least two ranks, largest excess first. Empty when the records come from fewer than two ranks.
+/// time; groups with measured time on at least two ranks, largest excess first. Empty when the
+/// records come from fewer than two ranks.
 std::vector<RankSpread> rankSpread(const std::vector<KernelRecord>& records, GroupBy by);
 
 /// Per rank: launches, compute time and communication time; the straggler named from compute time

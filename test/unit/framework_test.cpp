@@ -60,7 +60,8 @@ TEST(FrameworkRanges, BackwardNodeOptimizerCollectiveAndOwnRanges) {
     EXPECT_EQ(s.kind, FrameworkRange::Kind::Op);
     EXPECT_EQ(s.name, "## forward ##");
     EXPECT_EQ(core::parseFrameworkRange("detach, op_id = 3, sizes = [[1536, 512]], input_op_ids = "
-                                        "[(1,0)]").kind,
+                                        "[(1,0)]")
+                  .kind,
               FrameworkRange::Kind::Op);
     EXPECT_EQ(core::parseFrameworkRange("DistributedDataParallel.forward, op_id = 140").kind,
               FrameworkRange::Kind::Op);
@@ -126,7 +127,7 @@ TEST(FrameworkContext, ForwardKernelsGetTheirOperatorAndModule) {
     EXPECT_TRUE(fw::popped(""));
     fw::moduleExit();
     EXPECT_EQ(fw::openOperators(), 0u);
-    EXPECT_FALSE(fw::popped("")); // the step: a scope's pop, for the scope stacks
+    EXPECT_FALSE(fw::popped(""));           // the step: a scope's pop, for the scope stacks
     EXPECT_EQ(fw::rememberedForward(), 2u); // seq 623 (aten::t won) and 624
 }
 
@@ -202,8 +203,8 @@ TEST(FrameworkContext, FactsAreBounded) {
     fw::reset();
 }
 
-KernelRecord record(const char* op, const char* phase, const char* module, double ms,
-                    FlopKind kind, double flops) {
+KernelRecord record(const char* op, const char* phase, const char* module, double ms, FlopKind kind,
+                    double flops) {
     KernelRecord r;
     r.name = "k";
     r.op = op;
@@ -225,10 +226,12 @@ TEST(FrameworkReports, GroupByOperatorAndModuleWithDepth) {
     EXPECT_THROW(parseGroupBy("module:0"), Error);
     EXPECT_THROW(parseGroupBy("module:x"), Error);
     const std::vector<KernelRecord> rs = {
-        record("aten::addmm", "forward", "encoder.layers.0.linear1", 1.0, FlopKind::TensorBF16, 8e9),
+        record("aten::addmm", "forward", "encoder.layers.0.linear1", 1.0, FlopKind::TensorBF16,
+               8e9),
         record("aten::addmm", "backward", "encoder.layers.0.linear1", 2.0, FlopKind::TensorBF16,
                16e9),
-        record("aten::addmm", "forward", "encoder.layers.1.linear1", 1.0, FlopKind::TensorBF16, 8e9),
+        record("aten::addmm", "forward", "encoder.layers.1.linear1", 1.0, FlopKind::TensorBF16,
+               8e9),
         record("", "", "", 0.5, FlopKind::FP32, 1e6)};
     const auto byOp = report::aggregate(rs, GroupBy::Op);
     ASSERT_EQ(byOp.size(), 3u);
@@ -295,8 +298,8 @@ TEST(FrameworkReports, RanksComparedOnComputeNotOnWaits) {
     for (int rank : {0, 1}) {
         KernelRecord gemm = record("aten::addmm", "forward", "l", 2.0, FlopKind::TensorBF16, 1e9);
         gemm.rank = rank;
-        KernelRecord comm = record("nccl:all_reduce", "communication", "", rank ? 8.24 : 0.88,
-                                   FlopKind::FP32, 0);
+        KernelRecord comm =
+            record("nccl:all_reduce", "communication", "", rank ? 8.24 : 0.88, FlopKind::FP32, 0);
         comm.rank = rank;
         comm.mangledName = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
         rs.push_back(gemm);
@@ -361,8 +364,8 @@ TEST(FrameworkReports, ChartLabelsAreOperators) {
     options.groupBy = GroupBy::Op;
     options.labels = 5;
     const std::string path = ::testing::TempDir() + "framework_ops_chart.svg";
-    const ChartFiles files = writeRooflineChart(records, core::datasheetCeilings(rec.device),
-                                                path, options);
+    const ChartFiles files =
+        writeRooflineChart(records, core::datasheetCeilings(rec.device), path, options);
     bool found = false;
     for (const std::string& f : files.files) {
         std::ifstream in(f);
