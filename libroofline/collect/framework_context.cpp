@@ -101,21 +101,16 @@ bool communication(const std::string& op) noexcept {
 
 } // namespace
 
-bool pushed(const char* domain, const char* name, std::string& scopeName) noexcept {
+bool pushed(const char* domain, const char* name) noexcept {
+    if (!defaultDomain(domain))
+        return false;
     try {
-        if (!defaultDomain(domain) || !name || !core::hasPerCallFields(name)) {
-            if (defaultDomain(domain))
-                mine().opened.push_back(false);
-            scopeName = name ? name : "";
-            return false;
-        }
         ThreadState& t = mine();
-        core::FrameworkRange r = core::parseFrameworkRange(name);
-        if (r.kind == Kind::Scope) {
+        if (!name || !core::hasPerCallFields(name)) {
             t.opened.push_back(false);
-            scopeName = std::move(r.name);
             return false;
         }
+        core::FrameworkRange r = core::parseFrameworkRange(name);
         OpFrame f;
         f.kind = r.kind;
         f.seq = r.seq;
@@ -144,9 +139,7 @@ bool pushed(const char* domain, const char* name, std::string& scopeName) noexce
         t.opened.push_back(true);
         return true;
     } catch (...) {
-        // out of memory: the range is a scope as named
-        scopeName = name ? name : "";
-        return false;
+        return false; // out of memory: the range is a scope as named
     }
 }
 

@@ -14,10 +14,10 @@
 
 namespace roofline::collect::framework {
 
-/// A range pushed on this thread. Returns true when it is a framework operator or backward node
-/// (kept here, never on the scope stacks); otherwise `scopeName` is the name the scope stacks
-/// get (the program's own record_function ranges without their per-call fields).
-bool pushed(const char* domain, const char* name, std::string& scopeName) noexcept;
+/// A range pushed on this thread. Returns true when it is one of the framework's ranges -- its
+/// name carries PyTorch's per-call fields: an operator, a backward node, a record_function -- kept
+/// here, never on the scope stacks; false for a plain range, a scope of the program as named.
+bool pushed(const char* domain, const char* name) noexcept;
 /// A range of `domain` popped on this thread: true when it closes an operator range kept here.
 bool popped(const char* domain) noexcept;
 

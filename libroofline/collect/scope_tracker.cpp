@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 
 #include <roofline/profile_scope.hpp>
 
@@ -34,17 +33,16 @@ class NvtxToScopes final : public nvtx::Listener {
 public:
     NvtxToScopes() { nvtx::setListener(this); }
     ~NvtxToScopes() override { nvtx::setListener(nullptr); }
-    // A framework's operator ranges (PyTorch's emit_nvtx) go to the framework context, never
-    // on the scope stacks; the program's own record_function ranges lose their per-call fields.
+    // A framework's ranges (PyTorch's operators, record_functions) go to the framework context,
+    // never on the scope stacks.
     void push(const char* domain, const char* name) noexcept override {
-        std::string scope;
-        const bool op = framework::pushed(domain, name, scope);
+        const bool op = framework::pushed(domain, name);
         if (traceNvtx())
             std::fprintf(stderr, "[roofline nvtx] %llu push %s '%s' '%s'\n",
                          static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
                          domain ? domain : "", name ? name : "");
         if (!op)
-            trackPush(domain, scope.c_str(), true);
+            trackPush(domain, name, true);
     }
     void pop(const char* domain) noexcept override {
         const bool op = framework::popped(domain);
