@@ -76,37 +76,12 @@ std::string percentOver(double slow, double fast) {
 
 void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
                 std::size_t top) {
-    std::map<int, std::pair<std::size_t, double>> perRank; // launches, measured seconds
-    for (const auto& r : records)
-        if (r.rank >= 0) {
-            auto& [launches, seconds] = perRank[r.rank];
-            ++launches;
-            seconds += r.measured ? r.timeSeconds : 0.0;
-        }
-    if (perRank.empty())
-        return; // one process's records
-    if (std::any_of(records.begin(), records.end(),
-                    [](const KernelRecord& r) { return r.countersRank >= 0; })) {
-        // Each launch's counters, its time among them, come from the rank that measured it.
-        std::map<int, std::size_t> own;
-        for (const auto& r : records)
-            if (r.rank >= 0 && r.measured && r.countersRank < 0)
-                ++own[r.rank];
-        out << "\nranks     " << perRank.size()
-            << " (merged recording; the ranks shared the profile: each launch's counters and "
-               "time come from the rank that measured it, so kernel times are not compared "
-               "between ranks -- record without ROOFLINE_SHARE_RANKS for that)\n";
-        for (const auto& [rank, v] : perRank)
-            out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.first
-                << " launches, " << own[rank] << " measured on it\n";
-        return;
-    }
-    // Compute and communication apart: a communication kernel's time is mostly waiting for its
-    // peers (and under profiling, for peers slowed by their passes), so it names no straggler.
+    // Per rank, compute and communication apart: a communication kernel's time is mostly waiting
+    // for its peers (and under profiling, for peers slowed by their passes), so it names no
+    // straggler.
     struct Split {
         std::size_t launches = 0, commLaunches = 0;
         double compute = 0, comm = 0;
-        bool commTimed = false;
     };
     std::map<int, Split> split;
     for (const auto& r : records) {
@@ -118,10 +93,27 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
         if (isCommunication(r)) {
             ++s.commLaunches;
             s.comm += t; // timed without counters in kernel replay: still its time
-            s.commTimed = s.commTimed || t > 0;
         } else if (r.measured) {
             s.compute += t;
         }
+    }
+    if (split.empty())
+        return; // one process's records
+    if (std::any_of(records.begin(), records.end(),
+                    [](const KernelRecord& r) { return r.countersRank >= 0; })) {
+        // Each launch's counters, its time among them, come from the rank that measured it.
+        std::map<int, std::size_t> own;
+        for (const auto& r : records)
+            if (r.rank >= 0 && r.measured && r.countersRank < 0)
+                ++own[r.rank];
+        out << "\nranks     " << split.size()
+            << " (merged recording; the ranks shared the profile: each launch's counters and "
+               "time come from the rank that measured it, so kernel times are not compared "
+               "between ranks -- record without ROOFLINE_SHARE_RANKS for that)\n";
+        for (const auto& [rank, v] : split)
+            out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
+                << " launches, " << own[rank] << " measured on it\n";
+        return;
     }
     double fastest = split.begin()->second.compute, slowest = fastest;
     int slowestRank = split.begin()->first;
@@ -136,7 +128,7 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
     }
     // Under 1% apart, the ranks did the same work in the same time: no straggler.
     const bool straggler = fastest > 0 && slowest > 1.01 * fastest;
-    out << "\nranks     " << perRank.size()
+    out << "\nranks     " << split.size()
         << " (merged recording): GPU time per rank, compute and communication apart\n";
     for (const auto& [rank, v] : split) {
         out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
