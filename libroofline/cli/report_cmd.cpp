@@ -89,10 +89,7 @@ const char* rowsDescription(GroupBy by) {
 
 // "PyTorch 2.11.0+cu130; autocast bfloat16; TF32: matmul off, cuDNN on".
 std::string frameworkText(const std::map<std::string, std::string>& facts) {
-    const auto get = [&](const char* key) {
-        const auto it = facts.find(key);
-        return it == facts.end() ? std::string() : it->second;
-    };
+    const auto get = [&](const char* key) { return report::factOf(facts, key); };
     std::string text = get("torch").empty() ? "" : "PyTorch " + get("torch");
     if (!get("autocast").empty())
         text += (text.empty() ? "" : "; ") + std::string("autocast ") + get("autocast");

@@ -178,7 +178,8 @@ void describe(core::LaunchInfo& info) {
     const OpFrame* withSeq = nullptr; // the innermost operator autograd numbered
     // A collective's range may end on another thread, or never (c10d's allgather in DDP's set-up,
     // PyTorch 2.11): it names communication kernels only, never the compute kernels after it.
-    const bool commKernel = core::communicationLibrary(info.mangledName.c_str()) != nullptr;
+    const bool commKernel =
+        !t.ops.empty() && core::communicationLibrary(info.mangledName.c_str()) != nullptr;
     for (const OpFrame& f : t.ops) {
         if (f.kind == Kind::Backward) {
             backward = &f;

@@ -15,16 +15,16 @@ namespace {
 // Under this share of its FLOPs on tensor cores a tensor-core operator "did not use them".
 constexpr double kMostlyCudaCores = 0.5;
 
-std::string fact(const std::map<std::string, std::string>& facts, const char* key) {
-    const auto it = facts.find(key);
-    return it == facts.end() ? std::string() : it->second;
-}
-
 bool convolution(const std::string& op) {
     return op.find("conv") != std::string::npos;
 }
 
 } // namespace
+
+std::string factOf(const std::map<std::string, std::string>& facts, const char* key) {
+    const auto it = facts.find(key);
+    return it == facts.end() ? std::string() : it->second;
+}
 
 std::vector<OperatorUse> operatorUse(const std::vector<KernelRecord>& records) {
     std::vector<OperatorUse> out;
@@ -77,7 +77,7 @@ std::string whyNotTensorCores(const OperatorUse& u,
                "bf16/fp16/TF32 run on them)";
     if (u.fp32 >= u.fp16) {
         const bool conv = convolution(u.op);
-        const std::string tf32 = fact(facts, conv ? "tf32.cudnn" : "tf32.matmul");
+        const std::string tf32 = factOf(facts, conv ? "tf32.cudnn" : "tf32.matmul");
         const char* knob =
             conv ? "torch.backends.cudnn.allow_tf32" : "torch.backends.cuda.matmul.allow_tf32";
         if (tf32 == "off")

@@ -30,6 +30,9 @@ struct OperatorUse {
 /// Operators of `records` (records without one are left out), most time first.
 std::vector<OperatorUse> operatorUse(const std::vector<KernelRecord>& records);
 
+/// The framework's fact `key` (Recording::framework); "" when not reported.
+std::string factOf(const std::map<std::string, std::string>& facts, const char* key);
+
 /// Why a tensor-core operator ran its FLOPs on CUDA cores, from its work per precision, its
 /// shapes and the framework's facts (KernelRecord::shapes, Recording::framework); "" when most of
 /// its FLOPs ran on tensor cores or it did no floating-point work.

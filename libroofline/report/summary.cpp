@@ -49,11 +49,11 @@ std::vector<KernelRecord> cutModules(std::vector<KernelRecord> records, std::siz
     if (depth == 0)
         return records;
     for (auto& r : records) {
-        std::size_t at = 0;
-        for (std::size_t d = 0; d < depth && at != std::string::npos; ++d)
-            at = r.module.find('.', at == 0 && d == 0 ? 0 : at + 1);
-        if (at != std::string::npos)
-            r.module.resize(at);
+        std::size_t end = 0; // the '.' after the depth-th name
+        for (std::size_t d = 0; d < depth && end != std::string::npos; ++d)
+            end = r.module.find('.', d == 0 ? 0 : end + 1);
+        if (end != std::string::npos)
+            r.module.resize(end);
     }
     return records;
 }
