@@ -147,9 +147,9 @@ bool popped(const char* domain) noexcept {
     if (!defaultDomain(domain))
         return false;
     ThreadState& t = mine();
+    // None open here: opened on another thread (a process-wide scope) or before libroofline loaded.
     if (t.opened.empty())
-        return false; // opened on another thread (a process-wide scope) or before libroofline
-                      // loaded
+        return false;
     const bool op = t.opened.back();
     t.opened.pop_back();
     if (op && !t.ops.empty())
