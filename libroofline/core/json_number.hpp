@@ -1,15 +1,64 @@
 #pragma once
-// Integers read from JSON files without undefined behaviour: nlohmann's get<int>() converts a
-// floating-point number (1e300) or an out-of-range integer with a plain cast. These accept only
-// integers within T's range and throw std::out_of_range naming the field otherwise.
+// JSON read from files a user may be handed, in bounded time, stack and memory:
+// - integers without undefined behaviour: nlohmann's get<int>() converts a floating-point number
+//   (1e300) or an out-of-range integer with a plain cast. These accept only integers within T's
+//   range and throw std::out_of_range naming the field otherwise;
+// - parseBounded(): refuses nesting deeper than a limit before parsing (nlohmann's dump() and
+//   the code that walks a document recurse once per level: 100,000 levels overflowed the stack).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace roofline::core {
+
+/// Deepest nesting of arrays and objects libroofline's files use is 5; readers allow this much.
+constexpr std::size_t kMaxJsonDepth = 64;
+
+/// The nesting depth of the JSON text (strings skipped), stopping early past `limit`.
+inline std::size_t jsonDepth(std::string_view text, std::size_t limit = kMaxJsonDepth) {
+    std::size_t depth = 0, deepest = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest && (deepest = depth) > limit)
+                return deepest;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+/// nlohmann::json::parse after refusing nesting deeper than kMaxJsonDepth (std::invalid_argument).
+inline nlohmann::json parseBounded(std::string_view text) {
+    if (jsonDepth(text) > kMaxJsonDepth)
+        throw std::invalid_argument("its JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
+                                    " levels");
+    return nlohmann::json::parse(text);
+}
+
+/// A short rendering of a JSON value for error messages: scalars as written, arrays and objects
+/// by kind (never recursing into them).
+inline std::string shortJson(const nlohmann::json& v) {
+    if (v.is_object())
+        return "an object";
+    if (v.is_array())
+        return "an array";
+    std::string s = v.dump();
+    return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
 
 template <typename T> T integerOf(const nlohmann::json& v, const std::string& field) {
     using L = std::numeric_limits<T>;
@@ -24,7 +73,7 @@ template <typename T> T integerOf(const nlohmann::json& v, const std::string& fi
             return static_cast<T>(s);
     }
     throw std::out_of_range("'" + field + "' is not an integer in [" + std::to_string(L::min()) +
-                            ", " + std::to_string(L::max()) + "]: " + v.dump());
+                            ", " + std::to_string(L::max()) + "]: " + shortJson(v));
 }
 
 /// j[key] as integerOf, or `fallback` when j has no such key.

@@ -3,6 +3,7 @@
 #include <roofline/error.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace roofline::core {
 namespace {
@@ -17,12 +18,12 @@ bool isSpecial(char c) {
     return c == '/' || c == '@' || c == '[' || c == ']' || c == '*' || c == '\\';
 }
 
-std::regex compile(const std::string& text, std::size_t at, const std::string& pattern) {
+std::optional<Pattern> compile(const std::string& text, std::size_t at,
+                               const std::string& pattern) {
     try {
-        return std::regex(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-        fail(text, at,
-             std::string("invalid regular expression '") + pattern + "' (" + e.what() + ")");
+        return Pattern(pattern);
+    } catch (const std::invalid_argument& e) {
+        fail(text, at, e.what());
     }
 }
 
@@ -147,7 +148,7 @@ bool NvtxExpression::nameMatches(const Token& token, std::string_view name) cons
         return true;
     if (!regex_)
         return name == token.literal;
-    return std::regex_match(name.begin(), name.end(), token.pattern);
+    return token.pattern->matchAll(name);
 }
 
 bool NvtxExpression::matchFrom(const std::vector<NvtxRange>& stack, std::size_t i,
@@ -171,7 +172,7 @@ bool NvtxExpression::matches(const std::vector<NvtxRange>& pushPop,
             return r.domain.empty();
         if (!regex_)
             return r.domain == domain_.literal;
-        return std::regex_match(r.domain.begin(), r.domain.end(), domain_.pattern);
+        return domain_.pattern->matchAll(r.domain);
     };
     if (!pushPop_) {
         for (const NvtxRange& r : startEnd)
@@ -203,11 +204,10 @@ KernelFilter::KernelFilter(const std::vector<std::string>& includes,
         nameRegex_ = true;
         const std::string pattern = kernelName_.substr(kRegex.size());
         try {
-            namePattern_ = std::regex(pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-            throw Error(ErrorCode::InvalidArgument, "kernel-name filter '" + kernelName_ +
-                                                        "': invalid regular expression (" +
-                                                        e.what() + ")");
+            namePattern_.emplace(pattern);
+        } catch (const std::invalid_argument& e) {
+            throw Error(ErrorCode::InvalidArgument,
+                        "kernel-name filter '" + kernelName_ + "': " + e.what());
         }
     }
 }
@@ -230,8 +230,7 @@ bool KernelFilter::nameAdmits(std::string_view demangled, std::string_view mangl
     if (kernelName_.empty())
         return true;
     if (nameRegex_)
-        return std::regex_search(demangled.begin(), demangled.end(), namePattern_) ||
-               std::regex_search(mangled.begin(), mangled.end(), namePattern_);
+        return namePattern_->search(demangled) || namePattern_->search(mangled);
     // The function name: the demangled name without parameters, template arguments, return type
     // or namespaces.
     std::string_view base = demangled.substr(0, demangled.find('('));

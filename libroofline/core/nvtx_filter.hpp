@@ -5,7 +5,9 @@
 //   "[A"         A at the bottom of the stack       "A]"        A at the top (innermost)
 //   "D@A/"       ranges of domain D only            "regex:..." every name is an ECMAScript regex
 // A backslash escapes / @ [ ] * and itself. Push/pop stacks are matched per domain.
-#include <regex>
+#include "core/pattern.hpp"
+
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +34,7 @@ private:
     struct Token {
         bool wildcard = false;
         std::string literal;
-        std::regex pattern;
+        std::optional<Pattern> pattern;
     };
     bool nameMatches(const Token& token, std::string_view name) const;
     bool matchFrom(const std::vector<NvtxRange>& stack, std::size_t i, std::size_t j) const;
@@ -66,7 +68,7 @@ private:
     std::vector<NvtxExpression> includes_, excludes_;
     std::string kernelName_;
     bool nameRegex_ = false;
-    std::regex namePattern_;
+    std::optional<Pattern> namePattern_;
 };
 
 } // namespace roofline::core

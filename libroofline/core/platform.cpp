@@ -1,5 +1,7 @@
 #include "core/platform.hpp"
 
+#include "core/json_number.hpp"
+
 #include <roofline/error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -332,8 +334,18 @@ std::string toJsonText(const Platform& p) {
 }
 
 Platform platformFromJsonText(const std::string& text, const std::string& what) {
+    nlohmann::json j;
     try {
-        const auto j = nlohmann::json::parse(text);
+        j = parseBounded(text);
+    } catch (const std::exception& e) {
+        throw Error(ErrorCode::CorruptRecording,
+                    what + ": its platform description is malformed (" + e.what() + ")");
+    }
+    return platformFromJson(j, what);
+}
+
+Platform platformFromJson(const nlohmann::json& j, const std::string& what) {
+    try {
         Platform p;
         p.hostName = j.value("host", "");
         p.os = j.value("os", "");
@@ -341,11 +353,11 @@ Platform platformFromJsonText(const std::string& text, const std::string& what) 
         p.cpu.architecture = c.value("architecture", "");
         p.cpu.vendor = c.value("vendor", "");
         p.cpu.model = c.value("model", "");
-        p.cpu.sockets = c.value("sockets", 0);
-        p.cpu.cores = c.value("cores", 0);
-        p.cpu.threads = c.value("threads", 0);
-        p.cpu.numaNodes = c.value("numa_nodes", 0);
-        p.cpu.allowedThreads = c.value("allowed_threads", 0);
+        p.cpu.sockets = integerOr<int>(c, "sockets", 0);
+        p.cpu.cores = integerOr<int>(c, "cores", 0);
+        p.cpu.threads = integerOr<int>(c, "threads", 0);
+        p.cpu.numaNodes = integerOr<int>(c, "numa_nodes", 0);
+        p.cpu.allowedThreads = integerOr<int>(c, "allowed_threads", 0);
         p.cpu.isa = c.value("isa", std::vector<std::string>{});
         p.cpu.isaDisabled = c.value("isa_not_enabled_by_os", std::vector<std::string>{});
         // Each JSON value is bound to a name before it is iterated: a range-for over
@@ -364,16 +376,16 @@ Platform platformFromJsonText(const std::string& text, const std::string& what) 
         const nlohmann::json gpus = j.value("gpus", nlohmann::json::array());
         for (const auto& g : gpus) {
             GpuPlatform x;
-            x.ordinal = g.value("ordinal", 0);
+            x.ordinal = integerOr<int>(g, "ordinal", 0);
             x.name = g.value("name", "");
-            x.smCount = g.value("sm_count", 0);
+            x.smCount = integerOr<int>(g, "sm_count", 0);
             const std::string cc = g.value("compute_capability", "0.0");
             x.computeMajor = std::atoi(cc.c_str());
             x.computeMinor =
                 cc.find('.') == std::string::npos ? 0 : std::atoi(cc.c_str() + cc.find('.') + 1);
             x.smClockHz = g.value("sm_clock_hz", 0.0);
             x.memoryClockHz = g.value("memory_clock_hz", 0.0);
-            x.memoryBytes = g.value("memory_bytes", std::uint64_t{0});
+            x.memoryBytes = integerOr<std::uint64_t>(g, "memory_bytes", 0);
             p.gpus.push_back(x);
         }
         p.gpuNote = j.value("gpu_note", "");

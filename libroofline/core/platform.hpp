@@ -6,6 +6,8 @@
 // cupti/platform.cpp.
 #include <cstdint>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,5 +65,7 @@ void printPlatform(const Platform& p, std::ostream& out);
 std::string toJsonText(const Platform& p);
 /// Throws Error(CorruptRecording) naming `what` on malformed input.
 Platform platformFromJsonText(const std::string& text, const std::string& what);
+/// The same from a parsed document (a recording's "platform" object).
+Platform platformFromJson(const nlohmann::json& j, const std::string& what);
 
 } // namespace roofline::core

@@ -24,8 +24,20 @@ namespace {
 constexpr char kMagic[8] = {'R', 'O', 'O', 'F', 'L', 'I', 'N', 'E'};
 constexpr std::uint32_t kRaw = 0;
 constexpr std::uint32_t kZstd = 1;
-constexpr std::uint64_t kMaxSectionBytes = 16ull << 30; // refuses absurd sizes from damaged headers
 constexpr int kZstdLevel = 3;
+
+// Bounds on what a file may make the reader allocate (docs/recording-format.md, "Limits"): a
+// crafted 44 KB file announced 126 MB of metadata, a 276 KB one four 256 MiB images.
+constexpr std::uint64_t kMaxSectionBytes = 16ull << 30; // refuses absurd sizes from damaged headers
+constexpr std::uint32_t kMaxSections = 65536;           // 3 + one per kept counter-data image
+// META: parsing JSON takes ~25x its size in memory; real metadata compresses 3-110x.
+constexpr std::uint64_t kMetaFloorBytes = 16ull << 20;
+constexpr std::uint64_t kMetaRatio = 256;
+// All sections together: real counter-data images compress up to ~180x.
+constexpr std::uint64_t kTotalFloorBytes = 64ull << 20;
+constexpr std::uint64_t kTotalRatio = 512;
+// Names, scope paths, notes: real demangled kernel names reach a few KB (Eigen's tens of KB).
+constexpr std::size_t kMaxTextBytes = 64u << 10;
 
 // FNV-1a 64 with libroofline's offset basis 1469598103934665603 -- the standard basis
 // 14695981039346656037 without its last digit, a slip of the first version kept so that older
@@ -159,12 +171,38 @@ ProcessIdentity processFromJson(const nlohmann::json& j) {
     return p;
 }
 
+// At most kMaxTextBytes, cut at a character boundary, so that what is written can be read back.
+std::string capped(const std::string& text) {
+    if (text.size() <= kMaxTextBytes)
+        return text;
+    std::size_t end = kMaxTextBytes - 3;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+        --end;
+    return text.substr(0, end) + "...";
+}
+
+// A launch's text field, at most kMaxTextBytes long.
+std::string textAt(const nlohmann::json& j, const char* key, bool required) {
+    const auto it = j.find(key);
+    if (it == j.end()) {
+        if (required)
+            throw std::out_of_range(std::string("no field '") + key + "'");
+        return {};
+    }
+    auto text = it->get<std::string>();
+    if (text.size() > kMaxTextBytes)
+        throw std::length_error(std::string("'") + key + "' is " +
+                                std::to_string(text.size()) + " bytes long (at most " +
+                                std::to_string(kMaxTextBytes) + ")");
+    return text;
+}
+
 nlohmann::json hostToJson(const Recording& rec) {
     if (rec.sessionSeconds <= 0 && rec.hostScopes.empty())
         return nullptr;
     nlohmann::json scopes = nlohmann::json::array();
     for (const HostScope& s : rec.hostScopes)
-        scopes.push_back({{"scope", s.scopePath},
+        scopes.push_back({{"scope", capped(s.scopePath)},
                           {"thread", s.threadId},
                           {"calls", s.calls},
                           {"wall_s", s.wallSeconds},
@@ -192,7 +230,7 @@ void hostFromJson(const nlohmann::json& j, Recording& rec) {
     rec.hostRunSeconds = j.value("run_s", rec.sessionSeconds);
     for (const auto& x : j.at("scopes")) {
         HostScope s;
-        s.scopePath = x.at("scope").get<std::string>();
+        s.scopePath = textAt(x, "scope", true);
         s.threadId = integerAt<std::uint64_t>(x, "thread");
         s.calls = integerAt<std::uint64_t>(x, "calls");
         s.wallSeconds = x.at("wall_s").get<double>();
@@ -203,7 +241,7 @@ void hostFromJson(const nlohmann::json& j, Recording& rec) {
         s.launches = integerAt<std::uint64_t>(x, "launches");
         s.kernels = integerAt<std::uint64_t>(x, "kernels");
         s.profilerSeconds = x.value("profiler_s", 0.0);
-        s.profiledCalls = x.value("profiled_calls", std::uint64_t{0});
+        s.profiledCalls = integerOr<std::uint64_t>(x, "profiled_calls", 0);
         s.profiledTimes = x.value("profiled_times", false);
         rec.hostScopes.push_back(std::move(s));
     }
@@ -228,10 +266,10 @@ Coverage coverageFromJson(const nlohmann::json& j) {
 
 nlohmann::json toJson(const LaunchInfo& l) {
     return {{"index", l.launchIndex},
-            {"name", l.name},
-            {"mangled", l.mangledName},
-            {"scope", l.scopePath},
-            {"scope_raw", l.scopePathRaw},
+            {"name", capped(l.name)},
+            {"mangled", capped(l.mangledName)},
+            {"scope", capped(l.scopePath)},
+            {"scope_raw", capped(l.scopePathRaw)},
             {"iteration", l.iteration},
             {"position", l.position},
             {"reused_samples", l.reusedSamples},
@@ -250,12 +288,12 @@ nlohmann::json toJson(const LaunchInfo& l) {
             {"scope_record", l.scopeRecord},
             {"kernels", l.kernels},
             {"measured", !l.values.empty()},
-            {"note", l.note},
+            {"note", capped(l.note)},
             {"timing_seconds", l.timingSeconds},
-            {"op", l.op},
-            {"phase", l.phase},
-            {"module", l.module},
-            {"shapes", l.shapes}};
+            {"op", capped(l.op)},
+            {"phase", capped(l.phase)},
+            {"module", capped(l.module)},
+            {"shapes", capped(l.shapes)}};
 }
 
 Dim3 dimFromJson(const nlohmann::json& j) {
@@ -268,10 +306,10 @@ Dim3 dimFromJson(const nlohmann::json& j) {
 LaunchInfo launchFromJson(const nlohmann::json& j) {
     LaunchInfo l;
     l.launchIndex = integerAt<std::uint64_t>(j, "index");
-    l.name = j.at("name").get<std::string>();
-    l.mangledName = j.at("mangled").get<std::string>();
-    l.scopePath = j.at("scope").get<std::string>();
-    l.scopePathRaw = j.value("scope_raw", std::string()); // absent in older recordings
+    l.name = textAt(j, "name", true);
+    l.mangledName = textAt(j, "mangled", true);
+    l.scopePath = textAt(j, "scope", true);
+    l.scopePathRaw = textAt(j, "scope_raw", false); // absent in older recordings
     l.iteration = integerOr<std::int64_t>(j, "iteration", -1);
     l.position = integerOr<std::int64_t>(j, "position", -1);
     l.reusedSamples = integerOr<std::uint32_t>(j, "reused_samples", 0);
@@ -294,12 +332,12 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     l.device = integerOr<int>(j, "device", 0);
     l.scopeRecord = j.value("scope_record", false);
     l.kernels = integerOr<std::uint32_t>(j, "kernels", 1);
-    l.note = j.value("note", std::string());
+    l.note = textAt(j, "note", false);
     l.timingSeconds = j.value("timing_seconds", 0.0);
-    l.op = j.value("op", std::string()); // absent in older recordings
-    l.phase = j.value("phase", std::string());
-    l.module = j.value("module", std::string());
-    l.shapes = j.value("shapes", std::string());
+    l.op = textAt(j, "op", false); // absent in older recordings
+    l.phase = textAt(j, "phase", false);
+    l.module = textAt(j, "module", false);
+    l.shapes = textAt(j, "shapes", false);
     return l;
 }
 
@@ -343,7 +381,11 @@ struct Section {
     std::vector<std::uint8_t> data;
 };
 
-Section readSection(Reader& r, std::size_t index) {
+struct ReadTotals {
+    std::uint64_t stored = 0, raw = 0;
+};
+
+Section readSection(Reader& r, std::size_t index, ReadTotals& totals) {
     Section s;
     char tag[4];
     const std::string where = "section #" + std::to_string(index);
@@ -358,6 +400,17 @@ Section readSection(Reader& r, std::size_t index) {
         r.corrupt(name + " claims an impossible size");
     if (encoding != kRaw && encoding != kZstd)
         r.corrupt(name + " has unknown encoding " + std::to_string(encoding));
+    totals.stored += storedSize;
+    totals.raw += rawSize;
+    if (s.tag == "META" && rawSize > kMetaFloorBytes + kMetaRatio * storedSize)
+        r.corrupt(name + " announces " + std::to_string(rawSize) + " bytes of metadata from " +
+                  std::to_string(storedSize) + " (more than " + std::to_string(kMetaFloorBytes) +
+                  " bytes + " + std::to_string(kMetaRatio) + "x what the file holds)");
+    if (totals.raw > kTotalFloorBytes + kTotalRatio * totals.stored)
+        r.corrupt(name + " brings what the sections decompress to " +
+                  std::to_string(totals.raw) + " bytes from " + std::to_string(totals.stored) +
+                  " in the file (more than " + std::to_string(kTotalFloorBytes) + " bytes + " +
+                  std::to_string(kTotalRatio) + "x)");
     // Read in steps, so that what is allocated never runs ahead of what the file holds (a
     // damaged size field must not make us allocate gigabytes before the truncation shows).
     std::vector<std::uint8_t> stored;
@@ -369,12 +422,10 @@ Section readSection(Reader& r, std::size_t index) {
         done += step;
     }
     if (encoding == kZstd) {
-        // The frame must announce the raw size, and no more than zstd's best ratio allows.
+        // The frame must announce the raw size (bounded above with the other sections').
         const unsigned long long announced = ZSTD_getFrameContentSize(stored.data(), stored.size());
         if (announced != rawSize)
             r.corrupt(name + " does not decompress (its frame announces another size)");
-        if (rawSize > (storedSize + 64) * 4096)
-            r.corrupt(name + " claims an impossible compression ratio");
         s.data.resize(rawSize);
         const std::size_t n =
             ZSTD_decompress(s.data.data(), s.data.size(), stored.data(), stored.size());
@@ -443,7 +494,9 @@ void writeRecording(const Recording& rec, std::ostream& out) {
         {"launches", nlohmann::json::array()}};
     for (const auto& l : rec.launches)
         meta["launches"].push_back(toJson(l));
-    const std::string metaText = meta.dump();
+    // Names are the program's bytes (NVTX ranges need not be UTF-8): invalid sequences become
+    // U+FFFD rather than failing the whole recording.
+    const std::string metaText = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     out.write(kMagic, sizeof kMagic);
     put<std::uint32_t>(out, kRecordingVersion);
@@ -492,16 +545,18 @@ Recording readRecording(std::istream& in, const std::string& what) {
                         "; this build of libroofline reads v1 to v" +
                         std::to_string(kRecordingVersion) + ". Use a newer libroofline.");
     const auto count = r.get<std::uint32_t>("section count");
-    if (count < (version >= 2 ? 3u : 2u) || count > 1u << 20)
-        r.corrupt("section count " + std::to_string(count));
+    if (count < (version >= 2 ? 3u : 2u) || count > kMaxSections)
+        r.corrupt("section count " + std::to_string(count) + " (a recording has 3 to " +
+                  std::to_string(kMaxSections) + ")");
 
     Recording rec;
     rec.version = version;
     std::string metaText;
     bool haveConfig = false, haveValues = false;
     std::vector<std::uint8_t> valueBytes;
+    ReadTotals totals;
     for (std::uint32_t i = 0; i < count; ++i) {
-        Section s = readSection(r, i);
+        Section s = readSection(r, i, totals);
         if (s.tag == "META" && i == 0)
             metaText.assign(s.data.begin(), s.data.end());
         else if (s.tag == "CONF" && !haveConfig)
@@ -516,7 +571,7 @@ Recording readRecording(std::istream& in, const std::string& what) {
     if (metaText.empty() || !haveConfig)
         r.corrupt("the META or CONF section is missing");
     try {
-        const auto meta = nlohmann::json::parse(metaText);
+        const auto meta = parseBounded(metaText);
         rec.libraryVersion = meta.at("library_version").get<std::string>();
         rec.createdUtc = meta.at("created_utc").get<std::string>();
         rec.mode = meta.at("mode").get<std::string>();
@@ -546,7 +601,7 @@ Recording readRecording(std::istream& in, const std::string& what) {
                           std::to_string(rec.shareCount));
         }
         if (meta.contains("platform") && meta.at("platform").is_object())
-            rec.platform = platformFromJsonText(meta.at("platform").dump(), what);
+            rec.platform = platformFromJson(meta.at("platform"), what);
         // absent in older recordings
         if (meta.contains("framework") && meta.at("framework").is_object())
             for (const auto& [key, value] : meta.at("framework").items()) {

@@ -1,4 +1,5 @@
 // Grouping and filtering records for reports (public API in roofline/report.hpp).
+#include "core/pattern.hpp"
 #include "core/roofline_model.hpp"
 #include "report/aggregate.hpp"
 
@@ -8,7 +9,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <regex>
+#include <optional>
+#include <stdexcept>
 
 namespace roofline {
 
@@ -127,21 +129,20 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
 
 namespace {
 
-bool matches(const std::string& text, const std::string& pattern, const std::regex* re) {
+bool matches(const std::string& text, const std::string& pattern,
+             const std::optional<core::Pattern>& re) {
     if (pattern.empty())
         return true;
-    return re ? std::regex_search(text, *re) : text.find(pattern) != std::string::npos;
+    return re ? re->search(text) : text.find(pattern) != std::string::npos;
 }
 
-std::unique_ptr<std::regex> compile(const std::string& pattern, const char* what) {
+std::optional<core::Pattern> compile(const std::string& pattern, const char* what) {
     if (pattern.rfind("regex:", 0) != 0)
-        return nullptr;
+        return std::nullopt;
     try {
-        return std::make_unique<std::regex>(pattern.substr(6), std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-        throw Error(ErrorCode::InvalidArgument, std::string("bad ") + what +
-                                                    " regular expression '" + pattern.substr(6) +
-                                                    "': " + e.what());
+        return core::Pattern(pattern.substr(6));
+    } catch (const std::invalid_argument& e) {
+        throw Error(ErrorCode::InvalidArgument, std::string("bad ") + what + ": " + e.what());
     }
 }
 
@@ -153,7 +154,7 @@ std::vector<KernelRecord> filterRecords(const std::vector<KernelRecord>& records
     const auto scopeRe = compile(scope, "--scope");
     std::vector<KernelRecord> out;
     for (const auto& r : records)
-        if (matches(r.name, name, nameRe.get()) && matches(r.scopePath, scope, scopeRe.get()))
+        if (matches(r.name, name, nameRe) && matches(r.scopePath, scope, scopeRe))
             out.push_back(r);
     return out;
 }

@@ -178,9 +178,12 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
     }
     boundW = std::min<std::size_t>(boundW, 28); // a longer bound may overflow: names first
-    auto [kernelW, scopeW] =
+    // Named variables, not a structured binding: C++17 lets no lambda capture one.
+    const auto fitted =
         report::fitLine(columns, width, 7 + (oneScope ? 1 : 2) + 1 + boundW, longestName,
                         oneScope ? 0 : longestScope, anyScope && !oneScope, options.wide);
+    const auto kernelW = fitted.kernel;
+    const auto scopeW = fitted.scope;
     const bool noScopeColumn = oneScope || !anyScope; // rows by operator or module: none
     const auto scopeCell = [&](const std::string& text) {
         return noScopeColumn ? std::string() : report::padRight(text, scopeW) + ' ';

@@ -16,6 +16,7 @@ for f in "$root"/libroofline/core/*.cpp "$root"/libroofline/report/*.cpp; do
   case "$f" in */options.cpp) continue ;; esac
   sources+=("$f")
 done
+sources+=("$build/libroofline/generated/bundled_ceilings_data.cpp") # configured by CMake
 objdir="$out/obj"
 mkdir -p "$objdir"
 objs=()

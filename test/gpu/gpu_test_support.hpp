@@ -18,8 +18,9 @@
         int count_ = 0;                                                                            \
         const cudaError_t e_ = cudaGetDeviceCount(&count_);                                        \
         if (e_ != cudaSuccess || count_ == 0)                                                      \
-            GTEST_SKIP() << "needs a CUDA GPU: "                                                   \
-                         << (e_ != cudaSuccess ? cudaGetErrorString(e_) : "no device visible");    \
+            GTEST_SKIP() << "needs a CUDA GPU, and none is usable here (CUDA: "                    \
+                         << (e_ != cudaSuccess ? cudaGetErrorString(e_) : "no device visible")     \
+                         << ")";                                                                   \
     } while (0)
 
 /// Iteration replay measuring every launch, one iteration per pass, with `counters`: the tensor
