@@ -67,8 +67,8 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
     };
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
+        j = parseBounded(text);
+    } catch (const std::exception& e) {
         throw bad(std::string("is not valid JSON (") + e.what() + ")");
     }
     const auto format = j.is_object() ? j.find("format") : j.end();
