@@ -84,9 +84,13 @@ enum class Limiter : std::uint8_t {
     Occupancy, ///< enough blocks, but under a quarter of the SM's warps resident (registers,
                ///< shared memory or block size): too little parallelism to hide latency
     Latency,   ///< full waves and occupancy, yet far from every roof: latency (dependent memory
-               ///< accesses, synchronisation, a serial tail) or an unknown launch shape
+               ///< accesses, synchronisation, a serial tail)
+    ShapeUnknown, ///< far from every roof, with at least as many blocks as SMs, but the launch's
+                  ///< registers or the device's occupancy limits were not recorded (recordings
+                  ///< of libroofline before 0.1.0's occupancy fields): waves and occupancy
+                  ///< cannot be told
 };
-/// "", "few blocks", "occupancy" or "latency".
+/// "", "few blocks", "occupancy", "latency" or "no shape".
 ROOFLINE_API const char* toString(Limiter limiter) noexcept;
 
 /// What limits a kernel: the roof (a compute unit or a memory level) it uses the largest share of

@@ -192,8 +192,8 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
         cudaGetLastError();
         throw Error(ErrorCode::NoDevice,
                     "roofline ceilings measures the GPU it runs on, and there is none here (no "
-                    "CUDA device or driver); run it on the H100 test machine, or use `roofline "
-                    "ceilings --show` to print cached ceilings");
+                    "CUDA device or driver); run it on the machine with the GPU, or use `roofline "
+                    "ceilings --show` to print the cached and bundled ceilings");
     }
     if (options.device < 0 || options.device >= count)
         throw Error(ErrorCode::NoDevice, "no CUDA device " + std::to_string(options.device) +

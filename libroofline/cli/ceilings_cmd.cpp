@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 
 #include "ceilings/measure.hpp"
+#include "core/bundled_ceilings.hpp"
 #include "core/ceilings_file.hpp"
 #include "report/ceilings_table.hpp"
 
@@ -47,12 +48,21 @@ int ceilings(const CeilingsArgs& args) {
                 for (const auto& e : std::filesystem::directory_iterator(dir, ec))
                     if (e.path().filename().string().rfind("ceilings-", 0) == 0)
                         files.push_back(e.path().string());
-            if (files.empty()) {
-                std::cout << "no measured ceilings in '" << dir
-                          << "': run `roofline ceilings` on the H100 test machine (or set "
-                             "ROOFLINE_CEILINGS_DIR)\n";
-                return 0;
+            // Reports use a cached file of the device first, else the bundled one of its model:
+            // --show lists both, each saying which it is.
+            if (files.empty())
+                std::cout << "no ceilings measured on this machine in '" << dir
+                          << "' (`roofline ceilings` on a GPU measures them; "
+                             "ROOFLINE_CEILINGS_DIR sets the folder)\n\n";
+            for (const auto& f : files)
+                show(core::loadCeilings(f), f, std::cout), std::cout << '\n';
+            for (const auto& b : core::bundledCeilingsFiles()) {
+                const std::string name = std::string("bundled: ") + b.name;
+                show(core::ceilingsFromJson(b.json, name), name, std::cout);
+                std::cout << "reports use these for this GPU model when this machine has no "
+                             "measured file for it\n\n";
             }
+            return 0;
         }
         for (const auto& f : files)
             show(core::loadCeilings(f), f, std::cout), std::cout << '\n';

@@ -210,6 +210,8 @@ int report(const ReportArgs& args) {
         table.verbatimNames = report::frameworkRows(by);
         if (table.verbatimNames)
             table.nameHeader = by == GroupBy::Op ? "operator" : "module";
+        else if (by == GroupBy::Scope) // one row per scope, named by its longest-running kernel
+            table.nameHeader = "top kernel";
         const std::string missing = missingRoofNote(e.ceilings.used);
         if (!missing.empty())
             table.boundMark = "*";

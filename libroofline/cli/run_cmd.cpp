@@ -8,12 +8,16 @@
 #include <roofline/options.hpp>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -87,6 +91,108 @@ std::string findInjectionLibrary(const std::string& given) {
                     "); give its path with --library or ROOFLINE_LIBRARY");
 }
 
+namespace {
+
+std::string exitText(int status) {
+    if (WIFSIGNALED(status))
+        return std::string("was ended by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+               ::strsignal(WTERMSIG(status)) + ")";
+    return "exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+// The program's exit, as the shell reports it: its status, or 128 + the signal that ended it.
+int exitStatusOf(int status) {
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return 1;
+}
+
+volatile pid_t child = 0;
+extern "C" void forwardSignal(int sig) {
+    if (child > 0)
+        ::kill(child, sig);
+}
+
+[[noreturn]] void execOrExit(const std::vector<std::string>& command, bool inChild) {
+    std::vector<char*> argv;
+    for (const auto& word : command)
+        argv.push_back(const_cast<char*>(word.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    const int error = errno;
+    std::fprintf(stderr, "roofline run: cannot run '%s': %s\n", command[0].c_str(),
+                 std::strerror(error));
+    std::fflush(stderr);
+    if (inChild)
+        ::_exit(error == ENOENT ? 127 : 126);
+    std::exit(error == ENOENT ? 127 : 126);
+}
+
+// Runs the program as a child, passing on the signals a scheduler sends to `roofline run`, and
+// once it has exited lists the recordings its processes saved (each appends its path to the
+// file named by ROOFLINE_RUN_MANIFEST) -- or says that none launched a kernel. Exits as the
+// program did (its status, or the signal that ended it).
+int runAndList(const std::vector<std::string>& command) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string manifest = std::string(tmp && *tmp ? tmp : "/tmp") + "/roofline-run-XXXXXX";
+    if (const int fd = ::mkstemp(manifest.data()); fd >= 0) {
+        ::close(fd);
+        ::setenv("ROOFLINE_RUN_MANIFEST", manifest.c_str(), 1);
+    } else {
+        manifest.clear();
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = ::fork();
+    if (pid < 0) { // no child: run the program in this process, as before
+        if (!manifest.empty())
+            ::unlink(manifest.c_str());
+        ::unsetenv("ROOFLINE_RUN_MANIFEST");
+        execOrExit(command, false);
+    }
+    if (pid == 0)
+        execOrExit(command, true);
+    child = pid;
+    // The terminal's Ctrl-C and Ctrl-\ reach the program directly (one process group); what is
+    // sent to this process alone is passed on.
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGQUIT, SIG_IGN);
+    for (const int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2})
+        ::signal(sig, forwardSignal);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::vector<std::string> saved;
+    if (!manifest.empty()) {
+        std::ifstream in(manifest);
+        for (std::string line; std::getline(in, line) && saved.size() < 100000;)
+            if (!line.empty())
+                saved.push_back(line);
+        ::unlink(manifest.c_str());
+    }
+    const int code = exitStatusOf(status);
+    const bool notRun = WIFEXITED(status) && (code == 126 || code == 127) && saved.empty();
+    if (!notRun && saved.empty()) {
+        std::cerr << "roofline run: '" << command[0] << "' " << exitText(status)
+                  << "; no process of it launched a CUDA kernel, so there is no recording\n";
+    } else if (saved.size() > 1) {
+        std::cerr << "roofline run: " << saved.size() << " recordings, one per process:\n";
+        for (const auto& path : saved)
+            std::cerr << "  " << path << '\n';
+        std::cerr << "(`roofline merge` combines the ranks of one job)\n";
+    }
+    if (WIFSIGNALED(status)) { // end the way the program ended
+        std::cout.flush();
+        ::signal(WTERMSIG(status), SIG_DFL);
+        ::raise(WTERMSIG(status));
+    }
+    return code;
+}
+
+} // namespace
+
 int run(const RunArgs& args) {
     if (args.command.empty())
         throw Error(ErrorCode::InvalidArgument,
@@ -141,16 +247,7 @@ int run(const RunArgs& args) {
             std::cout << word << (&word == &args.command.back() ? "\n" : " ");
         return 0;
     }
-    std::vector<char*> argv;
-    for (const auto& word : args.command)
-        argv.push_back(const_cast<char*>(word.c_str()));
-    argv.push_back(nullptr);
-    std::cout.flush();
-    ::execvp(argv[0], argv.data());
-    const int error = errno;
-    std::cerr << "roofline run: cannot run '" << args.command[0] << "': " << std::strerror(error)
-              << '\n';
-    return error == ENOENT ? 127 : 126;
+    return runAndList(args.command);
 }
 
 } // namespace roofline::cli

@@ -18,7 +18,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace roofline::collect {
 namespace {
@@ -274,6 +278,13 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                          "saved to %s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
                          saved.c_str(), idleAfter.c_str());
+            // `roofline run` lists every process's recording once the program has exited.
+            if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
+                if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
+                    const std::string line = saved + '\n';
+                    [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
+                    ::close(fd);
+                }
         }
         if (saved == outputPath)
             core::log().info("libroofline: recording saved to {}", saved);

@@ -76,6 +76,8 @@ const char* toString(Limiter limiter) noexcept {
         return "occupancy";
     case Limiter::Latency:
         return "latency";
+    case Limiter::ShapeUnknown:
+        return "no shape";
     }
     return "";
 }

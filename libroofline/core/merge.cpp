@@ -30,6 +30,20 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+// A recording's metrics as a merge error shows them: how many, and those the other lacks.
+std::string metricSummary(const Recording& a, const Recording& b) {
+    if (a.metrics == b.metrics)
+        return joined(a.metrics);
+    std::vector<std::string> only;
+    for (const auto& m : a.metrics)
+        if (std::find(b.metrics.begin(), b.metrics.end(), m) == b.metrics.end())
+            only.push_back(m);
+    std::string s = std::to_string(a.metrics.size()) + " metrics";
+    if (!only.empty())
+        s += ", among them " + joined(only);
+    return s;
+}
+
 // The launch's kernel, grid and block.
 std::string kernelGridBlock(const LaunchInfo& l) {
     return l.mangledName + '|' + dimText(l.grid) + '|' + dimText(l.block);
@@ -116,14 +130,25 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
                 refuse("'" + in.name + "' is already a merged recording: merge the per-rank " +
                        "recordings it came from");
         requireSame(inputs[0], in, "chip", inputs[0].recording.chip, in.recording.chip);
-        requireSame(inputs[0], in, "metrics", joined(inputs[0].recording.metrics),
-                    joined(in.recording.metrics));
+        requireSame(inputs[0], in, "metrics", metricSummary(inputs[0].recording, in.recording),
+                    metricSummary(in.recording, inputs[0].recording));
         requireSame(inputs[0], in, "byte definition", inputs[0].recording.bytes,
                     in.recording.bytes);
         requireSame(inputs[0], in, "mode", inputs[0].recording.mode, in.recording.mode);
         requireSame(inputs[0], in, "ranks sharing the profile",
                     std::to_string(inputs[0].recording.shareCount),
                     std::to_string(in.recording.shareCount));
+        // The same recording twice (by content: another path, a copy) is one rank, not two.
+        for (std::size_t k = 0; k < i; ++k) {
+            const Recording& a = inputs[k].recording;
+            const Recording& b = in.recording;
+            if (a.createdUtc == b.createdUtc && a.process.host == b.process.host &&
+                a.process.pid == b.process.pid && a.launches.size() == b.launches.size())
+                refuse("'" + inputs[k].name + "' and '" + in.name +
+                       "' are the same recording (made at " + a.createdUtc +
+                       (a.process.pid != 0 ? " by " + describe(a.process) : std::string()) +
+                       "): give each rank's recording once");
+        }
         // A rank from the launcher for some inputs and input order for others could collide.
         const int rank = mergeRank(in.recording, i);
         const auto [it, fresh] = byRank.emplace(rank, i);

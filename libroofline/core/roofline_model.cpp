@@ -303,6 +303,8 @@ Limiter shapeLimiter(const KernelRecord& r, const DeviceInfo& device) {
         if (maxWarps > 0 && warps < 0.25 * maxWarps)
             return Limiter::Occupancy;
     }
+    if (r.registersPerThread < 0 || !device.occupancy.known())
+        return Limiter::ShapeUnknown; // "latency" would be a guess
     return Limiter::Latency;
 }
 

@@ -170,6 +170,10 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                 << ": a recording whose rows are all '(no operator)' or '(no module)' was made "
                    "without framework operators (a PyTorch program not run under `roofline run`, "
                    "or recorded by an older libroofline)\n";
+        else if (c.by == GroupBy::Scope)
+            out << "no scope matched: A's scopes (such as '" << c.a.front().scope
+                << "') are not B's (such as '" << c.b.front().scope
+                << "'); compare kernels whatever their scope with --by name\n";
         else
             out << "no kernel matched: when B runs other kernels (another engine, another batch "
                    "size), compare whole scopes with --by scope\n";

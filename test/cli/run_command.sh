@@ -46,5 +46,13 @@ err="$("$R" run --library /nonexistent/libroofline.so -- true 2>&1)"; rc=$?
 [[ $rc == 3 ]]; check "the program's exit status is roofline run's (got $rc)" $?
 ls x-*.rfl >/dev/null 2>&1 && check "a program that never initializes CUDA leaves no recording" 1
 
+err="$("$R" run -- true 2>&1)"; rc=$?
+[[ $rc == 0 ]] && grep -q "'true' exited with status 0; no process of it launched a CUDA kernel, so there is no recording" <<<"$err"
+check "a program without kernels is told, not silent (exit $rc: $err)" $?
+"$R" run -- sh -c 'kill -TERM $$' 2>/dev/null; rc=$?
+[[ $rc == 143 ]]; check "a program ended by SIGTERM ends roofline run the same way (got $rc)" $?
+"$R" run -- sh -c 'trap "exit 7" TERM; kill -TERM $PPID; sleep 5 & wait' 2>/dev/null; rc=$?
+[[ $rc == 7 ]]; check "SIGTERM sent to roofline run reaches the program (got $rc)" $?
+
 [[ $fail == 0 ]] && echo "roofline run: environment, refusals and exit status as documented"
 exit $fail

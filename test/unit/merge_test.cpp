@@ -94,6 +94,7 @@ TEST(Merge, RecordingsWithoutARankTakeTheirInputOrder) {
     Recording a = trainStep(0), b = trainStep(0);
     a.process = {};
     b.process = {};
+    b.createdUtc = "2026-11-23T06:00:00Z"; // another run
     const Recording merged = mergeRecordings({{"a.rfl", a}, {"b.rfl", b}});
     EXPECT_EQ(merged.launches.front().rank, 0);
     EXPECT_EQ(merged.launches.back().rank, 1);
@@ -102,6 +103,11 @@ TEST(Merge, RecordingsWithoutARankTakeTheirInputOrder) {
 TEST(Merge, RefusesWhatCannotBeComparedAndSaysWhy) {
     EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}}).find("at least two"), std::string::npos);
     EXPECT_NE(mergeError({{"a.rfl", trainStep(1)}, {"b.rfl", trainStep(1)}})
+                  .find("'a.rfl' and 'b.rfl' are the same recording"),
+              std::string::npos);
+    Recording rerun = trainStep(1);
+    rerun.createdUtc = "2026-11-23T06:00:00Z";
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(1)}, {"b.rfl", rerun}})
                   .find("'a.rfl' and 'b.rfl' are both rank 1"),
               std::string::npos);
     Recording other = trainStep(1);

@@ -202,8 +202,11 @@ TEST(Model, BelowEveryRoofTheLaunchShapeSaysWhatLimitsTheKernel) {
     const auto latency = slow({13200, 1, 1}, {256, 1, 1}, 32, 0);
     EXPECT_EQ(latency.bound.limiter, Limiter::Latency);
     EXPECT_EQ(toString(latency.bound), "latency (DRAM 10%)");
-    // Unknown resources: the grid against the SMs only.
-    EXPECT_EQ(slow({13200, 1, 1}, {256, 1, 1}, -1, 0).bound.limiter, Limiter::Latency);
+    // Unknown resources: the grid against the SMs only, and no guess beyond it.
+    EXPECT_EQ(slow({64, 1, 1}, {256, 1, 1}, -1, 0).bound.limiter, Limiter::FewBlocks);
+    const auto unknown = slow({13200, 1, 1}, {256, 1, 1}, -1, 0);
+    EXPECT_EQ(unknown.bound.limiter, Limiter::ShapeUnknown);
+    EXPECT_EQ(toString(unknown.bound), "no shape (DRAM 10%)");
     // At a roof the roof bounds it, whatever the shape.
     std::vector<KernelRecord> fast = {
         core::buildRecord(p, {}, values(2e6, 3e10, 1e6, 1e6), ceilings)};
