@@ -145,22 +145,33 @@ int runAndList(const std::vector<std::string>& command) {
     }
     std::cout.flush();
     std::cerr.flush();
-    const pid_t pid = ::fork();
-    if (pid < 0) { // no child: run the program in this process, as before
-        if (!manifest.empty())
-            ::unlink(manifest.c_str());
-        ::unsetenv("ROOFLINE_RUN_MANIFEST");
-        execOrExit(command, false);
-    }
-    if (pid == 0)
-        execOrExit(command, true);
-    child = pid;
-    // The terminal's Ctrl-C and Ctrl-\ reach the program directly (one process group); what is
-    // sent to this process alone is passed on.
+    // The handlers are in place before the child exists and the signals held until its pid is
+    // known, so that none sent in between is lost. The terminal's Ctrl-C and Ctrl-\ reach the
+    // program directly (one process group); what is sent to this process alone is passed on.
+    const int forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+    sigset_t hold, before;
+    sigemptyset(&hold);
+    for (const int sig : forwarded)
+        sigaddset(&hold, sig);
+    ::sigprocmask(SIG_BLOCK, &hold, &before);
+    for (const int sig : forwarded)
+        ::signal(sig, forwardSignal);
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGQUIT, SIG_IGN);
-    for (const int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2})
-        ::signal(sig, forwardSignal);
+    const pid_t pid = ::fork();
+    if (pid <= 0) { // the child, or no child (the program then runs in this process)
+        for (const int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT})
+            ::signal(sig, SIG_DFL);
+        ::sigprocmask(SIG_SETMASK, &before, nullptr);
+        if (pid < 0) {
+            if (!manifest.empty())
+                ::unlink(manifest.c_str());
+            ::unsetenv("ROOFLINE_RUN_MANIFEST");
+        }
+        execOrExit(command, pid == 0);
+    }
+    child = pid;
+    ::sigprocmask(SIG_SETMASK, &before, nullptr);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
