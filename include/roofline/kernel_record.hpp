@@ -123,7 +123,11 @@ ROOFLINE_API const char* toString(ReplayStatus status);
 /// One profiled kernel launch. Values are totals for the launch; rates divide by timeSeconds.
 struct ROOFLINE_API KernelRecord {
     std::uint64_t launchIndex = 0; ///< order among the session's profiled launches, from 0
-    std::string name;              ///< demangled kernel name
+    /// The kernel's id in this recording: kernels numbered by their first launch, from 0. The same
+    /// in every view of the recording (table '#', chart labels, CSV `kernel_id`, whatever the
+    /// filters, grouping or sort).
+    std::uint32_t kernelId = 0;
+    std::string name; ///< demangled kernel name
     std::string mangledName;       ///< as the driver knows it
     /// Enclosing scope names (ProfileScope, NVTX) joined by '/', e.g. "train/step", with the
     /// iteration scope's instance number made uniform: "Train step 7/Layer 3" and "Train step 35/

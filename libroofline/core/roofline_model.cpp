@@ -1,6 +1,7 @@
 #include "core/roofline_model.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <array>
 #include <cmath>
@@ -285,6 +286,20 @@ void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device) 
                             device.smCount);
         }
         r.bound = belowEveryRoof(r.bound, shapeLimiter(r, device));
+    }
+}
+
+void assignKernelIds(std::vector<KernelRecord>& records) {
+    std::vector<std::size_t> order(records.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return records[a].launchIndex < records[b].launchIndex;
+    });
+    std::unordered_map<std::string, std::uint32_t> ids;
+    for (const std::size_t i : order) {
+        records[i].kernelId =
+            ids.emplace(records[i].name, static_cast<std::uint32_t>(ids.size())).first->second;
     }
 }
 

@@ -56,6 +56,9 @@ struct LaunchInfo {
 /// the device's limits (records whose kernel resources or device limits are unknown keep 0), and
 /// its bound's limiter where it is below every roof.
 void addOccupancy(std::vector<KernelRecord>& records, const DeviceInfo& device);
+/// KernelRecord::kernelId of each record: kernels (by demangled name) numbered in the order of
+/// their first launch, from 0.
+void assignKernelIds(std::vector<KernelRecord>& records);
 
 /// One roof of Ceilings: a FlopKind (flop) or a MemoryLevel at `index`, and its value and source.
 struct RoofRef {

@@ -185,6 +185,7 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
         for (const auto& launch : rec.launches)
             records.push_back(core::unmeasuredRecord(launch, ""));
         core::addOccupancy(records, rec.device);
+        core::assignKernelIds(records);
         return records;
     }
     const core::ChipProfile profile =
@@ -245,6 +246,7 @@ std::vector<KernelRecord> evaluateRecording(const core::Recording& rec, const Ce
             records.back().note += (records.back().note.empty() ? "" : "; ") + chunkNote[chunk];
     }
     core::addOccupancy(records, rec.device);
+    core::assignKernelIds(records);
     return records;
 }
 

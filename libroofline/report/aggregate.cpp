@@ -122,6 +122,7 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
     std::vector<KernelGroup> groups;
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::map<std::string, double>> perName; // GroupBy::Scope: time per kernel name
+    std::map<std::string, std::uint32_t> idOf;          // GroupBy::Scope: kernel id per name
     for (const auto& r : records) {
         const std::string scope =
             by == GroupBy::Kernel ? mergedInstances(r.scopePath) : r.scopePath;
@@ -137,6 +138,7 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             g.key = std::move(key);
             const bool framework = frameworkRows(by);
             g.name = framework ? g.key : r.name;
+            g.kernelId = framework ? static_cast<std::uint32_t>(groups.size()) : r.kernelId;
             g.scope = by == GroupBy::Name || framework ? std::string() : scope;
             groups.push_back(std::move(g));
             perName.emplace_back();
@@ -165,15 +167,17 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             g.flops[k] += r.flops[k];
         for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
             g.bytes[l] += r.bytes[l];
-        if (by == GroupBy::Scope)
+        if (by == GroupBy::Scope) {
             perName[it->second][r.name] += r.timeSeconds;
+            idOf[r.name] = r.kernelId;
+        }
     }
     // a scope group carries the name of its longest-running kernel
     for (std::size_t i = 0; i < perName.size(); ++i) {
         double best = -1;
         for (const auto& [name, seconds] : perName[i])
             if (seconds > best)
-                best = seconds, groups[i].name = name;
+                best = seconds, groups[i].name = name, groups[i].kernelId = idOf[name];
     }
     return groups;
 }

@@ -23,6 +23,7 @@ bool inFamily(FlopKind kind, Family family) noexcept;
 struct KernelGroup {
     std::string key;  ///< what matched: name + '\t' + scope, name, or scope
     std::string name; ///< demangled name (GroupBy::Scope: the longest-running kernel's)
+    std::uint32_t kernelId = 0; ///< that kernel's KernelRecord::kernelId (op, module: the row's)
     std::string scope;
     std::size_t launches = 0;   ///< records summed (measured or not)
     std::size_t unmeasured = 0; ///< of which had no counter values

@@ -72,6 +72,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"phase", r.phase},
                        {"module", r.module},
                        {"shapes", r.shapes},
+                       {"kernel_id", r.kernelId},
                        {"scope_record", r.scopeRecord},
                        {"kernels", r.kernels},
                        {"measured", r.measured},

@@ -91,6 +91,7 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         const report::KernelGroup& g = groups[i];
         KernelRecord r;
         r.launchIndex = i;
+        r.kernelId = g.kernelId;
         r.name = g.name;
         r.scopePath = by == GroupBy::Name ? std::string() : g.scope;
         r.kernels = static_cast<std::uint32_t>(std::min<std::size_t>(g.launches, UINT32_MAX));

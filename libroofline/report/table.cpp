@@ -220,8 +220,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
                           : r.reusedSamples > 0                 ? 'r'
                                                                 : ' ';
         const std::string scope = scopeOf(r);
-        std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(r.launchIndex),
-                      flag);
+        // '#': the launch's index, or in grouped views the kernel's id (the same in every view)
+        const auto id = options.grouped ? std::uint64_t{r.kernelId} : r.launchIndex;
+        std::snprintf(line, sizeof line, "%5llu%c ", static_cast<unsigned long long>(id), flag);
         std::string row = line + report::padRight(names[i], kernelW) + ' ' +
                           scopeCell(options.wide ? scope : report::shortenScope(scope, scopeW));
         const double n = r.kernels ? r.kernels : 1;

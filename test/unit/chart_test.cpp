@@ -384,7 +384,7 @@ TEST(Report, TableFlagsZeroFlopKernelsAndShowsTensorShare) {
     EXPECT_NE(csv.str().find(
                   ",tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,bound_"
                   "kind,bound_roof,rank,registers,shared_mem_bytes,resident_blocks,waves,bound_"
-                  "limiter,counters_rank,lacks,position,op,phase,module,shapes\n"),
+                  "limiter,counters_rank,lacks,position,op,phase,module,shapes,kernel_id\n"),
               std::string::npos);
     EXPECT_NE(csv.str().find(",0.75,0,"), std::string::npos);
     EXPECT_NE(csv.str().find(",0,1,"), std::string::npos);
