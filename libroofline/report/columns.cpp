@@ -1,5 +1,6 @@
 #include "report/columns.hpp"
 #include "report/format.hpp"
+#include "report/kernel_names.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,37 +52,11 @@ std::string sharedScopePrefix(const std::vector<std::string>& paths) {
 std::vector<std::string> distinctNames(const std::vector<std::string>& names,
                                        const std::vector<std::string>& identities,
                                        std::size_t width, bool wide) {
-    std::vector<std::string> out;
-    for (const std::string& n : names)
-        out.push_back(wide ? n : shorten(n, width));
-    if (wide)
-        return out;
-    std::map<std::string, std::set<std::string>> fullBy;
-    for (std::size_t i = 0; i < names.size(); ++i)
-        fullBy[out[i]].insert(identities[i]);
-    std::map<std::string, std::size_t> numbered;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (fullBy[out[i]].size() < 2)
-            continue;
-        // Template arguments kept, cut in the middle; then a number if still ambiguous.
-        const std::string mine = shorten(names[i], width, false);
-        bool unique = true;
-        for (std::size_t o = 0; o < names.size() && unique; ++o)
-            unique = identities[o] == identities[i] || shorten(names[o], width, false) != mine;
-        if (unique) {
-            out[i] = mine;
-            continue;
-        }
-        const std::string tag = "(" + std::to_string(++numbered[out[i]]) + ")";
-        out[i] = shorten(names[i], width > tag.size() ? width - tag.size() : 1, false) + tag;
-    }
-    return out;
+    return wide ? names : abbreviateNames(names, identities, width);
 }
 
-bool numberedName(const std::string& n) {
-    const std::size_t open = n.rfind('(');
-    return n.size() > 3 && n.back() == ')' && open != std::string::npos && open + 2 < n.size() &&
-           n.find_first_not_of("0123456789", open + 1) == n.size() - 1;
+bool cutName(const std::string& n) {
+    return n.find('~') != std::string::npos;
 }
 
 std::string wrapLines(const std::string& text, std::size_t width) {

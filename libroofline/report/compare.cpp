@@ -156,8 +156,8 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
     char line[1024];
     if (rows < c.rows.size())
         out << "  ... " << (c.rows.size() - rows) << " more rows (--top 0 for all)\n";
-    if (std::any_of(shortNames.begin(), shortNames.end(), numberedName))
-        out << "  " << kNumberedNamesNote << '\n';
+    if (std::any_of(shortNames.begin(), shortNames.end(), cutName))
+        out << "  " << kCutNamesNote << '\n';
     std::snprintf(line, sizeof line,
                   "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
                   "matched by %s\n",

@@ -308,9 +308,9 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     flagUsed(partial, "'?'",
              "partial counters: no value for what '?' stands in (the job stopped before those "
              "counters were measured; the note says why), the rest measured");
-    const bool alike = std::any_of(names.begin(), names.end(), report::numberedName);
+    const bool alike = std::any_of(names.begin(), names.end(), report::cutName);
     if (alike)
-        legend += std::string(legend.empty() ? "" : "; ") + report::kNumberedNamesNote;
+        legend += std::string(legend.empty() ? "" : "; ") + report::kCutNamesNote;
     if (!legend.empty())
         footer << "  flags: " << legend << '\n';
     std::size_t noWork = 0;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -235,4 +236,42 @@ TEST(RealTables, RowsFitTheTerminalOnBothH100Recordings) {
 TEST(RealTables, ScopesShorterThanTheColumnsMinimumStillFit) {
     ROOFLINE_NEEDS_CUPTI_HOST();
     expectTableFits("h100_calibration.rfl");
+}
+
+// Every row of every bundled recording's table, at 80 and 120 columns, reads unlike every other:
+// the name and scope cells of two different kernel groups never show the same text (the '#'
+// aside), so that a reader can tell rows apart without --wide.
+TEST(RealTables, NoTwoRowsReadAlikeOnTheBundledRecordings) {
+    for (const char* file : {"h100_train_step.rfl", "h100_torch_transformer.rfl",
+                             "h100_torch_ops.rfl", "h100_host_step.rfl", "h100_iteration.rfl"})
+        for (const GroupBy by : {GroupBy::Kernel, GroupBy::Name, GroupBy::Scope})
+            for (std::size_t width : {80u, 120u}) {
+                SCOPED_TRACE(std::string(file) + " by " + toString(by) + " at " +
+                             std::to_string(width));
+                const Evaluated e = evaluate(file);
+                TableOptions options;
+                options.width = width;
+                options.grouped = true;
+                options.sortBy = "time";
+                std::ostringstream out;
+                printTable(groupRecords(e.records, by, e.ceilings.used), out, options);
+                const std::string t = out.str();
+                const std::size_t head = t.find("    #  ");
+                ASSERT_NE(head, std::string::npos) << t;
+                const std::size_t time = t.find("time(ms)", head);
+                ASSERT_NE(time, std::string::npos) << t;
+                const std::size_t cellsEnd = time - head - 2; // "time(ms)" right-aligned in 10
+                std::map<std::string, std::string> rowOf;
+                std::istringstream lines(t.substr(head));
+                std::string line;
+                std::getline(lines, line); // the heading
+                while (std::getline(lines, line) && line.rfind("       total", 0) != 0) {
+                    if (line.size() < cellsEnd || line.rfind("  ...", 0) == 0)
+                        continue;
+                    const std::string cells = line.substr(7, cellsEnd - 7);
+                    const auto [it, fresh] = rowOf.emplace(cells, line);
+                    EXPECT_TRUE(fresh) << "reads like another row:\n" << it->second << '\n' << line;
+                }
+                EXPECT_GE(rowOf.size(), 1u) << t;
+            }
 }
