@@ -149,10 +149,12 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
                                       const Ceilings& ceilings, double total, std::size_t labels,
                                       bool verbatim) {
     std::vector<ChartKernel> out;
+    std::vector<std::uint32_t> ids; // the table's '#' of each kernel drawn
     for (const auto& g : groups) {
         Family f{};
         if (!g.dominantFamily(f) || f != family || !(g.seconds > 0))
             continue;
+        ids.push_back(g.kernelId);
         ChartKernel k;
         k.name = verbatim ? g.name : displayName(g.name);
         if (g.differing + g.unmatched > 0) // replay caveats: in the legend, details on hover
@@ -173,7 +175,7 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return out[a].share > out[b].share; });
     for (std::size_t i = 0; i < order.size() && i < labels; ++i)
-        out[order[i]].label = static_cast<int>(i + 1);
+        out[order[i]].label = static_cast<int>(ids[order[i]]);
     return out;
 }
 
@@ -414,7 +416,7 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
               << "\" text-anchor=\"middle\" fill=\"#555\">&#8595;<title>" << siNumber(perSecond)
               << (spec.family == Family::Tensor ? " OP/s" : " FLOP/s") << ", below the axis"
               << "</title></text>\n";
-        if (k.label > 0)
+        if (k.label >= 0)
             anchors.push_back({k.label, labelX, yNow, r});
         o << "</g>\n";
     }
@@ -458,10 +460,10 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     ly += 28;
     std::vector<const ChartKernel*> labelled;
     for (const auto& k : spec.kernels)
-        if (k.label > 0)
+        if (k.label >= 0)
             labelled.push_back(&k);
-    std::sort(labelled.begin(), labelled.end(),
-              [](const ChartKernel* a, const ChartKernel* b) { return a->label < b->label; });
+    std::stable_sort(labelled.begin(), labelled.end(), // the legend: most time first
+                     [](const ChartKernel* a, const ChartKernel* b) { return a->share > b->share; });
     const std::vector<std::string> names = legendNames(labelled);
     for (std::size_t i = 0; i < labelled.size(); ++i) {
         const ChartKernel* k = labelled[i];

@@ -27,7 +27,7 @@ struct ChartKernel {
     bool hasBefore = false;
     ChartPoint before; ///< comparisons: A
     double share = 0;  ///< of the chart's total time, 0..1 (marker area)
-    int label = 0;     ///< number shown beside it (0: none)
+    int label = -1;    ///< number shown beside it: the kernel's id, the table's '#' (-1: none)
     /// Bit k set: it did work of FlopKind k in the chart's family (tensor charts draw only the
     /// roofs of input types some kernel used); 0: unknown (every roof of the family is drawn).
     std::uint32_t kinds = 0;

@@ -176,6 +176,7 @@ TEST(RooflineChart, SvgHasRoofsKernelsLabelsAndAxisRanges) {
         const double ai = std::pow(10.0, i);
         rs.push_back(record("k" + std::to_string(i), "s", 1e-3 * (i + 1), FlopKind::FP32, 1e10,
                             {1e10 / ai / 4, 1e10 / ai / 2, 1e10 / ai}));
+        rs.back().kernelId = static_cast<std::uint32_t>(10 + i); // the table's '#'
     }
     const std::string svg = renderChart(rs, report::Family::FP32, 2, true, "t");
     const std::string plot = svg.substr(0, svg.find("<g class=\"legend\">"));
@@ -189,9 +190,11 @@ TEST(RooflineChart, SvgHasRoofsKernelsLabelsAndAxisRanges) {
     EXPECT_EQ(count(svg, "class=\"roof compute\""), 1u); // FP32 only in the FP32 chart
     EXPECT_EQ(count(svg, "data-kind=\"fp32\""), 1u);
     EXPECT_EQ(count(svg, "class=\"roof memory\""), 2u); // datasheet: L1 and DRAM, no L2
-    EXPECT_EQ(count(svg, "class=\"label\""), 2u);       // the two longest-running
-    EXPECT_NE(svg.find(">1</text>"), std::string::npos);
-    EXPECT_NE(svg.find("data-label=\"1\" "), std::string::npos);
+    EXPECT_EQ(count(svg, "class=\"label\""), 2u);       // the two longest-running, k2 and k1,
+    EXPECT_NE(svg.find(">12</text>"), std::string::npos); // labelled with their ids
+    EXPECT_NE(svg.find(">11</text>"), std::string::npos);
+    EXPECT_EQ(svg.find("class=\"label\" data-label=\"10\""), std::string::npos);
+    EXPECT_NE(svg.find("data-label=\"12\" "), std::string::npos);
     EXPECT_NE(svg.find("k2"), std::string::npos);
     // axis ranges: whole decades covering the data (AI 1..100, 3.3-10 TFLOP/s) and the roof
     const double xMin = std::stod(attribute(svg, "g", "data-x-min"));
