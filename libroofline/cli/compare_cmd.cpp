@@ -21,6 +21,8 @@ void describe(std::ostream& out, const char* which, const std::string& file, con
 int compare(const CompareArgs& args) {
     core::refuseOverwritingInputs(args.csv, "the CSV", {args.before, args.after});
     core::refuseOverwritingInputs(args.chart, "the chart", {args.before, args.after});
+    if (!args.chart.empty())
+        report::checkChartPath(args.chart);
     // With the CSV on standard output, everything meant for people goes to standard error.
     std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
     const Evaluated a = evaluate(args.before, args.ceilings);

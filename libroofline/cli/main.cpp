@@ -142,8 +142,10 @@ int main(int argc, char** argv) {
                         "a short header (recording, device, coverage, roofs' source) instead of "
                         "the roofs table and the platform");
     reportCmd->add_option("--chart", report.chart,
-                          "also draw the hierarchical roofline: FILE.svg (one file per precision "
-                          "family) or FILE.html (all charts, with hover details)");
+                          "also draw the hierarchical roofline: FILE.html (every chart in one page, "
+                          "with hover details) or FILE.svg (one file per precision family drawn: "
+                          "FILE-fp64.svg, FILE-fp32.svg, FILE-fp16.svg, FILE-tensor.svg; FILE.svg "
+                          "itself when only one is); other extensions are refused");
     reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
         ->check(CLI::Range(0, 50))
         ->capture_default_str();

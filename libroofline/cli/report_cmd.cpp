@@ -1,5 +1,6 @@
 // `roofline report FILE`: evaluate a recording, print its kernels, write CSV/JSON/charts.
 #include "cli/commands.hpp"
+#include "report/roofline_chart.hpp"
 
 #include "core/atomic_file.hpp"
 #include "core/ceilings_file.hpp"
@@ -146,6 +147,8 @@ int report(const ReportArgs& args) {
     if (args.chart == "-")
         throw Error(ErrorCode::InvalidArgument,
                     "--chart needs a file path (FILE.svg or FILE.html), not '-'");
+    if (!args.chart.empty())
+        report::checkChartPath(args.chart); // before any work: out.png is refused, not renamed
     // With CSV or JSON on standard output, everything meant for people goes to standard error.
     std::ostream& human =
         args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;

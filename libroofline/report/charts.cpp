@@ -7,6 +7,7 @@
 #include "report/roofline_chart.hpp"
 
 #include <roofline/chart.hpp>
+#include <roofline/error.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -105,10 +106,23 @@ void saveChart(const std::string& path, const std::string& document) {
     core::writeFileAtomically(path, [&](std::ostream& out) { out << document; });
 }
 
+void report::checkChartPath(const std::string& path) {
+    const std::string l = lower(path);
+    if (endsWith(l, ".html") || (endsWith(l, ".svg") && l.size() > 4))
+        return;
+    throw Error(ErrorCode::InvalidArgument,
+                "chart '" + path +
+                    "': charts are SVG or HTML -- FILE.html (every chart in one page, with hover "
+                    "details) or FILE.svg (one file per precision family drawn: FILE-fp64.svg, "
+                    "FILE-fp32.svg, FILE-fp16.svg, FILE-tensor.svg, or FILE.svg itself when only "
+                    "one is); give a path ending in .html or .svg");
+}
+
 std::vector<std::string> report::writeCharts(const std::vector<ChartSpec>& specs,
                                              const std::string& path, const std::string& htmlTitle,
                                              const std::string& preface,
                                              const std::vector<std::string>& extraSvgs) {
+    checkChartPath(path);
     if (endsWith(lower(path), ".html")) {
         std::vector<std::string> svgs;
         for (const auto& s : specs)

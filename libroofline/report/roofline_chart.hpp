@@ -56,8 +56,12 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
 /// Hover text for a group.
 std::string describe(const KernelGroup& group, const Ceilings& ceilings, double total);
 
+/// Refuses (Error(InvalidArgument), naming the files it would write) a chart path that ends in
+/// neither ".html" nor ".svg".
+void checkChartPath(const std::string& path);
 /// Writes charts: one HTML page when `path` ends in ".html", else SVG files (`path` for one chart,
-/// "<stem>-<family>.svg" for several). Returns the files written; throws Error(Io).
+/// "<stem>-<family>.svg" for several). Returns the files written; throws Error(Io), or as
+/// checkChartPath.
 std::vector<std::string> writeCharts(const std::vector<ChartSpec>& specs, const std::string& path,
                                      const std::string& htmlTitle, const std::string& preface,
                                      const std::vector<std::string>& extraSvgs = {});
