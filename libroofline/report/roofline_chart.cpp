@@ -1,4 +1,6 @@
 #include "report/roofline_chart.hpp"
+#include "report/kernel_names.hpp"
+#include "report/columns.hpp"
 
 #include "report/chart_layout.hpp"
 #include "report/format.hpp"
@@ -56,12 +58,12 @@ double rate(const ChartPoint& p) {
 // innermost scope name; what still collides a number "(N)", as in the tables.
 std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kernels) {
     constexpr std::size_t kLegendWidth = 28;
-    std::vector<std::string> out;
-    for (const ChartKernel* k : kernels)
-        out.push_back(shorten(k->name, kLegendWidth));
-    const auto collides = [&](std::size_t i) {
-        return std::count(out.begin(), out.end(), out[i]) > 1;
-    };
+    std::vector<std::string> names, identities;
+    for (const ChartKernel* k : kernels) {
+        names.push_back(k->name);
+        identities.push_back(k->name + '\t' + k->scope);
+    }
+    std::vector<std::string> out = abbreviateNames(names, identities, kLegendWidth);
     // A kernel name in several scopes gets its innermost scope name where that tells the
     // look-alikes apart (in one scope it would only take the name's room).
     const auto innermost = [&](std::size_t i) {
@@ -75,17 +77,10 @@ std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kern
         for (std::size_t j = 0; j < first.size(); ++j)
             otherScope |= j != i && first[j] == first[i] && innermost(j) != innermost(i);
         if (otherScope && !innermost(i).empty())
-            out[i] = shorten(kernels[i]->name, 15) + " @ " + shorten(innermost(i), 10);
+            out[i] = abbreviateName(kernels[i]->name, 15, names) + " @ " +
+                     shortenScope(innermost(i), 10);
     }
-    // What still looks alike is numbered, within the same width.
-    std::map<std::string, int> seen;
-    std::vector<std::string> numbered = out;
-    for (std::size_t i = 0; i < out.size(); ++i)
-        if (collides(i)) {
-            const std::string mark = "(" + std::to_string(++seen[out[i]]) + ")";
-            numbered[i] = shorten(out[i], kLegendWidth - mark.size(), false) + mark;
-        }
-    return numbered;
+    return out;
 }
 
 // A white outline under text, so lines behind it do not strike through it.
@@ -160,6 +155,7 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
         if (g.differing + g.unmatched > 0) // replay caveats: in the legend, details on hover
             k.name = "[!] " + k.name;
         k.detail = describe(g, ceilings, total);
+        k.bound = toString(g.bound(ceilings));
         k.scope = g.scope;
         k.now.flops = g.flopsIn(family);
         for (std::size_t kind = 0; kind < kFlopKindCount; ++kind)
@@ -473,6 +469,11 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
         o << "<text class=\"legend-kernel\" x=\"" << (kRight + 24) << "\" y=\"" << px(ly)
           << "\"><tspan font-weight=\"bold\">" << k->label << "</tspan> " << escapeXml(name)
           << share << "</text>\n";
+        if (!k->bound.empty()) { // what bounds it, readable without hovering (static SVG)
+            o << "<text class=\"legend-bound\" x=\"" << (kRight + 40) << "\" y=\"" << px(ly + 13)
+              << "\" font-size=\"10\" fill=\"#555\">" << escapeXml(k->bound) << "</text>\n";
+            ly += 13;
+        }
         ly += 18;
     }
     o << "</g>\n";

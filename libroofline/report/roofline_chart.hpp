@@ -23,6 +23,7 @@ struct ChartKernel {
     std::string name;   ///< short display name
     std::string scope;  ///< its scope path (tells apart legend entries of one kernel name)
     std::string detail; ///< hover text (full name, scope, rates, bound, ...)
+    std::string bound;  ///< what bounds it ("L2 46%", "latency (DRAM 3%)"), under its legend entry
     ChartPoint now;     ///< the kernel (comparisons: B)
     bool hasBefore = false;
     ChartPoint before; ///< comparisons: A
