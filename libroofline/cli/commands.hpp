@@ -63,7 +63,12 @@ struct CompareArgs {
     std::size_t top = 20;
     std::string ceilings;
     bool wide = false; ///< never shorten names or scopes
+    std::vector<std::string> failIf; ///< regression gate rules (report/gate.hpp)
+    std::vector<std::string> noise;  ///< other recordings of A's configuration
+    double minSharePercent = 1.0;    ///< groups under this % of A's time are not checked
+    std::string summary;             ///< the gate's Markdown summary ("-": stdout)
 };
+/// 0, or report::kGateFailedExit when a --fail-if rule is broken.
 int compare(const CompareArgs& args);
 
 struct MergeArgs {

@@ -225,6 +225,21 @@ int main(int argc, char** argv) {
     compareCmd->add_option("--chart", compare.chart,
                            "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
     compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV ('-': stdout)");
+    compareCmd->add_option("--fail-if", compare.failIf,
+                           "regression gate, repeatable: exit 3 when a matched group breaks the "
+                           "rule -- time:+10% (its time up more than 10%), time:+50us, total:+5%, "
+                           "roof:-5 (its share of its roof down more than 5 points), dram:+20%, "
+                           "l2:+20%, l1:+20%, flops:+10%");
+    compareCmd->add_option("--noise", compare.noise,
+                           "another recording of A's configuration, repeatable: relative time "
+                           "limits widen to twice each group's spread among A and these");
+    compareCmd->add_option("--gate-min-share", compare.minSharePercent,
+                           "groups under this % of A's time are not checked by --fail-if")
+        ->check(CLI::Range(0.0, 100.0))
+        ->capture_default_str();
+    compareCmd->add_option("--summary", compare.summary,
+                           "write the gate's verdict as Markdown (for a CI job to post; '-': "
+                           "stdout)");
     compareCmd->add_option("--ceilings", compare.ceilings,
                            "roofs for both recordings from this file (roofline ceilings -o FILE); "
                            "'device': each GPU's own peak rates; 'datasheet': datasheet peaks "

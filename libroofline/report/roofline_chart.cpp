@@ -195,7 +195,10 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     for (double b : spec.ceilings.bytesPerSecond)
         bandwidthMax = std::max(bandwidthMax, b);
 
-    // axes around the data and the ridge points
+    // Axes fitted to the kernels: their points with a margin, then the roofs and ridge points
+    // that lie within a decade of them (the roofline's shape near the data); a roof further away
+    // is left out and named in the notes, so that points never crowd into a corner of a plot
+    // sized for roofs they are nowhere near. Without kernels: the roofs and ridge points.
     std::vector<double> xs, ys;
     for (const auto& k : spec.kernels)
         for (const ChartPoint* p : {&k.now, k.hasBefore ? &k.before : nullptr}) {
@@ -205,15 +208,6 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
             for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
                 xs.push_back(intensity(*p, l));
         }
-    for (const auto& c : compute) {
-        ys.push_back(c.second);
-        ys.push_back(c.second * 1.5);
-        for (double b : spec.ceilings.bytesPerSecond)
-            if (b > 0)
-                xs.push_back(c.second / b);
-    }
-    if (top > 0 && bandwidthMax > 0) // room left of the first ridge point for the roof labels
-        xs.push_back(top / bandwidthMax / 10);
     // One kernel's extreme intensity (an L1 intensity of 2.7e6) must not squeeze every other
     // point into a corner: the axis spans at most 4 decades left of the first ridge point and 3
     // right of the last; points beyond sit on its edge, marked (kClampedMark).
@@ -228,10 +222,42 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     if (firstRidge > 0)
         for (double& v : xs)
             v = std::clamp(v, firstRidge / 1e4, lastRidge * 1e3);
-    LogAxis x = fitLogAxis(xs, kLeft, kRight, 3);
-    LogAxis y = fitLogAxis(ys, kBottom, kTop, 3, true);
+    std::vector<std::string> roofNotes;
+    if (!xs.empty() && !ys.empty()) {
+        const auto [xMin, xMax] = std::minmax_element(xs.begin(), xs.end());
+        const auto [yMin, yMax] = std::minmax_element(ys.begin(), ys.end());
+        const double xLo = *xMin / 3, xHi = *xMax * 3, yLo = *yMin / 3, yHi = *yMax * 2;
+        xs = {xLo, xHi};
+        ys = {yLo, yHi};
+        for (const auto& c : compute) {
+            if (c.second <= yHi * 10)
+                ys.push_back(c.second * 1.3);
+            else
+                roofNotes.push_back(std::string(roofName(c.first)) + ' ' + siNumber(c.second) +
+                                    "FLOP/s");
+            for (double b : spec.ceilings.bytesPerSecond)
+                if (b > 0 && c.second / b >= xLo / 10 && c.second / b <= xHi * 10)
+                    xs.push_back(c.second / b);
+        }
+    } else {
+        for (const auto& c : compute) {
+            ys.push_back(c.second);
+            ys.push_back(c.second * 1.5);
+            for (double b : spec.ceilings.bytesPerSecond)
+                if (b > 0)
+                    xs.push_back(c.second / b);
+        }
+        if (top > 0 && bandwidthMax > 0) // room left of the first ridge point for roof labels
+            xs.push_back(top / bandwidthMax / 10);
+    }
+    LogAxis x = fitLogAxis(xs, kLeft, kRight, 2);
+    LogAxis y = fitLogAxis(ys, kBottom, kTop, 2, true);
     if (!ys.empty() && top > 0 && y.lo < top / 1e7) // keep the roofs readable: at most 7 decades
         y = fitLogAxis({top / 1e6, top * 1.5}, kBottom, kTop, 3, true);
+    // compute roofs above the plot are not drawn (their labels would leave it)
+    compute.erase(std::remove_if(compute.begin(), compute.end(),
+                                 [&](const auto& c) { return c.second > y.hi; }),
+                  compute.end());
 
     std::ostringstream o;
     if (xmlHeader)
@@ -478,7 +504,14 @@ std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
     }
     o << "</g>\n";
     double ny = kBottom + 58;
-    for (const auto& n : spec.notes) {
+    std::vector<std::string> notes = spec.notes;
+    if (!roofNotes.empty()) {
+        std::string n = "above the plot, far from every kernel:";
+        for (const auto& r : roofNotes)
+            n += ' ' + r;
+        notes.push_back(n);
+    }
+    for (const auto& n : notes) {
         o << "<text class=\"note\" x=\"" << kLeft << "\" y=\"" << px(ny) << "\" fill=\"#555\">"
           << escapeXml(n) << "</text>\n";
         ny += 15;

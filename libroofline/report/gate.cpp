@@ -1,0 +1,292 @@
+#include "report/gate.hpp"
+
+#include "report/chart_layout.hpp"
+#include "report/format.hpp"
+
+#include <roofline/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <ostream>
+
+namespace roofline::report {
+namespace {
+
+[[noreturn]] void badRule(const std::string& text, const std::string& why) {
+    throw Error(ErrorCode::InvalidArgument,
+                "--fail-if '" + text + "': " + why +
+                    ". Rules: time:+10% (a group's time up more than 10%), time:+50us, "
+                    "total:+5% (the total time), roof:-5 (the share of its roof down more than 5 "
+                    "points), dram:+20%, l2:+20%, l1:+20% (bytes), flops:+10%");
+}
+
+// The group as the tables name it: the short kernel name (framework rows verbatim), its scope.
+std::string groupName(const KernelGroup& g, GroupBy by) {
+    const std::string name = frameworkRows(by) ? g.name : displayName(g.name);
+    return g.scope.empty() ? name : name + " @ " + g.scope;
+}
+
+double quantityOf(const KernelGroup& g, GateRule::Quantity q, const Ceilings& ceilings) {
+    switch (q) {
+    case GateRule::Quantity::Time:
+    case GateRule::Quantity::Total:
+        return g.seconds;
+    case GateRule::Quantity::Roof:
+        return 100.0 * g.bound(ceilings).fractionOfPeak;
+    case GateRule::Quantity::L1:
+        return g.bytes[static_cast<std::size_t>(MemoryLevel::L1)];
+    case GateRule::Quantity::L2:
+        return g.bytes[static_cast<std::size_t>(MemoryLevel::L2)];
+    case GateRule::Quantity::Dram:
+        return g.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)];
+    case GateRule::Quantity::Flops: {
+        double sum = 0;
+        for (std::size_t k = 0; k < kFlopKindCount; ++k)
+            sum += g.flops[k];
+        return sum;
+    }
+    }
+    return 0;
+}
+
+std::string amount(GateRule::Quantity q, double v) {
+    switch (q) {
+    case GateRule::Quantity::Time:
+    case GateRule::Quantity::Total: {
+        char s[32];
+        std::snprintf(s, sizeof s, "%.1f us", v * 1e6);
+        return s;
+    }
+    case GateRule::Quantity::Roof: {
+        char s[32];
+        std::snprintf(s, sizeof s, "%.1f%%", v);
+        return s;
+    }
+    case GateRule::Quantity::Flops:
+        return siNumber(v) + "FLOP";
+    default:
+        return siNumber(v) + "B";
+    }
+}
+
+std::string changeText(const GateRule& rule, double change) {
+    char s[48];
+    if (rule.quantity == GateRule::Quantity::Roof)
+        std::snprintf(s, sizeof s, "%+.1f points", change);
+    else if (rule.absolute)
+        std::snprintf(s, sizeof s, "%+.1f us", change * 1e6);
+    else
+        std::snprintf(s, sizeof s, "%+.1f%%", change);
+    return s;
+}
+
+} // namespace
+
+GateRule parseGateRule(const std::string& text) {
+    GateRule r;
+    r.text = text;
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos)
+        badRule(text, "no ':' between the quantity and its limit");
+    const std::string what = text.substr(0, colon);
+    std::string limit = text.substr(colon + 1);
+    static const std::map<std::string, GateRule::Quantity> quantities = {
+        {"time", GateRule::Quantity::Time}, {"total", GateRule::Quantity::Total},
+        {"roof", GateRule::Quantity::Roof}, {"l1", GateRule::Quantity::L1},
+        {"l2", GateRule::Quantity::L2},     {"dram", GateRule::Quantity::Dram},
+        {"flops", GateRule::Quantity::Flops}};
+    const auto q = quantities.find(what);
+    if (q == quantities.end())
+        badRule(text, "unknown quantity '" + what + "'");
+    r.quantity = q->second;
+    const char sign = limit.empty() ? '\0' : limit[0];
+    const bool roof = r.quantity == GateRule::Quantity::Roof;
+    if (roof ? sign != '-' : sign != '+')
+        badRule(text, roof ? "a roof rule is a drop: roof:-POINTS" : "a limit is a rise: +N% or "
+                                                                     "+Nus");
+    std::string unit;
+    if (!roof) {
+        for (const char* u : {"%", "us", "ms"})
+            if (limit.size() > std::strlen(u) &&
+                limit.compare(limit.size() - std::strlen(u), std::strlen(u), u) == 0) {
+                unit = u;
+                break;
+            }
+        if (unit.empty())
+            badRule(text, "the limit needs a unit: % (or us, ms for time)");
+        if (unit != "%" && r.quantity != GateRule::Quantity::Time &&
+            r.quantity != GateRule::Quantity::Total)
+            badRule(text, "only time limits may be in us or ms");
+        limit.resize(limit.size() - unit.size());
+    }
+    char* end = nullptr;
+    const double v = std::strtod(limit.c_str() + 1, &end);
+    if (limit.size() < 2 || end == nullptr || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+        badRule(text, "'" + limit + "' is not a number");
+    r.limit = unit == "us" ? v * 1e-6 : unit == "ms" ? v * 1e-3 : v;
+    r.absolute = unit == "us" || unit == "ms";
+    return r;
+}
+
+GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
+                        const GateOptions& options) {
+    GateResult result;
+    // each group's time in A and in A's repeats: its spread, % of the median
+    std::map<std::string, std::vector<double>> times;
+    for (const auto& g : c.a)
+        times[g.key].push_back(g.seconds);
+    std::vector<double> totals = {c.secondsA};
+    for (const auto& repeat : options.repeats) {
+        const auto groups = aggregate(repeat, c.by);
+        double total = 0;
+        for (const auto& g : groups) {
+            total += g.seconds;
+            if (times.count(g.key))
+                times[g.key].push_back(g.seconds);
+        }
+        totals.push_back(total);
+    }
+    const auto spread = [](std::vector<double> v) {
+        if (v.size() < 2)
+            return 0.0;
+        std::sort(v.begin(), v.end());
+        const double median = v[v.size() / 2];
+        return median > 0 ? 100.0 * (v.back() - v.front()) / median : 0.0;
+    };
+    for (const auto& [ia, ib] : c.rows) {
+        if (ia < 0 || ib < 0) {
+            ++(ia < 0 ? result.onlyB : result.onlyA);
+            continue;
+        }
+        const KernelGroup& a = c.a[static_cast<std::size_t>(ia)];
+        const KernelGroup& b = c.b[static_cast<std::size_t>(ib)];
+        if (a.launches == a.unmeasured || b.launches == b.unmeasured)
+            continue;
+        if (c.secondsA > 0 && a.seconds < options.minShare * c.secondsA) {
+            ++result.skipped;
+            continue;
+        }
+        ++result.checked;
+        const double noise = spread(times[a.key]);
+        for (const GateRule& rule : options.rules) {
+            if (rule.quantity == GateRule::Quantity::Total)
+                continue;
+            const double qa = quantityOf(a, rule.quantity, ceilingsA);
+            const double qb = quantityOf(b, rule.quantity, ceilingsB);
+            GateFinding f{groupName(b, c.by), rule.text, qa, qb, 0, rule.limit, 0};
+            bool fails = false;
+            if (rule.quantity == GateRule::Quantity::Roof) {
+                f.change = qb - qa;
+                fails = f.change < -rule.limit;
+            } else if (rule.absolute) {
+                f.change = qb - qa;
+                fails = f.change > rule.limit;
+            } else if (qa > 0) {
+                f.change = 100.0 * (qb - qa) / qa;
+                if (rule.quantity == GateRule::Quantity::Time) {
+                    f.noise = noise;
+                    f.limit = std::max(rule.limit, 2 * noise);
+                }
+                fails = f.change > f.limit;
+            }
+            if (fails)
+                result.failures.push_back(f);
+        }
+    }
+    for (const GateRule& rule : options.rules) {
+        if (rule.quantity != GateRule::Quantity::Total)
+            continue;
+        GateFinding f{"(total)", rule.text, c.secondsA, c.secondsB, 0, rule.limit, spread(totals)};
+        if (rule.absolute) {
+            f.change = c.secondsB - c.secondsA;
+        } else if (c.secondsA > 0) {
+            f.change = 100.0 * (c.secondsB - c.secondsA) / c.secondsA;
+            f.limit = std::max(rule.limit, 2 * f.noise);
+        }
+        if (f.change > f.limit)
+            result.failures.push_back(f);
+    }
+    return result;
+}
+
+void printGate(const GateResult& r, const GateOptions& options, std::ostream& out) {
+    std::string rules;
+    for (const auto& rule : options.rules)
+        rules += (rules.empty() ? "" : ", ") + rule.text;
+    out << "\ngate " << (r.passed() ? "PASSED" : "FAILED") << " (" << rules << "): " << r.checked
+        << " groups checked, " << r.skipped << " under " << options.minShare * 100
+        << "% of A's time not checked";
+    if (!options.repeats.empty())
+        out << ", limits widened to twice the spread among " << options.repeats.size() + 1
+            << " recordings of A";
+    out << '\n';
+    for (const auto& f : r.failures) {
+        const GateRule rule = parseGateRule(f.rule);
+        out << "  " << f.rule << "  " << f.group << ": " << amount(rule.quantity, f.a) << " -> "
+            << amount(rule.quantity, f.b) << " (" << changeText(rule, f.change) << ", limit "
+            << changeText(rule, rule.quantity == GateRule::Quantity::Roof ? -f.limit : f.limit)
+            << ")\n";
+    }
+}
+
+void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Comparison& c,
+                       const std::string& nameA, const std::string& nameB, std::ostream& out) {
+    const auto cell = [](std::string s) {
+        for (std::size_t at = 0; (at = s.find('|', at)) != std::string::npos; at += 2)
+            s.replace(at, 1, "\\|");
+        return s;
+    };
+    out << "## roofline gate: " << (r.passed() ? "passed" : "**failed**") << "\n\n"
+        << "A `" << cell(nameA) << "`, B `" << cell(nameB) << "`, groups by " << toString(c.by)
+        << ": " << r.checked << " checked, " << r.skipped << " under "
+        << options.minShare * 100 << "% of A's time not checked, " << r.onlyA
+        << " only in A, " << r.onlyB << " only in B.";
+    char total[96];
+    std::snprintf(total, sizeof total, " Total time %.1f us -> %.1f us.", c.secondsA * 1e6,
+                  c.secondsB * 1e6);
+    out << total;
+    if (!options.repeats.empty())
+        out << " Relative time limits widened to twice each group's spread among "
+            << options.repeats.size() + 1 << " recordings of A.";
+    out << "\n\nRules: ";
+    for (std::size_t i = 0; i < options.rules.size(); ++i)
+        out << (i ? ", " : "") << '`' << options.rules[i].text << '`';
+    out << "\n\n";
+    if (!r.failures.empty()) {
+        out << "| rule | group | A | B | change | limit |\n|---|---|---|---|---|---|\n";
+        for (const auto& f : r.failures) {
+            const GateRule rule = parseGateRule(f.rule);
+            out << "| `" << f.rule << "` | " << cell(f.group) << " | " << amount(rule.quantity, f.a)
+                << " | " << amount(rule.quantity, f.b) << " | " << changeText(rule, f.change)
+                << " | "
+                << changeText(rule, rule.quantity == GateRule::Quantity::Roof ? -f.limit : f.limit)
+                << (f.noise > 0 ? " (noise " + changeText(rule, f.noise) + ")" : "") << " |\n";
+        }
+        out << '\n';
+    }
+    // the largest changes in time, for context
+    std::vector<std::pair<double, std::string>> changes;
+    for (const auto& [ia, ib] : c.rows)
+        if (ia >= 0 && ib >= 0) {
+            const auto& a = c.a[static_cast<std::size_t>(ia)];
+            const auto& b = c.b[static_cast<std::size_t>(ib)];
+            char s[160];
+            std::snprintf(s, sizeof s, " | %.1f us | %.1f us | %+.1f%% |", a.seconds * 1e6,
+                          b.seconds * 1e6, a.seconds > 0 ? 100 * (b.seconds - a.seconds) / a.seconds : 0.0);
+            changes.emplace_back(std::abs(b.seconds - a.seconds), "| " + cell(groupName(b, c.by)) + s);
+        }
+    std::sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    if (!changes.empty()) {
+        out << "<details><summary>largest changes in time</summary>\n\n"
+            << "| group | A | B | change |\n|---|---|---|---|\n";
+        for (std::size_t i = 0; i < changes.size() && i < 10; ++i)
+            out << changes[i].second << '\n';
+        out << "\n</details>\n";
+    }
+}
+
+} // namespace roofline::report
