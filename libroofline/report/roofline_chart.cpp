@@ -57,7 +57,7 @@ double rate(const ChartPoint& p) {
 // of 12 px text: ~39 characters of DejaVu Sans); one kernel name in several scopes gets its
 // innermost scope name; what still collides a number "(N)", as in the tables.
 std::vector<std::string> legendNames(const std::vector<const ChartKernel*>& kernels) {
-    constexpr std::size_t kLegendWidth = 28;
+    constexpr std::size_t kLegendWidth = 22; // with the id and the share: the legend's width
     std::vector<std::string> names, identities;
     for (const ChartKernel* k : kernels) {
         names.push_back(k->name);
@@ -175,7 +175,35 @@ std::vector<ChartKernel> chartKernels(const std::vector<KernelGroup>& groups, Fa
     return out;
 }
 
-std::string renderRoofline(const ChartSpec& spec, bool xmlHeader) {
+namespace {
+
+// The legend lists every labelled kernel within the canvas, above the notes: up to 14 with the
+// bound under each, up to 25 without; beyond that the kernels with the least time lose their
+// labels (the HTML page's hover details still name every kernel).
+ChartSpec withFittedLegend(ChartSpec spec) {
+    const double start = kTop + 4 + 20.0 * kMemoryLevelCount + (spec.comparison ? 20 : 0) + 28;
+    const double room = kBottom + 40 - start;
+    std::vector<ChartKernel*> labelled;
+    for (auto& k : spec.kernels)
+        if (k.label >= 0)
+            labelled.push_back(&k);
+    const auto withBounds = static_cast<std::size_t>(room / 31);
+    const auto without = static_cast<std::size_t>(room / 18);
+    if (labelled.size() <= withBounds)
+        return spec;
+    for (auto& k : spec.kernels)
+        k.bound.clear();
+    std::stable_sort(labelled.begin(), labelled.end(),
+                     [](const ChartKernel* a, const ChartKernel* b) { return a->share > b->share; });
+    for (std::size_t i = without; i < labelled.size(); ++i)
+        labelled[i]->label = -1;
+    return spec;
+}
+
+} // namespace
+
+std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
+    const ChartSpec spec = withFittedLegend(given);
     // compute roofs of the family, memory roofs
     // Only the roofs of the kinds the kernels used (a BF16 GEMM must not seem to sit on the
     // FP64-tensor roof); every roof of the family when no kernel says.
