@@ -56,7 +56,7 @@ std::vector<std::string> distinctNames(const std::vector<std::string>& names,
 }
 
 bool cutName(const std::string& n) {
-    return n.find('~') != std::string::npos;
+    return n.find("..") != std::string::npos;
 }
 
 std::string wrapLines(const std::string& text, std::size_t width) {

@@ -23,15 +23,15 @@ std::string shortenScope(const std::string& path, std::size_t width);
 /// path (each keeps its last level); "" when there are none.
 std::string sharedScopePrefix(const std::vector<std::string>& paths);
 /// `names` cut to `width` (`wide`: as they are) keeping what tells kernels apart, distinct
-/// where `identities` differ (report/kernel_names.hpp); '~' marks a cut.
+/// where `identities` differ (report/kernel_names.hpp); ".." marks a cut.
 std::vector<std::string> distinctNames(const std::vector<std::string>& names,
                                        const std::vector<std::string>& identities,
                                        std::size_t width, bool wide);
-/// Whether a name was cut by distinctNames (it holds the '~' mark).
+/// Whether a name was cut by distinctNames (it holds the ".." mark).
 bool cutName(const std::string& name);
 /// What the '~' in a name means, for a table's legend.
 inline constexpr const char* kCutNamesNote =
-    "'~' in a name: parts left out to fit the line (--wide shows names whole)";
+    "'..' in a name: parts left out to fit the line (--wide shows names whole)";
 std::string padRight(const std::string& s, std::size_t width);
 
 /// A numeric column of a text table; dropOrder > 0: left out on a narrow line, lowest first.

@@ -8,7 +8,9 @@
 namespace roofline::report {
 namespace {
 
-constexpr char kCut = '~';
+// The cut mark: two dots (the table's '~' after an id flags a replay pass, not a cut).
+const std::string kCut = "..";
+constexpr std::size_t kCutSize = 2;
 
 std::vector<std::string> splitUnderscores(const std::string& s) {
     std::vector<std::string> parts;
@@ -34,7 +36,7 @@ bool isTile(const std::string& t) {
 std::string cutEnd(const std::string& s, std::size_t width) {
     if (s.size() <= width)
         return s;
-    return width == 0 ? std::string() : s.substr(0, width - 1) + kCut;
+    return width <= kCutSize ? s.substr(0, width) : s.substr(0, width - kCutSize) + kCut;
 }
 
 // A plain identifier shortened: a trailing "_kernel" dropped, its longest underscore-separated
@@ -68,7 +70,7 @@ std::string shrinkWords(const std::string& s, std::size_t width) {
     std::string out;
     for (const std::string& w : words) {
         const std::string next = out.empty() ? w : out + "_" + w;
-        if (next.size() + 1 > width)
+        if (next.size() + kCutSize > width)
             break;
         out = next;
     }
@@ -128,7 +130,7 @@ std::string keepParts(const std::string& name, std::size_t width,
                 continue;
             }
             if (!out.empty())
-                out += cut ? kCut : '_';
+                out += cut ? kCut : std::string("_");
             else if (cut)
                 out += kCut;
             out += parts[i];
@@ -224,9 +226,9 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
                 ++to;
             const std::string word =
                 cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
-            out[i] = abbreviateName(names[i], width - word.size() - 1, names) + kCut + word;
+            out[i] = abbreviateName(names[i], width - word.size() - kCutSize, names) + kCut + word;
             if (out[i].size() > width)
-                out[i] = cutEnd(names[i], width - word.size() - 1) + kCut + word;
+                out[i] = cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
             continue;
         }
         if (names[i].size() <= width)
@@ -235,10 +237,11 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
         const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
         const std::size_t tailLength = names[i].size() - tailFrom;
         const std::size_t head =
-            std::min(tailFrom, tailLength + 1 < width ? width - tailLength - 1 : std::size_t{5});
+            std::min(tailFrom, tailLength + kCutSize < width ? width - tailLength - kCutSize
+                                                            : std::size_t{5});
         out[i] = head == 0 ? cutEnd(names[i], width)
                            : names[i].substr(0, head) + kCut +
-                                 cutEnd(names[i].substr(tailFrom), width - head - 1);
+                                 cutEnd(names[i].substr(tailFrom), width - head - kCutSize);
     }
     return out;
 }

@@ -2,7 +2,7 @@
 // Kernel names cut to a table's column without losing what tells kernels apart: the functor of
 // a generic kernel (`vectorized_elementwise_kernel[FillFunctor]`), the tile and layout of a
 // library GEMM (`nvjet_sm90_tst_128x64_64x8_1x2_h_bz_NTT`), the pass of a generated kernel
-// (`cudnn_..._flash_bprop_...`). A cut is marked with '~'.
+// (`cudnn_..._flash_bprop_...`). A cut is marked with "..".
 #include <cstddef>
 #include <string>
 #include <vector>
