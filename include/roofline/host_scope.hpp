@@ -43,10 +43,26 @@ struct HostScope {
     /// scopes included; every instance, profiled or not), taken out of their wall and CPU times.
     double profilerSeconds = 0;
 
+    /// The steady state (a profiler table's per-call time): the first instance apart (warm-up:
+    /// lazily loaded kernels, first-use allocations; -1: unknown), and the median wall and CPU
+    /// time of the latest (up to 64) clean instances after it -- those in which no kernel ran
+    /// under the profiler. steadyCalls: how many clean instances followed the first (0: none,
+    /// and the steady values are -1).
+    double firstWallSeconds = -1;
+    bool firstProfiled = false; ///< the first instance ran kernels under the profiler
+    std::uint64_t steadyCalls = 0;
+    double steadyWallSeconds = -1;
+    double steadyCpuSeconds = -1;
+
     /// Whether its GPU time is known: it launched no kernel, or some of them have records.
     bool gpuKnown() const noexcept { return launches == 0 || kernels > 0; }
     double wallPerCall() const noexcept {
         return calls ? wallSeconds / static_cast<double>(calls) : 0;
+    }
+    /// The wall time per call the verdict uses: the steady state's median when there is one,
+    /// else the mean over the timed instances.
+    double hostWallPerCall() const noexcept {
+        return steadyCalls > 0 && steadyWallSeconds >= 0 ? steadyWallSeconds : wallPerCall();
     }
     /// GPU time of the scope's kernels per call: their mean GPU time (over the records) times
     /// the kernels launched per call. Records sample the launches in iteration replay (one
@@ -60,7 +76,7 @@ struct HostScope {
     /// The share of an instance's host wall time in which the GPU ran none of its kernels,
     /// from the per-call times (0 when the kernels outlast the host's time in the scope).
     double gpuIdleShare() const noexcept {
-        const double wall = wallPerCall();
+        const double wall = hostWallPerCall();
         return wall > 0 && gpuPerCall() < wall ? 1.0 - gpuPerCall() / wall : 0.0;
     }
 };
@@ -79,9 +95,13 @@ ROOFLINE_API std::string hostBound(const HostScope& s);
 
 /// The per-scope host table (a framework profiler's per-op table): calls, self and total wall
 /// and CPU time with their share of `runSeconds`, average per call, GPU kernel time per call,
-/// GPU idle share and hostBound(), sorted by total wall time; the first `maxRows` (0: all).
+/// GPU idle share and hostBound(), sorted by total wall time; the first `maxRows` (0: all). Per
+/// call: the steady state (the median of the clean instances after the first) and the first
+/// instance apart. Rows fit `width` characters (0: $COLUMNS, else the terminal), the optional
+/// columns left out first.
 ROOFLINE_API void printHostTable(const std::vector<HostScope>& scopes, double runSeconds,
-                                 std::ostream& out, std::size_t maxRows = 0);
+                                 std::ostream& out, std::size_t maxRows = 0,
+                                 std::size_t width = 0);
 /// Host against GPU time per call for the `maxBars` scopes with most wall time: each bar is the
 /// host's wall time per call, split into the part the scope's kernels cover and the part the
 /// GPU idles (a bar grows past the wall time when the kernels outlast it). SVG.

@@ -58,7 +58,8 @@ struct TableOptions {
     std::string sortBy;
     /// Rows are groups (groupRecords): launches, total and mean time, % of time, a totals line.
     bool grouped = false;
-    /// Characters per line; 0: the terminal's width ($COLUMNS, else the terminal, else 120).
+    /// Characters per line; 0: $COLUMNS, else the terminal of standard output, standard error
+    /// or /dev/tty, else 100.
     std::size_t width = 0;
     bool wide = false; ///< never shorten names
     /// Rows named by framework operator or module (GroupBy::Op, GroupBy::Module): names shown as

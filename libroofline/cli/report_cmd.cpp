@@ -190,8 +190,11 @@ int report(const ReportArgs& args) {
     human << report::wrapLines(header.str(), width);
     if (!args.brief) {
         report::printCeilings(e.ceilings, human, false);
-        if (rec.platform.cpu.threads > 0)
-            core::printPlatform(rec.platform, human);
+        if (rec.platform.cpu.threads > 0) {
+            std::ostringstream platform;
+            core::printPlatform(rec.platform, platform);
+            human << report::wrapLines(platform.str(), width);
+        }
     }
     human << '\n';
     if (filtered)
@@ -234,16 +237,22 @@ int report(const ReportArgs& args) {
         if (by == GroupBy::Op)
             report::printTensorCoreUse(records, rec.framework, human, top);
         else if (by != GroupBy::Module && hasOperators(records))
-            human << "\nframework operators and modules are recorded: --group-by op (with "
-                     "tensor-core use) or --group-by module[:DEPTH] sums them\n";
+            human << '\n'
+                  << report::wrapLines("framework operators and modules are recorded: --group-by "
+                                       "op (with tensor-core use) or --group-by module[:DEPTH] "
+                                       "sums them\n",
+                                       width);
     }
     if (args.host) {
         human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
+        const std::size_t hostWidth = args.wide ? 100000 : report::terminalWidth();
         if (rec.sessionSeconds <= 0)
-            human << "this recording has no host side: it was made before libroofline timed "
-                     "scopes on the host, or with ROOFLINE_HOST_TIMING=off\n";
+            human << report::wrapLines(
+                "this recording has no host side: it was made before libroofline timed scopes "
+                "on the host, or with ROOFLINE_HOST_TIMING=off\n",
+                width);
         else
-            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, top);
+            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, top, hostWidth);
         if (rec.profilerSeconds > 0) {
             char line[300];
             std::snprintf(line, sizeof line,
@@ -251,7 +260,7 @@ int report(const ReportArgs& args) {
                           "on the application's threads %.3f ms; the shares' base %.3f ms\n",
                           rec.sessionSeconds * 1e3, rec.profilerSeconds * 1e3,
                           rec.hostRunSeconds * 1e3);
-            human << line;
+            human << report::wrapLines(line, width);
         }
     }
     writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });

@@ -4,6 +4,7 @@
 #include "core/stopwatch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 
 namespace roofline::collect {
@@ -16,10 +17,22 @@ struct HostSums {
     std::atomic<bool> cpuUnknown{false};
 };
 
+// The steady state of a scope path: its first instance apart (warm-up: lazy loading, first-use
+// allocations), and the wall and CPU times of its latest kSamples clean instances (no kernel run
+// under the profiler) after the first, whose median the report shows per call.
+struct HostSamples {
+    static constexpr std::size_t kSamples = 64;
+    std::array<std::atomic<std::int64_t>, kSamples> wallNs{}, cpuNs{}; // cpu -1: unknown
+    std::atomic<std::uint64_t> count{0}; // clean instances after the first (ring: the latest)
+    std::atomic<std::int64_t> firstWallNs{-1};
+    std::atomic<bool> firstProfiled{false};
+};
+
 struct HostNode {
     std::string name;
     std::vector<std::unique_ptr<HostNode>> children; // appended only, by the tree's owner
     HostSums clean, profiled; // instances without / with kernels run under the profiler
+    HostSamples samples;
 };
 
 struct HostTimes::Tree {
@@ -127,6 +140,17 @@ HostClocks HostTimes::pop(const HostFrame& frame, HostFrame* parent,
     const std::int64_t cpu =
         cpuKnown ? std::max<std::int64_t>(0, end.cpuNs - frame.cpuStartNs - frame.profilerCpuNs)
                  : 0;
+    HostSamples& steady = frame.node->samples;
+    if (steady.firstWallNs.load(std::memory_order_relaxed) < 0) {
+        steady.firstProfiled.store(frame.profiled, std::memory_order_relaxed);
+        steady.firstWallNs.store(wall, std::memory_order_relaxed);
+    } else if (!frame.profiled) {
+        const std::uint64_t i = steady.count.load(std::memory_order_relaxed);
+        steady.wallNs[i % HostSamples::kSamples].store(wall, std::memory_order_relaxed);
+        steady.cpuNs[i % HostSamples::kSamples].store(
+            cpuKnown && !frame.childCpuUnknown ? cpu : -1, std::memory_order_relaxed);
+        steady.count.store(i + 1, std::memory_order_release);
+    }
     HostSums& n = frame.profiled ? frame.node->profiled : frame.node->clean;
     add(n.calls, 1);
     add(n.launches, frame.launches);
@@ -249,6 +273,36 @@ double HostTimes::profilerInScopesSeconds() const noexcept {
     return 1e-9 * static_cast<double>(profilerInScopesNs_.load(std::memory_order_relaxed));
 }
 
+namespace {
+
+// The first instance and the median of the sampled clean instances (docs: "Host side").
+void steadyState(const HostSamples& h, HostScope& s) {
+    const std::int64_t first = h.firstWallNs.load(std::memory_order_relaxed);
+    s.firstWallSeconds = first >= 0 ? 1e-9 * static_cast<double>(first) : -1;
+    s.firstProfiled = h.firstProfiled.load(std::memory_order_relaxed);
+    const std::uint64_t count = h.count.load(std::memory_order_acquire);
+    s.steadyCalls = count;
+    if (count == 0)
+        return;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, HostSamples::kSamples));
+    std::vector<std::int64_t> wall(n), cpu(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        wall[i] = h.wallNs[i].load(std::memory_order_relaxed);
+        cpu[i] = h.cpuNs[i].load(std::memory_order_relaxed);
+    }
+    const auto median = [](std::vector<std::int64_t>& v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t m = v.size() / 2;
+        const double mid = static_cast<double>(v[m]);
+        return 1e-9 * (v.size() % 2 ? mid : 0.5 * (mid + static_cast<double>(v[m - 1])));
+    };
+    s.steadyWallSeconds = median(wall);
+    if (std::none_of(cpu.begin(), cpu.end(), [](std::int64_t c) { return c < 0; }))
+        s.steadyCpuSeconds = median(cpu);
+}
+
+} // namespace
+
 std::vector<HostScope> HostTimes::collect() const {
     std::vector<HostScope> out;
     if (mode_ == HostTiming::Off)
@@ -286,6 +340,7 @@ std::vector<HostScope> HostTimes::collect() const {
                             s.cpuSeconds = seconds(sums.cpuNs);
                             s.selfCpuSeconds = seconds(sums.selfCpuNs);
                         }
+                        steadyState(c->samples, s);
                         out.push_back(std::move(s));
                     }
                     walk(*c, p);

@@ -7,10 +7,14 @@
 namespace roofline {
 
 std::string hostBound(const HostScope& s) {
-    const double wall = s.wallPerCall();
+    const double wall = s.hostWallPerCall();
     if (wall <= 0)
         return "";
-    const bool busy = s.cpuSeconds >= 0 && s.wallSeconds > 0 && s.cpuSeconds >= 0.5 * s.wallSeconds;
+    // busy: CPU time at least half the wall time -- in the steady state when it was measured
+    const bool steady = s.steadyCalls > 0 && s.steadyWallSeconds > 0 && s.steadyCpuSeconds >= 0;
+    const bool busy = steady ? s.steadyCpuSeconds >= 0.5 * s.steadyWallSeconds
+                             : s.cpuSeconds >= 0 && s.wallSeconds > 0 &&
+                                   s.cpuSeconds >= 0.5 * s.wallSeconds;
     if (s.kernels == 0 && s.launches > 0)
         return "unmeasured"; // kernels launched, none with a record: the GPU's share unknown
     if (s.kernels == 0) {

@@ -214,7 +214,12 @@ nlohmann::json hostToJson(const Recording& rec) {
                           {"kernels", s.kernels},
                           {"profiled_calls", s.profiledCalls},
                           {"profiled_times", s.profiledTimes},
-                          {"profiler_s", s.profilerSeconds}});
+                          {"profiler_s", s.profilerSeconds},
+                          {"first_wall_s", s.firstWallSeconds},
+                          {"first_profiled", s.firstProfiled},
+                          {"steady_calls", s.steadyCalls},
+                          {"steady_wall_s", s.steadyWallSeconds},
+                          {"steady_cpu_s", s.steadyCpuSeconds}});
     return {{"session_s", rec.sessionSeconds},
             {"run_s", rec.hostRunSeconds},
             {"profiler_s", rec.profilerSeconds},
@@ -243,6 +248,12 @@ void hostFromJson(const nlohmann::json& j, Recording& rec) {
         s.profilerSeconds = x.value("profiler_s", 0.0);
         s.profiledCalls = integerOr<std::uint64_t>(x, "profiled_calls", 0);
         s.profiledTimes = x.value("profiled_times", false);
+        // the steady state: absent before libroofline sampled instances
+        s.firstWallSeconds = x.value("first_wall_s", -1.0);
+        s.firstProfiled = x.value("first_profiled", false);
+        s.steadyCalls = integerOr<std::uint64_t>(x, "steady_calls", 0);
+        s.steadyWallSeconds = x.value("steady_wall_s", -1.0);
+        s.steadyCpuSeconds = x.value("steady_cpu_s", -1.0);
         rec.hostScopes.push_back(std::move(s));
     }
 }

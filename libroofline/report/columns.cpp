@@ -6,10 +6,18 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace roofline::report {
+
+namespace {
+std::size_t columnsOf(int fd) {
+    winsize w{};
+    return ::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40 ? w.ws_col : 0;
+}
+} // namespace
 
 std::size_t terminalWidth() {
     if (const char* c = std::getenv("COLUMNS")) {
@@ -17,10 +25,19 @@ std::size_t terminalWidth() {
         if (v >= 40 && v <= 10000)
             return static_cast<std::size_t>(v);
     }
-    winsize w{};
-    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40)
-        return w.ws_col;
-    return 160;
+    // Standard output's terminal; when it is a pipe (`roofline report x.rfl | less`), the
+    // terminal the user sits at: standard error's, else the process's controlling terminal.
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO})
+        if (const std::size_t n = columnsOf(fd))
+            return n;
+    const int tty = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (tty >= 0) {
+        const std::size_t n = columnsOf(tty);
+        ::close(tty);
+        if (n)
+            return n;
+    }
+    return 100;
 }
 
 std::string shortenScope(const std::string& s, std::size_t width) {
@@ -134,9 +151,14 @@ NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::s
     // Still too narrow with every optional column out (an 80-column terminal): the names give
     // way down to 16 and 8 characters rather than the line overflowing.
     const bool narrow = rest < need;
-    const std::size_t kernelMin = narrow ? std::min<std::size_t>(16, longestName) : minKernel;
     // A scope column no wider than its longest scope needs (the room was counted that way).
     const std::size_t scopeMin = std::min(narrow && anyScope ? 8 : minScope, longestScope);
+    // Narrower still (a long bound with its marks): the names down to 12 characters.
+    const std::size_t kernelMin =
+        narrow ? std::min<std::size_t>(
+                     rest >= 16 + scopeMin ? 16 : std::max<std::size_t>(12, rest > scopeMin ? rest - scopeMin : 0),
+                     longestName)
+               : minKernel;
     NameWidths w;
     w.scope =
         anyScope ? std::clamp(longestScope, scopeMin, std::max(scopeMin, rest * 2 / 5)) : scopeMin;

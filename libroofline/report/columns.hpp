@@ -7,7 +7,8 @@
 
 namespace roofline::report {
 
-/// $COLUMNS, else the terminal's width, else 160.
+/// $COLUMNS, else the width of the terminal standard output, standard error or /dev/tty is on
+/// (in that order: a pipe into `less` still gets the user's terminal), else 100.
 std::size_t terminalWidth();
 /// `text` with each line longer than `width` broken at spaces; the continuation lines are
 /// indented as far as the line's text starts after its key ("coverage  one iteration ..." goes

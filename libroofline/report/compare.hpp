@@ -24,7 +24,7 @@ Comparison compareRecords(const std::vector<KernelRecord>& a, const std::vector<
 
 struct CompareTableOptions {
     bool wide = false;     ///< never shorten names or scopes, keep every column
-    std::size_t width = 0; ///< characters per line; 0: $COLUMNS, else the terminal, else 160
+    std::size_t width = 0; ///< characters per line; 0: report::terminalWidth()
 };
 /// The table: `top` rows (0: all) then totals. Bounds refer to each side's ceilings.
 void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,

@@ -1,5 +1,6 @@
 // The host side per scope: the per-op table of a framework profiler, with the GPU
 // kernel time of each scope beside it.
+#include "report/columns.hpp"
 #include "report/format.hpp"
 
 #include <roofline/chart.hpp>
@@ -41,24 +42,65 @@ std::string thread(std::uint64_t id) {
 } // namespace
 
 void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out,
-                    std::size_t maxRows) {
+                    std::size_t maxRows, std::size_t width) {
     if (scopes.empty()) {
         out << "no host scopes (no ProfileScope or NVTX range closed while the session ran, or "
                "host timing off: ROOFLINE_HOST_TIMING)\n";
         return;
     }
-    char line[512];
-    std::snprintf(line, sizeof line, "%-36s %-8s %7s %16s %16s %16s %16s %11s %11s %6s %-6s\n",
-                  "scope", "thread", "calls", "self wall ms", "wall ms", "self CPU ms", "CPU ms",
-                  "wall/call ms", "GPU/call ms", "idle", "bound");
-    out << line;
+    if (width == 0)
+        width = report::terminalWidth();
+    // Columns: the scope's name takes what the others leave; on a narrow line the optional ones
+    // go, highest `drop` first, until the row fits.
+    struct Column {
+        const char* head;
+        std::size_t width;
+        int drop; // 0: always shown
+        bool left;
+    };
+    std::vector<Column> columns = {
+        {"thread", 8, 3, true},         {"calls", 7, 0, false},
+        {"wall/call ms", 12, 0, false}, {"first ms", 10, 4, false},
+        {"CPU/call ms", 11, 5, false},  {"GPU/call ms", 11, 0, false},
+        {"idle", 5, 0, false},          {"bound", 10, 0, true},
+        {"self wall ms", 16, 6, false}, {"wall ms", 16, 7, false},
+        {"self CPU ms", 16, 8, false},  {"CPU ms", 16, 9, false}};
+    constexpr std::size_t kScopeMin = 16;
     const auto rows = byWallTime(scopes);
+    std::size_t longest = 5;
+    for (const HostScope* s : rows)
+        longest = std::max(longest, s->scopePath.size());
+    const auto used = [&] {
+        std::size_t w = 0;
+        for (const Column& c : columns)
+            w += c.width + 1;
+        return w;
+    };
+    for (int drop = 9; drop > 0 && used() + kScopeMin > width; --drop)
+        columns.erase(std::remove_if(columns.begin(), columns.end(),
+                                     [&](const Column& c) { return c.drop == drop; }),
+                      columns.end());
+    const std::size_t scopeW =
+        std::min(longest, width > used() + kScopeMin ? width - used() : kScopeMin);
+    const auto cell = [](const std::string& text, std::size_t w, bool left) {
+        const std::string t = text.size() > w ? text.substr(0, w) : text;
+        return left ? t + std::string(w - t.size(), ' ') : std::string(w - t.size(), ' ') + t;
+    };
+    std::string head = cell("scope", scopeW, true);
+    for (const Column& c : columns)
+        head += ' ' + cell(c.head, c.width, c.left);
+    while (!head.empty() && head.back() == ' ')
+        head.pop_back();
+    out << head << '\n';
+    bool anySteady = false, anyFirst = false;
     for (std::size_t row = 0; row < rows.size(); ++row) {
         if (maxRows != 0 && row == maxRows) {
             out << "  ... " << rows.size() - maxRows << " more (--top 0: all)\n";
             break;
         }
         const HostScope* s = rows[row];
+        anySteady = anySteady || s->steadyCalls > 0;
+        anyFirst = anyFirst || s->firstWallSeconds >= 0;
         char idle[16] = "-";
         if (s->kernels > 0)
             std::snprintf(idle, sizeof idle, "%.0f%%", 100 * s->gpuIdleShare());
@@ -69,39 +111,81 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                           static_cast<unsigned long long>(s->profiledCalls));
         else
             std::snprintf(calls, sizeof calls, "%llu", static_cast<unsigned long long>(s->calls));
-        const std::string bound = hostBound(*s) + (s->profiledTimes ? "*" : "");
-        std::snprintf(line, sizeof line, "%-36s %-8s %7s %16s %16s %16s %16s %11s %11s %6s %-6s\n",
-                      report::shorten(s->scopePath, 36, false).c_str(), thread(s->threadId).c_str(),
-                      calls, msShare(s->selfWallSeconds, runSeconds).c_str(),
-                      msShare(s->wallSeconds, runSeconds).c_str(),
-                      msShare(s->selfCpuSeconds, runSeconds).c_str(),
-                      msShare(s->cpuSeconds, runSeconds).c_str(),
-                      report::milliseconds(s->wallPerCall()).c_str(),
-                      s->kernels ? report::milliseconds(s->gpuPerCall()).c_str() : "-", idle,
-                      bound.c_str());
-        out << line;
+        const bool steady = s->steadyCalls > 0 && s->steadyWallSeconds >= 0;
+        const std::string bound = hostBound(*s) + (s->profiledTimes ? "*" : steady ? "" : "~");
+        const double cpuPerCall = steady ? s->steadyCpuSeconds
+                                  : s->cpuSeconds >= 0 && s->calls
+                                      ? s->cpuSeconds / static_cast<double>(s->calls)
+                                      : -1;
+        std::string line = cell(report::shortenScope(s->scopePath, scopeW), scopeW, true);
+        for (const Column& c : columns) {
+            const std::string h = c.head;
+            std::string v;
+            if (h == "thread")
+                v = thread(s->threadId);
+            else if (h == "calls")
+                v = calls;
+            else if (h == "wall/call ms")
+                v = report::milliseconds(s->hostWallPerCall());
+            else if (h == "first ms")
+                v = s->firstWallSeconds >= 0
+                        ? report::milliseconds(s->firstWallSeconds) + (s->firstProfiled ? "p" : "")
+                        : "-";
+            else if (h == "CPU/call ms")
+                v = cpuPerCall >= 0 ? report::milliseconds(cpuPerCall) : "-";
+            else if (h == "GPU/call ms")
+                v = s->kernels ? report::milliseconds(s->gpuPerCall()) : "-";
+            else if (h == "idle")
+                v = idle;
+            else if (h == "bound")
+                v = bound;
+            else if (h == "self wall ms")
+                v = msShare(s->selfWallSeconds, runSeconds);
+            else if (h == "wall ms")
+                v = msShare(s->wallSeconds, runSeconds);
+            else if (h == "self CPU ms")
+                v = msShare(s->selfCpuSeconds, runSeconds);
+            else if (h == "CPU ms")
+                v = msShare(s->cpuSeconds, runSeconds);
+            line += ' ' + cell(v, c.width, c.left);
+        }
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        out << line << '\n';
     }
+    std::string notes;
     char tail[300];
     std::snprintf(tail, sizeof tail, "%% of %.3f ms. ", runSeconds * 1e3);
-    out << tail
-        << "GPU/call: the mean GPU time (gpu__time_duration) of the scope's kernels with records "
-           "times the kernels it launched per call; idle: the share of wall/call without them. "
-           "bound: gpu (kernels "
-           ">= 80% of wall), launch (host busy, GPU idle), wait (host blocked), cpu (no kernels, "
-           "host busy), unmeasured (kernels launched, none with a record)\n";
+    notes += tail;
+    notes += "wall/call: the median over the clean instances after the first (the steady state: "
+             "no kernel ran under the profiler in them), else the mean of the timed ones (bound "
+             "marked ~); first: the first instance alone (warm-up; p: it was profiled). GPU/call: "
+             "the mean GPU time (gpu__time_duration) of the scope's kernels with records times "
+             "the kernels it launched per call; idle: the share of wall/call without them. "
+             "bound: gpu (kernels >= 80% of wall), launch (host busy, GPU idle), wait (host "
+             "blocked), cpu (no kernels, host busy), unmeasured (kernels launched, none with a "
+             "record)\n";
+    (void)anySteady;
+    (void)anyFirst;
+    out << report::wrapLines(notes, width);
     const bool leftOut = std::any_of(scopes.begin(), scopes.end(), [](const HostScope& s) {
         return s.profiledCalls > 0 && !s.profiledTimes;
     });
     const bool allProfiled = std::any_of(scopes.begin(), scopes.end(),
                                          [](const HostScope& s) { return s.profiledTimes; });
     if (leftOut)
-        out << "calls 5+3: 5 instances timed, 3 left out: kernels ran under the profiler in them "
-               "(a counter-collection pass), whose work inside the launches cannot be measured "
-               "apart; the shares' base leaves the outermost ones out too.\n";
+        out << report::wrapLines(
+            "calls 5+3: 5 instances timed, 3 left out: kernels ran under the profiler in them "
+            "(a counter-collection pass), whose work inside the launches cannot be measured "
+            "apart; the shares' base leaves the outermost ones out too.\n",
+            width);
     if (allProfiled)
-        out << "bound*: every instance ran kernels under the profiler (kernel replay, or seen "
-               "only in passes): its host times include CUPTI's work, an upper bound of the "
-               "application's.\n";
+        out << report::wrapLines(
+            "bound*: every instance ran kernels under the profiler (kernel replay, or seen only "
+            "in passes): its host times include CUPTI's work, an upper bound of the "
+            "application's; no steady state (the program stopped, or libroofline went idle, "
+            "before an instance ran without the profiler).\n",
+            width);
     double ours = 0; // libroofline's work inside the outermost scopes (nested ones included)
     for (const HostScope& s : scopes)
         if (s.scopePath.find('/') == std::string::npos)
@@ -111,7 +195,7 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                       "libroofline's own work inside these scopes (counter collection on the "
                       "application's threads), %.3f ms, is taken out of their times.\n",
                       ours * 1e3);
-        out << tail;
+        out << report::wrapLines(tail, width);
     }
 }
 

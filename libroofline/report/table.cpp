@@ -172,12 +172,14 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         }
         bounds[i] = toString(r.bound) + options.boundMark;
         if (r.noFloatingPointWork())
-            bounds[i] += "  [no FP work]";
+            bounds[i] += "  [no FP]";
         else if (!(r.timeSeconds > 0.0))
             bounds[i] += "  [zero time]";
-        boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 5 : 0));
+        boundW = std::max(boundW, bounds[i].size() + (options.grouped && !r.note.empty() ? 6 : 0));
     }
-    boundW = std::min<std::size_t>(boundW, 28); // a longer bound may overflow: names first
+    // The bound with its marks and note reference fits: the columns and names give way first
+    // (a bound longer than this, a rare mix of marks, may still overflow).
+    boundW = std::min<std::size_t>(boundW, 40);
     // Named variables, not a structured binding: C++17 lets no lambda capture one.
     const auto fitted =
         report::fitLine(columns, width, 7 + (oneScope ? 1 : 2) + 1 + boundW, longestName,
@@ -317,7 +319,7 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
     for (const auto& r : records)
         noWork += r.noFloatingPointWork() ? 1 : 0;
     if (noWork)
-        footer << "  [no FP work]: " << noWork
+        footer << "  [no FP]: " << noWork
                << " row(s) did no floating-point work (copies, memsets, integer kernels): "
                   "intensity 0, bound by memory if at all\n";
     out << report::wrapLines(footer.str(), options.wide ? 0 : width);

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <mutex>
@@ -249,6 +250,39 @@ TEST(HostTimes, ProfiledInstancesAreLeftOutWhenThereAreOthers) {
     EXPECT_NEAR(times.runSeconds(start, end), whole - stepWall[1] - stepWall[2] - stepWall[3],
                 3 * kClockSlack);
     EXPECT_NEAR(times.runSeconds(start, end), step->wallSeconds, 0.005);
+}
+
+// The steady state: the first instance (warm-up) apart, profiled instances out, the median of the
+// clean ones -- a slow outlier among them does not move it as it moves the mean.
+TEST(HostTimes, TheSteadyStateIsTheMedianOfCleanInstancesAfterTheFirst) {
+    HostTimes times(HostTiming::Cpu, false);
+    const std::uint64_t thread = 4;
+    double wall[7] = {};
+    // first 60 ms (warm-up), two profiled 40 ms, then 10, 10, 10 and one 50 ms outlier
+    const int sleepMs[7] = {60, 40, 40, 10, 10, 50, 10};
+    for (int i = 0; i < 7; ++i) {
+        HostFrame step;
+        timed(wall[i], [&] {
+            times.push(step, nullptr, "step " + std::to_string(i), thread);
+            std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs[i]));
+            step.profiled = i == 1 || i == 2;
+            times.pop(step, nullptr, thread);
+        });
+    }
+    const auto scopes = times.collect();
+    const HostScope* step = find(scopes, "step #", thread);
+    ASSERT_TRUE(step);
+    EXPECT_NEAR(step->firstWallSeconds, wall[0], kClockSlack);
+    EXPECT_FALSE(step->firstProfiled);
+    EXPECT_EQ(step->steadyCalls, 4u); // 3, 4, 5, 6
+    std::vector<double> clean = {wall[3], wall[4], wall[5], wall[6]};
+    std::sort(clean.begin(), clean.end());
+    EXPECT_NEAR(step->steadyWallSeconds, (clean[1] + clean[2]) / 2, kClockSlack);
+    EXPECT_LT(step->steadyWallSeconds, 0.030); // the mean of the clean ones is ~23 ms and more
+    EXPECT_GE(step->steadyCpuSeconds, 0.0);
+    EXPECT_LT(step->steadyCpuSeconds, 0.5 * step->steadyWallSeconds); // asleep
+    EXPECT_EQ(step->hostWallPerCall(), step->steadyWallSeconds);
+    EXPECT_EQ(step->calls, 5u); // every clean instance, the first included, in the sums
 }
 
 // Kernel replay profiles every instance: the scope keeps their times (marked), and the base

@@ -64,6 +64,11 @@ core::Recording everyField() {
     h.calls = 5;
     h.profiledCalls = 3;
     h.profiledTimes = true;
+    h.firstWallSeconds = 0.75;
+    h.firstProfiled = true;
+    h.steadyCalls = 4;
+    h.steadyWallSeconds = 0.125;
+    h.steadyCpuSeconds = 0.0625;
     h.wallSeconds = 1.5;
     h.selfWallSeconds = 0.5;
     h.cpuSeconds = 1.25;
@@ -201,6 +206,11 @@ TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {
     EXPECT_EQ(g.calls, h.calls);
     EXPECT_EQ(g.profiledCalls, h.profiledCalls);
     EXPECT_EQ(g.profiledTimes, h.profiledTimes);
+    EXPECT_EQ(g.firstWallSeconds, h.firstWallSeconds);
+    EXPECT_EQ(g.firstProfiled, h.firstProfiled);
+    EXPECT_EQ(g.steadyCalls, h.steadyCalls);
+    EXPECT_EQ(g.steadyWallSeconds, h.steadyWallSeconds);
+    EXPECT_EQ(g.steadyCpuSeconds, h.steadyCpuSeconds);
     EXPECT_EQ(g.wallSeconds, h.wallSeconds);
     EXPECT_EQ(g.selfWallSeconds, h.selfWallSeconds);
     EXPECT_EQ(g.cpuSeconds, h.cpuSeconds);
