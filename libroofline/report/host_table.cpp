@@ -202,7 +202,8 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
 void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
     out << "scope,thread_id,calls,self_wall_s,wall_s,self_cpu_s,cpu_s,wall_share,"
            "wall_per_call_s,launches,kernels,gpu_s,gpu_per_call_s,gpu_idle_share,bound,"
-           "profiler_s,profiled_calls,profiled_times\n";
+           "profiler_s,profiled_calls,profiled_times,first_wall_s,first_profiled,steady_calls,"
+           "steady_wall_s,steady_cpu_s\n";
     auto optional = [](double v) { return v < 0 ? std::string() : report::number(v); };
     auto gpu = [](const HostScope& s, double v) {
         return s.gpuKnown() ? report::number(v) : std::string(); // empty: unmeasured
@@ -216,7 +217,9 @@ void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds, std::
             << report::number(s->gpuSeconds) << ',' << gpu(*s, s->gpuPerCall()) << ','
             << gpu(*s, s->gpuIdleShare()) << ',' << hostBound(*s) << ','
             << report::number(s->profilerSeconds) << ',' << s->profiledCalls << ','
-            << (s->profiledTimes ? 1 : 0) << '\n';
+            << (s->profiledTimes ? 1 : 0) << ',' << optional(s->firstWallSeconds) << ','
+            << (s->firstProfiled ? 1 : 0) << ',' << s->steadyCalls << ','
+            << optional(s->steadyWallSeconds) << ',' << optional(s->steadyCpuSeconds) << '\n';
 }
 
 std::string hostBarsSvg(const std::vector<HostScope>& scopes, std::size_t maxBars) {
