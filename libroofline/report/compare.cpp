@@ -190,7 +190,7 @@ void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ce
     };
     out << "name,scope,in_a,in_b,launches_a,launches_b,time_s_a,time_s_b,time_ratio,flops_a,"
            "flops_b,tensor_share_a,tensor_share_b,bytes_l1_a,bytes_l1_b,bytes_l2_a,bytes_l2_b,"
-           "bytes_dram_a,bytes_dram_b,ai_dram_a,ai_dram_b,bound_a,bound_b\n";
+           "bytes_dram_a,bytes_dram_b,ai_dram_a,ai_dram_b,bound_a,bound_b,kernel_id_a,kernel_id_b\n";
     for (const auto& [ia, ib] : c.rows) {
         const KernelGroup* a = side(c.a, ia);
         const KernelGroup* b = side(c.b, ib);
@@ -216,7 +216,8 @@ void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ce
         out << ',' << v(a, [](const KernelGroup& g) { return dramIntensity(&g); }) << ','
             << v(b, [](const KernelGroup& g) { return dramIntensity(&g); }) << ','
             << (a ? q(boundText(a, ceilingsA)) : "") << ',' << (b ? q(boundText(b, ceilingsB)) : "")
-            << '\n';
+            << ',' << (a && !frameworkRows(c.by) ? std::to_string(a->kernelId) : "") << ','
+            << (b && !frameworkRows(c.by) ? std::to_string(b->kernelId) : "") << '\n';
     }
 }
 
@@ -225,7 +226,6 @@ std::vector<ChartSpec> comparisonCharts(const Comparison& c, const Ceilings& cei
     std::vector<ChartSpec> specs(kFamilyCount);
     const double total = c.secondsA + c.secondsB;
     std::size_t shown = 0, onlyA = 0;
-    int label = 0;
     for (const auto& [ia, ib] : c.rows) {
         if (top && shown >= top)
             break;
@@ -249,7 +249,8 @@ std::vector<ChartSpec> comparisonCharts(const Comparison& c, const Ceilings& cei
             k.before = {a->flopsIn(f), a->seconds, a->bytes};
         }
         k.share = total > 0 ? b->seconds / (c.secondsB > 0 ? c.secondsB : total) : 0;
-        k.label = ++label;
+        k.label = static_cast<int>(b->kernelId); // B's '#' (roofline report B)
+        k.bound = toString(b->bound(ceilingsB));
         specs[static_cast<std::size_t>(f)].kernels.push_back(std::move(k));
         ++shown;
     }

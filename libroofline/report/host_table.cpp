@@ -62,7 +62,7 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
         {"thread", 8, 3, true},         {"calls", 7, 0, false},
         {"wall/call ms", 12, 0, false}, {"first ms", 10, 4, false},
         {"CPU/call ms", 11, 5, false},  {"GPU/call ms", 11, 0, false},
-        {"idle", 5, 0, false},          {"bound", 10, 0, true},
+        {"idle", 5, 0, false},          {"bound", 11, 0, true},
         {"self wall ms", 16, 6, false}, {"wall ms", 16, 7, false},
         {"self CPU ms", 16, 8, false},  {"CPU ms", 16, 9, false}};
     constexpr std::size_t kScopeMin = 16;
@@ -76,7 +76,9 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
             w += c.width + 1;
         return w;
     };
-    for (int drop = 9; drop > 0 && used() + kScopeMin > width; --drop)
+    // The scope's name keeps up to 32 characters before the optional columns go.
+    const std::size_t scopeWant = std::max(kScopeMin, std::min<std::size_t>(longest, 32));
+    for (int drop = 9; drop > 0 && used() + scopeWant > width; --drop)
         columns.erase(std::remove_if(columns.begin(), columns.end(),
                                      [&](const Column& c) { return c.drop == drop; }),
                       columns.end());

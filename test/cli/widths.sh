@@ -8,7 +8,7 @@ R="$1"
 fixtures="$2"
 fail=0
 longest() { awk '{ if (length($0) > n) { n = length($0); line = $0 } } END { print n + 0 "\t" line }'; }
-for f in h100_host_step h100_torch_ops h100_torch_transformer h100_train_step; do
+for f in h100_host_step h200_host_steady h100_torch_ops h100_torch_transformer h100_train_step; do
   for w in 80 120; do
     read -r n line < <(COLUMNS=$w "$R" report "$fixtures/$f.rfl" --host 2>&1 | longest)
     if ((n > w)); then

@@ -109,11 +109,14 @@ TEST(HostTimes, SleepAndBusyScopesGetTheirWallAndCpuTime) {
     EXPECT_EQ(hostBound(*load), "wait"); // no kernels, the host asleep
     // No kernels, the host busy -- on this machine when it had a CPU to itself (a loaded one
     // stretches the loop's wall time past twice its CPU time: then it was waiting for a CPU).
-    if (compute->cpuSeconds >= 0.9 * compute->wallSeconds) {
+    // (The bound reads the steady state: the median of the instances after the first.)
+    ASSERT_EQ(compute->steadyCalls, 2u);
+    if (compute->steadyCpuSeconds >= 0.9 * compute->steadyWallSeconds) {
         EXPECT_EQ(hostBound(*compute), "cpu");
     }
     HostScope unloaded = *compute;
     unloaded.wallSeconds = unloaded.cpuSeconds;
+    unloaded.steadyWallSeconds = unloaded.steadyCpuSeconds;
     EXPECT_EQ(hostBound(unloaded), "cpu");
 }
 
@@ -473,7 +476,7 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     EXPECT_EQ(b.profiledCalls, 3u);
     EXPECT_FALSE(b.profiledTimes);
     std::ostringstream table, csv;
-    printHostTable(back.hostScopes, back.hostRunSeconds, table);
+    printHostTable(back.hostScopes, back.hostRunSeconds, table, 0, 220); // every column
     EXPECT_NE(table.str().find("1000.000  50.0%"), std::string::npos) << table.str();
     EXPECT_NE(table.str().find(" 4+3 "), std::string::npos) << table.str(); // 3 left out
     EXPECT_NE(table.str().find("calls 5+3: 5 instances timed, 3 left out"), std::string::npos);
@@ -495,7 +498,7 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     std::vector<HostScope> profiled = back.hostScopes; // every instance profiled: marked
     profiled[0].profiledTimes = true;
     std::ostringstream marked;
-    printHostTable(profiled, back.sessionSeconds, marked);
+    printHostTable(profiled, back.sessionSeconds, marked, 0, 220);
     EXPECT_NE(marked.str().find("gpu*"), std::string::npos) << marked.str();
     EXPECT_NE(marked.str().find("bound*: every instance ran kernels under the profiler"),
               std::string::npos);
@@ -505,7 +508,7 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     std::vector<HostScope> outer = back.hostScopes;
     outer[0].scopePath = "step #";
     std::ostringstream withOurs;
-    printHostTable(outer, back.sessionSeconds, withOurs);
+    printHostTable(outer, back.sessionSeconds, withOurs, 0, 220);
     EXPECT_NE(withOurs.str().find("libroofline's own work inside these scopes (counter "
                                   "collection on the application's threads), 750.000 ms"),
               std::string::npos)
@@ -513,4 +516,32 @@ TEST(HostScopes, RecordingTableAndCsvCarryThem) {
     const std::string svg = hostBarsSvg(back.hostScopes, 16);
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_NE(svg.find("GPU idle (host only)"), std::string::npos);
+}
+
+// A recording with the steady state (H200, the training step under `roofline run`): the step's
+// first instance (validation, lazy loading) apart, three profiled ones out, the clean one after
+// them the per-call time -- 2.3 ms, against 94.8 ms of wall time over the two timed instances.
+TEST(HostScopes, TheBundledSteadyStateRecording) {
+    const core::Recording rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h200_host_steady.rfl");
+    const HostScope* step = nullptr;
+    for (const HostScope& s : rec.hostScopes)
+        if (s.scopePath == "Train step #")
+            step = &s;
+    ASSERT_TRUE(step);
+    EXPECT_EQ(step->calls, 2u);
+    EXPECT_EQ(step->profiledCalls, 3u);
+    EXPECT_DOUBLE_EQ(step->firstWallSeconds, 0.092491548);
+    EXPECT_FALSE(step->firstProfiled);
+    EXPECT_EQ(step->steadyCalls, 1u);
+    EXPECT_DOUBLE_EQ(step->steadyWallSeconds, 0.002304205);
+    EXPECT_DOUBLE_EQ(step->steadyCpuSeconds, 0.001554442);
+    EXPECT_DOUBLE_EQ(step->hostWallPerCall(), 0.002304205);
+    EXPECT_NEAR(step->wallPerCall(), 0.0474, 0.0001); // the mean, warm-up included
+    EXPECT_EQ(hostBound(*step), "gpu"); // 2.18 ms of kernels per 2.30 ms step
+    std::ostringstream table;
+    printHostTable(rec.hostScopes, rec.hostRunSeconds, table, 3, 120);
+    EXPECT_NE(table.str().find("Train step #  "), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find(" process      2+3        2.304     92.492       1.554       2.179    5% gpu"),
+              std::string::npos)
+        << table.str();
 }
