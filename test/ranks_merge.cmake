@@ -1,4 +1,4 @@
-# Several processes of one job on the H100 test machine, with the training step:
+# Several processes of one job on an H100 80GB HBM3, with the training step:
 #  1. two "ranks" (RANK=0/1, one after the other: hardware counters serve one process at a time)
 #     save run-%r.rfl, which roofline merge puts in one recording and report shows per rank;
 #  2. two processes started together with the same output path (timing only, so both run at

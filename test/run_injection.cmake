@@ -1,4 +1,4 @@
-# `roofline run` on the H100 test machine, with test/gpu/injected_app.cu, a CUDA program that
+# `roofline run` on an H100 80GB HBM3, with test/gpu/injected_app.cu, a CUDA program that
 # has no libroofline in it:
 #  1. steps with NVTX ranges, a captured CUDA graph, and a forked child that never touches CUDA
 #     and exits normally: one recording (the child's exit saves nothing), FLOPs exact, graph

@@ -2,7 +2,7 @@
 // SIGFPE or SIGABRT it writes the signal, the faulting address, the thread, a backtrace and the
 // executable mappings (to resolve library offsets) to stderr and, when CRASH_LOG names a file,
 // appends them there; then it re-raises the signal with its default action. Used by
-// test/gpu/suite_loop.sh to hunt intermittent crashes on the H100 test machine.
+// test/gpu/suite_loop.sh to hunt intermittent crashes on an H100 80GB HBM3.
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <fcntl.h>

@@ -92,7 +92,7 @@ TEST(GpuHostTiming, ALaunchBoundScopeAndAGpuBoundScopeAreToldApart) {
     // The launch-bound loop's host time is the application's, but for what CUPTI's callbacks
     // cost every launch while libroofline is subscribed: about 2 us per launch on the H100
     // (2026-11-23, 150 runs: median 1.8 us, -2.6 to 4.7 us in single runs), against 17.7 us
-    // before libroofline took its own work and its passes out. The H100 test machine is a VM that
+    // before libroofline took its own work and its passes out. The H100 80GB HBM3 machine used here is a VM that
     // stalls at times: on one instance about 1 run in 12 had two clean steps of 12 and 17 ms
     // instead of 2.3, with the ProfileScope constructor 7 times and cudaDeviceSynchronize 2.4
     // times slower in the same steps, and the scope's CPU time 28 of its 30 ms (the vCPU busy

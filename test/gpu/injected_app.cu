@@ -1,4 +1,4 @@
-// A CUDA program with no libroofline in it: the subject of `roofline run` on the H100 test machine
+// A CUDA program with no libroofline in it: the subject of `roofline run` on an H100 80GB HBM3
 // (test/run_injection.cmake). NVTX ranges "step <n>", FP32 and FP64 FMA chains whose FLOPs are
 // known (calibration/expected.hpp).
 //

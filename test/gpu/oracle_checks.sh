@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks of a collector change beyond the GPU suite, on the H100 test machine:
+# The checks of a collector change beyond the GPU suite, on an H100 80GB HBM3:
 #  1. the training-step program (examples/training_step) against Nsight Compute as the oracle,
 #     with the cost of each (plain run, libroofline, ncu);
 #  2. PyTorch loops (conv2d, a transformer block) under libroofline, with thread-scoped and

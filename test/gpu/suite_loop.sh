@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the GPU test suite (ctest -L gpu) again and again on the H100 test machine, with a crash handler
+# Runs the GPU test suite (ctest -L gpu) again and again on an H100 80GB HBM3, with a crash handler
 # preloaded into every test process (test/gpu/crash_backtrace.c: signal, address, backtrace), and
 # counts the runs, failures and crashes. Intermittent crashes show up here, not in a single run.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A PyTorch model's forward captured in a CUDA graph (torch.cuda.graph) and replayed, for
-`roofline run` on the H100 test machine:
+`roofline run` on an H100 80GB HBM3:
 
     roofline run [-m kernel] -o graph.rfl -- python3 torch_graph.py REPLAYS
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch training loops under libroofline, for the checks on the H100 test machine.
+"""PyTorch training loops under libroofline, for the checks on an H100 80GB HBM3.
 
     torch_loop.py SHIM.so conv|transformer|graphed STEPS
 

@@ -108,6 +108,21 @@ std::string readable(const std::string& meta) {
     return file({section("META", meta), section("CONF", "c"), section("VALS", "")});
 }
 
+// One launch named `name` in `scope`, written by libroofline and read back.
+core::LaunchInfo writtenAndRead(const std::string& name, const std::string& scope) {
+    auto rec = test::minimalRecording();
+    core::LaunchInfo l;
+    l.name = name;
+    l.scopePath = scope;
+    l.chunk = -1;
+    rec.launches = {l};
+    std::stringstream io;
+    core::writeRecording(rec, io);
+    const auto back = core::readRecording(io, "written.rfl");
+    EXPECT_EQ(back.launches.size(), 1u);
+    return back.launches.empty() ? core::LaunchInfo{} : back.launches[0];
+}
+
 std::string refusal(const std::string& bytes) {
     std::istringstream in(bytes);
     try {
@@ -181,33 +196,17 @@ TEST(HostileRecording, OverlongNamesAreRefusedAndNeverWritten) {
     EXPECT_NE(refusal(readable(metadata(std::string(100000, 'x')))).find("'name' is 100000 bytes"),
               std::string::npos);
     // What libroofline writes, it reads back: longer names are cut at a character boundary.
-    auto rec = test::minimalRecording();
-    core::LaunchInfo l;
-    l.name = std::string(70000, 'n');
-    l.scopePath = std::string(65533, 's') + "\xc3\xa9\xc3\xa9"; // é straddles the limit
-    l.chunk = -1;
-    rec.launches = {l};
-    std::stringstream io;
-    core::writeRecording(rec, io);
-    const auto back = core::readRecording(io, "capped.rfl");
-    ASSERT_EQ(back.launches.size(), 1u);
-    EXPECT_EQ(back.launches[0].name.size(), 65536u);
-    EXPECT_EQ(back.launches[0].name.substr(65533), "...");
-    EXPECT_EQ(back.launches[0].scopePath, std::string(65533, 's') + "...");
+    const auto back = writtenAndRead(std::string(70000, 'n'),
+                                     std::string(65533, 's') + "\xc3\xa9\xc3\xa9"); // é at the limit
+    EXPECT_EQ(back.name.size(), 65536u);
+    EXPECT_EQ(back.name.substr(65533), "...");
+    EXPECT_EQ(back.scopePath, std::string(65533, 's') + "...");
 }
 
 TEST(HostileRecording, NamesThatAreNotUtf8AreKeptNotLost) {
-    auto rec = test::minimalRecording();
-    core::LaunchInfo l;
-    l.name = "k";
-    l.scopePath = "step \xff\xfe/layer"; // an NVTX range in Latin-1
-    l.chunk = -1;
-    rec.launches = {l};
-    std::stringstream io;
-    core::writeRecording(rec, io);
-    const auto back = core::readRecording(io, "latin1.rfl");
-    ASSERT_EQ(back.launches.size(), 1u);
-    EXPECT_EQ(back.launches[0].scopePath, "step \xef\xbf\xbd\xef\xbf\xbd/layer");
+    // an NVTX range named in Latin-1
+    EXPECT_EQ(writtenAndRead("k", "step \xff\xfe/layer").scopePath,
+              "step \xef\xbf\xbd\xef\xbf\xbd/layer");
 }
 
 TEST(HostileRecording, ALongKernelNameIsSearchedWithoutRecursion) {
