@@ -37,5 +37,22 @@ for f in h100_train_step h100_torch_ops h100_torch_transformer h100_host_step; d
     fi
   done
 done
+# a comparison's chart: arrows from A's points to B's, B's ids as labels
+page="$dir/compare.html"
+if "$R" compare "$fixtures/h100_torch_transformer.rfl" "$fixtures/h100_torch_ops.rfl" --by name \
+     --chart "$page" >/dev/null 2>&1; then
+  { sed '$d' "$page"; echo "<script>"; cat "$here/chart_check.js"; echo "</script></body></html>"; } \
+    > "$dir/checked.html"
+  out="$(timeout 60 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 \
+    --dump-dom "file://$dir/checked.html" 2>/dev/null)"
+  verdict="$(sed -n '/<pre id="chart-check">/,/<\/pre>/p' <<<"$out" | sed 's/<[^>]*>//g')"
+  if ! grep -q ", 0 problems" <<<"$verdict"; then
+    echo "FAIL: compare chart:"; echo "${verdict:-the browser gave no verdict}" | head -20; fail=1
+  else
+    echo "compare: $(head -1 <<<"$verdict")"
+  fi
+else
+  echo "FAIL: roofline compare --chart"; fail=1
+fi
 [[ $fail == 0 ]] && echo "charts laid out by $browser: no text leaves its chart, no label overlaps"
 exit $fail
