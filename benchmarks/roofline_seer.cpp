@@ -5,6 +5,7 @@
 //   --ceilings FILE | --roofs ...) roofline-seer predict --model model.json CONFIGS.txt | --config
 //   "n c w k q r s p"
 #include "seer/evaluate.hpp"
+#include "seer/splits.hpp"
 #include "workloads/csv_rows.hpp"
 
 #include "core/ceilings_file.hpp"
@@ -168,6 +169,24 @@ int main(int argc, char** argv) {
                          "FILE.html: the per-engine error table and the predicted-against-"
                          "measured scatter; FILE.svg: the scatter");
 
+    auto* splits = app.add_subcommand(
+        "splits", "the model fitted and evaluated on many random held-out sets of configurations: "
+                  "each figure's 10th, 50th and 90th percentile over the splits");
+    std::size_t splitCount = 100;
+    double testShare = 0.3;
+    std::uint64_t seed = 1;
+    splits->add_option("data", data, "SEER data sets")->required();
+    splits->add_option("--ceilings", ceilings, "roofs from a ceilings file");
+    splits->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,l2=,sms=");
+    splits->add_option("--splits", splitCount, "how many random splits")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    splits->add_option("--test-share", testShare, "share of the configurations held out")
+        ->check(CLI::Range(0.05, 0.95))
+        ->capture_default_str();
+    splits->add_option("--seed", seed, "the first split's seed (split i uses seed + i)")
+        ->capture_default_str();
+
     auto* predict = app.add_subcommand("predict", "predicted time per engine, best first, for "
                                                   "configurations in SEER's one-line format");
     predict->add_option("--model", model, "a model from fit")->required();
@@ -180,6 +199,19 @@ int main(int argc, char** argv) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     try {
+        if (splits->parsed()) {
+            const auto rows = readAll(data);
+            SplitsOptions o;
+            o.splits = splitCount;
+            o.testShare = testShare;
+            o.seed = seed;
+            printSplitsSummary(
+                evaluateSplits(rows, roofsFrom(ceilings, roofs,
+                                               rows.empty() ? "fp32" : rows[0].precision),
+                               o),
+                std::cout);
+            return 0;
+        }
         if (fit->parsed() || (evaluate->parsed() && model.empty())) {
             const auto rows = readAll(data);
             std::vector<SeerRow> train, test;
