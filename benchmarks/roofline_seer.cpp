@@ -169,6 +169,11 @@ int main(int argc, char** argv) {
                          "FILE.html: the per-engine error table and the predicted-against-"
                          "measured scatter; FILE.svg: the scatter");
 
+    bool structural = false;
+    for (auto* sub : {fit, evaluate})
+        sub->add_flag("--structural", structural,
+                      "the structural time model for every engine (no cross-validated choice)");
+
     auto* splits = app.add_subcommand(
         "splits", "the model fitted and evaluated on many random held-out sets of configurations: "
                   "each figure's 10th, 50th and 90th percentile over the splits");
@@ -186,6 +191,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     splits->add_option("--seed", seed, "the first split's seed (split i uses seed + i)")
         ->capture_default_str();
+    splits->add_flag("--structural", structural,
+                     "the structural time model for every engine (no cross-validated choice)");
 
     auto* predict = app.add_subcommand("predict", "predicted time per engine, best first, for "
                                                   "configurations in SEER's one-line format");
@@ -205,6 +212,7 @@ int main(int argc, char** argv) {
             o.splits = splitCount;
             o.testShare = testShare;
             o.seed = seed;
+            o.select = !structural;
             printSplitsSummary(
                 evaluateSplits(rows, roofsFrom(ceilings, roofs,
                                                rows.empty() ? "fp32" : rows[0].precision),
@@ -220,10 +228,15 @@ int main(int argc, char** argv) {
             else
                 split(rows, testConfigs, train, test);
             const Model m = Model::fit(
-                train, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision));
+                train, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision),
+                !structural);
+            std::size_t logLinear = 0;
+            for (const auto& [name, e] : m.engines)
+                logLinear += e.logLinear.empty() ? 0 : 1;
             std::cerr << "fitted " << m.engines.size() << " engines on " << train.size()
                       << " rows (" << m.skipped.size() << " engines with fewer than "
-                      << Model::kMinimumRows << " training rows skipped)\n";
+                      << Model::kMinimumRows << " training rows skipped; " << logLinear
+                      << " with the log-linear time model, chosen by cross-validation)\n";
             if (fit->parsed()) {
                 roofline::saveChart(output, m.toJson() + '\n');
                 std::cerr << "wrote " << output << '\n';

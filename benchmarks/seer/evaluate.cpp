@@ -60,7 +60,13 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
     for (const auto& [engine, list] : errors) {
         EngineError e;
         e.engine = engine;
-        e.trainingRows = model.engines.at(engine).trainingRows;
+        const EngineModel& m = model.engines.at(engine);
+        e.trainingRows = m.trainingRows;
+        if (!m.logLinear.empty()) {
+            char floor[48];
+            std::snprintf(floor, sizeof floor, "log-linear, floor %.1f us", m.floorSeconds * 1e6);
+            e.timeModel = floor;
+        }
         e.testRows = list.size();
         e.medianApe = median(list);
         double sum = 0;
@@ -152,23 +158,25 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
 
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-20s %6s %6s %10s %10s %10s %12s | %8s %8s %8s %8s\n",
+    std::snprintf(line, sizeof line,
+                  "%-20s %6s %6s %10s %10s %10s %12s | %8s %8s %8s %8s | %s\n",
                   "engine (Test-set-I)", "train", "test", "median err", "mean err", "within 10%",
-                  "bound agrees", "time|m", "flops", "dram", "blocks");
+                  "bound agrees", "time|m", "flops", "dram", "blocks", "time model");
     out << line;
     auto optional = [](double v) { return v < 0 ? std::string("-") : percent(v); };
     for (const EngineError& x : e.engines) {
         std::snprintf(line, sizeof line,
-                      "%-20.20s %6zu %6zu %10s %10s %10s %12s | %8s %8s %8s %8s\n",
+                      "%-20.20s %6zu %6zu %10s %10s %10s %12s | %8s %8s %8s %8s | %s\n",
                       x.engine.c_str(), x.trainingRows, x.testRows, percent(x.medianApe).c_str(),
                       percent(x.meanApe).c_str(), percent(x.within10).c_str(),
                       optional(x.boundAgreement).c_str(), optional(x.timeOnMeasuredApe).c_str(),
                       optional(x.flopsApe).c_str(), optional(x.dramApe).c_str(),
-                      optional(x.blocksApe).c_str());
+                      optional(x.blocksApe).c_str(), x.timeModel.c_str());
         out << line;
     }
-    out << "(after |: median errors of the time model on the measured metrics, and of each "
-           "predicted metric)\n";
+    out << "(after |: median errors of the structural time model on the measured metrics, and of "
+           "each predicted metric; the time model cross-validation on the training "
+           "configurations chose)\n";
     if (e.unmodelledRows > 0)
         out << e.unmodelledRows << " test rows belong to engines with too few training rows\n";
 }

@@ -22,6 +22,8 @@ struct EngineError {
     /// Where the error comes from: median absolute percentage errors of the time model fed the
     /// row's measured metrics, and of each predicted metric (-1: none measured).
     double timeOnMeasuredApe = -1, flopsApe = -1, dramApe = -1, blocksApe = -1;
+    /// The time model cross-validation chose: "structural", or "log-linear" with its floor.
+    std::string timeModel = "structural";
 };
 
 struct TimePoint {

@@ -1,4 +1,5 @@
 #include "seer/model.hpp"
+#include "seer/selection.hpp"
 
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
@@ -225,7 +226,10 @@ Prediction EngineModel::predict(const ConvParams& c, const Roofs& roofs) const {
     p.l2Bytes = l2Bytes.predict(c);
     p.blocks = blocks.predict(c);
     p.waves = wavesOf(p.blocks, residentBlocks, roofs);
-    return timeOf(p, roofs);
+    p = timeOf(p, roofs);
+    if (!logLinear.empty())
+        p.seconds = logLinearSeconds(logLinear, floorSeconds, c, p);
+    return p;
 }
 
 Prediction EngineModel::timeOf(Prediction p, const Roofs& roofs) const {
@@ -291,7 +295,7 @@ std::vector<double> relativeLeastSquares(const std::vector<std::vector<double>>&
     return beta;
 }
 
-Model Model::fit(const std::vector<SeerRow>& rows, const Roofs& roofs) {
+Model Model::fit(const std::vector<SeerRow>& rows, const Roofs& roofs, bool select) {
     Model m;
     m.roofs = roofs;
     std::map<std::string, std::vector<const SeerRow*>> byEngine;
@@ -303,36 +307,43 @@ Model Model::fit(const std::vector<SeerRow>& rows, const Roofs& roofs) {
             m.skipped[engine] = list.size();
             continue;
         }
-        EngineModel e;
-        e.trainingRows = list.size();
-        e.flops = fitMetric(list, kFlopTerms, &SeerRow::flops);
-        e.tensorFlops = fitMetric(list, kFlopTerms, &SeerRow::tensorFlops);
-        e.dramBytes = fitMetric(list, kByteTerms, &SeerRow::dramBytes);
-        e.l2Bytes = fitMetric(list, kByteTerms, &SeerRow::l2Bytes);
-        e.blocks = fitMetric(list, kBlockTerms, &SeerRow::blocks);
-        std::vector<double> resident;
-        for (const SeerRow* r : list)
-            if (r->residentBlocks > 0)
-                resident.push_back(r->residentBlocks);
-        e.residentBlocks = median(resident);
-        // The time model on the measured metrics (what the static and dynamic fits predict),
-        // without the byte terms whose metric the fit cannot predict: fed a prediction that is
-        // off by more than kUnpredictable, a term fitted on the measured value only adds error.
-        const bool dram = trainingError(list, e.dramBytes, &SeerRow::dramBytes) <= kUnpredictable;
-        const bool l2 = trainingError(list, e.l2Bytes, &SeerRow::l2Bytes) <= kUnpredictable;
-        std::vector<std::vector<double>> x;
-        std::vector<double> y;
-        for (const SeerRow* r : list) {
-            auto f = timeFeatures(measuredMetrics(*r, e.residentBlocks, roofs), roofs);
-            f[kDramFeature] = dram ? f[kDramFeature] : 0.0;
-            f[kL2Feature] = l2 ? f[kL2Feature] : 0.0;
-            x.push_back(std::move(f));
-            y.push_back(r->timeSeconds);
-        }
-        e.time = relativeLeastSquares(x, y, true);
+        EngineModel e = fitEngine(list, roofs);
+        if (select)
+            chooseTimeModel(e, list, roofs);
         m.engines[engine] = std::move(e);
     }
     return m;
+}
+
+EngineModel fitEngine(const std::vector<const SeerRow*>& list, const Roofs& roofs) {
+    EngineModel e;
+    e.trainingRows = list.size();
+    e.flops = fitMetric(list, kFlopTerms, &SeerRow::flops);
+    e.tensorFlops = fitMetric(list, kFlopTerms, &SeerRow::tensorFlops);
+    e.dramBytes = fitMetric(list, kByteTerms, &SeerRow::dramBytes);
+    e.l2Bytes = fitMetric(list, kByteTerms, &SeerRow::l2Bytes);
+    e.blocks = fitMetric(list, kBlockTerms, &SeerRow::blocks);
+    std::vector<double> resident;
+    for (const SeerRow* r : list)
+        if (r->residentBlocks > 0)
+            resident.push_back(r->residentBlocks);
+    e.residentBlocks = median(resident);
+    // The time model on the measured metrics (what the static and dynamic fits predict),
+    // without the byte terms whose metric the fit cannot predict: fed a prediction that is
+    // off by more than kUnpredictable, a term fitted on the measured value only adds error.
+    const bool dram = trainingError(list, e.dramBytes, &SeerRow::dramBytes) <= kUnpredictable;
+    const bool l2 = trainingError(list, e.l2Bytes, &SeerRow::l2Bytes) <= kUnpredictable;
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    for (const SeerRow* r : list) {
+        auto f = timeFeatures(measuredMetrics(*r, e.residentBlocks, roofs), roofs);
+        f[kDramFeature] = dram ? f[kDramFeature] : 0.0;
+        f[kL2Feature] = l2 ? f[kL2Feature] : 0.0;
+        x.push_back(std::move(f));
+        y.push_back(r->timeSeconds);
+    }
+    e.time = relativeLeastSquares(x, y, true);
+    return e;
 }
 
 namespace {
@@ -386,7 +397,9 @@ std::string Model::toJson() const {
                               {"l2_bytes", seer::toJson(e.l2Bytes)},
                               {"blocks", seer::toJson(e.blocks)},
                               {"resident_blocks", e.residentBlocks},
-                              {"time", e.time}};
+                              {"time", e.time},
+                              {"log_linear", e.logLinear},
+                              {"floor_s", e.floorSeconds}};
     for (const auto& [name, n] : skipped)
         j["skipped"][name] = n;
     return j.dump(2);
@@ -416,6 +429,13 @@ Model Model::fromJson(const std::string& text, const std::string& name) {
                 em.blocks = seer::fromJson(e.at("blocks"), kBlockTerms);
                 em.residentBlocks = e.at("resident_blocks").get<double>();
                 em.time = e.at("time").get<std::vector<double>>();
+                em.logLinear = e.value("log_linear", std::vector<double>{});
+                em.floorSeconds = e.value("floor_s", 0.0);
+                if (!em.logLinear.empty() && em.logLinear.size() != kLogFeatures)
+                    throw SeerError("engine '" + engine + "': " +
+                                    std::to_string(em.logLinear.size()) +
+                                    " log-linear coefficients for " +
+                                    std::to_string(kLogFeatures) + " features");
                 m.engines[engine] = std::move(em);
             }
         return m;

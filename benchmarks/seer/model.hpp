@@ -80,6 +80,11 @@ struct EngineModel {
     /// serial s one block's work at one SM's share, once per wave (latency-bound kernels with
     /// few blocks and long loops); DRAM s and L2 s the bytes at their roofs.
     std::vector<double> time;
+    /// The other time model (seer/selection.hpp): log(seconds) linear in the logarithms of the
+    /// configuration's features (logFeatures), floored at `floorSeconds`. Used instead of `time`
+    /// when cross-validation on the training configurations chose it; empty: not chosen.
+    std::vector<double> logLinear;
+    double floorSeconds = 0;
     Prediction predict(const ConvParams& c, const Roofs& roofs) const;
     /// The time model alone, on given metrics (FLOPs, tensor FLOPs, bytes, blocks, waves of `m`):
     /// `m` with its seconds, compute/memory seconds and bound filled in.
@@ -93,11 +98,16 @@ struct Model {
     static constexpr std::size_t kMinimumRows = 8;
     std::map<std::string, std::size_t> skipped;
 
-    /// Fits one EngineModel per engine on `rows` (all of them: split first).
-    static Model fit(const std::vector<SeerRow>& rows, const Roofs& roofs);
+    /// Fits one EngineModel per engine on `rows` (all of them: split first). `select`: each
+    /// engine's time model chosen by cross-validation on its training configurations between
+    /// the structural one and the log-linear one (seer/selection.hpp); false: structural only.
+    static Model fit(const std::vector<SeerRow>& rows, const Roofs& roofs, bool select = true);
     std::string toJson() const;
     static Model fromJson(const std::string& text, const std::string& name);
 };
+
+/// The structural model of one engine fitted on its rows (Model::fit without the selection).
+EngineModel fitEngine(const std::vector<const SeerRow*>& rows, const Roofs& roofs);
 
 /// A row's measured metrics as a Prediction's inputs (waves from the blocks and `residentBlocks`
 /// when the row has none), for the time model alone.

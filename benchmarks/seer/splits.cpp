@@ -50,7 +50,7 @@ SplitsSummary evaluateSplits(const std::vector<SeerRow>& rows, const Roofs& roof
             if (!isTest)
                 trainConfigs.insert(r.conv.key());
         }
-        const Model model = Model::fit(trainRows, roofs);
+        const Model model = Model::fit(trainRows, roofs, options.select);
         const RowEvaluation e = evaluateRows(model, testRows);
         const ChoiceEvaluation c = evaluateChoices(model, testRows);
         SplitFigures f;

@@ -3,6 +3,7 @@
 // evaluations count what they should, and the data set and model files round-trip.
 #include "seer/cases.hpp"
 #include "seer/evaluate.hpp"
+#include "seer/selection.hpp"
 #include "seer/splits.hpp"
 #include "workloads/conv_case.hpp"
 
@@ -436,6 +437,69 @@ TEST(SeerSplits, HeldOutSetsAreDeterministicWholeConfigurations) {
         << out.str();
     EXPECT_NE(out.str().find("heuristic within 10% of the best"), std::string::npos);
     EXPECT_NE(out.str().find("eng70"), std::string::npos);
+}
+
+// The time model chosen per engine by cross-validation on its training configurations: an
+// engine whose time is a power law of its work, floored (a kernel that never runs faster than its
+// launch), is the log-linear model's; the formula engines above stay structural.
+TEST(SeerSelection, CrossValidationChoosesTheModelThatPredictsHeldOutConfigurations) {
+    std::vector<SeerRow> rows;
+    for (const auto& c : sweep()) {
+        SeerRow r = row(kEngines[0], c);
+        r.engine = "eng9 (power law)";
+        r.timeSeconds = std::max(12e-6, 3e-10 * std::pow(c.macs(), 0.7));
+        rows.push_back(r);
+    }
+    std::vector<SeerRow> train, test;
+    for (const auto& r : rows)
+        (isTestConfig(r.conv) ? test : train).push_back(r);
+    const Model m = Model::fit(train, kRoofs);
+    ASSERT_EQ(m.engines.size(), 1u);
+    const EngineModel& e = m.engines.begin()->second;
+    ASSERT_EQ(e.logLinear.size(), kLogFeatures);
+    EXPECT_GT(e.floorSeconds, 5e-6); // a floor near the fastest training time
+    EXPECT_LE(e.floorSeconds, 12e-6);
+    const RowEvaluation ev = evaluateRows(m, test);
+    ASSERT_EQ(ev.engines.size(), 1u);
+    EXPECT_LT(ev.engines[0].medianApe, 0.10);
+    EXPECT_EQ(ev.engines[0].timeModel.rfind("log-linear, floor", 0), 0u) << ev.engines[0].timeModel;
+    // structural only: the same engine predicted far worse
+    const RowEvaluation structural = evaluateRows(Model::fit(train, kRoofs, false), test);
+    EXPECT_GT(structural.engines[0].medianApe, 2 * ev.engines[0].medianApe);
+    // the formula engines keep the structural model, exact on them
+    const Model formulas = Model::fit(dataset(), kRoofs);
+    for (const auto& [name, f] : formulas.engines)
+        EXPECT_TRUE(f.logLinear.empty()) << name;
+    // the choice survives the model file
+    const Model back = Model::fromJson(m.toJson(), "m.json");
+    const EngineModel& b = back.engines.begin()->second;
+    EXPECT_EQ(b.logLinear, e.logLinear);
+    EXPECT_EQ(b.floorSeconds, e.floorSeconds);
+    const ConvParams c{16, 64, 28, 128, 28, 3, 1, 1};
+    EXPECT_DOUBLE_EQ(b.predict(c, kRoofs).seconds, e.predict(c, kRoofs).seconds);
+}
+
+// On the H100 sweep, over the same random splits, the cross-validated choice picks engines
+// within 10% of the best more often, and loses less time, than the structural model alone.
+TEST(SeerSelection, OnTheH100SweepTheChoiceBeatsTheStructuralModelAlone) {
+    std::ifstream in(ROOFLINE_FIXTURE_DIR "/h100_seer_sweep.csv");
+    ASSERT_TRUE(in) << "fixture missing";
+    const auto rows = readDataset(in, "h100_seer_sweep.csv");
+    const Roofs roofs{6.61e13, 4.70e14, 3.13e12, 132, 7.67e12};
+    SplitsOptions o;
+    o.splits = 20;
+    const SplitsSummary chosen = evaluateSplits(rows, roofs, o);
+    o.select = false;
+    const SplitsSummary structural = evaluateSplits(rows, roofs, o);
+    const auto median = [](const SplitsSummary& s, double SplitFigures::*f) {
+        std::vector<double> v;
+        for (const auto& x : s.splits)
+            v.push_back(x.*f);
+        return percentile(v, 50);
+    };
+    EXPECT_GT(median(chosen, &SplitFigures::within10), median(structural, &SplitFigures::within10));
+    EXPECT_LT(median(chosen, &SplitFigures::meanLost), median(structural, &SplitFigures::meanLost));
+    EXPECT_LT(median(chosen, &SplitFigures::rmspe), median(structural, &SplitFigures::rmspe));
 }
 
 } // namespace roofline::seer
