@@ -77,31 +77,62 @@ std::string shrinkWords(const std::string& s, std::size_t width) {
     return out.empty() ? cutEnd(joined(), width) : out + kCut;
 }
 
+// The names shown together, by family (their first underscore-separated part): how many
+// distinct names each family has, and how many of them have each part. Built once per table.
+class Families {
+public:
+    explicit Families(const std::vector<std::string>& names)
+        : names_(names.begin(), names.end()) {
+        for (const std::string& n : names_) {
+            const auto parts = splitUnderscores(n);
+            if (parts.size() < 2)
+                continue; // no underscore: in no family
+            Family& f = families_[parts[0]];
+            ++f.names;
+            for (const std::string& p : std::set<std::string>(parts.begin(), parts.end()))
+                ++f.parts[p];
+        }
+    }
+    /// The other names of `name`'s family (its parts `parts`), and how many of them have part `p`.
+    std::size_t others(const std::string& name, const std::vector<std::string>& parts) const {
+        const auto f = families_.find(parts[0]);
+        return f == families_.end() ? 0 : f->second.names - (names_.count(name) ? 1 : 0);
+    }
+    std::size_t seen(const std::string& name, const std::vector<std::string>& parts,
+                     const std::string& p) const {
+        const auto f = families_.find(parts[0]);
+        if (f == families_.end())
+            return 0;
+        const auto c = f->second.parts.find(p);
+        const std::size_t all = c == f->second.parts.end() ? 0 : c->second;
+        return all - (names_.count(name) ? 1 : 0); // the name has p: it is one of its parts
+    }
+
+private:
+    struct Family {
+        std::size_t names = 0;
+        std::map<std::string, std::size_t> parts;
+    };
+    std::set<std::string> names_;
+    std::map<std::string, Family> families_;
+};
+
 // Library kernels named by underscore-separated parts: the family (first part) and the parts
-// that tell it from `family`'s other names stay, then tiles, then the last part (the layout).
-std::string keepParts(const std::string& name, std::size_t width,
-                      const std::vector<std::string>& family) {
+// that tell it from the family's other names stay, then tiles, then the last part (the layout).
+std::string keepParts(const std::string& name, std::size_t width, const Families& families) {
     const std::vector<std::string> parts = splitUnderscores(name);
     if (parts.size() < 3)
         return {};
-    // parts every other name of the family (same first part) also has
-    std::map<std::string, std::size_t> seen;
-    std::size_t others = 0;
-    for (const std::string& other : family) {
-        if (other == name || other.rfind(parts[0] + '_', 0) != 0)
-            continue;
-        ++others;
-        const auto theirs = splitUnderscores(other);
-        for (const std::string& p : std::set<std::string>(theirs.begin(), theirs.end()))
-            ++seen[p];
-    }
+    const std::size_t others = families.others(name, parts);
     std::vector<std::size_t> priority = {0};
     const auto add = [&](std::size_t i) {
         if (std::find(priority.begin(), priority.end(), i) == priority.end())
             priority.push_back(i);
     };
     // not in every other name of the family: distinguishing
-    const auto distinguishing = [&](std::size_t i) { return others > 0 && seen[parts[i]] < others; };
+    const auto distinguishing = [&](std::size_t i) {
+        return others > 0 && families.seen(name, parts, parts[i]) < others;
+    };
     add(parts.size() - 1); // the layout ("NTT", "tn_align2")
     // then, in the name's order, distinguishing tiles and words ("128x64", "bprop", "coopA")
     const auto word = [&](std::size_t i) {
@@ -151,8 +182,9 @@ std::string keepParts(const std::string& name, std::size_t width,
 
 } // namespace
 
-std::string abbreviateName(const std::string& name, std::size_t width,
-                           const std::vector<std::string>& family) {
+namespace {
+
+std::string abbreviate(const std::string& name, std::size_t width, const Families& families) {
     width = std::max<std::size_t>(width, 8);
     if (name.size() <= width)
         return name;
@@ -178,24 +210,41 @@ std::string abbreviateName(const std::string& name, std::size_t width,
             return b + '<' + cutEnd(name.substr(lt + 1), width - b.size() - 1);
         return cutEnd(b, width);
     }
-    const std::string parts = keepParts(name, width, family);
+    const std::string parts = keepParts(name, width, families);
     if (!parts.empty())
         return parts;
     return shrinkWords(name, width);
 }
 
+} // namespace
+
+std::string abbreviateName(const std::string& name, std::size_t width,
+                           const std::vector<std::string>& family) {
+    return abbreviate(name, width, Families(family));
+}
+
 std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
                                          const std::vector<std::string>& identities,
                                          std::size_t width) {
+    const Families families(names);
+    std::map<std::string, std::string> once; // a name shown in many rows is cut once
     std::vector<std::string> out;
     out.reserve(names.size());
-    for (const std::string& n : names)
-        out.push_back(abbreviateName(n, width, names));
+    for (const std::string& n : names) {
+        auto it = once.find(n);
+        if (it == once.end())
+            it = once.emplace(n, abbreviate(n, width, families)).first;
+        out.push_back(it->second);
+    }
     // Pairs that still read alike: cut around the first place where the full names differ.
     std::map<std::string, std::set<std::string>> identitiesOf;
     for (std::size_t i = 0; i < names.size(); ++i)
         identitiesOf[out[i]].insert(identities[i]);
     const std::vector<std::string> first = out; // collisions as first abbreviated
+    std::map<std::string, std::vector<std::size_t>> alike; // rows by their first abbreviation
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (identitiesOf[first[i]].size() >= 2)
+            alike[first[i]].push_back(i);
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (identitiesOf[first[i]].size() < 2)
             continue;
@@ -204,8 +253,8 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
         std::size_t differ = 0;
         bool sameName = false;
         std::string whole = names[i];
-        for (std::size_t o = 0; o < names.size(); ++o) {
-            if (first[o] != first[i] || identities[o] == identities[i])
+        for (const std::size_t o : alike[first[i]]) {
+            if (identities[o] == identities[i])
                 continue;
             sameName = sameName || names[o] == names[i];
             const std::string& a = names[o] == names[i] ? identities[i] : names[i];
@@ -226,7 +275,7 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
                 ++to;
             const std::string word =
                 cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
-            out[i] = abbreviateName(names[i], width - word.size() - kCutSize, names) + kCut + word;
+            out[i] = abbreviate(names[i], width - word.size() - kCutSize, families) + kCut + word;
             if (out[i].size() > width)
                 out[i] = cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
             continue;
