@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <ostream>
 
 namespace roofline {
@@ -39,6 +40,27 @@ std::string thread(std::uint64_t id) {
     return id == 0 ? std::string("process") : std::to_string(id);
 }
 
+// "5+3": 5 instances timed, 3 profiled ones left out
+std::string calls(const HostScope& s) {
+    if (s.profiledCalls > 0 && !s.profiledTimes)
+        return std::to_string(s.calls) + "+" + std::to_string(s.profiledCalls);
+    return std::to_string(s.calls);
+}
+
+std::string idle(const HostScope& s) {
+    if (s.kernels == 0)
+        return "-";
+    char text[16];
+    std::snprintf(text, sizeof text, "%.0f%%", 100 * s.gpuIdleShare());
+    return text;
+}
+
+// hostBound(), marked * when every instance was profiled and ~ when there is no steady state
+std::string bound(const HostScope& s) {
+    const bool steady = s.steadyCalls > 0 && s.steadyWallSeconds >= 0;
+    return hostBound(s) + (s.profiledTimes ? "*" : steady ? "" : "~");
+}
+
 } // namespace
 
 void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out,
@@ -52,19 +74,48 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
         width = report::terminalWidth();
     // Columns: the scope's name takes what the others leave; on a narrow line the optional ones
     // go, highest `drop` first, until the row fits.
+    using Value = std::function<std::string(const HostScope&)>;
     struct Column {
         const char* head;
         std::size_t width;
         int drop; // 0: always shown
         bool left;
+        Value value;
+    };
+    const auto perCallCpu = [](const HostScope& s) {
+        if (s.steadyCalls > 0 && s.steadyWallSeconds >= 0)
+            return s.steadyCpuSeconds;
+        return s.cpuSeconds >= 0 && s.calls ? s.cpuSeconds / static_cast<double>(s.calls) : -1.0;
+    };
+    const auto shareOf = [runSeconds](double HostScope::*seconds) {
+        return [runSeconds, seconds](const HostScope& s) { return msShare(s.*seconds, runSeconds); };
     };
     std::vector<Column> columns = {
-        {"thread", 8, 3, true},         {"calls", 7, 0, false},
-        {"wall/call ms", 12, 0, false}, {"first ms", 10, 4, false},
-        {"CPU/call ms", 11, 5, false},  {"GPU/call ms", 11, 0, false},
-        {"idle", 5, 0, false},          {"bound", 11, 0, true},
-        {"self wall ms", 16, 6, false}, {"wall ms", 16, 7, false},
-        {"self CPU ms", 16, 8, false},  {"CPU ms", 16, 9, false}};
+        {"thread", 8, 3, true, [](const HostScope& s) { return thread(s.threadId); }},
+        {"calls", 7, 0, false, calls},
+        {"wall/call ms", 12, 0, false,
+         [](const HostScope& s) { return report::milliseconds(s.hostWallPerCall()); }},
+        {"first ms", 10, 4, false,
+         [](const HostScope& s) {
+             return s.firstWallSeconds < 0 ? std::string("-")
+                                           : report::milliseconds(s.firstWallSeconds) +
+                                                 (s.firstProfiled ? "p" : "");
+         }},
+        {"CPU/call ms", 11, 5, false,
+         [&](const HostScope& s) {
+             const double cpu = perCallCpu(s);
+             return cpu >= 0 ? report::milliseconds(cpu) : std::string("-");
+         }},
+        {"GPU/call ms", 11, 0, false,
+         [](const HostScope& s) {
+             return s.kernels ? report::milliseconds(s.gpuPerCall()) : std::string("-");
+         }},
+        {"idle", 5, 0, false, idle},
+        {"bound", 11, 0, true, bound},
+        {"self wall ms", 16, 6, false, shareOf(&HostScope::selfWallSeconds)},
+        {"wall ms", 16, 7, false, shareOf(&HostScope::wallSeconds)},
+        {"self CPU ms", 16, 8, false, shareOf(&HostScope::selfCpuSeconds)},
+        {"CPU ms", 16, 9, false, shareOf(&HostScope::cpuSeconds)}};
     constexpr std::size_t kScopeMin = 16;
     const auto rows = byWallTime(scopes);
     std::size_t longest = 5;
@@ -84,76 +135,25 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                       columns.end());
     const std::size_t scopeW =
         std::min(longest, width > used() + kScopeMin ? width - used() : kScopeMin);
-    const auto cell = [](const std::string& text, std::size_t w, bool left) {
-        const std::string t = text.size() > w ? text.substr(0, w) : text;
-        return left ? t + std::string(w - t.size(), ' ') : std::string(w - t.size(), ' ') + t;
+    // One line: the scope and each column's cell (cut to its width), without trailing blanks.
+    const auto line = [&](const std::string& scope, const auto& cellOf) {
+        std::string text = report::padRight(scope, scopeW);
+        for (const Column& c : columns) {
+            const std::string v = cellOf(c).substr(0, c.width);
+            text += ' ' + (c.left ? report::padRight(v, c.width) : report::padLeft(v, c.width));
+        }
+        text.erase(text.find_last_not_of(' ') + 1);
+        return text + '\n';
     };
-    std::string head = cell("scope", scopeW, true);
-    for (const Column& c : columns)
-        head += ' ' + cell(c.head, c.width, c.left);
-    while (!head.empty() && head.back() == ' ')
-        head.pop_back();
-    out << head << '\n';
-    bool anySteady = false, anyFirst = false;
+    out << line("scope", [](const Column& c) { return std::string(c.head); });
     for (std::size_t row = 0; row < rows.size(); ++row) {
         if (maxRows != 0 && row == maxRows) {
             out << "  ... " << rows.size() - maxRows << " more (--top 0: all)\n";
             break;
         }
-        const HostScope* s = rows[row];
-        anySteady = anySteady || s->steadyCalls > 0;
-        anyFirst = anyFirst || s->firstWallSeconds >= 0;
-        char idle[16] = "-";
-        if (s->kernels > 0)
-            std::snprintf(idle, sizeof idle, "%.0f%%", 100 * s->gpuIdleShare());
-        char calls[48]; // "5+3": 5 instances timed, 3 profiled ones left out
-        if (s->profiledCalls > 0 && !s->profiledTimes)
-            std::snprintf(calls, sizeof calls, "%llu+%llu",
-                          static_cast<unsigned long long>(s->calls),
-                          static_cast<unsigned long long>(s->profiledCalls));
-        else
-            std::snprintf(calls, sizeof calls, "%llu", static_cast<unsigned long long>(s->calls));
-        const bool steady = s->steadyCalls > 0 && s->steadyWallSeconds >= 0;
-        const std::string bound = hostBound(*s) + (s->profiledTimes ? "*" : steady ? "" : "~");
-        const double cpuPerCall = steady ? s->steadyCpuSeconds
-                                  : s->cpuSeconds >= 0 && s->calls
-                                      ? s->cpuSeconds / static_cast<double>(s->calls)
-                                      : -1;
-        std::string line = cell(report::shortenScope(s->scopePath, scopeW), scopeW, true);
-        for (const Column& c : columns) {
-            const std::string h = c.head;
-            std::string v;
-            if (h == "thread")
-                v = thread(s->threadId);
-            else if (h == "calls")
-                v = calls;
-            else if (h == "wall/call ms")
-                v = report::milliseconds(s->hostWallPerCall());
-            else if (h == "first ms")
-                v = s->firstWallSeconds >= 0
-                        ? report::milliseconds(s->firstWallSeconds) + (s->firstProfiled ? "p" : "")
-                        : "-";
-            else if (h == "CPU/call ms")
-                v = cpuPerCall >= 0 ? report::milliseconds(cpuPerCall) : "-";
-            else if (h == "GPU/call ms")
-                v = s->kernels ? report::milliseconds(s->gpuPerCall()) : "-";
-            else if (h == "idle")
-                v = idle;
-            else if (h == "bound")
-                v = bound;
-            else if (h == "self wall ms")
-                v = msShare(s->selfWallSeconds, runSeconds);
-            else if (h == "wall ms")
-                v = msShare(s->wallSeconds, runSeconds);
-            else if (h == "self CPU ms")
-                v = msShare(s->selfCpuSeconds, runSeconds);
-            else if (h == "CPU ms")
-                v = msShare(s->cpuSeconds, runSeconds);
-            line += ' ' + cell(v, c.width, c.left);
-        }
-        while (!line.empty() && line.back() == ' ')
-            line.pop_back();
-        out << line << '\n';
+        const HostScope& s = *rows[row];
+        out << line(report::shortenScope(s.scopePath, scopeW),
+                    [&](const Column& c) { return c.value(s); });
     }
     std::string notes;
     char tail[300];
@@ -167,8 +167,6 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
              "bound: gpu (kernels >= 80% of wall), launch (host busy, GPU idle), wait (host "
              "blocked), cpu (no kernels, host busy), unmeasured (kernels launched, none with a "
              "record)\n";
-    (void)anySteady;
-    (void)anyFirst;
     out << report::wrapLines(notes, width);
     const bool leftOut = std::any_of(scopes.begin(), scopes.end(), [](const HostScope& s) {
         return s.profiledCalls > 0 && !s.profiledTimes;
