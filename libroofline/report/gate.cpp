@@ -84,6 +84,11 @@ std::string changeText(const GateRule& rule, double change) {
     return s;
 }
 
+// The limit as the change is written: a drop for roof rules.
+std::string limitText(const GateFinding& f) {
+    return changeText(f.rule, f.rule.quantity == GateRule::Quantity::Roof ? -f.limit : f.limit);
+}
+
 } // namespace
 
 GateRule parseGateRule(const std::string& text) {
@@ -177,7 +182,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
                 continue;
             const double qa = quantityOf(a, rule.quantity, ceilingsA);
             const double qb = quantityOf(b, rule.quantity, ceilingsB);
-            GateFinding f{groupName(b, c.by), rule.text, qa, qb, 0, rule.limit, 0};
+            GateFinding f{groupName(b, c.by), rule, qa, qb, 0, rule.limit, 0};
             bool fails = false;
             if (rule.quantity == GateRule::Quantity::Roof) {
                 f.change = qb - qa;
@@ -200,7 +205,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
     for (const GateRule& rule : options.rules) {
         if (rule.quantity != GateRule::Quantity::Total)
             continue;
-        GateFinding f{"(total)", rule.text, c.secondsA, c.secondsB, 0, rule.limit, spread(totals)};
+        GateFinding f{"(total)", rule, c.secondsA, c.secondsB, 0, rule.limit, spread(totals)};
         if (rule.absolute) {
             f.change = c.secondsB - c.secondsA;
         } else if (c.secondsA > 0) {
@@ -224,13 +229,10 @@ void printGate(const GateResult& r, const GateOptions& options, std::ostream& ou
         out << ", limits widened to twice the spread among " << options.repeats.size() + 1
             << " recordings of A";
     out << '\n';
-    for (const auto& f : r.failures) {
-        const GateRule rule = parseGateRule(f.rule);
-        out << "  " << f.rule << "  " << f.group << ": " << amount(rule.quantity, f.a) << " -> "
-            << amount(rule.quantity, f.b) << " (" << changeText(rule, f.change) << ", limit "
-            << changeText(rule, rule.quantity == GateRule::Quantity::Roof ? -f.limit : f.limit)
-            << ")\n";
-    }
+    for (const auto& f : r.failures)
+        out << "  " << f.rule.text << "  " << f.group << ": " << amount(f.rule.quantity, f.a)
+            << " -> " << amount(f.rule.quantity, f.b) << " (" << changeText(f.rule, f.change)
+            << ", limit " << limitText(f) << ")\n";
 }
 
 void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Comparison& c,
@@ -258,14 +260,11 @@ void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Co
     out << "\n\n";
     if (!r.failures.empty()) {
         out << "| rule | group | A | B | change | limit |\n|---|---|---|---|---|---|\n";
-        for (const auto& f : r.failures) {
-            const GateRule rule = parseGateRule(f.rule);
-            out << "| `" << f.rule << "` | " << cell(f.group) << " | " << amount(rule.quantity, f.a)
-                << " | " << amount(rule.quantity, f.b) << " | " << changeText(rule, f.change)
-                << " | "
-                << changeText(rule, rule.quantity == GateRule::Quantity::Roof ? -f.limit : f.limit)
-                << (f.noise > 0 ? " (noise " + changeText(rule, f.noise) + ")" : "") << " |\n";
-        }
+        for (const auto& f : r.failures)
+            out << "| `" << f.rule.text << "` | " << cell(f.group) << " | "
+                << amount(f.rule.quantity, f.a) << " | " << amount(f.rule.quantity, f.b) << " | "
+                << changeText(f.rule, f.change) << " | " << limitText(f)
+                << (f.noise > 0 ? " (noise " + changeText(f.rule, f.noise) + ")" : "") << " |\n";
         out << '\n';
     }
     // the largest changes in time, for context

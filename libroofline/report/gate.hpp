@@ -33,7 +33,7 @@ struct GateOptions {
 
 struct GateFinding {
     std::string group; ///< the group as the table names it (name, scope)
-    std::string rule;
+    GateRule rule;
     double a = 0, b = 0; ///< the quantity in A and B (seconds, bytes, FLOPs or % of the roof)
     double change = 0;   ///< % (or points for roof, seconds for absolute time rules)
     double limit = 0;    ///< the limit applied (after widening by the noise)
