@@ -38,8 +38,11 @@ void show(const core::MeasuredCeilings& m, const std::string& path, std::ostream
 
 int ceilings(const CeilingsArgs& args) {
     if (args.show) {
+        // -o FILE: that file. Else what reports use: a file measured on this machine for the
+        // device first, else the one bundled for its model -- both listed, each saying which.
+        const bool cached = args.output.empty();
         std::vector<std::string> files;
-        if (!args.output.empty()) {
+        if (!cached) {
             files.push_back(args.output);
         } else {
             const std::string dir = core::ceilingsCacheDir();
@@ -48,24 +51,20 @@ int ceilings(const CeilingsArgs& args) {
                 for (const auto& e : std::filesystem::directory_iterator(dir, ec))
                     if (e.path().filename().string().rfind("ceilings-", 0) == 0)
                         files.push_back(e.path().string());
-            // Reports use a cached file of the device first, else the bundled one of its model:
-            // --show lists both, each saying which it is.
             if (files.empty())
                 std::cout << "no ceilings measured on this machine in '" << dir
                           << "' (`roofline ceilings` on a GPU measures them; "
                              "ROOFLINE_CEILINGS_DIR sets the folder)\n\n";
-            for (const auto& f : files)
-                show(core::loadCeilings(f), f, std::cout), std::cout << '\n';
+        }
+        for (const auto& f : files)
+            show(core::loadCeilings(f), f, std::cout), std::cout << '\n';
+        if (cached)
             for (const auto& b : core::bundledCeilingsFiles()) {
                 const std::string name = std::string("bundled: ") + b.name;
                 show(core::ceilingsFromJson(b.json, name), name, std::cout);
                 std::cout << "reports use these for this GPU model when this machine has no "
                              "measured file for it\n\n";
             }
-            return 0;
-        }
-        for (const auto& f : files)
-            show(core::loadCeilings(f), f, std::cout), std::cout << '\n';
         return 0;
     }
     ceilings::SweepOptions options;

@@ -287,9 +287,7 @@ Platform readHostPlatform() {
     return p;
 }
 
-namespace {
-
-nlohmann::json toJson(const Platform& p) {
+nlohmann::json platformToJson(const Platform& p) {
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : p.gpus)
         gpus.push_back({{"ordinal", g.ordinal},
@@ -327,10 +325,8 @@ nlohmann::json toJson(const Platform& p) {
             {"counters", p.counters}};
 }
 
-} // namespace
-
 std::string toJsonText(const Platform& p) {
-    return toJson(p).dump(2);
+    return platformToJson(p).dump(2);
 }
 
 Platform platformFromJsonText(const std::string& text, const std::string& what) {

@@ -63,6 +63,8 @@ std::string countersPermission(const std::string& nvidiaParams, bool privileged)
 
 void printPlatform(const Platform& p, std::ostream& out);
 std::string toJsonText(const Platform& p);
+/// The document toJsonText writes (a recording's "platform" object).
+nlohmann::json platformToJson(const Platform& p);
 /// Throws Error(CorruptRecording) naming `what` on malformed input.
 Platform platformFromJsonText(const std::string& text, const std::string& what);
 /// The same from a parsed document (a recording's "platform" object).

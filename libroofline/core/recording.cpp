@@ -494,8 +494,7 @@ void writeRecording(const Recording& rec, std::ostream& out) {
         {"coverage", toJson(rec.coverage)},
         {"process", toJson(rec.process)},
         {"host", hostToJson(rec)},
-        {"platform", rec.platform.cpu.threads > 0 ? nlohmann::json::parse(toJsonText(rec.platform))
-                                                  : nlohmann::json()},
+        {"platform", rec.platform.cpu.threads > 0 ? platformToJson(rec.platform) : nlohmann::json()},
         {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
         {"share", rec.shareCount > 1
                       ? nlohmann::json{{"rank", rec.shareIndex}, {"ranks", rec.shareCount}}
@@ -558,7 +557,7 @@ Recording readRecording(std::istream& in, const std::string& what) {
     const auto count = r.get<std::uint32_t>("section count");
     if (count < (version >= 2 ? 3u : 2u) || count > kMaxSections)
         r.corrupt("section count " + std::to_string(count) + " (a recording has 3 to " +
-                  std::to_string(kMaxSections) + ")");
+                  std::to_string(kMaxSections) + ", format v1 from 2)");
 
     Recording rec;
     rec.version = version;
