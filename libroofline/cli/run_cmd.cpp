@@ -160,8 +160,10 @@ int runAndList(const std::vector<std::string>& command) {
     ::signal(SIGQUIT, SIG_IGN);
     const pid_t pid = ::fork();
     if (pid <= 0) { // the child, or no child (the program then runs in this process)
-        for (const int sig : {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT})
+        for (const int sig : forwarded)
             ::signal(sig, SIG_DFL);
+        ::signal(SIGINT, SIG_DFL);
+        ::signal(SIGQUIT, SIG_DFL);
         ::sigprocmask(SIG_SETMASK, &before, nullptr);
         if (pid < 0) {
             if (!manifest.empty())

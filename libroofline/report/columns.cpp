@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <set>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -154,10 +152,9 @@ NameWidths fitLine(std::vector<NumberColumn>& columns, std::size_t width, std::s
     // A scope column no wider than its longest scope needs (the room was counted that way).
     const std::size_t scopeMin = std::min(narrow && anyScope ? 8 : minScope, longestScope);
     // Narrower still (a long bound with its marks): the names down to 12 characters.
+    const std::size_t nameRoom = rest > scopeMin ? rest - scopeMin : 0;
     const std::size_t kernelMin =
-        narrow ? std::min<std::size_t>(
-                     rest >= 16 + scopeMin ? 16 : std::max<std::size_t>(12, rest > scopeMin ? rest - scopeMin : 0),
-                     longestName)
+        narrow ? std::min({std::size_t{16}, std::max<std::size_t>(12, nameRoom), longestName})
                : minKernel;
     NameWidths w;
     w.scope =
