@@ -29,6 +29,16 @@ struct Pattern::Compiled {
     }
 };
 
+namespace {
+
+// Whether the ']' at `i` closes the bracket expression it is in: a ']' right after the opening
+// '[' or '[^' is a literal.
+bool closesBracket(const std::string& e, std::size_t i) {
+    return e[i] == ']' && e[i - 1] != '[' && !(e[i - 1] == '^' && i >= 2 && e[i - 2] == '[');
+}
+
+} // namespace
+
 std::string toPosixExtended(const std::string& e) {
     std::string out;
     out.reserve(e.size());
@@ -36,7 +46,7 @@ std::string toPosixExtended(const std::string& e) {
     for (std::size_t i = 0; i < e.size(); ++i) {
         const char c = e[i];
         if (inBracket) {
-            if (c == ']' && !(out.back() == '[' || (out.back() == '^' && out[out.size() - 2] == '[')))
+            if (closesBracket(e, i))
                 inBracket = false;
             if (c == '\\' && i + 1 < e.size() && e[i + 1] == 'd') {
                 out += "0-9";
@@ -90,7 +100,7 @@ std::size_t groupEnd(const std::string& e, std::size_t open) {
             continue;
         }
         if (inBracket) {
-            if (c == ']' && e[i - 1] != '[' && !(e[i - 1] == '^' && e[i - 2] == '['))
+            if (closesBracket(e, i))
                 inBracket = false;
             continue;
         }
