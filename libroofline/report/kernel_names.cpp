@@ -56,10 +56,9 @@ std::string shrinkWords(const std::string& s, std::size_t width) {
     };
     std::size_t length = joined().size();
     while (length > width) {
-        auto longest = std::max_element(words.begin(), words.end(), [](const auto& a,
-                                                                        const auto& b) {
-            return a.size() < b.size();
-        });
+        auto longest =
+            std::max_element(words.begin(), words.end(),
+                             [](const auto& a, const auto& b) { return a.size() < b.size(); });
         if (longest == words.end() || longest->size() <= 4)
             break;
         longest->pop_back();
@@ -81,8 +80,7 @@ std::string shrinkWords(const std::string& s, std::size_t width) {
 // distinct names each family has, and how many of them have each part. Built once per table.
 class Families {
 public:
-    explicit Families(const std::vector<std::string>& names)
-        : names_(names.begin(), names.end()) {
+    explicit Families(const std::vector<std::string>& names) : names_(names.begin(), names.end()) {
         for (const std::string& n : names_) {
             const auto parts = splitUnderscores(n);
             if (parts.size() < 2)
@@ -136,9 +134,9 @@ std::string keepParts(const std::string& name, std::size_t width, const Families
     add(parts.size() - 1); // the layout ("NTT", "tn_align2")
     // then, in the name's order, distinguishing tiles and words ("128x64", "bprop", "coopA")
     const auto word = [&](std::size_t i) {
-        return parts[i].size() >= 5 &&
-               std::all_of(parts[i].begin(), parts[i].end(),
-                           [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+        return parts[i].size() >= 5 && std::all_of(parts[i].begin(), parts[i].end(), [](char c) {
+                   return std::isalpha(static_cast<unsigned char>(c));
+               });
     };
     for (std::size_t i = 1; i < parts.size(); ++i)
         if ((isTile(parts[i]) || word(i)) && distinguishing(i))
@@ -204,8 +202,8 @@ std::string abbreviate(const std::string& name, std::size_t width, const Familie
     // base<arguments>: the base shrunk to leave room for the first arguments.
     if (const std::size_t lt = name.find('<'); lt != std::string::npos && lt > 0) {
         const std::string base = name.substr(0, lt);
-        const std::string b = shrinkWords(base, std::min(base.size(), std::max<std::size_t>(
-                                                                             width / 2, width - 6)));
+        const std::string b =
+            shrinkWords(base, std::min(base.size(), std::max<std::size_t>(width / 2, width - 6)));
         if (b.size() + 3 <= width)
             return b + '<' + cutEnd(name.substr(lt + 1), width - b.size() - 1);
         return cutEnd(b, width);
@@ -241,57 +239,65 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
     for (std::size_t i = 0; i < names.size(); ++i)
         identitiesOf[out[i]].insert(identities[i]);
     const std::vector<std::string> first = out; // collisions as first abbreviated
-    std::map<std::string, std::vector<std::size_t>> alike; // rows by their first abbreviation
+    // Each distinct (name, identity) that reads like another is resolved once, at its first row,
+    // against the distinct others of its group; its other rows copy the result.
+    std::map<std::pair<std::string, std::string>, std::size_t> firstRow;
+    std::map<std::string, std::vector<std::size_t>> alike; // by their first abbreviation
     for (std::size_t i = 0; i < names.size(); ++i)
-        if (identitiesOf[first[i]].size() >= 2)
+        if (identitiesOf[first[i]].size() >= 2 &&
+            firstRow.emplace(std::make_pair(names[i], identities[i]), i).second)
             alike[first[i]].push_back(i);
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (identitiesOf[first[i]].size() < 2)
-            continue;
-        // the first place where this name (or, when the names are equal, the full identity)
-        // differs from another that reads alike
-        std::size_t differ = 0;
-        bool sameName = false;
-        std::string whole = names[i];
-        for (const std::size_t o : alike[first[i]]) {
-            if (identities[o] == identities[i])
+    for (const auto& [abbreviation, rows] : alike)
+        for (const std::size_t i : rows) {
+            // the first place where this name (or, when the names are equal, the full identity)
+            // differs from another that reads alike
+            std::size_t differ = 0;
+            bool sameName = false;
+            std::string whole = names[i];
+            for (const std::size_t o : rows) {
+                if (identities[o] == identities[i])
+                    continue;
+                sameName = sameName || names[o] == names[i];
+                const std::string& a = names[o] == names[i] ? identities[i] : names[i];
+                const std::string& b = names[o] == names[i] ? identities[o] : names[o];
+                std::size_t k = 0;
+                while (k < a.size() && k < b.size() && a[k] == b[k])
+                    ++k;
+                if (names[o] == names[i])
+                    whole = identities[i];
+                differ = std::max(differ, k);
+            }
+            if (sameName) {
+                // the identity's word at the difference, after the name:
+                // "reduce_kernel[sum_f~]~long"
+                std::size_t from = differ, to = differ;
+                while (from > 0 && std::isalnum(static_cast<unsigned char>(whole[from - 1])))
+                    --from;
+                while (to < whole.size() && std::isalnum(static_cast<unsigned char>(whole[to])))
+                    ++to;
+                const std::string word =
+                    cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
+                out[i] =
+                    abbreviate(names[i], width - word.size() - kCutSize, families) + kCut + word;
+                if (out[i].size() > width)
+                    out[i] = cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
                 continue;
-            sameName = sameName || names[o] == names[i];
-            const std::string& a = names[o] == names[i] ? identities[i] : names[i];
-            const std::string& b = names[o] == names[i] ? identities[o] : names[o];
-            std::size_t k = 0;
-            while (k < a.size() && k < b.size() && a[k] == b[k])
-                ++k;
-            if (names[o] == names[i])
-                whole = identities[i];
-            differ = std::max(differ, k);
+            }
+            if (names[i].size() <= width)
+                continue;
+            // a head of the name, the cut mark, then the name from just before the difference
+            const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
+            const std::size_t tailLength = names[i].size() - tailFrom;
+            const std::size_t head =
+                std::min(tailFrom, tailLength + kCutSize < width ? width - tailLength - kCutSize
+                                                                 : std::size_t{5});
+            out[i] = head == 0 ? cutEnd(names[i], width)
+                               : names[i].substr(0, head) + kCut +
+                                     cutEnd(names[i].substr(tailFrom), width - head - kCutSize);
         }
-        if (sameName) {
-            // the identity's word at the difference, after the name: "reduce_kernel[sum_f~]~long"
-            std::size_t from = differ, to = differ;
-            while (from > 0 && std::isalnum(static_cast<unsigned char>(whole[from - 1])))
-                --from;
-            while (to < whole.size() && std::isalnum(static_cast<unsigned char>(whole[to])))
-                ++to;
-            const std::string word =
-                cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
-            out[i] = abbreviate(names[i], width - word.size() - kCutSize, families) + kCut + word;
-            if (out[i].size() > width)
-                out[i] = cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
-            continue;
-        }
-        if (names[i].size() <= width)
-            continue;
-        // a head of the name, the cut mark, then the name from just before the difference
-        const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
-        const std::size_t tailLength = names[i].size() - tailFrom;
-        const std::size_t head =
-            std::min(tailFrom, tailLength + kCutSize < width ? width - tailLength - kCutSize
-                                                            : std::size_t{5});
-        out[i] = head == 0 ? cutEnd(names[i], width)
-                           : names[i].substr(0, head) + kCut +
-                                 cutEnd(names[i].substr(tailFrom), width - head - kCutSize);
-    }
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (const auto it = firstRow.find({names[i], identities[i]}); it != firstRow.end())
+            out[i] = out[it->second];
     return out;
 }
 
