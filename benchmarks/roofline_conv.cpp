@@ -4,10 +4,12 @@
 
 #include "cudnn/cli_common.hpp"
 #include "cudnn/conv_runner.hpp"
+#include "seer/cases.hpp"
 #include "workloads/conv_case.hpp"
 #include "workloads/csv_rows.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 using namespace roofline;
@@ -26,10 +28,20 @@ int main(int argc, char** argv) {
                    "fp32, tf32, fp16, bf16 (comma list) for cases whose file sets none");
     app.add_option("--layout", layouts, "nchw/nhwc (ncdhw/ndhwc in 3D), comma list");
     app.add_option("--pass", passes, "fwd, bwd-data, bwd-filter or all (comma list)");
+    app.add_option("--engines", cli.settings.engines,
+                   "with --algo every: only these cuDNN engines (global indices, comma list; "
+                   "cases list which engines passed)")
+        ->delimiter(',')
+        ->check(CLI::NonNegativeNumber);
+    app.add_flag("--resume", cli.outputs.resume,
+                 "with --seer-csv: keep the data set already in that file, skip the cases it "
+                 "holds (same configuration, pass and precision) and add the new rows");
     app.footer("Examples:\n"
                "  roofline-conv --preset resnet50 --precision fp16 --layout nhwc --json r50.json\n"
                "  roofline-conv --case \"n=32 c=64 size=56 k=64 kernel=3 pad=1\" --algo every\n"
                "  roofline-conv seer_layers.txt --pass fwd --record seer.rfl\n"
+               "  roofline-conv --preset seer_random --algo every --pass fwd --seer-csv s.csv \\\n"
+               "      --time-limit 300 --resume     (again until no case is left)\n"
                "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
     CLI11_PARSE(app, argc, argv);
     if (bench::finishCommonOptions(cli))
@@ -53,6 +65,29 @@ int main(int argc, char** argv) {
             [&](const std::string& spec) { return workloads::parseConvSpec(spec, defaults); },
             &ConvCase::n, cases))
         return 2;
+    if (cli.outputs.resume) {
+        if (cli.outputs.seerCsv.empty()) {
+            std::cerr << "roofline-conv: --resume continues a SEER data set: give it with "
+                         "--seer-csv FILE\n";
+            return 2;
+        }
+        try {
+            const std::size_t before = cases.size();
+            std::ifstream in(cli.outputs.seerCsv);
+            if (in)
+                cases = seer::casesNotIn(cases, in, cli.outputs.seerCsv);
+            std::cerr << "roofline-conv: resuming " << cli.outputs.seerCsv << ": "
+                      << before - cases.size() << " of " << before << " cases already there, "
+                      << cases.size() << " to run\n";
+        } catch (const std::exception& e) {
+            std::cerr << "roofline-conv: cannot resume: " << e.what() << '\n';
+            return 2;
+        }
+        if (cases.empty()) {
+            std::cout << "every case is already in " << cli.outputs.seerCsv << '\n';
+            return 0;
+        }
+    }
     if (cli.list) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
             const auto r = bench::convCaseHeader(cases[i], static_cast<int>(i));

@@ -4,7 +4,9 @@
 //   cuda=,tensor=,dram=,l2=,sms=) roofline-seer evaluate DATA.csv... (--model model.json |
 //   --ceilings FILE | --roofs ...) roofline-seer predict --model model.json CONFIGS.txt | --config
 //   "n c w k q r s p"
+//   roofline-seer sample --count 1200 -o configs.txt
 #include "seer/evaluate.hpp"
+#include "seer/sample.hpp"
 #include "seer/splits.hpp"
 #include "workloads/csv_rows.hpp"
 
@@ -36,7 +38,7 @@ std::string readFile(const std::string& path) {
 std::vector<SeerRow> readAll(const std::vector<std::string>& paths) {
     std::vector<SeerRow> rows;
     for (const auto& p : paths) {
-        std::istringstream in(readFile(p));
+        std::istringstream in(readDataFile(p));
         auto more = readDataset(in, p);
         rows.insert(rows.end(), more.begin(), more.end());
     }
@@ -200,12 +202,44 @@ int main(int argc, char** argv) {
     predict->add_option("configs", configsFile, "SEER configuration file");
     predict->add_option("--config", config, "one configuration: \"n c w k q r s p\"");
 
+    auto* sample = app.add_subcommand(
+        "sample", "random configurations for a data set, in SEER's one-line format (sweep them "
+                  "with roofline-conv FILE --algo every --seer-csv DATA)");
+    SampleOptions drawn;
+    double maxTensorMiB = drawn.maxTensorBytes / (1024.0 * 1024.0);
+    sample->add_option("--count", drawn.count, "how many distinct configurations")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    sample->add_option("--seed", drawn.seed, "the random stream's seed")->capture_default_str();
+    sample->add_option("--min-macs", drawn.minMacs, "smallest work (multiply-accumulates)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sample->add_option("--max-macs", drawn.maxMacs, "largest work (multiply-accumulates)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sample->add_option("--max-tensor-mib", maxTensorMiB, "largest tensor at 4 bytes an element")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sample->add_option("-o,--output", output, "the file to write (default: standard output)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     try {
+        if (sample->parsed()) {
+            drawn.maxTensorBytes = maxTensorMiB * 1024.0 * 1024.0;
+            if (drawn.minMacs > drawn.maxMacs)
+                throw SeerError("sample: --min-macs is above --max-macs");
+            std::ostringstream text;
+            writeSeerConfigs(sampleConfigs(drawn), drawn, text);
+            if (output.empty())
+                std::cout << text.str();
+            else
+                roofline::saveChart(output, text.str());
+            return 0;
+        }
         if (splits->parsed()) {
             const auto rows = readAll(data);
             SplitsOptions o;

@@ -59,6 +59,13 @@ void addCommonOptions(CLI::App& app, CommonCli& cli, bool withAlgo) {
                    "PREFIX-timings.svg (violins of the timed runs per case and algorithm)");
     app.add_option("--record", cli.outputs.recording,
                    "save the libroofline recording (evaluate with roofline report)");
+    app.add_option("--first", cli.first,
+                   "run only the first N cases of the expanded list (a subset of a large set)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--time-limit", cli.settings.timeLimitSeconds,
+                   "start no case after this many seconds; the outputs hold what ran (with "
+                   "--resume, a long sweep in several runs)")
+        ->check(CLI::PositiveNumber);
     app.add_flag("--quiet", cli.outputs.quiet, "no per-case progress lines");
     app.add_flag("--list", cli.list, "print the expanded cases and exit (no GPU needed)");
     app.add_flag("--list-presets", cli.listPresets, "print the bundled workload sets and exit");

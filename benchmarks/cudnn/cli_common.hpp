@@ -29,6 +29,7 @@ struct CommonCli {
     std::vector<std::string> presets;
     std::vector<std::string> specs;
     std::vector<long long> batches;
+    std::size_t first = 0; ///< --first: only the first cases of the expanded list (0: all)
 };
 
 /// Adds the shared options to `app`.
@@ -76,6 +77,8 @@ bool collectCases(
             }
         cases = std::move(swept);
     }
+    if (cli.first > 0 && cases.size() > cli.first)
+        cases.resize(cli.first);
     if (cases.empty()) {
         std::cerr << tool << ": no cases: give a workload file, --preset or --case (see --help)\n";
         return false;

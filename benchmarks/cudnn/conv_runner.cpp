@@ -99,9 +99,9 @@ std::string mib(std::int64_t bytes) {
     return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
-// Verification, timing and the profiled replay of one plan.
+// Verification, timing and (when `profile`) the profiled replay of one plan.
 void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, ConvBuffers& b,
-             RunContext& ctx, CaseResult& r) {
+             RunContext& ctx, CaseResult& r, bool profile = true) {
     r.algorithm = plan.name();
     r.workspaceBytes = static_cast<double>(plan.workspaceBytes);
     DeviceBuffer workspace(static_cast<std::size_t>(plan.workspaceBytes), "workspace");
@@ -110,7 +110,11 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
     auto work = [&] { graph.execute(plan, pack); };
     const ElementType type = elementTypeOf(c.precision);
     void* out = b.tensor[b.output].get();
+    auto phase = [&](double PhaseTimes::*which) {
+        return ctx.phases ? &(ctx.phases->*which) : nullptr;
+    };
     if (ctx.settings.verify) {
+        PhaseTimer timer(phase(&PhaseTimes::verify));
         // NaN everywhere first: an engine that leaves elements unwritten cannot pass.
         BENCH_CUDA(cudaMemsetAsync(out, 0xFF, b.tensor[b.output].bytes(), ctx.stream));
         work();
@@ -120,12 +124,52 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
               ctx.settings.tolerance > 0 ? ctx.settings.tolerance
                                          : workloads::defaultTolerance(c.precision));
     }
-    const auto times = timeRuns(work, ctx.stream, ctx.settings.warmup, ctx.settings.repeats);
+    std::vector<double> times;
+    {
+        PhaseTimer timer(phase(&PhaseTimes::timing));
+        times = timeRuns(work, ctx.stream, ctx.settings.warmup, ctx.settings.repeats);
+    }
     r.repeats = static_cast<int>(times.size());
     r.eventMedianSeconds = median(times);
     r.eventMinSeconds = times.empty() ? 0.0 : times.front();
     r.eventSeconds = times;
-    profileCase(ctx, r.scope, r.pass, work);
+    if (profile)
+        profileCase(ctx, r.scope, r.pass, work);
+}
+
+// The engines of one configuration that passed, profiled together: each replay pass runs every
+// engine once under its own scope, so a pass's fixed cost is paid once per configuration rather
+// than once per engine. They share one workspace (the largest); a failure fails them all.
+void profileTogether(const ConvGraph& graph, const std::vector<const ConvPlan*>& plans,
+                     std::vector<CaseResult*>& cases, ConvBuffers& b, const RunContext& ctx) {
+    if (!ctx.session || plans.empty())
+        return;
+    std::int64_t largest = 0;
+    for (const ConvPlan* p : plans)
+        largest = std::max(largest, p->workspaceBytes);
+    CaseResult outcome;
+    guardCase(outcome, [&] {
+        DeviceBuffer workspace(static_cast<std::size_t>(largest), "workspace");
+        std::vector<BackendDescriptor> packs;
+        std::vector<ProfiledWork> works;
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            packs.push_back(makeVariantPack(b.tensor[0].get(), b.tensor[1].get(),
+                                            b.tensor[2].get(), workspace.get()));
+            // The case's scope is "<configuration>/<engine>": the configuration's scope is each
+            // pass's iteration scope, the engine's opens inside it.
+            const std::string& scope = cases[i]->scope;
+            works.push_back({scope.substr(scope.rfind('/') + 1), cases[i]->pass, nullptr});
+        }
+        for (std::size_t i = 0; i < plans.size(); ++i)
+            works[i].work = [&graph, &plans, &packs, i] { graph.execute(*plans[i], packs[i]); };
+        const std::string& first = cases.front()->scope;
+        profileCases(ctx, works, first.substr(0, first.rfind('/')));
+    });
+    if (outcome.status != CaseStatus::Passed)
+        for (CaseResult* r : cases) {
+            r->status = outcome.status;
+            r->reason = "profiling the configuration's engines together: " + outcome.reason;
+        }
 }
 
 } // namespace
@@ -160,6 +204,7 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
     std::unique_ptr<ConvGraph> graph;
     ConvBuffers buffers;
     const bool prepared = guardCase(header, [&] {
+        PhaseTimer timer(ctx.phases ? &ctx.phases->setup : nullptr);
         graph = std::make_unique<ConvGraph>(ctx.handle, c);
         buffers = prepare(c, index, ctx);
     });
@@ -173,21 +218,31 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
         std::vector<std::int64_t> heuristicOrder;
         CaseResult query = header;
         if (!guardCase(query, [&] {
+                PhaseTimer timer(ctx.phases ? &ctx.phases->plans : nullptr);
                 for (const ConvPlan& p : graph->heuristicPlans(16))
                     if (std::find(heuristicOrder.begin(), heuristicOrder.end(), p.engine) ==
                         heuristicOrder.end())
                         heuristicOrder.push_back(p.engine);
             }))
             return {query};
+        std::vector<ConvPlan> passedPlans; // run and timed: profiled together below
+        std::vector<std::size_t> passedIndex;
+        const auto& only = ctx.settings.engines;
         for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
+            if (!only.empty() && std::find(only.begin(), only.end(), e) == only.end())
+                continue;
             CaseResult r = header;
-            r.scope += ".eng" + std::to_string(e);
+            r.scope += "/eng" + std::to_string(e); // profiled inside the configuration's scope
             r.algorithm = "eng" + std::to_string(e);
             const auto rank = std::find(heuristicOrder.begin(), heuristicOrder.end(), e);
             r.heuristicRank =
                 rank == heuristicOrder.end() ? -1 : static_cast<int>(rank - heuristicOrder.begin());
             std::string whyNot;
-            ConvPlan plan = graph->planForEngine(e, whyNot);
+            ConvPlan plan;
+            {
+                PhaseTimer timer(ctx.phases ? &ctx.phases->plans : nullptr);
+                plan = graph->planForEngine(e, whyNot);
+            }
             if (!plan.plan.get()) {
                 r.status = CaseStatus::Unsupported;
                 r.reason = "cuDNN: " + whyNot;
@@ -201,12 +256,22 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
                 r.status = CaseStatus::NoMemory;
                 r.reason = "workspace " + mib(plan.workspaceBytes) + " does not fit (limit " +
                            mib(static_cast<std::int64_t>(limit)) + ")";
-            } else if (!guardCase(r, [&] { runPlan(c, *graph, plan, buffers, ctx, r); })) {
+            } else if (!guardCase(r, [&] { runPlan(c, *graph, plan, buffers, ctx, r, false); })) {
                 results.push_back(r);
                 return results; // the device is unusable: the driver skips what remains
+            } else if (r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed) {
+                passedPlans.push_back(std::move(plan));
+                passedIndex.push_back(results.size());
             }
             results.push_back(r);
         }
+        std::vector<const ConvPlan*> plans;
+        std::vector<CaseResult*> profiled;
+        for (std::size_t i = 0; i < passedPlans.size(); ++i) {
+            plans.push_back(&passedPlans[i]);
+            profiled.push_back(&results[passedIndex[i]]);
+        }
+        profileTogether(*graph, plans, profiled, buffers, ctx);
         if (results.empty()) {
             header.status = CaseStatus::Unsupported;
             header.reason = "cuDNN reports no engine for this graph";

@@ -7,9 +7,13 @@
 #include <roofline/profile_scope.hpp>
 #include <roofline/session.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace roofline::bench {
@@ -17,16 +21,43 @@ namespace roofline::bench {
 using workloads::CaseResult;
 using workloads::CaseStatus;
 
-void profileCase(const RunContext& ctx, const std::string& scope, const std::string& pass,
-                 const std::function<void()>& work) {
-    if (!ctx.session)
+namespace {
+
+double nowSeconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+PhaseTimer::PhaseTimer(double* phase) : phase_(phase), start_(nowSeconds()) {}
+
+PhaseTimer::~PhaseTimer() {
+    if (phase_)
+        *phase_ += nowSeconds() - start_;
+}
+
+void profileCases(const RunContext& ctx, const std::vector<ProfiledWork>& works,
+                  const std::string& outer) {
+    if (!ctx.session || works.empty())
         return;
+    PhaseTimer timer(ctx.phases ? &ctx.phases->profiling : nullptr);
     while (ctx.session->needsPass()) {
-        roofline::ProfileScope caseScope{scope.c_str()};
-        roofline::ProfileScope passScope{pass.c_str()};
-        work();
+        std::optional<roofline::ProfileScope> iteration;
+        if (!outer.empty())
+            iteration.emplace(outer.c_str());
+        for (const ProfiledWork& w : works) {
+            roofline::ProfileScope caseScope{w.scope.c_str()};
+            roofline::ProfileScope passScope{w.pass.c_str()};
+            w.work();
+        }
     }
     BENCH_CUDA(cudaStreamSynchronize(ctx.stream));
+}
+
+void profileCase(const RunContext& ctx, const std::string& scope, const std::string& pass,
+                 const std::function<void()>& work) {
+    profileCases(ctx, {ProfiledWork{scope, pass, work}});
 }
 
 bool guardCase(CaseResult& result, const std::function<void()>& body) {
@@ -85,6 +116,19 @@ std::uint64_t caseSeed(std::uint64_t runSeed, int caseIndex, int tensor) {
 }
 
 namespace {
+
+// "time: 412 s for 40 cases (10.3 s each): plans 120 s, setup 30 s, ..." -- where a sweep's time
+// went, so that a long one can be sized (and its cost reported) before it is run.
+std::string phaseSummary(const PhaseTimes& p, double total, std::size_t cases) {
+    char text[400];
+    const double known = p.setup + p.plans + p.verify + p.timing + p.profiling;
+    std::snprintf(text, sizeof text,
+                  "time: %.1f s for %zu cases (%.2f s each): setup %.1f s, engine plans %.1f s, "
+                  "verification %.1f s, timing %.1f s, profiling %.1f s, other %.1f s",
+                  total, cases, cases ? total / static_cast<double>(cases) : 0.0, p.setup,
+                  p.plans, p.verify, p.timing, p.profiling, total > known ? total - known : 0.0);
+    return text;
+}
 
 struct Resources {
     cudnnHandle_t handle = nullptr;
@@ -157,9 +201,17 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
               << '\n';
 
     const bool tty = isatty(STDERR_FILENO) != 0;
+    PhaseTimes phases;
+    ctx.phases = &phases;
+    const double started = nowSeconds();
     std::vector<CaseResult> results;
     std::string lost;
+    std::size_t notReached = 0;
     for (std::size_t i = 0; i < caseCount; ++i) {
+        if (settings.timeLimitSeconds > 0 && nowSeconds() - started >= settings.timeLimitSeconds) {
+            notReached = caseCount - i;
+            break;
+        }
         std::vector<CaseResult> produced;
         if (!lost.empty()) {
             CaseResult r = skippedCase(i);
@@ -183,6 +235,7 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
         }
     }
 
+    const double casesSeconds = nowSeconds() - started;
     if (session) {
         std::vector<roofline::KernelRecord> records = session->stop();
         const std::size_t orphans = workloads::attachRecords(results, std::move(records));
@@ -213,12 +266,29 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
               << results.size() << " results: " << passed << " passed, " << failed
               << " failed verification or crashed, " << other
               << " not run (invalid, unsupported, no memory, skipped)\n";
+    std::cout << phaseSummary(phases, casesSeconds, caseCount - notReached) << '\n';
+    if (notReached)
+        std::cout << "time limit (" << settings.timeLimitSeconds << " s) reached: " << notReached
+                  << " of " << caseCount << " cases not run"
+                  << (outputs.seerCsv.empty() ? std::string()
+                                              : "; run again with --resume --seer-csv " +
+                                                    outputs.seerCsv + " to continue")
+                  << '\n';
     try {
         if (!outputs.casesCsv.empty())
             workloads::writeCasesCsv(results, outputs.casesCsv);
-        if (!outputs.seerCsv.empty())
-            std::cout << "wrote " << seer::writeSeerCsv(results, outputs.seerCsv)
-                      << " SEER rows to " << outputs.seerCsv << '\n';
+        if (!outputs.seerCsv.empty()) {
+            std::vector<seer::SeerRow> kept;
+            if (outputs.resume && std::filesystem::exists(outputs.seerCsv)) {
+                std::ifstream in(outputs.seerCsv);
+                kept = seer::readDataset(in, outputs.seerCsv);
+            }
+            const std::size_t added = seer::writeSeerCsv(results, outputs.seerCsv, kept);
+            std::cout << "wrote " << added << " SEER rows to " << outputs.seerCsv;
+            if (outputs.resume)
+                std::cout << " (" << kept.size() + added << " in all)";
+            std::cout << '\n';
+        }
         if (!outputs.csv.empty())
             workloads::writeRecordsCsv(results, outputs.csv);
         if (!outputs.json.empty())

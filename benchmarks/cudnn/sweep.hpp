@@ -29,6 +29,31 @@ struct RunSettings {
     double tolerance = 0.0;         ///< 0: the precision's default
     std::uint64_t maxWorkspace = 0; ///< bytes; 0: whatever device memory is free
     std::uint64_t seed = 1;
+    double timeLimitSeconds = 0;    ///< 0: none; else no case starts after this many seconds
+    std::vector<std::int64_t> engines; ///< --algo every: only these engines (empty: all)
+};
+
+/// Where a sweep's time went, summed over its cases (seconds of wall time). Runners add to the
+/// phases they have; the driver prints the split at the end.
+struct PhaseTimes {
+    double setup = 0;     ///< descriptors, inputs and the reference result
+    double plans = 0;     ///< building (or failing to build) each engine's execution plan
+    double verify = 0;    ///< running the plan once and comparing with the reference
+    double timing = 0;    ///< warm-up and CUDA-event timed runs
+    double profiling = 0; ///< the profiled replay passes
+};
+
+/// Adds the wall time of its lifetime to one phase.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(double* phase);
+    ~PhaseTimer();
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    double* phase_;
+    double start_;
 };
 
 /// Everything a case runner needs from the driver.
@@ -37,10 +62,23 @@ struct RunContext {
     cudaStream_t stream = nullptr;
     roofline::Session* session = nullptr; ///< null: --no-profile
     RunSettings settings;
+    PhaseTimes* phases = nullptr; ///< never null inside runSweep
 };
 
-/// Runs `work` once per replay pass under ProfileScopes "<scope>/<pass>" (iteration replay takes
-/// as many passes as the metric set needs), then waits for the stream.
+/// One case's work under its ProfileScopes "<scope>/<pass>".
+struct ProfiledWork {
+    std::string scope, pass;
+    std::function<void()> work;
+};
+
+/// Runs every `works` item, in order, once per replay pass (iteration replay takes as many passes
+/// as the metric set needs), then waits for the stream. Profiling several cases in the same
+/// passes pays each pass's fixed cost once for all of them.
+/// A non-empty `outer` opens one scope around each pass's works: the iteration scope, so that each
+/// pass is one iteration whatever the number of works (their records then carry "<outer>/...").
+void profileCases(const RunContext& ctx, const std::vector<ProfiledWork>& works,
+                  const std::string& outer = {});
+/// profileCases with one case.
 void profileCase(const RunContext& ctx, const std::string& scope, const std::string& pass,
                  const std::function<void()>& work);
 
@@ -63,6 +101,9 @@ struct SweepOutputs {
     std::string json, csv, casesCsv, seerCsv, recording, plots;
     bool profile = true;
     bool quiet = false;
+    /// --resume: the SEER data set already in `seerCsv` is kept and the new rows added to it (the
+    /// caller has removed the cases it holds).
+    bool resume = false;
 };
 
 /// `runCase(i, ctx)` returns the results of case i (several in --algo every). The driver owns the

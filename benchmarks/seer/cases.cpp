@@ -4,6 +4,7 @@
 #include <roofline/kernel_record.hpp>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace roofline::seer {
@@ -63,6 +64,7 @@ std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cas
         if (!groups.empty() && groups.front().longest) {
             r.bound = toString(groups.front().longest->bound);
             r.residentBlocks = groups.front().longest->residentBlocksPerSm;
+            r.kernel = groups.front().name;
         }
         r.heuristicRank = c.heuristicRank;
         rows.push_back(std::move(r));
@@ -70,12 +72,41 @@ std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cas
     return rows;
 }
 
-std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path) {
-    const auto rows = rowsFromCases(cases);
+std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path,
+                         const std::vector<SeerRow>& kept) {
+    const auto fresh = rowsFromCases(cases);
+    std::vector<SeerRow> rows = kept;
+    rows.insert(rows.end(), fresh.begin(), fresh.end());
     std::ostringstream text;
     writeDataset(rows, text);
     saveChart(path, text.str()); // libroofline's atomic write of a text document
-    return rows.size();
+    return fresh.size();
+}
+
+std::string resumeKey(const workloads::ConvCase& c) {
+    const std::string line = c.seerLine();
+    if (line.empty())
+        return "";
+    return parseSeerLine(line, "case").key() + '|' + workloads::toString(c.pass) + '|' +
+           workloads::toString(c.precision);
+}
+
+std::string resumeKey(const SeerRow& row) {
+    return row.conv.key() + '|' + row.pass + '|' + row.precision;
+}
+
+std::vector<workloads::ConvCase> casesNotIn(const std::vector<workloads::ConvCase>& cases,
+                                            std::istream& in, const std::string& name) {
+    std::set<std::string> done;
+    for (const SeerRow& row : readDataset(in, name))
+        done.insert(resumeKey(row));
+    std::vector<workloads::ConvCase> left;
+    for (const auto& c : cases) {
+        const std::string key = resumeKey(c);
+        if (key.empty() || !done.count(key))
+            left.push_back(c);
+    }
+    return left;
 }
 
 } // namespace roofline::seer

@@ -5,6 +5,7 @@
 /// Pure C++.
 #include "seer/dataset.hpp"
 #include "workloads/case_result.hpp"
+#include "workloads/conv_case.hpp"
 
 #include <cstddef>
 #include <map>
@@ -18,8 +19,20 @@ namespace roofline::seer {
 std::vector<SeerRow> rowsFromCases(const std::vector<workloads::CaseResult>& cases,
                                    std::map<std::string, std::size_t>* skipped = nullptr);
 
-/// Writes rowsFromCases(cases) to `path` (atomically; throws roofline::Error(Io)); returns the
-/// number of rows.
-std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path);
+/// Writes `kept` (the rows of a data set being resumed), then rowsFromCases(cases), to `path`
+/// (atomically; throws roofline::Error(Io)); returns the number of rows added.
+std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const std::string& path,
+                         const std::vector<SeerRow>& kept = {});
+
+/// What identifies a case in a data set: its SEER configuration (canonical), pass and precision.
+/// "" for a case SEER cannot describe.
+std::string resumeKey(const workloads::ConvCase& c);
+std::string resumeKey(const SeerRow& row);
+
+/// The cases of `cases` the data set `in` (named `name` in errors) has no row for, in order:
+/// what a resumed sweep still has to run. A case without a SEER form always runs. A
+/// configuration whose engines all failed has no row either, so it runs again.
+std::vector<workloads::ConvCase> casesNotIn(const std::vector<workloads::ConvCase>& cases,
+                                            std::istream& in, const std::string& name);
 
 } // namespace roofline::seer

@@ -1,5 +1,10 @@
 #include "seer/dataset.hpp"
 
+#include <zstd.h>
+
+#include <fstream>
+#include <memory>
+
 #include "workloads/csv_rows.hpp"
 
 #include <cmath>
@@ -145,6 +150,7 @@ std::vector<SeerRow> readDataset(std::istream& in, const std::string& name) {
         r.residentBlocks = value("resident_blocks", 0);
         r.bound = trim(text("bound"));
         r.heuristicRank = static_cast<int>(value("heuristic_rank", -1));
+        r.kernel = trim(text("kernel"));
         rows.push_back(std::move(r));
     }
     return rows;
@@ -153,7 +159,7 @@ std::vector<SeerRow> readDataset(std::istream& in, const std::string& name) {
 void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out) {
     out << "batch,in_channels,in_width,out_channels,out_width,kernel_width,stride,padding,"
            "precision,pass,engine,time_s,flops,tensor_flops,dram_read_bytes,dram_write_bytes,"
-           "dram_bytes,l1_bytes,l2_bytes,blocks,waves,resident_blocks,bound,heuristic_rank\n";
+           "dram_bytes,l1_bytes,l2_bytes,blocks,waves,resident_blocks,bound,heuristic_rank,kernel\n";
     for (const SeerRow& r : rows) {
         const ConvParams& c = r.conv;
         for (double v : {c.batch, c.inChannels, c.inWidth, c.outChannels, c.outWidth, c.kernelWidth,
@@ -163,7 +169,8 @@ void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out) {
         for (double v : {r.timeSeconds, r.flops, r.tensorFlops, r.dramReadBytes, r.dramWriteBytes,
                          r.dramBytes, r.l1Bytes, r.l2Bytes, r.blocks, r.waves, r.residentBlocks})
             out << ',' << number(v);
-        out << ',' << csvQuoted(r.bound) << ',' << r.heuristicRank << '\n';
+        out << ',' << csvQuoted(r.bound) << ',' << r.heuristicRank << ',' << csvQuoted(r.kernel)
+            << '\n';
     }
 }
 
@@ -186,6 +193,46 @@ bool isTestConfig(const ConvParams& conv, double testShare) {
         h *= 1099511628211ull;
     }
     return static_cast<double>(h % 10000) / 10000.0 >= 1.0 - testShare;
+}
+
+std::string readDataFile(const std::string& path, std::size_t limitBytes) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw SeerError("cannot read '" + path + "'");
+    std::ostringstream raw;
+    raw << in.rdbuf();
+    std::string bytes = raw.str();
+    const std::string suffix = ".zst";
+    if (path.size() < suffix.size() ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        if (bytes.size() > limitBytes)
+            throw SeerError(path + ": larger than " + std::to_string(limitBytes >> 20) + " MiB");
+        return bytes;
+    }
+    std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> stream(ZSTD_createDStream(),
+                                                                         ZSTD_freeDStream);
+    if (!stream)
+        throw SeerError(path + ": cannot start zstd");
+    ZSTD_inBuffer input{bytes.data(), bytes.size(), 0};
+    std::string text;
+    std::string chunk(ZSTD_DStreamOutSize(), '\0');
+    std::size_t status = 1;
+    for (;;) { // until the input is consumed and the last output did not fill the chunk
+        ZSTD_outBuffer output{chunk.data(), chunk.size(), 0};
+        status = ZSTD_decompressStream(stream.get(), &output, &input);
+        if (ZSTD_isError(status))
+            throw SeerError(path + ": not a zstd file, or a damaged one (" +
+                            ZSTD_getErrorName(status) + ")");
+        if (text.size() + output.pos > limitBytes)
+            throw SeerError(path + ": decompresses to more than " +
+                            std::to_string(limitBytes >> 20) + " MiB");
+        text.append(chunk.data(), output.pos);
+        if (input.pos == input.size && output.pos < output.size)
+            break;
+    }
+    if (status != 0)
+        throw SeerError(path + ": the zstd stream ends early (a truncated file)");
+    return text;
 }
 
 } // namespace roofline::seer

@@ -52,6 +52,7 @@ struct SeerRow {
     double residentBlocks = 0; ///< blocks per SM of its dominant kernel; 0: unknown
     std::string bound;         ///< roofline bound of its dominant kernel, e.g. "DRAM 71%"
     int heuristicRank = -1;    ///< cuDNN heuristic's order for this configuration; 0: its pick
+    std::string kernel;        ///< name of its dominant (longest) kernel; "" when unknown
 };
 
 /// "memory" for a bound at a memory level ("DRAM 71%", "L2 40%", "L1 ..."), "compute" for one at a
@@ -67,6 +68,11 @@ std::string modelKey(const SeerRow& row);
 /// Throws SeerError naming the file, line and column.
 std::vector<SeerRow> readDataset(std::istream& in, const std::string& name);
 void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out);
+
+/// The text of a data set file; a name ending in ".zst" is decompressed (zstd), to at most
+/// `limitBytes`. Throws SeerError naming the file when it cannot be read, is not zstd, or is
+/// larger than the limit.
+std::string readDataFile(const std::string& path, std::size_t limitBytes = std::size_t{1} << 30);
 
 /// The deterministic 70/30 split by configuration: a configuration (ConvParams::key(), whatever
 /// its engines) goes to the test side when a hash of its key falls in the last `testShare`.

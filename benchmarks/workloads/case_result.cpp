@@ -145,12 +145,18 @@ std::size_t attachRecords(std::vector<CaseResult>& cases,
     std::size_t orphans = 0;
     for (auto& r : records) {
         // The case's path is the first two components of the record's scope path, as opened
-        // (a numbered case scope must never match another case's by its uniform path).
+        // (a numbered case scope must never match another case's by its uniform path), or the
+        // first three for an engine's case profiled inside its configuration's scope
+        // ("c3.x/eng1/fwd").
         const std::string& path = r.scopePathRaw.empty() ? r.scopePath : r.scopePathRaw;
-        const auto first = path.find('/');
-        const auto second =
-            first == std::string::npos ? std::string::npos : path.find('/', first + 1);
-        const auto it = byPath.find(path.substr(0, second));
+        auto it = byPath.end();
+        std::size_t cut = path.find('/');
+        for (int components = 2; components <= 3 && cut != std::string::npos; ++components) {
+            cut = path.find('/', cut + 1);
+            it = byPath.find(path.substr(0, cut));
+            if (it != byPath.end())
+                break;
+        }
         if (it == byPath.end()) {
             ++orphans;
             continue;

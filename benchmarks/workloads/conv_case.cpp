@@ -100,6 +100,8 @@ ConvCase caseFromRow(const CsvRow& row) {
     }
     if (row.find("out"))
         c.expectedOutputWidth = integer("out", 1);
+    if (row.find("count"))
+        c.count = integer("count", 1);
     return c;
 }
 
@@ -263,7 +265,8 @@ const std::vector<std::string>& convColumns() {
     static const std::vector<std::string> columns{
         "name",   "dims", "n",        "c",      "k",         "groups", "size",
         "d",      "h",    "w",        "kernel", "t",         "r",      "s",
-        "stride", "pad",  "dilation", "out",    "precision", "layout", "pass"};
+        "stride", "pad",  "dilation", "out",    "precision", "layout", "pass",
+        "count"};
     return columns;
 }
 

@@ -32,6 +32,7 @@ struct ConvCase {
     std::array<long long, 3> padPre{0, 0, 0};  ///< zeros before (top/left/front)
     std::array<long long, 3> padPost{0, 0, 0}; ///< zeros after; differs from padPre for "same"
     long long expectedOutputWidth = 0;         ///< SEER lines state it; 0: not stated
+    long long count = 1; ///< layers of the network with this shape (a network's time sums them)
     Precision precision = Precision::FP32;
     ConvLayout layout = ConvLayout::ChannelsFirst;
     ConvPass pass = ConvPass::Forward;

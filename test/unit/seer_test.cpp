@@ -265,6 +265,7 @@ TEST(SeerData, RoundTripsWithQuotedEnginesAndNamesBadInput) {
     rows[1].engine = "eng3 (knobs: a=1, b=2)";
     rows[1].bound = "DRAM 71%";
     rows[1].heuristicRank = 0;
+    rows[1].kernel = "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nchwkcrs, \"x\"";
     std::ostringstream out;
     writeDataset(rows, out);
     std::istringstream in(out.str());
@@ -273,6 +274,7 @@ TEST(SeerData, RoundTripsWithQuotedEnginesAndNamesBadInput) {
     EXPECT_EQ(back[1].engine, "eng3 (knobs: a=1, b=2)");
     EXPECT_EQ(back[1].bound, "DRAM 71%");
     EXPECT_EQ(back[1].heuristicRank, 0);
+    EXPECT_EQ(back[1].kernel, rows[1].kernel);
     EXPECT_EQ(back[2].conv.key(), rows[2].conv.key());
     EXPECT_DOUBLE_EQ(back[3].timeSeconds, rows[3].timeSeconds);
 
@@ -355,6 +357,8 @@ TEST(SeerData, RooflineConvCasesBecomeRowsOnlyWhenVerifiedAndDescribable) {
     good.eventMedianSeconds = 2e-4;
     good.heuristicRank = 0;
     good.records = {kernel(1e6, 3e9, 5e7, 100), kernel(2e5, 0, 1e6, 10)};
+    good.records[0].name = "sm90_xmma_fprop_implicit_gemm";
+    good.records[1].name = "cask_cudnn::computeOffsetsKernel";
     CaseResult unverified = good;
     unverified.verified = false;
     CaseResult threeD = good;
@@ -375,6 +379,7 @@ TEST(SeerData, RooflineConvCasesBecomeRowsOnlyWhenVerifiedAndDescribable) {
     EXPECT_DOUBLE_EQ(r.blocks, 200 + 20);
     EXPECT_DOUBLE_EQ(r.waves, 2 + 1);
     EXPECT_DOUBLE_EQ(r.residentBlocks, 4); // the dominant (longest) kernel's
+    EXPECT_EQ(r.kernel, "sm90_xmma_fprop_implicit_gemm");
     EXPECT_EQ(r.heuristicRank, 0);
     EXPECT_EQ(skipped.at("not verified"), 1u);
     EXPECT_EQ(skipped.size(), 3u);

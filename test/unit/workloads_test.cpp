@@ -270,6 +270,24 @@ TEST(CaseResult, RecordsAttachByScopeAndGroupByKernel) {
     EXPECT_TRUE(isFailure(CaseStatus::Crashed));
 }
 
+TEST(CaseResult, EnginesProfiledInsideTheirConfigurationsScopeAttachToTheirOwnCase) {
+    std::vector<CaseResult> cases(3);
+    for (int e = 0; e < 3; ++e) {
+        cases[static_cast<std::size_t>(e)].scope = "c4.seer9/eng" + std::to_string(e);
+        cases[static_cast<std::size_t>(e)].pass = "fwd";
+    }
+    const std::size_t orphans = attachRecords(
+        cases, {record("gemm", "c4.seer9/eng0/fwd", 1e-3, 10, 0),
+                record("fft", "c4.seer9/eng2/fwd", 2e-3, 20, 0),
+                record("fft2", "c4.seer9/eng2/fwd", 3e-3, 30, 0),
+                record("lost", "c4.seer9/eng7/fwd", 1e-3, 1, 0), record("bare", "c4.seer9", 1e-3, 1, 0)});
+    EXPECT_EQ(orphans, 2u);
+    EXPECT_EQ(cases[0].records.size(), 1u);
+    EXPECT_TRUE(cases[1].records.empty());
+    ASSERT_EQ(cases[2].records.size(), 2u);
+    EXPECT_DOUBLE_EQ(cases[2].measuredFlops(), 50);
+}
+
 TEST(CaseResult, TableCsvAndJsonCarryEveryCase) {
     std::vector<CaseResult> cases(2);
     cases[0].scope = "c0.a";

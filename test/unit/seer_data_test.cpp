@@ -1,0 +1,163 @@
+// The SEER data set's collection on the CPU: the random configurations a sweep draws, what a
+// resumed sweep still has to run, and the compressed data set bundled with the sources.
+#include "seer/cases.hpp"
+#include "seer/sample.hpp"
+#include "workloads/conv_case.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace roofline::seer {
+namespace {
+
+std::string fixture(const std::string& name) {
+    return std::string(ROOFLINE_FIXTURE_DIR) + "/" + name;
+}
+
+TEST(SeerSample, DrawsDistinctValidConfigurationsWithinTheBoundsTheSameOnEveryRun) {
+    SampleOptions o;
+    o.count = 400;
+    o.seed = 7;
+    const auto configs = sampleConfigs(o);
+    ASSERT_EQ(configs.size(), 400u);
+    std::set<std::string> keys;
+    std::set<double> kernels, strides, batches;
+    for (const auto& c : configs) {
+        SCOPED_TRACE(c.key());
+        keys.insert(c.key());
+        EXPECT_GE(c.macs(), o.minMacs);
+        EXPECT_LE(c.macs(), o.maxMacs);
+        EXPECT_LE(4.0 * c.batch * c.inChannels * c.inWidth * c.inWidth, o.maxTensorBytes);
+        EXPECT_EQ(c.outWidth, std::floor((c.inWidth + 2 * c.padding - c.kernelWidth) / c.stride) + 1);
+        EXPECT_GE(c.outWidth, 1);
+        EXPECT_GE(c.inWidth, 7);
+        EXPECT_LE(c.inWidth, 224);
+        EXPECT_LE(c.padding, std::floor(c.kernelWidth / 2));
+        kernels.insert(c.kernelWidth);
+        strides.insert(c.stride);
+        batches.insert(c.batch);
+    }
+    EXPECT_EQ(keys.size(), 400u);
+    EXPECT_EQ(kernels, (std::set<double>{1, 3, 5, 7}));
+    EXPECT_EQ(strides, (std::set<double>{1, 2}));
+    EXPECT_EQ(batches.size(), 9u); // 1, 2, 4, ..., 256
+    // The same seed draws the same set (the stream is ours, not the standard library's).
+    const auto again = sampleConfigs(o);
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        ASSERT_EQ(again[i].key(), configs[i].key());
+    o.seed = 8;
+    EXPECT_NE(sampleConfigs(o)[0].key(), configs[0].key());
+    // Written in SEER's one-line format, the file reads back as the same configurations.
+    std::ostringstream out;
+    writeSeerConfigs(configs, o, out);
+    std::istringstream in(out.str());
+    const auto back = readSeerConfigs(in, "sample.txt");
+    ASSERT_EQ(back.size(), configs.size());
+    EXPECT_EQ(back.back().key(), configs.back().key());
+    // Bounds nothing can meet are refused by name.
+    o.minMacs = 1e15;
+    o.maxMacs = 2e15;
+    try {
+        sampleConfigs(o);
+        FAIL() << "impossible bounds were accepted";
+    } catch (const SeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("--min-macs"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SeerResume, CasesAlreadyInTheDataSetAreSkippedByConfigurationPassAndPrecision) {
+    workloads::ConvDefaults d;
+    d.passes = {workloads::ConvPass::Forward, workloads::ConvPass::BackwardData};
+    auto cases = workloads::parseConvSpec("n=8 c=32 size=28 k=64 kernel=3 pad=1", d);
+    const auto other = workloads::parseConvSpec("n=4 c=64 size=14 k=32 kernel=1 stride=2", d);
+    const auto grouped = workloads::parseConvSpec("n=4 c=64 size=14 k=64 kernel=3 groups=64", d);
+    cases.insert(cases.end(), other.begin(), other.end());
+    cases.insert(cases.end(), grouped.begin(), grouped.end());
+    ASSERT_EQ(cases.size(), 6u);
+    EXPECT_EQ(resumeKey(cases[0]), "8 32 28 64 28 3 1 1|fwd|fp32");
+    EXPECT_EQ(resumeKey(cases[4]), ""); // grouped: no SEER form
+
+    // The data set holds the first configuration's forward pass (two engines) and the second's
+    // backward-data pass, and a row of another precision.
+    SeerRow a;
+    a.conv = parseSeerLine("8 32 28 64 28 3 1 1", "t");
+    a.engine = "eng0";
+    a.timeSeconds = 1e-4;
+    SeerRow b = a;
+    b.engine = "eng1";
+    SeerRow c;
+    c.conv = parseSeerLine("4 64 14 32 7 1 2 0", "t");
+    c.pass = "bwd-data";
+    c.engine = "eng0";
+    c.timeSeconds = 2e-4;
+    SeerRow half = c;
+    half.pass = "fwd";
+    half.precision = "fp16";
+    std::ostringstream data;
+    writeDataset({a, b, c, half}, data);
+    std::istringstream in(data.str());
+    const auto left = casesNotIn(cases, in, "seer.csv");
+    ASSERT_EQ(left.size(), 4u);
+    EXPECT_EQ(resumeKey(left[0]), "8 32 28 64 28 3 1 1|bwd-data|fp32");
+    EXPECT_EQ(resumeKey(left[1]), "4 64 14 32 7 1 2 0|fwd|fp32"); // fp16's row does not count
+    EXPECT_EQ(left[2].groups, 64); // always runs
+    EXPECT_EQ(left[3].groups, 64);
+}
+
+TEST(SeerData, TheBundledH100DataSetDecompressesAndReads) {
+    const std::string path = fixture("h100_seer_random.csv.zst");
+    std::istringstream in(readDataFile(path));
+    const auto rows = readDataset(in, path);
+    std::set<std::string> configs, engines;
+    std::size_t named = 0;
+    for (const auto& r : rows) {
+        configs.insert(r.conv.key());
+        engines.insert(r.engine);
+        named += r.kernel.empty() ? 0 : 1;
+        EXPECT_GT(r.timeSeconds, 0) << r.conv.key();
+    }
+    EXPECT_EQ(rows.size(), 5724u);
+    EXPECT_EQ(configs.size(), 835u);
+    EXPECT_EQ(engines.size(), 9u);
+    EXPECT_EQ(named, rows.size()); // every row names its dominant kernel
+}
+
+TEST(SeerData, DamagedOrOversizedCompressedFilesAreRefusedByName) {
+    const std::string path = fixture("h100_seer_random.csv.zst");
+    std::ifstream whole(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << whole.rdbuf();
+    const std::string dir = ::testing::TempDir();
+    auto refused = [&](const std::string& name, const std::string& content, std::size_t limit,
+                       const std::string& says) {
+        const std::string file = dir + "/" + name;
+        std::ofstream(file, std::ios::binary) << content;
+        try {
+            readDataFile(file, limit);
+            ADD_FAILURE() << name << " was read";
+        } catch (const SeerError& e) {
+            EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+        std::remove(file.c_str());
+    };
+    refused("truncated.csv.zst", bytes.str().substr(0, bytes.str().size() / 2), 1u << 30,
+            "ends early");
+    refused("plain.csv.zst", "batch,in_channels\n1,2\n", 1u << 30, "not a zstd file");
+    refused("big.csv.zst", bytes.str(), 1u << 20, "more than 1 MiB");
+    refused("big.csv", std::string(2u << 20, 'x'), 1u << 20, "larger than 1 MiB");
+    try {
+        readDataFile(dir + "/absent.csv");
+        ADD_FAILURE() << "an absent file was read";
+    } catch (const SeerError& e) {
+        EXPECT_NE(std::string(e.what()).find("absent.csv"), std::string::npos);
+    }
+}
+
+} // namespace
+} // namespace roofline::seer
