@@ -193,6 +193,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     splits->add_option("--seed", seed, "the first split's seed (split i uses seed + i)")
         ->capture_default_str();
+    std::size_t threads = 0;
+    splits->add_option("--threads", threads,
+                       "splits evaluated at once (default: one per hardware thread)")
+        ->check(CLI::Range(1, 1024));
     splits->add_flag("--structural", structural,
                      "the structural time model for every engine (no cross-validated choice)");
 
@@ -247,6 +251,7 @@ int main(int argc, char** argv) {
             o.testShare = testShare;
             o.seed = seed;
             o.select = !structural;
+            o.threads = threads;
             printSplitsSummary(
                 evaluateSplits(rows, roofsFrom(ceilings, roofs,
                                                rows.empty() ? "fp32" : rows[0].precision),
@@ -264,13 +269,19 @@ int main(int argc, char** argv) {
             const Model m = Model::fit(
                 train, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision),
                 !structural);
-            std::size_t logLinear = 0;
-            for (const auto& [name, e] : m.engines)
-                logLinear += e.logLinear.empty() ? 0 : 1;
+            std::size_t logLinear = 0, boosted = 0, corrected = 0;
+            for (const auto& [name, e] : m.engines) {
+                logLinear += e.logLinear.empty() || !e.boosted.empty() ? 0 : 1;
+                boosted += e.boosted.empty() || e.boostedCorrects ? 0 : 1;
+                corrected += e.boostedCorrects ? 1 : 0;
+            }
             std::cerr << "fitted " << m.engines.size() << " engines on " << train.size()
                       << " rows (" << m.skipped.size() << " engines with fewer than "
-                      << Model::kMinimumRows << " training rows skipped; " << logLinear
-                      << " with the log-linear time model, chosen by cross-validation)\n";
+                      << Model::kMinimumRows << " training rows skipped; time models chosen by "
+                      << "cross-validation: " << corrected
+                      << " structural corrected by boosted trees, " << boosted
+                      << " boosted trees, " << logLinear << " log-linear, "
+                      << m.engines.size() - boosted - corrected - logLinear << " structural)\n";
             if (fit->parsed()) {
                 roofline::saveChart(output, m.toJson() + '\n');
                 std::cerr << "wrote " << output << '\n';

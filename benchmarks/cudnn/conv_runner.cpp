@@ -188,6 +188,7 @@ CaseResult convCaseHeader(const ConvCase& c, int index) {
     r.analyticFlops = c.flops();
     r.tolerance = workloads::defaultTolerance(c.precision);
     r.seerConfig = c.seerLine();
+    r.layerCount = c.count;
     return r;
 }
 

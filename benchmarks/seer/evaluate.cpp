@@ -62,7 +62,10 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
         e.engine = engine;
         const EngineModel& m = model.engines.at(engine);
         e.trainingRows = m.trainingRows;
-        if (!m.logLinear.empty()) {
+        if (!m.boosted.empty()) {
+            e.timeModel = m.boostedCorrects ? "structural, corrected by boosted trees"
+                                            : "boosted trees";
+        } else if (!m.logLinear.empty()) {
             char floor[48];
             std::snprintf(floor, sizeof floor, "log-linear, floor %.1f us", m.floorSeconds * 1e6);
             e.timeModel = floor;

@@ -227,7 +227,13 @@ Prediction EngineModel::predict(const ConvParams& c, const Roofs& roofs) const {
     p.blocks = blocks.predict(c);
     p.waves = wavesOf(p.blocks, residentBlocks, roofs);
     p = timeOf(p, roofs);
-    if (!logLinear.empty())
+    if (!boosted.empty() && boostedCorrects)
+        p.seconds = std::max(p.seconds, 1e-9) *
+                    std::exp(std::clamp(boosted.predict(correctionFeatures(c, p.seconds)), -30.0,
+                                        30.0));
+    else if (!boosted.empty())
+        p.seconds = boostedSeconds(boosted, c);
+    else if (!logLinear.empty())
         p.seconds = logLinearSeconds(logLinear, floorSeconds, c, p);
     return p;
 }
@@ -389,7 +395,7 @@ std::string Model::toJson() const {
                   {"dram_bytes_per_s", roofs.dramBytesPerSecond},
                   {"l2_bytes_per_s", roofs.l2BytesPerSecond},
                   {"sm_count", roofs.smCount}};
-    for (const auto& [name, e] : engines)
+    for (const auto& [name, e] : engines) {
         j["engines"][name] = {{"training_rows", e.trainingRows},
                               {"flops", seer::toJson(e.flops)},
                               {"tensor_flops", seer::toJson(e.tensorFlops)},
@@ -400,6 +406,11 @@ std::string Model::toJson() const {
                               {"time", e.time},
                               {"log_linear", e.logLinear},
                               {"floor_s", e.floorSeconds}};
+        if (!e.boosted.empty()) {
+            j["engines"][name]["boosted"] = nlohmann::json::parse(e.boosted.toJson());
+            j["engines"][name]["boosted_corrects"] = e.boostedCorrects;
+        }
+    }
     for (const auto& [name, n] : skipped)
         j["skipped"][name] = n;
     return j.dump(2);
@@ -436,6 +447,14 @@ Model Model::fromJson(const std::string& text, const std::string& name) {
                                     std::to_string(em.logLinear.size()) +
                                     " log-linear coefficients for " +
                                     std::to_string(kLogFeatures) + " features");
+                if (e.contains("boosted"))
+                    try {
+                        em.boostedCorrects = e.value("boosted_corrects", false);
+                        em.boosted = BoostedTrees::fromJson(
+                            e.at("boosted").dump(), kConfigFeatures + (em.boostedCorrects ? 1 : 0));
+                    } catch (const SeerError& bad) {
+                        throw SeerError("engine '" + engine + "': " + bad.what());
+                    }
                 m.engines[engine] = std::move(em);
             }
         return m;

@@ -7,6 +7,7 @@
 /// - a bound classification and the time from the measured roofs: constant + compute time +
 ///   memory time + waves, with non-negative coefficients.
 /// Fitted by least squares on relative error (Eigen). Pure C++.
+#include "seer/boosted.hpp"
 #include "seer/dataset.hpp"
 
 #include <map>
@@ -85,6 +86,14 @@ struct EngineModel {
     /// when cross-validation on the training configurations chose it; empty: not chosen.
     std::vector<double> logLinear;
     double floorSeconds = 0;
+    /// The third time model (seer/boosted.hpp): boosted trees on log seconds of the
+    /// configuration's features. Used instead of the others when cross-validation chose it.
+    BoostedTrees boosted;
+    /// The boosted trees correct the structural model instead: they predict log(seconds /
+    /// structural seconds) from the configuration's features and the structural log seconds
+    /// (correctionFeatures), so the roofline terms carry the scale and the trees the regimes the
+    /// terms miss (one block of a long loop, a variant switch).
+    bool boostedCorrects = false;
     Prediction predict(const ConvParams& c, const Roofs& roofs) const;
     /// The time model alone, on given metrics (FLOPs, tensor FLOPs, bytes, blocks, waves of `m`):
     /// `m` with its seconds, compute/memory seconds and bound filled in.

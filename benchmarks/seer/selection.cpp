@@ -59,14 +59,32 @@ std::vector<double> fitLogLinear(const EngineModel& engine, const std::vector<co
     return std::vector<double>(beta.data(), beta.data() + beta.size());
 }
 
+BoostedTrees fitBoosted(const std::vector<const SeerRow*>& rows, const EngineModel* corrected,
+                        const Roofs& roofs) {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    for (const SeerRow* r : rows) {
+        if (corrected) {
+            const double structural = std::max(corrected->predict(r->conv, roofs).seconds, 1e-9);
+            x.push_back(correctionFeatures(r->conv, structural));
+            y.push_back(std::log(r->timeSeconds / structural));
+        } else {
+            x.push_back(configFeatures(r->conv));
+            y.push_back(std::log(r->timeSeconds));
+        }
+    }
+    return BoostedTrees::fit(x, y);
+}
+
 void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& rows,
                      const Roofs& roofs) {
     constexpr std::size_t kFolds = 5;
     if (rows.size() < 2 * kFolds)
         return;
     constexpr std::size_t kFloors = std::size(kFloorFractions);
-    // squared relative errors over the held-out folds: [0] structural, [1 + f] log-linear
-    std::vector<double> squared(1 + kFloors, 0.0);
+    // squared log errors over the held-out folds: [0] structural, [1 + f] log-linear,
+    // [1 + kFloors] boosted trees, [2 + kFloors] the structural model corrected by boosted trees
+    std::vector<double> squared(3 + kFloors, 0.0);
     std::size_t count = 0;
     for (std::size_t fold = 0; fold < kFolds; ++fold) {
         std::vector<const SeerRow*> train, held;
@@ -74,19 +92,28 @@ void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& row
             (i % kFolds == fold ? held : train).push_back(rows[i]);
         const EngineModel structural = fitEngine(train, roofs);
         const std::vector<double> beta = fitLogLinear(structural, train, roofs);
+        const BoostedTrees trees = fitBoosted(train);
+        EngineModel corrected = structural;
+        corrected.boosted = fitBoosted(train, &structural, roofs);
+        corrected.boostedCorrects = true;
         double fastest = std::numeric_limits<double>::max();
         for (const SeerRow* r : train)
             fastest = std::min(fastest, r->timeSeconds);
         for (const SeerRow* r : held) {
             const Prediction p = structural.predict(r->conv, roofs);
+            // Squared log ratio: an engine predicted 2x too fast costs what one predicted 2x too
+            // slow does (relative error would bound the first at 100% and favour models that
+            // under-predict -- the ones whose engine then gets picked wrongly).
             const auto err = [&](double predicted) {
-                const double e = (predicted - r->timeSeconds) / r->timeSeconds;
+                const double e = std::log(std::max(predicted, 1e-12) / r->timeSeconds);
                 return e * e;
             };
             squared[0] += err(p.seconds);
             for (std::size_t f = 0; f < kFloors; ++f)
                 squared[1 + f] +=
                     err(logLinearSeconds(beta, kFloorFractions[f] * fastest, r->conv, p));
+            squared[1 + kFloors] += err(boostedSeconds(trees, r->conv));
+            squared[2 + kFloors] += err(corrected.predict(r->conv, roofs).seconds);
             ++count;
         }
     }
@@ -96,6 +123,15 @@ void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& row
         std::min_element(squared.begin(), squared.end()) - squared.begin());
     if (best == 0)
         return; // the structural model predicts the held-out folds best
+    if (best == 1 + kFloors) {
+        engine.boosted = fitBoosted(rows);
+        return;
+    }
+    if (best == 2 + kFloors) {
+        engine.boosted = fitBoosted(rows, &engine, roofs);
+        engine.boostedCorrects = true;
+        return;
+    }
     double fastest = std::numeric_limits<double>::max();
     for (const SeerRow* r : rows)
         fastest = std::min(fastest, r->timeSeconds);

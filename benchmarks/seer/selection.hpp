@@ -25,13 +25,18 @@ double logLinearSeconds(const std::vector<double>& beta, double floorSeconds,
 std::vector<double> fitLogLinear(const EngineModel& engine, const std::vector<const SeerRow*>& rows,
                                  const Roofs& roofs);
 
+/// Boosted trees (seer/boosted.hpp, default options) on the rows' log seconds; with `corrected`
+/// (a structural model), on the log of the rows' seconds over its prediction instead.
+BoostedTrees fitBoosted(const std::vector<const SeerRow*>& rows,
+                        const EngineModel* corrected = nullptr, const Roofs& roofs = {});
+
 /// Floors tried, as fractions of the engine's fastest training time.
 inline constexpr double kFloorFractions[] = {0.0, 0.5, 0.8, 0.95};
 
 /// Chooses `engine`'s time model (fitted structurally on `rows`) by 5-fold cross-validation on
-/// `rows`: the structural model, or the log-linear one with each floor, whichever has the least
-/// RMSPE over the held-out folds; fills engine.logLinear and floorSeconds when the log-linear one
-/// wins. Fewer than 10 rows: the structural model stays.
+/// `rows`: the structural model, the log-linear one with each floor, or boosted trees, whichever
+/// has the least RMSPE over the held-out folds; fills engine.logLinear and floorSeconds, or
+/// engine.boosted, when that one wins. Fewer than 10 rows: the structural model stays.
 void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& rows,
                      const Roofs& roofs);
 

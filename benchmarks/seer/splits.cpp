@@ -3,11 +3,13 @@
 #include "seer/evaluate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <random>
 #include <set>
+#include <thread>
 
 namespace roofline::seer {
 
@@ -39,7 +41,28 @@ SplitsSummary evaluateSplits(const std::vector<SeerRow>& rows, const Roofs& roof
                              const SplitsOptions& options) {
     SplitsSummary summary;
     summary.options = options;
-    for (std::size_t s = 0; s < options.splits; ++s) {
+    summary.splits.resize(options.splits);
+    // The splits are independent: each worker takes the next one (results in split order).
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t s = next++; s < options.splits; s = next++)
+            summary.splits[s] = evaluateSplit(rows, roofs, options, s);
+    };
+    const std::size_t workers = std::clamp<std::size_t>(
+        options.threads ? options.threads : std::thread::hardware_concurrency(), 1,
+        std::max<std::size_t>(options.splits, 1));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    return summary;
+}
+
+SplitFigures evaluateSplit(const std::vector<SeerRow>& rows, const Roofs& roofs,
+                           const SplitsOptions& options, std::size_t s) {
+    {
         const auto held = heldOutConfigs(rows, options.testShare, options.seed + s);
         const std::set<std::string> test(held.begin(), held.end());
         std::vector<SeerRow> trainRows, testRows;
@@ -83,9 +106,8 @@ SplitsSummary evaluateSplits(const std::vector<SeerRow>& rows, const Roofs& roof
         f.heuristicWithin10 = c.heuristicWithin10;
         f.heuristicMeanLost = c.heuristicMeanLost;
         f.heuristicErrorRate = f.heuristicKnown ? 1 - c.heuristicWithin10 : 0;
-        summary.splits.push_back(std::move(f));
+        return f;
     }
-    return summary;
 }
 
 void printSplitsSummary(const SplitsSummary& s, std::ostream& out) {

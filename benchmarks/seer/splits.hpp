@@ -20,6 +20,7 @@ struct SplitsOptions {
     double testShare = 0.3;
     std::uint64_t seed = 1;
     bool select = true; ///< Model::fit's cross-validated choice of each engine's time model
+    std::size_t threads = 0; ///< splits evaluated at once; 0: one per hardware thread
 };
 
 /// One split's figures (fractions).
@@ -42,8 +43,13 @@ struct SplitsSummary {
 std::vector<std::string> heldOutConfigs(const std::vector<SeerRow>& rows, double testShare,
                                         std::uint64_t seed);
 
+/// Every split, on `options.threads` threads; the summary lists them in split order.
 SplitsSummary evaluateSplits(const std::vector<SeerRow>& rows, const Roofs& roofs,
                              const SplitsOptions& options);
+/// Split `index` (seed options.seed + index): the model fitted on its training configurations
+/// and evaluated on the held-out ones.
+SplitFigures evaluateSplit(const std::vector<SeerRow>& rows, const Roofs& roofs,
+                           const SplitsOptions& options, std::size_t index);
 
 /// Percentiles (10th, 50th, 90th) and the mean of each figure over the splits, per engine too.
 void printSplitsSummary(const SplitsSummary& s, std::ostream& out);

@@ -232,7 +232,7 @@ void writeCasesCsv(const std::vector<CaseResult>& cases, const std::string& path
         << ",reason,source,verified,max_error,tolerance,repeats,event_median_s,event_min_s,"
            "profiled_s,kernels,workspace_bytes,analytic_flops,measured_flops,"
            "measured_tensor_flops,dominant_kernel,dominant_launches,dominant_share,dominant_"
-           "bound\n";
+           "bound,count\n";
     for (const auto& c : cases) {
         const auto groups = c.kernelGroups();
         const CaseResult::KernelGroup* d = groups.empty() ? nullptr : &groups.front();
@@ -245,7 +245,7 @@ void writeCasesCsv(const std::vector<CaseResult>& cases, const std::string& path
             << ',' << number(c.measuredFlops()) << ',' << number(c.measuredTensorFlops()) << ','
             << csvQuoted(d ? d->name : "") << ',' << (d ? d->launches : 0) << ','
             << number(d && total > 0 ? d->seconds / total : 0.0) << ','
-            << csvQuoted(d ? toString(d->longest->bound) : "") << '\n';
+            << csvQuoted(d ? toString(d->longest->bound) : "") << ',' << c.layerCount << '\n';
     }
     if (!out)
         throw WorkloadError("writing '" + path + "' failed");
@@ -309,6 +309,7 @@ void writeJson(const std::vector<CaseResult>& cases, const std::string& tool,
         j["event_s"] = c.eventSeconds;
         j["profiled_s"] = c.profiledSeconds();
         j["workspace_bytes"] = c.workspaceBytes;
+        j["count"] = c.layerCount;
         j["analytic_flops"] = c.analyticFlops;
         j["measured_flops"] = c.measuredFlops();
         j["measured_tensor_flops"] = c.measuredTensorFlops();

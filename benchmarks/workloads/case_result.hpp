@@ -42,6 +42,7 @@ struct CaseResult {
     /// --algo every: the engine's position in cuDNN's heuristic order for this case (0: the
     /// heuristic's pick); -1: not in its list, or not known.
     int heuristicRank = -1;
+    long long layerCount = 1; ///< layers of the network with this shape (workload column `count`)
 
     CaseStatus status = CaseStatus::Passed;
     std::string reason; ///< one line when status is not Passed

@@ -431,10 +431,10 @@ TEST(SeerSplits, HeldOutSetsAreDeterministicWholeConfigurations) {
         rmspe.push_back(f.rmspe);
     }
     // The model picks within 10% of the best more often than cuDNN's heuristic, over the splits;
-    // its RMSPE over every test row is in the 20-30% band (docs/seer.md, "Many splits").
+    // its RMSPE over every test row is in the 10-18% band (docs/seer.md, "Many splits").
     EXPECT_GT(percentile(within, 50), percentile(heuristic, 50));
-    EXPECT_GT(percentile(rmspe, 50), 0.20);
-    EXPECT_LT(percentile(rmspe, 50), 0.30);
+    EXPECT_GT(percentile(rmspe, 50), 0.10);
+    EXPECT_LT(percentile(rmspe, 50), 0.18);
     std::ostringstream out;
     printSplitsSummary(s, out);
     EXPECT_NE(out.str().find("20 random splits (seeds 1..20) of 84 configurations, 30% held out"),

@@ -208,12 +208,33 @@ TEST(Presets, EveryBundledWorkloadParsesIntoRunnableCases) {
                 {"cosmoflow.csv", 5},
                 {"resnet50.csv", 23},
                 {"deepcam.csv", 19},
-                {"seer_example.txt", 5}};
+                {"seer_example.txt", 5},
+                {"seer_random.txt", 1200},
+                {"vgg16.csv", 9},
+                {"mobilenetv2.csv", 30}};
     for (const auto& e : conv) {
         const auto cases = parseConvWorkload(readAll(dir + "/" + e.file), e.file, fwdOnly());
         EXPECT_EQ(cases.size(), e.shapes) << e.file;
         for (const auto& c : cases)
             EXPECT_EQ(c.invalidReason(), "") << e.file << " " << c.source;
+    }
+    // The networks' presets list each distinct shape once with its layer count: the counts add
+    // up to the networks' convolutions, and their analytic work to the networks' published
+    // figures (ResNet-50 ~4.1 GMAC, VGG-16 ~15.4 GMAC, MobileNetV2 ~0.30 GMAC per image).
+    struct Network {
+        const char* file;
+        long long layers;
+        double gmacsPerImage;
+    } networks[] = {{"resnet50.csv", 53, 4.1}, {"vgg16.csv", 13, 15.4}, {"mobilenetv2.csv", 52, 0.30}};
+    for (const auto& n : networks) {
+        long long layers = 0;
+        double flops = 0;
+        for (const auto& c : parseConvWorkload(readAll(dir + "/" + n.file), n.file, fwdOnly())) {
+            layers += c.count;
+            flops += static_cast<double>(c.count) * c.flops() / static_cast<double>(c.n);
+        }
+        EXPECT_EQ(layers, n.layers) << n.file;
+        EXPECT_NEAR(flops / 2e9, n.gmacsPerImage, 0.06 * n.gmacsPerImage) << n.file;
     }
     const auto cosmo = parseConvWorkload(readAll(dir + "/cosmoflow.csv"), "c", fwdOnly());
     EXPECT_EQ(cosmo[0].spatialDims, 3);
@@ -301,6 +322,7 @@ TEST(CaseResult, TableCsvAndJsonCarryEveryCase) {
     cases[1].pass = "fwd";
     cases[1].status = CaseStatus::Invalid;
     cases[1].reason = "no output";
+    cases[1].layerCount = 6; // six layers of the network have this shape
     std::ostringstream table;
     printCaseTable(cases, table);
     EXPECT_NE(table.str().find("c0.a"), std::string::npos);
@@ -323,9 +345,12 @@ TEST(CaseResult, TableCsvAndJsonCarryEveryCase) {
                            "reason",
                            0),
               0u);
+    EXPECT_EQ(header.substr(header.size() - 6), ",count");
     int rows = 0;
-    while (std::getline(c, line))
+    while (std::getline(c, line)) {
         ++rows;
+        EXPECT_EQ(line.substr(line.rfind(',')), rows == 1 ? ",1" : ",6") << line;
+    }
     EXPECT_EQ(rows, 2);
     std::istringstream r(readAll(recordsCsv));
     std::getline(r, header);
@@ -339,5 +364,6 @@ TEST(CaseResult, TableCsvAndJsonCarryEveryCase) {
     const std::string j = readAll(json);
     EXPECT_NE(j.find("\"status\": \"invalid\""), std::string::npos);
     EXPECT_NE(j.find("\"records\""), std::string::npos);
+    EXPECT_NE(j.find("\"count\": 6"), std::string::npos);
     EXPECT_THROW(writeJson(cases, "t", "d", "/nonexistent-dir/x.json"), WorkloadError);
 }
