@@ -194,8 +194,9 @@ int main(int argc, char** argv) {
     splits->add_option("--seed", seed, "the first split's seed (split i uses seed + i)")
         ->capture_default_str();
     std::size_t threads = 0;
-    splits->add_option("--threads", threads,
-                       "splits evaluated at once (default: one per hardware thread)")
+    splits
+        ->add_option("--threads", threads,
+                     "splits evaluated at once (default: one per hardware thread)")
         ->check(CLI::Range(1, 1024));
     splits->add_flag("--structural", structural,
                      "the structural time model for every engine (no cross-validated choice)");
@@ -253,9 +254,8 @@ int main(int argc, char** argv) {
             o.select = !structural;
             o.threads = threads;
             printSplitsSummary(
-                evaluateSplits(rows, roofsFrom(ceilings, roofs,
-                                               rows.empty() ? "fp32" : rows[0].precision),
-                               o),
+                evaluateSplits(
+                    rows, roofsFrom(ceilings, roofs, rows.empty() ? "fp32" : rows[0].precision), o),
                 std::cout);
             return 0;
         }
@@ -279,8 +279,8 @@ int main(int argc, char** argv) {
                       << " rows (" << m.skipped.size() << " engines with fewer than "
                       << Model::kMinimumRows << " training rows skipped; time models chosen by "
                       << "cross-validation: " << corrected
-                      << " structural corrected by boosted trees, " << boosted
-                      << " boosted trees, " << logLinear << " log-linear, "
+                      << " structural corrected by boosted trees, " << boosted << " boosted trees, "
+                      << logLinear << " log-linear, "
                       << m.engines.size() - boosted - corrected - logLinear << " structural)\n";
             if (fit->parsed()) {
                 roofline::saveChart(output, m.toJson() + '\n');

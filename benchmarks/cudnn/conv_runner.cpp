@@ -153,8 +153,8 @@ void profileTogether(const ConvGraph& graph, const std::vector<const ConvPlan*>&
         std::vector<BackendDescriptor> packs;
         std::vector<ProfiledWork> works;
         for (std::size_t i = 0; i < plans.size(); ++i) {
-            packs.push_back(makeVariantPack(b.tensor[0].get(), b.tensor[1].get(),
-                                            b.tensor[2].get(), workspace.get()));
+            packs.push_back(makeVariantPack(b.tensor[0].get(), b.tensor[1].get(), b.tensor[2].get(),
+                                            workspace.get()));
             // The case's scope is "<configuration>/<engine>": the configuration's scope is each
             // pass's iteration scope, the engine's opens inside it.
             const std::string& scope = cases[i]->scope;

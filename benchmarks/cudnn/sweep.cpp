@@ -125,8 +125,8 @@ std::string phaseSummary(const PhaseTimes& p, double total, std::size_t cases) {
     std::snprintf(text, sizeof text,
                   "time: %.1f s for %zu cases (%.2f s each): setup %.1f s, engine plans %.1f s, "
                   "verification %.1f s, timing %.1f s, profiling %.1f s, other %.1f s",
-                  total, cases, cases ? total / static_cast<double>(cases) : 0.0, p.setup,
-                  p.plans, p.verify, p.timing, p.profiling, total > known ? total - known : 0.0);
+                  total, cases, cases ? total / static_cast<double>(cases) : 0.0, p.setup, p.plans,
+                  p.verify, p.timing, p.profiling, total > known ? total - known : 0.0);
     return text;
 }
 

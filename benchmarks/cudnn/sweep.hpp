@@ -29,7 +29,7 @@ struct RunSettings {
     double tolerance = 0.0;         ///< 0: the precision's default
     std::uint64_t maxWorkspace = 0; ///< bytes; 0: whatever device memory is free
     std::uint64_t seed = 1;
-    double timeLimitSeconds = 0;    ///< 0: none; else no case starts after this many seconds
+    double timeLimitSeconds = 0;       ///< 0: none; else no case starts after this many seconds
     std::vector<std::int64_t> engines; ///< --algo every: only these engines (empty: all)
 };
 

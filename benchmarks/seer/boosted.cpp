@@ -1,4 +1,5 @@
 #include "seer/boosted.hpp"
+#include "seer/sample.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,12 +10,13 @@
 namespace roofline::seer {
 
 std::vector<double> configFeatures(const ConvParams& c) {
-    const double n = c.batch, in = c.inChannels, w = c.inWidth, k = c.outChannels,
-                 q = c.outWidth, r = c.kernelWidth;
+    const double n = c.batch, in = c.inChannels, w = c.inWidth, k = c.outChannels, q = c.outWidth,
+                 r = c.kernelWidth;
     const double fft = std::exp2(std::ceil(std::log2(std::max(1.0, w + 2 * c.padding))));
     const double rows = n * q * q, depth = in * r * r;
     const double tiles = std::ceil(rows / 128) * std::ceil(k / 64);
-    const double fftWork = n * (in + k) * fft * fft * std::max(1.0, std::log2(fft)) + k * in * fft * fft;
+    const double fftWork =
+        n * (in + k) * fft * fft * std::max(1.0, std::log2(fft)) + k * in * fft * fft;
     auto lg = [](double v) { return std::log(std::max(v, 1.0)); };
     return {lg(c.macs()),
             lg(n),
@@ -39,14 +41,6 @@ std::vector<double> configFeatures(const ConvParams& c) {
 }
 
 namespace {
-
-// SplitMix64, as the sampler: the same subsamples on every machine.
-std::uint64_t nextRandom(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 // Each feature cut at up to `bins` quantiles of its training values: the candidate thresholds,
 // and every row's bin per feature.
@@ -132,7 +126,8 @@ private:
                 const std::size_t rightCount = rows.size() - leftCount;
                 if (leftCount < o_.minLeaf || rightCount < o_.minLeaf)
                     continue;
-                const double l = static_cast<double>(leftCount), rr = static_cast<double>(rightCount);
+                const double l = static_cast<double>(leftCount),
+                             rr = static_cast<double>(rightCount);
                 const double rightSum = sum - leftSum;
                 const double gain =
                     leftSum * leftSum / l + rightSum * rightSum / rr - sum * sum / total;
@@ -172,9 +167,9 @@ private:
 double treeValue(const std::vector<BoostedTrees::Node>& tree, const std::vector<double>& x) {
     std::size_t i = 0;
     while (tree[i].feature >= 0)
-        i = static_cast<std::size_t>(x[static_cast<std::size_t>(tree[i].feature)] <= tree[i].threshold
-                                         ? tree[i].left
-                                         : tree[i].right);
+        i = static_cast<std::size_t>(
+            x[static_cast<std::size_t>(tree[i].feature)] <= tree[i].threshold ? tree[i].left
+                                                                              : tree[i].right);
     return tree[i].value;
 }
 
@@ -203,7 +198,7 @@ BoostedTrees BoostedTrees::fit(const std::vector<std::vector<double>>& x,
             residual[i] = y[i] - prediction[i];
         std::vector<std::size_t> rows;
         for (std::size_t i = 0; i < y.size(); ++i)
-            if (nextRandom(state) % 1000000 < take)
+            if (splitMix64(state) % 1000000 < take) // the same subsamples everywhere
                 rows.push_back(i);
         auto tree = builder.build(std::move(rows));
         for (auto& node : tree)
@@ -220,9 +215,9 @@ std::string BoostedTrees::toJson() const {
     for (const auto& t : trees) {
         nlohmann::json tree = nlohmann::json::array();
         for (const auto& n : t)
-            tree.push_back(n.feature < 0 ? nlohmann::json::array({n.value})
-                                         : nlohmann::json::array(
-                                               {n.feature, n.threshold, n.left, n.right}));
+            tree.push_back(n.feature < 0
+                               ? nlohmann::json::array({n.value})
+                               : nlohmann::json::array({n.feature, n.threshold, n.left, n.right}));
         forest.push_back(std::move(tree));
     }
     return nlohmann::json{{"base", base}, {"trees", std::move(forest)}}.dump();

@@ -26,10 +26,10 @@ std::vector<double> configFeatures(const ConvParams& c);
 struct BoostOptions {
     std::size_t trees = 300;
     std::size_t depth = 4;
-    double rate = 0.05;       ///< shrinkage of each tree
-    double subsample = 0.8;   ///< share of the rows each tree is fitted on
-    std::size_t minLeaf = 5;  ///< fewest rows in a leaf
-    std::size_t bins = 64;    ///< quantile cuts per feature
+    double rate = 0.05;      ///< shrinkage of each tree
+    double subsample = 0.8;  ///< share of the rows each tree is fitted on
+    std::size_t minLeaf = 5; ///< fewest rows in a leaf
+    std::size_t bins = 64;   ///< quantile cuts per feature
     std::uint64_t seed = 1;
 };
 
@@ -47,8 +47,8 @@ struct BoostedTrees {
     bool empty() const noexcept { return trees.empty(); }
     double predict(const std::vector<double>& x) const;
     /// Least squares on `y` (one row of `x` each).
-    static BoostedTrees fit(const std::vector<std::vector<double>>& x,
-                            const std::vector<double>& y, const BoostOptions& options = {});
+    static BoostedTrees fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+                            const BoostOptions& options = {});
     /// [[feature, threshold, left, right, value], ...] per tree.
     std::string toJson() const;
     /// Throws SeerError on a malformed forest (out-of-range features or children, children that

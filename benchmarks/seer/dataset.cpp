@@ -159,7 +159,8 @@ std::vector<SeerRow> readDataset(std::istream& in, const std::string& name) {
 void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out) {
     out << "batch,in_channels,in_width,out_channels,out_width,kernel_width,stride,padding,"
            "precision,pass,engine,time_s,flops,tensor_flops,dram_read_bytes,dram_write_bytes,"
-           "dram_bytes,l1_bytes,l2_bytes,blocks,waves,resident_blocks,bound,heuristic_rank,kernel\n";
+           "dram_bytes,l1_bytes,l2_bytes,blocks,waves,resident_blocks,bound,heuristic_rank,"
+           "kernel\n";
     for (const SeerRow& r : rows) {
         const ConvParams& c = r.conv;
         for (double v : {c.batch, c.inChannels, c.inWidth, c.outChannels, c.outWidth, c.kernelWidth,

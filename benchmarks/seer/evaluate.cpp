@@ -63,8 +63,8 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
         const EngineModel& m = model.engines.at(engine);
         e.trainingRows = m.trainingRows;
         if (!m.boosted.empty()) {
-            e.timeModel = m.boostedCorrects ? "structural, corrected by boosted trees"
-                                            : "boosted trees";
+            e.timeModel =
+                m.boostedCorrects ? "structural, corrected by boosted trees" : "boosted trees";
         } else if (!m.logLinear.empty()) {
             char floor[48];
             std::snprintf(floor, sizeof floor, "log-linear, floor %.1f us", m.floorSeconds * 1e6);
@@ -161,8 +161,7 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
 
 void printRowEvaluation(const RowEvaluation& e, std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "%-20s %6s %6s %10s %10s %10s %12s | %8s %8s %8s %8s | %s\n",
+    std::snprintf(line, sizeof line, "%-20s %6s %6s %10s %10s %10s %12s | %8s %8s %8s %8s | %s\n",
                   "engine (Test-set-I)", "train", "test", "median err", "mean err", "within 10%",
                   "bound agrees", "time|m", "flops", "dram", "blocks", "time model");
     out << line;

@@ -228,9 +228,9 @@ Prediction EngineModel::predict(const ConvParams& c, const Roofs& roofs) const {
     p.waves = wavesOf(p.blocks, residentBlocks, roofs);
     p = timeOf(p, roofs);
     if (!boosted.empty() && boostedCorrects)
-        p.seconds = std::max(p.seconds, 1e-9) *
-                    std::exp(std::clamp(boosted.predict(correctionFeatures(c, p.seconds)), -30.0,
-                                        30.0));
+        p.seconds =
+            std::max(p.seconds, 1e-9) *
+            std::exp(std::clamp(boosted.predict(correctionFeatures(c, p.seconds)), -30.0, 30.0));
     else if (!boosted.empty())
         p.seconds = boostedSeconds(boosted, c);
     else if (!logLinear.empty())
@@ -443,10 +443,10 @@ Model Model::fromJson(const std::string& text, const std::string& name) {
                 em.logLinear = e.value("log_linear", std::vector<double>{});
                 em.floorSeconds = e.value("floor_s", 0.0);
                 if (!em.logLinear.empty() && em.logLinear.size() != kLogFeatures)
-                    throw SeerError("engine '" + engine + "': " +
-                                    std::to_string(em.logLinear.size()) +
-                                    " log-linear coefficients for " +
-                                    std::to_string(kLogFeatures) + " features");
+                    throw SeerError("engine '" + engine +
+                                    "': " + std::to_string(em.logLinear.size()) +
+                                    " log-linear coefficients for " + std::to_string(kLogFeatures) +
+                                    " features");
                 if (e.contains("boosted"))
                     try {
                         em.boostedCorrects = e.value("boosted_corrects", false);

@@ -9,16 +9,10 @@ namespace roofline::seer {
 
 namespace {
 
-// SplitMix64: the same stream on every machine and standard library (std::*_distribution are not).
 class Random {
 public:
     explicit Random(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
+    std::uint64_t next() { return splitMix64(state_); }
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
     double logUniform(double lo, double hi) {
         return std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)));
@@ -63,10 +57,10 @@ std::vector<ConvParams> sampleConfigs(const SampleOptions& o) {
             continue;
         c.outWidth = std::floor(span / c.stride) + 1;
         const double macs = c.macs();
-        const double largest = 4.0 * std::max({c.batch * c.inChannels * c.inWidth * c.inWidth,
-                                               c.batch * c.outChannels * c.outWidth * c.outWidth,
-                                               c.outChannels * c.inChannels * c.kernelWidth *
-                                                   c.kernelWidth});
+        const double largest =
+            4.0 * std::max({c.batch * c.inChannels * c.inWidth * c.inWidth,
+                            c.batch * c.outChannels * c.outWidth * c.outWidth,
+                            c.outChannels * c.inChannels * c.kernelWidth * c.kernelWidth});
         if (macs < o.minMacs || macs > o.maxMacs || largest > o.maxTensorBytes)
             continue;
         if (seen.insert(c.key()).second)

@@ -11,11 +11,20 @@
 
 namespace roofline::seer {
 
+/// SplitMix64: the next number of the stream `state` -- the same on every machine and standard
+/// library (std::*_distribution are not). The sampler and the boosted trees' subsamples use it.
+inline std::uint64_t splitMix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 struct SampleOptions {
     std::size_t count = 1000;
     std::uint64_t seed = 1;
-    double minMacs = 1e7;       ///< smaller ones measure launch latency more than the engine
-    double maxMacs = 1e10;      ///< larger ones cost the sweep more than they teach
+    double minMacs = 1e7;  ///< smaller ones measure launch latency more than the engine
+    double maxMacs = 1e10; ///< larger ones cost the sweep more than they teach
     double maxTensorBytes = 512.0 * 1024 * 1024; ///< per tensor, 4-byte elements
 };
 

@@ -26,8 +26,8 @@ std::vector<double> logFeatures(const ConvParams& c, const Prediction& m) {
             std::log(std::max(m.waves, 1.0))};
 }
 
-double logLinearSeconds(const std::vector<double>& beta, double floorSeconds,
-                        const ConvParams& c, const Prediction& metrics) {
+double logLinearSeconds(const std::vector<double>& beta, double floorSeconds, const ConvParams& c,
+                        const Prediction& metrics) {
     const auto f = logFeatures(c, metrics);
     double v = 0;
     for (std::size_t i = 0; i < beta.size() && i < f.size(); ++i)
@@ -119,8 +119,8 @@ void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& row
     }
     if (count == 0)
         return;
-    const auto best = static_cast<std::size_t>(
-        std::min_element(squared.begin(), squared.end()) - squared.begin());
+    const auto best = static_cast<std::size_t>(std::min_element(squared.begin(), squared.end()) -
+                                               squared.begin());
     if (best == 0)
         return; // the structural model predicts the held-out folds best
     if (best == 1 + kFloors) {

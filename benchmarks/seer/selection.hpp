@@ -17,8 +17,8 @@ inline constexpr std::size_t kLogFeatures = 8;
 std::vector<double> logFeatures(const ConvParams& c, const Prediction& metrics);
 
 /// max(floor, exp(beta . logFeatures)).
-double logLinearSeconds(const std::vector<double>& beta, double floorSeconds,
-                        const ConvParams& c, const Prediction& metrics);
+double logLinearSeconds(const std::vector<double>& beta, double floorSeconds, const ConvParams& c,
+                        const Prediction& metrics);
 
 /// Least squares in log space (a small ridge keeps collinear features stable) on `rows`, each
 /// with the metrics `engine` predicts for it.

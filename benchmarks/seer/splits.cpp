@@ -31,8 +31,8 @@ std::vector<std::string> heldOutConfigs(const std::vector<SeerRow>& rows, double
     std::vector<std::string> configs(unique.begin(), unique.end()); // sorted: deterministic
     std::mt19937_64 random(seed);
     std::shuffle(configs.begin(), configs.end(), random);
-    const auto held = static_cast<std::size_t>(
-        std::lround(testShare * static_cast<double>(configs.size())));
+    const auto held =
+        static_cast<std::size_t>(std::lround(testShare * static_cast<double>(configs.size())));
     configs.resize(std::min(held, configs.size()));
     return configs;
 }
@@ -120,8 +120,8 @@ void printSplitsSummary(const SplitsSummary& s, std::ostream& out) {
                   "%zu random splits (seeds %llu..%llu) of %zu configurations, %.0f%% held out "
                   "each, every engine of a configuration on the same side\n",
                   s.splits.size(), static_cast<unsigned long long>(o.seed),
-                  static_cast<unsigned long long>(o.seed + (o.splits ? o.splits - 1 : 0)),
-                  configs, 100 * o.testShare);
+                  static_cast<unsigned long long>(o.seed + (o.splits ? o.splits - 1 : 0)), configs,
+                  100 * o.testShare);
     out << line;
     std::snprintf(line, sizeof line, "%-34s %8s %8s %8s %8s\n", "figure (over the splits)", "p10",
                   "median", "p90", "mean");

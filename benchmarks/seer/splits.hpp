@@ -19,7 +19,7 @@ struct SplitsOptions {
     std::size_t splits = 100;
     double testShare = 0.3;
     std::uint64_t seed = 1;
-    bool select = true; ///< Model::fit's cross-validated choice of each engine's time model
+    bool select = true;      ///< Model::fit's cross-validated choice of each engine's time model
     std::size_t threads = 0; ///< splits evaluated at once; 0: one per hardware thread
 };
 

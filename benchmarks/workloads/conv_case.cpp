@@ -263,10 +263,9 @@ std::string ConvCase::shape() const {
 
 const std::vector<std::string>& convColumns() {
     static const std::vector<std::string> columns{
-        "name",   "dims", "n",        "c",      "k",         "groups", "size",
-        "d",      "h",    "w",        "kernel", "t",         "r",      "s",
-        "stride", "pad",  "dilation", "out",    "precision", "layout", "pass",
-        "count"};
+        "name",     "dims", "n",         "c",      "k",    "groups", "size",   "d",
+        "h",        "w",    "kernel",    "t",      "r",    "s",      "stride", "pad",
+        "dilation", "out",  "precision", "layout", "pass", "count"};
     return columns;
 }
 

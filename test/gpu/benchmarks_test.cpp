@@ -172,7 +172,8 @@ TEST_F(BenchmarkTest, EveryEngineOfASquareCaseBecomesASeerRow) {
     for (const auto& row : rows) {
         SCOPED_TRACE(row.engine + " @ " + row.conv.key());
         ++perConfig[row.conv.key()];
-        EXPECT_TRUE(row.conv.key() == "8 32 28 64 28 3 1 1" || row.conv.key() == "4 64 14 32 7 1 2 0");
+        EXPECT_TRUE(row.conv.key() == "8 32 28 64 28 3 1 1" ||
+                    row.conv.key() == "4 64 14 32 7 1 2 0");
         EXPECT_FALSE(row.kernel.empty());
         EXPECT_GT(row.timeSeconds, 0.0);
         EXPECT_GT(row.flops, 0.0);

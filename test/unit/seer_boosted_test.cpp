@@ -69,10 +69,9 @@ TEST(SeerBoosted, TheForestRoundTripsAndMalformedOnesAreRefused) {
     refused(R"({"base":0,"trees":[[]]})", "1 to 65,536 nodes");
     refused(R"({"base":0,"trees":[[["a"]]]})", "neither [value]");
     refused(R"({"trees":[]})", "base");
-    EXPECT_DOUBLE_EQ(
-        BoostedTrees::fromJson(R"({"base":1,"trees":[[[0,0.5,1,2],[1.0],[2.0]]]})", 3)
-            .predict({0.7, 0, 0}),
-        3.0);
+    EXPECT_DOUBLE_EQ(BoostedTrees::fromJson(R"({"base":1,"trees":[[[0,0.5,1,2],[1.0],[2.0]]]})", 3)
+                         .predict({0.7, 0, 0}),
+                     3.0);
 }
 
 // An engine whose time the roofline terms follow except in one regime: 1x1 filters run 3x
@@ -90,8 +89,10 @@ TEST(SeerBoosted, CrossValidationGivesARegimeTheTermsMissToTheTrees) {
         r.flops = 2 * c.macs();
         r.dramBytes = 4 * (c.batch * c.inChannels * c.inWidth * c.inWidth +
                            c.batch * c.outChannels * c.outWidth * c.outWidth);
-        r.blocks = std::ceil(c.batch * c.outWidth * c.outWidth / 128) * std::ceil(c.outChannels / 64);
-        r.timeSeconds = (5e-6 + r.flops / 30e12 + r.dramBytes / 2e12) * (c.kernelWidth == 1 ? 3 : 1);
+        r.blocks =
+            std::ceil(c.batch * c.outWidth * c.outWidth / 128) * std::ceil(c.outChannels / 64);
+        r.timeSeconds =
+            (5e-6 + r.flops / 30e12 + r.dramBytes / 2e12) * (c.kernelWidth == 1 ? 3 : 1);
         (isTestConfig(c) ? test : train).push_back(r);
     }
     const Model m = Model::fit(train, kRoofs);

@@ -33,7 +33,8 @@ TEST(SeerSample, DrawsDistinctValidConfigurationsWithinTheBoundsTheSameOnEveryRu
         EXPECT_GE(c.macs(), o.minMacs);
         EXPECT_LE(c.macs(), o.maxMacs);
         EXPECT_LE(4.0 * c.batch * c.inChannels * c.inWidth * c.inWidth, o.maxTensorBytes);
-        EXPECT_EQ(c.outWidth, std::floor((c.inWidth + 2 * c.padding - c.kernelWidth) / c.stride) + 1);
+        EXPECT_EQ(c.outWidth,
+                  std::floor((c.inWidth + 2 * c.padding - c.kernelWidth) / c.stride) + 1);
         EXPECT_GE(c.outWidth, 1);
         EXPECT_GE(c.inWidth, 7);
         EXPECT_LE(c.inWidth, 224);
@@ -105,7 +106,7 @@ TEST(SeerResume, CasesAlreadyInTheDataSetAreSkippedByConfigurationPassAndPrecisi
     ASSERT_EQ(left.size(), 4u);
     EXPECT_EQ(resumeKey(left[0]), "8 32 28 64 28 3 1 1|bwd-data|fp32");
     EXPECT_EQ(resumeKey(left[1]), "4 64 14 32 7 1 2 0|fwd|fp32"); // fp16's row does not count
-    EXPECT_EQ(left[2].groups, 64); // always runs
+    EXPECT_EQ(left[2].groups, 64);                                // always runs
     EXPECT_EQ(left[3].groups, 64);
 }
 

@@ -204,14 +204,9 @@ TEST(Presets, EveryBundledWorkloadParsesIntoRunnableCases) {
     struct Expect {
         const char* file;
         std::size_t shapes;
-    } conv[] = {{"conv2d_nersc.csv", 15},
-                {"cosmoflow.csv", 5},
-                {"resnet50.csv", 23},
-                {"deepcam.csv", 19},
-                {"seer_example.txt", 5},
-                {"seer_random.txt", 1200},
-                {"vgg16.csv", 9},
-                {"mobilenetv2.csv", 30}};
+    } conv[] = {{"conv2d_nersc.csv", 15}, {"cosmoflow.csv", 5},    {"resnet50.csv", 23},
+                {"deepcam.csv", 19},      {"seer_example.txt", 5}, {"seer_random.txt", 1200},
+                {"vgg16.csv", 9},         {"mobilenetv2.csv", 30}};
     for (const auto& e : conv) {
         const auto cases = parseConvWorkload(readAll(dir + "/" + e.file), e.file, fwdOnly());
         EXPECT_EQ(cases.size(), e.shapes) << e.file;
@@ -225,7 +220,8 @@ TEST(Presets, EveryBundledWorkloadParsesIntoRunnableCases) {
         const char* file;
         long long layers;
         double gmacsPerImage;
-    } networks[] = {{"resnet50.csv", 53, 4.1}, {"vgg16.csv", 13, 15.4}, {"mobilenetv2.csv", 52, 0.30}};
+    } networks[] = {
+        {"resnet50.csv", 53, 4.1}, {"vgg16.csv", 13, 15.4}, {"mobilenetv2.csv", 52, 0.30}};
     for (const auto& n : networks) {
         long long layers = 0;
         double flops = 0;
@@ -297,11 +293,12 @@ TEST(CaseResult, EnginesProfiledInsideTheirConfigurationsScopeAttachToTheirOwnCa
         cases[static_cast<std::size_t>(e)].scope = "c4.seer9/eng" + std::to_string(e);
         cases[static_cast<std::size_t>(e)].pass = "fwd";
     }
-    const std::size_t orphans = attachRecords(
-        cases, {record("gemm", "c4.seer9/eng0/fwd", 1e-3, 10, 0),
-                record("fft", "c4.seer9/eng2/fwd", 2e-3, 20, 0),
-                record("fft2", "c4.seer9/eng2/fwd", 3e-3, 30, 0),
-                record("lost", "c4.seer9/eng7/fwd", 1e-3, 1, 0), record("bare", "c4.seer9", 1e-3, 1, 0)});
+    const std::size_t orphans =
+        attachRecords(cases, {record("gemm", "c4.seer9/eng0/fwd", 1e-3, 10, 0),
+                              record("fft", "c4.seer9/eng2/fwd", 2e-3, 20, 0),
+                              record("fft2", "c4.seer9/eng2/fwd", 3e-3, 30, 0),
+                              record("lost", "c4.seer9/eng7/fwd", 1e-3, 1, 0),
+                              record("bare", "c4.seer9", 1e-3, 1, 0)});
     EXPECT_EQ(orphans, 2u);
     EXPECT_EQ(cases[0].records.size(), 1u);
     EXPECT_TRUE(cases[1].records.empty());
