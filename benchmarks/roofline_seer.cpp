@@ -6,6 +6,7 @@
 //   "n c w k q r s p"
 //   roofline-seer sample --count 1200 -o configs.txt
 #include "seer/evaluate.hpp"
+#include "seer/networks.hpp"
 #include "seer/sample.hpp"
 #include "seer/splits.hpp"
 #include "workloads/csv_rows.hpp"
@@ -207,6 +208,25 @@ int main(int argc, char** argv) {
     predict->add_option("configs", configsFile, "SEER configuration file");
     predict->add_option("--config", config, "one configuration: \"n c w k q r s p\"");
 
+    auto* networks = app.add_subcommand(
+        "networks", "real networks' layers as Test-set-II: the model fitted on DATA (without "
+                    "any configuration of the test data), each network's conv time per iteration "
+                    "predicted against measured, and the picks on every layer");
+    std::vector<std::string> testData, networkFiles;
+    networks->add_option("data", data, "SEER data sets to fit on")->required();
+    networks
+        ->add_option("--test-data", testData,
+                     "SEER data sets of the networks' layers (roofline-conv --preset "
+                     "resnet50 ... --algo every --seer-csv)")
+        ->required();
+    networks
+        ->add_option("--network", networkFiles,
+                     "roofline-conv workload files of the networks (count column: layers "
+                     "per shape), e.g. benchmarks/configs/resnet50.csv")
+        ->required();
+    networks->add_option("--ceilings", ceilings, "roofs from a ceilings file");
+    networks->add_option("--roofs", roofs, "roofs: cuda=,tensor=,dram=,l2=,sms=");
+
     auto* sample = app.add_subcommand(
         "sample", "random configurations for a data set, in SEER's one-line format (sweep them "
                   "with roofline-conv FILE --algo every --seer-csv DATA)");
@@ -243,6 +263,43 @@ int main(int argc, char** argv) {
                 std::cout << text.str();
             else
                 roofline::saveChart(output, text.str());
+            return 0;
+        }
+        if (networks->parsed()) {
+            const auto test = readAll(testData);
+            std::set<std::string> held;
+            for (const auto& r : test)
+                held.insert(r.conv.key());
+            std::vector<SeerRow> train;
+            std::size_t dropped = 0;
+            for (const auto& r : readAll(data))
+                if (held.count(r.conv.key()))
+                    ++dropped;
+                else
+                    train.push_back(r);
+            if (train.empty())
+                throw SeerError("networks: every configuration of the data is in the test data: "
+                                "nothing is left to fit on (give the networks' layers with "
+                                "--test-data and other configurations as the data)");
+            if (!test.empty() && train[0].precision != test[0].precision)
+                throw SeerError("networks: the test data is " + test[0].precision +
+                                ", the training data " + train[0].precision);
+            const Model m = Model::fit(
+                train, roofsFrom(ceilings, roofs, train.empty() ? "fp32" : train[0].precision));
+            std::cerr << "fitted " << m.engines.size() << " engines on " << train.size() << " rows";
+            if (dropped)
+                std::cerr << " (" << dropped
+                          << " rows of configurations the test data holds "
+                             "left out)";
+            std::cerr << '\n';
+            std::vector<NetworkFigures> figures;
+            for (const auto& file : networkFiles) {
+                const auto more = evaluateNetwork(m, readNetworkLayers(readFile(file), file), test);
+                figures.insert(figures.end(), more.begin(), more.end());
+            }
+            printNetworkFigures(figures, std::cout);
+            std::cout << '\n';
+            report(m, test, "", false);
             return 0;
         }
         if (splits->parsed()) {

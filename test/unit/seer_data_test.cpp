@@ -1,7 +1,9 @@
 // The SEER data set's collection on the CPU: the random configurations a sweep draws, what a
 // resumed sweep still has to run, and the compressed data set bundled with the sources.
 #include "seer/cases.hpp"
+#include "seer/networks.hpp"
 #include "seer/sample.hpp"
+#include "seer/selection.hpp"
 #include "workloads/conv_case.hpp"
 
 #include <gtest/gtest.h>
@@ -158,6 +160,82 @@ TEST(SeerData, DamagedOrOversizedCompressedFilesAreRefusedByName) {
     } catch (const SeerError& e) {
         EXPECT_NE(std::string(e.what()).find("absent.csv"), std::string::npos);
     }
+}
+
+// A network's conv time per iteration: each layer's pick (the least predicted time) summed with
+// the layer's count, against the measured best and the heuristic, per batch; a layer missing a
+// pass takes that pass out of the batch's complete passes, and grouped layers are counted apart.
+TEST(SeerNetworks, ANetworksTimeSumsEachLayersPickTimesItsCount) {
+    // Two engines whose predicted times are c x MACs (log-linear models with only that term).
+    Model m;
+    auto engine = [](double secondsPerMac) {
+        EngineModel e;
+        e.trainingRows = 100;
+        e.logLinear.assign(kLogFeatures, 0.0);
+        e.logLinear[0] = std::log(secondsPerMac);
+        e.logLinear[1] = 1; // log MACs
+        return e;
+    };
+    for (const char* pass : {"", "bwd-data/"}) {
+        m.engines[std::string(pass) + "eng0"] = engine(1e-12); // picked: predicted fastest
+        m.engines[std::string(pass) + "eng1"] = engine(2e-12); // measured fastest
+    }
+    const NetworkLayers net = readNetworkLayers("name,n,c,size,k,kernel,stride,pad,groups,count\n"
+                                                "a,32,64,28,64,3,1,1,1,3\n"
+                                                "b,32,64,28,128,1,2,0,1,1\n"
+                                                "dw,32,64,28,64,3,1,1,64,2\n",
+                                                "configs/tiny_net.csv");
+    EXPECT_EQ(net.network, "tiny_net");
+    ASSERT_EQ(net.layers.size(), 2u);
+    EXPECT_EQ(net.undescribed, 2);
+    std::vector<SeerRow> rows;
+    for (double batch : {32.0, 128.0})
+        for (const char* pass : {"fwd", "bwd-data"})
+            for (const auto& layer : net.layers) {
+                if (batch == 128 && std::string(pass) == "bwd-data" && layer.name == "b")
+                    continue; // not measured
+                SeerRow r;
+                r.conv = layer.conv;
+                r.conv.batch = batch;
+                r.pass = pass;
+                r.engine = "eng0";
+                r.timeSeconds = 1.1e-12 * r.conv.macs();
+                r.heuristicRank = 1;
+                rows.push_back(r);
+                r.engine = "eng1";
+                r.timeSeconds = 0.9e-12 * r.conv.macs();
+                r.heuristicRank = 0;
+                rows.push_back(r);
+            }
+    const auto figures = evaluateNetwork(m, net, rows);
+    ASSERT_EQ(figures.size(), 2u);
+    const double macs32 = 3 * net.layers[0].conv.macs() + net.layers[1].conv.macs();
+    const NetworkFigures& f = figures[0];
+    EXPECT_EQ(f.batch, 32);
+    EXPECT_EQ(f.passes, (std::set<std::string>{"bwd-data", "fwd"}));
+    EXPECT_EQ(f.layers, 8); // (3 + 1) layers x 2 passes
+    EXPECT_EQ(f.missing, 0);
+    EXPECT_NEAR(f.predicted, 2 * 1e-12 * macs32, 1e-9 * f.predicted);
+    EXPECT_NEAR(f.picked, 2 * 1.1e-12 * macs32, 1e-9 * f.picked);
+    EXPECT_NEAR(f.best, 2 * 0.9e-12 * macs32, 1e-9 * f.best);
+    EXPECT_NEAR(f.heuristic, f.best, 1e-9 * f.best);
+    const NetworkFigures& g = figures[1];
+    EXPECT_EQ(g.batch, 128);
+    EXPECT_EQ(g.passes, (std::set<std::string>{"fwd"})); // bwd-data lacks layer b: left out
+    EXPECT_EQ(g.incomplete, (std::set<std::string>{"bwd-data"}));
+    EXPECT_EQ(g.layers, 4);
+    EXPECT_EQ(g.missing, 1);
+    const double macs128 = 4 * macs32;
+    EXPECT_NEAR(g.predicted, 1e-12 * macs128, 1e-9 * g.predicted);
+    std::ostringstream out;
+    printNetworkFigures(figures, out);
+    EXPECT_NE(out.str().find("tiny_net          32  bwd-data,fwd"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("-9.1%"), std::string::npos)
+        << out.str(); // predicted 1/1.1 of measured
+    EXPECT_NE(out.str().find("left out: bwd-data (1 layers without a measured row in it)"),
+              std::string::npos)
+        << out.str();
+    EXPECT_NE(out.str().find("2 layers are outside SEER's parameters"), std::string::npos);
 }
 
 } // namespace
