@@ -27,13 +27,9 @@ namespace {
 
 using namespace roofline::seer;
 
+// A model, configuration or workload file: at most 256 MiB (a model of nine engines is ~2 MiB).
 std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw SeerError("cannot read '" + path + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return readDataFile(path, std::size_t{256} << 20);
 }
 
 std::vector<SeerRow> readAll(const std::vector<std::string>& paths) {
