@@ -51,6 +51,11 @@ public:
 
     /// Replay helper for code that is not a loop: true while the replay group in progress needs
     /// another pass of the region (always true on the first call, false after the last pass).
+    /// Each pass must open one outermost scope around all its work (the iteration scope): several
+    /// outermost scopes in one pass read as several iterations, whose launches then misalign
+    /// with the other passes' and lose their counters. To profile several regions in the same
+    /// passes, open a scope around them: `{ ProfileScope all{"case"}; { ProfileScope a{"a"};
+    /// ... } { ProfileScope b{"b"}; ... } }`.
     bool needsPass() noexcept;
 
     /// Writes the recording (config image, evaluated values, launches, device) for offline
