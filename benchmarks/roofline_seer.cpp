@@ -280,8 +280,7 @@ int main(int argc, char** argv) {
             if (!test.empty() && train[0].precision != test[0].precision)
                 throw SeerError("networks: the test data is " + test[0].precision +
                                 ", the training data " + train[0].precision);
-            const Model m = Model::fit(
-                train, roofsFrom(ceilings, roofs, train.empty() ? "fp32" : train[0].precision));
+            const Model m = Model::fit(train, roofsFrom(ceilings, roofs, train[0].precision));
             std::cerr << "fitted " << m.engines.size() << " engines on " << train.size() << " rows";
             if (dropped)
                 std::cerr << " (" << dropped

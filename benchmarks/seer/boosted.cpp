@@ -1,4 +1,5 @@
 #include "seer/boosted.hpp"
+#include "seer/model.hpp"
 #include "seer/sample.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,6 @@ std::vector<double> configFeatures(const ConvParams& c) {
                  r = c.kernelWidth;
     const double fft = std::exp2(std::ceil(std::log2(std::max(1.0, w + 2 * c.padding))));
     const double rows = n * q * q, depth = in * r * r;
-    const double tiles = std::ceil(rows / 128) * std::ceil(k / 64);
     const double fftWork =
         n * (in + k) * fft * fft * std::max(1.0, std::log2(fft)) + k * in * fft * fft;
     auto lg = [](double v) { return std::log(std::max(v, 1.0)); };
@@ -24,9 +24,9 @@ std::vector<double> configFeatures(const ConvParams& c) {
             lg(k),
             lg(w),
             lg(q),
-            lg(n * in * w * w),
-            lg(n * k * q * q),
-            lg(k * in * r * r),
+            lg(termValue(Term::Input, c)),
+            lg(termValue(Term::Output, c)),
+            lg(termValue(Term::Filter, c)),
             r == 1 ? 1.0 : 0.0,
             r == 3 ? 1.0 : 0.0,
             r == 5 ? 1.0 : 0.0,
@@ -36,7 +36,7 @@ std::vector<double> configFeatures(const ConvParams& c) {
             lg(fft),
             lg(rows),
             lg(depth),
-            lg(tiles),
+            lg(termValue(Term::Tiles, c, Tiling{128, 64})),
             lg(fftWork)};
 }
 
@@ -273,6 +273,12 @@ std::vector<double> correctionFeatures(const ConvParams& c, double structuralSec
     auto f = configFeatures(c);
     f.push_back(std::log(std::max(structuralSeconds, 1e-9)));
     return f;
+}
+
+double correctedSeconds(const BoostedTrees& trees, const ConvParams& c, double structuralSeconds) {
+    return std::max(structuralSeconds, 1e-9) *
+           std::exp(
+               std::clamp(trees.predict(correctionFeatures(c, structuralSeconds)), -30.0, 30.0));
 }
 
 double boostedSeconds(const BoostedTrees& trees, const ConvParams& c) {

@@ -59,6 +59,10 @@ struct BoostedTrees {
 /// configFeatures(c) and log(structuralSeconds): what trees that correct a model split on.
 std::vector<double> correctionFeatures(const ConvParams& c, double structuralSeconds);
 
+/// A structural time corrected by trees fitted on log(measured / structural):
+/// max(structural, 1 ns) x exp(trees.predict(correctionFeatures(c, structural))).
+double correctedSeconds(const BoostedTrees& trees, const ConvParams& c, double structuralSeconds);
+
 /// exp(trees.predict(configFeatures(c))): the predicted seconds.
 double boostedSeconds(const BoostedTrees& trees, const ConvParams& c);
 

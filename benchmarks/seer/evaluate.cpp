@@ -93,6 +93,26 @@ RowEvaluation evaluateRows(const Model& model, const std::vector<SeerRow>& testR
     return out;
 }
 
+Pick pickEngine(const Model& model, const std::vector<const SeerRow*>& rows) {
+    Pick out;
+    for (const SeerRow* r : rows) {
+        if (!out.best || r->timeSeconds < out.best->timeSeconds)
+            out.best = r;
+        if (r->heuristicRank == 0)
+            out.heuristic = r;
+        auto it = model.engines.find(modelKey(*r));
+        if (it == model.engines.end())
+            continue;
+        ++out.candidates;
+        const double p = it->second.predict(r->conv, model.roofs).seconds;
+        if (!out.pick || p < out.predicted) {
+            out.pick = r;
+            out.predicted = p;
+        }
+    }
+    return out;
+}
+
 ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>& testRows) {
     std::map<std::string, std::vector<const SeerRow*>> byConfig;
     for (const SeerRow& r : testRows)
@@ -102,34 +122,20 @@ ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>&
     std::size_t top1 = 0, within = 0, hTop1 = 0, hWithin = 0;
     double lost = 0, hLost = 0;
     for (const auto& [config, rows] : byConfig) {
+        const Pick p = pickEngine(model, rows);
+        if (!p.pick)
+            continue; // no engine of this configuration is modelled
         Choice c;
         c.config = config;
-        const SeerRow* best = nullptr;
-        const SeerRow* pick = nullptr;
-        double pickPredicted = 0;
-        for (const SeerRow* r : rows) {
-            if (!best || r->timeSeconds < best->timeSeconds)
-                best = r;
-            if (r->heuristicRank == 0) {
-                c.heuristic = r->engine;
-                c.heuristicTime = r->timeSeconds;
-            }
-            auto it = model.engines.find(modelKey(*r));
-            if (it == model.engines.end())
-                continue;
-            ++c.candidates;
-            const double p = it->second.predict(r->conv, model.roofs).seconds;
-            if (!pick || p < pickPredicted) {
-                pick = r;
-                pickPredicted = p;
-            }
+        c.candidates = p.candidates;
+        if (p.heuristic) {
+            c.heuristic = p.heuristic->engine;
+            c.heuristicTime = p.heuristic->timeSeconds;
         }
-        if (!pick)
-            continue; // no engine of this configuration is modelled
-        c.best = best->engine;
-        c.bestTime = best->timeSeconds;
-        c.predicted = pick->engine;
-        c.predictedTime = pick->timeSeconds;
+        c.best = p.best->engine;
+        c.bestTime = p.best->timeSeconds;
+        c.predicted = p.pick->engine;
+        c.predictedTime = p.pick->timeSeconds;
         top1 += c.predicted == c.best ? 1 : 0;
         within += c.predictedTime <= 1.10 * c.bestTime ? 1 : 0;
         lost += c.predictedTime / c.bestTime - 1;

@@ -55,6 +55,17 @@ struct ChoiceEvaluation {
     std::size_t withHeuristic = 0; ///< configurations whose heuristic pick is known
     double totalPredicted = 0, totalBest = 0, totalHeuristic = 0; ///< summed measured times
 };
+/// One configuration's measured engines (one pass) as the model ranks them: the modelled engine
+/// with the least predicted time, the measured best, and cuDNN's heuristic pick (null if absent).
+struct Pick {
+    const SeerRow* pick = nullptr;
+    double predicted = 0; ///< the pick's predicted seconds
+    const SeerRow* best = nullptr;
+    const SeerRow* heuristic = nullptr;
+    std::size_t candidates = 0; ///< measured engines the model could rank
+};
+Pick pickEngine(const Model& model, const std::vector<const SeerRow*>& rows);
+
 /// Per configuration of `testRows` (every engine measured on it), the modelled engine with the
 /// least predicted time against the measured times.
 ChoiceEvaluation evaluateChoices(const Model& model, const std::vector<SeerRow>& testRows);

@@ -228,9 +228,7 @@ Prediction EngineModel::predict(const ConvParams& c, const Roofs& roofs) const {
     p.waves = wavesOf(p.blocks, residentBlocks, roofs);
     p = timeOf(p, roofs);
     if (!boosted.empty() && boostedCorrects)
-        p.seconds =
-            std::max(p.seconds, 1e-9) *
-            std::exp(std::clamp(boosted.predict(correctionFeatures(c, p.seconds)), -30.0, 30.0));
+        p.seconds = correctedSeconds(boosted, c, p.seconds);
     else if (!boosted.empty())
         p.seconds = boostedSeconds(boosted, c);
     else if (!logLinear.empty())

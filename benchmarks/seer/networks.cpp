@@ -1,11 +1,11 @@
 #include "seer/networks.hpp"
 
+#include "seer/evaluate.hpp"
 #include "workloads/conv_case.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <ostream>
 
@@ -63,34 +63,18 @@ std::vector<NetworkFigures> evaluateNetwork(const Model& model, const NetworkLay
             NetworkFigures sum;
             for (const auto& layer : network.layers) {
                 const auto it = byCase.find(pass + " " + keyAt(layer.conv, batch));
-                const SeerRow *pick = nullptr, *best = nullptr, *heuristic = nullptr;
-                double pickPredicted = std::numeric_limits<double>::max();
-                if (it != byCase.end())
-                    for (const SeerRow* r : it->second) {
-                        if (!best || r->timeSeconds < best->timeSeconds)
-                            best = r;
-                        if (r->heuristicRank == 0)
-                            heuristic = r;
-                        const auto m = model.engines.find(modelKey(*r));
-                        if (m == model.engines.end())
-                            continue;
-                        const double p = m->second.predict(r->conv, model.roofs).seconds;
-                        if (p < pickPredicted) {
-                            pick = r;
-                            pickPredicted = p;
-                        }
-                    }
-                if (!pick) {
+                const Pick p = it == byCase.end() ? Pick{} : pickEngine(model, it->second);
+                if (!p.pick) {
                     sum.missing += layer.count;
                     continue;
                 }
                 const auto count = static_cast<double>(layer.count);
                 sum.layers += layer.count;
-                sum.predicted += count * pickPredicted;
-                sum.picked += count * pick->timeSeconds;
-                sum.best += count * best->timeSeconds;
-                if (heuristic)
-                    sum.heuristic += count * heuristic->timeSeconds;
+                sum.predicted += count * p.predicted;
+                sum.picked += count * p.pick->timeSeconds;
+                sum.best += count * p.best->timeSeconds;
+                if (p.heuristic)
+                    sum.heuristic += count * p.heuristic->timeSeconds;
                 else
                     sum.heuristicComplete = false;
             }

@@ -93,9 +93,7 @@ void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& row
         const EngineModel structural = fitEngine(train, roofs);
         const std::vector<double> beta = fitLogLinear(structural, train, roofs);
         const BoostedTrees trees = fitBoosted(train);
-        EngineModel corrected = structural;
-        corrected.boosted = fitBoosted(train, &structural, roofs);
-        corrected.boostedCorrects = true;
+        const BoostedTrees correction = fitBoosted(train, &structural, roofs);
         double fastest = std::numeric_limits<double>::max();
         for (const SeerRow* r : train)
             fastest = std::min(fastest, r->timeSeconds);
@@ -113,7 +111,7 @@ void chooseTimeModel(EngineModel& engine, const std::vector<const SeerRow*>& row
                 squared[1 + f] +=
                     err(logLinearSeconds(beta, kFloorFractions[f] * fastest, r->conv, p));
             squared[1 + kFloors] += err(boostedSeconds(trees, r->conv));
-            squared[2 + kFloors] += err(corrected.predict(r->conv, roofs).seconds);
+            squared[2 + kFloors] += err(correctedSeconds(correction, r->conv, p.seconds));
             ++count;
         }
     }

@@ -62,52 +62,50 @@ SplitsSummary evaluateSplits(const std::vector<SeerRow>& rows, const Roofs& roof
 
 SplitFigures evaluateSplit(const std::vector<SeerRow>& rows, const Roofs& roofs,
                            const SplitsOptions& options, std::size_t s) {
-    {
-        const auto held = heldOutConfigs(rows, options.testShare, options.seed + s);
-        const std::set<std::string> test(held.begin(), held.end());
-        std::vector<SeerRow> trainRows, testRows;
-        std::set<std::string> trainConfigs;
-        for (const auto& r : rows) {
-            const bool isTest = test.count(r.conv.key()) > 0;
-            (isTest ? testRows : trainRows).push_back(r);
-            if (!isTest)
-                trainConfigs.insert(r.conv.key());
-        }
-        const Model model = Model::fit(trainRows, roofs, options.select);
-        const RowEvaluation e = evaluateRows(model, testRows);
-        const ChoiceEvaluation c = evaluateChoices(model, testRows);
-        SplitFigures f;
-        f.trainConfigs = trainConfigs.size();
-        f.testConfigs = test.size();
-        std::vector<double> ape;
-        double squared = 0;
-        for (const auto& p : e.points)
-            if (p.measured > 0) {
-                const double err = (p.predicted - p.measured) / p.measured;
-                ape.push_back(std::abs(err));
-                squared += err * err;
-            }
-        f.testRows = ape.size();
-        if (!ape.empty()) {
-            f.rmspe = std::sqrt(squared / static_cast<double>(ape.size()));
-            double sum = 0;
-            for (double a : ape)
-                sum += a;
-            f.mape = sum / static_cast<double>(ape.size());
-            f.medianApe = percentile(ape, 50);
-        }
-        for (const auto& eng : e.engines)
-            f.engineMedianApe[eng.engine] = eng.medianApe;
-        f.within10 = c.within10;
-        f.top1 = c.top1;
-        f.meanLost = c.meanLost;
-        f.errorRate = c.configs.empty() ? 0 : 1 - c.within10;
-        f.heuristicKnown = c.withHeuristic > 0;
-        f.heuristicWithin10 = c.heuristicWithin10;
-        f.heuristicMeanLost = c.heuristicMeanLost;
-        f.heuristicErrorRate = f.heuristicKnown ? 1 - c.heuristicWithin10 : 0;
-        return f;
+    const auto held = heldOutConfigs(rows, options.testShare, options.seed + s);
+    const std::set<std::string> test(held.begin(), held.end());
+    std::vector<SeerRow> trainRows, testRows;
+    std::set<std::string> trainConfigs;
+    for (const auto& r : rows) {
+        const bool isTest = test.count(r.conv.key()) > 0;
+        (isTest ? testRows : trainRows).push_back(r);
+        if (!isTest)
+            trainConfigs.insert(r.conv.key());
     }
+    const Model model = Model::fit(trainRows, roofs, options.select);
+    const RowEvaluation e = evaluateRows(model, testRows);
+    const ChoiceEvaluation c = evaluateChoices(model, testRows);
+    SplitFigures f;
+    f.trainConfigs = trainConfigs.size();
+    f.testConfigs = test.size();
+    std::vector<double> ape;
+    double squared = 0;
+    for (const auto& p : e.points)
+        if (p.measured > 0) {
+            const double err = (p.predicted - p.measured) / p.measured;
+            ape.push_back(std::abs(err));
+            squared += err * err;
+        }
+    f.testRows = ape.size();
+    if (!ape.empty()) {
+        f.rmspe = std::sqrt(squared / static_cast<double>(ape.size()));
+        double sum = 0;
+        for (double a : ape)
+            sum += a;
+        f.mape = sum / static_cast<double>(ape.size());
+        f.medianApe = percentile(ape, 50);
+    }
+    for (const auto& eng : e.engines)
+        f.engineMedianApe[eng.engine] = eng.medianApe;
+    f.within10 = c.within10;
+    f.top1 = c.top1;
+    f.meanLost = c.meanLost;
+    f.errorRate = c.configs.empty() ? 0 : 1 - c.within10;
+    f.heuristicKnown = c.withHeuristic > 0;
+    f.heuristicWithin10 = c.heuristicWithin10;
+    f.heuristicMeanLost = c.heuristicMeanLost;
+    f.heuristicErrorRate = f.heuristicKnown ? 1 - c.heuristicWithin10 : 0;
+    return f;
 }
 
 void printSplitsSummary(const SplitsSummary& s, std::ostream& out) {
