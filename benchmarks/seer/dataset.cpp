@@ -1,16 +1,16 @@
 #include "seer/dataset.hpp"
 
-#include <zstd.h>
-
-#include <fstream>
-#include <memory>
-
 #include "workloads/csv_rows.hpp"
+
+#include <zstd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <istream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -200,16 +200,23 @@ std::string readDataFile(const std::string& path, std::size_t limitBytes) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw SeerError("cannot read '" + path + "'");
+    // Bounded before anything is read; after, too, for what has no size up front (a pipe). A
+    // compressed file over the limit would decompress to more than it.
+    const auto tooLarge = [&] {
+        return SeerError(path + ": larger than " + std::to_string(limitBytes >> 20) + " MiB");
+    };
+    std::error_code ec;
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > limitBytes)
+        throw tooLarge();
     std::ostringstream raw;
     raw << in.rdbuf();
     std::string bytes = raw.str();
+    if (bytes.size() > limitBytes)
+        throw tooLarge();
     const std::string suffix = ".zst";
     if (path.size() < suffix.size() ||
-        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
-        if (bytes.size() > limitBytes)
-            throw SeerError(path + ": larger than " + std::to_string(limitBytes >> 20) + " MiB");
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
         return bytes;
-    }
     std::unique_ptr<ZSTD_DStream, std::size_t (*)(ZSTD_DStream*)> stream(ZSTD_createDStream(),
                                                                          ZSTD_freeDStream);
     if (!stream)
