@@ -241,6 +241,16 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
         const std::size_t orphans = workloads::attachRecords(results, std::move(records));
         if (orphans)
             std::cerr << tool << ": " << orphans << " records belonged to no case\n";
+        std::size_t unmeasured = 0; // cases that ran under the profiler, yet have no records
+        for (const auto& r : results)
+            if ((r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed) &&
+                r.records.empty())
+                ++unmeasured;
+        if (unmeasured)
+            std::cerr << tool << ": " << unmeasured
+                      << " cases ran but have no kernel records: their counters are missing "
+                         "(and they are not SEER rows); write a recording (--record) and read "
+                         "its coverage line to see where their launches went\n";
         if (session->replayMismatches())
             std::cerr << tool << ": " << session->replayMismatches()
                       << " replay groups differed between passes (see the records' notes)\n";

@@ -120,7 +120,7 @@ void IterationModel::settlePaths(RecordStore& records) const {
 bool IterationModel::isIterationFrame(const Stack& stack) {
     if (stack.empty() || iterationIndex(stack) != stack.size() - 1)
         return false;
-    if (!range_.empty())
+    if (!range_.empty() || helper_)
         return true;
     const std::string& name = stack.back().name;
     if (!familyDecided_) {

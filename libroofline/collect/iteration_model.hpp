@@ -2,7 +2,8 @@
 // Where a launch is: its scope path, and which pushed range opens an iteration. Without an
 // iteration range that is the outermost range a library did not open (libraryDomain) -- unless
 // the first one was numbered ("Train step 0"): then only ranges of its family are iterations (a
-// worker thread's own "Layer 3" or a top-level "checkpoint" between steps never is). Counts
+// worker thread's own "Layer 3" or a top-level "checkpoint" between steps never is), and unless a
+// program drives the replay with Session::needsPass(): then every outermost range is one. Counts
 // iterations and the launches each one had; the steady iteration is the count most iterations
 // after the first had. Pure: no CUDA.
 #include "collect/frame.hpp"
@@ -29,6 +30,10 @@ public:
     explicit IterationModel(std::string iterationRange) : range_(std::move(iterationRange)) {}
 
     const std::string& range() const noexcept { return range_; }
+    /// The program loops on needsPass(): each pass opens one iteration, and every outermost range
+    /// is one, numbered or not ("c0.conv1_2" then "c1.conv2_1": one case each, not instances of
+    /// a first one's family).
+    void driveByHelper() noexcept { helper_ = true; }
 
     // ---- scopes ----
     /// The range just pushed (`stack.back()`) was seen: it opens an iteration or not (its
@@ -85,6 +90,7 @@ private:
     // numbered ("Train step #"); other outermost ranges are then not iterations.
     std::string family_;
     bool familyDecided_ = false;
+    bool helper_ = false; // driveByHelper()
     // Numbered iteration scopes opened, per uniform name (up to 3 names each: enough to decide).
     std::map<std::string, std::set<std::string>> numbered_;
     int open_ = 0;

@@ -10,6 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace roofline;
 using namespace roofline::collect;
 using namespace roofline::collect::testing;
@@ -139,6 +144,54 @@ TEST(TrainLoop, ReplayLoopsDrivenByNeedsPassAreEachMeasured) {
     EXPECT_EQ(records[0].name, "case_a");
     EXPECT_EQ(records[1].name, "case_b");
     EXPECT_TRUE(records[1].values == all(1)) << records[1].note;
+    EXPECT_FALSE(h.collector.takeCompletion());
+}
+
+// A benchmark names its cases' scopes after the shapes they run ("c0.conv1_2", "c1.conv2_1"): the
+// first looks like a numbered instance ("c0.conv1_#"), the next ones are not of its family. Each
+// is still a case of its own, measured in its own passes: every engine's launches keep their
+// own values.
+TEST(TrainLoop, NeedsPassCasesNamedLikeNumberedInstancesAreEachMeasured) {
+    Harness h(CollectionMode::IterationReplay, 2, 96, sessionDefaults(2), 2);
+    const std::vector<std::pair<const char*, std::vector<int>>> cases = {
+        {"c0.conv1_2", {1, 3, 2}}, {"c1.conv2_1", {1, 1, 1, 1}}, {"c2.conv2_1", {2, 1}}};
+    double work = 1;
+    std::map<std::string, double> expected; // each launch's scope and name: its work
+    for (const auto& [name, kernelsPerEngine] : cases) {
+        for (int k : kernelsPerEngine) // verification and timing, outside every scope
+            for (int i = 0; i < k; ++i)
+                h.launch("untimed", 1);
+        std::map<std::string, double> works;
+        int passes = 0;
+        while (h.collector.needsPass() && ++passes < 20) {
+            h.push(name);
+            for (std::size_t e = 0; e < kernelsPerEngine.size(); ++e) {
+                const std::string engine = "eng" + std::to_string(e);
+                h.push(engine.c_str());
+                h.push("fwd");
+                for (int i = 0; i < kernelsPerEngine[e]; ++i) {
+                    const std::string kernel = engine + "_k" + std::to_string(i);
+                    const std::string key = std::string(name) + "/" + kernel;
+                    if (!works.count(key))
+                        works[key] = work++;
+                    h.launch(kernel.c_str(), works[key]);
+                }
+                h.pop();
+                h.pop();
+            }
+            h.pop();
+        }
+        EXPECT_LT(passes, 20) << name;
+        expected.insert(works.begin(), works.end());
+    }
+    const auto& records = h.finish();
+    ASSERT_EQ(records.size(), expected.size());
+    for (const auto& r : records) {
+        const std::string raw = r.scopePathRaw.empty() ? r.scopePath : r.scopePathRaw;
+        const std::string key = raw.substr(0, raw.find('/')) + "/" + r.name;
+        ASSERT_TRUE(expected.count(key)) << key;
+        EXPECT_TRUE(r.values == all(expected[key])) << key << ": " << r.note;
+    }
     EXPECT_FALSE(h.collector.takeCompletion());
 }
 
