@@ -281,8 +281,16 @@ double correctedSeconds(const BoostedTrees& trees, const ConvParams& c, double s
                std::clamp(trees.predict(correctionFeatures(c, structuralSeconds)), -30.0, 30.0));
 }
 
+// The trees predict log(seconds per multiply-accumulate): a configuration beyond the training
+// configurations' work gets the time per MAC of the largest ones like it, not their time (a
+// tree's leaves are constants: on log seconds, a 20x larger layer would be predicted as fast as
+// the largest trained one).
 double boostedSeconds(const BoostedTrees& trees, const ConvParams& c) {
-    return std::exp(std::clamp(trees.predict(configFeatures(c)), -60.0, 60.0));
+    return std::max(c.macs(), 1.0) * std::exp(std::clamp(trees.predict(configFeatures(c)), -80.0, 40.0));
+}
+
+double boostedTarget(const ConvParams& c, double seconds) {
+    return std::log(seconds / std::max(c.macs(), 1.0));
 }
 
 } // namespace roofline::seer

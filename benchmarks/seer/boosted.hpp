@@ -63,7 +63,12 @@ std::vector<double> correctionFeatures(const ConvParams& c, double structuralSec
 /// max(structural, 1 ns) x exp(trees.predict(correctionFeatures(c, structural))).
 double correctedSeconds(const BoostedTrees& trees, const ConvParams& c, double structuralSeconds);
 
-/// exp(trees.predict(configFeatures(c))): the predicted seconds.
+/// Trees fitted on boostedTarget(): MACs x exp(trees.predict(configFeatures(c))), the predicted
+/// seconds. Scaled by the work, so a layer larger than every trained one is not predicted as fast
+/// as the largest of them.
 double boostedSeconds(const BoostedTrees& trees, const ConvParams& c);
+
+/// What trees that predict a time alone are fitted on: log(seconds per multiply-accumulate).
+double boostedTarget(const ConvParams& c, double seconds);
 
 } // namespace roofline::seer

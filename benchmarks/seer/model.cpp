@@ -352,7 +352,7 @@ EngineModel fitEngine(const std::vector<const SeerRow*>& list, const Roofs& roof
 
 namespace {
 
-constexpr const char* kFormat = "roofline-seer-model 2";
+constexpr const char* kFormat = "roofline-seer-model 3";
 
 nlohmann::json toJson(const MetricFit& f) {
     nlohmann::json terms = nlohmann::json::array();

@@ -70,7 +70,7 @@ BoostedTrees fitBoosted(const std::vector<const SeerRow*>& rows, const EngineMod
             y.push_back(std::log(r->timeSeconds / structural));
         } else {
             x.push_back(configFeatures(r->conv));
-            y.push_back(std::log(r->timeSeconds));
+            y.push_back(boostedTarget(r->conv, r->timeSeconds));
         }
     }
     return BoostedTrees::fit(x, y);

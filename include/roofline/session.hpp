@@ -55,7 +55,8 @@ public:
     /// outermost scopes in one pass read as several iterations, whose launches then misalign
     /// with the other passes' and lose their counters. To profile several regions in the same
     /// passes, open a scope around them: `{ ProfileScope all{"case"}; { ProfileScope a{"a"};
-    /// ... } { ProfileScope b{"b"}; ... } }`.
+    /// ... } { ProfileScope b{"b"}; ... } }`. Every loop's outermost scope is an iteration,
+    /// whatever its name ("c0.conv1_2" then "c1.conv2_1": two cases, each measured).
     bool needsPass() noexcept;
 
     /// Writes the recording (config image, evaluated values, launches, device) for offline

@@ -112,22 +112,38 @@ TEST(SeerResume, CasesAlreadyInTheDataSetAreSkippedByConfigurationPassAndPrecisi
     EXPECT_EQ(left[3].groups, 64);
 }
 
-TEST(SeerData, TheBundledH100DataSetDecompressesAndReads) {
-    const std::string path = fixture("h100_seer_random.csv.zst");
-    std::istringstream in(readDataFile(path));
-    const auto rows = readDataset(in, path);
-    std::set<std::string> configs, engines;
-    std::size_t named = 0;
-    for (const auto& r : rows) {
-        configs.insert(r.conv.key());
-        engines.insert(r.engine);
-        named += r.kernel.empty() ? 0 : 1;
-        EXPECT_GT(r.timeSeconds, 0) << r.conv.key();
+// The bundled H100 data sets (test/fixtures/README.md): what each holds.
+struct BundledSet {
+    const char* file;
+    std::size_t rows, configs, engines; // engines per pass ("bwd-data/eng1")
+    const char* precision;
+    std::size_t tensorRows; // rows whose kernels ran tensor-core FLOPs
+};
+
+TEST(SeerData, TheBundledH100DataSetsDecompressAndRead) {
+    for (const BundledSet& set : {BundledSet{"h100_seer_random.csv.zst", 8244, 1200, 9, "fp32", 0},
+                                  BundledSet{"h100_seer_bwd.csv.zst", 3825, 300, 16, "fp32", 0},
+                                  BundledSet{"h100_seer_fp16.csv.zst", 2356, 112, 24, "fp16", 1508},
+                                  BundledSet{"h100_seer_networks.csv.zst", 1228, 63, 25, "fp32", 0}}) {
+        const std::string path = fixture(set.file);
+        std::istringstream in(readDataFile(path));
+        const auto rows = readDataset(in, path);
+        std::set<std::string> configs, engines;
+        std::size_t named = 0, tensor = 0;
+        for (const auto& r : rows) {
+            configs.insert(r.conv.key());
+            engines.insert(modelKey(r));
+            named += r.kernel.empty() ? 0 : 1;
+            tensor += r.tensorFlops > 0 ? 1 : 0;
+            EXPECT_GT(r.timeSeconds, 0) << set.file << ": " << r.conv.key();
+            EXPECT_EQ(r.precision, set.precision) << set.file;
+        }
+        EXPECT_EQ(rows.size(), set.rows) << set.file;
+        EXPECT_EQ(configs.size(), set.configs) << set.file;
+        EXPECT_EQ(engines.size(), set.engines) << set.file;
+        EXPECT_EQ(tensor, set.tensorRows) << set.file;
+        EXPECT_EQ(named, rows.size()) << set.file; // every row names its dominant kernel
     }
-    EXPECT_EQ(rows.size(), 5724u);
-    EXPECT_EQ(configs.size(), 835u);
-    EXPECT_EQ(engines.size(), 9u);
-    EXPECT_EQ(named, rows.size()); // every row names its dominant kernel
 }
 
 TEST(SeerData, DamagedOrOversizedCompressedFilesAreRefusedByName) {
