@@ -9,6 +9,7 @@
 #include "workloads/csv_rows.hpp"
 
 #include <cstdio>
+#include <functional>
 #include <fstream>
 #include <iostream>
 
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
                    "cases list which engines passed)")
         ->delimiter(',')
         ->check(CLI::NonNegativeNumber);
+    bool seerOnly = false;
+    app.add_flag("--seer-only", seerOnly,
+                 "only the cases SEER's parameters describe (square 2D, ungrouped, undilated): "
+                 "the others give no --seer-csv row, and --resume would run them every time");
     app.add_flag("--resume", cli.outputs.resume,
                  "with --seer-csv: keep the data set already in that file, skip the cases it "
                  "holds (same configuration, pass and precision) and add the new rows");
@@ -63,7 +68,11 @@ int main(int argc, char** argv) {
                 return workloads::parseConvWorkload(text, source, defaults);
             },
             [&](const std::string& spec) { return workloads::parseConvSpec(spec, defaults); },
-            &ConvCase::n, cases))
+            &ConvCase::n, cases,
+            seerOnly ? std::function<bool(const ConvCase&)>(
+                           [](const ConvCase& c) { return !c.seerLine().empty(); })
+                     : nullptr,
+            "--seer-only (square 2D, ungrouped, undilated convolutions)"))
         return 2;
     if (cli.outputs.resume) {
         if (cli.outputs.seerCsv.empty()) {

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 
@@ -44,14 +45,17 @@ std::string presetPath(const std::string& name);
 std::vector<std::string> presetNames();
 
 /// The cases named on the command line, in order: presets, files, inline cases; then the --batch
-/// sweep replaces `Case::*batch` by each value. Bad workload text: prints the error and returns
-/// false (the caller exits with 2).
+/// sweep replaces `Case::*batch` by each value, and only the cases `keep` accepts (when given)
+/// remain before --first takes its share (`keepName` names the filter when it leaves none). Bad
+/// workload text: prints the error and returns false
+/// (the caller exits with 2).
 template <class Case>
 bool collectCases(
     const CommonCli& cli, const std::string& tool,
     const std::function<std::vector<Case>(const std::string&, const std::string&)>& parseText,
     const std::function<std::vector<Case>(const std::string&)>& parseSpec, long long Case::*batch,
-    std::vector<Case>& cases) {
+    std::vector<Case>& cases, const std::function<bool(const Case&)>& keep = nullptr,
+    const std::string& keepName = "") {
     try {
         auto add = [&](std::vector<Case> more) {
             cases.insert(cases.end(), more.begin(), more.end());
@@ -76,6 +80,16 @@ bool collectCases(
                 swept.back().*batch = b;
             }
         cases = std::move(swept);
+    }
+    if (keep) {
+        const std::size_t before = cases.size();
+        cases.erase(std::remove_if(cases.begin(), cases.end(),
+                                   [&](const Case& c) { return !keep(c); }),
+                    cases.end());
+        if (before > 0 && cases.empty()) {
+            std::cerr << tool << ": " << keepName << " leaves none of the " << before << " cases\n";
+            return false;
+        }
     }
     if (cli.first > 0 && cases.size() > cli.first)
         cases.resize(cli.first);
