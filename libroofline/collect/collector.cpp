@@ -176,7 +176,6 @@ void Collector::onGraphLaunch(std::size_t slot) noexcept {
 
 bool Collector::needsPass() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    shared_.helperUsed = true;
     shared_.model.driveByHelper();
     const std::uint64_t seen = shared_.model.seen();
     if (!shared_.helperActive) {

@@ -30,10 +30,11 @@ public:
     explicit IterationModel(std::string iterationRange) : range_(std::move(iterationRange)) {}
 
     const std::string& range() const noexcept { return range_; }
-    /// The program loops on needsPass(): each pass opens one iteration, and every outermost range
-    /// is one, numbered or not ("c0.conv1_2" then "c1.conv2_1": one case each, not instances of
-    /// a first one's family).
+    /// The program loops on needsPass() (it drives the replay loops itself): each pass opens one
+    /// iteration, and every outermost range is one, numbered or not ("c0.conv1_2" then
+    /// "c1.conv2_1": one case each, not instances of a first one's family).
     void driveByHelper() noexcept { helper_ = true; }
+    bool drivenByHelper() const noexcept { return helper_; }
 
     // ---- scopes ----
     /// The range just pushed (`stack.back()`) was seen: it opens an iteration or not (its

@@ -123,7 +123,8 @@ void IterationReplay::endIteration(Device& d) {
     facts.restartPending = schedule.restartPending();
     facts.iterationsPerPass = schedule.iterationsPerPass();
     // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
-    facts.steadyShape = shared_.helperUsed || schedule.launches() == shared_.model.steadyLaunches();
+    facts.steadyShape =
+        shared_.model.drivenByHelper() || schedule.launches() == shared_.model.steadyLaunches();
     const IterationVerdict v = d.windows->iterationEnded(shared_, s, facts);
     if (v.dropGroup) {
         // A group whose later passes are still due: its pass-0 records go (a later cycle
@@ -147,7 +148,7 @@ void IterationReplay::endIteration(Device& d) {
 // A window inside the iteration starts its passes where the same launches ran before it
 // (WindowPlacement); a group whose pass 0 ran on an odd iteration starts again.
 bool IterationReplay::Device::mayStartWindow(std::size_t begin, std::size_t pass) {
-    switch (placement.place(begin, pass, owner->shared_.helperUsed)) {
+    switch (placement.place(begin, pass, owner->shared_.model.drivenByHelper())) {
     case WindowPlacement::Verdict::Start:
         return true;
     case WindowPlacement::Verdict::Wait:
@@ -410,7 +411,7 @@ bool IterationReplay::pending() const {
 // launch by launch, so a program that launches graphs is never done.
 bool IterationReplay::done() const {
     if (shared_.level != Level::Counters || shared_.config.measureAfterComplete ||
-        shared_.helperUsed || shared_.tally.graphLaunches > 0 || shared_.limitReached())
+        shared_.model.drivenByHelper() || shared_.tally.graphLaunches > 0 || shared_.limitReached())
         return false;
     for (const auto& d : devices_) {
         if (!d->replay.slot->usable())

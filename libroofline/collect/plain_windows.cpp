@@ -8,7 +8,7 @@ namespace roofline::collect {
 // launches more records and cost the program as much as the first profile did. The device's
 // profiler is released (its counter-data image and CUPTI's per-range state with it).
 bool PlainWindows::complete(Shared& shared, DeviceSlot& slot, bool restartPending) {
-    if (shared.config.measureAfterComplete || shared.helperUsed || restartPending ||
+    if (shared.config.measureAfterComplete || shared.model.drivenByHelper() || restartPending ||
         !covers(shared))
         return false;
     if (completedAt_ == 0) // the iteration before this one completed it

@@ -52,7 +52,6 @@ public:
     /// FirstIteration::Skip with counters (iteration and scope replay).
     bool observeFirst = false;
     bool helperActive = false;
-    bool helperUsed = false; ///< needsPass() was called: the program drives the replay loops
     std::function<void(const std::string&)> onFailure;
     /// Graph kernels' records: their durations come from activity records (kernel replay).
     bool graphKernelsTimed = false;
