@@ -9,9 +9,10 @@
 #include "workloads/csv_rows.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <functional>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 using namespace roofline;
 using workloads::ConvCase;
@@ -82,9 +83,11 @@ int main(int argc, char** argv) {
         }
         try {
             const std::size_t before = cases.size();
-            std::ifstream in(cli.outputs.seerCsv);
-            if (in)
-                cases = seer::casesNotIn(cases, in, cli.outputs.seerCsv);
+            if (std::filesystem::exists(cli.outputs.seerCsv)) { // absent: a first run
+                std::istringstream in(seer::readDataFile(cli.outputs.seerCsv));
+                cli.outputs.resumed = seer::readDataset(in, cli.outputs.seerCsv);
+            }
+            cases = seer::casesNotIn(cases, cli.outputs.resumed);
             std::cerr << "roofline-conv: resuming " << cli.outputs.seerCsv << ": "
                       << before - cases.size() << " of " << before << " cases already there, "
                       << cases.size() << " to run\n";

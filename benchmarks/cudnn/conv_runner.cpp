@@ -110,11 +110,8 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
     auto work = [&] { graph.execute(plan, pack); };
     const ElementType type = elementTypeOf(c.precision);
     void* out = b.tensor[b.output].get();
-    auto phase = [&](double PhaseTimes::*which) {
-        return ctx.phases ? &(ctx.phases->*which) : nullptr;
-    };
     if (ctx.settings.verify) {
-        PhaseTimer timer(phase(&PhaseTimes::verify));
+        PhaseTimer timer(ctx.phases, &PhaseTimes::verify);
         // NaN everywhere first: an engine that leaves elements unwritten cannot pass.
         BENCH_CUDA(cudaMemsetAsync(out, 0xFF, b.tensor[b.output].bytes(), ctx.stream));
         work();
@@ -126,7 +123,7 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
     }
     std::vector<double> times;
     {
-        PhaseTimer timer(phase(&PhaseTimes::timing));
+        PhaseTimer timer(ctx.phases, &PhaseTimes::timing);
         times = timeRuns(work, ctx.stream, ctx.settings.warmup, ctx.settings.repeats);
     }
     r.repeats = static_cast<int>(times.size());
@@ -137,38 +134,41 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
         profileCase(ctx, r.scope, r.pass, work);
 }
 
-// The engines of one configuration that passed, profiled together: each replay pass runs every
-// engine once under its own scope, so a pass's fixed cost is paid once per configuration rather
-// than once per engine. They share one workspace (the largest); a failure fails them all.
-void profileTogether(const ConvGraph& graph, const std::vector<const ConvPlan*>& plans,
-                     std::vector<CaseResult*>& cases, ConvBuffers& b, const RunContext& ctx) {
+// The engines of one configuration that passed (`plans[i]` ran as `results[index[i]]`), profiled
+// together: each replay pass runs every engine once under its own scope, so a pass's fixed cost is
+// paid once per configuration rather than once per engine. They share one workspace (the
+// largest); a failure fails them all.
+void profileTogether(const ConvGraph& graph, const std::vector<ConvPlan>& plans,
+                     const std::vector<std::size_t>& index, std::vector<CaseResult>& results,
+                     ConvBuffers& b, const RunContext& ctx) {
     if (!ctx.session || plans.empty())
         return;
     std::int64_t largest = 0;
-    for (const ConvPlan* p : plans)
-        largest = std::max(largest, p->workspaceBytes);
+    for (const ConvPlan& p : plans)
+        largest = std::max(largest, p.workspaceBytes);
     CaseResult outcome;
     guardCase(outcome, [&] {
         DeviceBuffer workspace(static_cast<std::size_t>(largest), "workspace");
-        std::vector<BackendDescriptor> packs;
+        std::vector<BackendDescriptor> packs; // one per plan; reserved: the works refer to them
+        packs.reserve(plans.size());
         std::vector<ProfiledWork> works;
         for (std::size_t i = 0; i < plans.size(); ++i) {
             packs.push_back(makeVariantPack(b.tensor[0].get(), b.tensor[1].get(), b.tensor[2].get(),
                                             workspace.get()));
             // The case's scope is "<configuration>/<engine>": the configuration's scope is each
             // pass's iteration scope, the engine's opens inside it.
-            const std::string& scope = cases[i]->scope;
-            works.push_back({scope.substr(scope.rfind('/') + 1), cases[i]->pass, nullptr});
+            const CaseResult& r = results[index[i]];
+            works.push_back(
+                {r.scope.substr(r.scope.rfind('/') + 1), r.pass,
+                 [&graph, &plan = plans[i], &pack = packs.back()] { graph.execute(plan, pack); }});
         }
-        for (std::size_t i = 0; i < plans.size(); ++i)
-            works[i].work = [&graph, &plans, &packs, i] { graph.execute(*plans[i], packs[i]); };
-        const std::string& first = cases.front()->scope;
+        const std::string& first = results[index.front()].scope;
         profileCases(ctx, works, first.substr(0, first.rfind('/')));
     });
     if (outcome.status != CaseStatus::Passed)
-        for (CaseResult* r : cases) {
-            r->status = outcome.status;
-            r->reason = "profiling the configuration's engines together: " + outcome.reason;
+        for (std::size_t i : index) {
+            results[i].status = outcome.status;
+            results[i].reason = "profiling the configuration's engines together: " + outcome.reason;
         }
 }
 
@@ -205,7 +205,7 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
     std::unique_ptr<ConvGraph> graph;
     ConvBuffers buffers;
     const bool prepared = guardCase(header, [&] {
-        PhaseTimer timer(ctx.phases ? &ctx.phases->setup : nullptr);
+        PhaseTimer timer(ctx.phases, &PhaseTimes::setup);
         graph = std::make_unique<ConvGraph>(ctx.handle, c);
         buffers = prepare(c, index, ctx);
     });
@@ -219,7 +219,7 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
         std::vector<std::int64_t> heuristicOrder;
         CaseResult query = header;
         if (!guardCase(query, [&] {
-                PhaseTimer timer(ctx.phases ? &ctx.phases->plans : nullptr);
+                PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
                 for (const ConvPlan& p : graph->heuristicPlans(16))
                     if (std::find(heuristicOrder.begin(), heuristicOrder.end(), p.engine) ==
                         heuristicOrder.end())
@@ -241,7 +241,7 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
             std::string whyNot;
             ConvPlan plan;
             {
-                PhaseTimer timer(ctx.phases ? &ctx.phases->plans : nullptr);
+                PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
                 plan = graph->planForEngine(e, whyNot);
             }
             if (!plan.plan.get()) {
@@ -266,13 +266,7 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
             }
             results.push_back(r);
         }
-        std::vector<const ConvPlan*> plans;
-        std::vector<CaseResult*> profiled;
-        for (std::size_t i = 0; i < passedPlans.size(); ++i) {
-            plans.push_back(&passedPlans[i]);
-            profiled.push_back(&results[passedIndex[i]]);
-        }
-        profileTogether(*graph, plans, profiled, buffers, ctx);
+        profileTogether(*graph, passedPlans, passedIndex, results, buffers, ctx);
         if (results.empty()) {
             header.status = CaseStatus::Unsupported;
             header.reason = "cuDNN reports no engine for this graph";

@@ -9,8 +9,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -30,7 +28,8 @@ double nowSeconds() {
 
 } // namespace
 
-PhaseTimer::PhaseTimer(double* phase) : phase_(phase), start_(nowSeconds()) {}
+PhaseTimer::PhaseTimer(PhaseTimes* times, double PhaseTimes::*phase)
+    : phase_(times ? &(times->*phase) : nullptr), start_(nowSeconds()) {}
 
 PhaseTimer::~PhaseTimer() {
     if (phase_)
@@ -41,7 +40,7 @@ void profileCases(const RunContext& ctx, const std::vector<ProfiledWork>& works,
                   const std::string& outer) {
     if (!ctx.session || works.empty())
         return;
-    PhaseTimer timer(ctx.phases ? &ctx.phases->profiling : nullptr);
+    PhaseTimer timer(ctx.phases, &PhaseTimes::profiling);
     while (ctx.session->needsPass()) {
         std::optional<roofline::ProfileScope> iteration;
         if (!outer.empty())
@@ -288,15 +287,10 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
         if (!outputs.casesCsv.empty())
             workloads::writeCasesCsv(results, outputs.casesCsv);
         if (!outputs.seerCsv.empty()) {
-            std::vector<seer::SeerRow> kept;
-            if (outputs.resume && std::filesystem::exists(outputs.seerCsv)) {
-                std::ifstream in(outputs.seerCsv);
-                kept = seer::readDataset(in, outputs.seerCsv);
-            }
-            const std::size_t added = seer::writeSeerCsv(results, outputs.seerCsv, kept);
+            const std::size_t added = seer::writeSeerCsv(results, outputs.seerCsv, outputs.resumed);
             std::cout << "wrote " << added << " SEER rows to " << outputs.seerCsv;
             if (outputs.resume)
-                std::cout << " (" << kept.size() + added << " in all)";
+                std::cout << " (" << outputs.resumed.size() + added << " in all)";
             std::cout << '\n';
         }
         if (!outputs.csv.empty())

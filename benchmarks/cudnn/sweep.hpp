@@ -3,6 +3,7 @@
 /// What the two benchmark executables share: run settings, the per-case profiling loop, failure
 /// classification, and the sweep driver (progress, session, table, CSV/JSON, recording, exit code).
 
+#include "seer/dataset.hpp"
 #include "workloads/case_result.hpp"
 
 #include <cuda_runtime.h>
@@ -43,10 +44,10 @@ struct PhaseTimes {
     double profiling = 0; ///< the profiled replay passes
 };
 
-/// Adds the wall time of its lifetime to one phase.
+/// Adds the wall time of its lifetime to one phase of `times` (none when `times` is null).
 class PhaseTimer {
 public:
-    explicit PhaseTimer(double* phase);
+    PhaseTimer(PhaseTimes* times, double PhaseTimes::*phase);
     ~PhaseTimer();
     PhaseTimer(const PhaseTimer&) = delete;
     PhaseTimer& operator=(const PhaseTimer&) = delete;
@@ -101,9 +102,10 @@ struct SweepOutputs {
     std::string json, csv, casesCsv, seerCsv, recording, plots;
     bool profile = true;
     bool quiet = false;
-    /// --resume: the SEER data set already in `seerCsv` is kept and the new rows added to it (the
-    /// caller has removed the cases it holds).
+    /// --resume: the SEER data set already in `seerCsv` (`resumed`, read once by the caller, who
+    /// has removed the cases it holds) is kept and the new rows added to it.
     bool resume = false;
+    std::vector<seer::SeerRow> resumed;
 };
 
 /// `runCase(i, ctx)` returns the results of case i (several in --algo every). The driver owns the

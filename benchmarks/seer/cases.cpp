@@ -96,9 +96,9 @@ std::string resumeKey(const SeerRow& row) {
 }
 
 std::vector<workloads::ConvCase> casesNotIn(const std::vector<workloads::ConvCase>& cases,
-                                            std::istream& in, const std::string& name) {
+                                            const std::vector<SeerRow>& rows) {
     std::set<std::string> done;
-    for (const SeerRow& row : readDataset(in, name))
+    for (const SeerRow& row : rows)
         done.insert(resumeKey(row));
     std::vector<workloads::ConvCase> left;
     for (const auto& c : cases) {

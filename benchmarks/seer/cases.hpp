@@ -29,10 +29,10 @@ std::size_t writeSeerCsv(const std::vector<workloads::CaseResult>& cases, const 
 std::string resumeKey(const workloads::ConvCase& c);
 std::string resumeKey(const SeerRow& row);
 
-/// The cases of `cases` the data set `in` (named `name` in errors) has no row for, in order:
-/// what a resumed sweep still has to run. A case without a SEER form always runs. A
-/// configuration whose engines all failed has no row either, so it runs again.
+/// The cases of `cases` the data set `rows` has no row for, in order: what a resumed sweep still
+/// has to run. A case without a SEER form always runs. A configuration whose engines all failed
+/// has no row either, so it runs again.
 std::vector<workloads::ConvCase> casesNotIn(const std::vector<workloads::ConvCase>& cases,
-                                            std::istream& in, const std::string& name);
+                                            const std::vector<SeerRow>& rows);
 
 } // namespace roofline::seer
