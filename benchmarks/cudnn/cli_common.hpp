@@ -47,8 +47,7 @@ std::vector<std::string> presetNames();
 /// The cases named on the command line, in order: presets, files, inline cases; then the --batch
 /// sweep replaces `Case::*batch` by each value, and only the cases `keep` accepts (when given)
 /// remain before --first takes its share (`keepName` names the filter when it leaves none). Bad
-/// workload text: prints the error and returns false
-/// (the caller exits with 2).
+/// workload text: prints the error and returns false (the caller exits with 2).
 template <class Case>
 bool collectCases(
     const CommonCli& cli, const std::string& tool,
@@ -83,9 +82,9 @@ bool collectCases(
     }
     if (keep) {
         const std::size_t before = cases.size();
-        cases.erase(std::remove_if(cases.begin(), cases.end(),
-                                   [&](const Case& c) { return !keep(c); }),
-                    cases.end());
+        cases.erase(
+            std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return !keep(c); }),
+            cases.end());
         if (before > 0 && cases.empty()) {
             std::cerr << tool << ": " << keepName << " leaves none of the " << before << " cases\n";
             return false;

@@ -286,7 +286,8 @@ double correctedSeconds(const BoostedTrees& trees, const ConvParams& c, double s
 // tree's leaves are constants: on log seconds, a 20x larger layer would be predicted as fast as
 // the largest trained one).
 double boostedSeconds(const BoostedTrees& trees, const ConvParams& c) {
-    return std::max(c.macs(), 1.0) * std::exp(std::clamp(trees.predict(configFeatures(c)), -80.0, 40.0));
+    return std::max(c.macs(), 1.0) *
+           std::exp(std::clamp(trees.predict(configFeatures(c)), -80.0, 40.0));
 }
 
 double boostedTarget(const ConvParams& c, double seconds) {
