@@ -118,8 +118,9 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
         const Comparison cmp = compareWithReference(out, type, b.reference.as<double>(),
                                                     b.elements[b.output], ctx.stream);
         judge(r, cmp.error(), cmp.nonFinite,
-              ctx.settings.tolerance > 0 ? ctx.settings.tolerance
-                                         : workloads::defaultTolerance(c.precision));
+              ctx.settings.tolerance > 0
+                  ? ctx.settings.tolerance
+                  : workloads::accumulationTolerance(c.precision, c.reductionLength()));
     }
     std::vector<double> times;
     {
@@ -186,7 +187,7 @@ CaseResult convCaseHeader(const ConvCase& c, int index) {
     r.layout = toString(c.layout, c.spatialDims);
     r.source = c.source;
     r.analyticFlops = c.flops();
-    r.tolerance = workloads::defaultTolerance(c.precision);
+    r.tolerance = workloads::accumulationTolerance(c.precision, c.reductionLength());
     r.seerConfig = c.seerLine();
     r.layerCount = c.count;
     return r;

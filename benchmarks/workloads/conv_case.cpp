@@ -244,6 +244,21 @@ double ConvCase::flops() const {
            static_cast<double>(out[0] * out[1] * out[2]);
 }
 
+double ConvCase::reductionLength() const {
+    const double taps = static_cast<double>(filter[0] * filter[1] * filter[2]);
+    switch (pass) {
+    case ConvPass::Forward:
+        return static_cast<double>(c / groups) * taps;
+    case ConvPass::BackwardData:
+        return static_cast<double>(k / groups) * taps;
+    case ConvPass::BackwardFilter: {
+        const auto out = output();
+        return static_cast<double>(n) * static_cast<double>(out[0] * out[1] * out[2]);
+    }
+    }
+    return 1.0;
+}
+
 std::string ConvCase::shape() const {
     std::string s = "n" + std::to_string(n) + " c" + std::to_string(c) + " " +
                     joinExtent(input, spatialDims) + " k" + std::to_string(k) + " " +

@@ -44,6 +44,9 @@ struct ConvCase {
     /// Multiply-adds x 2 of the direct convolution: 2 N K (C/g) T R S O P Q, the same for all
     /// passes.
     double flops() const;
+    /// Products summed into each element of the pass's result: forward (C/g) T R S, backward data
+    /// at most (K/g) T R S, backward filter N O P Q.
+    double reductionLength() const;
     /// Elements of x (N C D H W), w (K C/g T R S) and y (N K O P Q).
     long long inputElements() const;
     long long filterElements() const;

@@ -2,6 +2,9 @@
 
 #include "workloads/csv_rows.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace roofline::workloads {
 
 std::string toString(Precision p) {
@@ -39,6 +42,11 @@ double defaultTolerance(Precision p) {
         return 4e-2; // output rounded to bf16 (2^-8)
     }
     return 0.0;
+}
+
+double accumulationTolerance(Precision p, double terms) {
+    constexpr double kFp32Roundoff = 0x1p-24;
+    return std::max(defaultTolerance(p), 8.0 * kFp32Roundoff * std::sqrt(std::max(terms, 1.0)));
 }
 
 int elementBytes(Precision p) {

@@ -484,13 +484,18 @@ TEST(GpuCache, FlushBeforeEachPassGivesColdDramFigures) {
     ASSERT_EQ(iteration.size(), 3u);
     EXPECT_GE(iteration[0], 0.95 * kBytes);
     run(CollectionMode::IterationReplay, roofline::CacheFlush::Off);
-    // Kernel replay: CUPTI replays the passes itself; the flush before each launch makes the
-    // figures repeatable (within 10%), not cold (docs/methodology.md, "Caches").
-    const auto kernel = run(CollectionMode::KernelReplay, roofline::CacheFlush::On);
-    ASSERT_EQ(kernel.size(), 3u);
-    const auto [lo, hi] = std::minmax_element(kernel.begin(), kernel.end());
-    EXPECT_LE(*hi - *lo, 0.1 * *hi);
-    run(CollectionMode::KernelReplay, roofline::CacheFlush::Off);
+    // Kernel replay: CUPTI replays the passes inside the launch, so the flush sets only the
+    // state the first pass starts from; the later passes' figures lie between the warm and the
+    // cold one and vary from launch to launch (docs/methodology.md, "Caches"). Asserted: every
+    // launch measured, with DRAM bytes above the warm copy's and at most a cold read and write.
+    for (const auto flush : {roofline::CacheFlush::On, roofline::CacheFlush::Off}) {
+        const auto kernel = run(CollectionMode::KernelReplay, flush);
+        ASSERT_EQ(kernel.size(), 3u);
+        for (const double bytes : kernel) {
+            EXPECT_GT(bytes, 0.1 * kBytes);
+            EXPECT_LE(bytes, 2.1 * kBytes);
+        }
+    }
     cudaFree(in);
     cudaFree(out);
 }

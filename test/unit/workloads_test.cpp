@@ -103,6 +103,27 @@ TEST(ConvCase, SamePaddingPutsTheOddZeroAfterAsTensorFlowDoes) {
     EXPECT_EQ(s.padPost[2], 1);
 }
 
+TEST(ConvCase, ToleranceGrowsWithTheTermsEachPassSums) {
+    // VGG-16 conv1_2 at batch 128: 64 -> 64 channels, 3x3, 224x224, pad 1.
+    ConvDefaults all;
+    all.passes = {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardFilter};
+    const auto cases = parseConvSpec("n=128 c=64 size=224 k=64 kernel=3 pad=1", all);
+    ASSERT_EQ(cases.size(), 3u);
+    EXPECT_DOUBLE_EQ(cases[0].reductionLength(), 64.0 * 9);           // C R S
+    EXPECT_DOUBLE_EQ(cases[1].reductionLength(), 64.0 * 9);           // K R S
+    EXPECT_DOUBLE_EQ(cases[2].reductionLength(), 128.0 * 224 * 224); // N P Q
+    // Short reductions keep the precision's tolerance; 6.4 million terms in fp32 give
+    // 8 * 2^-24 * sqrt(6422528) = 1.208e-3, above the 3.9e-4 correct engines reached on the H100.
+    EXPECT_DOUBLE_EQ(accumulationTolerance(Precision::FP32, cases[0].reductionLength()), 1e-4);
+    EXPECT_NEAR(accumulationTolerance(Precision::FP32, cases[2].reductionLength()), 1.208e-3, 1e-6);
+    EXPECT_DOUBLE_EQ(accumulationTolerance(Precision::FP16, cases[2].reductionLength()), 1e-2);
+    // Groups divide the channels summed.
+    const auto g = parseConvSpec("n=1 c=8 size=16 k=12 kernel=3 pad=1 groups=4", all);
+    EXPECT_DOUBLE_EQ(g[0].reductionLength(), 2.0 * 9);
+    EXPECT_DOUBLE_EQ(g[1].reductionLength(), 3.0 * 9);
+    EXPECT_DOUBLE_EQ(g[2].reductionLength(), 256.0);
+}
+
 TEST(ConvCase, ImpossibleShapesBecomeCasesWithAReason) {
     const auto groups = parseConvSpec("n=1 c=6 size=8 k=8 kernel=3 groups=4", fwdOnly())[0];
     EXPECT_EQ(groups.invalidReason(), "input channels 6 are not divisible by groups 4");
