@@ -124,8 +124,9 @@ TEST(SeerData, TheBundledH100DataSetsDecompressAndRead) {
     for (const BundledSet& set :
          {BundledSet{"h100_seer_random.csv.zst", 8244, 1200, 9, "fp32", 0},
           BundledSet{"h100_seer_bwd.csv.zst", 3825, 300, 16, "fp32", 0},
-          BundledSet{"h100_seer_fp16.csv.zst", 2356, 112, 24, "fp16", 1508},
-          BundledSet{"h100_seer_networks.csv.zst", 1228, 63, 25, "fp32", 0}}) {
+          BundledSet{"h100_seer_fp16.csv.zst", 6322, 300, 24, "fp16", 4049},
+          BundledSet{"h100_seer_large.csv.zst", 1543, 132, 25, "fp32", 0},
+          BundledSet{"h100_seer_networks.csv.zst", 2044, 104, 25, "fp32", 0}}) {
         const std::string path = fixture(set.file);
         std::istringstream in(readDataFile(path));
         const auto rows = readDataset(in, path);

@@ -227,6 +227,7 @@ TEST(Presets, EveryBundledWorkloadParsesIntoRunnableCases) {
         std::size_t shapes;
     } conv[] = {{"conv2d_nersc.csv", 15}, {"cosmoflow.csv", 5},    {"resnet50.csv", 23},
                 {"deepcam.csv", 19},      {"seer_example.txt", 5}, {"seer_random.txt", 1200},
+                {"seer_large.txt", 200},
                 {"vgg16.csv", 9},         {"mobilenetv2.csv", 30}};
     for (const auto& e : conv) {
         const auto cases = parseConvWorkload(readAll(dir + "/" + e.file), e.file, fwdOnly());
