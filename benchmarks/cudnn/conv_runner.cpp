@@ -117,10 +117,7 @@ void runPlan(const ConvCase& c, const ConvGraph& graph, const ConvPlan& plan, Co
         work();
         const Comparison cmp = compareWithReference(out, type, b.reference.as<double>(),
                                                     b.elements[b.output], ctx.stream);
-        judge(r, cmp.error(), cmp.nonFinite,
-              ctx.settings.tolerance > 0
-                  ? ctx.settings.tolerance
-                  : workloads::accumulationTolerance(c.precision, c.reductionLength()));
+        judge(r, cmp.error(), cmp.nonFinite, r.tolerance); // set by the case header or --tolerance
     }
     std::vector<double> times;
     {
