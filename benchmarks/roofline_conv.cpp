@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <sstream>
 
 using namespace roofline;
 using workloads::ConvCase;
@@ -83,10 +82,8 @@ int main(int argc, char** argv) {
         }
         try {
             const std::size_t before = cases.size();
-            if (std::filesystem::exists(cli.outputs.seerCsv)) { // absent: a first run
-                std::istringstream in(seer::readDataFile(cli.outputs.seerCsv));
-                cli.outputs.resumed = seer::readDataset(in, cli.outputs.seerCsv);
-            }
+            if (std::filesystem::exists(cli.outputs.seerCsv)) // absent: a first run
+                cli.outputs.resumed = seer::readDatasetFile(cli.outputs.seerCsv);
             cases = seer::casesNotIn(cases, cli.outputs.resumed);
             std::cerr << "roofline-conv: resuming " << cli.outputs.seerCsv << ": "
                       << before - cases.size() << " of " << before << " cases already there, "

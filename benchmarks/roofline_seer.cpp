@@ -35,8 +35,7 @@ std::string readFile(const std::string& path) {
 std::vector<SeerRow> readAll(const std::vector<std::string>& paths) {
     std::vector<SeerRow> rows;
     for (const auto& p : paths) {
-        std::istringstream in(readDataFile(p));
-        auto more = readDataset(in, p);
+        auto more = readDatasetFile(p);
         rows.insert(rows.end(), more.begin(), more.end());
     }
     std::set<std::string> precisions;

@@ -187,6 +187,11 @@ std::string modelKey(const SeerRow& row) {
     return row.pass == "fwd" ? row.engine : row.pass + "/" + row.engine;
 }
 
+std::vector<SeerRow> readDatasetFile(const std::string& path) {
+    std::istringstream in(readDataFile(path));
+    return readDataset(in, path);
+}
+
 bool isTestConfig(const ConvParams& conv, double testShare) {
     std::uint64_t h = 1469598103934665603ull; // FNV-1a: the same split on every machine
     for (unsigned char ch : conv.key()) {

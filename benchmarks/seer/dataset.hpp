@@ -74,6 +74,9 @@ void writeDataset(const std::vector<SeerRow>& rows, std::ostream& out);
 /// larger than the limit.
 std::string readDataFile(const std::string& path, std::size_t limitBytes = std::size_t{1} << 30);
 
+/// readDataset() of readDataFile(path): the rows of a data set file, plain or `.zst`.
+std::vector<SeerRow> readDatasetFile(const std::string& path);
+
 /// The deterministic 70/30 split by configuration: a configuration (ConvParams::key(), whatever
 /// its engines) goes to the test side when a hash of its key falls in the last `testShare`.
 bool isTestConfig(const ConvParams& conv, double testShare = 0.3);

@@ -127,9 +127,7 @@ TEST(SeerData, TheBundledH100DataSetsDecompressAndRead) {
           BundledSet{"h100_seer_fp16.csv.zst", 6322, 300, 24, "fp16", 4049},
           BundledSet{"h100_seer_large.csv.zst", 1543, 132, 25, "fp32", 0},
           BundledSet{"h100_seer_networks.csv.zst", 2044, 104, 25, "fp32", 0}}) {
-        const std::string path = fixture(set.file);
-        std::istringstream in(readDataFile(path));
-        const auto rows = readDataset(in, path);
+        const auto rows = readDatasetFile(fixture(set.file));
         std::set<std::string> configs, engines;
         std::size_t named = 0, tensor = 0;
         for (const auto& r : rows) {
