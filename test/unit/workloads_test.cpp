@@ -109,8 +109,8 @@ TEST(ConvCase, ToleranceGrowsWithTheTermsEachPassSums) {
     all.passes = {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardFilter};
     const auto cases = parseConvSpec("n=128 c=64 size=224 k=64 kernel=3 pad=1", all);
     ASSERT_EQ(cases.size(), 3u);
-    EXPECT_DOUBLE_EQ(cases[0].reductionLength(), 64.0 * 9);           // C R S
-    EXPECT_DOUBLE_EQ(cases[1].reductionLength(), 64.0 * 9);           // K R S
+    EXPECT_DOUBLE_EQ(cases[0].reductionLength(), 64.0 * 9);          // C R S
+    EXPECT_DOUBLE_EQ(cases[1].reductionLength(), 64.0 * 9);          // K R S
     EXPECT_DOUBLE_EQ(cases[2].reductionLength(), 128.0 * 224 * 224); // N P Q
     // Short reductions keep the precision's tolerance; 6.4 million terms in fp32 give
     // 8 * 2^-24 * sqrt(6422528) = 1.208e-3, above the 3.9e-4 correct engines reached on the H100.
@@ -227,8 +227,7 @@ TEST(Presets, EveryBundledWorkloadParsesIntoRunnableCases) {
         std::size_t shapes;
     } conv[] = {{"conv2d_nersc.csv", 15}, {"cosmoflow.csv", 5},    {"resnet50.csv", 23},
                 {"deepcam.csv", 19},      {"seer_example.txt", 5}, {"seer_random.txt", 1200},
-                {"seer_large.txt", 200},
-                {"vgg16.csv", 9},         {"mobilenetv2.csv", 30}};
+                {"seer_large.txt", 200},  {"vgg16.csv", 9},        {"mobilenetv2.csv", 30}};
     for (const auto& e : conv) {
         const auto cases = parseConvWorkload(readAll(dir + "/" + e.file), e.file, fwdOnly());
         EXPECT_EQ(cases.size(), e.shapes) << e.file;
