@@ -125,7 +125,8 @@ TEST(SeerData, TheBundledH100DataSetsDecompressAndRead) {
          {BundledSet{"h100_seer_random.csv.zst", 8244, 1200, 9, "fp32", 0},
           BundledSet{"h100_seer_bwd.csv.zst", 3825, 300, 16, "fp32", 0},
           BundledSet{"h100_seer_fp16.csv.zst", 6322, 300, 24, "fp16", 4049},
-          BundledSet{"h100_seer_large.csv.zst", 1543, 132, 25, "fp32", 0},
+          BundledSet{"h100_seer_large_fwd.csv.zst", 933, 132, 9, "fp32", 0},
+          BundledSet{"h100_seer_large_bwd.csv.zst", 610, 68, 16, "fp32", 0},
           BundledSet{"h100_seer_networks.csv.zst", 2044, 104, 25, "fp32", 0}}) {
         const auto rows = readDatasetFile(fixture(set.file));
         std::set<std::string> configs, engines;
