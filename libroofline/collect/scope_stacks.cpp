@@ -123,7 +123,11 @@ bool plainPop(Stack& stack, std::string_view d) noexcept {
     return true;
 }
 
-// The session sees the pop of domain `d`'s innermost range.
+// The session sees the pop of domain `d`'s innermost range. NVTX keeps one push/pop stack per
+// domain: a range may close under ranges of other domains that stay open (NCCL's communicator
+// set-up, pushed inside the first step of an FSDP job and never popped). The session then sees
+// this range close as if it were on top -- an iteration that ends is an iteration that ended --
+// and the ranges above stay open as they were.
 bool sessionPop(ScopeTarget& t, Stack& stack, std::string_view d) noexcept {
     const std::size_t i = innermost(stack, d);
     if (i == stack.size())
@@ -132,18 +136,25 @@ bool sessionPop(ScopeTarget& t, Stack& stack, std::string_view d) noexcept {
     HostTimes* host = hostOf(t);
     HostFrame* parent = i > 0 ? &stack[i - 1].host : nullptr;
     const HostClocks closed = host ? host->pop(stack[i].host, parent, thread) : HostClocks{};
-    if (i + 1 == stack.size()) {
-        // A pass ending: timed from the instance's end, out of the enclosing one.
-        const HostClocks ours =
-            host ? host->profilerStart(t.collector->level() == Level::Counters, closed)
-                 : HostClocks{};
-        t.collector->onPop(stack);
-        if (host)
-            host->profilerEnd(ours, parent, thread);
-        stack.pop_back();
-    } else {
-        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i)); // interleaved domains
+    Stack above;
+    try {
+        above.reserve(stack.size() - i - 1);
+    } catch (...) {
+        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i)); // out of memory: unseen
+        return true;
     }
+    for (std::size_t k = i + 1; k < stack.size(); ++k)
+        above.push_back(std::move(stack[k])); // reserved: no allocation, no throw
+    stack.resize(i + 1);
+    // A pass ending: timed from the instance's end, out of the enclosing one.
+    const HostClocks ours =
+        host ? host->profilerStart(t.collector->level() == Level::Counters, closed) : HostClocks{};
+    t.collector->onPop(stack);
+    if (host)
+        host->profilerEnd(ours, parent, thread);
+    stack.pop_back();
+    for (Frame& f : above)
+        stack.push_back(std::move(f)); // capacity is there: the stack held them a moment ago
     return true;
 }
 

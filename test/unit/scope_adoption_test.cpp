@@ -112,6 +112,37 @@ TEST(ScopeAdoption, RangesOpenedBeforeTheSessionGiveTheFirstLaunchItsPath) {
     EXPECT_EQ(openThreadRanges(), before);
 }
 
+// An FSDP job's NCCL communicator is set up at the first collective, inside step 0, and NCCL's
+// range for it ("ncclCommInitRankConfig", domain NCCL) is never popped. NVTX pops per domain, so
+// step 0 closes under it: the session sees step 0 end, and the later steps, inside NCCL's range,
+// are iterations too (it saw one iteration and measured nothing before).
+TEST(ScopeAdoption, AStepClosingUnderALibrarysOpenRangeEndsItsIteration) {
+    const std::size_t before = openThreadRanges();
+    {
+        TargetSession s(false, HostTiming::Wall, true, 2);
+        push("step 0");
+        trackPush("NCCL", "ncclCommInitRankConfig", true); // left open by NCCL
+        trainStepBody(s, 0, false);
+        pop(); // "step 0", under NCCL's range
+        for (int step = 1; step < 8; ++step) {
+            push(("step " + std::to_string(step)).c_str());
+            trainStepBody(s, step, false);
+            pop();
+        }
+        const auto coverage = s.h.collector.coverage();
+        const auto& launches = s.stop();
+        EXPECT_EQ(coverage.launchesPerIteration, 3u);
+        ASSERT_GE(launches.size(), 6u) << "one iteration seen, nothing measured";
+        for (const auto& l : launches) {
+            EXPECT_EQ(l.scopePath.rfind("step #", 0), 0u) << l.scopePath;
+            EXPECT_FALSE(l.values.empty()) << l.note;
+        }
+        EXPECT_EQ(launches.back().scopePath, "step #") << "later steps: NCCL's range is no scope";
+        trackPop("NCCL", true);
+    }
+    EXPECT_EQ(openThreadRanges(), before);
+}
+
 TEST(ScopeAdoption, ProcessWideRangesReachLaunchesOfOtherThreads) {
     const std::size_t before = openProcessRanges();
     push("Train step 0");
