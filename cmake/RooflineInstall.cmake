@@ -6,8 +6,8 @@ install(TARGETS roofline EXPORT rooflineTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS roofline_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES libroofline/python/sitecustomize.py libroofline/python/roofline_torch.py
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/roofline/python)
+install(DIRECTORY "${PROJECT_BINARY_DIR}/libroofline/python/"
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/roofline/python FILES_MATCHING PATTERN "*.py" PATTERN "*.h" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY include/roofline DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES "${PROJECT_BINARY_DIR}/include/roofline/export.hpp" "${PROJECT_BINARY_DIR}/include/roofline/version.hpp"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/roofline)

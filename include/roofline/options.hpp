@@ -191,6 +191,10 @@ struct ROOFLINE_API Options {
     /// (for re-evaluation with CUPTI's host API; copying and compressing them costs time at each
     /// image and at stop, and host memory). 0: values only. ROOFLINE_KEEP_IMAGES
     std::size_t keepImagesMiB = 0;
+    /// `roofline run`: libroofline's PyTorch hook names each kernel's operator and module in the
+    /// Python programs it runs (docs/profiling-programs.md#pytorch). false: the hook is not put on
+    /// PYTHONPATH, and one already there binds nothing. ROOFLINE_TORCH_HOOK
+    bool torchHook = true;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

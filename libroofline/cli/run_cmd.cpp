@@ -8,9 +8,9 @@
 #include <roofline/options.hpp>
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -225,10 +225,10 @@ int run(const RunArgs& args) {
     // Under `roofline run` push/pop ranges are the whole process's unless asked otherwise: the
     // unmodified programs it is for (PyTorch) launch backward from threads that opened no range.
     ::setenv("ROOFLINE_PUSH_POP_SCOPE", "process", 0);
-    Options::fromEnvironment(); // a malformed value is refused here, before the program runs
+    // A malformed value is refused here, before the program runs.
+    const Options options = Options::fromEnvironment();
     ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
-    const char* nvtxOff = std::getenv("ROOFLINE_NVTX");
-    const bool nvtx = !nvtxOff || (std::string(nvtxOff) != "0" && std::string(nvtxOff) != "off");
+    const bool nvtx = options.listenNvtx;
     if (const char* other = std::getenv("NVTX_INJECTION64_PATH");
         nvtx && other && *other && library != other)
         std::cerr << "roofline run: NVTX_INJECTION64_PATH is set (" << other
@@ -237,9 +237,7 @@ int run(const RunArgs& args) {
         ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
     // PyTorch programs: operators and modules named by the hook in python/ (PYTHONPATH first, so
     // that its sitecustomize runs -- and then the one it shadows).
-    const char* torchHook = std::getenv("ROOFLINE_TORCH_HOOK");
-    const bool hook =
-        !torchHook || (std::string(torchHook) != "0" && std::string(torchHook) != "off");
+    const bool hook = options.torchHook;
     const std::string hookDir = hook ? findTorchHook(directoryOfThisProgram()) : std::string();
     if (!hookDir.empty()) {
         const char* path = std::getenv("PYTHONPATH");

@@ -1,29 +1,48 @@
-// C entry points for framework hooks (python/roofline_torch: PyTorch's module forward hooks,
-// through ctypes). They never throw and never block on a session: a module boundary is a push on
-// the calling thread's module stack, the state a plain atomic read.
+// The C entry points of framework hooks (include/roofline/framework.h; PyTorch's hook binds them
+// through ctypes from that header). They never throw and never block on a session: a module
+// boundary is a push on the calling thread's module stack, the state a plain atomic read.
 #include "collect/framework_context.hpp"
 #include "collect/session_impl.hpp"
 
+#include <roofline/framework.h>
+#include <roofline/options.hpp>
+
 #define ROOFLINE_C_API extern "C" __attribute__((visibility("default")))
 
-/// 0: no session yet (the first kernel launch starts one under `roofline run`), 1: collecting,
-/// 2: the profile is complete (libroofline idle: a hook should remove itself), 3: stopped.
+static_assert(
+    ROOFLINE_PROFILE_NOT_STARTED == static_cast<int>(roofline::collect::ProfileState::NotStarted) &&
+    ROOFLINE_PROFILE_COLLECTING == static_cast<int>(roofline::collect::ProfileState::Collecting) &&
+    ROOFLINE_PROFILE_COMPLETE == static_cast<int>(roofline::collect::ProfileState::Complete) &&
+    ROOFLINE_PROFILE_STOPPED == static_cast<int>(roofline::collect::ProfileState::Stopped));
+
+ROOFLINE_C_API int roofline_framework_api(void) {
+    return ROOFLINE_FRAMEWORK_API;
+}
+
+ROOFLINE_C_API int roofline_torch_hook_enabled(void) {
+    try {
+        return roofline::Options::fromEnvironment().torchHook ? 1 : 0;
+    } catch (...) {
+        return 0; // a malformed setting: `roofline run` refused it before the program ran
+    }
+}
+
 ROOFLINE_C_API int roofline_profile_state(void) {
     return static_cast<int>(roofline::collect::profileState());
 }
 
-/// The module at `path` ("encoder.layers.3.linear1") begins its forward on this thread.
-ROOFLINE_C_API void roofline_module_enter(const char* path) {
-    roofline::collect::framework::moduleEnter(path);
+ROOFLINE_C_API void roofline_module_enter(const char* path, int top) {
+    roofline::collect::framework::moduleEnter(path, top != 0);
 }
 
-/// The innermost module begun on this thread ends its forward.
 ROOFLINE_C_API void roofline_module_exit(void) {
     roofline::collect::framework::moduleExit();
 }
 
-/// A fact about the run for the recording ("torch" -> "2.11.0+cu130"); up to 64 keys, values cut
-/// at 256 characters.
 ROOFLINE_C_API void roofline_framework_fact(const char* key, const char* value) {
     roofline::collect::framework::setFact(key, value);
+}
+
+ROOFLINE_C_API void roofline_compiled_graph(const char* graph, const char* sites) {
+    roofline::collect::framework::setCompiledGraph(graph, sites);
 }

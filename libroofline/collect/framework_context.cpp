@@ -1,8 +1,12 @@
 #include "collect/framework_context.hpp"
 
+#include "core/compiled_sites.hpp"
 #include "core/framework_ops.hpp"
 #include "core/launch.hpp"
+#include "core/log.hpp"
 
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -11,19 +15,38 @@ namespace roofline::collect::framework {
 namespace {
 
 using Kind = core::FrameworkRange::Kind;
+constexpr std::size_t kNoSite = std::numeric_limits<std::size_t>::max();
 
 struct OpFrame {
     std::string name;
     std::int64_t seq = -1;
     Kind kind = Kind::Op;
     std::string shapes;
-    std::string forwardOp, forwardModule; // a backward node: what it differentiates
+    std::string graph;          // a compiled graph's call ("## Call CompiledFxGraph <key> ##"): key
+    std::size_t site = kNoSite; // a call site of that graph: which push of its range, from 0
+    // A backward node: what it differentiates, and the prefix of that forward's module paths.
+    std::string forwardOp, forwardModule, forwardPrefix;
+};
+
+struct ModuleFrame {
+    std::string path;
+    bool top = false;
+};
+
+// An open compiled-graph call: its sites (when known), how many times each site's range was
+// pushed so far, and the site open now.
+struct GraphCall {
+    std::size_t frame = 0; // its index in ThreadState::ops
+    std::shared_ptr<const core::CompiledGraph> table;
+    std::unordered_map<std::string, std::size_t> seen;
+    std::size_t site = kNoSite; // index in ThreadState::ops of the site frame open, if any
 };
 
 struct ThreadState {
     std::vector<OpFrame> ops;
     std::vector<bool> opened; // per open default-domain range: kept here (true) or a scope
-    std::vector<std::string> modules;
+    std::vector<ModuleFrame> modules;
+    std::vector<GraphCall> graphCalls;
 };
 ThreadState& mine() noexcept {
     thread_local ThreadState state;
@@ -31,13 +54,18 @@ ThreadState& mine() noexcept {
 }
 
 struct Forward {
-    std::string op, module, shapes;
+    std::string op, module, prefix, shapes;
+};
+struct NodeNote {
+    std::string op, phase, module, shapes;
 };
 struct Shared {
     std::mutex mutex;
     std::unordered_map<std::int64_t, Forward> bySeq;
     std::int64_t highest = -1;
     std::map<std::string, std::string> facts;
+    std::unordered_map<std::string, std::shared_ptr<const core::CompiledGraph>> graphs;
+    std::unordered_map<std::uint64_t, NodeNote> nodes;
 };
 Shared& shared() noexcept {
     static Shared* s = new Shared(); // never destroyed: threads outlive statics
@@ -46,6 +74,9 @@ Shared& shared() noexcept {
 // Backward runs soon after its forward: older sequence numbers are let go past this many.
 constexpr std::size_t kMaxRemembered = 1u << 18;
 constexpr std::int64_t kKeptBehind = 1 << 17;
+// Compiled graphs and captured nodes of a long run: all forgotten past these (then relearned).
+constexpr std::size_t kMaxGraphs = 4096;
+constexpr std::size_t kMaxNodes = 1u << 20;
 
 bool defaultDomain(const char* domain) noexcept {
     return !domain || !*domain;
@@ -53,7 +84,13 @@ bool defaultDomain(const char* domain) noexcept {
 
 const std::string& currentModule(const ThreadState& t) noexcept {
     static const std::string none;
-    return t.modules.empty() ? none : t.modules.back();
+    return t.modules.empty() ? none : t.modules.back().path;
+}
+
+// What the current module adds in front of the paths of a module compiled inside it.
+const std::string& currentPrefix(const ThreadState& t) noexcept {
+    static const std::string none;
+    return t.modules.empty() || t.modules.back().top ? none : t.modules.back().path;
 }
 
 bool insideBackward(const ThreadState& t) noexcept {
@@ -63,8 +100,7 @@ bool insideBackward(const ThreadState& t) noexcept {
     return false;
 }
 
-void remember(std::int64_t seq, const std::string& op, const std::string& module,
-              const std::string& shapes) {
+void remember(std::int64_t seq, const OpFrame& f, const ThreadState& t) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.bySeq.size() >= kMaxRemembered) {
@@ -73,10 +109,11 @@ void remember(std::int64_t seq, const std::string& op, const std::string& module
         if (s.bySeq.size() >= kMaxRemembered)
             s.bySeq.clear();
     }
-    Forward& f = s.bySeq[seq]; // an inner operator with the same seq made the node: it wins
-    f.op = op;
-    f.module = module;
-    f.shapes = shapes;
+    Forward& fw = s.bySeq[seq]; // an inner operator with the same seq made the node: it wins
+    fw.op = f.name;
+    fw.module = currentModule(t);
+    fw.prefix = currentPrefix(t);
+    fw.shapes = f.shapes;
     s.highest = std::max(s.highest, seq);
 }
 
@@ -90,6 +127,26 @@ bool recall(std::int64_t seq, Forward& out) {
     return true;
 }
 
+std::shared_ptr<const core::CompiledGraph> compiledGraph(const std::string& key) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const auto it = s.graphs.find(key);
+    return it == s.graphs.end() ? nullptr : it->second;
+}
+
+bool recallNode(std::uint64_t node, core::LaunchInfo& info) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const auto it = s.nodes.find(node);
+    if (it == s.nodes.end())
+        return false;
+    info.op = it->second.op;
+    info.phase = it->second.phase;
+    info.module = it->second.module;
+    info.shapes = it->second.shapes;
+    return true;
+}
+
 bool startsWith(const std::string& s, const char* p) noexcept {
     return s.rfind(p, 0) == 0;
 }
@@ -97,6 +154,63 @@ bool startsWith(const std::string& s, const char* p) noexcept {
 bool communication(const std::string& op) noexcept {
     return startsWith(op, "nccl:") || startsWith(op, "c10d::") || startsWith(op, "gloo:") ||
            op == "record_param_comms";
+}
+
+// A frame pushed on `t` (it will be t.ops[t.ops.size()]): under an open graph call, outside any
+// of its sites, a range the graph's sites push is the next of them -- ranges of code between the
+// call and its sites (CUDA graph trees recording them, "CUDAGraphNode.record") are not; a graph
+// call opens one.
+void placeInGraph(ThreadState& t, OpFrame& f) {
+    if (!t.graphCalls.empty()) {
+        GraphCall& call = t.graphCalls.back();
+        if (call.site == kNoSite && call.table && call.table->site(f.name, 0)) {
+            f.site = call.seen[f.name]++;
+            call.site = t.ops.size();
+        }
+    }
+    f.graph = core::compiledGraphKey(f.name);
+    if (!f.graph.empty())
+        t.graphCalls.push_back({t.ops.size(), compiledGraph(f.graph), {}, kNoSite});
+}
+
+// A frame t.ops.back() leaves: the graph call or the site it is.
+void leaveGraph(ThreadState& t) {
+    if (t.graphCalls.empty())
+        return;
+    GraphCall& call = t.graphCalls.back();
+    if (call.frame + 1 == t.ops.size())
+        t.graphCalls.pop_back();
+    else if (call.site + 1 == t.ops.size())
+        call.site = kNoSite;
+}
+
+// A kernel of a compiled graph's call `graph` (t.ops[graph]); `backward`: the innermost backward
+// node open, if any. Its call site names it when the graph's sites are known; otherwise the
+// operator it runs in, or what its name says.
+void describeCompiled(const ThreadState& t, std::size_t graph, const OpFrame* backward,
+                      core::LaunchInfo& info) {
+    const OpFrame* site = nullptr;
+    for (std::size_t i = graph + 1; i < t.ops.size() && !site; ++i)
+        if (t.ops[i].site != kNoSite)
+            site = &t.ops[i];
+    const OpFrame* inner = graph + 1 < t.ops.size() ? &t.ops.back() : nullptr;
+    const auto table = site ? compiledGraph(t.ops[graph].graph) : nullptr;
+    const core::CompiledSite* s = table ? table->site(site->name, site->site) : nullptr;
+    info.phase = backward ? "backward" : "forward";
+    info.module = core::compiledModule(backward ? backward->forwardPrefix : currentPrefix(t),
+                                       s ? s->module : std::string(),
+                                       backward ? backward->forwardModule : currentModule(t));
+    const OpFrame* named = site ? site : inner;
+    if (named && named->name.find("::") != std::string::npos)
+        info.op = named->name; // an operator the graph calls ("aten::addmm"): its own kernels
+    else if (s && !s->ops.empty())
+        info.op = s->ops;
+    else if (std::string fused = core::inductorFusedOps(info.mangledName); !fused.empty())
+        info.op = std::move(fused);
+    else if (named)
+        info.op = named->name;
+    if (named)
+        info.shapes = named->shapes;
 }
 
 } // namespace
@@ -114,27 +228,31 @@ bool pushed(const char* domain, const char* name) noexcept {
         OpFrame f;
         f.kind = r.kind;
         f.seq = r.seq;
+        f.name = std::move(r.name);
         if (r.kind == Kind::Backward) {
             Forward fw;
             if (r.seq >= 0 && recall(r.seq, fw)) {
                 f.forwardOp = std::move(fw.op);
                 f.forwardModule = std::move(fw.module);
+                f.forwardPrefix = std::move(fw.prefix);
                 f.shapes = std::move(fw.shapes);
                 // The engine's range around this node (no seq of its own) differentiates the
                 // same operator: its kernels after the node (gradient accumulation) say so.
                 if (!t.ops.empty() && t.ops.back().kind == Kind::Backward && t.ops.back().seq < 0 &&
-                    t.ops.back().forwardOp.empty() && t.ops.back().name == r.name) {
-                    t.ops.back().forwardOp = f.forwardOp;
-                    t.ops.back().forwardModule = f.forwardModule;
-                    t.ops.back().shapes = f.shapes;
+                    t.ops.back().forwardOp.empty() && t.ops.back().name == f.name) {
+                    OpFrame& engine = t.ops.back();
+                    engine.forwardOp = f.forwardOp;
+                    engine.forwardModule = f.forwardModule;
+                    engine.forwardPrefix = f.forwardPrefix;
+                    engine.shapes = f.shapes;
                 }
             }
-        } else if (r.seq >= 0 && !insideBackward(t)) {
-            remember(r.seq, r.name, currentModule(t), r.sizes);
-        }
-        if (r.kind != Kind::Backward)
+        } else {
             f.shapes = std::move(r.sizes);
-        f.name = std::move(r.name);
+            if (r.seq >= 0 && !insideBackward(t))
+                remember(r.seq, f, t);
+        }
+        placeInGraph(t, f);
         t.ops.push_back(std::move(f));
         t.opened.push_back(true);
         return true;
@@ -152,14 +270,16 @@ bool popped(const char* domain) noexcept {
         return false;
     const bool op = t.opened.back();
     t.opened.pop_back();
-    if (op && !t.ops.empty())
+    if (op && !t.ops.empty()) {
+        leaveGraph(t);
         t.ops.pop_back();
+    }
     return op;
 }
 
-void moduleEnter(const char* path) noexcept {
+void moduleEnter(const char* path, bool top) noexcept {
     try {
-        mine().modules.emplace_back(path ? path : "");
+        mine().modules.push_back({path ? path : "", top});
     } catch (...) {
     }
 }
@@ -170,17 +290,23 @@ void moduleExit() noexcept {
         t.modules.pop_back();
 }
 
-void describe(core::LaunchInfo& info) {
+void describe(core::LaunchInfo& info, std::uint64_t graphNode) {
+    if (graphNode != 0 && recallNode(graphNode, info))
+        return;
     const ThreadState& t = mine();
     const OpFrame* backward = nullptr;
     const OpFrame* optimizer = nullptr;
     const OpFrame* innermost = nullptr;
     const OpFrame* withSeq = nullptr; // the innermost operator autograd numbered
+    std::size_t graph = kNoSite;      // the innermost compiled graph's call
     // A collective's range may end on another thread, or never (c10d's allgather in DDP's set-up,
     // PyTorch 2.11): it names communication kernels only, never the compute kernels after it.
     const bool commKernel =
         !t.ops.empty() && core::communicationLibrary(info.mangledName.c_str()) != nullptr;
-    for (const OpFrame& f : t.ops) {
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+        const OpFrame& f = t.ops[i];
+        if (!f.graph.empty())
+            graph = i;
         if (f.kind == Kind::Backward) {
             backward = &f;
             continue;
@@ -196,6 +322,10 @@ void describe(core::LaunchInfo& info) {
     if (innermost && communication(innermost->name)) {
         info.op = innermost->name;
         info.phase = "communication";
+        return;
+    }
+    if (graph != kNoSite) {
+        describeCompiled(t, graph, backward, info);
         return;
     }
     if (backward) {
@@ -220,6 +350,45 @@ void describe(core::LaunchInfo& info) {
         return;
     }
     info.op = core::inductorFusedOps(info.mangledName);
+}
+
+void captured(std::uint64_t node, const char* mangledName) noexcept {
+    if (node == 0)
+        return;
+    try {
+        core::LaunchInfo here;
+        here.mangledName = mangledName ? mangledName : "";
+        describe(here);
+        Shared& s = shared();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.nodes.size() >= kMaxNodes)
+            s.nodes.clear();
+        s.nodes[node] = {std::move(here.op), std::move(here.phase), std::move(here.module),
+                         std::move(here.shapes)};
+    } catch (...) {
+        // out of memory: that node's kernel is named by what is current when it runs
+    }
+}
+
+void setCompiledGraph(const char* key, const char* sites) noexcept {
+    if (!key || !*key || !sites)
+        return;
+    try {
+        auto graph = std::make_shared<const core::CompiledGraph>(core::CompiledGraph::parse(sites));
+        Shared& s = shared();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.graphs.size() >= kMaxGraphs && !s.graphs.count(key))
+            s.graphs.clear();
+        s.graphs[key] = std::move(graph);
+    } catch (const std::exception& e) {
+        static std::once_flag once;
+        std::call_once(once, [&] {
+            core::log().warn("libroofline: a compiled graph's sites were not read ({}): its "
+                             "kernels are named by their operators only",
+                             e.what());
+        });
+    } catch (...) {
+    }
 }
 
 void setFact(const char* key, const char* value) noexcept {
@@ -250,16 +419,31 @@ std::size_t openOperators() noexcept {
     return mine().ops.size();
 }
 
+std::size_t compiledGraphs() noexcept {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return s.graphs.size();
+}
+
+std::size_t capturedNodes() noexcept {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return s.nodes.size();
+}
+
 void reset() noexcept {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.bySeq.clear();
     s.highest = -1;
     s.facts.clear();
+    s.graphs.clear();
+    s.nodes.clear();
     ThreadState& t = mine();
     t.ops.clear();
     t.opened.clear();
     t.modules.clear();
+    t.graphCalls.clear();
 }
 
 } // namespace roofline::collect::framework

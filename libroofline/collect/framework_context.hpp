@@ -4,8 +4,11 @@
 // NVTX (core/framework_ops.hpp) are kept here, per thread, off the scope stacks: they are not
 // scopes of the program, and their per-call numbers would make every iteration look new. Module
 // paths come from libroofline's PyTorch hook (python/roofline_torch, through the C entry points
-// of collect/framework_api.cpp). A backward node is linked to the forward operator that created
-// it, and that operator's module, by autograd's sequence number. Pure: no CUDA.
+// of include/roofline/framework.h). A backward node is linked to the forward operator that
+// created it, and that operator's module, by autograd's sequence number. Kernels of a compiled
+// graph (torch.compile) are named by the graph's call sites (core/compiled_sites.hpp), and a
+// kernel a CUDA graph replays by what was current where it was captured. Pure: no CUDA.
+// Design: docs/design/0019-framework-operators.md, docs/design/0020-compiled-pytorch.md.
 #include "core/roofline_model.hpp"
 
 #include <cstdint>
@@ -21,25 +24,36 @@ bool pushed(const char* domain, const char* name) noexcept;
 /// A range of `domain` popped on this thread: true when it closes an operator range kept here.
 bool popped(const char* domain) noexcept;
 
-/// The framework's module `path` begins (ends) its forward on this thread.
-void moduleEnter(const char* path) noexcept;
+/// The framework's module `path` begins (ends) its forward on this thread; `top`: a top-level
+/// module, named by its class, whose name is no prefix of its submodules' paths.
+void moduleEnter(const char* path, bool top) noexcept;
 void moduleExit() noexcept;
 
-/// The calling thread's operator and module, for a launch it makes: `op`, `phase` and `module`
-/// of `info` (left empty when unknown). Kernels of torch.compile (Inductor) outside any operator
-/// are named by the operators they fused.
-void describe(core::LaunchInfo& info);
+/// The operator and module of a launch made now on this thread: `op`, `phase`, `module` and
+/// `shapes` of `info` (left empty when unknown). `graphNode`: the kernel node of a CUDA graph the
+/// launch replays (0: none); what was current where that node was captured, when known.
+void describe(core::LaunchInfo& info, std::uint64_t graphNode = 0);
+
+/// A kernel launch into a stream being captured made CUDA graph node `node` on this thread: what
+/// is current now names the kernel whenever that node runs.
+void captured(std::uint64_t node, const char* mangledName) noexcept;
+
+/// The call sites of compiled graph `key` ("<range>\t<module>\t<ops>" lines,
+/// core::CompiledGraph::parse); malformed text is logged once and ignored.
+void setCompiledGraph(const char* key, const char* sites) noexcept;
 
 /// Facts the framework hook reports about the run ("torch" -> "2.11.0+cu130", "tf32.matmul" ->
 /// "off"), kept for the recording.
 void setFact(const char* key, const char* value) noexcept;
 std::map<std::string, std::string> facts();
 
-/// Forward operators remembered by sequence number (bounded), and operator ranges open on this
-/// thread: for tests.
+/// Forward operators remembered by sequence number (bounded), operator ranges open on this
+/// thread, compiled graphs and captured graph nodes known: for tests.
 std::size_t rememberedForward() noexcept;
 std::size_t openOperators() noexcept;
-/// Forgets every remembered forward operator and fact (tests).
+std::size_t compiledGraphs() noexcept;
+std::size_t capturedNodes() noexcept;
+/// Forgets every remembered forward operator, fact, compiled graph and captured node (tests).
 void reset() noexcept;
 
 } // namespace roofline::collect::framework

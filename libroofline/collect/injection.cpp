@@ -72,6 +72,7 @@ void onFirstLaunch(const cupti::LaunchEvent& event, void*) noexcept {
     // lock this thread holds.
     thread_local bool tStarting = false;
     if (event.exit || event.kind == cupti::LaunchEvent::Kind::ModuleLoaded ||
+        event.kind == cupti::LaunchEvent::Kind::Captured ||
         gDecided.load(std::memory_order_acquire) || tStarting)
         return;
     std::lock_guard<std::mutex> lock(gStartMutex); // launches of other threads wait for it

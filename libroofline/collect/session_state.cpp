@@ -2,6 +2,7 @@
 // on a device slot with the scopes open on their thread, the wiring of a session once its devices
 // are set up, idling once the profile is complete, and the teardown. No CUDA call of its own: a
 // session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
+#include "collect/framework_context.hpp"
 #include "collect/session_impl.hpp"
 
 #include "core/log.hpp"
@@ -69,6 +70,10 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     }
     if (!ready.load(std::memory_order_acquire) || idle.load(std::memory_order_acquire))
         return; // the session is still being set up, or the profile is complete
+    if (event.kind == cupti::LaunchEvent::Kind::Captured) {
+        framework::captured(event.launch.graphNode, event.launch.mangledName);
+        return;
+    }
     if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
         if (CuptiBackend::insideCall())
             return;
@@ -129,6 +134,7 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                 l.dynamicSharedBytes = k.sharedMemBytes;
                 l.staticSharedBytes = k.staticSharedBytes;
                 l.registers = k.registers;
+                l.graphNode = k.node;
                 collector->onLaunch(l, stack);
             }
         }

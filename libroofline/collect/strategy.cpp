@@ -53,7 +53,7 @@ core::LaunchInfo Shared::launchInfo(const Launch& l, const Stack& stack) const {
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
-    framework::describe(info);
+    framework::describe(info, l.graphNode);
     return info;
 }
 

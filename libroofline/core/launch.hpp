@@ -30,6 +30,9 @@ struct Launch {
     int device = 0;       ///< CUDA device ordinal
     std::uint64_t threadId = 0;
     bool inGraph = false; ///< a kernel node of a CUDA graph launch (its scope: the launch's)
+    /// A kernel node of a CUDA graph: CUPTI's id of the node in the application's graph (the
+    /// graph launch's node, or the one a replayed node launch stands for); 0: not a graph's.
+    std::uint64_t graphNode = 0;
 
     std::uint32_t sharedMemBytes() const noexcept { return dynamicSharedBytes + staticSharedBytes; }
     LaunchKey identity() const { return {mangledName, grid, block}; }

@@ -228,6 +228,8 @@ Options Options::fromEnvironment(Options o) {
         o.launchGraphNodes = parseBool("ROOFLINE_GRAPH_NODES", v);
     if (const char* v = std::getenv("ROOFLINE_SHARE_RANKS"))
         o.shareAcrossRanks = parseBool("ROOFLINE_SHARE_RANKS", v);
+    if (const char* v = std::getenv("ROOFLINE_TORCH_HOOK"))
+        o.torchHook = parseBool("ROOFLINE_TORCH_HOOK", v);
     return o;
 }
 

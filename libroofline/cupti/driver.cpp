@@ -57,6 +57,8 @@ const DriverApi* load() noexcept {
     resolve(lib, "cuKernelGetName", api.kernelGetName);
     resolve(lib, "cuKernelGetFunction", api.kernelGetFunction);
     resolve(lib, "cuStreamIsCapturing", api.streamIsCapturing);
+    resolve(lib, "cuStreamGetCaptureInfo_v3", api.streamGetCaptureInfo);
+    resolve(lib, "cuGraphNodeFindInClone", api.graphNodeFindInClone);
     const bool replay =
         resolve(lib, "cuGraphClone", api.graphClone) &&
         resolve(lib, "cuGraphDestroy", api.graphDestroy) &&

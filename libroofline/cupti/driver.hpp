@@ -37,6 +37,11 @@ struct DriverApi {
     decltype(&::cuKernelGetFunction) kernelGetFunction;
     /// Launches into a capturing stream only record graph nodes: they run at cuGraphLaunch.
     decltype(&::cuStreamIsCapturing) streamIsCapturing;
+    /// The node a launch into a capturing stream just added (the capture's one dependency);
+    /// optional: graph kernels are then named by what is current when they run.
+    decltype(&::cuStreamGetCaptureInfo) streamGetCaptureInfo; // _v3 (with edge data)
+    /// A clone's node for a node of its graph (graph_replay.cpp); optional, as above.
+    decltype(&::cuGraphNodeFindInClone) graphNodeFindInClone;
     // Graph launches replaced by their nodes (cupti/graph_replay.cpp); optional: null when the
     // driver lacks one of them, and graph launches then run as they are.
     decltype(&::cuGraphClone) graphClone;

@@ -2,6 +2,8 @@
 
 #include "cupti/driver.hpp"
 
+#include <cupti.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -21,6 +23,7 @@ struct Step {
     CUDA_MEMCPY3D copy{};
     CUDA_HOST_NODE_PARAMS host{};
     CUevent event = nullptr;
+    std::uint64_t origin = 0; // graphNodeId() of the application's node it stands for (0: unknown)
 };
 
 struct Plan {
@@ -48,6 +51,8 @@ std::atomic<bool> gReplace{false};
 // This thread is inside rememberGraph(): the empty graph it instantiates comes back through the
 // instantiation callback, which must not list (and instantiate for) it again.
 thread_local bool tRemembering = false;
+// The node of the application's graph whose kernel this thread is launching in its place.
+thread_local std::uint64_t tReplayed = 0;
 
 const char* typeName(CUgraphNodeType type) {
     switch (type) {
@@ -78,8 +83,7 @@ void readAttributes(const DriverApi* d, CUgraphNode node, Step& s) {
         s.attributes[s.attributeCount++].value = v;
     }
     v = {};
-    if (d->graphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) ==
-            CUDA_SUCCESS &&
+    if (d->graphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) == CUDA_SUCCESS &&
         v.cooperative) {
         s.attributes[s.attributeCount].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
         s.attributes[s.attributeCount++].value = v;
@@ -92,8 +96,10 @@ void readAttributes(const DriverApi* d, CUgraphNode node, Step& s) {
     }
 }
 
-// The nodes of `graph` in an order that respects its edges, child graphs expanded.
-void listNodes(const DriverApi* d, CUgraph graph, Plan& plan, int depth) {
+// The nodes of `graph` in an order that respects its edges, child graphs expanded; `origins`
+// (top level only) gives the application's node each of the clone's stands for.
+void listNodes(const DriverApi* d, CUgraph graph, Plan& plan, int depth,
+               const std::unordered_map<CUgraphNode, CUgraphNode>* origins = nullptr) {
     if (depth > 16) {
         plan.unsupported = "child graphs nested more than 16 deep";
         return;
@@ -133,6 +139,9 @@ void listNodes(const DriverApi* d, CUgraph graph, Plan& plan, int depth) {
             r = d->graphKernelNodeGetParams(nodes[i], &s.kernel);
             if (r == CUDA_SUCCESS)
                 readAttributes(d, nodes[i], s);
+            if (origins)
+                if (const auto it = origins->find(nodes[i]); it != origins->end())
+                    s.origin = graphNodeId(it->second);
             break;
         case CU_GRAPH_NODE_TYPE_MEMSET:
             r = d->graphMemsetNodeGetParams(nodes[i], &s.memset);
@@ -190,8 +199,8 @@ CUresult issue(const DriverApi* d, const Step& s, CUstream stream) {
             return d->memsetD2D8Async(p.dst, pitch, static_cast<unsigned char>(p.value), p.width,
                                       height, stream);
         if (p.elementSize == 2)
-            return d->memsetD2D16Async(p.dst, pitch, static_cast<unsigned short>(p.value),
-                                       p.width, height, stream);
+            return d->memsetD2D16Async(p.dst, pitch, static_cast<unsigned short>(p.value), p.width,
+                                       height, stream);
         return d->memsetD2D32Async(p.dst, pitch, p.value, p.width, height, stream);
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY:
@@ -207,7 +216,35 @@ CUresult issue(const DriverApi* d, const Step& s, CUstream stream) {
     }
 }
 
+// The clone's nodes -> the nodes of `graph` they were cloned from (null when the driver cannot
+// say): a replayed kernel is named by what was current where its node was captured.
+std::unique_ptr<std::unordered_map<CUgraphNode, CUgraphNode>>
+originsOf(const DriverApi* d, CUgraph graph, CUgraph clone) {
+    std::size_t count = 0;
+    if (!d->graphNodeFindInClone || d->graphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS)
+        return nullptr;
+    std::vector<CUgraphNode> nodes(count);
+    if (count && d->graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS)
+        return nullptr;
+    auto origins = std::make_unique<std::unordered_map<CUgraphNode, CUgraphNode>>();
+    for (std::size_t i = 0; i < count && i < nodes.size(); ++i) {
+        CUgraphNode cloned = nullptr;
+        if (d->graphNodeFindInClone(&cloned, nodes[i], clone) == CUDA_SUCCESS && cloned)
+            (*origins)[cloned] = nodes[i];
+    }
+    return origins;
+}
+
 } // namespace
+
+std::uint64_t replayedNode() noexcept {
+    return tReplayed;
+}
+
+std::uint64_t graphNodeId(CUgraphNode node) noexcept {
+    std::uint64_t id = 0;
+    return node && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS ? id : 0;
+}
 
 GraphRead nodesInOrder(const DriverApi& d, CUgraph graph, std::vector<CUgraphNode>& ordered) {
     ordered.clear();
@@ -281,7 +318,7 @@ void rememberGraph(CUgraphExec exec, CUgraph graph) noexcept {
             plan->clone = nullptr;
             plan->unsupported = "a graph that could not be cloned";
         } else {
-            listNodes(d, plan->clone, *plan, 0);
+            listNodes(d, plan->clone, *plan, 0, originsOf(d, graph, plan->clone).get());
             CUgraph empty = nullptr;
             if (plan->unsupported.empty() && d->graphCreate(&empty, 0) == CUDA_SUCCESS) {
                 if (d->graphInstantiate(&plan->empty, empty, 0) != CUDA_SUCCESS)
@@ -332,12 +369,16 @@ bool launchGraphNodes(CUgraphExec* exec, CUstream stream, std::string& why) noex
         why = "the graph has " + plan->unsupported;
         return false;
     }
-    for (const Step& s : plan->steps)
-        if (issue(d, s, stream) != CUDA_SUCCESS) {
+    for (const Step& s : plan->steps) {
+        tReplayed = s.origin;
+        const CUresult issued = issue(d, s, stream);
+        tReplayed = 0;
+        if (issued != CUDA_SUCCESS) {
             // Nodes before this one ran: the rest must run too, as the graph would have them.
             why = "a node could not be issued: the graph ran as it is after the nodes before it";
             return false;
         }
+    }
     *exec = plan->empty;
     return true;
 }

@@ -12,6 +12,7 @@
 // graph is then launched as it is.
 #include <cuda.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,11 @@ void forgetGraph(CUgraphExec exec) noexcept;
 /// untouched) when the graph is unknown or has a node the host cannot issue; `why` then says
 /// which. Called on the launching thread, inside the driver's callback.
 bool launchGraphNodes(CUgraphExec* exec, CUstream stream, std::string& why) noexcept;
+/// Inside launchGraphNodes(), while it launches a kernel node on this thread: the node of the
+/// application's graph that kernel stands for (its graphNodeId()); 0 otherwise.
+std::uint64_t replayedNode() noexcept;
+/// CUPTI's id of `node`, unique in the process (never reused, unlike node handles); 0 when
+/// CUPTI cannot say.
+std::uint64_t graphNodeId(CUgraphNode node) noexcept;
 
 } // namespace roofline::cupti

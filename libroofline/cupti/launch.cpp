@@ -130,6 +130,7 @@ void appendKernels(CUgraph graph, std::vector<GraphKernel>& out, int depth = 0) 
         else if (p.kern && d->kernelGetName)
             d->kernelGetName(&name, p.kern);
         k.mangledName = name ? name : "<unknown kernel>";
+        k.node = graphNodeId(node);
         k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
         k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
         k.sharedMemBytes = p.sharedMemBytes;
@@ -196,21 +197,51 @@ void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
     graphs().byExec[exec] = std::move(kernels);
 }
 
+// The stream a launch names, the per-thread default stream for 0 in a _ptsz call.
+CUstream streamOf(std::uint64_t stream, unsigned cbid) noexcept {
+    CUstream s = reinterpret_cast<CUstream>(stream);
+    const bool perThread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+    return !s && perThread ? CU_STREAM_PER_THREAD : s;
+}
+
 // Whether a launch goes into a stream being captured: it then adds a node to a graph and runs
 // nothing now (its kernel runs, and is recorded, when the graph is launched).
 bool capturing(std::uint64_t stream, unsigned cbid) noexcept {
     const DriverApi* d = driver();
     if (!d || !d->streamIsCapturing)
         return false;
-    CUstream s = reinterpret_cast<CUstream>(stream);
-    const bool perThread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-                           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
-    if (!s && perThread)
-        s = CU_STREAM_PER_THREAD;
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return d->streamIsCapturing(s, &status) == CUDA_SUCCESS &&
+    return d->streamIsCapturing(streamOf(stream, cbid), &status) == CUDA_SUCCESS &&
            status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+}
+
+// A launch into a capturing stream, between its entry and exit callbacks: the kernel it adds.
+struct Capture {
+    bool open = false;
+    CUstream stream = nullptr;
+    std::string name;
+};
+thread_local Capture tCapture;
+
+// The node the capture's last launch added (its graphNodeId()): after a kernel launch the
+// stream's capture depends on that node alone. 0 when the driver or CUPTI cannot say.
+std::uint64_t capturedNode(CUstream stream) noexcept {
+    const DriverApi* d = driver();
+    if (!d || !d->streamGetCaptureInfo)
+        return 0;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph graph = nullptr;
+    const CUgraphNode* dependencies = nullptr;
+    const CUgraphEdgeData* edges = nullptr;
+    std::size_t count = 0;
+    if (d->streamGetCaptureInfo(stream, &status, &id, &graph, &dependencies, &edges, &count) !=
+            CUDA_SUCCESS ||
+        status != CU_STREAM_CAPTURE_STATUS_ACTIVE || count != 1 || !dependencies)
+        return 0;
+    return graphNodeId(dependencies[0]);
 }
 
 template <typename P> void fromClassic(const P* p, LaunchEvent& e) {
@@ -408,6 +439,19 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
             tGraphReplaced = false;
             return;
         }
+        if (tCapture.open && !graphLaunch) { // its node is in the graph now
+            tCapture.open = false;
+            const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
+            if (!result || *result == CUDA_SUCCESS) {
+                LaunchEvent c;
+                c.kind = LaunchEvent::Kind::Captured;
+                c.context = info->context;
+                c.launch.mangledName = tCapture.name.c_str();
+                c.launch.graphNode = capturedNode(tCapture.stream);
+                if (c.launch.graphNode != 0)
+                    self->sink_(c, self->user_);
+            }
+        }
         if (graphLaunch)
             e.kind = LaunchEvent::Kind::Graph;
         e.exit = true;
@@ -492,12 +536,22 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     default:
         return;
     }
-    if (capturing(e.launch.stream, cbid))
+    if (capturing(e.launch.stream, cbid)) {
+        tCapture.open = true;
+        tCapture.stream = streamOf(e.launch.stream, cbid);
+        const char* name = info->symbolName ? info->symbolName : functionName(f);
+        try {
+            tCapture.name = name ? name : "<unknown kernel>";
+        } catch (...) { // out of memory: the node goes unnamed
+            tCapture.open = false;
+        }
         return;
+    }
     loadBeforeLaunch(f, e);
     e.launch.mangledName = info->symbolName ? info->symbolName : functionName(f);
     if (!e.launch.mangledName)
         e.launch.mangledName = "<unknown kernel>";
+    e.launch.graphNode = replayedNode(); // a node of a replaced graph launch, or 0
     traceCodeLoad("launch %s", e.launch.mangledName);
     self->sink_(e, self->user_);
 }

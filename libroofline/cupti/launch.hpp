@@ -33,13 +33,16 @@ struct GraphKernel {
     std::uint32_t sharedMemBytes = 0;
     int registers = -1; ///< per thread; -1: unknown
     std::uint32_t staticSharedBytes = 0;
+    std::uint64_t node = 0; ///< its node's graphNodeId() (cupti/graph_replay.hpp); 0: unknown
 };
 
 struct LaunchEvent {
     /// GraphAhead: a graph launch about to be issued while its launch is not replaced by its
     /// nodes (graph_replay.hpp), so that a sink starting a session on the process's first launch
     /// can turn replacement on for this very launch; a Graph event follows. Other sinks ignore it.
-    enum class Kind { Kernel, Graph, ModuleLoaded, GraphAhead };
+    /// Captured: a kernel launch into a stream being captured added graph node
+    /// `launch.graphNode` (its kernel `launch.mangledName`); the kernel runs when the graph does.
+    enum class Kind { Kernel, Graph, ModuleLoaded, GraphAhead, Captured };
     Kind kind = Kind::Kernel;
     /// Kind::Kernel: the launch as the callback read it (its name valid during the sink call;
     /// nullptr when unknown); Kind::Graph: its stream and API call. The session places it.

@@ -1,219 +1,397 @@
-"""Operators and modules of a PyTorch program for libroofline, with no change to the program.
+"""Operators and modules of a PyTorch program for libroofline, without changing the program.
 
-Armed by libroofline's sitecustomize under `roofline run`, this waits for `import torch`, then,
-while libroofline collects counters:
+Armed by libroofline's sitecustomize under `roofline run`, this waits for `import torch`. It
+observes and never alters: nothing of PyTorch is replaced or wrapped, no module or optimizer
+hook is registered (Dynamo would trace one into every compiled graph), and whatever fails here
+turns attribution off with one message -- it never raises into the program.
 
-* turns on PyTorch's per-operator NVTX ranges (what torch.autograd.profiler.emit_nvtx does, with
-  argument shapes; CUDA is not initialized for it): libroofline reads each kernel's operator from
-  them, and links backward kernels to the forward operator they differentiate by autograd's
-  sequence numbers;
-* tells libroofline, through its C entry points, which module (path from the top module, as
-  named_modules() names it: "encoder.layers.3.linear1") each forward runs in;
-* reports facts about the run that explain tensor-core use: the PyTorch version, TF32 settings,
+* Python's own monitoring (sys.monitoring, Python 3.12+) reports each nn.Module call and each
+  optimizer step: the module path of what runs ("encoder.layers.3.linear1", from the top
+  module's named_modules()) goes to libroofline, and each call is a moment to look at the
+  profile's state. Compiled code calls no module: inside it nothing is reported, nothing is paid.
+* While libroofline collects counters -- from the first module call after its session started,
+  to the first after the profile completed, or the program's exit -- PyTorch's per-operator NVTX
+  ranges are on (torch.autograd.profiler.emit_nvtx(record_shapes=True)), on the thread that
+  runs the model: libroofline reads each kernel's operator from them, and links backward kernels
+  to the forward operator they differentiate by autograd's sequence numbers. A process that never
+  collects (a DataLoader worker, torchrun's launcher, a compile worker) never turns them on, and
+  never loads libroofline through this hook. A process forked while they are on turns them off.
+  A profiler the program starts itself comes first: the ranges step aside for good.
+* torch.compile: at the end of each compilation, the graphs Dynamo and Inductor made are read
+  (roofline_compiled) and each compiled graph's call sites -- the operators each kernel fused,
+  the module it came from -- go to libroofline, also when Inductor's cache was warm.
+* Facts that explain tensor-core use go into the recording: the PyTorch version, TF32 settings,
   autocast.
 
-Once libroofline's profile is complete (it went idle) the hooks remove themselves and the NVTX
-ranges are turned off again, so the steady state runs as it would unprofiled. A program that turns
-on a PyTorch profiler itself gets it: the hook's own NVTX ranges step aside first.
+libroofline's C entry points are bound from include/roofline/framework.h (roofline_framework).
 """
-import ctypes
+import atexit
 import importlib.abc
 import importlib.util
 import os
 import sys
 import threading
+import time
 import weakref
 
-_NOT_STARTED, _COLLECTING, _COMPLETE, _STOPPED = 0, 1, 2, 3
+import roofline_compiled
+import roofline_framework
+
+_TOOL_IDS = (3, 4)  # sys.monitoring ids no tool claims by convention (0-2 and 5 are taken)
+_LOAD_CHECK_S = 0.1  # how often a process without libroofline looks again
+
+
+def _say(text):
+    sys.stderr.write(f"[roofline] {text}\n")
 
 
 class _Hook:
-    def __init__(self, lib, torch):
-        self.lib = lib
+    def __init__(self, torch):
         self.torch = torch
-        self.paths = weakref.WeakKeyDictionary()
+        self.lib = None
+        self.next_load_check = 0.0
+        self.tool = None
+        self.codes = {}  # code object -> what its start means: "module", "step", "profiler"
+        self.paths = {}  # id(module) -> (path, top), for the modules named so far
         self.local = threading.local()
-        self.handles = []
-        self.nvtx_thread = None  # the thread whose NVTX operator ranges are on (thread-local)
-        self.removed = False
+        self.nvtx = None  # the emit_nvtx context while our ranges are on
+        self.nvtx_thread = None
+        self.aside = False  # a profiler of the program's came: our ranges stay off
         self.facts_sent = False
+        self.finished = False
+        self.finder = None
+        self.compiled_callback = None
+        self.in_compiled = False  # inside Dynamo's end-of-compile callback
+        self.compiles_pending = False  # a compilation ended before the profile collected
+        self.entering = False  # our own emit_nvtx is being entered (its start is not the program's)
+
+    # ---- installation -------------------------------------------------------------------------
+    def install(self):
+        mon = sys.monitoring
+        for tool in _TOOL_IDS:
+            if mon.get_tool(tool) is None:
+                mon.use_tool_id(tool, "libroofline")
+                self.tool = tool
+                break
+        if self.tool is None:
+            raise RuntimeError("sys.monitoring has no free tool id (3 and 4 are taken)")
+        torch = self.torch
+        self.codes[torch.nn.Module._call_impl.__code__] = "module"
+        step = getattr(torch.optim.Optimizer, "profile_hook_step", None)
+        if step is not None:  # every optimizer's step() runs this wrapper's code
+            self.codes[step(lambda *a, **k: None).__code__] = "step"
+        profiler = torch.autograd.profiler
+        for owner, name in ((profiler.profile, "_prepare_trace"), (profiler.emit_nvtx, "__enter__"),
+                            (getattr(profiler, "emit_itt", None), "__enter__")):
+            f = getattr(owner, name, None)
+            if f is not None and hasattr(f, "__code__"):
+                self.codes[f.__code__] = "profiler"
+        self.module_code = torch.nn.Module._call_impl.__code__
+        E = mon.events
+        mon.register_callback(self.tool, E.PY_START, self.on_start)
+        mon.register_callback(self.tool, E.PY_RETURN, self.on_return)
+        mon.register_callback(self.tool, E.PY_UNWIND, self.on_unwind)
+        for code, kind in self.codes.items():
+            mon.set_local_events(self.tool, code,
+                                 E.PY_START | E.PY_RETURN if kind == "module" else E.PY_START)
+        mon.set_events(self.tool, E.PY_UNWIND)  # a module call left by an exception
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self.forked)
+        atexit.register(self.at_exit)
+        self.watch_compiles()
+
+    def uninstall(self):
+        """Everything of ours off; ranges off on this thread if they are ours."""
+        if self.finished:
+            return
+        self.finished = True
+        self.nvtx_off()
+        if self.tool is not None:
+            mon = sys.monitoring
+            try:
+                for code in self.codes:
+                    mon.set_local_events(self.tool, code, 0)
+                mon.set_events(self.tool, 0)
+                for event in (mon.events.PY_START, mon.events.PY_RETURN, mon.events.PY_UNWIND):
+                    mon.register_callback(self.tool, event, None)
+                mon.free_tool_id(self.tool)
+            except Exception:
+                pass  # the callbacks see `finished` and do nothing
+        local = self.calls()
+        if self.lib is not None:
+            for followed in local.followed:
+                if followed:
+                    self.lib.roofline_module_exit()
+        local.followed, local.parents = [], []
+        self.finder = None
+        if self.compiled_callback is not None and not self.in_compiled:
+            handler, callback = self.compiled_callback
+            self.compiled_callback = None
+            try:
+                handler.remove_end_callback(callback)
+            except Exception:
+                pass
+
+    def fail(self, error):
+        if not self.finished:
+            _say(f"PyTorch operators and modules are no longer named: {type(error).__name__}: "
+                 f"{error}")
+            try:
+                self.uninstall()
+            except Exception:
+                self.finished = True
+
+    # ---- libroofline --------------------------------------------------------------------------
+    def state(self):
+        """libroofline's profile state; NOT_STARTED while it is not loaded in this process."""
+        if self.lib is None:
+            now = time.monotonic()
+            if now < self.next_load_check:
+                return 0
+            self.next_load_check = now + _LOAD_CHECK_S
+            self.lib = roofline_framework.loaded_library()
+            if self.lib is None:
+                return 0
+            if not self.lib.roofline_torch_hook_enabled():
+                self.uninstall()  # ROOFLINE_TORCH_HOOK=0
+                return self.lib.PROFILE_STOPPED
+        return self.lib.roofline_profile_state()
+
+    def tick(self):
+        """At a module call or an optimizer step: follow the profile's state. False once done."""
+        state = self.state()
+        if state == 0:  # PROFILE_NOT_STARTED
+            return False
+        if state == self.lib.PROFILE_COLLECTING:
+            if not self.facts_sent:
+                self.facts_sent = True
+                self.send_facts()  # the program has set TF32 and autocast by now
+            if self.compiles_pending:
+                self.compiles_pending = False
+                self.report_compiled()  # graphs compiled before the session collected
+            # On a thread of the program's, not the autograd engine's (a checkpointed layer runs
+            # its forward again there): the engine's threads inherit the ranges from the caller.
+            if (self.nvtx is None and not self.aside and
+                    not isinstance(threading.current_thread(), threading._DummyThread)):
+                self.nvtx_on()
+            return True
+        # Complete or stopped: nothing left to name. The ranges go off on their own thread.
+        if self.nvtx is None or self.nvtx_thread == threading.get_ident():
+            self.uninstall()
+        return False
 
     # ---- NVTX operator ranges ---------------------------------------------------------------
     def nvtx_on(self):
-        from torch.autograd import ProfilerConfig, ProfilerState, _enable_profiler
-        from torch._C._profiler import _ExperimentalConfig
-
         prof = self.torch.autograd.profiler
-        if getattr(prof, "_run_on_profiler_start", None):
-            prof._run_on_profiler_start()
-        config = ProfilerConfig(ProfilerState.NVTX, True, False, False, False, False,
-                                _ExperimentalConfig())
-        self.original_enable(config, set())
-        self.nvtx_thread = threading.get_ident()
+        if getattr(self.torch.autograd, "_profiler_enabled", lambda: False)():
+            self.aside = True  # the program's own profiler is on: it keeps it
+            return
+        ctx = prof.emit_nvtx(record_shapes=True)
+        self.entering = True
+        try:
+            ctx.__enter__()
+        except RuntimeError:
+            self.aside = True  # a profiler of the program's holds this thread
+            return
+        finally:
+            self.entering = False
+        self.nvtx, self.nvtx_thread = ctx, threading.get_ident()
 
     def nvtx_off(self):
-        if self.nvtx_thread is None or self.nvtx_thread != threading.get_ident():
-            return self.nvtx_thread is None
-        self.nvtx_thread = None
+        if self.nvtx is None or self.nvtx_thread != threading.get_ident():
+            return
+        ctx, self.nvtx, self.nvtx_thread = self.nvtx, None, None
+        ctx.__exit__(None, None, None)
+
+    # ---- monitoring callbacks (never raise) -------------------------------------------------
+    def on_start(self, code, offset):
+        if self.finished:
+            return sys.monitoring.DISABLE
         try:
-            self.torch.autograd._disable_profiler()
-        except Exception:
-            pass
-        prof = self.torch.autograd.profiler
-        if getattr(prof, "_run_on_profiler_stop", None):
-            prof._run_on_profiler_stop()
-        return True
+            kind = self.codes.get(code)
+            if kind == "module":
+                self.module_started(sys._getframe(1))
+            elif kind == "step":
+                self.tick()
+            elif kind == "profiler" and not self.entering:
+                self.aside = True  # the program's own profiler starts: ours steps aside for good
+                self.nvtx_off()
+        except Exception as e:
+            self.fail(e)
+        return None
 
-    def guard_profilers(self):
-        """The program's own profilers come first: ours steps aside when one starts."""
-        prof = self.torch.autograd.profiler
-        self.original_enable = prof._enable_profiler
-        hook = self
+    def on_return(self, code, offset, value):
+        if self.finished:
+            return sys.monitoring.DISABLE
+        try:
+            if code is self.module_code:
+                self.module_ended()
+        except Exception as e:
+            self.fail(e)
+        return None
 
-        def enable(*args, **kwargs):
-            hook.nvtx_off()
-            return hook.original_enable(*args, **kwargs)
-
-        prof._enable_profiler = enable
-        if hasattr(prof, "_prepare_profiler"):
-            original_prepare = prof._prepare_profiler
-
-            def prepare(*args, **kwargs):
-                hook.nvtx_off()
-                return original_prepare(*args, **kwargs)
-
-            prof._prepare_profiler = prepare
+    def on_unwind(self, code, offset, exception):
+        if self.finished or code is not self.module_code:
+            return None
+        try:
+            self.module_ended()
+        except Exception as e:
+            self.fail(e)
+        return None
 
     # ---- modules ----------------------------------------------------------------------------
-    def depth(self):
-        return getattr(self.local, "depth", 0)
+    # Per thread: the open module calls (each followed or not: a top-level call is followed when
+    # the profile collects at its start, a nested one when its top-level call is) and the paths
+    # of those followed.
+    def calls(self):
+        local = self.local
+        if not hasattr(local, "followed"):
+            local.followed, local.parents = [], []
+        return local
 
-    def path_of(self, module):
-        path = self.paths.get(module)
-        if path is not None:
-            return path
-        parent = getattr(self.local, "parents", None)
-        if self.depth() == 0 or not parent:
-            # A top-level call: it names itself and every module under it.
+    def path_of(self, module, top_level):
+        known = self.paths.get(id(module))
+        if known is not None and known[2]() is module:
+            return known[0], known[1]
+        parents = self.calls().parents
+        if top_level:
+            # A top-level call names itself (by its class) and every module under it.
             for name, sub in module.named_modules(remove_duplicate=False):
-                if name and sub not in self.paths:
-                    self.paths[sub] = name
-            self.paths[module] = type(module).__name__
-            return self.paths[module]
-        path = parent[-1] + "." + type(module).__name__  # not registered under its caller
-        self.paths[module] = path
-        return path
+                if name and id(sub) not in self.paths:
+                    self.paths[id(sub)] = (name, False, weakref.ref(sub))
+            self.paths[id(module)] = (type(module).__name__, True, weakref.ref(module))
+        else:  # a module called from another, but not registered under it
+            self.paths[id(module)] = (parents[-1] + "." + type(module).__name__, False,
+                                      weakref.ref(module))
+        entry = self.paths[id(module)]
+        return entry[0], entry[1]
 
-    # The hooks never raise into the program: whatever fails, the forward runs on.
-    def pre(self, module, args):
-        try:
-            if self.depth() == 0 and not self.check():
-                return None
-            path = self.path_of(module)
-            self.lib.roofline_module_enter(path.encode())
-            self.local.depth = self.depth() + 1
-            parents = getattr(self.local, "parents", None)
-            if parents is None:
-                parents = self.local.parents = []
-            parents.append(path)
-        except Exception:
-            pass
-        return None
+    def module_started(self, frame):
+        local = self.calls()
+        top_level = not local.followed
+        follow = self.tick() if top_level else local.followed[-1]
+        if follow and not self.finished:
+            module = frame.f_locals.get("self")
+            inner = getattr(module, "_orig_mod", None)  # torch.compile's wrapper: its module
+            if inner is not None and type(module).__name__ == "OptimizedModule":
+                module = inner
+            path, top = self.path_of(module, top_level)
+            self.lib.roofline_module_enter(path.encode(), 1 if top else 0)
+            local.parents.append(path)
+        else:
+            follow = False
+        local.followed.append(follow)
 
-    def post(self, module, args, output):
-        try:
-            if self.depth() == 0:
-                return None
-            self.local.depth -= 1
-            self.local.parents.pop()
+    def module_ended(self):
+        local = self.calls()
+        if not local.followed:
+            return
+        if local.followed.pop():
+            local.parents.pop()
             self.lib.roofline_module_exit()
-        except Exception:
-            pass
-        return None
 
-    def after_step(self, optimizer, args, kwargs):
+    # ---- torch.compile ----------------------------------------------------------------------
+    def watch_compiles(self):
+        """Reads the graphs each compilation made once it ends (Dynamo's callbacks run outside
+        the code it traces)."""
         try:
-            self.check()
-        except Exception:
-            pass
+            from torch._dynamo.callback import callback_handler
+            from torch._inductor.output_code import CompiledFxGraph
+        except Exception:  # another PyTorch: compiled kernels keep the operators their names tell
+            return
+        self.finder = roofline_compiled.Finder(self.torch, CompiledFxGraph)
+        callback_handler.register_end_callback(self.compiled)
+        self.compiled_callback = (callback_handler, self.compiled)
+
+    def compiled(self, args):
+        if self.finished:
+            return
+        self.in_compiled = True
+        try:
+            if self.lib is not None and self.facts_sent:
+                self.report_compiled()
+            else:
+                self.compiles_pending = True
+        except Exception as e:
+            self.fail(e)
+        finally:
+            self.in_compiled = False
+
+    def report_compiled(self):
+        if self.finder is None:
+            return
+        for key, table in self.finder.new_graphs():
+            self.lib.roofline_compiled_graph(key.encode(), table.encode())
 
     # ---- lifetime ---------------------------------------------------------------------------
-    def fact(self, key, value):
-        self.lib.roofline_framework_fact(key.encode(), str(value).encode())
-
     def send_facts(self):
         torch = self.torch
+        fact = lambda k, v: self.lib.roofline_framework_fact(k.encode(), str(v).encode())
+        fact("torch", torch.__version__)
+        fact("tf32.matmul", "on" if torch.backends.cuda.matmul.allow_tf32 else "off")
+        fact("tf32.cudnn", "on" if torch.backends.cudnn.allow_tf32 else "off")
+        fact("float32_matmul_precision", torch.get_float32_matmul_precision())
+        if torch.is_autocast_enabled("cuda"):
+            fact("autocast", str(torch.get_autocast_dtype("cuda")).replace("torch.", ""))
+
+    def forked(self):
+        """A child forked while the ranges are on (a DataLoader worker) launches nothing:
+        PyTorch's profiler state it inherited is let go, without CUDA (the child may not use it),
+        and the hook stays off there."""
         try:
-            self.fact("torch", torch.__version__)
-            self.fact("tf32.matmul", "on" if torch.backends.cuda.matmul.allow_tf32 else "off")
-            self.fact("tf32.cudnn", "on" if torch.backends.cudnn.allow_tf32 else "off")
-            self.fact("float32_matmul_precision", torch.get_float32_matmul_precision())
-            if torch.is_autocast_enabled("cuda"):
-                self.fact("autocast", str(torch.get_autocast_dtype("cuda")).replace("torch.", ""))
+            if self.nvtx is not None and self.nvtx_thread == threading.get_ident():
+                self.nvtx = None
+                disable = getattr(self.torch.autograd, "_disable_profiler", None)
+                if disable is not None:
+                    disable()
+                stop = getattr(self.torch.autograd.profiler, "_run_on_profiler_stop", None)
+                if stop is not None:
+                    stop()
+            self.nvtx = None
+            self.uninstall()
+        except Exception:
+            self.finished = True
+
+    def at_exit(self):
+        try:
+            self.uninstall()
         except Exception:
             pass
-
-    def check(self):
-        """Whether libroofline still collects; removes the hooks once it no longer does."""
-        if self.removed:
-            return False
-        state = self.lib.roofline_profile_state()
-        if state == _COLLECTING and not self.facts_sent:
-            self.send_facts()  # the program has set TF32 and autocast by its first step
-            self.facts_sent = True
-        if state in (_NOT_STARTED, _COLLECTING):
-            return True
-        if self.nvtx_off():
-            for h in self.handles:
-                h.remove()
-            self.handles = []
-            self.removed = True
-        return False
-
-    def install(self):
-        torch = self.torch
-        self.guard_profilers()
-        module = torch.nn.modules.module
-        self.handles.append(module.register_module_forward_pre_hook(self.pre))
-        try:
-            self.handles.append(module.register_module_forward_hook(self.post, always_call=True))
-        except TypeError:  # PyTorch before 2.0
-            self.handles.append(module.register_module_forward_hook(self.post))
-        opt = getattr(torch.optim, "optimizer", None)
-        if opt is not None and hasattr(opt, "register_optimizer_step_post_hook"):
-            self.handles.append(opt.register_optimizer_step_post_hook(self.after_step))
-        self.nvtx_on()
-
-
-def _library():
-    path = os.environ.get("ROOFLINE_LIBRARY") or os.environ.get("CUDA_INJECTION64_PATH")
-    if not path:
-        raise RuntimeError("neither ROOFLINE_LIBRARY nor CUDA_INJECTION64_PATH names libroofline")
-    lib = ctypes.CDLL(path)  # the library the driver injects: one copy in the process
-    lib.roofline_profile_state.restype = ctypes.c_int
-    lib.roofline_profile_state.argtypes = []
-    lib.roofline_module_enter.argtypes = [ctypes.c_char_p]
-    lib.roofline_module_enter.restype = None
-    lib.roofline_module_exit.argtypes = []
-    lib.roofline_module_exit.restype = None
-    lib.roofline_framework_fact.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    lib.roofline_framework_fact.restype = None
-    return lib
 
 
 _hook = None
 
 
+def _older_python():
+    """Said at exit, in a process that was profiled (not in its workers)."""
+    try:
+        if roofline_framework.loaded_library() is None:
+            return
+    except Exception:
+        return
+    _say(f"PyTorch operators and modules are named from Python 3.12 on (sys.monitoring); this "
+         f"is Python {sys.version_info[0]}.{sys.version_info[1]}: its kernels carry none. A loop "
+         "wrapped in torch.autograd.profiler.emit_nvtx() gets its operators.")
+
+
 def _torch_imported(torch):
     global _hook
+    if sys.version_info < (3, 12):
+        atexit.register(_older_python)
+        return
     try:
-        _hook = _Hook(_library(), torch)
+        _hook = _Hook(torch)
         _hook.install()
     except Exception as e:
-        sys.stderr.write(f"[roofline] PyTorch operators and modules not named: {e}\n")
+        _say(f"PyTorch operators and modules not named: {type(e).__name__}: {e}")
+        if _hook is not None:
+            _hook.fail(e)
 
 
 class _WhenTorchImported(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: at the import of torch it wraps that one import so that the hook
+    installs once torch is complete, then leaves torch's loader as it was."""
+
     def find_spec(self, name, path, target=None):
         if name != "torch":
             return None
@@ -221,18 +399,25 @@ class _WhenTorchImported(importlib.abc.MetaPathFinder):
         spec = importlib.util.find_spec("torch")
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        run = spec.loader.exec_module
+        loader = spec.loader
+        run = loader.exec_module
 
         def exec_module(module):
-            run(module)
+            try:
+                run(module)
+            finally:
+                try:
+                    del loader.exec_module  # the loader's own method again
+                except AttributeError:
+                    pass
             _torch_imported(module)
 
-        spec.loader.exec_module = exec_module
+        loader.exec_module = exec_module
         return spec
 
 
 def arm():
-    """Installs the hooks when torch is imported (now, if it already was)."""
+    """Installs the hook when torch is imported (now, if it already was)."""
     if "torch" in sys.modules:
         _torch_imported(sys.modules["torch"])
     elif not any(isinstance(f, _WhenTorchImported) for f in sys.meta_path):

@@ -3,7 +3,8 @@
 Python imports this module at start-up. It arms roofline_torch, which waits for the program to
 import torch and then names each kernel's operator and module for libroofline (nothing happens
 in programs that never import torch), and runs the sitecustomize module this one shadows, if any.
-ROOFLINE_TORCH_HOOK=0 turns the hook off.
+ROOFLINE_TORCH_HOOK=0 (read by libroofline itself, as `roofline run` reads it) keeps `roofline
+run` from putting this directory on PYTHONPATH; a hook that is there anyway binds nothing.
 """
 import importlib.machinery
 import importlib.util
@@ -21,13 +22,12 @@ def _run_shadowed():
     spec.loader.exec_module(module)
 
 
-if os.environ.get("ROOFLINE_TORCH_HOOK", "1").lower() not in ("0", "off", "false", "no"):
-    try:
-        import roofline_torch
+try:
+    import roofline_torch
 
-        roofline_torch.arm()
-    except Exception as e:  # the program runs on, without operator names
-        sys.stderr.write(f"[roofline] PyTorch hook not armed: {e}\n")
+    roofline_torch.arm()
+except Exception as e:  # the program runs on, without operator names
+    sys.stderr.write(f"[roofline] PyTorch hook not armed: {e}\n")
 try:
     _run_shadowed()
 except Exception as e:

@@ -7,8 +7,8 @@
 #     "optimizer.AdamW"; reports by op (with the tensor-core summary) and by module read back;
 #  2. wrapped in torch.autograd.profiler.emit_nvtx() (PyTorch's per-op ranges, numbered per
 #     call): the profile completes all the same, every launch measured, the same operators;
-#  3. a small loop: the hook is on while the profile collects, and once it is complete no global
-#     module hook is left and PyTorch's profiler is off.
+#  3. a small loop: the hook is on while the profile collects (PyTorch's profiler, its
+#     sys.monitoring tool) and off once it is complete; no global module hook at any time.
 # Skips, saying so, without PyTorch.
 #   torch_ops.sh ROOFLINE_CLI OUT_DIR
 set -uo pipefail
@@ -69,9 +69,11 @@ if bad:
     sys.exit(f"FAIL {v}: " + "; ".join(bad))
 PY
 done
-# 3. The hook is there while the profile collects and gone once it is complete: no global module
-#    hook left, PyTorch's profiler (its NVTX ranges) off -- the steady state runs as unprofiled.
+# 3. The hook follows the program without hooking into it: no global module hook at any time,
+#    PyTorch's profiler (its NVTX ranges) on while the profile collects and off once it is
+#    complete, the hook's sys.monitoring tool given back -- the steady state runs as unprofiled.
 cat >"$out/hook_probe.py" <<'PY'
+import sys
 import torch
 import torch.nn.modules.module as m
 
@@ -79,8 +81,9 @@ net = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.L
 opt = torch.optim.AdamW(net.parameters())
 x = torch.randn(64, 256, device="cuda")
 def state():
+    tools = sum(1 for t in (3, 4) if sys.monitoring.get_tool(t) == "libroofline")
     return (len(m._global_forward_pre_hooks) + len(m._global_forward_hooks),
-            torch.autograd._profiler_enabled())
+            torch.autograd._profiler_enabled(), tools)
 for n in range(60):
     torch.cuda.nvtx.range_push(f"step {n}")
     opt.zero_grad()
@@ -88,16 +91,16 @@ for n in range(60):
     opt.step()
     torch.cuda.nvtx.range_pop()
     if n == 2:
-        print("while collecting: hooks %d, profiler %s" % state(), flush=True)
+        print("while collecting: hooks %d, profiler %s, monitoring %d" % state(), flush=True)
 torch.cuda.synchronize()
-print("after 60 steps: hooks %d, profiler %s" % state(), flush=True)
+print("after 60 steps: hooks %d, profiler %s, monitoring %d" % state(), flush=True)
 PY
 timeout 300 "$cli" run -o "$out/probe.rfl" -- python3 "$out/hook_probe.py" >"$out/probe.txt" 2>&1 ||
   { tail -10 "$out/probe.txt"; echo "FAIL the hook probe"; fail=1; }
 grep -E "while collecting|after 60|idle after" "$out/probe.txt" | cut -c1-200
-grep -q "while collecting: hooks [1-9][0-9]*, profiler True" "$out/probe.txt" ||
-  { echo "FAIL the hook was not on while the profile collected"; fail=1; }
-grep -q "after 60 steps: hooks 0, profiler False" "$out/probe.txt" ||
+grep -q "while collecting: hooks 0, profiler True, monitoring 1" "$out/probe.txt" ||
+  { echo "FAIL the hook was not on, or not only on, while the profile collected"; fail=1; }
+grep -q "after 60 steps: hooks 0, profiler False, monitoring 0" "$out/probe.txt" ||
   { echo "FAIL the hook was still on once the profile was complete"; fail=1; }
 [[ $fail == 0 ]] && echo "torch ops: every check passed"
 exit $fail

@@ -107,7 +107,7 @@ core::LaunchInfo launchHere(const char* mangled = "_Z4gemmv") {
 TEST(FrameworkContext, ForwardKernelsGetTheirOperatorAndModule) {
     fw::reset();
     EXPECT_FALSE(push("Train step 3")); // a plain range: a scope, as named
-    fw::moduleEnter("encoder.layers.0.linear1");
+    fw::moduleEnter("encoder.layers.0.linear1", false);
     EXPECT_TRUE(push("aten::linear, seq = 623, op_id = 6400"));
     EXPECT_TRUE(push("aten::t, seq = 623, op_id = 6401"));
     EXPECT_TRUE(fw::popped(""));
@@ -127,7 +127,7 @@ TEST(FrameworkContext, ForwardKernelsGetTheirOperatorAndModule) {
 
 TEST(FrameworkContext, BackwardOnAnotherThreadDifferentiatesTheForwardOperator) {
     fw::reset();
-    fw::moduleEnter("encoder.layers.1.self_attn");
+    fw::moduleEnter("encoder.layers.1.self_attn", false);
     ASSERT_TRUE(push("aten::_scaled_dot_product_cudnn_attention, seq = 618, op_id = 6380"));
     ASSERT_TRUE(push("aten::_cudnn_attention_forward, op_id = 6381"));
     EXPECT_EQ(launchHere().op, "aten::_scaled_dot_product_cudnn_attention");
@@ -325,7 +325,7 @@ namespace {
 // (gradient accumulation) differentiate the node's forward operator.
 TEST(FrameworkContext, EngineRangeAroundANodeTakesItsForwardOperator) {
     fw::reset();
-    fw::moduleEnter("encoder.layers.0.linear2");
+    fw::moduleEnter("encoder.layers.0.linear2", false);
     ASSERT_TRUE(push("aten::add, seq = 627, op_id = 6408"));
     fw::popped("");
     fw::moduleExit();

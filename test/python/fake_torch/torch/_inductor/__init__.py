@@ -1,0 +1,1 @@
+from . import output_code  # noqa: F401

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""libroofline's PyTorch hook on a machine without PyTorch or a GPU: its logic against a stand-in
+torch (test/python/fake_torch) and a stand-in for libroofline's C entry points, bound from the
+real framework.h. Each scenario runs in a process of its own (sys.monitoring and import hooks
+are process-wide).
+
+    hook_test.py HOOK_DIR            # every scenario; HOOK_DIR: build/libroofline/python
+
+The hook needs Python 3.12 (sys.monitoring): with an older python3 it runs with python3.12 when
+there is one, and is skipped, saying so, when there is none. What it checks is in each scenario.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures", "inductor")
+
+PRELUDE = r'''
+import os, sys, threading
+hook_dir, fake_dir = sys.argv[1], sys.argv[2]
+sys.path[:0] = [hook_dir, fake_dir]
+import roofline_framework as rf
+
+log = []            # calls into the stand-in libroofline
+state = {"now": 0, "loaded": False, "hook": 1}
+
+class Handle:
+    pass
+
+def recorder(name):
+    def call(*args):
+        log.append((name,) + tuple(a.decode() if isinstance(a, bytes) else a for a in args))
+    return call
+
+h = Handle()
+h.roofline_framework_api = lambda: 2
+h.roofline_torch_hook_enabled = lambda: state["hook"]
+h.roofline_profile_state = lambda: state["now"]
+for name in ("roofline_module_enter", "roofline_module_exit", "roofline_framework_fact",
+             "roofline_compiled_graph"):
+    setattr(h, name, recorder(name))
+lib = rf.Library(h, rf.header_text())
+rf.loaded_library = lambda: lib if state["loaded"] else None
+
+import roofline_torch
+roofline_torch._LOAD_CHECK_S = 0
+roofline_torch.arm()
+import torch
+from torch import autograd, nn
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = Linear()
+    def forward(self, x):
+        return self.linear(x) + 1
+
+class Linear(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Module()
+        self.blocks.b0 = Block()
+        self.head = Linear()
+    def forward(self, x):
+        return self.head(self.blocks.b0(x))
+
+def modules():
+    return [e[1] for e in log if e[0] == "roofline_module_enter"]
+
+def check(condition, what):
+    if not condition:
+        print("FAIL", what)
+        print("  log:", log[-12:])
+        print("  profiler:", autograd.calls[-8:])
+        sys.exit(1)
+
+COLLECTING, COMPLETE = lib.PROFILE_COLLECTING, lib.PROFILE_COMPLETE
+net = Net()
+'''
+
+SCENARIOS = {
+    # Before libroofline is loaded (no CUDA call yet) and before its session starts, modules run
+    # unseen and PyTorch's profiler stays off; once it collects, the next top-level call turns
+    # the ranges on and names every module from the top one; once complete, the next call turns
+    # them off and the hook removes itself: nothing of it is left.
+    "lifecycle": r'''
+net(1)
+check(not modules() and not autograd.calls, "nothing before libroofline is loaded")
+state["loaded"] = True
+net(1)
+check(not modules() and not autograd.calls, "nothing before the session starts")
+state["now"] = COLLECTING
+check(net(1) == 6, "the forward's result")
+check(autograd.calls and autograd.calls[0][0] == "nvtx on" and autograd.calls[0][2],
+      "ranges on, with shapes")
+check(modules() == ["Net", "blocks.b0", "blocks.b0.linear", "head"], "module paths")
+tops = [e[2] for e in log if e[0] == "roofline_module_enter"]
+check(tops == [1, 0, 0, 0], "only the top module is top-level")
+enters = sum(1 for e in log if e[0] == "roofline_module_enter")
+exits = sum(1 for e in log if e[0] == "roofline_module_exit")
+check(enters == exits == 4, "balanced")
+facts = {e[1]: e[2] for e in log if e[0] == "roofline_framework_fact"}
+check(facts.get("torch") == torch.__version__ and facts.get("tf32.cudnn") == "on", "facts")
+torch.optim.SGD().step()
+state["now"] = COMPLETE
+net(1)
+check(autograd.calls[-1][0] == "nvtx off", "ranges off once complete")
+check(sys.monitoring.get_tool(roofline_torch._hook.tool) is None, "monitoring tool freed")
+n = len(log)
+net(1)
+check(len(log) == n, "nothing after completion")
+print("lifecycle ok")
+''',
+    # torch.compile's wrapper module is named as the module it wraps; an exception leaving a
+    # module still ends it; a module called from another without being its child gets a path
+    # under its caller's.
+    "wrappers_and_exceptions": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+class OptimizedModule(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self._orig_mod = inner
+    def forward(self, x):
+        return self._orig_mod(x)
+OptimizedModule(net)(1)
+check(modules()[:2] == ["Net", "Net"], "the wrapper named as the model")
+class Failing(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Linear()
+    def forward(self, x):
+        self.inner(x)
+        Linear()(x)      # not a child of this module
+        raise ValueError("the program's own error")
+try:
+    Failing()(1)
+except ValueError:
+    pass
+check("Failing.Linear" in modules(), "unregistered module under its caller")
+enters = sum(1 for e in log if e[0] == "roofline_module_enter")
+exits = sum(1 for e in log if e[0] == "roofline_module_exit")
+check(enters == exits, f"balanced after an exception ({enters} vs {exits})")
+print("wrappers and exceptions ok")
+''',
+    # A profiler the program starts comes first: ours steps aside at once and for good. Our own
+    # emit_nvtx is not taken for the program's.
+    "program_profiler": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+net(1)
+check(autograd.calls[-1][0] == "nvtx on", "ours on")
+with torch.autograd.profiler.profile():
+    net(1)
+check(autograd.calls[-1][0] == "nvtx off", "ours off before the program's starts")
+net(1)
+check(sum(1 for c in autograd.calls if c[0] == "nvtx on") == 1, "never on again")
+print("program profiler ok")
+''',
+    # Ranges are turned on only by a thread of the program's: the autograd engine's threads (a
+    # checkpointed layer's forward runs again there) inherit them.
+    "engine_thread": r'''
+import _thread
+state["loaded"] = True
+state["now"] = COLLECTING
+done = threading.Event()
+def engine():          # a thread Python did not start: threading sees a dummy thread
+    net(1)
+    done.set()
+_thread.start_new_thread(engine, ())
+done.wait()
+check(not any(c[0] == "nvtx on" for c in autograd.calls), "not on an engine thread")
+net(1)
+check(autograd.calls[-1][0] == "nvtx on", "on from the program's thread")
+print("engine thread ok")
+''',
+    # A child forked while the ranges are on (a DataLoader worker) lets them go without CUDA and
+    # stays off; the parent keeps them.
+    "fork": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+net(1)
+pid = os.fork()
+if pid == 0:
+    ok = (("disable", threading.get_ident()) in autograd.calls and
+          roofline_torch._hook.finished and not autograd._profiler_enabled())
+    n = len(log)
+    net(1)
+    os._exit(0 if ok and len(log) == n else 3)
+_, status = os.waitpid(pid, 0)
+check(os.WEXITSTATUS(status) == 0, "the child let the ranges go and stayed off")
+check(autograd._profiler_enabled(), "the parent keeps its ranges")
+print("fork ok")
+''',
+    # A failure inside the hook turns it off with one message; the program runs on.
+    "failure": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+def broken(*args):
+    raise OSError("the library went away")
+lib.roofline_module_enter = broken
+check(net(1) == 6 and net(1) == 6, "the program runs on")
+check(roofline_torch._hook.finished, "the hook is off")
+check(autograd.calls[-1][0] == "nvtx off", "its ranges off")
+print("failure ok")
+''',
+    # ROOFLINE_TORCH_HOOK off, as libroofline reads it: nothing is bound or turned on.
+    "switched_off": r'''
+state["loaded"] = True
+state["hook"] = 0
+state["now"] = COLLECTING
+net(1)
+check(not modules() and not autograd.calls and roofline_torch._hook.finished, "nothing")
+print("switched off ok")
+''',
+    # At the end of each compilation, Inductor's compiled graphs (their output code) and
+    # Dynamo's graphs (their nodes' modules) are read and each graph's sites sent.
+    "compiled": r'''
+import gc
+from torch._dynamo.callback import callback_handler
+from torch._inductor.output_code import CompiledFxGraph
+from torch.fx import GraphModule, Node
+fixtures = sys.argv[3]
+source = open(os.path.join(fixtures, "gpt_forward.py.txt")).read()
+state["loaded"] = True
+state["now"] = COLLECTING
+net(1)
+gm = GraphModule("0/0", [Node("x", "L['self'].inp"), Node("layer_norm", "L['self'].blocks[0].ln1"),
+                        Node("linear_1", "L['self'].blocks[0].qkv")])
+graph = CompiledFxGraph("fwkey", source)
+callback_handler.run_end_callbacks()
+sent = [e for e in log if e[0] == "roofline_compiled_graph"]
+check(len(sent) == 1 and sent[0][1] == "fwkey", "one graph sent")
+lines = sent[0][2].splitlines()
+check(len(lines) == 72, f"72 sites ({len(lines)})")
+check(lines[0] == "triton_poi_fused__to_copy_0\tinp\taten::_to_copy", lines[0])
+check(lines[4].startswith("triton_per_fused__to_copy_native_layer_norm_view_3\tblocks.0\t"),
+      lines[4])
+callback_handler.run_end_callbacks()
+check(len([e for e in log if e[0] == "roofline_compiled_graph"]) == 1, "each graph once")
+state["now"] = COMPLETE
+net(1)
+check(not callback_handler.end_callbacks, "the compile callback removed")
+print("compiled ok")
+''',
+}
+
+
+def python312():
+    """A Python 3.12 or later: this one, one on PATH, or one pyenv installed."""
+    if sys.version_info >= (3, 12):
+        return sys.executable
+    candidates = [shutil.which(n) for n in ("python3.14", "python3.13", "python3.12")]
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    versions = os.path.join(root, "versions")
+    if os.path.isdir(versions):
+        candidates += [os.path.join(versions, v, "bin", "python3")
+                       for v in sorted(os.listdir(versions), reverse=True)]
+    for path in candidates:
+        if path and os.access(path, os.X_OK) and subprocess.run(
+                [path, "-c", "import sys; assert sys.version_info >= (3, 12)"],
+                capture_output=True).returncode == 0:
+            return path
+    return None
+
+
+def main():
+    hook = os.path.abspath(sys.argv[1])
+    python = python312()
+    if not python:
+        print("SKIPPED no Python 3.12 or later (the hook's sys.monitoring) on this machine")
+        return 0
+    fake = os.path.join(HERE, "fake_torch")
+    failed = 0
+    for name, body in SCENARIOS.items():
+        r = subprocess.run([python, "-c", PRELUDE + body, hook, fake, FIXTURES],
+                           capture_output=True, text=True, timeout=120)
+        out = (r.stdout + r.stderr).strip()
+        if r.returncode != 0:
+            failed += 1
+            print(f"FAIL {name} (exit {r.returncode}):\n{out}")
+        else:
+            print(out)
+    if failed:
+        return 1
+    print(f"torch hook: {len(SCENARIOS)} scenarios passed with {python}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
