@@ -16,7 +16,7 @@ turns attribution off with one message -- it never raises into the program.
   to the forward operator they differentiate by autograd's sequence numbers. A process that never
   collects (a DataLoader worker, torchrun's launcher, a compile worker) never turns them on, and
   never loads libroofline through this hook. A process forked while they are on turns them off.
-  A profiler the program starts itself comes first: the ranges step aside for good.
+  A profiler the program starts itself comes first: the ranges step aside until it ends.
 * torch.compile: at the end of each compilation, the graphs Dynamo and Inductor made are read
   (roofline_compiled) and each compiled graph's call sites -- the operators each kernel fused,
   the module it came from -- go to libroofline, also when Inductor's cache was warm.
@@ -51,12 +51,12 @@ class _Hook:
         self.lib = None
         self.next_load_check = 0.0
         self.tool = None
-        self.codes = {}  # code object -> what its start means: "module", "step", "profiler"
+        self.codes = {}  # code object -> what its start means: "module", "step", "profiler", ...
         self.paths = {}  # id(module) -> (path, top), for the modules named so far
         self.local = threading.local()
         self.nvtx = None  # the emit_nvtx context while our ranges are on
         self.nvtx_thread = None
-        self.aside = False  # a profiler of the program's came: our ranges stay off
+        self.aside = False  # a profiler of the program's runs: our ranges stay off until it ends
         self.facts_sent = False
         self.finished = False
         self.finder = None
@@ -80,12 +80,18 @@ class _Hook:
         step = getattr(torch.optim.Optimizer, "profile_hook_step", None)
         if step is not None:  # every optimizer's step() runs this wrapper's code
             self.codes[step(lambda *a, **k: None).__code__] = "step"
+        # The program's own profilers: PyTorch's (torch.profiler runs it too), and emit_nvtx or
+        # emit_itt around its code. Their start and their end.
         profiler = torch.autograd.profiler
-        for owner, name in ((profiler.profile, "_prepare_trace"), (profiler.emit_nvtx, "__enter__"),
-                            (getattr(profiler, "emit_itt", None), "__enter__")):
+        for owner, name, kind in ((profiler.profile, "_prepare_trace", "profiler"),
+                                  (profiler.profile, "__exit__", "profiler ends"),
+                                  (profiler.emit_nvtx, "__enter__", "profiler"),
+                                  (profiler.emit_nvtx, "__exit__", "profiler ends"),
+                                  (getattr(profiler, "emit_itt", None), "__enter__", "profiler"),
+                                  (getattr(profiler, "emit_itt", None), "__exit__", "profiler ends")):
             f = getattr(owner, name, None)
             if f is not None and hasattr(f, "__code__"):
-                self.codes[f.__code__] = "profiler"
+                self.codes[f.__code__] = kind
         self.module_code = torch.nn.Module._call_impl.__code__
         E = mon.events
         mon.register_callback(self.tool, E.PY_START, self.on_start)
@@ -184,8 +190,7 @@ class _Hook:
     def nvtx_on(self):
         prof = self.torch.autograd.profiler
         if getattr(self.torch.autograd, "_profiler_enabled", lambda: False)():
-            self.aside = True  # the program's own profiler is on: it keeps it
-            return
+            return  # the program's own profiler is on (or still ending): it keeps the thread
         ctx = prof.emit_nvtx(record_shapes=True)
         self.entering = True
         try:
@@ -214,8 +219,10 @@ class _Hook:
             elif kind == "step":
                 self.tick()
             elif kind == "profiler" and not self.entering:
-                self.aside = True  # the program's own profiler starts: ours steps aside for good
+                self.aside = True  # the program's own profiler starts: ours steps aside first
                 self.nvtx_off()
+            elif kind == "profiler ends" and self.nvtx is None:
+                self.aside = False  # back on at the next module call, once the program's is off
         except Exception as e:
             self.fail(e)
         return None

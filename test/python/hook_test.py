@@ -149,18 +149,25 @@ exits = sum(1 for e in log if e[0] == "roofline_module_exit")
 check(enters == exits, f"balanced after an exception ({enters} vs {exits})")
 print("wrappers and exceptions ok")
 ''',
-    # A profiler the program starts comes first: ours steps aside at once and for good. Our own
-    # emit_nvtx is not taken for the program's.
+    # A profiler the program starts comes first: ours steps aside before it starts, stays off
+    # while it runs, and comes back at the first module call after it ended. Our own emit_nvtx
+    # is not taken for the program's.
     "program_profiler": r'''
 state["loaded"] = True
 state["now"] = COLLECTING
 net(1)
 check(autograd.calls[-1][0] == "nvtx on", "ours on")
 with torch.autograd.profiler.profile():
+    check(autograd.calls[-1][0] == "nvtx off", "ours off before the program's starts")
     net(1)
-check(autograd.calls[-1][0] == "nvtx off", "ours off before the program's starts")
+    check(autograd.calls[-1][0] == "nvtx off", "ours off while the program's runs")
 net(1)
-check(sum(1 for c in autograd.calls if c[0] == "nvtx on") == 1, "never on again")
+check(autograd.calls[-1][0] == "nvtx on", "ours back once the program's ended")
+with torch.autograd.profiler.emit_nvtx():
+    net(1)
+check(sum(1 for c in autograd.calls if c[0] == "nvtx on") == 3, "the program's emit_nvtx too")
+net(1)
+check(autograd.calls[-1][0] == "nvtx on", "and back")
 print("program profiler ok")
 ''',
     # Ranges are turned on only by a thread of the program's: the autograd engine's threads (a
