@@ -156,6 +156,14 @@ std::int64_t ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& s
         record.scopePath = reference->scopePath;
         record.scopePathRaw = reference->scopePathRaw;
         record.iteration = reference->iteration;
+        // Measured where the framework named nothing (a profiler of the program's own held
+        // PyTorch's operator ranges then): the reference's operator and module.
+        if (record.op.empty() && record.module.empty()) {
+            record.op = reference->op;
+            record.phase = reference->phase;
+            record.module = reference->module;
+            record.shapes = reference->shapes;
+        }
     }
     record.position = static_cast<std::int64_t>(position);
     const std::uint32_t sig = measuredSignature(position);

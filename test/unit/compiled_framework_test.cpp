@@ -5,6 +5,7 @@
 // call site -- a Triton kernel's name, or the operator an extern kernel runs.
 #include "collect/framework_context.hpp"
 #include "core/compiled_sites.hpp"
+#include "unit/collector_harness.hpp"
 
 #include <roofline/error.hpp>
 
@@ -218,6 +219,44 @@ TEST(CompiledFramework, AGraphNodeIsNamedWhereItWasCaptured) {
     k = launchHere("_Z5otherv", 44); // a node captured nowhere we saw: what is current now
     EXPECT_EQ(k.module, "");
     pop();
+}
+
+// While a profiler of the program's own holds PyTorch's operator ranges, launches are measured
+// with no operator named: their records take the reference step's, as they take its scopes.
+TEST(CompiledFramework, LaunchesMeasuredWhileTheProgramProfilesKeepTheReferencesNames) {
+    fw::reset();
+    collect::CollectorConfig config; // the session's defaults: reuse, first iteration observed
+    config.firstIteration = FirstIteration::Skip;
+    config.reuseSamples = 2;
+    config.iterationsPerPass = collect::testing::kAuto;
+    config.measureAfterComplete = false;
+    collect::testing::Harness h(CollectionMode::IterationReplay, 2, 8, config);
+    int unnamed = 0;
+    for (int step = 0; step < 12; ++step) {
+        const bool named = step < 2 || step > 4; // steps 2 to 4 under the program's profiler
+        unnamed += named ? 0 : 1;
+        h.push(("step " + std::to_string(step)).c_str());
+        if (named) {
+            fw::moduleEnter("encoder.linear1", false);
+            push("aten::addmm, seq = 7, op_id = 1");
+        }
+        h.launch("gemm", 2);
+        if (named) {
+            pop();
+            fw::moduleExit();
+        }
+        h.launch("relu", 1);
+        h.pop();
+    }
+    const auto& records = h.finish();
+    ASSERT_FALSE(records.empty());
+    for (const core::LaunchInfo& r : records) {
+        EXPECT_FALSE(r.values.empty()) << r.note;
+        const bool gemm = r.mangledName == "gemm";
+        EXPECT_EQ(r.op, gemm ? "aten::addmm" : "");
+        EXPECT_EQ(r.module, gemm ? "encoder.linear1" : "");
+        EXPECT_EQ(r.phase, gemm ? "forward" : "");
+    }
 }
 
 } // namespace
