@@ -37,6 +37,7 @@ import weakref
 import roofline_compiled
 import roofline_framework
 
+_COMPILER_PACKAGES = ("torch._dynamo.", "torch._inductor.")
 _TOOL_IDS = (3, 4)  # sys.monitoring ids no tool claims by convention (0-2 and 5 are taken)
 _LOAD_CHECK_S = 0.1  # how often a process without libroofline looks again
 
@@ -275,13 +276,17 @@ class _Hook:
 
     def module_started(self, frame):
         local = self.calls()
-        top_level = not local.followed
-        follow = self.tick() if top_level else local.followed[-1]
+        module = frame.f_locals.get("self")
+        if type(module).__module__.startswith(_COMPILER_PACKAGES):
+            # The compiler's own modules -- torch.compile's wrapper around the model, DDP's
+            # wrappers around each compiled bucket -- are no module of the program: the program's
+            # module around them is the one the kernels inside belong to.
+            local.followed.append(None)
+            return
+        real = [f for f in local.followed if f is not None]
+        top_level = not real
+        follow = self.tick() if top_level else real[-1]
         if follow and not self.finished:
-            module = frame.f_locals.get("self")
-            inner = getattr(module, "_orig_mod", None)  # torch.compile's wrapper: its module
-            if inner is not None and type(module).__name__ == "OptimizedModule":
-                module = inner
             path, top = self.path_of(module, top_level)
             self.lib.roofline_module_enter(path.encode(), 1 if top else 0)
             local.parents.append(path)

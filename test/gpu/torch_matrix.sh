@@ -45,7 +45,7 @@ for row in "${rows[@]}"; do
     checkpoint) args+=(--model gpt --amp bf16 --checkpoint) ;;
     own-profiler) args+=(--model gpt --amp bf16 --own-profiler) ;;
     ddp-compile) args+=(--model gpt --amp bf16 --dist ddp --compile default); gpus=2 ;;
-    fsdp2) args+=(--model gpt --amp bf16 --dist fsdp2); gpus=2 ;;
+    fsdp2) args=(--steps 120 --model gpt --amp bf16 --dist fsdp2); gpus=2 ;;  # 1,035 launches a step
     *) echo "FAIL unknown row $row"; fail=1; continue ;;
   esac
   if [[ $gpus -gt 1 ]]; then

@@ -18,14 +18,30 @@ def losses(path):
             for rank, values in re.findall(r"rank (\d+) losses ((?:0x[0-9a-fp.+-]+ ?)+)", text)}
 
 
+def ops_of(rows):
+    """The commonest operators (and phases) of `rows`, for a failure's message."""
+    count = {}
+    for r in rows:
+        key = f"{r['op'] or '(none)'} [{r['phase'] or '-'}]"
+        count[key] = count.get(key, 0) + 1
+    return ", ".join(f"{k} {n}" for k, n in sorted(count.items(), key=lambda x: -x[1])[:5])
+
+
+def first_difference(a, b):
+    for rank, values in a.items():
+        for i, (x, y) in enumerate(zip(values, b.get(rank, []))):
+            if x != y:
+                return f"rank {rank} step {i}: {x} unprofiled, {y} profiled"
+    return "-"
+
+
 def main():
     row, plain, profiled, csvs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     bad = []
     a, b = losses(plain), losses(profiled)
     if not a or a != b:
-        bad.append(f"losses differ or missing: unprofiled {sorted(a)} ranks, profiled "
-                   f"{sorted(b)}; first difference "
-                   f"{next((r, i) for r in a for i, (x, y) in enumerate(zip(a[r], b.get(r, []))) if x != y) if a and b and a != b else '-'}")
+        bad.append(f"losses differ or missing: unprofiled ranks {sorted(a)}, profiled "
+                   f"{sorted(b)}; first difference: {first_difference(a, b)}")
     log = open(profiled, errors="replace").read()
     complete = [int(n) for n in re.findall(r"the profile was complete after (\d+) iterations", log)]
     if len(complete) < len(csvs):
@@ -37,8 +53,11 @@ def main():
         rows = list(csv.DictReader(open(path)))
         measured = [r for r in rows if r["measured"] == "1"]
         op = [r for r in rows if r["op"]]
-        module = [r for r in rows if r["module"]]
-        back = [r for r in rows if r["phase"] == "backward"]
+        # The model's own work: not collectives, not gradient accumulation into a parameter (it
+        # differentiates no module's forward: DDP's copies into its buckets, say).
+        work = [r for r in rows if r["phase"] != "communication" and "AccumulateGrad" not in r["op"]]
+        module = [r for r in work if r["module"]]
+        back = [r for r in work if r["phase"] == "backward"]
         back_module = [r for r in back if r["module"] and not r["module"].startswith("optimizer")]
         steps = {}
         for r in rows:
@@ -51,10 +70,12 @@ def main():
             bad.append(f"{path}: {len(rows) - len(measured)} of {len(rows)} records without counters")
         if len(op) < 0.95 * len(rows):
             bad.append(f"{path}: {len(op)} of {len(rows)} records carry an operator")
-        if len(module) < 0.80 * len(rows):
-            bad.append(f"{path}: {len(module)} of {len(rows)} records carry a module")
+        if len(module) < 0.80 * len(work):
+            bad.append(f"{path}: {len(module)} of {len(work)} records of the model's work carry a "
+                       f"module; without: {ops_of([r for r in work if not r['module']])}")
         if back and len(back_module) < 0.8 * len(back):
-            bad.append(f"{path}: {len(back_module)} of {len(back)} backward records carry a module")
+            bad.append(f"{path}: {len(back_module)} of {len(back)} backward records carry a module; "
+                       f"without: {ops_of([r for r in back if not r['module']])}")
     rec = "/".join(str(c[0]) for c in cells)
     print(f"{row:<16} {rec:>8} {'/'.join(str(c[1]) for c in cells):>8} "
           f"{'/'.join(str(c[2]) for c in cells):>8} {'/'.join(str(c[3]) for c in cells):>8} "

@@ -117,9 +117,10 @@ net(1)
 check(len(log) == n, "nothing after completion")
 print("lifecycle ok")
 ''',
-    # torch.compile's wrapper module is named as the module it wraps; an exception leaving a
-    # module still ends it; a module called from another without being its child gets a path
-    # under its caller's.
+    # The compiler's own modules (torch.compile's wrapper, DDP's wrapper around each compiled
+    # bucket) are no modules of the program: the program's modules keep their paths and the top
+    # one stays the top. An exception leaving a module still ends it; a module called from
+    # another without being its child gets a path under its caller's.
     "wrappers_and_exceptions": r'''
 state["loaded"] = True
 state["now"] = COLLECTING
@@ -129,8 +130,26 @@ class OptimizedModule(nn.Module):
         self._orig_mod = inner
     def forward(self, x):
         return self._orig_mod(x)
+OptimizedModule.__module__ = "torch._dynamo.eval_frame"
 OptimizedModule(net)(1)
-check(modules()[:2] == ["Net", "Net"], "the wrapper named as the model")
+check(modules()[:4] == ["Net", "blocks.b0", "blocks.b0.linear", "head"], "the wrapper unseen")
+check([e[2] for e in log if e[0] == "roofline_module_enter"][0] == 1, "the model is the top")
+class WrapperModule(nn.Module):
+    def __init__(self, submod):
+        super().__init__()
+        self.submod = submod
+    def forward(self, x):
+        return self.submod(x)
+WrapperModule.__module__ = "torch._dynamo.backends.distributed"
+class Parallel(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.module = inner
+    def forward(self, x):
+        return WrapperModule(self.module)(x)
+del log[:]
+Parallel(Block())(1)
+check(modules() == ["Parallel", "module", "module.linear"], modules())
 class Failing(nn.Module):
     def __init__(self):
         super().__init__()
