@@ -53,7 +53,7 @@ class _Hook:
         self.next_load_check = 0.0
         self.tool = None
         self.codes = {}  # code object -> what its start means: "module", "step", "profiler", ...
-        self.paths = {}  # id(module) -> (path, top), for the modules named so far
+        self.paths = {}  # id(module) -> (path, top, weak reference), for the modules named so far
         self.local = threading.local()
         self.nvtx = None  # the emit_nvtx context while our ranges are on
         self.nvtx_thread = None
@@ -77,7 +77,8 @@ class _Hook:
         if self.tool is None:
             raise RuntimeError("sys.monitoring has no free tool id (3 and 4 are taken)")
         torch = self.torch
-        self.codes[torch.nn.Module._call_impl.__code__] = "module"
+        self.module_code = torch.nn.Module._call_impl.__code__
+        self.codes[self.module_code] = "module"
         step = getattr(torch.optim.Optimizer, "profile_hook_step", None)
         if step is not None:  # every optimizer's step() runs this wrapper's code
             self.codes[step(lambda *a, **k: None).__code__] = "step"
@@ -93,7 +94,6 @@ class _Hook:
             f = getattr(owner, name, None)
             if f is not None and hasattr(f, "__code__"):
                 self.codes[f.__code__] = kind
-        self.module_code = torch.nn.Module._call_impl.__code__
         E = mon.events
         mon.register_callback(self.tool, E.PY_START, self.on_start)
         mon.register_callback(self.tool, E.PY_RETURN, self.on_return)
@@ -122,8 +122,8 @@ class _Hook:
                 for event in (mon.events.PY_START, mon.events.PY_RETURN, mon.events.PY_UNWIND):
                     mon.register_callback(self.tool, event, None)
                 mon.free_tool_id(self.tool)
-            except Exception:
-                pass  # the callbacks see `finished` and do nothing
+            except Exception:  # a tool id freed already: the callbacks see `finished`, do nothing
+                pass
         local = self.calls()
         if self.lib is not None:
             for followed in local.followed:
