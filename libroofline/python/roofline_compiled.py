@@ -30,6 +30,20 @@ _COPY = re.compile(r"^\s*\w+\.copy_\(")
 _PARTITION = re.compile(r"partitions\[(\d+)\]\(|\bpartition_(\d+)\(")
 
 
+# Operators that only view their input (no work of their own): left out of a site's fused
+# operators when it has others.
+_VIEWS = {"aten::" + v for v in (
+    "view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "squeeze",
+    "unsqueeze", "slice", "select", "split", "split_with_sizes", "unbind", "as_strided", "alias",
+    "detach", "flatten", "unflatten", "narrow", "chunk", "_reshape_alias", "view_as")}
+
+
+def fused_operators(ops):
+    """`ops` joined by '+', views left out where anything else is there."""
+    work = [o for o in ops if o not in _VIEWS]
+    return "+".join(work or ops)
+
+
 def _names(text):
     return [n.strip() for n in text.split(",") if n.strip()]
 
@@ -147,7 +161,7 @@ def sites_table(sites, modules, backward=False):
     lines = []
     for (rng, _, ops), module in zip(sites, resolved):
         clean = lambda s: s.replace("\t", " ").replace("\n", " ")
-        lines.append(f"{clean(rng)}\t{clean(module or '')}\t{clean('+'.join(ops))}")
+        lines.append(f"{clean(rng)}\t{clean(module or '')}\t{clean(fused_operators(ops))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

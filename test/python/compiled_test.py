@@ -76,6 +76,11 @@ check([l.split("\t")[1] for l in lines.splitlines()] ==
       ["blocks.1", "blocks.1", "blocks.1", "blocks.1.mlp", "blocks.1.mlp", "blocks.1.mlp"],
       lines)
 check(rc.sites_table([("r\tx", [], ["o\nk"])], {}) == "r x\t\to k\n", "tabs and newlines cut")
+# The operators a site fused, views (no work of their own) left out where others are there.
+check(rc.fused_operators(["aten::view", "aten::_to_copy", "aten::native_layer_norm"]) ==
+      "aten::_to_copy+aten::native_layer_norm", "views left out")
+check(rc.fused_operators(["aten::view", "aten::t"]) == "aten::view+aten::t", "only views: kept")
+check(table[3].split("\t")[2] == "aten::_to_copy+aten::addmm", table[3])
 
 # framework.h, as the hook binds it.
 constants, functions = rf.read_header(rf.header_text())
