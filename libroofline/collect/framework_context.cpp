@@ -22,8 +22,7 @@ struct OpFrame {
     std::int64_t seq = -1;
     Kind kind = Kind::Op;
     std::string shapes;
-    std::string graph;          // a compiled graph's call ("## Call CompiledFxGraph <key> ##"): key
-    std::size_t site = kNoSite; // a call site of that graph: which push of its range, from 0
+    std::size_t site = kNoSite; // a call site of a compiled graph: which push of its range, from 0
     // A backward node: what it differentiates, and the prefix of that forward's module paths.
     std::string forwardOp, forwardModule, forwardPrefix;
 };
@@ -168,9 +167,8 @@ void placeInGraph(ThreadState& t, OpFrame& f) {
             call.site = t.ops.size();
         }
     }
-    f.graph = core::compiledGraphKey(f.name);
-    if (!f.graph.empty())
-        t.graphCalls.push_back({t.ops.size(), compiledGraph(f.graph), {}, kNoSite});
+    if (const std::string key = core::compiledGraphKey(f.name); !key.empty())
+        t.graphCalls.push_back({t.ops.size(), compiledGraph(key), {}, kNoSite});
 }
 
 // A frame t.ops.back() leaves: the graph call or the site it is.
@@ -184,18 +182,14 @@ void leaveGraph(ThreadState& t) {
         call.site = kNoSite;
 }
 
-// A kernel of a compiled graph's call `graph` (t.ops[graph]); `backward`: the innermost backward
-// node open, if any. Its call site names it when the graph's sites are known; otherwise the
-// operator it runs in, or what its name says.
-void describeCompiled(const ThreadState& t, std::size_t graph, const OpFrame* backward,
+// A kernel of the innermost compiled graph's call `call`; `backward`: the innermost backward node
+// open, if any. Its call site names it when the graph's sites are known; otherwise the operator it
+// runs in, or what its name says.
+void describeCompiled(const ThreadState& t, const GraphCall& call, const OpFrame* backward,
                       core::LaunchInfo& info) {
-    const OpFrame* site = nullptr;
-    for (std::size_t i = graph + 1; i < t.ops.size() && !site; ++i)
-        if (t.ops[i].site != kNoSite)
-            site = &t.ops[i];
-    const OpFrame* inner = graph + 1 < t.ops.size() ? &t.ops.back() : nullptr;
-    const auto table = site ? compiledGraph(t.ops[graph].graph) : nullptr;
-    const core::CompiledSite* s = table ? table->site(site->name, site->site) : nullptr;
+    const OpFrame* site = call.site != kNoSite ? &t.ops[call.site] : nullptr;
+    const OpFrame* inner = call.frame + 1 < t.ops.size() ? &t.ops.back() : nullptr;
+    const core::CompiledSite* s = site ? call.table->site(site->name, site->site) : nullptr;
     info.phase = backward ? "backward" : "forward";
     info.module = core::compiledModule(backward ? backward->forwardPrefix : currentPrefix(t),
                                        s ? s->module : std::string(),
@@ -298,15 +292,11 @@ void describe(core::LaunchInfo& info, std::uint64_t graphNode) {
     const OpFrame* optimizer = nullptr;
     const OpFrame* innermost = nullptr;
     const OpFrame* withSeq = nullptr; // the innermost operator autograd numbered
-    std::size_t graph = kNoSite;      // the innermost compiled graph's call
     // A collective's range may end on another thread, or never (c10d's allgather in DDP's set-up,
     // PyTorch 2.11): it names communication kernels only, never the compute kernels after it.
     const bool commKernel =
         !t.ops.empty() && core::communicationLibrary(info.mangledName.c_str()) != nullptr;
-    for (std::size_t i = 0; i < t.ops.size(); ++i) {
-        const OpFrame& f = t.ops[i];
-        if (!f.graph.empty())
-            graph = i;
+    for (const OpFrame& f : t.ops) {
         if (f.kind == Kind::Backward) {
             backward = &f;
             continue;
@@ -324,8 +314,8 @@ void describe(core::LaunchInfo& info, std::uint64_t graphNode) {
         info.phase = "communication";
         return;
     }
-    if (graph != kNoSite) {
-        describeCompiled(t, graph, backward, info);
+    if (!t.graphCalls.empty()) {
+        describeCompiled(t, t.graphCalls.back(), backward, info);
         return;
     }
     if (backward) {
