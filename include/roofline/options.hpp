@@ -1,7 +1,8 @@
 #pragma once
 /// \file options.hpp
 /// How a Session collects. Every field can also be set from a ROOFLINE_* environment variable
-/// (docs/configuration.md lists them all).
+/// (docs/configuration.md lists them all; one table in the library reads them and gives
+/// `roofline run` its flags).
 
 #include <roofline/export.hpp>
 

@@ -10,6 +10,8 @@
 
 #include <filesystem>
 #include <iostream>
+#include <CLI/CLI.hpp>
+#include <memory>
 
 namespace roofline::cli {
 namespace {
@@ -96,6 +98,25 @@ int ceilings(const CeilingsArgs& args) {
                   << "\nreports on this device now use these roofs (ROOFLINE_CEILINGS=FILE picks "
                      "another file)\n";
     return 0;
+}
+
+Command addCeilings(CLI::App& app) {
+    auto* ceilingsCmd = app.add_subcommand(
+        "ceilings", "measure this GPU's roofs with microbenchmarks and cache them (needs a GPU)");
+    const auto args = std::make_shared<CeilingsArgs>();
+    CeilingsArgs& ceilings = *args;
+    ceilingsCmd->add_option("--device", ceilings.device, "CUDA device ordinal")
+        ->check(CLI::Range(0, 1023))
+        ->capture_default_str();
+    ceilingsCmd->add_flag("--quick", ceilings.quick,
+                          "a few launch shapes per roof (seconds): lower bounds of the full sweep");
+    ceilingsCmd->add_option("--output,-o", ceilings.output,
+                            "write here instead of the cache file (with --show: print this file)");
+    ceilingsCmd->add_flag("!--no-save", ceilings.save, "measure and print, write nothing");
+    ceilingsCmd->add_flag("--show", ceilings.show,
+                          "print cached ceilings without measuring (no GPU needed)");
+
+    return {ceilingsCmd, [args] { return cli::ceilings(*args); }};
 }
 
 } // namespace roofline::cli

@@ -1,5 +1,6 @@
 #pragma once
-// The `roofline` subcommands (main.cpp parses the command line and calls one of these).
+// The `roofline` subcommands. Each declares its own options on the command line (add*: in its
+// own file) and returns what runs it once parsed; main.cpp runs the one given.
 #include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
 
@@ -12,7 +13,24 @@
 #include <utility>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace roofline::cli {
+
+/// A subcommand declared on the command line, and what runs it once it was parsed.
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+Command addReport(CLI::App& app);
+Command addCompare(CLI::App& app);
+Command addMerge(CLI::App& app);
+Command addRun(CLI::App& app);
+Command addCeilings(CLI::App& app);
+Command addMetrics(CLI::App& app);  ///< cli/info_cmd.cpp
+Command addPlatform(CLI::App& app); ///< cli/info_cmd.cpp
 
 struct CeilingsArgs {
     int device = 0;

@@ -9,6 +9,9 @@
 #include <roofline/error.hpp>
 
 #include <iostream>
+#include <CLI/CLI.hpp>
+#include <roofline/report.hpp>
+#include <memory>
 
 namespace roofline::cli {
 namespace {
@@ -89,6 +92,61 @@ int compare(const CompareArgs& args) {
                 human << "wrote " << file << '\n';
     }
     return status;
+}
+
+Command addCompare(CLI::App& app) {
+    auto* compareCmd = app.add_subcommand(
+        "compare", "match the kernels of two recordings and show what changed from A to B");
+    const auto args = std::make_shared<CompareArgs>();
+    CompareArgs& compare = *args;
+    compareCmd->add_option("A", compare.before, "the baseline recording")->required();
+    compareCmd->add_option("B", compare.after, "the recording compared with it")->required();
+    compareCmd
+        ->add_option("--by,--group-by", compare.by,
+                     "match key: name+scope (default), kernel (numbered scopes merged: "
+                     "Layer # for Layer 0..N), name, or scope (all kernels of a "
+                     "scope together: use it when B runs other kernels, e.g. another "
+                     "cuDNN engine at another batch size), op (framework operator), module or "
+                     "module:DEPTH (module path)")
+        ->check([](const std::string& v) {
+            try {
+                if (parseGroupBy(v) == GroupBy::Launch)
+                    return std::string("launch is no match key");
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        })
+        ->capture_default_str();
+    compareCmd->add_flag("--wide", compare.wide,
+                         "never shorten kernel names or scope paths, keep every column");
+    compareCmd->add_option("--top", compare.top, "rows by combined time (0: all)")
+        ->check(CLI::Range(0, 100000000))
+        ->capture_default_str();
+    compareCmd->add_option("--chart", compare.chart,
+                           "also draw both on the roofline, A to B joined: FILE.svg or FILE.html");
+    compareCmd->add_option("--csv", compare.csv, "also write the comparison as CSV ('-': stdout)");
+    compareCmd->add_option("--fail-if", compare.failIf,
+                           "regression gate, repeatable: exit 3 when a matched group breaks the "
+                           "rule -- time:+10% (its time up more than 10%), time:+50us, total:+5%, "
+                           "roof:-5 (its share of its roof down more than 5 points), dram:+20%, "
+                           "l2:+20%, l1:+20%, flops:+10%");
+    compareCmd->add_option("--noise", compare.noise,
+                           "another recording of A's configuration, repeatable: relative time "
+                           "limits widen to twice each group's spread among A and these");
+    compareCmd->add_option("--gate-min-share", compare.minSharePercent,
+                           "groups under this % of A's time are not checked by --fail-if")
+        ->check(CLI::Range(0.0, 100.0))
+        ->capture_default_str();
+    compareCmd->add_option("--summary", compare.summary,
+                           "write the gate's verdict as Markdown (for a CI job to post; '-': "
+                           "stdout)");
+    compareCmd->add_option("--ceilings", compare.ceilings,
+                           "roofs for both recordings from this file (roofline ceilings -o FILE); "
+                           "'device': each GPU's own peak rates; 'datasheet': datasheet peaks "
+                           "only");
+
+    return {compareCmd, [args] { return cli::compare(*args); }};
 }
 
 } // namespace roofline::cli

@@ -7,6 +7,8 @@
 
 #include <iostream>
 #include <map>
+#include <CLI/CLI.hpp>
+#include <memory>
 
 namespace roofline::cli {
 
@@ -45,6 +47,20 @@ int merge(const MergeArgs& args) {
               << sources.size() << " ranks; roofline report " << args.output
               << " shows each rank's time and the kernels that differ most)\n";
     return 0;
+}
+
+Command addMerge(CLI::App& app) {
+    auto* mergeCmd = app.add_subcommand(
+        "merge", "merge per-rank recordings of one job (torchrun, mpirun, Slurm) into one, each "
+                 "launch with its rank");
+    const auto args = std::make_shared<MergeArgs>();
+    MergeArgs& merge = *args;
+    mergeCmd->add_option("recordings", merge.inputs, "the recordings, one per rank")
+        ->required()
+        ->expected(2, 1 << 20);
+    mergeCmd->add_option("--output,-o", merge.output, "the merged recording to write")->required();
+
+    return {mergeCmd, [args] { return cli::merge(*args); }};
 }
 
 } // namespace roofline::cli

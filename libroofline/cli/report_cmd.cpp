@@ -25,6 +25,8 @@
 #include <map>
 #include <sstream>
 #include <utility>
+#include <CLI/CLI.hpp>
+#include <memory>
 
 namespace roofline::cli {
 
@@ -303,6 +305,76 @@ int report(const ReportArgs& args) {
         return 1;
     }
     return 0;
+}
+
+Command addReport(CLI::App& app) {
+    auto* reportCmd = app.add_subcommand("report", "evaluate a recording and print its kernels");
+    const auto args = std::make_shared<ReportArgs>();
+    ReportArgs& report = *args;
+    reportCmd->add_option("file", report.file, "recording written by Session::save()")->required();
+    reportCmd->add_option("--csv", report.csv,
+                          "also write all records as CSV (FILE, or - for standard output: the "
+                          "table then goes to standard error)");
+    reportCmd->add_option("--json", report.json,
+                          "also write all records as JSON (FILE, or - for standard output)");
+    reportCmd->add_flag("--brief", report.brief,
+                        "a short header (recording, device, coverage, roofs' source) instead of "
+                        "the roofs table and the platform");
+    reportCmd->add_option("--chart", report.chart,
+                          "also draw the hierarchical roofline: FILE.html (every chart in one page, "
+                          "with hover details) or FILE.svg (one file per precision family drawn: "
+                          "FILE-fp64.svg, FILE-fp32.svg, FILE-fp16.svg, FILE-tensor.svg; FILE.svg "
+                          "itself when only one is); other extensions are refused");
+    reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
+        ->check(CLI::Range(0, 50))
+        ->capture_default_str();
+    reportCmd
+        ->add_option("--top", report.top,
+                     "show only the N rows with most time, the rest summed in one line (0: all; "
+                     "default 25, all with --group-by launch)")
+        ->check(CLI::Range(0, 100000000));
+    reportCmd
+        ->add_option("--group-by", report.groupBy,
+                     "rows of the table: kernel (every launch of a kernel in a scope path, the "
+                     "numbered instances of every scope level merged: Layer 0..11 -> Layer #), "
+                     "name+scope (numbered scopes kept apart), name, scope, op (framework "
+                     "operator: aten::addmm; with a tensor-core summary), module (module path: "
+                     "encoder.layers.3.linear1), module:DEPTH (paths cut after DEPTH names), or "
+                     "launch (one row per launch)")
+        ->check([](const std::string& v) {
+            try {
+                parseGroupBy(v);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        })
+        ->capture_default_str();
+    reportCmd->add_option("--name", report.name,
+                          "only kernels whose name contains TEXT (or matches regex:PATTERN)");
+    reportCmd->add_option("--scope", report.scope,
+                          "only kernels whose scope path contains TEXT (or matches regex:PATTERN)");
+    reportCmd
+        ->add_option("--sort", report.sort,
+                     "table column, largest first: time, mean, launches, share, flops, rate, "
+                     "ai_l1, ai_l2, ai_dram; or name, scope (default: time for groups, launch "
+                     "order for --group-by launch)")
+        ->check(CLI::IsMember({"time", "mean", "launches", "share", "flops", "rate", "ai_l1",
+                               "ai_l2", "ai_dram", "name", "scope"}));
+    reportCmd->add_option("--ceilings", report.ceilings,
+                          "roofs from this file (roofline ceilings -o FILE) instead of the cache, "
+                          "the bundled roofs or $ROOFLINE_CEILINGS; 'device': the GPU's own peak "
+                          "rates from the recording's counters; 'datasheet': datasheet peaks only "
+                          "(default: measured roofs where known, device peaks, then datasheet)");
+    reportCmd->add_flag("--sort-time", report.sortByTime, "largest time first (--sort time)");
+    reportCmd->add_flag("--host", report.host,
+                        "also print the host side: wall and CPU time per scope (self, total, % "
+                        "of the run, per call) beside its kernels' GPU time");
+    reportCmd->add_option("--host-csv", report.hostCsv, "write the host time per scope as CSV");
+    reportCmd->add_flag("--wide", report.wide,
+                        "never shorten names (default: fit the terminal width, $COLUMNS)");
+
+    return {reportCmd, [args] { return cli::report(*args); }};
 }
 
 } // namespace roofline::cli

@@ -3,9 +3,12 @@
 // libroofline.so, and execs the command: every process of it that launches a kernel profiles
 // itself and saves its own recording at exit (collect/injection.cpp, docs/profiling-programs.md).
 #include "cli/commands.hpp"
+#include "core/option_table.hpp"
 
 #include <roofline/error.hpp>
 #include <roofline/options.hpp>
+
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <climits>
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -259,6 +263,41 @@ int run(const RunArgs& args) {
         return 0;
     }
     return runAndList(args.command);
+}
+
+Command addRun(CLI::App& app) {
+    auto* runCmd = app.add_subcommand(
+        "run", "profile an unmodified program (C++ or python3 ...): every process of it that "
+               "launches a CUDA kernel saves its own recording at exit");
+    const auto args = std::make_shared<RunArgs>();
+    // Each option is one ROOFLINE_* variable of the profiled processes: the rows of the options
+    // table with a flag (core/option_table.hpp, docs/configuration.md).
+    std::vector<const core::OptionRow*> rows;
+    for (const core::OptionRow& row : core::optionTable())
+        if (row.flag)
+            rows.push_back(&row);
+    const auto values = std::make_shared<std::vector<std::string>>(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        runCmd->add_option(rows[i]->flag, (*values)[i],
+                           std::string(rows[i]->help) + " [" + rows[i]->variable + "]");
+    const auto timingOnly = std::make_shared<bool>(false);
+    runCmd->add_flag("--timing-only", *timingOnly,
+                     "kernel names, scopes and durations, no counters [ROOFLINE_TIMING_ONLY=1]");
+    runCmd->add_option("--library", args->library,
+                       "libroofline.so to inject (default: ROOFLINE_LIBRARY, or the one beside "
+                       "this roofline)");
+    runCmd->add_flag("--dry-run", args->dryRun, "print the environment and command, run nothing");
+    runCmd->add_option("command", args->command, "the program and its arguments (after --)")
+        ->required();
+    runCmd->positionals_at_end();
+    return {runCmd, [args, rows, values, timingOnly] {
+                for (std::size_t i = 0; i < rows.size(); ++i)
+                    if (!(*values)[i].empty())
+                        args->variables.emplace_back(rows[i]->variable, (*values)[i]);
+                if (*timingOnly)
+                    args->variables.emplace_back("ROOFLINE_TIMING_ONLY", "1");
+                return run(*args); // returns only when the command could not be run
+            }};
 }
 
 } // namespace roofline::cli

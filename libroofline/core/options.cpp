@@ -1,8 +1,11 @@
+#include "core/option_table.hpp"
+
 #include <roofline/error.hpp>
 #include <roofline/options.hpp>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace roofline {
@@ -17,19 +20,6 @@ long long parseInteger(const char* variable, const char* text, long long min, lo
                     std::string(variable) + "='" + text + "' is not an integer in [" +
                         std::to_string(min) + ", " + std::to_string(max) + "]");
     return value;
-}
-
-template <typename E, std::size_t N>
-E parseChoice(const char* variable, const char* text, const char* const (&names)[N],
-              const E (&values)[N]) {
-    std::string choices;
-    for (std::size_t i = 0; i < N; ++i) {
-        if (text == std::string(names[i]))
-            return values[i];
-        choices += (i ? "|" : "") + std::string(names[i]);
-    }
-    throw Error(ErrorCode::InvalidArgument,
-                std::string(variable) + "='" + text + "' is not one of " + choices);
 }
 
 bool parseBool(const char* variable, const char* text) {
@@ -133,103 +123,216 @@ const char* toString(FirstIteration first) noexcept {
     return "unknown";
 }
 
+namespace core {
+namespace {
+
+// A choice's accepted words and what each means; the first word of each value is how it is
+// written back.
+template <typename E> struct Word {
+    const char* text;
+    E value;
+};
+
+template <typename E, std::size_t N>
+E choose(const char* variable, const char* text, const Word<E> (&words)[N]) {
+    std::string choices;
+    for (const Word<E>& w : words) {
+        if (std::strcmp(text, w.text) == 0)
+            return w.value;
+        choices += (choices.empty() ? "" : "|") + std::string(w.text);
+    }
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(variable) + "='" + text + "' is not one of " + choices);
+}
+
+template <typename E, std::size_t N> std::string wordOf(E value, const Word<E> (&words)[N]) {
+    for (const Word<E>& w : words)
+        if (w.value == value)
+            return w.text;
+    return "?";
+}
+
+const Word<CollectionMode> kModes[] = {
+    {"iteration", CollectionMode::IterationReplay},  {"kernel", CollectionMode::KernelReplay},
+    {"scope", CollectionMode::ScopeReplay},          {"iteration-replay", CollectionMode::IterationReplay},
+    {"kernel-replay", CollectionMode::KernelReplay}, {"scope-replay", CollectionMode::ScopeReplay}};
+const Word<MetricSet> kMetricSets[] = {{"full", MetricSet::Full},
+                                       {"core", MetricSet::Core},
+                                       {"memory", MetricSet::Memory},
+                                       {"time", MetricSet::Time}};
+const Word<ByteDefinition> kBytes[] = {{"nersc", ByteDefinition::Nersc},
+                                       {"ncu", ByteDefinition::Ncu}};
+const Word<CacheFlush> kFlushes[] = {{"auto", CacheFlush::Auto},
+                                     {"on", CacheFlush::On},
+                                     {"off", CacheFlush::Off},
+                                     {"kernel", CacheFlush::Kernel}};
+const Word<bool> kScopes[] = {{"thread", false}, {"process", true}};
+const Word<HostTiming> kHostTimings[] = {
+    {"cpu", HostTiming::Cpu}, {"wall", HostTiming::Wall}, {"off", HostTiming::Off}};
+const Word<FirstIteration> kFirstIterations[] = {
+    {"skip", FirstIteration::Skip},
+    {"skip-if-different", FirstIteration::SkipIfDifferent},
+    {"measure", FirstIteration::Measure}};
+const Word<AlignPasses> kAligns[] = {{"auto", AlignPasses::Auto},
+                                     {"on", AlignPasses::On},
+                                     {"off", AlignPasses::Off},
+                                     {"1", AlignPasses::On},
+                                     {"0", AlignPasses::Off}};
+const Word<TensorCounters> kTensorCounters[] = {{"detect", TensorCounters::Detect},
+                                                {"all", TensorCounters::All}};
+
+std::string joinList(const std::vector<std::string>& list) {
+    std::string out;
+    for (const auto& item : list)
+        out += (out.empty() ? "" : ";") + item;
+    return out;
+}
+
+// One row per field: F the field, VAR its variable, and how its text reads.
+#define ROOFLINE_CHOICE(F, VAR, WORDS)                                                            \
+    [](Options& o, const char* t) { o.F = choose(VAR, t, WORDS); },                               \
+        [](const Options& o) { return wordOf(o.F, WORDS); }
+#define ROOFLINE_INTEGER(F, VAR, MIN, MAX)                                                        \
+    [](Options& o, const char* t) {                                                               \
+        o.F = static_cast<decltype(o.F)>(parseInteger(VAR, t, MIN, MAX));                         \
+    },                                                                                            \
+        [](const Options& o) { return std::to_string(o.F); }
+#define ROOFLINE_BOOL(F, VAR)                                                                     \
+    [](Options& o, const char* t) { o.F = parseBool(VAR, t); },                                   \
+        [](const Options& o) { return std::string(o.F ? "1" : "0"); }
+#define ROOFLINE_TEXT(F)                                                                          \
+    [](Options& o, const char* t) { o.F = t; }, [](const Options& o) { return o.F; }
+#define ROOFLINE_LIST(F)                                                                          \
+    [](Options& o, const char* t) { o.F = splitList(t); },                                        \
+        [](const Options& o) { return joinList(o.F); }
+
+} // namespace
+
+const std::vector<OptionRow>& optionTable() {
+    static const std::vector<OptionRow> rows = {
+        {"mode", "ROOFLINE_MODE", "--mode", ROOFLINE_CHOICE(mode, "ROOFLINE_MODE", kModes),
+         "`iteration`", "iteration | kernel | scope (default iteration)"},
+        {"metrics", "ROOFLINE_METRICS", "--metrics",
+         ROOFLINE_CHOICE(metrics, "ROOFLINE_METRICS", kMetricSets), "`full`",
+         "full | core | memory | time"},
+        {"bytes", "ROOFLINE_BYTES", "--bytes", ROOFLINE_CHOICE(bytes, "ROOFLINE_BYTES", kBytes),
+         "`nersc`", "nersc | ncu: the L1/L2 byte counters"},
+        {"device", "ROOFLINE_DEVICE", "--device",
+         ROOFLINE_INTEGER(device, "ROOFLINE_DEVICE", -1, 1023), "`0`",
+         "CUDA device ordinal, -1 every device (default: the one the process launches on)"},
+        {"rangesPerImage", "ROOFLINE_RANGES_PER_IMAGE", "--ranges-per-image",
+         ROOFLINE_INTEGER(rangesPerImage, "ROOFLINE_RANGES_PER_IMAGE", 1, 4096), "`96`",
+         "ranges per counter-data image"},
+        {"iterationRange", "ROOFLINE_ITERATION_RANGE", "--iteration-range",
+         ROOFLINE_TEXT(iterationRange), "empty",
+         "the NVTX range whose instances are the iterations (default: the outermost)"},
+        {"iterationsPerPass", "ROOFLINE_ITERATIONS_PER_PASS", "--iterations-per-pass",
+         ROOFLINE_INTEGER(iterationsPerPass, "ROOFLINE_ITERATIONS_PER_PASS", 0, 1 << 20),
+         "`0` (auto)", "iterations one pass spans"},
+        {"scopeLevels", "ROOFLINE_SCOPE_LEVELS", "--scope-levels",
+         ROOFLINE_INTEGER(scopeLevels, "ROOFLINE_SCOPE_LEVELS", 1, 16), "`1`",
+         "scope replay: nesting levels measured"},
+        {"nvtxInclude", "ROOFLINE_NVTX_INCLUDE", "--nvtx-include", ROOFLINE_LIST(nvtxInclude),
+         "none",
+         "NVTX include filters (Nsight Compute syntax; "
+         "several separated by ';')"},
+        {"nvtxExclude", "ROOFLINE_NVTX_EXCLUDE", "--nvtx-exclude", ROOFLINE_LIST(nvtxExclude),
+         "none", "NVTX exclude filters"},
+        {"kernelName", "ROOFLINE_KERNEL_NAME", "--kernel-name", ROOFLINE_TEXT(kernelName),
+         "empty", "kernel name or regex:PATTERN"},
+        {"launchSkip", "ROOFLINE_LAUNCH_SKIP", "--launch-skip",
+         ROOFLINE_INTEGER(launchSkip, "ROOFLINE_LAUNCH_SKIP", 0, 1LL << 62), "`0`",
+         "admitted launches to skip first"},
+        {"launchCount", "ROOFLINE_LAUNCH_COUNT", "--launch-count",
+         ROOFLINE_INTEGER(launchCount, "ROOFLINE_LAUNCH_COUNT", 0, 1LL << 62), "`0` (all)",
+         "admitted launches to profile (0: all)"},
+        {"cacheFlush", "ROOFLINE_CACHE_FLUSH", "--cache-flush",
+         ROOFLINE_CHOICE(cacheFlush, "ROOFLINE_CACHE_FLUSH", kFlushes), "`auto`",
+         "auto | on | off | kernel"},
+        {"outputPath", "ROOFLINE_OUTPUT", "--output,-o", ROOFLINE_TEXT(outputPath), "empty",
+         "recording path pattern: %p pid, %h host, %r rank, %q{VAR}, %% (default "
+         "roofline-rank%r.rfl under a launcher, roofline-%h-%p.rfl otherwise)"},
+        {"flushOnExit", "ROOFLINE_FLUSH_ON_EXIT", nullptr,
+         ROOFLINE_BOOL(flushOnExit, "ROOFLINE_FLUSH_ON_EXIT"), "`1`",
+         "1 | 0: stop and save at exit and on SIGINT/SIGTERM"},
+        {"listenNvtx", "ROOFLINE_NVTX", "--nvtx", ROOFLINE_BOOL(listenNvtx, "ROOFLINE_NVTX"),
+         "`1`", "1 | 0: listen to the program's NVTX ranges"},
+        {"processScopes", "ROOFLINE_PUSH_POP_SCOPE", "--push-pop-scope",
+         ROOFLINE_CHOICE(processScopes, "ROOFLINE_PUSH_POP_SCOPE", kScopes), "`thread`",
+         "process (default under run) | thread: whose open ranges a launch belongs to"},
+        {"hostTiming", "ROOFLINE_HOST_TIMING", "--host-timing",
+         ROOFLINE_CHOICE(hostTiming, "ROOFLINE_HOST_TIMING", kHostTimings), "`cpu`",
+         "cpu | wall | off: host time per scope (cpu adds the thread CPU clock)"},
+        {"firstIteration", "ROOFLINE_FIRST_ITERATION", "--first-iteration",
+         ROOFLINE_CHOICE(firstIteration, "ROOFLINE_FIRST_ITERATION", kFirstIterations),
+         "`skip`", "skip | skip-if-different | measure"},
+        {"alignPasses", "ROOFLINE_ALIGN_PASSES", "--align-passes",
+         ROOFLINE_CHOICE(alignPasses, "ROOFLINE_ALIGN_PASSES", kAligns), "`auto`",
+         "auto | on | off"},
+        {"tensorCounters", "ROOFLINE_TENSOR_COUNTERS", "--tensor-counters",
+         ROOFLINE_CHOICE(tensorCounters, "ROOFLINE_TENSOR_COUNTERS", kTensorCounters),
+         "`detect`", "detect | all"},
+        {"reuseSamples", "ROOFLINE_REUSE", "--reuse",
+         ROOFLINE_INTEGER(reuseSamples, "ROOFLINE_REUSE", 0, 1000), "`2`",
+         "samples per repeated launch signature, 0: every launch"},
+        {"launchGraphNodes", "ROOFLINE_GRAPH_NODES", "--graph-nodes",
+         ROOFLINE_BOOL(launchGraphNodes, "ROOFLINE_GRAPH_NODES"), "`1`",
+         "1 | 0: while measuring, CUDA graph launches run as their nodes, so graph kernels get "
+         "counters (default 1)"},
+        {"shareAcrossRanks", "ROOFLINE_SHARE_RANKS", "--share-ranks",
+         ROOFLINE_BOOL(shareAcrossRanks, "ROOFLINE_SHARE_RANKS"), "`0`",
+         "1 | 0: data-parallel ranks each measure a share of the launches; roofline merge "
+         "assembles the whole profile (default 0)"},
+        {"idleWhenComplete", "ROOFLINE_IDLE_WHEN_COMPLETE", nullptr,
+         ROOFLINE_BOOL(idleWhenComplete, "ROOFLINE_IDLE_WHEN_COMPLETE"), "`1`",
+         "1 | 0: idle once every launch of one iteration has its record"},
+        {"keepImagesMiB", "ROOFLINE_KEEP_IMAGES", "--keep-images",
+         ROOFLINE_INTEGER(keepImagesMiB, "ROOFLINE_KEEP_IMAGES", 0, 65536), "`0`",
+         "MiB of raw counter-data images to keep"},
+        {"(timing only)", "ROOFLINE_TIMING_ONLY", nullptr, nullptr, nullptr, "unset",
+         "1: no counters, kernel durations only"},
+        {"(diagnostic)", "ROOFLINE_REENABLE_ON_CODE_LOAD", nullptr, nullptr, nullptr, "`1`",
+         "0: no profiler re-creation after code loads (reproduces a CUPTI crash)"},
+        {"(diagnostic)", "ROOFLINE_TRACE_NVTX", nullptr, nullptr, nullptr, "unset",
+         "1: one line per NVTX push and pop"},
+        {"(diagnostic)", "ROOFLINE_TRACE_CODE_LOADS", nullptr, nullptr, nullptr, "unset",
+         "1: one line per module load, launch and range-profiler call"},
+        {"(`roofline run`)", "ROOFLINE_LIBRARY", nullptr, nullptr, nullptr, "unset",
+         "the libroofline.so that roofline run injects"},
+        {"torchHook", "ROOFLINE_TORCH_HOOK", nullptr,
+         ROOFLINE_BOOL(torchHook, "ROOFLINE_TORCH_HOOK"), "`1`",
+         "1 | 0: name each kernel's PyTorch operator and module"},
+        {"(logging)", "ROOFLINE_LOG_LEVEL", "--log-level", nullptr, nullptr, "`warn`",
+         "warn | info | debug"},
+        {"(roofs)", "ROOFLINE_CEILINGS", nullptr, nullptr, nullptr, "unset",
+         "a ceilings file to compare records with"},
+        {"(roofs)", "ROOFLINE_CEILINGS_DIR", nullptr, nullptr, nullptr,
+         "`$XDG_CACHE_HOME/roofline` or `~/.cache/roofline`",
+         "where measured roofs are cached per device"},
+    };
+    return rows;
+}
+
+#undef ROOFLINE_CHOICE
+#undef ROOFLINE_INTEGER
+#undef ROOFLINE_BOOL
+#undef ROOFLINE_TEXT
+#undef ROOFLINE_LIST
+
+const OptionRow* optionRow(const std::string& variable) noexcept {
+    for (const OptionRow& row : optionTable())
+        if (variable == row.variable)
+            return &row;
+    return nullptr;
+}
+
+} // namespace core
+
 Options Options::fromEnvironment(Options o) {
-    if (const char* v = std::getenv("ROOFLINE_MODE")) {
-        static const char* const names[] = {"iteration",        "kernel",        "scope",
-                                            "iteration-replay", "kernel-replay", "scope-replay"};
-        static const CollectionMode values[] = {
-            CollectionMode::IterationReplay, CollectionMode::KernelReplay,
-            CollectionMode::ScopeReplay,     CollectionMode::IterationReplay,
-            CollectionMode::KernelReplay,    CollectionMode::ScopeReplay};
-        o.mode = parseChoice("ROOFLINE_MODE", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_METRICS")) {
-        static const char* const names[] = {"full", "core", "memory", "time"};
-        static const MetricSet values[] = {MetricSet::Full, MetricSet::Core, MetricSet::Memory,
-                                           MetricSet::Time};
-        o.metrics = parseChoice("ROOFLINE_METRICS", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_BYTES")) {
-        static const char* const names[] = {"nersc", "ncu"};
-        static const ByteDefinition values[] = {ByteDefinition::Nersc, ByteDefinition::Ncu};
-        o.bytes = parseChoice("ROOFLINE_BYTES", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_DEVICE"))
-        o.device = static_cast<int>(parseInteger("ROOFLINE_DEVICE", v, -1, 1023));
-    if (const char* v = std::getenv("ROOFLINE_RANGES_PER_IMAGE"))
-        o.rangesPerImage =
-            static_cast<std::size_t>(parseInteger("ROOFLINE_RANGES_PER_IMAGE", v, 1, 4096));
-    if (const char* v = std::getenv("ROOFLINE_ITERATION_RANGE"))
-        o.iterationRange = v;
-    if (const char* v = std::getenv("ROOFLINE_ITERATIONS_PER_PASS"))
-        o.iterationsPerPass =
-            static_cast<std::size_t>(parseInteger("ROOFLINE_ITERATIONS_PER_PASS", v, 0, 1 << 20));
-    if (const char* v = std::getenv("ROOFLINE_SCOPE_LEVELS"))
-        o.scopeLevels = static_cast<std::size_t>(parseInteger("ROOFLINE_SCOPE_LEVELS", v, 1, 16));
-    if (const char* v = std::getenv("ROOFLINE_NVTX_INCLUDE"))
-        o.nvtxInclude = splitList(v);
-    if (const char* v = std::getenv("ROOFLINE_NVTX_EXCLUDE"))
-        o.nvtxExclude = splitList(v);
-    if (const char* v = std::getenv("ROOFLINE_KERNEL_NAME"))
-        o.kernelName = v;
-    if (const char* v = std::getenv("ROOFLINE_LAUNCH_SKIP"))
-        o.launchSkip =
-            static_cast<std::uint64_t>(parseInteger("ROOFLINE_LAUNCH_SKIP", v, 0, 1LL << 62));
-    if (const char* v = std::getenv("ROOFLINE_LAUNCH_COUNT"))
-        o.launchCount =
-            static_cast<std::uint64_t>(parseInteger("ROOFLINE_LAUNCH_COUNT", v, 0, 1LL << 62));
-    if (const char* v = std::getenv("ROOFLINE_CACHE_FLUSH")) {
-        static const char* const names[] = {"auto", "on", "off", "kernel"};
-        static const CacheFlush values[] = {CacheFlush::Auto, CacheFlush::On, CacheFlush::Off,
-                                            CacheFlush::Kernel};
-        o.cacheFlush = parseChoice("ROOFLINE_CACHE_FLUSH", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_OUTPUT"))
-        o.outputPath = v;
-    if (const char* v = std::getenv("ROOFLINE_FLUSH_ON_EXIT"))
-        o.flushOnExit = parseBool("ROOFLINE_FLUSH_ON_EXIT", v);
-    if (const char* v = std::getenv("ROOFLINE_NVTX"))
-        o.listenNvtx = parseBool("ROOFLINE_NVTX", v);
-    if (const char* v = std::getenv("ROOFLINE_PUSH_POP_SCOPE")) {
-        static const char* const names[] = {"thread", "process"};
-        static const bool values[] = {false, true};
-        o.processScopes = parseChoice("ROOFLINE_PUSH_POP_SCOPE", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_HOST_TIMING")) {
-        static const char* const names[] = {"cpu", "wall", "off"};
-        static const HostTiming values[] = {HostTiming::Cpu, HostTiming::Wall, HostTiming::Off};
-        o.hostTiming = parseChoice("ROOFLINE_HOST_TIMING", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_FIRST_ITERATION")) {
-        static const char* const names[] = {"skip", "skip-if-different", "measure"};
-        static const FirstIteration values[] = {
-            FirstIteration::Skip, FirstIteration::SkipIfDifferent, FirstIteration::Measure};
-        o.firstIteration = parseChoice("ROOFLINE_FIRST_ITERATION", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_ALIGN_PASSES")) {
-        static const char* const names[] = {"auto", "on", "off", "1", "0"};
-        static const AlignPasses values[] = {AlignPasses::Auto, AlignPasses::On, AlignPasses::Off,
-                                             AlignPasses::On, AlignPasses::Off};
-        o.alignPasses = parseChoice("ROOFLINE_ALIGN_PASSES", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_TENSOR_COUNTERS")) {
-        static const char* const names[] = {"detect", "all"};
-        static const TensorCounters values[] = {TensorCounters::Detect, TensorCounters::All};
-        o.tensorCounters = parseChoice("ROOFLINE_TENSOR_COUNTERS", v, names, values);
-    }
-    if (const char* v = std::getenv("ROOFLINE_KEEP_IMAGES"))
-        o.keepImagesMiB =
-            static_cast<std::size_t>(parseInteger("ROOFLINE_KEEP_IMAGES", v, 0, 65536));
-    if (const char* v = std::getenv("ROOFLINE_REUSE"))
-        o.reuseSamples = static_cast<std::size_t>(parseInteger("ROOFLINE_REUSE", v, 0, 1000));
-    if (const char* v = std::getenv("ROOFLINE_IDLE_WHEN_COMPLETE"))
-        o.idleWhenComplete = parseBool("ROOFLINE_IDLE_WHEN_COMPLETE", v);
-    if (const char* v = std::getenv("ROOFLINE_GRAPH_NODES"))
-        o.launchGraphNodes = parseBool("ROOFLINE_GRAPH_NODES", v);
-    if (const char* v = std::getenv("ROOFLINE_SHARE_RANKS"))
-        o.shareAcrossRanks = parseBool("ROOFLINE_SHARE_RANKS", v);
-    if (const char* v = std::getenv("ROOFLINE_TORCH_HOOK"))
-        o.torchHook = parseBool("ROOFLINE_TORCH_HOOK", v);
+    for (const core::OptionRow& row : core::optionTable())
+        if (row.field())
+            if (const char* v = std::getenv(row.variable))
+                row.parse(o, v);
     return o;
 }
 

@@ -1,3 +1,5 @@
+#include "core/option_table.hpp"
+
 #include <roofline/error.hpp>
 #include <roofline/kernel_record.hpp>
 #include <roofline/options.hpp>
@@ -5,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
 
 using namespace roofline;
 
@@ -86,6 +91,62 @@ TEST(Options, MalformedValuesNameTheVariable) {
     }
     Env env("ROOFLINE_FLUSH_ON_EXIT", "maybe");
     EXPECT_THROW(Options::fromEnvironment(), Error);
+}
+
+// One table feeds fromEnvironment(), `roofline run`'s flags and the docs: every row is a line of
+// docs/configuration.md's settings table (field, variable, default), in the table's order, and
+// every variable that table names is a row.
+TEST(OptionTable, IsTheDocumentedSettingsTable) {
+    std::ifstream docs(std::string(ROOFLINE_SOURCE_DIR) + "/docs/configuration.md");
+    ASSERT_TRUE(docs) << "docs/configuration.md";
+    std::vector<std::string> lines;
+    bool inSettings = false;
+    for (std::string line; std::getline(docs, line);) {
+        if (line.rfind("## ", 0) == 0)
+            inSettings = line == "## Settings";
+        else if (inSettings && line.rfind("| ", 0) == 0 && line.find("`ROOFLINE_") != std::string::npos)
+            lines.push_back(line);
+    }
+    const auto& rows = core::optionTable();
+    ASSERT_EQ(lines.size(), rows.size()) << "rows of the settings table in docs/configuration.md";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const core::OptionRow& row = rows[i];
+        const std::string name = row.field() ? "`" + std::string(row.name) + "`" : row.name;
+        const std::string cells =
+            "| " + name + " | `" + row.variable + "` | " + row.defaultCell + " | ";
+        EXPECT_EQ(lines[i].substr(0, cells.size()), cells) << "docs row " << i;
+    }
+}
+
+// A field's default is what its docs cell says, and its text reads back to the same value.
+TEST(OptionTable, DefaultsAndTextRoundTrip) {
+    std::set<std::string> variables, flags;
+    for (const core::OptionRow& row : core::optionTable()) {
+        EXPECT_TRUE(variables.insert(row.variable).second) << row.variable;
+        if (row.flag) {
+            EXPECT_TRUE(flags.insert(row.flag).second) << row.flag;
+        }
+        EXPECT_NE(std::string(row.help), "") << row.variable;
+        if (!row.field())
+            continue;
+        const std::string text = row.format(Options{});
+        std::string cell = row.defaultCell;
+        if (cell == "empty" || cell == "none")
+            cell = "``";
+        EXPECT_EQ(cell.substr(0, text.size() + 2), "`" + text + "`") << row.variable;
+        Options o;
+        row.parse(o, text.c_str());
+        EXPECT_EQ(row.format(o), text) << row.variable;
+    }
+    // A value set from the environment reads back as it was given.
+    Env a("ROOFLINE_NVTX_INCLUDE", "train/;[A"), b("ROOFLINE_CACHE_FLUSH", "kernel"),
+        c("ROOFLINE_LAUNCH_COUNT", "12"), d("ROOFLINE_SHARE_RANKS", "1");
+    const Options set = Options::fromEnvironment();
+    EXPECT_EQ(core::optionRow("ROOFLINE_NVTX_INCLUDE")->format(set), "train/;[A");
+    EXPECT_EQ(core::optionRow("ROOFLINE_CACHE_FLUSH")->format(set), "kernel");
+    EXPECT_EQ(core::optionRow("ROOFLINE_LAUNCH_COUNT")->format(set), "12");
+    EXPECT_EQ(core::optionRow("ROOFLINE_SHARE_RANKS")->format(set), "1");
+    EXPECT_EQ(core::optionRow("ROOFLINE_NOT_A_SETTING"), nullptr);
 }
 
 TEST(Names, KindsAndLevels) {
