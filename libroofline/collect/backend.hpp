@@ -78,11 +78,9 @@ public:
     virtual std::vector<std::uint8_t> imageBytes() const = 0;
     /// Evicts the L2 cache (writes a buffer twice its size). Never throws.
     virtual void flushCaches() noexcept = 0;
-    /// The L2 can be flushed before each kernel inside a pass (flushBeforeLaunch): each flush is
-    /// a kernel, so it takes a range of the pass before the kernel's own.
-    virtual bool flushesKernels() const noexcept { return false; }
     /// Enqueues the L2 flush on the launch's `stream`, from its launch callback, before the
-    /// kernel. Never throws.
+    /// kernel (a kernel: it takes a range of the pass before the kernel's own). Never throws;
+    /// nothing where the backend was created without a flush kernel (Settings decides).
     virtual void flushBeforeLaunch(std::uint64_t stream) noexcept { (void)stream; }
     /// Releases and re-creates the device's profiler at `configuration` (fresh image, pass 0;
     /// what the passes of the current group collected is lost). The collector calls it before

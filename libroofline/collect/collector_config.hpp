@@ -33,10 +33,12 @@ struct CollectorConfig {
     std::size_t scopeLevels = 1;
     std::size_t iterationsPerPass = 0; ///< iteration replay; 0: as many as half an image holds
     std::size_t passes = 1;            ///< passes per group (CUPTI passes x nesting levels)
-    bool flushCaches = false;          ///< before each pass (each kernel in kernel replay)
+    bool flushPasses = false;          ///< caches flushed before each pass (kernel replay: kernel)
     /// Iteration replay: the L2 flushed before each measured kernel inside the passes (as ncu's
     /// --cache-control all), by a kernel that takes a range of its own (left out).
     bool flushEachKernel = false;
+    /// Ranges one measured launch takes in a pass: the flush kernel's range, then its own.
+    std::size_t rangesPerLaunch() const noexcept { return flushEachKernel ? 2 : 1; }
     std::size_t keepImageBytes = 0; ///< raw counter-data images kept for the recording
     std::string timingReason;       ///< Level::TimingOnly: why (goes into every record's note)
     /// Re-create the profiler before measuring again once code was loaded while it was enabled

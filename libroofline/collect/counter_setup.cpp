@@ -2,6 +2,7 @@
 // the platform that carries them out on a GPU.
 #include "collect/counter_setup.hpp"
 #include "collect/mode.hpp"
+#include "collect/session_impl.hpp"
 
 #include "core/ceilings_file.hpp"
 #include "core/log.hpp"
@@ -14,10 +15,6 @@
 
 namespace roofline::collect {
 namespace {
-
-void sink(const cupti::LaunchEvent& event, void* user) noexcept {
-    static_cast<SessionState*>(user)->onLaunch(event);
-}
 
 cupti::RangeMode rangeMode(const ModeFacts& facts) {
     if (facts.replaysKernels)
@@ -32,43 +29,55 @@ public:
     void open(int ordinal, SessionDevice& d) override {
         d.context = cupti::PrimaryContext(ordinal, d.info);
     }
-    void initializeProfiler(SessionState& s) override {
+    void initializeProfiler(SessionDevices& s) override {
         cupti::LaunchTracker::attachAgain(); // a session before this one detached CUPTI
         s.profiler.emplace();
     }
     std::string chipName(int ordinal) override { return cupti::chipName(ordinal); }
+    bool prepareKernelFlush(SessionDevice& d) override {
+        try {
+            d.kernelFlush = std::make_unique<cupti::L2Flush>(d.info.l2Bytes);
+            return true;
+        } catch (const std::exception& e) {
+            core::log().warn("libroofline: caches cannot be flushed before each kernel ({}): "
+                             "they are flushed before each pass instead",
+                             e.what());
+            return false;
+        }
+    }
     cupti::ConfigImage configImage(const std::string& chip,
                                    const std::vector<std::string>& metrics) override {
         return cupti::Host(chip).configImage(metrics);
     }
-    void subscribe(SessionState& s) override {
-        s.tracker = std::make_unique<cupti::LaunchTracker>(&sink, &s);
+    void subscribe(SessionDevices& s, cupti::LaunchSink sink, void* user) override {
+        s.tracker = std::make_unique<cupti::LaunchTracker>(sink, user);
     }
-    std::unique_ptr<CounterBackend> backend(const SessionDevice& d,
-                                            const BackendSpec& spec) override {
-        return std::make_unique<CuptiBackend>(d.context.get(), spec.chip, spec.metrics,
-                                              spec.configurations, spec.rangesPerImage, spec.mode,
-                                              spec.levels, d.info.l2Bytes, spec.fallback,
-                                              spec.released, spec.flushKernels);
+    std::unique_ptr<CounterBackend> backend(SessionDevice& d, const BackendSpec& spec) override {
+        return std::make_unique<CuptiBackend>(d.context.get(), spec, d.info.l2Bytes,
+                                              std::move(d.kernelFlush));
     }
 };
 
 } // namespace
 
+void launchSink(const cupti::LaunchEvent& event, void* s) noexcept {
+    static_cast<SessionState*>(s)->onLaunch(event);
+}
+
 std::unique_ptr<CounterPlatform> cuptiPlatform() {
     return std::make_unique<CuptiPlatform>();
 }
 
-void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& platform) {
+void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
+                   CounterPlatform& platform) {
     using core::msSince;
-    const ModeFacts facts = modeFacts(s.options.mode);
     const auto start = core::SteadyClock::now();
     std::vector<int> ordinals;
-    if (s.options.device < 0)
+    if (options.device < 0)
         for (int i = 0, n = platform.deviceCount(); i < n; ++i)
             ordinals.push_back(i);
     else
-        ordinals.push_back(s.options.device);
+        ordinals.push_back(options.device);
     if (ordinals.empty())
         throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
     for (int ordinal : ordinals) {
@@ -76,6 +85,15 @@ void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& pl
         platform.open(ordinal, d);
         s.devices.push_back(std::move(d));
     }
+    // The settings, once: what the options ask, as far as these devices can do it.
+    Capabilities can;
+    if (needsKernelFlush(options, s.process))
+        for (auto& d : s.devices)
+            can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;
+    s.settings = resolveSettings(options, s.process, can);
+    config = collectorConfig(s.settings);
+    const Settings& settings = s.settings;
+    const ModeFacts facts = modeFacts(settings.mode);
     s.deviceMs = msSince(start);
     const auto initStart = core::SteadyClock::now();
     platform.initializeProfiler(s);
@@ -88,24 +106,24 @@ void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& pl
             throw Error(ErrorCode::UnsupportedChip,
                         "devices of different chips (" + chip + ", " + d.info.chip +
                             ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    const core::ChipProfile profile = core::withBytes(core::profileForChip(chip), s.options.bytes);
+    const core::ChipProfile profile = core::withBytes(core::profileForChip(chip), settings.options.bytes);
     // Tensor counters by detection (design 0008): only where a launch whose MMA kind needs more
     // counters can be measured again in a later iteration.
-    const bool detect = facts.measuresAgain && s.options.tensorCounters == TensorCounters::Detect;
-    s.metrics = core::sessionMetrics(profile, s.options.metrics, detect);
-    std::vector<std::string> initial = core::initialMetrics(profile, s.options.metrics, detect);
+    const bool detect = facts.measuresAgain && settings.options.tensorCounters == TensorCounters::Detect;
+    s.metrics = core::sessionMetrics(profile, settings.options.metrics, detect);
+    std::vector<std::string> initial = core::initialMetrics(profile, settings.options.metrics, detect);
     const bool detecting = initial != s.metrics;
     const auto imagesStart = core::SteadyClock::now();
     cupti::ConfigImage image = platform.configImage(chip, initial);
     s.configImage = image.bytes;
-    const std::size_t levels = facts.scopeLevels ? s.options.scopeLevels : 1;
+    const std::size_t levels = facts.scopeLevels ? settings.options.scopeLevels : 1;
     s.passes = image.passes * levels;
     std::vector<cupti::Configuration> configurations{{std::move(initial), std::move(image.bytes)}};
     // Aligned passes (docs/design/0006): their single-pass configurations are built when they
     // are switched on (auto) or right away (on).
     config.alignAvailable =
-        facts.measuresAgain && s.options.alignPasses != AlignPasses::Off && image.passes > 1;
-    config.alignFromStart = config.alignAvailable && s.options.alignPasses == AlignPasses::On;
+        facts.measuresAgain && settings.options.alignPasses != AlignPasses::Off && image.passes > 1;
+    config.alignFromStart = config.alignAvailable && settings.options.alignPasses == AlignPasses::On;
     if (detecting) {
         config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
             return core::inferTensorMetrics(profile, metrics, values);
@@ -117,14 +135,14 @@ void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& pl
     s.configImagesMs = msSince(imagesStart);
     s.ceilings = deviceCeilings(s.devices[0].info);
     const auto trackerStart = core::SteadyClock::now();
-    platform.subscribe(s);
+    platform.subscribe(s, &launchSink, &s);
     s.trackerMs = msSince(trackerStart);
     const auto profilersStart = core::SteadyClock::now();
     BackendSpec spec;
     spec.chip = chip;
     spec.metrics = s.metrics;
     spec.configurations = std::move(configurations);
-    spec.rangesPerImage = s.options.rangesPerImage;
+    spec.rangesPerImage = settings.rangesPerImage;
     spec.mode = rangeMode(facts);
     spec.levels = static_cast<std::uint16_t>(levels);
     spec.fallback =
@@ -132,15 +150,8 @@ void setUpCounters(SessionState& s, CollectorConfig& config, CounterPlatform& pl
     // The collector keeps the profiler released until its first pass: created only to check the
     // permission, not configured.
     spec.released = config.profilerReleasedAtStart();
-    spec.flushKernels = config.flushEachKernel;
     for (auto& d : s.devices) {
         d.backend = platform.backend(d, spec);
-        if (config.flushEachKernel && !d.backend->flushesKernels()) {
-            // The backend said why; the recording must say what was done.
-            config.flushEachKernel = false;
-            config.flushCaches = true;
-            s.options.cacheFlush = CacheFlush::On;
-        }
         if (config.alignFromStart) {
             config.alignedPasses = d.backend->prepareAligned();
             d.backend->selectConfiguration(1);

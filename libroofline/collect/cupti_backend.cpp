@@ -46,28 +46,18 @@ bool CuptiBackend::insideCall() noexcept {
     return tBackendCalls > 0;
 }
 
-CuptiBackend::CuptiBackend(void* context, const std::string& chip,
-                           const std::vector<std::string>& metrics,
-                           std::vector<cupti::Configuration> configurations, std::size_t capacity,
-                           cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                           std::vector<std::string> fallback, bool released, bool flushKernels)
-    : context_(context), metrics_(metrics), fallback_(std::move(fallback)), host_(chip),
-      l2Bytes_(l2Bytes) {
+CuptiBackend::CuptiBackend(void* context, const BackendSpec& spec, std::uint64_t l2Bytes,
+                           std::unique_ptr<cupti::L2Flush> kernelFlush)
+    : context_(context), metrics_(spec.metrics), fallback_(spec.fallback), host_(spec.chip),
+      l2Bytes_(l2Bytes), kernelFlush_(std::move(kernelFlush)) {
     try {
-        peakMetrics_ = core::peakMetrics(core::peakRoofs(core::profileForChip(chip)));
+        peakMetrics_ = core::peakMetrics(core::peakRoofs(core::profileForChip(spec.chip)));
     } catch (const std::exception&) { // a chip the catalog lacks: no device roofs
     }
     ContextGuard g(context_);
-    if (flushKernels) // its kernel loaded before any profiler exists on the context
-        try {
-            kernelFlush_ = std::make_unique<cupti::L2Flush>(l2Bytes);
-        } catch (const std::exception& e) {
-            core::log().warn("libroofline: caches cannot be flushed before each kernel ({}): "
-                             "they are flushed before each pass instead",
-                             e.what());
-        }
-    profiler_ = std::make_unique<cupti::RangeProfiler>(context, std::move(configurations), capacity,
-                                                       mode, levels, released);
+    profiler_ = std::make_unique<cupti::RangeProfiler>(context, spec.configurations,
+                                                       spec.rangesPerImage, spec.mode, spec.levels,
+                                                       spec.released);
 }
 
 CuptiBackend::~CuptiBackend() {

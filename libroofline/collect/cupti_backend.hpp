@@ -3,6 +3,7 @@
 // Calls run with the device's context current (pushed and popped around each call). With several
 // configurations (aligned replay) each evaluates its own metrics into the session's order.
 #include "collect/backend.hpp"
+#include "collect/backend_spec.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/host.hpp"
 #include "cupti/l2_flush.hpp"
@@ -14,18 +15,11 @@ namespace roofline::collect {
 
 class CuptiBackend final : public CounterBackend {
 public:
-    /// `metrics`: the session's metric order; `configurations`: configuration 0 holding what is
-    /// collected, then (aligned replay) several that together hold each of those once.
-    /// `fallback`: what addMetrics() collects instead when the grown set would need more passes
-    /// than it (the full set without detection counters); empty: no limit. `released`: the
-    /// profiler is created (the permission check) and released at once (release()).
-    /// `flushKernels`: the L2 flush kernel is prepared for flushBeforeLaunch() (a warning says
-    /// why when it cannot be).
-    CuptiBackend(void* context, const std::string& chip, const std::vector<std::string>& metrics,
-                 std::vector<cupti::Configuration> configurations, std::size_t capacity,
-                 cupti::RangeMode mode, std::uint16_t levels, std::uint64_t l2Bytes,
-                 std::vector<std::string> fallback = {}, bool released = false,
-                 bool flushKernels = false);
+    /// The backend of the context as `spec` says (collect/backend_spec.hpp); `l2Bytes`: what a
+    /// flush before a pass evicts; `kernelFlush`: the flush kernel for flushBeforeLaunch(),
+    /// loaded before this profiler exists (null: no flush before each kernel).
+    CuptiBackend(void* context, const BackendSpec& spec, std::uint64_t l2Bytes,
+                 std::unique_ptr<cupti::L2Flush> kernelFlush = nullptr);
     ~CuptiBackend() override;
 
     std::size_t capacity() const noexcept override { return profiler_->capacity(); }
@@ -41,7 +35,6 @@ public:
     std::size_t imageSize() const noexcept override { return profiler_->counterData().size(); }
     std::vector<std::uint8_t> imageBytes() const override { return profiler_->counterData(); }
     void flushCaches() noexcept override;
-    bool flushesKernels() const noexcept override { return kernelFlush_ != nullptr; }
     void flushBeforeLaunch(std::uint64_t stream) noexcept override;
     std::size_t addMetrics(const std::vector<std::string>& metrics) override;
     std::size_t prepareAligned() override;

@@ -28,7 +28,7 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     s.guard([&] {
         if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
             closeWindow(s);
-        if (shared_.config.flushCaches)
+        if (shared_.config.flushPasses)
             s.backend->flushCaches();
         if (!running_[s.index]) {
             s.backend->start();

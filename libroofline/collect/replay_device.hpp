@@ -79,7 +79,7 @@ bool ReplayDevice::startPass(Shared& shared, std::size_t firstConfig, Restart&& 
         s.acquireIfReleased(); // the group begun again may have resized (released) the image
     }
     s.guard([&] {
-        if (shared.config.flushCaches)
+        if (shared.config.flushPasses)
             s.backend->flushCaches();
         s.backend->start();
         schedule.passStarted();

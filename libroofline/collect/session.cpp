@@ -38,33 +38,19 @@ std::string devicesText(const std::vector<collect::SessionDevice>& devices, int 
     return (devices.size() > 1 ? "devices " : "device ") + ordinals + " (" + names + ")";
 }
 
-CacheFlush effectiveFlush(const Options& o) {
-    if (o.cacheFlush != CacheFlush::Auto)
-        return o.cacheFlush;
-    return collect::modeFacts(o.mode).replaysKernels ? CacheFlush::On : CacheFlush::Off;
-}
-
 } // namespace
 
 Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     collect::SessionState& s = *impl_;
-    s.options = std::move(options);
-    if (s.options.rangesPerImage == 0)
+    if (options.rangesPerImage == 0)
         throw Error(ErrorCode::InvalidArgument, "Options::rangesPerImage must be at least 1");
-    if (s.options.scopeLevels == 0)
+    if (options.scopeLevels == 0)
         throw Error(ErrorCode::InvalidArgument, "Options::scopeLevels must be at least 1");
     const core::EnvLookup env = [](const char* name) { return std::getenv(name); };
     s.process = core::currentProcess(env);
-    if (!s.options.outputPath.empty()) // a bad pattern is refused now, not after the run
-        s.outputPath = core::expandOutputPattern(s.options.outputPath, s.process, env);
-    std::string refused;
-    s.options.mode = collect::modeForJob(s.options.mode, s.process.worldSize, &refused);
-    if (!refused.empty())
-        core::log().warn("libroofline: {}", refused);
-    s.options.cacheFlush = effectiveFlush(s.options);
-    collect::CollectorConfig config = collect::collectorConfig(s.options);
-    collect::shareAcrossRanks(config, s.options, s.process);
-    if (!s.options.listenNvtx)
+    if (!options.outputPath.empty()) // a bad pattern is refused now, not after the run
+        s.outputPath = core::expandOutputPattern(options.outputPath, s.process, env);
+    if (!options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "
             "only ProfileScopes delimit what is profiled");
@@ -88,20 +74,29 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     std::vector<collect::CounterBackend*> backends;
     std::optional<collect::Fallback> fallback;
     std::string cause; // why there are no counters
+    collect::CollectorConfig config;
+    // The settings of a session without counters: nothing the devices can do changes them.
+    const auto resolveWithoutDevices = [&] {
+        s.settings = collect::resolveSettings(options, s.process, collect::Capabilities{});
+        config = collect::collectorConfig(s.settings);
+    };
     if (const char* v = std::getenv("ROOFLINE_TIMING_ONLY"); v && std::string(v) == "1") {
+        resolveWithoutDevices();
         cause = "ROOFLINE_TIMING_ONLY=1";
         fallback = collect::Fallback{collect::Fallback::Action::TimingOnly,
                                      "libroofline: timing only, as asked (" + cause + ")"};
         core::log().info("{}", fallback->message);
     } else {
         try {
-            collect::setUpCounters(s, config, *platform);
+            collect::setUpCounters(s, options, config, *platform);
             for (auto& d : s.devices)
                 backends.push_back(d.backend.get());
         } catch (const Error& e) {
             s.tracker.reset();
             for (auto& d : s.devices)
                 d.backend.reset();
+            if (s.settings.rangesPerImage == 0) // opening a device failed: not resolved yet
+                resolveWithoutDevices();
             fallback = collect::decideFallback(e.code(), e.what());
             if (fallback->action == collect::Fallback::Action::Rethrow) {
                 collect::gActive.store(nullptr);
@@ -129,12 +124,12 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             if (s.devices.empty())
                 try {
                     collect::SessionDevice d;
-                    platform->open(std::max(0, s.options.device), d);
+                    platform->open(std::max(0, options.device), d);
                     s.devices.push_back(std::move(d));
                 } catch (...) {
                 }
             try {
-                platform->subscribe(s);
+                platform->subscribe(s, &collect::launchSink, &s);
             } catch (const std::exception& t) {
                 core::log().warn("libroofline: no launch callbacks ({}): records come from "
                                  "activity timestamps without scopes",
@@ -151,8 +146,8 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     if (collect::injected())
         std::fprintf(
             stderr, "[roofline] profiling %s, %s: %s; recording to %s at exit\n",
-            core::describe(s.process).c_str(), devicesText(s.devices, s.options.device).c_str(),
-            level == collect::Level::Counters ? (std::string(toString(s.options.mode)) + ", " +
+            core::describe(s.process).c_str(), devicesText(s.devices, options.device).c_str(),
+            level == collect::Level::Counters ? (std::string(toString(s.settings.mode)) + ", " +
                                                  std::to_string(s.passes) + " passes")
                                                     .c_str()
                                               : s.status.c_str(),
@@ -161,13 +156,13 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         core::log().info(
             "libroofline: {} on {} ({}): {} metrics ({}{}), {} passes{}, {} ranges per "
             "image, cache flush {}",
-            toString(s.options.mode), s.devices[0].info.name, s.devices[0].info.chip,
-            s.metrics.size(), toString(s.options.metrics),
+            toString(s.settings.mode), s.devices[0].info.name, s.devices[0].info.chip,
+            s.metrics.size(), toString(options.metrics),
             s.tensorDetection ? ", tensor counters by detection" : "", s.passes,
             s.configurations > 1 ? " (aligned: " + std::to_string(s.configurations) +
                                        " configurations, one per pass)"
                                  : std::string(),
-            s.options.rangesPerImage, toString(s.options.cacheFlush));
+            s.settings.rangesPerImage, toString(s.settings.cacheFlush));
 }
 
 Session::~Session() {
@@ -221,7 +216,7 @@ std::size_t Session::passes() const noexcept {
     return impl_->passes;
 }
 CollectionMode Session::mode() const noexcept {
-    return impl_->options.mode;
+    return impl_->settings.mode;
 }
 std::string Session::chip() const {
     return impl_->devices.empty() ? std::string() : impl_->devices[0].info.chip;

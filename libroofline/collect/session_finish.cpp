@@ -111,14 +111,14 @@ void SessionState::finish() noexcept {
         RecordingContext context;
         context.libraryVersion = ROOFLINE_VERSION_STRING;
         context.createdUtc = core::utcNow();
-        context.mode = toString(options.mode);
+        context.mode = toString(settings.mode);
         context.device = devices.empty() ? core::DeviceInfo{} : devices[0].info;
         context.metrics = metrics;
         context.passesAtStart = passes;
         context.configImage = configImage;
         context.status = status;
-        context.cacheFlush = toString(options.cacheFlush);
-        context.bytes = toString(options.bytes);
+        context.cacheFlush = toString(settings.cacheFlush);
+        context.bytes = toString(settings.options.bytes);
         context.process = process;
         if (!peaks.empty()) {
             const auto names =
@@ -212,7 +212,7 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
                          "launch)",
-                         c.tally.reused, options.reuseSamples);
+                         c.tally.reused, settings.reuseSamples);
     if (c.tally.reusedDiffering > 0)
         core::log().warn("libroofline: {} launches have no values: launches that look like "
                          "them (kernel, grid, block, place) did different work, so each is "

@@ -5,6 +5,8 @@
 #include "collect/cupti_backend.hpp"
 #include "collect/host_timing.hpp"
 #include "collect/scope_stacks.hpp"
+#include "collect/session_devices.hpp"
+#include "collect/settings.hpp"
 #include "core/device_info.hpp"
 #include "core/recording.hpp"
 #include "cupti/activity.hpp"
@@ -23,25 +25,14 @@
 
 namespace roofline::collect {
 
-struct SessionDevice {
-    core::DeviceInfo info;
-    cupti::PrimaryContext context;           ///< retained while the session holds the device
-    std::unique_ptr<CounterBackend> backend; ///< CuptiBackend on a GPU
-};
-
-struct SessionState {
+/// A session: its devices (what the counter set-up put in place), what setting them up cost, and
+/// its lifecycle -- settings, collector, host times, idling, the stop and its recording.
+struct SessionState : SessionDevices, SetupTimings {
     std::uint32_t generation = 0; // unique per Session in this process, never 0, < 2^31
-    Options options;
+    /// Resolved once by the constructor (collect/settings.hpp); read-only from then on.
+    Settings settings;
     core::ProcessIdentity process; ///< host, pid, launcher rank (recorded; output patterns)
     std::string outputPath;        ///< options.outputPath with its pattern expanded
-    std::vector<SessionDevice> devices;
-    std::vector<std::string> metrics;
-    std::vector<std::uint8_t> configImage;
-    std::size_t passes = 0;
-    std::size_t configurations = 0; ///< aligned replay's configurations (0: none)
-    Ceilings ceilings;
-    std::optional<cupti::ProfilerInitialization> profiler; ///< CUPTI's, while counters are set up
-    std::unique_ptr<cupti::LaunchTracker> tracker;
     std::unique_ptr<cupti::KernelTimer> timer;
     std::unique_ptr<Collector> collector;
     /// Host time per scope (Options::hostTiming); created before the session becomes active.
@@ -59,11 +50,6 @@ struct SessionState {
     BackendCost releasedCost;
     std::vector<double> releasedPeaks;
     std::uint64_t unbalancedAtStart = 0;
-    bool tensorDetection = false; ///< tensor counters by detection (design 0008)
-    double setupMs = 0;           ///< counter set-up (device, profiler, config images, backends)
-    /// Of which: opening the devices, initializing CUPTI's profiler, building config images on
-    /// the host, subscribing to launches, creating the range profilers.
-    double deviceMs = 0, cuptiInitMs = 0, configImagesMs = 0, trackerMs = 0, profilersMs = 0;
 
     std::mutex stopMutex;
     bool stopped = false;
@@ -95,13 +81,9 @@ struct SessionState {
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };
 
-/// What the collector is told by the options (cacheFlush already resolved from Auto); the
-/// counter set-up adds passes, aligned replay and tensor detection.
-CollectorConfig collectorConfig(const Options& options);
-/// Options::shareAcrossRanks for `process`: the share it measures, or the reason it measures
-/// everything (logged) when the launcher named no rank or world size, or nothing is reused.
-void shareAcrossRanks(CollectorConfig& config, const Options& options,
-                      const core::ProcessIdentity& process);
+/// What the collector is told by the settings; the counter set-up adds passes, aligned replay
+/// and tensor detection.
+CollectorConfig collectorConfig(const Settings& settings);
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.
 extern std::atomic<SessionState*> gActive;

@@ -224,9 +224,10 @@ void SessionState::teardown() noexcept {
         d.context.reset();
 }
 
-CollectorConfig collectorConfig(const Options& options) {
+CollectorConfig collectorConfig(const Settings& settings) {
+    const Options& options = settings.options;
     CollectorConfig config;
-    config.mode = options.mode;
+    config.mode = settings.mode;
     config.filter =
         core::KernelFilter(options.nvtxInclude, options.nvtxExclude, options.kernelName);
     config.launchSkip = options.launchSkip;
@@ -235,59 +236,19 @@ CollectorConfig collectorConfig(const Options& options) {
     config.scopeLevels = options.scopeLevels;
     config.iterationsPerPass = options.iterationsPerPass;
     config.firstIteration = options.firstIteration;
-    const ModeFacts facts = modeFacts(options.mode);
-    config.reuseSamples = facts.measuresAgain ? options.reuseSamples : 0;
-    if (config.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {
-        // A launch skip and count select launches in program order: each selected one is
-        // measured itself, as Nsight Compute's --launch-skip/--launch-count do.
-        core::log().info("libroofline: a launch skip or count is set: every selected launch is "
-                         "measured (repeated-launch reuse is off)");
-        config.reuseSamples = 0;
-    }
-    config.flushCaches = options.cacheFlush == CacheFlush::On;
-    if (options.cacheFlush == CacheFlush::Kernel) {
-        // Before each kernel: kernel replay flushes so anyway; inside iteration replay's passes
-        // a flush kernel precedes each launch; scope replay's ranges would count a flush kernel
-        // in the scope, so it flushes before each pass.
-        config.flushEachKernel = facts.rangePerLaunch && !facts.replaysKernels;
-        config.flushCaches = !config.flushEachKernel;
-        if (!facts.rangePerLaunch)
-            core::log().info("libroofline: ROOFLINE_CACHE_FLUSH=kernel: scope replay measures "
-                             "scopes, whose ranges would count a flush kernel: caches are "
-                             "flushed before each pass instead");
-    }
+    config.reuseSamples = settings.reuseSamples;
+    config.shareIndex = settings.shareIndex;
+    config.shareCount = settings.shareCount;
+    config.flushPasses = settings.flushPasses;
+    config.flushEachKernel = settings.flushEachKernel;
     config.keepImageBytes = options.keepImagesMiB << 20;
     config.measureAfterComplete = !options.idleWhenComplete;
     return config;
 }
 
-void shareAcrossRanks(CollectorConfig& config, const Options& options,
-                      const core::ProcessIdentity& process) {
-    if (!options.shareAcrossRanks)
-        return;
-    std::string why;
-    if (!config.reuses())
-        why = "it needs iteration replay with reuse (ROOFLINE_REUSE above 0)";
-    else if (process.rank < 0 || process.worldSize < 2)
-        why = "the launcher named no rank and world size above 1 (RANK and WORLD_SIZE, "
-              "OMPI_COMM_WORLD_RANK and _SIZE, PMI_RANK and _SIZE, SLURM_PROCID and SLURM_NTASKS)";
-    else if (process.rank >= process.worldSize)
-        why = "rank " + std::to_string(process.rank) + " is not below the world size " +
-              std::to_string(process.worldSize);
-    if (!why.empty()) {
-        core::log().warn("libroofline: ROOFLINE_SHARE_RANKS: this rank measures everything: {}",
-                         why);
-        return;
-    }
-    config.shareIndex = static_cast<std::uint32_t>(process.rank);
-    config.shareCount = static_cast<std::uint32_t>(process.worldSize);
-    core::log().info("libroofline: rank {} of {} measures the launch signatures first seen in its "
-                     "share of an iteration; `roofline merge` fills in the others' counters",
-                     process.rank, process.worldSize);
-}
-
 void SessionState::begin(const CollectorConfig& config,
                          const std::vector<CounterBackend*>& backends, Level level) {
+    const Options& options = settings.options;
     collector = std::make_unique<Collector>(config, backends, level);
     hostTimes = std::make_unique<HostTimes>(options.hostTiming, options.processScopes);
     startWallNs = HostTimes::wallNow();

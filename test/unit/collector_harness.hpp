@@ -120,7 +120,6 @@ public:
     /// The L2 flushed before a kernel inside a pass: a kernel of its own, so a range of its own
     /// (work kFlushWork, which a record must never get).
     static constexpr double kFlushWork = 1e6;
-    bool flushesKernels() const noexcept override { return true; }
     void flushBeforeLaunch(std::uint64_t) noexcept override {
         ++kernelFlushes;
         kernel(kFlushWork);

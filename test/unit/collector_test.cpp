@@ -297,7 +297,7 @@ TEST(CollectorIterationReplay, IterationRangeNamesTheLoopBody) {
 
 TEST(CollectorIterationReplay, CachesFlushedBeforeEachPassWhenAsked) {
     CollectorConfig c;
-    c.flushCaches = true;
+    c.flushPasses = true;
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     for (int it = 0; it < 2; ++it) {
         h.push("step");

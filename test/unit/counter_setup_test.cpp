@@ -2,6 +2,7 @@
 // collects from the start, the passes, aligned passes and tensor counters by detection, per
 // collection mode -- what a session on a GPU decides, decided on the CPU.
 #include "collect/counter_setup.hpp"
+#include "collect/session_impl.hpp"
 #include "collector_harness.hpp"
 
 #include <roofline/error.hpp>
@@ -34,7 +35,7 @@ public:
         d.info.name = "NVIDIA H100 80GB HBM3";
         d.info.l2Bytes = 50u << 20;
     }
-    void initializeProfiler(SessionState&) override { profilerInitialized = true; }
+    void initializeProfiler(SessionDevices&) override { profilerInitialized = true; }
     std::string chipName(int ordinal) override {
         const auto it = chips.find(ordinal);
         return it == chips.end() ? "GH100" : it->second;
@@ -48,9 +49,14 @@ public:
                                            "sm__ops_path_tensor_src_fp16.sum") != metrics.end();
         return cupti::ConfigImage{{1, 2, 3}, fp16Sources ? 7u : 3u};
     }
-    void subscribe(SessionState&) override { subscribed = true; }
-    std::unique_ptr<CounterBackend> backend(const SessionDevice&,
-                                            const BackendSpec& spec) override {
+    bool flushes = true; // the devices can flush their L2 before each kernel
+    std::size_t flushesPrepared = 0;
+    bool prepareKernelFlush(SessionDevice&) override {
+        ++flushesPrepared;
+        return flushes;
+    }
+    void subscribe(SessionDevices&, cupti::LaunchSink, void*) override { subscribed = true; }
+    std::unique_ptr<CounterBackend> backend(SessionDevice&, const BackendSpec& spec) override {
         specs.push_back(spec);
         auto b = std::make_unique<FakeBackend>(3, spec.rangesPerImage, false, false, aligned);
         backends.push_back(b.get());
@@ -60,13 +66,11 @@ public:
 
 struct Setting {
     SessionState s;
+    Options options;
     CollectorConfig config;
     FakePlatform platform;
-    explicit Setting(Options o) {
-        s.options = std::move(o);
-        config = collectorConfig(s.options);
-    }
-    void run() { setUpCounters(s, config, platform); }
+    explicit Setting(Options o) : options(std::move(o)) {}
+    void run() { setUpCounters(s, options, config, platform); }
 };
 
 TEST(CounterSetUp, IterationReplayDetectsTensorWorkAndCanAlignItsPasses) {
@@ -91,7 +95,7 @@ TEST(CounterSetUp, IterationReplayDetectsTensorWorkAndCanAlignItsPasses) {
     EXPECT_EQ(spec.levels, 1u);
     EXPECT_FALSE(spec.fallback.empty()); // a grown set that needs too many passes falls back
     EXPECT_TRUE(spec.released);          // reuse observes first: no profiler until the first pass
-    EXPECT_EQ(spec.rangesPerImage, u.s.options.rangesPerImage);
+    EXPECT_EQ(spec.rangesPerImage, u.s.settings.rangesPerImage);
 }
 
 TEST(CounterSetUp, AlignedPassesFromTheStartSelectTheFirstSinglePassConfiguration) {

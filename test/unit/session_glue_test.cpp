@@ -41,19 +41,19 @@ public:
 
     explicit SessionLoop(const std::string& path, Options options = {}) {
         static_assert(kMetrics == 3, "one name per metric of the fake backend");
-        s.options = std::move(options);
-        s.options.flushOnExit = false;
+        options.flushOnExit = false;
         s.outputPath = path;
         s.process.pid = ::getpid();
         s.generation = nextGeneration();
         // What the counter set-up finds on the device: two passes, aligned replay available
         // with two single-pass configurations, the profiler released until its first pass.
-        config = collectorConfig(s.options);
+        s.settings = resolveSettings(options, s.process, Capabilities{});
+        config = collectorConfig(s.settings);
         config.passes = 2;
         config.alignAvailable = true;
         config.alignedPasses = 2;
         config.metricNames = kMetricNames;
-        auto backend = std::make_unique<FakeBackend>(2, s.options.rangesPerImage, false, false, 2);
+        auto backend = std::make_unique<FakeBackend>(2, s.settings.rangesPerImage, false, false, 2);
         fake = backend.get();
         if (config.profilerReleasedAtStart())
             fake->release(0);
@@ -173,7 +173,7 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
     {
         SessionLoop loop(path, o);
         trackPush("", "Train step 0", true);
-        loop.s.begin(collectorConfig(loop.s.options), {loop.s.devices[0].backend.get()},
+        loop.s.begin(collectorConfig(loop.s.settings), {loop.s.devices[0].backend.get()},
                      Level::Counters);
         int other = 0;
         cupti::LaunchEvent foreign;
@@ -210,14 +210,17 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
 // off, as Nsight Compute's --launch-skip/--launch-count measure each), and the rest of the options
 // go to the collector as they are.
 TEST(SessionGlue, ALaunchSkipOrCountMeasuresEachSelectedLaunch) {
+    const auto config = [](const Options& o) {
+        return collectorConfig(resolveSettings(o, core::ProcessIdentity{}, Capabilities{}));
+    };
     Options o;
     o.reuseSamples = 2;
-    EXPECT_EQ(collectorConfig(o).reuseSamples, 2u);
+    EXPECT_EQ(config(o).reuseSamples, 2u);
     o.launchCount = 10;
-    EXPECT_EQ(collectorConfig(o).reuseSamples, 0u);
-    EXPECT_EQ(collectorConfig(o).launchCount, 10u);
+    EXPECT_EQ(config(o).reuseSamples, 0u);
+    EXPECT_EQ(config(o).launchCount, 10u);
     o.launchCount = 0;
     o.launchSkip = 100;
-    EXPECT_EQ(collectorConfig(o).reuseSamples, 0u);
-    EXPECT_EQ(collectorConfig(o).launchSkip, 100u);
+    EXPECT_EQ(config(o).reuseSamples, 0u);
+    EXPECT_EQ(config(o).launchSkip, 100u);
 }

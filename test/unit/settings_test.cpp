@@ -1,0 +1,84 @@
+// A session's settings resolved once from its options, its job and what its devices can do: each
+// decision that departs from the options, in one place.
+#include "collect/settings.hpp"
+
+#include <gtest/gtest.h>
+
+namespace roofline::collect {
+namespace {
+
+core::ProcessIdentity ranks(int rank, int worldSize) {
+    core::ProcessIdentity p;
+    p.rank = rank;
+    p.worldSize = worldSize;
+    return p;
+}
+
+TEST(Settings, TheCacheFlushIsWhatIsDone) {
+    Options o;
+    Settings s = resolveSettings(o, {}, {});
+    EXPECT_EQ(s.cacheFlush, CacheFlush::Off); // auto: iteration replay measures the real cache
+    EXPECT_FALSE(s.flushPasses);
+    o.mode = CollectionMode::KernelReplay;
+    s = resolveSettings(o, {}, {});
+    EXPECT_EQ(s.cacheFlush, CacheFlush::On); // auto: kernel replay flushes before each kernel
+    EXPECT_TRUE(s.flushPasses);
+    EXPECT_EQ(s.options.cacheFlush, CacheFlush::Auto); // the options stay as given
+
+    o.mode = CollectionMode::IterationReplay;
+    o.cacheFlush = CacheFlush::Kernel;
+    o.rangesPerImage = 96;
+    EXPECT_TRUE(needsKernelFlush(o, {}));
+    s = resolveSettings(o, {}, Capabilities{true});
+    EXPECT_EQ(s.cacheFlush, CacheFlush::Kernel);
+    EXPECT_TRUE(s.flushEachKernel);
+    EXPECT_FALSE(s.flushPasses);
+    EXPECT_EQ(s.rangesPerLaunch(), 2u); // the flush kernel's range, then the launch's
+    EXPECT_EQ(s.launchesPerImage(), 48u);
+    // A device that cannot load the flush kernel: before each pass, and the recording says so.
+    s = resolveSettings(o, {}, Capabilities{false});
+    EXPECT_EQ(s.cacheFlush, CacheFlush::On);
+    EXPECT_FALSE(s.flushEachKernel);
+    EXPECT_TRUE(s.flushPasses);
+    EXPECT_EQ(s.launchesPerImage(), 96u);
+    // Scope replay's ranges would count the flush kernel: before each pass.
+    o.mode = CollectionMode::ScopeReplay;
+    EXPECT_FALSE(needsKernelFlush(o, {}));
+    s = resolveSettings(o, {}, {});
+    EXPECT_FALSE(s.flushEachKernel);
+    EXPECT_TRUE(s.flushPasses);
+}
+
+TEST(Settings, AJobOfSeveralRanksRefusesKernelReplay) {
+    Options o;
+    o.mode = CollectionMode::KernelReplay;
+    o.cacheFlush = CacheFlush::Kernel;
+    EXPECT_EQ(resolveSettings(o, ranks(0, 1), {}).mode, CollectionMode::KernelReplay);
+    const Settings s = resolveSettings(o, ranks(1, 4), Capabilities{true});
+    EXPECT_EQ(s.mode, CollectionMode::IterationReplay);
+    EXPECT_EQ(s.options.mode, CollectionMode::KernelReplay);
+    EXPECT_TRUE(needsKernelFlush(o, ranks(1, 4))); // iteration replay's flush kernel then
+    EXPECT_TRUE(s.flushEachKernel);
+}
+
+TEST(Settings, ReuseAndTheRanksShare) {
+    Options o;
+    o.reuseSamples = 3;
+    o.shareAcrossRanks = true;
+    Settings s = resolveSettings(o, ranks(2, 4), {});
+    EXPECT_EQ(s.reuseSamples, 3u);
+    EXPECT_EQ(s.shareIndex, 2u);
+    EXPECT_EQ(s.shareCount, 4u);
+    EXPECT_EQ(resolveSettings(o, {}, {}).shareCount, 1u);         // no launcher: everything
+    EXPECT_EQ(resolveSettings(o, ranks(4, 4), {}).shareCount, 1u); // a rank past the world
+    o.launchSkip = 5; // each selected launch measured: no reuse, no share
+    s = resolveSettings(o, ranks(2, 4), {});
+    EXPECT_EQ(s.reuseSamples, 0u);
+    EXPECT_EQ(s.shareCount, 1u);
+    o.launchSkip = 0;
+    o.mode = CollectionMode::ScopeReplay; // reuse is iteration replay's
+    EXPECT_EQ(resolveSettings(o, ranks(2, 4), {}).reuseSamples, 0u);
+}
+
+} // namespace
+} // namespace roofline::collect
