@@ -83,12 +83,12 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
         if (!s.failed)
-            d.replay.schedule.launchBetween(s.launchCapacity(), d);
+            d.replay.schedule.launchBetween(s.launchesInImage(), d);
         return;
     }
     d.placement.launch(l, stack, shared_.model.iterationIndex(stack));
     d.windows->observe(shared_, l, stack, d.replay.schedule.launches());
-    d.replay.schedule.launch(s.launchCapacity(), d);
+    d.replay.schedule.launch(s.launchesInImage(), d);
 }
 
 void IterationReplay::iterationEnds() {
@@ -103,7 +103,7 @@ void IterationReplay::iterationEnds() {
         PassSchedule& schedule = d.replay.schedule;
         d.windows->iterationObserved(config, schedule.inGroup());
         // The replay helper keeps one iteration per pass.
-        if (schedule.iterationEnds(s.launchCapacity(), schedule.launches(),
+        if (schedule.iterationEnds(s.launchesInImage(), schedule.launches(),
                                    {config.iterationsPerPass, !shared_.helperActive}, d))
             endIteration(d);
     }
@@ -445,21 +445,21 @@ void IterationReplay::finish() {
 
 void IterationReplay::coverage(core::Coverage& c) const {
     const IterationModel& model = shared_.model;
-    if (model.ended() == 0 || slots_[0]->capacity == 0)
+    if (model.ended() == 0 || slots_[0]->rangesPerImage == 0)
         return;
     const Device& d = *devices_[0];
     c.known = true;
     c.launchesPerIteration = model.steadyLaunches();
     c.launchesVaried = model.launchesVaried();
-    c.rangesPerImage = slots_[0]->launchesPerImage();
+    c.launchesPerImage = slots_[0]->launchesPerImage();
     c.passes = passes_;
     c.iterationsPerPass = std::max<std::size_t>(1, d.replay.schedule.iterationsPerPass());
     c.iterationsRun = model.ended();
     c.firstIterationSkipped = !shared_.firstIterationIssue.empty();
     c.iterationsNeeded =
-        d.windows->iterationsNeeded(c.launchesPerIteration, c.rangesPerImage, c.passes,
+        d.windows->iterationsNeeded(c.launchesPerIteration, c.launchesPerImage, c.passes,
                                     c.iterationsPerPass, shared_.observeFirst);
-    c.launchesCovered = d.windows->launchesCovered(c.launchesPerIteration, c.rangesPerImage);
+    c.launchesCovered = d.windows->launchesCovered(c.launchesPerIteration, c.launchesPerImage);
 }
 
 std::uint64_t IterationReplay::completedAt() const noexcept {

@@ -26,7 +26,7 @@ void KernelReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         return;
     }
     s.guard([&] {
-        if (s.members.size() >= s.backend->capacity()) // image full: evaluate and reuse it
+        if (s.members.size() >= s.rangesInImage()) // image full: evaluate and reuse it
             closeWindow(s);
         if (shared_.config.flushPasses)
             s.backend->flushCaches();

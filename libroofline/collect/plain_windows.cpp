@@ -39,7 +39,7 @@ IterationVerdict PlainWindows::iterationEnded(Shared&, DeviceSlot& slot,
                                               const IterationFacts& facts) {
     IterationVerdict v;
     if (facts.groupCompleted) { // the next window
-        const std::size_t capacity = slot.launchCapacity();
+        const std::size_t capacity = slot.launchesInImage();
         offset_ = facts.iterationsPerPass <= 1 && facts.launches > offset_ + capacity
                       ? offset_ + capacity
                       : 0;

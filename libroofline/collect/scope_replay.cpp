@@ -42,8 +42,7 @@ void ScopeReplay::iterationEnds() {
         DeviceSlot& s = *d.replay.slot;
         if (s.failed)
             continue;
-        const std::size_t capacity = s.backend ? s.backend->capacity() : 0;
-        d.replay.schedule.iterationEnds(capacity, d.scopeCount,
+        d.replay.schedule.iterationEnds(s.rangesInImage(), d.scopeCount,
                                         {config.iterationsPerPass, !shared_.helperActive}, d);
     }
 }
@@ -119,12 +118,12 @@ void ScopeReplay::scopePushed(Stack& stack) {
         const PassSchedule& schedule = d.replay.schedule;
         if (s.failed || !schedule.inGroup() || !schedule.passOpen())
             continue;
-        if (d.scopeCount >= s.backend->capacity()) {
+        if (d.scopeCount >= s.rangesInImage()) {
             if (!d.overflowNoted) {
                 d.overflowNoted = true;
                 core::log().warn("an iteration opened more than {} scopes: later ones are not "
                                  "measured (raise ROOFLINE_RANGES_PER_IMAGE)",
-                                 s.backend->capacity());
+                                 s.rangesInImage());
             }
             continue;
         }

@@ -110,7 +110,7 @@ void Shared::counterFailure(const std::string& why) noexcept {
 
 DeviceSlot::DeviceSlot(std::size_t i, CounterBackend* b, Shared& shared)
     : index(i), backend(b), shared_(shared) {
-    capacity = b ? b->capacity() : 0;
+    rangesPerImage = b ? b->capacity() : 0;
     configs = b ? std::max<std::size_t>(1, b->configurations()) : 1;
     rangesPerLaunch = b ? shared.config.rangesPerLaunch() : 1;
     failed = b == nullptr;

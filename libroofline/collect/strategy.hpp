@@ -99,7 +99,7 @@ public:
 
     std::size_t index;
     CounterBackend* backend;  ///< null after finish(): the session destroys it
-    std::size_t capacity = 0; ///< ranges per image, kept past finish()
+    std::size_t rangesPerImage = 0; ///< ranges an image of the session's size holds (kept)
     std::size_t configs = 1;  ///< backend configurations; > 1: aligned replay is possible
     /// Ranges a measured launch takes in a pass: 2 when the L2 is flushed before each kernel
     /// (the flush kernel's range, left out, then the launch's).
@@ -109,12 +109,12 @@ public:
     std::uint64_t loadsAtEnable = 0;   ///< code loads when the profiler was last enabled
 
     bool usable() const noexcept { return !failed && backend; }
-    /// Launches the open image holds (its ranges over rangesPerLaunch).
-    std::size_t launchCapacity() const noexcept {
-        return backend ? backend->capacity() / rangesPerLaunch : 0;
-    }
+    /// Ranges the open image holds now (a repeated-launch cycle sizes it to its longest window).
+    std::size_t rangesInImage() const noexcept { return backend ? backend->capacity() : 0; }
+    /// Launches the open image holds now (its ranges over rangesPerLaunch).
+    std::size_t launchesInImage() const noexcept { return rangesInImage() / rangesPerLaunch; }
     /// Launches an image of the session's size holds (kept past finish()).
-    std::size_t launchesPerImage() const noexcept { return capacity / rangesPerLaunch; }
+    std::size_t launchesPerImage() const noexcept { return rangesPerImage / rangesPerLaunch; }
     /// A backend call that must not reach the application: a throw turns the slot to timing
     /// only.
     template <typename F> void guard(F&& f) noexcept {

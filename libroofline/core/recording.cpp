@@ -137,7 +137,7 @@ nlohmann::json toJson(const Coverage& c) {
         return nullptr;
     return {{"launches_per_iteration", c.launchesPerIteration},
             {"launches_varied", c.launchesVaried},
-            {"ranges_per_image", c.rangesPerImage},
+            {"ranges_per_image", c.launchesPerImage},
             {"passes", c.passes},
             {"iterations_per_pass", c.iterationsPerPass},
             {"iterations_needed", c.iterationsNeeded},
@@ -265,7 +265,7 @@ Coverage coverageFromJson(const nlohmann::json& j) {
     c.known = true;
     c.launchesPerIteration = integerAt<std::uint64_t>(j, "launches_per_iteration");
     c.launchesVaried = j.at("launches_varied").get<bool>();
-    c.rangesPerImage = integerAt<std::uint64_t>(j, "ranges_per_image");
+    c.launchesPerImage = integerAt<std::uint64_t>(j, "ranges_per_image");
     c.passes = integerAt<std::uint64_t>(j, "passes");
     c.iterationsPerPass = integerAt<std::uint64_t>(j, "iterations_per_pass");
     c.iterationsNeeded = integerAt<std::uint64_t>(j, "iterations_needed");
@@ -677,9 +677,9 @@ std::string describe(const Coverage& c) {
     if (!c.known)
         return "";
     const std::uint64_t windows =
-        c.rangesPerImage == 0 || c.iterationsPerPass > 1
+        c.launchesPerImage == 0 || c.iterationsPerPass > 1
             ? 1
-            : (c.launchesPerIteration + c.rangesPerImage - 1) / c.rangesPerImage;
+            : (c.launchesPerIteration + c.launchesPerImage - 1) / c.launchesPerImage;
     std::string s = "one iteration = " + std::to_string(c.launchesPerIteration) + " launches" +
                     (c.launchesVaried ? " (varied between iterations)" : "") + ": " +
                     std::to_string(c.iterationsNeeded) + " iterations needed (";
@@ -688,7 +688,7 @@ std::string describe(const Coverage& c) {
              " iterations per pass";
     else
         s += std::to_string(windows) + (windows == 1 ? " window" : " windows") + " of " +
-             std::to_string(c.rangesPerImage) + " ranges x " + std::to_string(c.passes) + " passes";
+             std::to_string(c.launchesPerImage) + " ranges x " + std::to_string(c.passes) + " passes";
     s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
          " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
          (c.complete() ? " (complete)" : " (incomplete: run more iterations)");

@@ -25,7 +25,9 @@ struct Coverage {
     bool known = false;                     ///< false: not iteration replay, or no iteration ended
     std::uint64_t launchesPerIteration = 0; ///< the last iteration's launches
     bool launchesVaried = false;            ///< later iterations launched different counts
-    std::uint64_t rangesPerImage = 0;
+    /// Launches one image holds: its ranges, over the two each launch takes when a flush kernel
+    /// precedes it (stored as "ranges_per_image", its name since version 1).
+    std::uint64_t launchesPerImage = 0;
     std::uint64_t passes = 0;
     std::uint64_t iterationsPerPass = 0;
     std::uint64_t iterationsNeeded = 0; ///< for every launch of one iteration, without restarts

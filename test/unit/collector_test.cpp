@@ -714,7 +714,7 @@ TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
     EXPECT_EQ(h.backend.capacity(), 5u); // windows [0, 5) and [13, 14): 5 ranges
     EXPECT_TRUE(h.backend.released());   // complete: released again
     EXPECT_EQ(h.backend.acquires, 1);    // one profiler for the whole cycle
-    EXPECT_EQ(h.collector.coverage().rangesPerImage, 96u); // what an image may hold
+    EXPECT_EQ(h.collector.coverage().launchesPerImage, 96u); // what an image may hold
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 14u);
     for (const auto& r : l)
@@ -1075,7 +1075,7 @@ TEST(CollectorIterationReplay, AFlushBeforeEachKernelTakesARangeOfItsOwnAndIsLef
             }
         }
         EXPECT_EQ(h.backend.kernelFlushes, 6 * 2); // every measured launch, every pass
-        EXPECT_EQ(h.collector.coverage().rangesPerImage, 4u);
+        EXPECT_EQ(h.collector.coverage().launchesPerImage, 4u);
     }
 }
 

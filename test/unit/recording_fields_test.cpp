@@ -41,7 +41,7 @@ core::Recording everyField() {
     r.coverage.known = true;
     r.coverage.launchesPerIteration = 497;
     r.coverage.launchesVaried = true;
-    r.coverage.rangesPerImage = 96;
+    r.coverage.launchesPerImage = 96;
     r.coverage.passes = 7;
     r.coverage.iterationsPerPass = 2;
     r.coverage.iterationsNeeded = 43;
@@ -182,7 +182,7 @@ TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {
     EXPECT_EQ(d.known, c.known);
     EXPECT_EQ(d.launchesPerIteration, c.launchesPerIteration);
     EXPECT_EQ(d.launchesVaried, c.launchesVaried);
-    EXPECT_EQ(d.rangesPerImage, c.rangesPerImage);
+    EXPECT_EQ(d.launchesPerImage, c.launchesPerImage);
     EXPECT_EQ(d.passes, c.passes);
     EXPECT_EQ(d.iterationsPerPass, c.iterationsPerPass);
     EXPECT_EQ(d.iterationsNeeded, c.iterationsNeeded);

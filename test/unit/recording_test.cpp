@@ -98,7 +98,7 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     auto original = sample();
     original.coverage.known = true;
     original.coverage.launchesPerIteration = 500;
-    original.coverage.rangesPerImage = 96;
+    original.coverage.launchesPerImage = 96;
     original.coverage.passes = 7;
     original.coverage.iterationsPerPass = 1;
     original.coverage.iterationsNeeded = 42;
