@@ -18,6 +18,7 @@
 //
 //   roofline-bench-overhead [--program PATH] [--layers L] [--steps S] [--settings a,b,...]
 //                           [--out DIR] [--no-ncu] [--roofline-cli PATH] [--attached-steps N]
+#include "report/recording_text.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
@@ -483,7 +484,7 @@ int main(int argc, char** argv) {
                     above / static_cast<double>(l.stepMs.size()), l.peakMiB - plainSteps.peakMiB,
                     s.what.c_str());
         if (!l.costLine.empty())
-            std::printf("%-9s   %s; %s\n", "", describe(recording.coverage).c_str(),
+            std::printf("%-9s   %s; %s\n", "", roofline::report::describe(recording.coverage).c_str(),
                         l.costLine.c_str());
         rows.push_back({s, oneIteration(std::move(records))});
     }

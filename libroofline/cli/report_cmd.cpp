@@ -12,6 +12,7 @@
 #include "report/columns.hpp"
 #include "report/operators.hpp"
 #include "report/ranks.hpp"
+#include "report/recording_text.hpp"
 
 #include <roofline/chart.hpp>
 #include <roofline/report.hpp>
@@ -184,8 +185,8 @@ int report(const ReportArgs& args) {
            << "\n"
            << "kernels   " << records.size() << " launched in scopes, " << measured << " measured, "
            << rec.droppedRanges << " ranges dropped by CUPTI\n"
-           << "caches    " << core::describeCaches(rec.cacheFlush) << "\n"
-           << (rec.coverage.known ? "coverage  " + core::describe(rec.coverage) + "\n" : "")
+           << "caches    " << report::describeCaches(rec.cacheFlush) << "\n"
+           << (rec.coverage.known ? "coverage  " + report::describe(rec.coverage) + "\n" : "")
            << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
            << (rec.framework.empty() ? "" : "framework " + frameworkText(rec.framework) + "\n")
            << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";

@@ -13,6 +13,7 @@
 #include "cupti/evaluate.hpp"
 #include "cupti/graph_replay.hpp"
 #include "cupti/platform.hpp"
+#include "report/recording_text.hpp"
 
 #include <roofline/version.hpp>
 
@@ -181,11 +182,11 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
         // An incomplete profile is said at warning level: a loop that ran too few iterations
         // (the first one is observed only) must not look like a complete one.
         if (recorded.coverage.complete())
-            core::log().info("libroofline: coverage: {}", core::describe(recorded.coverage));
+            core::log().info("libroofline: coverage: {}", report::describe(recorded.coverage));
         else
             core::log().warn("libroofline: coverage: {} (loop with Session::needsPass(), or "
                              "run more iterations)",
-                             core::describe(recorded.coverage));
+                             report::describe(recorded.coverage));
     }
     if (c.tally.differing + c.tally.unmatched > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "

@@ -1,4 +1,9 @@
+// The recording's schema (docs/recording-format.md): what its sections hold -- the metadata as
+// JSON, the config image, the measured values, kept counter-data images -- written and read
+// back field by field. The file container is core/recording_file.cpp, the text for people
+// report/recording_text.cpp.
 #include "core/recording.hpp"
+#include "core/recording_file.hpp"
 
 #include "core/json_number.hpp"
 
@@ -7,79 +12,28 @@
 #include <roofline/error.hpp>
 
 #include <nlohmann/json.hpp>
-#include <zstd.h>
 
-#include <array>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <istream>
-#include <limits>
 #include <ostream>
 
 namespace roofline::core {
 namespace {
 
-// Layout (little-endian): "ROOFLINE" u32 version u32 sectionCount, then sections, each
-// tag[4] u32 encoding u64 storedSize u64 rawSize u64 fnv1a64(raw) + storedSize bytes.
-constexpr char kMagic[8] = {'R', 'O', 'O', 'F', 'L', 'I', 'N', 'E'};
-constexpr std::uint32_t kRaw = 0;
-constexpr std::uint32_t kZstd = 1;
-constexpr int kZstdLevel = 3;
-
-// Bounds on what a file may make the reader allocate (docs/recording-format.md, "Limits"): a
-// crafted 44 KB file announced 126 MB of metadata, a 276 KB one four 256 MiB images.
-constexpr std::uint64_t kMaxSectionBytes = 16ull << 30; // refuses absurd sizes from damaged headers
-constexpr std::uint32_t kMaxSections = 65536;           // 3 + one per kept counter-data image
-// META: parsing JSON takes ~25x its size in memory; real metadata compresses 3-110x.
-constexpr std::uint64_t kMetaFloorBytes = 16ull << 20;
-constexpr std::uint64_t kMetaRatio = 256;
-// All sections together: real counter-data images compress up to ~180x.
-constexpr std::uint64_t kTotalFloorBytes = 64ull << 20;
-constexpr std::uint64_t kTotalRatio = 512;
 // Names, scope paths, notes: real demangled kernel names reach a few KB (Eigen's tens of KB).
 constexpr std::size_t kMaxTextBytes = 64u << 10;
 
-// FNV-1a 64 with libroofline's offset basis 1469598103934665603 -- the standard basis
-// 14695981039346656037 without its last digit, a slip of the first version kept so that older
-// readers accept what we write. Readers accept both (docs/recording-format.md).
-constexpr std::uint64_t kFnvBasis = 1469598103934665603ull;
-constexpr std::uint64_t kFnvStandardBasis = 14695981039346656037ull;
+// Corrupt-recording errors naming the source.
+struct Corrupt {
+    const std::string& what;
+    [[noreturn]] void corrupt(const std::string& detail) const { corruptRecording(what, detail); }
+};
 
-std::uint64_t fnv1a(const std::uint8_t* data, std::size_t size, std::uint64_t basis = kFnvBasis) {
-    std::uint64_t h = basis;
-    for (std::size_t i = 0; i < size; ++i)
-        h = (h ^ data[i]) * 1099511628211ull;
-    return h;
-}
-
-template <typename T> void put(std::ostream& out, T value) {
-    std::array<char, sizeof(T)> bytes{};
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-        bytes[i] = static_cast<char>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xff);
-    out.write(bytes.data(), bytes.size());
-}
-
-void writeSection(std::ostream& out, const char (&tag)[5], const std::uint8_t* data,
-                  std::size_t size, bool compress) {
-    std::vector<std::uint8_t> stored;
-    std::uint32_t encoding = kRaw;
-    if (compress && size > 0) {
-        stored.resize(ZSTD_compressBound(size));
-        const std::size_t n = ZSTD_compress(stored.data(), stored.size(), data, size, kZstdLevel);
-        if (ZSTD_isError(n))
-            throw Error(ErrorCode::Io,
-                        std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-        stored.resize(n);
-        encoding = kZstd;
-    }
-    const std::uint8_t* payload = encoding == kZstd ? stored.data() : data;
-    const std::size_t storedSize = encoding == kZstd ? stored.size() : size;
-    out.write(tag, 4);
-    put<std::uint32_t>(out, encoding);
-    put<std::uint64_t>(out, storedSize);
-    put<std::uint64_t>(out, size);
-    put<std::uint64_t>(out, fnv1a(data, size));
-    out.write(reinterpret_cast<const char*>(payload), static_cast<std::streamsize>(storedSize));
+// A recording has META, CONF and (v2) VALS, then its counter-data images.
+std::uint32_t minSections(std::uint32_t version) {
+    return version >= 2 ? 3u : 2u;
 }
 
 nlohmann::json toJson(const DeviceInfo& d) {
@@ -352,109 +306,6 @@ LaunchInfo launchFromJson(const nlohmann::json& j) {
     return l;
 }
 
-class Reader {
-public:
-    Reader(std::istream& in, std::string what) : in_(in), what_(std::move(what)) {}
-
-    [[noreturn]] void corrupt(const std::string& detail) const {
-        throw Error(ErrorCode::CorruptRecording,
-                    "'" + what_ + "' is not a usable libroofline recording: " + detail +
-                        ". Re-record it, or check that the file was copied completely.");
-    }
-
-    void read(void* dst, std::size_t n, const char* field) {
-        in_.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
-        if (static_cast<std::size_t>(in_.gcount()) != n)
-            corrupt(std::string("truncated while reading ") + field + " at byte " +
-                    std::to_string(offset_));
-        offset_ += n;
-    }
-
-    template <typename T> T get(const char* field) {
-        std::array<unsigned char, sizeof(T)> b{};
-        read(b.data(), b.size(), field);
-        std::uint64_t v = 0;
-        for (std::size_t i = 0; i < sizeof(T); ++i)
-            v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
-        return static_cast<T>(v);
-    }
-
-    std::uint64_t offset() const { return offset_; }
-
-private:
-    std::istream& in_;
-    std::string what_;
-    std::uint64_t offset_ = 0;
-};
-
-struct Section {
-    std::string tag;
-    std::vector<std::uint8_t> data;
-};
-
-struct ReadTotals {
-    std::uint64_t stored = 0, raw = 0;
-};
-
-Section readSection(Reader& r, std::size_t index, ReadTotals& totals) {
-    Section s;
-    char tag[4];
-    const std::string where = "section #" + std::to_string(index);
-    r.read(tag, 4, (where + " header").c_str());
-    s.tag.assign(tag, 4);
-    const auto encoding = r.get<std::uint32_t>("section encoding");
-    const auto storedSize = r.get<std::uint64_t>("section size");
-    const auto rawSize = r.get<std::uint64_t>("section size");
-    const auto checksum = r.get<std::uint64_t>("section checksum");
-    const std::string name = where + " ('" + s.tag + "')";
-    if (storedSize > kMaxSectionBytes || rawSize > kMaxSectionBytes)
-        r.corrupt(name + " claims an impossible size");
-    if (encoding != kRaw && encoding != kZstd)
-        r.corrupt(name + " has unknown encoding " + std::to_string(encoding));
-    totals.stored += storedSize;
-    totals.raw += rawSize;
-    if (s.tag == "META" && rawSize > kMetaFloorBytes + kMetaRatio * storedSize)
-        r.corrupt(name + " announces " + std::to_string(rawSize) + " bytes of metadata from " +
-                  std::to_string(storedSize) + " (more than " + std::to_string(kMetaFloorBytes) +
-                  " bytes + " + std::to_string(kMetaRatio) + "x what the file holds)");
-    if (totals.raw > kTotalFloorBytes + kTotalRatio * totals.stored)
-        r.corrupt(name + " brings what the sections decompress to " +
-                  std::to_string(totals.raw) + " bytes from " + std::to_string(totals.stored) +
-                  " in the file (more than " + std::to_string(kTotalFloorBytes) + " bytes + " +
-                  std::to_string(kTotalRatio) + "x)");
-    // Read in steps, so that what is allocated never runs ahead of what the file holds (a
-    // damaged size field must not make us allocate gigabytes before the truncation shows).
-    std::vector<std::uint8_t> stored;
-    for (std::uint64_t done = 0; done < storedSize;) {
-        const std::size_t step =
-            static_cast<std::size_t>(std::min<std::uint64_t>(storedSize - done, 1u << 20));
-        stored.resize(static_cast<std::size_t>(done) + step);
-        r.read(stored.data() + done, step, name.c_str());
-        done += step;
-    }
-    if (encoding == kZstd) {
-        // The frame must announce the raw size (bounded above with the other sections').
-        const unsigned long long announced = ZSTD_getFrameContentSize(stored.data(), stored.size());
-        if (announced != rawSize)
-            r.corrupt(name + " does not decompress (its frame announces another size)");
-        s.data.resize(rawSize);
-        const std::size_t n =
-            ZSTD_decompress(s.data.data(), s.data.size(), stored.data(), stored.size());
-        if (ZSTD_isError(n) || n != rawSize)
-            r.corrupt(name + " does not decompress (" +
-                      (ZSTD_isError(n) ? std::string(ZSTD_getErrorName(n)) : "size mismatch") +
-                      ")");
-    } else {
-        if (storedSize != rawSize)
-            r.corrupt(name + " sizes disagree");
-        s.data = std::move(stored);
-    }
-    if (fnv1a(s.data.data(), s.data.size()) != checksum &&
-        fnv1a(s.data.data(), s.data.size(), kFnvStandardBasis) != checksum)
-        r.corrupt(name + " fails its checksum");
-    return s;
-}
-
 nlohmann::json devicePeaksToJson(const std::vector<std::pair<std::string, double>>& peaks) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [metric, value] : peaks)
@@ -463,7 +314,7 @@ nlohmann::json devicePeaksToJson(const std::vector<std::pair<std::string, double
 }
 
 std::vector<std::pair<std::string, double>> devicePeaksFromJson(const nlohmann::json& j,
-                                                                Reader& r) {
+                                                                const Corrupt& r) {
     std::vector<std::pair<std::string, double>> out;
     if (!j.is_object())
         r.corrupt("its device_peaks entry is not an object");
@@ -508,12 +359,10 @@ void writeRecording(const Recording& rec, std::ostream& out) {
     // U+FFFD rather than failing the whole recording.
     const std::string metaText = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
-    out.write(kMagic, sizeof kMagic);
-    put<std::uint32_t>(out, kRecordingVersion);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(3 + rec.counterData.size()));
-    writeSection(out, "META", reinterpret_cast<const std::uint8_t*>(metaText.data()),
-                 metaText.size(), true);
-    writeSection(out, "CONF", rec.configImage.data(), rec.configImage.size(), true);
+    SectionWriter sections(out, kRecordingVersion,
+                           static_cast<std::uint32_t>(3 + rec.counterData.size()));
+    sections.add("META", reinterpret_cast<const std::uint8_t*>(metaText.data()), metaText.size());
+    sections.add("CONF", rec.configImage.data(), rec.configImage.size());
     // VALS: the measured launches' values, one row of metrics.size() doubles each, in order.
     std::vector<std::uint8_t> values;
     for (const auto& l : rec.launches)
@@ -526,9 +375,9 @@ void writeRecording(const Recording& rec, std::ostream& out) {
             const auto* p = reinterpret_cast<const std::uint8_t*>(l.values.data());
             values.insert(values.end(), p, p + l.values.size() * sizeof(double));
         }
-    writeSection(out, "VALS", values.data(), values.size(), true);
+    sections.add("VALS", values.data(), values.size());
     for (const auto& chunk : rec.counterData)
-        writeSection(out, "CDAT", chunk.data(), chunk.size(), true);
+        sections.add("CDAT", chunk.data(), chunk.size());
     if (!out)
         throw Error(ErrorCode::Io, "writing the recording failed");
 }
@@ -542,31 +391,17 @@ std::string saveRecordingOnce(const Recording& rec, const std::string& path, lon
 }
 
 Recording readRecording(std::istream& in, const std::string& what) {
-    Reader r(in, what);
-    char magic[8];
-    in.read(magic, sizeof magic);
-    if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
-        std::memcmp(magic, kMagic, sizeof magic) != 0)
-        r.corrupt("it does not start with the ROOFLINE signature (not a recording?)");
-    const auto version = r.get<std::uint32_t>("format version");
-    if (version == 0 || version > kRecordingVersion)
-        throw Error(ErrorCode::UnsupportedVersion,
-                    "'" + what + "' uses recording format v" + std::to_string(version) +
-                        "; this build of libroofline reads v1 to v" +
-                        std::to_string(kRecordingVersion) + ". Use a newer libroofline.");
-    const auto count = r.get<std::uint32_t>("section count");
-    if (count < (version >= 2 ? 3u : 2u) || count > kMaxSections)
-        r.corrupt("section count " + std::to_string(count) + " (a recording has 3 to " +
-                  std::to_string(kMaxSections) + ", format v1 from 2)");
-
+    const Corrupt r{what};
+    std::uint32_t version = 0;
+    std::vector<FileSection> sections =
+        readSections(in, what, ContainerRules{kRecordingVersion, &minSections}, version);
     Recording rec;
     rec.version = version;
     std::string metaText;
     bool haveConfig = false, haveValues = false;
     std::vector<std::uint8_t> valueBytes;
-    ReadTotals totals;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        Section s = readSection(r, i, totals);
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+        FileSection& s = sections[i];
         if (s.tag == "META" && i == 0)
             metaText.assign(s.data.begin(), s.data.end());
         else if (s.tag == "CONF" && !haveConfig)
@@ -658,44 +493,6 @@ Recording loadRecording(const std::string& path) {
     if (!in)
         throw Error(ErrorCode::Io, "cannot open recording '" + path + "': " + std::strerror(errno));
     return readRecording(in, path);
-}
-
-std::string describeCaches(const std::string& f) {
-    if (f == "kernel")
-        return "kernel: L2 flushed before each measured kernel (as ncu --cache-control all): "
-               "DRAM bytes from a cold cache";
-    if (f == "on")
-        return "on: L2 flushed before each pass; each kernel's DRAM bytes with the cache the "
-               "kernels before it in the pass left";
-    if (f == "off")
-        return "off: each kernel's DRAM bytes with the cache the program left (its real traffic; "
-               "ROOFLINE_CACHE_FLUSH=kernel: from a cold cache, as ncu measures)";
-    return f;
-}
-
-std::string describe(const Coverage& c) {
-    if (!c.known)
-        return "";
-    const std::uint64_t windows =
-        c.launchesPerImage == 0 || c.iterationsPerPass > 1
-            ? 1
-            : (c.launchesPerIteration + c.launchesPerImage - 1) / c.launchesPerImage;
-    std::string s = "one iteration = " + std::to_string(c.launchesPerIteration) + " launches" +
-                    (c.launchesVaried ? " (varied between iterations)" : "") + ": " +
-                    std::to_string(c.iterationsNeeded) + " iterations needed (";
-    if (c.iterationsPerPass > 1)
-        s += std::to_string(c.passes) + " passes x " + std::to_string(c.iterationsPerPass) +
-             " iterations per pass";
-    else
-        s += std::to_string(windows) + (windows == 1 ? " window" : " windows") + " of " +
-             std::to_string(c.launchesPerImage) + " ranges x " + std::to_string(c.passes) + " passes";
-    s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
-         " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
-         (c.complete() ? " (complete)" : " (incomplete: run more iterations)");
-    if (c.firstIterationSkipped)
-        s += "; the first iteration was not measured (warm-up: lazily loaded kernels, validation, "
-             "state created on first use)";
-    return s;
 }
 
 } // namespace roofline::core

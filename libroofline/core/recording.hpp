@@ -1,6 +1,7 @@
 #pragma once
 // The recording: everything a Session measured, enough to evaluate it again anywhere with the
-// CUPTI host API (no GPU). Format: docs/recording-format.md.
+// CUPTI host API (no GPU). Format: docs/recording-format.md; the schema is core/recording.cpp,
+// the file container core/recording_file.cpp, the text for people report/recording_text.hpp.
 
 #include "core/device_info.hpp"
 #include "core/output_path.hpp"
@@ -38,14 +39,6 @@ struct Coverage {
     bool firstIterationSkipped = false;
     bool complete() const noexcept { return known && launchesCovered >= launchesPerIteration; }
 };
-
-/// "one iteration = 500 launches: 42 iterations needed (6 windows x 7 passes), 50 run, 480 of
-/// 500 launches covered (incomplete)"; "" when unknown.
-std::string describe(const Coverage& coverage);
-/// What a recording's `cache_flush` says about the cache each kernel started from ("off": the
-/// program's own; "on": flushed before each pass; "kernel": flushed before each kernel, as
-/// Nsight Compute's --cache-control all).
-std::string describeCaches(const std::string& cacheFlush);
 
 struct Recording {
     std::uint32_t version = kRecordingVersion;

@@ -1,4 +1,5 @@
 // The collector's state machines driven through the fake counter backend of collector_harness.hpp.
+#include "report/recording_text.hpp"
 #include "collect/fallback.hpp"
 #include "unit/collector_harness.hpp"
 
@@ -243,8 +244,8 @@ TEST(CollectorIterationReplay, CoverageSaysWhenTheRunStoppedShort) {
     EXPECT_EQ(c.iterationsRun, 3u);
     EXPECT_EQ(c.launchesCovered, 2u);
     EXPECT_FALSE(c.complete());
-    EXPECT_NE(core::describe(c).find("2 of 5 launches covered (incomplete"), std::string::npos)
-        << core::describe(c);
+    EXPECT_NE(report::describe(c).find("2 of 5 launches covered (incomplete"), std::string::npos)
+        << report::describe(c);
 }
 
 TEST(CollectorIterationReplay, ReplayHelperRunsExactlyThePassesNeeded) {

@@ -1,4 +1,5 @@
 // The recording format: round trip, and a clear error (never a crash) for every kind of damage.
+#include "report/recording_text.hpp"
 #include "core/recording.hpp"
 
 #include <roofline/error.hpp>
@@ -111,7 +112,7 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     EXPECT_EQ(r.coverage.iterationsNeeded, 42u);
     EXPECT_EQ(r.coverage.launchesCovered, 480u);
     EXPECT_FALSE(r.coverage.complete());
-    EXPECT_EQ(core::describe(r.coverage),
+    EXPECT_EQ(report::describe(r.coverage),
               "one iteration = 500 launches: 42 iterations needed (6 windows of 96 ranges x 7 "
               "passes), 50 run, 480 of 500 launches covered (incomplete: run more iterations)");
     EXPECT_EQ(r.launches[0].scopePathRaw, "Train step 7/Layer 3");

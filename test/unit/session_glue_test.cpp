@@ -2,6 +2,7 @@
 // backend in its device slot (its null primary context is the slot's), fed launch events as the
 // driver callbacks feed them, with the ranges of a trainer already open when it starts. What it
 // saves is read back and evaluated as `roofline report` does.
+#include "report/recording_text.hpp"
 #include "collect/session_impl.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
@@ -144,7 +145,7 @@ TEST(SessionGlue, ADefaultSessionOnATrainerIsCompleteIdleAndReadable) {
     EXPECT_EQ(r.chip, "GH100");
     EXPECT_EQ(r.metrics, kMetricNames);
     EXPECT_EQ(r.coverage.launchesPerIteration, TrainLoopShape::kStepLaunches);
-    EXPECT_TRUE(r.coverage.complete()) << core::describe(r.coverage);
+    EXPECT_TRUE(r.coverage.complete()) << report::describe(r.coverage);
     expectOneStepInProgramOrder(r.launches);
     for (const core::LaunchInfo& l : r.launches) {
         EXPECT_EQ(l.device, 0);

@@ -3,6 +3,7 @@
 // launches, aligned passes available) it must find the step by itself, state the steady step's
 // launch count, give every launch of one step one record with values, and emit them in program
 // order.
+#include "report/recording_text.hpp"
 #include "unit/collector_harness.hpp"
 #include "unit/train_loop_shape.hpp"
 
@@ -94,7 +95,7 @@ TEST(TrainLoop, TheDefaultFindsTheStepAndStatesItsSteadyLaunchCount) {
     const core::Coverage c = loop.h.collector.coverage();
     EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << "the steady step, not the first or last";
     EXPECT_EQ(c.iterationsRun, 4u); // those the collector followed: idle after the fourth
-    EXPECT_TRUE(c.complete()) << core::describe(c);
+    EXPECT_TRUE(c.complete()) << report::describe(c);
     expectOneStepInProgramOrder(records);
     // Observed steps 0 and 1 (0 differs: step 1 is taken as the reference, step 2 confirms it),
     // then one cycle of one window x 2 passes (steps 2 and 3): complete at the end of step 3;
@@ -110,7 +111,7 @@ TEST(TrainLoop, MeasuringEveryLaunchCompletesInWindowsAndEmitsProgramOrder) {
     const auto& records = loop.measure(24);
     const core::Coverage c = loop.h.collector.coverage();
     EXPECT_EQ(c.launchesPerIteration, kStepLaunches);
-    EXPECT_TRUE(c.complete()) << core::describe(c);
+    EXPECT_TRUE(c.complete()) << report::describe(c);
     expectOneStepInProgramOrder(records);
     // Step 0 observed, then 3 windows x 2 passes: idle after step 6.
     EXPECT_EQ(loop.idleCalls, 1);
@@ -235,7 +236,7 @@ std::uint64_t expectValidatingLoopCompletes(Loop& loop, int every, int steps) {
     const auto& records = loop.measure(steps);
     const core::Coverage c = loop.h.collector.coverage();
     EXPECT_EQ(c.launchesPerIteration, kStepLaunches) << every;
-    EXPECT_TRUE(c.complete()) << every << ": " << core::describe(c);
+    EXPECT_TRUE(c.complete()) << every << ": " << report::describe(c);
     expectOneStepInProgramOrder(records);
     EXPECT_EQ(loop.idleCalls, 1) << every;
     EXPECT_EQ(loop.h.collector.unmatchedLaunches(), 0u) << every;

@@ -1,0 +1,46 @@
+#pragma once
+// The file container of a recording (docs/recording-format.md, "Layout" and "Limits"): the
+// ROOFLINE signature, the format version, then sections -- a tag, zstd-compressed bytes and a
+// checksum of the raw bytes each -- read within bounds on what a file may make the reader
+// allocate. What the sections hold is the schema's (core/recording.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+/// Error(CorruptRecording) naming the source `what` and what is wrong with it.
+[[noreturn]] void corruptRecording(const std::string& what, const std::string& detail);
+
+/// Writes a container of `sections` sections, one at a time.
+class SectionWriter {
+public:
+    SectionWriter(std::ostream& out, std::uint32_t version, std::uint32_t sections);
+    /// A section of `size` bytes, compressed (Error(Io) when zstd fails).
+    void add(const char (&tag)[5], const std::uint8_t* data, std::size_t size);
+
+private:
+    std::ostream& out_;
+};
+
+struct FileSection {
+    std::string tag; ///< four characters
+    std::vector<std::uint8_t> data;
+};
+
+/// What a reader accepts: versions 1 to `newestVersion`, with at least minSections(version)
+/// sections (and at most 65536).
+struct ContainerRules {
+    std::uint32_t newestVersion = 1;
+    std::uint32_t (*minSections)(std::uint32_t version) = nullptr;
+};
+
+/// The container's sections, decompressed and checked, and its version. Throws
+/// Error(UnsupportedVersion) for a newer version, Error(CorruptRecording) for anything truncated,
+/// damaged or out of bounds.
+std::vector<FileSection> readSections(std::istream& in, const std::string& what,
+                                      const ContainerRules& rules, std::uint32_t& version);
+
+} // namespace roofline::core
