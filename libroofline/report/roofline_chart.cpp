@@ -200,29 +200,54 @@ ChartSpec withFittedLegend(ChartSpec spec) {
     return spec;
 }
 
-} // namespace
+// One chart being drawn: its spec, the SVG so far, and what one part leaves for the next.
+struct Canvas {
+    explicit Canvas(const ChartSpec& given) : spec(withFittedLegend(given)) {}
+    const ChartSpec spec;
+    std::ostringstream o;
+    std::vector<std::pair<FlopKind, double>> compute; ///< the compute roofs drawn
+    double top = 0, bandwidthMax = 0;                  ///< the highest compute and memory roofs
+    LogAxis x, y;
+    std::vector<std::string> roofNotes;  ///< roofs far above the plot, named in the notes
+    std::vector<std::string> roofLabels; ///< drawn over the kernels
+    std::vector<Box> obstacles; ///< roof labels and markers: what a kernel's label must not cover
+    struct Anchor {
+        int label;
+        double x, y, r;
+    };
+    std::vector<Anchor> anchors; ///< the labelled kernels' markers
+};
 
-std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
-    const ChartSpec spec = withFittedLegend(given);
-    // compute roofs of the family, memory roofs
+// The roofs of the spec's family.
+void chooseRoofs(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    auto& compute = cv.compute;
+    double& top = cv.top;
+    double& bandwidthMax = cv.bandwidthMax;
     // Only the roofs of the kinds the kernels used (a BF16 GEMM must not seem to sit on the
     // FP64-tensor roof); every roof of the family when no kernel says.
     std::uint32_t used = 0;
     for (const auto& k : spec.kernels)
         used |= k.kinds;
-    std::vector<std::pair<FlopKind, double>> compute;
     for (std::size_t k = 0; k < kFlopKindCount; ++k) {
         const auto kind = static_cast<FlopKind>(k);
         if (inFamily(kind, spec.family) && spec.ceilings.flopsPerSecond[k] > 0 &&
             (used == 0 || (used & (1u << k))))
             compute.emplace_back(kind, spec.ceilings.flopsPerSecond[k]);
     }
-    double top = 0, bandwidthMax = 0;
     for (const auto& c : compute)
         top = std::max(top, c.second);
     for (double b : spec.ceilings.bytesPerSecond)
         bandwidthMax = std::max(bandwidthMax, b);
+}
 
+void fitAxes(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    auto& compute = cv.compute;
+    const double top = cv.top, bandwidthMax = cv.bandwidthMax;
+    LogAxis& x = cv.x;
+    LogAxis& y = cv.y;
+    auto& roofNotes = cv.roofNotes;
     // Axes fitted to the kernels: their points with a margin, then the roofs and ridge points
     // that lie within a decade of them (the roofline's shape near the data); a roof further away
     // is left out and named in the notes, so that points never crowd into a corner of a plot
@@ -250,7 +275,6 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
     if (firstRidge > 0)
         for (double& v : xs)
             v = std::clamp(v, firstRidge / 1e4, lastRidge * 1e3);
-    std::vector<std::string> roofNotes;
     if (!xs.empty() && !ys.empty()) {
         const auto [xMin, xMax] = std::minmax_element(xs.begin(), xs.end());
         const auto [yMin, yMax] = std::minmax_element(ys.begin(), ys.end());
@@ -278,16 +302,20 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
         if (top > 0 && bandwidthMax > 0) // room left of the first ridge point for roof labels
             xs.push_back(top / bandwidthMax / 10);
     }
-    LogAxis x = fitLogAxis(xs, kLeft, kRight, 2);
-    LogAxis y = fitLogAxis(ys, kBottom, kTop, 2, true);
+    x = fitLogAxis(xs, kLeft, kRight, 2);
+    y = fitLogAxis(ys, kBottom, kTop, 2, true);
     if (!ys.empty() && top > 0 && y.lo < top / 1e7) // keep the roofs readable: at most 7 decades
         y = fitLogAxis({top / 1e6, top * 1.5}, kBottom, kTop, 3, true);
     // compute roofs above the plot are not drawn (their labels would leave it)
     compute.erase(std::remove_if(compute.begin(), compute.end(),
                                  [&](const auto& c) { return c.second > y.hi; }),
                   compute.end());
+}
 
-    std::ostringstream o;
+// The SVG element, its definitions, the title and the subtitle.
+void writeHeader(Canvas& cv, bool xmlHeader) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
     if (xmlHeader)
         o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"roofline-chart\" width=\"" << kWidth
@@ -308,7 +336,13 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
     if (spec.subtitle.size() > kSubtitleWidth)
         o << "<title>" << escapeXml(spec.subtitle) << "</title>";
     o << "</text>\n";
+}
 
+void drawFrame(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
+    const LogAxis& x = cv.x;
+    const LogAxis& y = cv.y;
     // plot frame, grid and axes
     o << "<g class=\"plot\" data-x-min=\"" << x.lo << "\" data-x-max=\"" << x.hi
       << "\" data-y-min=\"" << y.lo << "\" data-y-max=\"" << y.hi << "\">\n";
@@ -338,10 +372,18 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
     o << "<text class=\"axis-label\" transform=\"translate(22," << px((kTop + kBottom) / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">" << toString(spec.family)
       << " performance (FLOP/s)</text>\n</g>\n";
+}
 
+void drawRoofs(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
+    const LogAxis& x = cv.x;
+    const LogAxis& y = cv.y;
+    auto& compute = cv.compute;
+    const double top = cv.top, bandwidthMax = cv.bandwidthMax;
+    auto& roofLabels = cv.roofLabels;
+    auto& obstacles = cv.obstacles;
     // roofs
-    std::vector<std::string> roofLabels;
-    std::vector<Box> obstacles; // roof labels and markers: what a kernel's label must not cover
     o << "<g class=\"roofs\" clip-path=\"url(#clip-" << toString(spec.family) << ")\">\n";
     const double dxPerDecade = (kRight - kLeft) / std::log10(x.hi / x.lo);
     const double dyPerDecade = (kBottom - kTop) / std::log10(y.hi / y.lo);
@@ -395,18 +437,21 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
         obstacles.push_back({kRight - 6 - textWidth(text), labelY - 12, kRight - 6, labelY + 3});
     }
     o << "</g>\n";
+}
 
+void drawKernels(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
+    const LogAxis& x = cv.x;
+    const LogAxis& y = cv.y;
+    auto& obstacles = cv.obstacles;
+    auto& anchors = cv.anchors;
     // kernels: largest first so small ones stay visible on top
     std::vector<std::size_t> order(spec.kernels.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return spec.kernels[a].share > spec.kernels[b].share;
     });
-    struct Anchor {
-        int label;
-        double x, y, r;
-    };
-    std::vector<Anchor> anchors;
     for (const ChartKernel& k : spec.kernels) { // every marker is an obstacle for every label
         if (!k.now.drawable())
             continue;
@@ -471,16 +516,22 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
         o << "</g>\n";
     }
     o << "</g>\n";
+}
+
+void drawLabels(Canvas& cv) {
+    std::ostringstream& o = cv.o;
+    auto& obstacles = cv.obstacles;
+    auto& anchors = cv.anchors;
     // Roof labels over the kernels' lines (a white halo keeps them readable), then the kernels'
     // numbers, each placed clear of every other number, marker and roof label.
     o << "<g class=\"roof-labels\">\n";
-    for (const auto& t : roofLabels)
+    for (const auto& t : cv.roofLabels)
         o << t;
     o << "</g>\n<g class=\"labels\">\n";
     std::sort(anchors.begin(), anchors.end(),
-              [](const Anchor& a, const Anchor& b) { return a.label < b.label; });
+              [](const Canvas::Anchor& a, const Canvas::Anchor& b) { return a.label < b.label; });
     const Box plot{kLeft + 1, kTop + 1, kRight - 1, kBottom - 1};
-    for (const Anchor& a : anchors) {
+    for (const Canvas::Anchor& a : anchors) {
         const std::string text = std::to_string(a.label);
         const Box b = placeLabel(a.x, a.y, a.r, textWidth(text) + 2, 14, obstacles, plot);
         obstacles.push_back(b);
@@ -493,7 +544,11 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
           << "</text>\n";
     }
     o << "</g>\n</g>\n";
+}
 
+void drawLegend(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
     // legend: levels, then the numbered kernels
     double ly = kTop + 4;
     o << "<g class=\"legend\">\n";
@@ -531,6 +586,13 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
         ly += 18;
     }
     o << "</g>\n";
+}
+
+// The spec's notes under the plot, and the roofs left out of it.
+void writeNotes(Canvas& cv) {
+    const ChartSpec& spec = cv.spec;
+    std::ostringstream& o = cv.o;
+    const auto& roofNotes = cv.roofNotes;
     double ny = kBottom + 58;
     std::vector<std::string> notes = spec.notes;
     if (!roofNotes.empty()) {
@@ -544,8 +606,23 @@ std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
           << escapeXml(n) << "</text>\n";
         ny += 15;
     }
-    o << "</svg>\n";
-    return o.str();
+}
+
+} // namespace
+
+std::string renderRoofline(const ChartSpec& given, bool xmlHeader) {
+    Canvas cv(given);
+    chooseRoofs(cv);
+    fitAxes(cv);
+    writeHeader(cv, xmlHeader);
+    drawFrame(cv);
+    drawRoofs(cv);
+    drawKernels(cv);
+    drawLabels(cv);
+    drawLegend(cv);
+    writeNotes(cv);
+    cv.o << "</svg>\n";
+    return cv.o.str();
 }
 
 std::string htmlPage(const std::string& title, const std::vector<std::string>& svgs,
