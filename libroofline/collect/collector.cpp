@@ -41,12 +41,9 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     case CollectionMode::ScopeReplay:
         strategy_ = std::make_unique<ScopeReplay>(shared_, std::move(slots));
         break;
-    case CollectionMode::IterationReplay: {
-        auto iteration = std::make_unique<IterationReplay>(shared_, std::move(slots));
-        iteration_ = iteration.get();
-        strategy_ = std::move(iteration);
+    case CollectionMode::IterationReplay:
+        strategy_ = std::make_unique<IterationReplay>(shared_, std::move(slots));
         break;
-    }
     }
     // Reuse observes iterations before it measures, and the first iteration is observed only: no
     // profiler until the first pass (code loaded meanwhile -- a first iteration's lazy loading --
@@ -206,15 +203,15 @@ core::Coverage Collector::coverage() const {
 }
 
 std::size_t Collector::reuseSignatures() const noexcept {
-    return iteration_ ? iteration_->reuseSignatures() : 0;
+    return strategy_ ? strategy_->progress().signatures : 0;
 }
 
 bool Collector::reuses() const noexcept {
-    return iteration_ && iteration_->reuses();
+    return strategy_ && strategy_->progress().reuses;
 }
 
 std::uint64_t Collector::completedAfterIterations() const noexcept {
-    return completedAt_ != 0 ? completedAt_ : iteration_ ? iteration_->completedAt() : 0;
+    return completedAt_ != 0 ? completedAt_ : strategy_ ? strategy_->progress().completedAt : 0;
 }
 
 void Collector::releaseBackends() noexcept {

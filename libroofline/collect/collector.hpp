@@ -33,7 +33,6 @@
 
 namespace roofline::collect {
 
-class IterationReplay;
 
 class Collector {
 public:
@@ -149,7 +148,6 @@ private:
     const ModeFacts facts_;
     std::vector<std::unique_ptr<DeviceSlot>> slots_;
     std::unique_ptr<Strategy> strategy_;
-    IterationReplay* iteration_ = nullptr; // strategy_ in iteration replay
     std::uint64_t completedAt_ = 0;        // iterations seen when the profile was complete
     bool complete_ = false;                // the strategy was done once
     std::atomic<bool> completion_{false};  // takeCompletion()

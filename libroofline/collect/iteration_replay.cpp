@@ -33,7 +33,7 @@ void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::stri
 IterationReplay::Device::Device(IterationReplay& o, DeviceSlot& slot)
     : owner(&o), replay(slot), checker(makePassChecker(o.aligned_, slot)) {
     if (o.reuse_)
-        windows = std::make_unique<ReuseWindows>(o.shared_.config, o.serials_);
+        windows = std::make_unique<ReuseWindows>(o.shared_.config, o.serials_, slot);
     else
         windows = std::make_unique<PlainWindows>(slot);
 }
@@ -65,11 +65,14 @@ void IterationReplay::iterationBegins() {
         if (schedule.passOpen())
             continue; // a pass spanning several iterations goes on
         if (!schedule.inGroup()) {
-            if (!d.replay.mayBeginGroup(shared_, d.windows->holdsBack()))
+            if (!d.replay.mayBeginGroup(shared_, d.windows->state(shared_).holdsBack))
                 continue;
-            if (d.windows->complete(shared_, *d.replay.slot, schedule.restartPending()))
-                continue; // every launch of the steady iteration has its record
-            beginGroup(d);
+            GroupStart g = d.windows->nextGroup(shared_, schedule.restartPending());
+            if (g.complete) { // every launch of the steady iteration has its record
+                changeImage(*d.replay.slot, g.changes);
+                continue;
+            }
+            beginGroup(d, g);
         }
         schedule.startOfIteration(d);
     }
@@ -125,7 +128,7 @@ void IterationReplay::endIteration(Device& d) {
     // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
     facts.steadyShape =
         shared_.model.drivenByHelper() || schedule.launches() == shared_.model.steadyLaunches();
-    const IterationVerdict v = d.windows->iterationEnded(shared_, s, facts);
+    const IterationVerdict v = d.windows->iterationEnded(shared_, facts);
     if (v.dropGroup) {
         // A group whose later passes are still due: its pass-0 records go (a later cycle
         // measures those launches again) and a fresh profiler takes CUPTI's user replay back to
@@ -138,9 +141,14 @@ void IterationReplay::endIteration(Device& d) {
     }
     if (!v.mismatch.empty())
         d.replay.noteMismatch(shared_, v.mismatch);
-    facts.inGroup = schedule.inGroup();
-    facts.restartPending = schedule.restartPending();
-    d.windows->plan(shared_, s, facts);
+    changeImage(s, v.changes);
+}
+
+// The image changes a chooser asked for, in order.
+void IterationReplay::changeImage(DeviceSlot& s, const ImageChanges& changes) {
+    for (const ImageChange& c : changes)
+        if (s.backend && (c.launches > 0 || !s.backend->released()))
+            s.guard([&] { s.backend->release(c.launches * s.rangesPerLaunch); });
 }
 
 // ---- what the schedule emits ------------------------------------------------------------------
@@ -177,18 +185,49 @@ void IterationReplay::Device::measure(std::size_t range, std::size_t position, b
         s.backend->flushBeforeLaunch(launch->stream);
     checker->launch(pass, range, launch->identity());
     if (pass == 0)
-        s.members.push_back(windows->admit(owner->shared_, *launch, *stack, position, inside));
+        s.members.push_back(owner->record(*this, position, inside));
 }
 
-void IterationReplay::beginGroup(Device& d) {
-    d.replay.beginGroup(shared_, d.windows->windowForGroup(*d.replay.slot),
-                        d.windows->iterationsPerPass());
+// Pass 0's launch at `position`: its record when the window chooser admits it.
+std::int64_t IterationReplay::record(Device& d, std::size_t position, bool inside) {
+    const Admission a = d.windows->admit(shared_, *d.launch, *d.stack, position, inside);
+    if (!a.admitted)
+        return -1;
+    const std::int64_t m = shared_.addLaunch(*d.launch, *d.stack);
+    core::LaunchInfo& record = shared_.records[m];
+    // Reuse: a place the cycle's reference admitted is measured in this window even where this
+    // iteration's own scopes are not what the filters ask for (`--nvtx-include 'Train step 5/'`
+    // picks step 5, its windows run on steps 6, 7, ...). The record is the reference's launch at
+    // that place -- its scope and iteration -- as the reused ones are: one profile describes one
+    // step.
+    if (const core::LaunchInfo* reference = a.reference) {
+        record.scopePath = reference->scopePath;
+        record.scopePathRaw = reference->scopePathRaw;
+        record.iteration = reference->iteration;
+        // Measured where the framework named nothing (a profiler of the program's own held
+        // PyTorch's operator ranges then): the reference's operator and module.
+        if (record.op.empty() && record.module.empty()) {
+            record.op = reference->op;
+            record.phase = reference->phase;
+            record.module = reference->module;
+            record.shapes = reference->shapes;
+        }
+    }
+    record.position = static_cast<std::int64_t>(position);
+    return m;
+}
+
+void IterationReplay::beginGroup(Device& d, const GroupStart& g) {
+    changeImage(*d.replay.slot, g.changes);
+    d.replay.beginGroup(shared_, g.window, g.iterationsPerPass);
     d.checker->groupBegins();
     d.placement.groupBegins();
 }
 
 void IterationReplay::startPass(Device& d) {
-    d.replay.startPass(shared_, firstConfig(), [&] { beginGroup(d); });
+    // A group that starts again (its profiler was stale) is never the profile's completion.
+    d.replay.startPass(shared_, firstConfig(),
+                       [&] { beginGroup(d, d.windows->nextGroup(shared_, true)); });
 }
 
 void IterationReplay::endPass(Device& d) {
@@ -234,7 +273,6 @@ void IterationReplay::endPass(Device& d) {
             return;
         }
         schedule.groupCompleted();
-        d.windows->covered(schedule);
     });
 }
 
@@ -273,7 +311,8 @@ void IterationReplay::completeGroup(Device& d) {
         d.redo = true;
         d.previous = s.members;
         d.previousLost = false;
-        d.windows->inspect(shared_, s.members); // what it shows may widen the window
+        // What it shows may widen the window.
+        d.windows->groupCompleted(shared_, completed(d, CompletedGroup::Outcome::AgainForCounters));
         for (std::int64_t m : s.members)
             if (m >= 0)
                 appendNote(shared_.records[m].note,
@@ -283,10 +322,16 @@ void IterationReplay::completeGroup(Device& d) {
         inferTensorMetrics(s); // the window is measured again anyway, with them
     }
     if (!d.redo)
-        d.windows->recorded(shared_, s.members);
+        d.windows->groupCompleted(shared_, completed(d, CompletedGroup::Outcome::Recorded));
     s.members.clear();
     ++shared_.tally.groupsCompleted;
     d.checker->done(s); // the backend fresh for the next group
+}
+
+CompletedGroup IterationReplay::completed(const Device& d, CompletedGroup::Outcome outcome) const {
+    const PassSchedule& schedule = d.replay.schedule;
+    return CompletedGroup{outcome, &d.replay.slot->members, schedule.window(),
+                          schedule.iterationsPerPass()};
 }
 
 // A later pass did not run some of pass 0's launches (one that runs every step included): it ran
@@ -398,9 +443,11 @@ bool IterationReplay::pending() const {
     const bool observedFirst = shared_.observingFirst();
     for (const auto& d : devices_) {
         const PassSchedule& schedule = d->replay.schedule;
-        if (!d->replay.slot->failed &&
-            (schedule.inGroup() || schedule.restartPending() || d->windows->window().begin > 0 ||
-             d->windows->pending(shared_) || (observedFirst && !shared_.limitReached())))
+        if (d->replay.slot->failed)
+            continue;
+        const ChooserState chooser = d->windows->state(shared_);
+        if (schedule.inGroup() || schedule.restartPending() || chooser.windowAt > 0 ||
+            chooser.pending || (observedFirst && !shared_.limitReached()))
             return true;
     }
     return false;
@@ -418,7 +465,7 @@ bool IterationReplay::done() const {
             continue;
         const PassSchedule& schedule = d->replay.schedule;
         if (schedule.inGroup() || schedule.passOpen() || schedule.restartPending() || d->redo ||
-            !d->windows->done(shared_))
+            !d->windows->state(shared_).done)
             return false;
     }
     return true;
@@ -456,18 +503,12 @@ void IterationReplay::coverage(core::Coverage& c) const {
     c.iterationsPerPass = std::max<std::size_t>(1, d.replay.schedule.iterationsPerPass());
     c.iterationsRun = model.ended();
     c.firstIterationSkipped = !shared_.firstIterationIssue.empty();
-    c.iterationsNeeded =
-        d.windows->iterationsNeeded(c.launchesPerIteration, c.launchesPerImage, c.passes,
-                                    c.iterationsPerPass, shared_.observeFirst);
-    c.launchesCovered = d.windows->launchesCovered(c.launchesPerIteration, c.launchesPerImage);
+    d.windows->coverage(c, shared_.observeFirst);
 }
 
-std::uint64_t IterationReplay::completedAt() const noexcept {
-    return devices_[0]->windows->completedAt();
-}
-
-std::size_t IterationReplay::reuseSignatures() const noexcept {
-    return devices_[0]->windows->signatures();
+Strategy::Progress IterationReplay::progress() const noexcept {
+    const ChooserState chooser = devices_[0]->windows->state(shared_);
+    return Progress{chooser.completedAt, chooser.signatures, reuse_};
 }
 
 } // namespace roofline::collect

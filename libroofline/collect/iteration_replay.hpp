@@ -42,11 +42,9 @@ public:
     bool aligned() const noexcept override { return aligned_; }
     std::size_t firstConfig() const noexcept override { return aligned_ ? 1 : 0; }
 
-    /// The iterations it took to measure every launch of one iteration (0: not complete).
-    std::uint64_t completedAt() const noexcept;
-    /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
-    std::size_t reuseSignatures() const noexcept;
-    bool reuses() const noexcept { return reuse_; }
+    /// Device slot 0's chooser: the iterations it took to measure every launch of one
+    /// iteration, the signatures its reuse plan holds.
+    Progress progress() const noexcept override;
 
 private:
     /// One device: its schedule and group (ReplayDevice), passes, placement and windows; the
@@ -74,7 +72,11 @@ private:
 
     Device& device(const DeviceSlot& slot) { return *devices_[slot.index]; }
     const Device& device(const DeviceSlot& slot) const { return *devices_[slot.index]; }
-    void beginGroup(Device& d);
+    void beginGroup(Device& d, const GroupStart& g);
+    /// Pass 0's launch at `position`: its record when the chooser admits it, or -1.
+    std::int64_t record(Device& d, std::size_t position, bool inside);
+    CompletedGroup completed(const Device& d, CompletedGroup::Outcome outcome) const;
+    void changeImage(DeviceSlot& slot, const ImageChanges& changes);
     void startPass(Device& d);
     void endPass(Device& d);
     void endIteration(Device& d);

@@ -67,7 +67,6 @@ public:
 
 protected:
     virtual void launched(std::size_t pass, const LaunchKey& key) { (void)pass, (void)key; }
-    virtual void ended(std::size_t pass) { (void)pass; }
     ReplayCheck positions_;
 };
 

@@ -7,39 +7,39 @@ namespace roofline::collect {
 // Completed groups cover every launch of the steady iteration: measuring more would give the same
 // launches more records and cost the program as much as the first profile did. The device's
 // profiler is released (its counter-data image and CUPTI's per-range state with it).
-bool PlainWindows::complete(Shared& shared, DeviceSlot& slot, bool restartPending) {
-    if (shared.config.measureAfterComplete || shared.model.drivenByHelper() || restartPending ||
-        !covers(shared))
-        return false;
-    if (completedAt_ == 0) // the iteration before this one completed it
-        completedAt_ = shared.model.seen() - 1;
-    offset_ = 0;
-    if (slot.backend && !slot.backend->released())
-        slot.guard([&] { slot.backend->release(0); });
-    return true;
+GroupStart PlainWindows::nextGroup(Shared& shared, bool restarting) {
+    GroupStart g;
+    if (!shared.config.measureAfterComplete && !shared.model.drivenByHelper() && !restarting &&
+        covers(shared)) {
+        if (completedAt_ == 0) // the iteration before this one completed it
+            completedAt_ = shared.model.seen() - 1;
+        offset_ = 0;
+        g.complete = true;
+        g.changes.push_back(ImageChange{0});
+        return g;
+    }
+    g.window = Window{offset_, Window::kOpen};
+    return g;
 }
 
-std::int64_t PlainWindows::admit(Shared& shared, const Launch& l, const Stack& stack,
-                                 std::size_t position, bool inside) {
-    if (!inside || !shared.admits(l, stack))
-        return -1;
-    const std::int64_t m = shared.addLaunch(l, stack);
-    shared.records[m].position = static_cast<std::int64_t>(position);
-    return m;
+Admission PlainWindows::admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t,
+                              bool inside) {
+    return Admission{inside && shared.admits(l, stack), nullptr};
 }
 
-void PlainWindows::covered(const PassSchedule& schedule) {
-    if (schedule.iterationsPerPass() > 1)
+void PlainWindows::groupCompleted(Shared&, const CompletedGroup& group) {
+    if (group.outcome != CompletedGroup::Outcome::Recorded)
+        return;
+    if (group.iterationsPerPass > 1)
         whole_ = true;
     else
-        offsets_.insert(schedule.window().begin);
+        offsets_.insert(group.window.begin);
 }
 
-IterationVerdict PlainWindows::iterationEnded(Shared&, DeviceSlot& slot,
-                                              const IterationFacts& facts) {
+IterationVerdict PlainWindows::iterationEnded(Shared&, const IterationFacts& facts) {
     IterationVerdict v;
     if (facts.groupCompleted) { // the next window
-        const std::size_t capacity = slot.launchesInImage();
+        const std::size_t capacity = slot_->launchesInImage();
         offset_ = facts.iterationsPerPass <= 1 && facts.launches > offset_ + capacity
                       ? offset_ + capacity
                       : 0;
@@ -57,21 +57,25 @@ bool PlainWindows::covers(const Shared& shared) const {
     return whole_ || (L > 0 && launchesCovered(L, slot_->launchesPerImage()) >= L);
 }
 
-bool PlainWindows::done(const Shared& shared) const {
-    return covers(shared);
+ChooserState PlainWindows::state(const Shared& shared) const {
+    ChooserState s;
+    s.done = covers(shared);
+    s.windowAt = offset_;
+    s.completedAt = completedAt_;
+    return s;
 }
 
 std::uint64_t PlainWindows::launchesCovered(std::uint64_t launches, std::size_t capacity) const {
     return whole_ ? launches : launchesCoveredBy(offsets_, launches, capacity);
 }
 
-std::uint64_t PlainWindows::iterationsNeeded(std::uint64_t launches, std::size_t capacity,
-                                             std::size_t passes, std::size_t iterationsPerPass,
-                                             bool observeFirst) const {
-    const std::uint64_t cap = std::max<std::uint64_t>(1, capacity);
-    const std::uint64_t n =
-        iterationsPerPass > 1 ? passes * iterationsPerPass : (launches + cap - 1) / cap * passes;
-    return n + (observeFirst ? 1 : 0); // the first iteration is observed only
+void PlainWindows::coverage(core::Coverage& c, bool observeFirst) const {
+    const std::uint64_t cap = std::max<std::uint64_t>(1, c.launchesPerImage);
+    const std::uint64_t n = c.iterationsPerPass > 1
+                                ? c.passes * c.iterationsPerPass
+                                : (c.launchesPerIteration + cap - 1) / cap * c.passes;
+    c.iterationsNeeded = n + (observeFirst ? 1 : 0); // the first iteration is observed only
+    c.launchesCovered = launchesCovered(c.launchesPerIteration, c.launchesPerImage);
 }
 
 } // namespace roofline::collect

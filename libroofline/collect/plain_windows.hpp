@@ -11,23 +11,24 @@ namespace roofline::collect {
 
 class PlainWindows final : public WindowChooser {
 public:
+    /// `slot`: the device whose image sizes the windows.
     explicit PlainWindows(const DeviceSlot& slot) : slot_(&slot) {}
-    bool complete(Shared& shared, DeviceSlot& slot, bool restartPending) override;
-    Window window() const override { return Window{offset_, Window::kOpen}; }
-    std::int64_t admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
-                       bool inside) override;
-    void covered(const PassSchedule& schedule) override;
-    IterationVerdict iterationEnded(Shared& shared, DeviceSlot& slot,
-                                    const IterationFacts& facts) override;
-    bool done(const Shared& shared) const override;
-    std::uint64_t launchesCovered(std::uint64_t launches, std::size_t capacity) const override;
-    std::uint64_t iterationsNeeded(std::uint64_t launches, std::size_t capacity, std::size_t passes,
-                                   std::size_t iterationsPerPass, bool observeFirst) const override;
-    std::uint64_t completedAt() const noexcept override { return completedAt_; }
+    void iterationBegins() override {}
+    void observe(Shared&, const Launch&, const Stack&, std::size_t) override {}
+    void iterationObserved(const CollectorConfig&, bool) override {}
+    GroupStart nextGroup(Shared& shared, bool restarting) override;
+    Admission admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
+                    bool inside) override;
+    void groupCompleted(Shared& shared, const CompletedGroup& group) override;
+    IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) override;
+    ChooserState state(const Shared& shared) const override;
+    void coverage(core::Coverage& c, bool observeFirst) const override;
+    void finish(Shared&) override {}
 
 private:
     /// Completed groups cover every launch of the steady iteration.
     bool covers(const Shared& shared) const;
+    std::uint64_t launchesCovered(std::uint64_t launches, std::size_t capacity) const;
 
     const DeviceSlot* slot_;
     std::size_t offset_ = 0;        // the current (or next) window's start

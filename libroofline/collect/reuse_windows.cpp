@@ -47,8 +47,9 @@ bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
     return true;
 }
 
-ReuseWindows::ReuseWindows(const CollectorConfig& config, std::uint64_t& serials)
-    : plan_(config.reuseSamples, config.reuseMaxGap), serials_(&serials),
+ReuseWindows::ReuseWindows(const CollectorConfig& config, std::uint64_t& serials,
+                           const DeviceSlot& slot)
+    : plan_(config.reuseSamples, config.reuseMaxGap), serials_(&serials), slot_(&slot),
       work_(workCounters(config.metricNames)), shareIndex_(config.shares() ? config.shareIndex : 0),
       shareCount_(config.shares() ? config.shareCount : 1) {}
 
@@ -56,9 +57,9 @@ ReuseWindows::ReuseWindows(const CollectorConfig& config, std::uint64_t& serials
 
 void ReuseWindows::iterationBegins() {
     observed_.clear();
-    iterSigs_.clear();
-    iterFamilies_.clear();
-    iterInfo_.clear();
+    iteration_.signatures.clear();
+    iteration_.families.clear();
+    iteration_.launches.clear();
 }
 
 void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, std::size_t idx) {
@@ -90,31 +91,31 @@ void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, 
     observed_.add(l.mangledName, l.grid, l.block, l.sharedMemBytes(), scope, instance, parent, in);
     if (cycle_ || !in)
         return;
-    if (iterInfo_.size() < idx)
-        iterInfo_.resize(idx);
+    if (iteration_.launches.size() < idx)
+        iteration_.launches.resize(idx);
     core::LaunchInfo info = shared.launchInfo(l, stack); // demangled only if it becomes a record
     info.position = static_cast<std::int64_t>(idx);
-    iterInfo_.push_back(std::move(info));
+    iteration_.launches.push_back(std::move(info));
 }
 
 // The reference's signature at `at` or, when the current iteration ran another launch there (a
 // data-dependent grid), its own (as observed) at the reference's place.
 std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
-    if (!cycle_ || at >= refSigs_.size() || at >= refShapes_.size() || at >= refLabels_.size())
+    if (!cycle_ || at >= reference_.signatures.size() || at >= reference_.shapes.size() || at >= reference_.labels.size())
         return ReusePlan::kNotMeasured;
-    if (observed_.shape(at) == refShapes_[at])
-        return refSigs_[at];
-    return resolvedAt(observed_.signatureAt(plan_, at, refLabels_[at]), at);
+    if (observed_.shape(at) == reference_.shapes[at])
+        return reference_.signatures[at];
+    return resolvedAt(observed_.signatureAt(plan_, at, reference_.labels[at]), at);
 }
 
 void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOpen) {
     if (!observing_)
         return;
-    observed_.assign(plan_, iterSigs_, iterFamilies_, iterLabels_);
+    observed_.assign(plan_, iteration_.signatures, iteration_.families, iteration_.labels);
     ++observedIterations_;
-    iterParents_ = observed_.parentPlaces();
-    for (std::size_t p = 0; p < iterSigs_.size(); ++p) // signatures split before: as then
-        iterSigs_[p] = plan_.resolve(iterSigs_[p], p, iterParents_[p]);
+    iteration_.parents = observed_.parentPlaces();
+    for (std::size_t p = 0; p < iteration_.signatures.size(); ++p) // signatures split before: as then
+        iteration_.signatures[p] = plan_.resolve(iteration_.signatures[p], p, iteration_.parents[p]);
     stopObservingIfUnbounded(config, groupOpen);
 }
 
@@ -130,10 +131,10 @@ void ReuseWindows::stopObservingIfUnbounded(const CollectorConfig& config, bool 
     observing_ = false;
     observed_ = ObservedIteration{};
     plan_ = ReusePlan(config.reuseSamples, config.reuseMaxGap);
-    iterSigs_.clear();
-    iterFamilies_.clear();
+    iteration_.signatures.clear();
+    iteration_.families.clear();
     prevFamilies_.clear();
-    iterInfo_.clear();
+    iteration_.launches.clear();
 }
 
 // ---- records ------------------------------------------------------------------------------------
@@ -142,34 +143,42 @@ void ReuseWindows::stopObservingIfUnbounded(const CollectorConfig& config, bool 
 // iteration's own scopes are not what the filters ask for (`--nvtx-include 'Train step 5/'` picks
 // step 5, its windows run on steps 6, 7, ...). The record is the reference's launch at that
 // place -- its scope and iteration -- as the reused ones are: one profile describes one step.
-std::int64_t ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& stack,
-                                 std::size_t position, bool inside) {
+Admission ReuseWindows::admit(Shared& shared, const Launch& l, const Stack& stack,
+                              std::size_t position, bool inside) {
     const core::LaunchInfo* reference = inside ? referenceAdmitted(position) : nullptr;
     const bool admitted =
         inside && (reference && !shared.filtersAdmit(l, stack) ? shared.admitsCounted()
                                                                : shared.admits(l, stack));
     if (!admitted)
-        return -1;
-    const std::int64_t m = shared.addLaunch(l, stack);
-    core::LaunchInfo& record = shared.records[m];
-    if (reference) {
-        record.scopePath = reference->scopePath;
-        record.scopePathRaw = reference->scopePathRaw;
-        record.iteration = reference->iteration;
-        // Measured where the framework named nothing (a profiler of the program's own held
-        // PyTorch's operator ranges then): the reference's operator and module.
-        if (record.op.empty() && record.module.empty()) {
-            record.op = reference->op;
-            record.phase = reference->phase;
-            record.module = reference->module;
-            record.shapes = reference->shapes;
-        }
+        return Admission{};
+    // The sample it will be: its signature as this iteration launched it here, looked up when
+    // its group completes (signaturesOf).
+    if (const std::uint32_t sig = measuredSignature(position); sig != ReusePlan::kNotMeasured)
+        admittedAt_[position] = sig;
+    else
+        admittedAt_.erase(position);
+    return Admission{true, reference};
+}
+
+void ReuseWindows::signaturesOf(Shared& shared, const std::vector<std::int64_t>& members) {
+    signatureOf_.clear();
+    for (std::int64_t m : members) {
+        if (m < 0 || shared.records[m].position < 0)
+            continue;
+        const auto it = admittedAt_.find(static_cast<std::size_t>(shared.records[m].position));
+        if (it != admittedAt_.end())
+            signatureOf_[m] = it->second;
     }
-    record.position = static_cast<std::int64_t>(position);
-    const std::uint32_t sig = measuredSignature(position);
-    if (sig != ReusePlan::kNotMeasured)
-        signatureOf_[m] = sig;
-    return m;
+}
+
+void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
+    signaturesOf(shared, *group.members);
+    if (group.outcome == CompletedGroup::Outcome::AgainForCounters) {
+        inspect(shared, *group.members);
+        return;
+    }
+    recorded(shared, *group.members);
+    coveredOffsets_.insert(group.window.begin);
 }
 
 // A group measured again for more counters: its records' work counters (instruction counts, L1
@@ -185,26 +194,29 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
         rewind_ = true;
 }
 
-Window ReuseWindows::windowForGroup(DeviceSlot& slot) {
+GroupStart ReuseWindows::nextGroup(Shared&, bool) {
+    GroupStart g;
     if (rewind_ && cycle_) {
         rewind_ = false;
-        if (const auto w = rewound(slot)) {
+        if (const auto w = rewound(g.changes)) {
             offset_ = w->begin;
             windowEnd_ = w->end;
         }
     }
-    return window();
+    g.window = Window{offset_, windowEnd_};
+    g.iterationsPerPass = 1;
+    return g;
 }
 
-std::optional<Window> ReuseWindows::rewound(DeviceSlot& slot) {
-    std::vector<std::uint32_t> left = refSigs_;
+std::optional<Window> ReuseWindows::rewound(ImageChanges& changes) {
+    std::vector<std::uint32_t> left = reference_.signatures;
     for (std::size_t p = 0; p < left.size(); ++p)
         if (p < measuredPos_.size() && measuredPos_[p])
             left[p] = ReusePlan::kNotMeasured;
-    const auto w = plan_.next(left, 0, std::max(cycleRanges_, slot.launchesPerImage()));
+    const auto w = plan_.next(left, 0, std::max(cycleRanges_, slot_->launchesPerImage()));
     if (w && w->end - w->begin > cycleRanges_) { // a larger image, between groups
         cycleRanges_ = w->end - w->begin;
-        slot.guard([&] { slot.backend->release(cycleRanges_ * slot.rangesPerLaunch); });
+        changes.push_back(ImageChange{cycleRanges_});
     }
     return w;
 }
@@ -284,10 +296,10 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
         for (auto& [record, s] : signatureOf_)
             if (s == sig)
                 s = to(record);
-        for (std::size_t p = 0; p < refSigs_.size(); ++p)
-            if (refSigs_[p] == sig) {
-                refSigs_[p] = resolvedAt(sig, p);
-                splitPositions_.insert(refSigs_[p]);
+        for (std::size_t p = 0; p < reference_.signatures.size(); ++p)
+            if (reference_.signatures[p] == sig) {
+                reference_.signatures[p] = resolvedAt(sig, p);
+                splitPositions_.insert(reference_.signatures[p]);
             }
         core::log().info("libroofline: launches of {} that look alike (kernel, grid, block, "
                          "place) did different work ({} differs between them): they are told "
@@ -315,11 +327,11 @@ std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
 // mean of its signature's samples -- which agree in every work counter (or the record has no
 // values and says why) -- marked as such, with how far the samples spread.
 void ReuseWindows::emitReused(Shared& shared) {
-    for (std::size_t p = 0; p < refSigs_.size() && p < refInfo_.size(); ++p) {
-        const std::uint32_t sig = refSigs_[p];
-        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || refInfo_[p].mangledName.empty())
+    for (std::size_t p = 0; p < reference_.signatures.size() && p < reference_.launches.size(); ++p) {
+        const std::uint32_t sig = reference_.signatures[p];
+        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || reference_.launches[p].mangledName.empty())
             continue;
-        core::LaunchInfo info = std::move(refInfo_[p]);
+        core::LaunchInfo info = std::move(reference_.launches[p]);
         info.name = core::demangle(info.mangledName);
         if (const int owner = plan_.foreignOwner(sig); owner >= 0) {
             info.countersRank = owner;
@@ -392,21 +404,24 @@ void ReuseWindows::emitReused(Shared& shared) {
         }
         shared.records.add(std::move(info));
     }
-    refInfo_.clear();
+    reference_.launches.clear();
 }
 
 // ---- windows and cycles -----------------------------------------------------------------------
 
-void ReuseWindows::covered(const PassSchedule& schedule) {
-    coveredOffsets_.insert(schedule.window().begin);
-}
-
-IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
-                                              const IterationFacts& facts) {
+IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFacts& given) {
     IterationVerdict v;
+    IterationFacts facts = given;
+    // What the strategy does about a dropped group: no group open, none to restart.
+    const auto planned = [&] {
+        if (v.dropGroup)
+            facts.inGroup = facts.restartPending = false;
+        plan(shared, facts, v.changes);
+        return v;
+    };
     if (verifying_ && cycle_) {
         verifying_ = false;
-        if (iterFamilies_ != refFamilies_) {
+        if (iteration_.families != verifyFamilies_) {
             // The second iteration was not the steady one after all: the cycle starts again on
             // an iteration that launches what the one before it did.
             core::log().info("libroofline: the second iteration differs from the third: the "
@@ -414,11 +429,11 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
             v.dropGroup = true;
             dropCycle();
             unsteady_ = 0;
-            return v;
+            return planned();
         }
     }
     if (facts.groupCompleted) {
-        if (advance(shared, slot)) {
+        if (advance(shared, v.changes)) {
             coveredWhole_ = true;
             cycleWindows_ = windows_;
         }
@@ -433,29 +448,29 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, DeviceSlot& slot,
         v.dropGroup = true;
         dropCycle();
     }
-    return v;
+    return planned();
 }
 
 void ReuseWindows::dropCycle() {
     cycle_ = false;
     offset_ = 0;
     windowEnd_ = 0;
-    refInfo_.clear();
+    reference_.launches.clear();
 }
 
 // A cycle refers to a steady iteration: one that launched what the one before did (the first
 // often runs a validation pass or creates state). Launches no earlier cycle measured anything like
 // (a new kernel, block or scope) keep the replay helper waiting for them to form a steady
 // iteration. A program whose iterations never repeat exactly is taken as it is after a few.
-void ReuseWindows::plan(Shared& shared, DeviceSlot& slot, const IterationFacts& facts) {
+void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChanges& changes) {
     // Once a cycle is done, an iteration of another launch count than the steady one (one that
     // also validated) is not the step the profile describes: its new launches neither start a
     // cycle nor keep the profile from completing.
     const bool unmeasured = (cyclesDone_ == 0 || facts.steadyShape) &&
-                            std::any_of(iterSigs_.begin(), iterSigs_.end(), [&](std::uint32_t id) {
+                            std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(), [&](std::uint32_t id) {
                                 return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
                             });
-    bool steady = iterFamilies_ == prevFamilies_;
+    bool steady = iteration_.families == prevFamilies_;
     if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;
     // The first iteration is the odd one of most programs: the second is taken as the reference
@@ -463,16 +478,16 @@ void ReuseWindows::plan(Shared& shared, DeviceSlot& slot, const IterationFacts& 
     // two alike.
     const bool optimistic = !steady && !cycle_ && cyclesDone_ == 0 && observedIterations_ == 2;
     steady = steady || optimistic;
-    prevFamilies_.swap(iterFamilies_);
+    prevFamilies_ = iteration_.families;
     if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
-        maybeStart(slot, unmeasured, shared.limitReached());
-        if (cycle_ && optimistic) {
+        maybeStart(unmeasured, shared.limitReached(), changes);
+        if (cycle_ && optimistic) { // the next iteration must launch the same families
             verifying_ = true;
-            refFamilies_ = prevFamilies_;
+            verifyFamilies_ = prevFamilies_;
         }
         // A steady iteration with nothing left to measure: done -- once the filters admitted
         // some launch (`Train step 5/`: steps 0-4 admit none, and the profile waits for step 5).
-        const bool admitted = std::any_of(iterSigs_.begin(), iterSigs_.end(), [](std::uint32_t id) {
+        const bool admitted = std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(), [](std::uint32_t id) {
             return id != ReusePlan::kNotMeasured;
         });
         if (!cycle_ && cyclesDone_ == 0 && admitted)
@@ -486,10 +501,10 @@ void ReuseWindows::plan(Shared& shared, DeviceSlot& slot, const IterationFacts& 
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
 // cycle measured.
-void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReached) {
+void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, ImageChanges& changes) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
-    if (slot.failed || iterSigs_.empty() || iterInfo_.empty() || limitReached)
+    if (slot_->failed || iteration_.signatures.empty() || iteration_.launches.empty() || limitReached)
         return;
     // After a complete profile, a launch whose grid depends on the data has a new signature in
     // every iteration: it starts another cycle only when nothing of its family was measured (a
@@ -499,23 +514,22 @@ void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReach
     // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
     // grows with the ranges an image holds (~2 MiB each).
     if (shareCount_ > 1)
-        plan_.share(iterSigs_, shareIndex_, shareCount_, slot.launchesPerImage());
-    const std::size_t ranges = plan_.longestWindow(iterSigs_, slot.launchesPerImage());
-    const auto w = plan_.next(iterSigs_, 0, ranges);
+        plan_.share(iteration_.signatures, shareIndex_, shareCount_, slot_->launchesPerImage());
+    const std::size_t ranges =
+        plan_.longestWindow(iteration_.signatures, slot_->launchesPerImage());
+    const auto w = plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
         return;
-    slot.guard([&] { slot.backend->release(ranges * slot.rangesPerLaunch); });
+    changes.push_back(ImageChange{ranges});
     cycleRanges_ = ranges;
-    refSigs_ = iterSigs_;
-    refLabels_ = iterLabels_;
-    refParents_ = iterParents_;
-    refShapes_.resize(observed_.size());
-    for (std::size_t p = 0; p < refShapes_.size(); ++p)
-        refShapes_[p] = observed_.shape(p);
-    refInfo_ = std::move(iterInfo_);
-    refInfo_.resize(refSigs_.size());
-    iterInfo_.clear();
-    measuredPos_.assign(refSigs_.size(), false);
+    std::vector<std::uint64_t> shapes(observed_.size());
+    for (std::size_t p = 0; p < shapes.size(); ++p)
+        shapes[p] = observed_.shape(p);
+    reference_ = Observation{iteration_.signatures, iteration_.labels,   iteration_.parents,
+                             std::move(shapes),     iteration_.families, std::move(iteration_.launches)};
+    reference_.launches.resize(reference_.signatures.size());
+    iteration_.launches.clear();
+    measuredPos_.assign(reference_.signatures.size(), false);
     rewind_ = false;
     cycle_ = true;
     offset_ = w->begin;
@@ -523,17 +537,17 @@ void ReuseWindows::maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReach
     windows_ = 1;
 }
 
-bool ReuseWindows::advance(Shared& shared, DeviceSlot& slot) {
+bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
     if (!cycle_)
         return false;
     std::optional<Window> w;
     if (rewind_) {
         // After a split: the split signatures' positions not measured yet, wherever they are
         // (positions this cycle measured are not measured again).
-        w = rewound(slot);
+        w = rewound(changes);
         rewind_ = false;
     } else {
-        w = plan_.next(refSigs_, windowEnd_, cycleRanges_);
+        w = plan_.next(reference_.signatures, windowEnd_, cycleRanges_);
     }
     if (w) {
         offset_ = w->begin;
@@ -544,28 +558,29 @@ bool ReuseWindows::advance(Shared& shared, DeviceSlot& slot) {
     emitReused(shared);
     dropCycle(); // its records are out
     ++cyclesDone_;
-    slot.guard([&] { slot.backend->release(0); }); // nothing to measure until another cycle
+    changes.push_back(ImageChange{0}); // nothing to measure until another cycle
     return true;
 }
 
 // ---- state ------------------------------------------------------------------------------------
 
-bool ReuseWindows::pending(const Shared& shared) const {
-    return cycle_ || ((cyclesDone_ == 0 || awaiting_) && !shared.limitReached());
+ChooserState ReuseWindows::state(const Shared& shared) const {
+    ChooserState s;
+    s.holdsBack = !cycle_;
+    s.pending = cycle_ || ((cyclesDone_ == 0 || awaiting_) && !shared.limitReached());
+    s.done = cyclesDone_ > 0 && !cycle_ && !awaiting_;
+    s.windowAt = offset_;
+    s.signatures = plan_.signatures();
+    return s;
 }
 
-bool ReuseWindows::done(const Shared&) const {
-    return cyclesDone_ > 0 && !cycle_ && !awaiting_;
-}
-
-std::uint64_t ReuseWindows::launchesCovered(std::uint64_t launches, std::size_t capacity) const {
-    return coveredWhole_ ? launches : launchesCoveredBy(coveredOffsets_, launches, capacity);
-}
-
-std::uint64_t ReuseWindows::iterationsNeeded(std::uint64_t, std::size_t, std::size_t passes,
-                                             std::size_t, bool) const {
+void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // Two observed iterations (a steady one), then the windows of a cycle.
-    return 2 + std::max<std::size_t>(cycleWindows_, windows_) * passes;
+    c.iterationsNeeded = 2 + std::max<std::size_t>(cycleWindows_, windows_) * c.passes;
+    c.launchesCovered = coveredWhole_
+                            ? c.launchesPerIteration
+                            : launchesCoveredBy(coveredOffsets_, c.launchesPerIteration,
+                                                c.launchesPerImage);
 }
 
 // A cycle cut short by the stop still gives the launches whose signature has samples their

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,44 +35,51 @@ std::vector<std::size_t> workCounters(const std::vector<std::string>& metricName
 
 class ReuseWindows final : public WindowChooser {
 public:
-    /// `serials`: numbers scope instances (Frame::serial), shared by every device's chooser.
-    ReuseWindows(const CollectorConfig& config, std::uint64_t& serials);
+    /// `serials`: numbers scope instances (Frame::serial), shared by every device's chooser;
+    /// `slot`: the device whose image sizes the windows.
+    ReuseWindows(const CollectorConfig& config, std::uint64_t& serials, const DeviceSlot& slot);
 
     void iterationBegins() override;
     void observe(Shared& shared, const Launch& l, const Stack& stack,
                  std::size_t position) override;
     void iterationObserved(const CollectorConfig& config, bool groupOpen) override;
-    bool holdsBack() const override { return !cycle_; }
-    Window window() const override { return Window{offset_, windowEnd_}; }
-    Window windowForGroup(DeviceSlot& slot) override;
-    std::size_t iterationsPerPass() const override { return 1; }
-    std::int64_t admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
-                       bool inside) override;
-    void recorded(Shared& shared, const std::vector<std::int64_t>& members) override;
-    void inspect(Shared& shared, const std::vector<std::int64_t>& members) override;
-    void covered(const PassSchedule& schedule) override;
-    IterationVerdict iterationEnded(Shared& shared, DeviceSlot& slot,
-                                    const IterationFacts& facts) override;
-    void plan(Shared& shared, DeviceSlot& slot, const IterationFacts& facts) override;
-    bool pending(const Shared& shared) const override;
-    bool done(const Shared& shared) const override;
-    std::uint64_t launchesCovered(std::uint64_t launches, std::size_t capacity) const override;
-    std::uint64_t iterationsNeeded(std::uint64_t launches, std::size_t capacity, std::size_t passes,
-                                   std::size_t iterationsPerPass, bool observeFirst) const override;
+    GroupStart nextGroup(Shared& shared, bool restarting) override;
+    Admission admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
+                    bool inside) override;
+    void groupCompleted(Shared& shared, const CompletedGroup& group) override;
+    IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) override;
+    ChooserState state(const Shared& shared) const override;
+    void coverage(core::Coverage& c, bool observeFirst) const override;
     void finish(Shared& shared) override;
 
-    std::size_t signatures() const noexcept override { return plan_.signatures(); }
     /// Signatures split because their samples did different work.
     std::size_t splits() const noexcept { return splits_; }
 
 private:
+    /// One iteration as reuse keeps it, per launch position: the last one observed, and the one
+    /// a cycle refers to (taking a new reference is one assignment).
+    struct Observation {
+        std::vector<std::uint32_t> signatures;
+        std::vector<std::string> labels;   ///< places in their scope instances
+        std::vector<std::string> parents;  ///< their instances' places in their parents
+        std::vector<std::uint64_t> shapes; ///< ObservedIteration::shape (the reference's)
+        std::vector<std::uint32_t> families;
+        std::vector<core::LaunchInfo> launches; ///< admitted ones' records (while no cycle runs)
+    };
+
     /// The signature the current iteration's launch `at` is a sample of (kNotMeasured: none).
     std::uint32_t measuredSignature(std::size_t at);
     void stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen);
-    void maybeStart(DeviceSlot& slot, bool unmeasured, bool limitReached);
+    /// What the last iteration tells the next ones (a cycle may begin).
+    void plan(Shared& shared, const IterationFacts& facts, ImageChanges& changes);
+    void maybeStart(bool unmeasured, bool limitReached, ImageChanges& changes);
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
-    bool advance(Shared& shared, DeviceSlot& slot);
+    bool advance(Shared& shared, ImageChanges& changes);
+    void recorded(Shared& shared, const std::vector<std::int64_t>& members);
+    void inspect(Shared& shared, const std::vector<std::int64_t>& members);
+    /// The group's members' signatures, as they were admitted.
+    void signaturesOf(Shared& shared, const std::vector<std::int64_t>& members);
     /// Splits the signatures among `touched` whose samples -- and `extra` records, when given --
     /// disagree; true when any was.
     bool splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
@@ -79,7 +87,7 @@ private:
     /// After a split: the next window over the reference's positions this cycle has not
     /// measured yet, from its start -- as long as an image of the session's size holds (the
     /// cycle's image grows to it when it must: more ranges cost less than another window).
-    std::optional<Window> rewound(DeviceSlot& slot);
+    std::optional<Window> rewound(ImageChanges& changes);
     /// Records for the reference's launches no window measured (the mean of their samples).
     void emitReused(Shared& shared);
     /// The cycle ends (its reused records emitted, or none): no window is measured until another
@@ -89,29 +97,29 @@ private:
     /// the place of its scope instance in its parent, or by `at`.
     std::uint32_t resolvedAt(std::uint32_t id, std::size_t at) {
         static const std::string none;
-        return plan_.resolve(id, at, at < refParents_.size() ? refParents_[at] : none);
+        return plan_.resolve(id, at,
+                             at < reference_.parents.size() ? reference_.parents[at] : none);
     }
     /// The reference's launch at `position` when the filters admitted it there.
     const core::LaunchInfo* referenceAdmitted(std::size_t position) const noexcept {
-        return cycle_ && position < refInfo_.size() && !refInfo_[position].mangledName.empty()
-                   ? &refInfo_[position]
+        return cycle_ && position < reference_.launches.size() &&
+                       !reference_.launches[position].mangledName.empty()
+                   ? &reference_.launches[position]
                    : nullptr;
     }
 
     ReusePlan plan_;
     std::uint64_t* serials_;
+    const DeviceSlot* slot_;
     std::vector<std::size_t> work_;         // the work counters' positions in the values
     std::uint32_t shareIndex_, shareCount_; // ranks sharing the profile (CollectorConfig)
     bool observing_ = true;                 // iterations are observed (stopObservingIfUnbounded)
     ObservedIteration observed_;            // the current iteration's launches
-    std::vector<std::uint64_t> refShapes_;  // the reference's launches (ObservedIteration::shape)
-    std::vector<std::string> iterLabels_, refLabels_;   // places in their scope instances
-    std::vector<std::string> iterParents_, refParents_; // their instances' places in parents
-    std::vector<std::uint32_t> iterSigs_, refSigs_;
-    std::vector<std::uint32_t> iterFamilies_, prevFamilies_; // steady: equal for two in a row
-    std::vector<core::LaunchInfo> iterInfo_, refInfo_;
-    std::map<std::int64_t, std::uint32_t> signatureOf_; // a measured record's signature
-    bool cycle_ = false;     // a cycle of windows over refSigs_ is in progress
+    Observation iteration_, reference_;
+    std::vector<std::uint32_t> prevFamilies_; // steady: equal for two in a row
+    std::map<std::size_t, std::uint32_t> admittedAt_;   // pass 0's signature at each position
+    std::map<std::int64_t, std::uint32_t> signatureOf_; // a completing group's records'
+    bool cycle_ = false;     // a cycle of windows over reference_ is in progress
     std::size_t offset_ = 0; // the current window: [offset_, windowEnd_)
     std::size_t windowEnd_ = 0;
     std::size_t windows_ = 0; // windows of the current cycle so far
@@ -124,7 +132,7 @@ private:
     // is the odd one: validation, lazy loading, state created on first use); the next iteration
     // must launch the same families, or the cycle is dropped.
     bool verifying_ = false;
-    std::vector<std::uint32_t> refFamilies_;
+    std::vector<std::uint32_t> verifyFamilies_;
     std::vector<bool> measuredPos_;
     std::size_t cycleRanges_ = 0; // the cycle's longest window: what its image holds
     std::size_t splits_ = 0;

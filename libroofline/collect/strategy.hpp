@@ -194,6 +194,13 @@ public:
     virtual bool aligned() const noexcept { return false; }
     /// The configuration a fresh profiler starts at.
     virtual std::size_t firstConfig() const noexcept { return 0; }
+    /// How far the profile got, where the strategy knows.
+    struct Progress {
+        std::uint64_t completedAt = 0; ///< iterations it took to measure one (0: not complete)
+        std::size_t signatures = 0;    ///< launch signatures held (repeated-launch reuse)
+        bool reuses = false;           ///< repeated launches reuse their samples
+    };
+    virtual Progress progress() const noexcept { return {}; }
     /// Replay passes per group now (the metric set may grow; aligned passes may need one more
     /// than CUPTI's packing).
     std::size_t passes() const noexcept { return passes_; }

@@ -6,8 +6,9 @@
 //   ReuseWindows  (collect/reuse_windows)  repeated launches measured a few times (design 0009):
 //                 iterations observed, then a cycle of windows over the launches whose signature
 //                 lacks samples; the others reuse samples that agree.
-// The iteration replay strategy asks it at each iteration and group; it never touches the pass
-// schedule itself.
+// A chooser only chooses: the iteration replay strategy asks it at each iteration, group and
+// pass-0 launch, makes the records, and carries out what it returns -- the window, and the
+// changes of the device's image (ImageChange), which the chooser never makes itself.
 #include "collect/pass_schedule.hpp"
 #include "collect/strategy.hpp"
 
@@ -43,90 +44,87 @@ inline std::uint64_t launchesCoveredBy(const std::set<std::size_t>& offsets, std
     return n;
 }
 
+/// A change of the device's image the chooser asks for: the profiler released now, and created
+/// again -- at the next pass -- holding `launches` launches (0: as many as before; a release of
+/// a profiler already released is no change).
+struct ImageChange {
+    std::size_t launches = 0;
+};
+using ImageChanges = std::vector<ImageChange>;
+
+/// The group the next iterations measure, or none.
+struct GroupStart {
+    /// The profile is complete: no group begins any more.
+    bool complete = false;
+    Window window;                     ///< the window the group measures
+    std::size_t iterationsPerPass = 0; ///< 0: as the schedule decides
+    ImageChanges changes;              ///< made before the group begins (or at completion)
+};
+
+/// What pass 0's launch at a position becomes.
+struct Admission {
+    bool admitted = false; ///< it gets a record
+    /// The reference iteration's launch at its place, whose scope and iteration -- and, where the
+    /// framework named nothing, its operator and module -- the record takes (reuse); null: its
+    /// own.
+    const core::LaunchInfo* reference = nullptr;
+};
+
+/// A group whose passes are all in.
+struct CompletedGroup {
+    enum class Outcome {
+        Recorded,        ///< its records hold their values
+        AgainForCounters ///< measured again with the tensor counters its MMA work needs
+    };
+    Outcome outcome = Outcome::Recorded;
+    const std::vector<std::int64_t>* members = nullptr; ///< record per range, -1: none
+    Window window;                                      ///< what it covered
+    std::size_t iterationsPerPass = 1;
+};
+
 /// What the strategy must do after an iteration's end.
 struct IterationVerdict {
     bool dropGroup = false; ///< the window's group is abandoned (not the reference's shape)
     std::string mismatch;   ///< the group's passes did different work: this says what
+    ImageChanges changes;   ///< after the group is dropped and the mismatch noted
+};
+
+/// Where the chooser stands.
+struct ChooserState {
+    bool holdsBack = false;    ///< no group begins now: nothing to measure yet (reuse)
+    bool pending = false;      ///< the replay helper: more to measure on this device
+    bool done = false;         ///< nothing is left to measure on this device
+    std::size_t windowAt = 0;  ///< where the next window begins
+    std::uint64_t completedAt = 0; ///< iterations it took to measure one (0: not complete)
+    std::size_t signatures = 0;    ///< launch signatures held (reuse; 0 once not observing)
 };
 
 class WindowChooser {
 public:
     virtual ~WindowChooser() = default;
 
-    // ---- observation (every launch of every iteration) ----
-    virtual void iterationBegins() {}
-    /// Launch `position` of the iteration.
+    /// An iteration begins; its launch `position` is seen; it ended (before its passes are
+    /// handled; `groupOpen`: a group is running).
+    virtual void iterationBegins() = 0;
     virtual void observe(Shared& shared, const Launch& l, const Stack& stack,
-                         std::size_t position) {
-        (void)shared, (void)l, (void)stack, (void)position;
-    }
-    /// The iteration ended (before its passes are handled); `groupOpen`: a group is running.
-    virtual void iterationObserved(const CollectorConfig& config, bool groupOpen) {
-        (void)config, (void)groupOpen;
-    }
-
-    // ---- groups ----
-    /// No group begins now: there is nothing to measure yet (reuse between cycles).
-    virtual bool holdsBack() const { return false; }
-    /// The profile is complete: no group begins any more (the device's profiler is released).
-    /// `restartPending`: the last group is to be measured again.
-    virtual bool complete(Shared& shared, DeviceSlot& slot, bool restartPending) {
-        (void)shared, (void)slot, (void)restartPending;
-        return false;
-    }
-    /// The window the next group measures, and the iterations its passes span (0: decided by
-    /// the schedule).
-    virtual Window window() const = 0;
-    /// A group begins on `slot`: its window (what window() says, after any change planned since).
-    virtual Window windowForGroup(DeviceSlot& slot) {
-        (void)slot;
-        return window();
-    }
-    virtual std::size_t iterationsPerPass() const { return 0; }
-    /// Pass 0's launch at `position` (`inside` the iteration, else between two): its record's
-    /// index, or -1 when it gets none (filters, launch skip and count).
-    virtual std::int64_t admit(Shared& shared, const Launch& l, const Stack& stack,
-                               std::size_t position, bool inside) = 0;
-    /// A completed group's records hold their values (`members`: record per range, -1: none).
-    virtual void recorded(Shared& shared, const std::vector<std::int64_t>& members) {
-        (void)shared, (void)members;
-    }
-    /// A completed group that is measured again (more counters needed) has these records: what
-    /// they show may change the window it is measured again over.
-    virtual void inspect(Shared& shared, const std::vector<std::int64_t>& members) {
-        (void)shared, (void)members;
-    }
-    /// A group completed and nothing of it is measured again: what it covered.
-    virtual void covered(const PassSchedule& schedule) { (void)schedule; }
+                         std::size_t position) = 0;
+    virtual void iterationObserved(const CollectorConfig& config, bool groupOpen) = 0;
+    /// No group is open and one may begin: which. `restarting`: a group is to be measured again
+    /// (the profile is not complete then).
+    virtual GroupStart nextGroup(Shared& shared, bool restarting) = 0;
+    /// Pass 0's launch at `position` (`inside` the iteration, else between two).
+    virtual Admission admit(Shared& shared, const Launch& l, const Stack& stack,
+                            std::size_t position, bool inside) = 0;
+    /// A group completed, and is not measured again for lost launches.
+    virtual void groupCompleted(Shared& shared, const CompletedGroup& group) = 0;
     /// The iteration's passes are handled: the next window, or the current one given up.
-    virtual IterationVerdict iterationEnded(Shared& shared, DeviceSlot& slot,
-                                            const IterationFacts& facts) = 0;
-    /// After iterationEnded() and what the strategy did about it (`facts` as they are now):
-    /// what the next iterations measure (reuse: a cycle begins).
-    virtual void plan(Shared& shared, DeviceSlot& slot, const IterationFacts& facts) {
-        (void)shared, (void)slot, (void)facts;
-    }
-
-    // ---- state ----
-    /// The replay helper: more to measure on this device.
-    virtual bool pending(const Shared& shared) const {
-        (void)shared;
-        return false;
-    }
-    /// Nothing is left to measure on this device.
-    virtual bool done(const Shared& shared) const = 0;
-    /// Launches of an iteration of `launches` launches that completed groups cover, and the
-    /// iterations a complete profile needs (coverage), with `passes` per group.
-    virtual std::uint64_t launchesCovered(std::uint64_t launches, std::size_t capacity) const = 0;
-    virtual std::uint64_t iterationsNeeded(std::uint64_t launches, std::size_t capacity,
-                                           std::size_t passes, std::size_t iterationsPerPass,
-                                           bool observeFirst) const = 0;
+    virtual IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) = 0;
+    virtual ChooserState state(const Shared& shared) const = 0;
+    /// Launches of an iteration of `launches` that completed groups cover, and the iterations a
+    /// complete profile needs, `passes` per group and an image of `launchesPerImage`.
+    virtual void coverage(core::Coverage& c, bool observeFirst) const = 0;
     /// The stop: what an unfinished cycle still gives.
-    virtual void finish(Shared& shared) { (void)shared; }
-    /// The iterations it took to measure every launch of one iteration (0: not complete).
-    virtual std::uint64_t completedAt() const noexcept { return 0; }
-    /// Launch signatures held (reuse; 0 once observation stopped).
-    virtual std::size_t signatures() const noexcept { return 0; }
+    virtual void finish(Shared& shared) = 0;
 };
 
 } // namespace roofline::collect

@@ -178,7 +178,7 @@ TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers)
     FakeBackend backend(2, 16, false, false);
     DeviceSlot slot(0, &backend, shared);
     IterationReplay strategy(shared, {&slot});
-    ASSERT_TRUE(strategy.reuses());
+    ASSERT_TRUE(strategy.progress().reuses);
     Driver d{shared, strategy, backend, slot, {}};
     int iterations = 0;
     for (; iterations < 12 && !strategy.done(); ++iterations) {
@@ -207,7 +207,7 @@ TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers)
     }
     EXPECT_EQ(reused, 6u);
     EXPECT_EQ(shared.tally.reused, 6u);
-    EXPECT_GT(strategy.reuseSignatures(), 0u);
+    EXPECT_GT(strategy.progress().signatures, 0u);
 }
 
 // A failing backend turns the session to timing only; the records of the open image say why.

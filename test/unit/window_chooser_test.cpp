@@ -14,14 +14,9 @@ namespace {
 
 using testing::FakeBackend;
 
-// A completed group over `window` (the schedule as iteration replay leaves it).
-PassSchedule completedGroup(Window window, std::size_t iterationsPerPass) {
-    PassSchedule s;
-    s.beginGroup(window, 1, iterationsPerPass);
-    s.passStarted();
-    s.passStopped();
-    s.groupCompleted();
-    return s;
+// A completed group over `window`, its records in `members`.
+CompletedGroup recorded(Window window, const std::vector<std::int64_t>& members) {
+    return CompletedGroup{CompletedGroup::Outcome::Recorded, &members, window, 1};
 }
 
 TEST(PlainWindows, WindowAfterWindowUntilTheSteadyIterationIsCovered) {
@@ -37,18 +32,32 @@ TEST(PlainWindows, WindowAfterWindowUntilTheSteadyIterationIsCovered) {
     facts.launches = 10;
     facts.groupCompleted = true;
     facts.iterationsPerPass = 1;
+    const std::vector<std::int64_t> none;
     for (std::size_t begin : {0u, 4u, 8u}) {
-        EXPECT_EQ(w.window().begin, begin);
-        EXPECT_FALSE(w.done(shared));
-        w.covered(completedGroup(w.window(), 1));
-        w.iterationEnded(shared, slot, facts);
+        const GroupStart g = w.nextGroup(shared, false);
+        EXPECT_FALSE(g.complete);
+        EXPECT_EQ(g.window.begin, begin);
+        EXPECT_TRUE(g.changes.empty());
+        EXPECT_FALSE(w.state(shared).done);
+        w.groupCompleted(shared, recorded(g.window, none));
+        EXPECT_TRUE(w.iterationEnded(shared, facts).changes.empty());
     }
-    EXPECT_EQ(w.window().begin, 0u);
-    EXPECT_EQ(w.launchesCovered(10, 4), 10u);
-    EXPECT_TRUE(w.done(shared));
-    EXPECT_TRUE(w.complete(shared, slot, false)); // no more groups: the profiler is released
-    EXPECT_TRUE(backend.released());
-    EXPECT_EQ(w.iterationsNeeded(10, 4, 2, 1, true), 3u * 2 + 1);
+    EXPECT_EQ(w.state(shared).windowAt, 0u);
+    EXPECT_TRUE(w.state(shared).done);
+    EXPECT_FALSE(w.nextGroup(shared, true).complete); // a group starting again: not complete
+    const GroupStart last = w.nextGroup(shared, false);
+    EXPECT_TRUE(last.complete); // no more groups: the profiler is to be released, not by it
+    ASSERT_EQ(last.changes.size(), 1u);
+    EXPECT_EQ(last.changes[0].launches, 0u);
+    EXPECT_FALSE(backend.released());
+    core::Coverage c;
+    c.launchesPerIteration = 10;
+    c.launchesPerImage = 4;
+    c.passes = 2;
+    c.iterationsPerPass = 1;
+    w.coverage(c, true);
+    EXPECT_EQ(c.launchesCovered, 10u);
+    EXPECT_EQ(c.iterationsNeeded, 3u * 2 + 1);
 }
 
 TEST(PlainWindows, AnIterationThatEndsBeforeTheWindowIsAMismatch) {
@@ -59,17 +68,17 @@ TEST(PlainWindows, AnIterationThatEndsBeforeTheWindowIsAMismatch) {
     IterationFacts facts;
     facts.launches = 10;
     facts.groupCompleted = true;
-    w.iterationEnded(shared, slot, facts); // the window moves to 4
+    w.iterationEnded(shared, facts); // the window moves to 4
     facts.groupCompleted = false;
     facts.inGroup = true;
     facts.launches = 3; // a short iteration: none inside [4, 8)
-    const IterationVerdict v = w.iterationEnded(shared, slot, facts);
+    const IterationVerdict v = w.iterationEnded(shared, facts);
     EXPECT_FALSE(v.dropGroup);
     EXPECT_NE(v.mismatch.find("launched only 3 kernels"), std::string::npos);
 }
 
 // Reuse: nothing is measured before a steady iteration; a steady one starts a cycle whose first
-// window covers the launches lacking samples.
+// window covers the launches lacking samples, and asks for an image that holds that window.
 TEST(ReuseWindows, ACycleBeginsOnASteadyIteration) {
     CollectorConfig config;
     config.mode = CollectionMode::IterationReplay;
@@ -78,7 +87,7 @@ TEST(ReuseWindows, ACycleBeginsOnASteadyIteration) {
     FakeBackend backend(1, 16, false, false);
     DeviceSlot slot(0, &backend, shared);
     std::uint64_t serials = 0;
-    ReuseWindows w(config, serials);
+    ReuseWindows w(config, serials, slot);
     const auto iteration = [&](int n) {
         Stack stack{Frame{"", "Train step " + std::to_string(n), {}}};
         shared.model.pushed(stack);
@@ -92,18 +101,23 @@ TEST(ReuseWindows, ACycleBeginsOnASteadyIteration) {
         IterationFacts facts;
         facts.launches = 3;
         facts.steadyShape = true;
-        w.iterationEnded(shared, slot, facts);
-        w.plan(shared, slot, facts);
+        return w.iterationEnded(shared, facts);
     };
-    iteration(0);
-    EXPECT_TRUE(w.holdsBack()); // one iteration: not known to be steady
-    EXPECT_TRUE(w.pending(shared));
-    iteration(1);
-    EXPECT_FALSE(w.holdsBack());
-    EXPECT_EQ(w.window().begin, 0u);
-    EXPECT_EQ(w.window().end, 3u); // each launch its own place in the step: each lacks a sample
-    EXPECT_EQ(w.iterationsPerPass(), 1u);
-    EXPECT_FALSE(w.done(shared));
+    EXPECT_TRUE(iteration(0).changes.empty());
+    EXPECT_TRUE(w.state(shared).holdsBack); // one iteration: not known to be steady
+    EXPECT_TRUE(w.state(shared).pending);
+    const IterationVerdict second = iteration(1);
+    ASSERT_EQ(second.changes.size(), 1u); // an image of the cycle's longest window
+    EXPECT_EQ(second.changes[0].launches, 3u);
+    EXPECT_FALSE(backend.released()); // asked for, not done
+    EXPECT_FALSE(w.state(shared).holdsBack);
+    const GroupStart g = w.nextGroup(shared, false);
+    EXPECT_FALSE(g.complete);
+    EXPECT_EQ(g.window.begin, 0u);
+    EXPECT_EQ(g.window.end, 3u); // each launch its own place in the step: each lacks a sample
+    EXPECT_EQ(g.iterationsPerPass, 1u);
+    EXPECT_FALSE(w.state(shared).done);
+    EXPECT_GT(w.state(shared).signatures, 0u);
 }
 
 TEST(ReuseWindows, SameWorkComparesWorkCountersOnly) {
