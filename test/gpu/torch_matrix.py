@@ -122,6 +122,9 @@ def batches(a, rank):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", choices=["gpt", "cnn"], default="gpt")
+    p.add_argument("--size", choices=["small", "gpt2"], default="small",
+                   help="gpt: small (width 256, 4 blocks) or gpt2 (GPT-2 small's 768 x 12 blocks, "
+                        "12 heads; a 256-class head)")
     p.add_argument("--compile", choices=["none", "default", "max-autotune", "reduce-overhead"],
                    default="none")
     p.add_argument("--amp", choices=["none", "bf16", "fp16"], default="none")
@@ -148,7 +151,8 @@ def main():
     torch.use_deterministic_algorithms(True)
     torch.backends.cudnn.benchmark = False
 
-    model = (GPT(checkpoint=a.checkpoint) if a.model == "gpt" else CNN()).to(dev)
+    shape = {"small": {}, "gpt2": {"d": 768, "heads": 12, "layers": 12}}[a.size]
+    model = (GPT(checkpoint=a.checkpoint, **shape) if a.model == "gpt" else CNN()).to(dev)
     fmt = torch.channels_last if a.channels_last else torch.contiguous_format
     model = model.to(memory_format=fmt)
     if a.dist == "ddp":
