@@ -29,6 +29,9 @@ Command addCompare(CLI::App& app);
 Command addMerge(CLI::App& app);
 Command addRun(CLI::App& app);
 Command addCeilings(CLI::App& app);
+/// What is wrong with a --group-by value ("" when nothing; `launch`: one row per launch is a
+/// grouping here), for a CLI11 check.
+std::string groupByError(const std::string& value, bool launch);
 Command addMetrics(CLI::App& app);  ///< cli/info_cmd.cpp
 Command addPlatform(CLI::App& app); ///< cli/info_cmd.cpp
 

@@ -108,15 +108,7 @@ Command addCompare(CLI::App& app) {
                      "scope together: use it when B runs other kernels, e.g. another "
                      "cuDNN engine at another batch size), op (framework operator), module or "
                      "module:DEPTH (module path)")
-        ->check([](const std::string& v) {
-            try {
-                if (parseGroupBy(v) == GroupBy::Launch)
-                    return std::string("launch is no match key");
-                return std::string();
-            } catch (const std::exception& e) {
-                return std::string(e.what());
-            }
-        })
+        ->check([](const std::string& v) { return groupByError(v, false); })
         ->capture_default_str();
     compareCmd->add_flag("--wide", compare.wide,
                          "never shorten kernel names or scope paths, keep every column");

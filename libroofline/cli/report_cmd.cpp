@@ -308,6 +308,16 @@ int report(const ReportArgs& args) {
     return 0;
 }
 
+std::string groupByError(const std::string& value, bool launch) {
+    try {
+        if (parseGroupBy(value) == GroupBy::Launch && !launch)
+            return "launch is no match key";
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 Command addReport(CLI::App& app) {
     auto* reportCmd = app.add_subcommand("report", "evaluate a recording and print its kernels");
     const auto args = std::make_shared<ReportArgs>();
@@ -342,14 +352,7 @@ Command addReport(CLI::App& app) {
                      "operator: aten::addmm; with a tensor-core summary), module (module path: "
                      "encoder.layers.3.linear1), module:DEPTH (paths cut after DEPTH names), or "
                      "launch (one row per launch)")
-        ->check([](const std::string& v) {
-            try {
-                parseGroupBy(v);
-                return std::string();
-            } catch (const std::exception& e) {
-                return std::string(e.what());
-            }
-        })
+        ->check([](const std::string& v) { return groupByError(v, true); })
         ->capture_default_str();
     reportCmd->add_option("--name", report.name,
                           "only kernels whose name contains TEXT (or matches regex:PATTERN)");
