@@ -8,8 +8,9 @@
 // differ in a work counter (FLOPs of any kind, tensor operations, L1 bytes), launches that look
 // alike did different work (cuBLASLt keeps one grid across depths), so the signature is split --
 // each of its launches a signature of its own, by position -- and the cycle measures the ones not
-// measured yet: no record is ever the mean of different work. The pure pieces are
-// collect/reuse_plan, collect/observed_iteration and collect/repeats.
+// measured yet: no record is ever the mean of different work (collect/reuse_samples.cpp: the
+// samples' checks, splits and reused records). The pure pieces are collect/reuse_plan,
+// collect/observed_iteration and collect/repeats.
 #include "collect/observed_iteration.hpp"
 #include "collect/reuse_plan.hpp"
 #include "collect/window_chooser.hpp"
