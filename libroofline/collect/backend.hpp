@@ -10,23 +10,38 @@
 
 namespace roofline::collect {
 
-/// Where a backend's time went (for the session's cost summary).
+/// Where a backend's time went (for the session's cost summary; docs/methodology.md, "What a
+/// profile costs").
 struct BackendCost {
     std::size_t creations = 0; ///< profiler objects created after the first
     double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
     double evaluationMs = 0;   ///< decode and host evaluation
-    /// Pass starts: the first one allocates CUPTI's per-range state (H100: ~7 ms per range of
-    /// the image, once per process); later ones ~40 ms at a window's first pass.
+    std::size_t ranges = 0;    ///< ranges evaluated (one per measured launch and image)
+    /// Pass starts. The first Start of each profiler object sets CUPTI's object up (H100:
+    /// ~200 ms of CPU with a 96-range image, more with larger ones: roofline-bench-pass-cost);
+    /// a later Start costs a few ms on an idle GPU and otherwise waits for the program's work
+    /// queued before the window.
     std::size_t starts = 0;
-    double firstStartMs = 0, startMs = 0;
-    /// Adds `other`'s (the first start: the longest of the two).
+    double startMs = 0;
+    std::size_t objectStarts = 0; ///< first Starts of a profiler object
+    double objectStartMs = 0;     ///< in them (part of startMs)
+    /// Inside passes, from Start to Stop: the window's launches, serialized, each a range.
+    double passMs = 0;
+    std::size_t stops = 0;
+    double stopMs = 0;
+    /// Adds `other`'s.
     void add(const BackendCost& other) noexcept {
         creations += other.creations;
         creationMs += other.creationMs;
         evaluationMs += other.evaluationMs;
+        ranges += other.ranges;
         starts += other.starts;
-        firstStartMs = firstStartMs > other.firstStartMs ? firstStartMs : other.firstStartMs;
         startMs += other.startMs;
+        objectStarts += other.objectStarts;
+        objectStartMs += other.objectStartMs;
+        passMs += other.passMs;
+        stops += other.stops;
+        stopMs += other.stopMs;
     }
 };
 

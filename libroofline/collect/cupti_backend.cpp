@@ -7,6 +7,7 @@
 #include "cupti/trace.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 namespace roofline::collect {
@@ -55,9 +56,8 @@ CuptiBackend::CuptiBackend(void* context, const BackendSpec& spec, std::uint64_t
     } catch (const std::exception&) { // a chip the catalog lacks: no device roofs
     }
     ContextGuard g(context_);
-    profiler_ = std::make_unique<cupti::RangeProfiler>(context, spec.configurations,
-                                                       spec.rangesPerImage, spec.mode, spec.levels,
-                                                       spec.released);
+    profiler_ = std::make_unique<cupti::RangeProfiler>(
+        context, spec.configurations, spec.rangesPerImage, spec.mode, spec.levels, spec.released);
 }
 
 CuptiBackend::~CuptiBackend() {
@@ -85,16 +85,28 @@ void CuptiBackend::selectConfiguration(std::size_t index) {
 }
 void CuptiBackend::start() {
     ContextGuard g(context_);
+    const bool fresh = freshObject_ || profiler_->suspended(); // resume() creates one
     const auto t0 = Clock::now();
     profiler_->start();
+    passBegan_ = Clock::now();
     const double ms = msSince(t0);
-    if (cost_.starts++ == 0)
-        cost_.firstStartMs = ms;
+    ++cost_.starts;
     cost_.startMs += ms;
+    if (fresh) {
+        ++cost_.objectStarts;
+        cost_.objectStartMs += ms;
+        freshObject_ = false;
+    }
 }
 bool CuptiBackend::stop() {
     ContextGuard g(context_);
-    return profiler_->stop();
+    const auto t0 = Clock::now();
+    if (profiler_->running())
+        cost_.passMs += std::chrono::duration<double, std::milli>(t0 - passBegan_).count();
+    const bool all = profiler_->stop();
+    ++cost_.stops;
+    cost_.stopMs += msSince(t0);
+    return all;
 }
 void CuptiBackend::pushRange(const std::string& name) {
     ContextGuard g(context_);
@@ -115,6 +127,7 @@ void CuptiBackend::reenable(std::size_t configuration) {
         created(t0);
 }
 void CuptiBackend::created(core::SteadyClock::time_point since) noexcept {
+    freshObject_ = true;
     ++cost_.creations;
     cost_.creationMs += msSince(since);
 }
@@ -170,6 +183,7 @@ std::vector<RangeValues> CuptiBackend::evaluate() {
                 out[r].values[at[i]] = values[i];
     }
     cost_.evaluationMs += msSince(t0);
+    cost_.ranges += n;
     return out;
 }
 

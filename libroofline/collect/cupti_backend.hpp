@@ -65,6 +65,8 @@ private:
     unsigned long long flushBuffer_ = 0;
     std::unique_ptr<cupti::L2Flush> kernelFlush_; // flushBeforeLaunch()'s kernel
     BackendCost cost_;
+    bool freshObject_ = true; ///< the profiler object has not started yet
+    core::SteadyClock::time_point passBegan_{};
     std::vector<std::string> peakMetrics_; // core::peakMetrics for the chip
     std::vector<double> peaks_;            // their values, from the first image with a range
 };

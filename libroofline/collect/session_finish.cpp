@@ -202,13 +202,16 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                      unbalancedPops, c.tally.reenables, c.superseded,
                      cupti::kernelsLoadedBeforeLaunch(), status);
     if (c.level == Level::Counters || cost.creations > 0)
-        core::log().info("libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, "
-                         "config images {:.0f}, launch tracking {:.0f}, range profilers {:.0f}), "
-                         "{} pass starts {:.0f} ms (the first {:.0f} ms: CUPTI's per-range state), "
-                         "{} profiler re-creations {:.0f} ms, decode and evaluation {:.0f} ms",
-                         setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs,
-                         cost.starts, cost.startMs, cost.firstStartMs, cost.creations,
-                         cost.creationMs, cost.evaluationMs);
+        core::log().info(
+            "libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, config images "
+            "{:.0f}, launch tracking {:.0f}, range profilers {:.0f}); {} passes: Start {:.0f} ms "
+            "({:.0f} ms in the first Start of {} profiler objects, CUPTI's set-up of each; the "
+            "rest mostly waits for the program's work queued before the window), inside passes "
+            "{:.0f} ms (the window's launches serialized, one range each), Stop {:.0f} ms; {} "
+            "ranges evaluated; {} profiler re-creations {:.0f} ms; decode and evaluation {:.0f} ms",
+            setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs, cost.starts,
+            cost.startMs, cost.objectStartMs, cost.objectStarts, cost.passMs, cost.stopMs,
+            cost.ranges, cost.creations, cost.creationMs, cost.evaluationMs);
     if (c.tally.reused > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "
