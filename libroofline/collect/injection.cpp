@@ -10,6 +10,7 @@
 #include "collect/session_impl.hpp"
 #include "core/log.hpp"
 #include "core/output_path.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
 #include "cupti/launch.hpp"
 
@@ -102,9 +103,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     static int result = 0;
     std::call_once(once, [] {
         try {
+            const auto t0 = core::SteadyClock::now();
             collect::gBootstrap =
                 cupti::LaunchTracker::subscribeProcess(&collect::onFirstLaunch, nullptr);
-            collect::markInjected();
+            collect::markInjected(core::msSince(t0));
             result = 1;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "[roofline] injection: no launch callbacks (%s): not profiling\n",

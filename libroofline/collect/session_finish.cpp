@@ -9,6 +9,7 @@
 #include "core/device_peaks.hpp"
 #include "core/host_scopes.hpp"
 #include "core/log.hpp"
+#include "core/stopwatch.hpp"
 #include "core/utc.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/graph_replay.hpp"
@@ -91,6 +92,15 @@ void SessionState::finish() noexcept {
     if (scopeTarget() == &scopes)
         setScopeTarget(nullptr);
     stopped = true;
+    // Where the stop's time goes (the last line of the cost summary).
+    using Clock = core::SteadyClock;
+    auto lap = Clock::now();
+    const auto split = [&lap] {
+        const double ms = core::msSince(lap);
+        lap = Clock::now();
+        return ms;
+    };
+    const auto began = lap;
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     cupti::replaceGraphLaunches(false);
     restoreSignals();
@@ -105,7 +115,9 @@ void SessionState::finish() noexcept {
             cost.add(d.backend->cost());
     const std::vector<double> peaks =
         !devices.empty() && devices[0].backend ? devices[0].backend->peakValues() : releasedPeaks;
+    const double collectionMs = split();
     teardown();
+    const double teardownMs = split();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     const CollectionCounts counts = result.counts;
     try {
@@ -144,6 +156,7 @@ void SessionState::finish() noexcept {
             records.push_back(
                 core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
     }
+    const double recordsMs = split();
     try {
         recorded.framework = framework::facts();
     } catch (...) {
@@ -168,12 +181,20 @@ void SessionState::finish() noexcept {
             recorded.hostScopes.clear();
         }
     }
+    const double contextMs = split();
     std::size_t unmeasured = 0;
     for (const auto& r : records)
         unmeasured += r.measured ? 0 : 1;
     summarize(counts, unmeasured, cost);
     if (!outputPath.empty())
         saveOnce(counts, unmeasured);
+    const double savedMs = split();
+    if (counts.level == Level::Counters)
+        core::log().info("libroofline: stopping took {:.0f} ms: collection's end {:.0f} ms, "
+                         "CUPTI detached {:.0f} ms, records evaluated {:.0f} ms, platform and "
+                         "host times {:.0f} ms, summary and recording written {:.0f} ms",
+                         core::msSince(began), collectionMs, teardownMs, recordsMs, contextMs,
+                         savedMs);
 }
 
 void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
@@ -203,15 +224,17 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                      cupti::kernelsLoadedBeforeLaunch(), status);
     if (c.level == Level::Counters || cost.creations > 0)
         core::log().info(
-            "libroofline: cost: set-up {:.0f} ms (devices {:.0f}, CUPTI {:.0f}, config images "
-            "{:.0f}, launch tracking {:.0f}, range profilers {:.0f}); {} passes: Start {:.0f} ms "
+            "libroofline: cost: set-up {:.0f} ms (injection in cuInit {:.0f}, devices {:.0f}, "
+            "CUPTI {:.0f}, config images {:.0f}, launch tracking {:.0f}, range profilers "
+            "{:.0f}); {} passes: Start {:.0f} ms "
             "({:.0f} ms in the first Start of {} profiler objects, CUPTI's set-up of each; the "
             "rest mostly waits for the program's work queued before the window), inside passes "
             "{:.0f} ms (the window's launches serialized, one range each), Stop {:.0f} ms; {} "
             "ranges evaluated; {} profiler re-creations {:.0f} ms; decode and evaluation {:.0f} ms",
-            setupMs, deviceMs, cuptiInitMs, configImagesMs, trackerMs, profilersMs, cost.starts,
-            cost.startMs, cost.objectStartMs, cost.objectStarts, cost.passMs, cost.stopMs,
-            cost.ranges, cost.creations, cost.creationMs, cost.evaluationMs);
+            setupMs + injectionMs(), injectionMs(), deviceMs, cuptiInitMs, configImagesMs,
+            trackerMs, profilersMs, cost.starts, cost.startMs, cost.objectStartMs,
+            cost.objectStarts, cost.passMs, cost.stopMs, cost.ranges, cost.creations,
+            cost.creationMs, cost.evaluationMs);
     if (c.tally.reused > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "

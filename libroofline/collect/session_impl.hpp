@@ -102,8 +102,11 @@ std::uint32_t nextGeneration() noexcept;
 /// Whether libroofline was loaded as the CUDA injection (`roofline run`): the session then says
 /// on standard error where its recording goes and went.
 bool injected() noexcept;
-/// Called once by the CUDA injection entry point when it subscribed to the first launch.
-void markInjected() noexcept;
+/// Called once by the CUDA injection entry point when it subscribed to the first launch, with
+/// the milliseconds that took inside cuInit.
+void markInjected(double ms) noexcept;
+/// What markInjected() was given (0: not injected).
+double injectionMs() noexcept;
 
 /// Registers the atexit and SIGINT/SIGTERM flush (once per process; signals only where the
 /// application installed no handler of its own).

@@ -17,6 +17,7 @@ std::atomic<SessionState*> gActive{nullptr};
 namespace {
 std::atomic<std::uint32_t> gGenerations{0}; // advanced by every Session constructed
 std::atomic<bool> gInjected{false};
+std::atomic<double> gInjectionMs{0.0};
 } // namespace
 
 namespace {
@@ -46,8 +47,13 @@ bool injected() noexcept {
     return gInjected.load(std::memory_order_acquire);
 }
 
-void markInjected() noexcept {
+void markInjected(double ms) noexcept {
+    gInjectionMs.store(ms, std::memory_order_relaxed);
     gInjected.store(true, std::memory_order_release);
+}
+
+double injectionMs() noexcept {
+    return gInjectionMs.load(std::memory_order_relaxed);
 }
 
 namespace {

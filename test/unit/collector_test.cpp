@@ -1191,3 +1191,33 @@ TEST(CollectorIterationReplay, AWindowMeasuredAgainForTensorCountersTakesInTheSp
             EXPECT_EQ(l[i].values[0], i % 3 == 1 ? 7 : i % 3 == 0 ? 1 : 4) << i << l[i].note;
     }
 }
+
+// The session's cost summary adds every device's parts: each field of one backend's cost is
+// carried into the sum.
+TEST(BackendCostSummary, AddCarriesEveryPart) {
+    roofline::collect::BackendCost a;
+    a.creations = 1;
+    a.creationMs = 2;
+    a.evaluationMs = 3;
+    a.ranges = 4;
+    a.starts = 5;
+    a.startMs = 6;
+    a.objectStarts = 7;
+    a.objectStartMs = 8;
+    a.passMs = 9;
+    a.stops = 10;
+    a.stopMs = 11;
+    roofline::collect::BackendCost sum = a;
+    sum.add(a);
+    EXPECT_EQ(sum.creations, 2u);
+    EXPECT_DOUBLE_EQ(sum.creationMs, 4);
+    EXPECT_DOUBLE_EQ(sum.evaluationMs, 6);
+    EXPECT_EQ(sum.ranges, 8u);
+    EXPECT_EQ(sum.starts, 10u);
+    EXPECT_DOUBLE_EQ(sum.startMs, 12);
+    EXPECT_EQ(sum.objectStarts, 14u);
+    EXPECT_DOUBLE_EQ(sum.objectStartMs, 16);
+    EXPECT_DOUBLE_EQ(sum.passMs, 18);
+    EXPECT_EQ(sum.stops, 20u);
+    EXPECT_DOUBLE_EQ(sum.stopMs, 22);
+}
