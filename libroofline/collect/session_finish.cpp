@@ -227,7 +227,7 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
             "libroofline: cost: set-up {:.0f} ms (injection in cuInit {:.0f}, devices {:.0f}, "
             "CUPTI {:.0f}, config images {:.0f}, launch tracking {:.0f}, range profilers "
             "{:.0f}); {} passes: Start {:.0f} ms "
-            "({:.0f} ms in the first Start of {} profiler objects, CUPTI's set-up of each; the "
+            "({:.0f} ms in the first Start of {} profiler object(s), CUPTI's set-up of each; the "
             "rest mostly waits for the program's work queued before the window), inside passes "
             "{:.0f} ms (the window's launches serialized, one range each), Stop {:.0f} ms; {} "
             "ranges evaluated; {} profiler re-creations {:.0f} ms; decode and evaluation {:.0f} ms",
