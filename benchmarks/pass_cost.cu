@@ -146,7 +146,7 @@ Pass onePass(cupti::RangeProfiler* p, const Kernels& k, cupti::L2Flush* flush, b
 }
 
 struct GroupResult {
-    std::size_t passes = 0, imageBytes = 0;
+    std::size_t passes = 0, imageBytes = 0, capacity = 1; // the image and its ranges
     double create = 0, configure = 0, decode = 0, evaluate = 0;
     double firstStart = 0, firstStartCpu = 0; // the object's first Start: wall and process CPU
     Pass pass;                                // the mean of the passes
@@ -163,6 +163,7 @@ GroupResult runGroup(void* context, const cupti::Host& host,
                            cupti::RangeMode::AutoUserReplay);
     g.create = msSince(t0); // Enable, image size and initialization, SetConfig
     g.imageBytes = p.counterData().size();
+    g.capacity = capacity;
     for (int round = 0; round < 2; ++round) { // the first round warms up (code patching)
         t0 = Clock::now();
         p.configure();
@@ -208,7 +209,8 @@ void printRow(const char* name, std::size_t metrics, const GroupResult& g, int n
                 name, metrics, g.passes, g.pass.wall, g.pass.wall * per, g.pass.gap,
                 g.pass.launches * per, g.pass.stop + g.pass.wait, g.pass.cpu * per, g.pass.start,
                 g.ranges ? g.decode / g.ranges : 0.0, g.ranges ? g.evaluate / g.ranges : 0.0,
-                g.configure, static_cast<double>(g.imageBytes) / 1024.0 / n);
+                g.configure,
+                static_cast<double>(g.imageBytes) / 1024.0 / static_cast<double>(g.capacity));
 }
 
 const GroupResult* find(const std::vector<std::pair<std::string, GroupResult>>& results,
