@@ -11,6 +11,8 @@
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
 
+#include "bench_helpers.hpp"
+
 #include "floor_workload.cuh"
 
 #include <cuda_runtime.h>
@@ -33,18 +35,6 @@ struct Group {
     std::string name;
     std::vector<std::string> metrics;
 };
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= s.size()) {
-        const std::size_t comma = std::min(s.find(',', at), s.size());
-        if (comma > at)
-            out.push_back(s.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
 
 // One group of passes over n kernels; returns ms per pass (mean), and decode/evaluate ms.
 struct PassTimes {
@@ -101,7 +91,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--large"))
             large = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--groups"))
-            only = split(argv[i + 1]);
+            only = bench_helpers::commaList(argv[i + 1]);
     }
     void* context = nullptr;
     cupti::openDevice(0, &context);

@@ -18,12 +18,14 @@
 //
 //   roofline-bench-overhead [--program PATH] [--layers L] [--steps S] [--settings a,b,...]
 //                           [--out DIR] [--no-ncu] [--roofline-cli PATH] [--attached-steps N]
-#include "report/recording_text.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/evaluate.hpp"
+#include "report/recording_text.hpp"
+
+#include "bench_helpers.hpp"
 
 #include <roofline/kernel_record.hpp>
 
@@ -46,6 +48,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using bench_helpers::median;
 using Clock = roofline::core::SteadyClock;
 using roofline::FlopKind;
 using roofline::KernelRecord;
@@ -125,13 +128,6 @@ StepLog parseSteps(const std::string& out) {
             l.costLine = line.substr(line.find("cost:"));
     }
     return l;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 // ---- ncu's CSV (--csv --page raw --print-units base) -------------------------------------------
@@ -484,8 +480,8 @@ int main(int argc, char** argv) {
                     above / static_cast<double>(l.stepMs.size()), l.peakMiB - plainSteps.peakMiB,
                     s.what.c_str());
         if (!l.costLine.empty())
-            std::printf("%-9s   %s; %s\n", "", roofline::report::describe(recording.coverage).c_str(),
-                        l.costLine.c_str());
+            std::printf("%-9s   %s; %s\n", "",
+                        roofline::report::describe(recording.coverage).c_str(), l.costLine.c_str());
         rows.push_back({s, oneIteration(std::move(records))});
     }
 

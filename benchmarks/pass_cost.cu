@@ -23,6 +23,8 @@
 #include "cupti/l2_flush.hpp"
 #include "cupti/target.hpp"
 
+#include "bench_helpers.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 #if ROOFLINE_BENCH_CUBLAS
@@ -41,6 +43,7 @@ namespace {
 
 namespace cupti = roofline::cupti;
 namespace core = roofline::core;
+using bench_helpers::median;
 using Clock = core::SteadyClock;
 using core::msSince;
 
@@ -61,25 +64,6 @@ double cpuMs() {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at <= s.size()) {
-        const std::size_t comma = std::min(s.find(',', at), s.size());
-        if (comma > at)
-            out.push_back(s.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
 }
 
 struct Kernels {
@@ -323,7 +307,7 @@ static int run(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--capacity"))
             capacity = static_cast<std::size_t>(std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--groups"))
-            only = split(argv[i + 1]);
+            only = bench_helpers::commaList(argv[i + 1]);
     }
     if (capacity < static_cast<std::size_t>(n))
         capacity = static_cast<std::size_t>(n);
