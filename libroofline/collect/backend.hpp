@@ -27,8 +27,7 @@ struct BackendCost {
     double objectStartMs = 0;     ///< in them (part of startMs)
     /// Inside passes, from Start to Stop: the window's launches, serialized, each a range.
     double passMs = 0;
-    std::size_t stops = 0;
-    double stopMs = 0;
+    double stopMs = 0; ///< in Stop, with its wait
     /// Adds `other`'s.
     void add(const BackendCost& other) noexcept {
         creations += other.creations;
@@ -40,7 +39,6 @@ struct BackendCost {
         objectStarts += other.objectStarts;
         objectStartMs += other.objectStartMs;
         passMs += other.passMs;
-        stops += other.stops;
         stopMs += other.stopMs;
     }
 };

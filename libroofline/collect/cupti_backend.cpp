@@ -7,7 +7,6 @@
 #include "cupti/trace.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 
 namespace roofline::collect {
@@ -100,11 +99,10 @@ void CuptiBackend::start() {
 }
 bool CuptiBackend::stop() {
     ContextGuard g(context_);
-    const auto t0 = Clock::now();
     if (profiler_->running())
-        cost_.passMs += std::chrono::duration<double, std::milli>(t0 - passBegan_).count();
+        cost_.passMs += msSince(passBegan_);
+    const auto t0 = Clock::now();
     const bool all = profiler_->stop();
-    ++cost_.stops;
     cost_.stopMs += msSince(t0);
     return all;
 }
