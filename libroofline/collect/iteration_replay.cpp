@@ -91,7 +91,9 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
     }
     d.placement.launch(l, stack, shared_.model.iterationIndex(stack));
     d.windows->observe(shared_, l, stack, d.replay.schedule.launches());
+    d.placing = true;
     d.replay.schedule.launch(s.launchesInImage(), d);
+    d.placing = false;
 }
 
 void IterationReplay::iterationEnds() {
@@ -233,6 +235,7 @@ void IterationReplay::startPass(Device& d) {
 void IterationReplay::endPass(Device& d) {
     DeviceSlot& s = *d.replay.slot;
     PassSchedule& schedule = d.replay.schedule;
+    bool completed = false;
     s.guard([&] {
         const bool all = s.backend->stop();
         schedule.passStopped();
@@ -273,7 +276,27 @@ void IterationReplay::endPass(Device& d) {
             return;
         }
         schedule.groupCompleted();
+        completed = true;
     });
+    if (completed && d.placing)
+        chainGroup(d);
+}
+
+void IterationReplay::chainGroup(Device& d) {
+    DeviceSlot& s = *d.replay.slot;
+    PassSchedule& schedule = d.replay.schedule;
+    if (s.failed || schedule.inGroup() || schedule.restartPending() ||
+        !d.replay.mayBeginGroup(shared_, d.windows->state(shared_).holdsBack))
+        return;
+    const std::optional<GroupStart> g = d.windows->chain(shared_, schedule.launches() - 1);
+    if (!g)
+        return;
+    d.placement.windowDone();
+    changeImage(s, g->changes);
+    d.replay.beginGroup(shared_, g->window, g->iterationsPerPass);
+    schedule.chainGroup(g->window, shared_.model.seen(), g->iterationsPerPass);
+    d.checker->groupBegins();
+    d.placement.groupBegins();
 }
 
 // Every pass is in: the values into the records, the verdicts with them; then tensor counters by

@@ -63,6 +63,7 @@ private:
         std::unique_ptr<WindowChooser> windows;
         const Launch* launch = nullptr; // the launch the schedule is placing
         const Stack* stack = nullptr;
+        bool placing = false;               // the schedule is placing a launch inside the iteration
         bool redo = false;                  // the completed group is measured again
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
@@ -73,6 +74,9 @@ private:
     Device& device(const DeviceSlot& slot) { return *devices_[slot.index]; }
     const Device& device(const DeviceSlot& slot) const { return *devices_[slot.index]; }
     void beginGroup(Device& d, const GroupStart& g);
+    /// A group completed at the launch being placed: the chooser's next one begins at once when
+    /// its window lies later in this iteration (WindowChooser::chain).
+    void chainGroup(Device& d);
     /// Pass 0's launch at `position`: its record when the chooser admits it, or -1.
     std::int64_t record(Device& d, std::size_t position, bool inside);
     CompletedGroup completed(const Device& d, CompletedGroup::Outcome outcome) const;

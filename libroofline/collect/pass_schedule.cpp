@@ -19,18 +19,18 @@ void PassSchedule::launch(std::size_t capacity, Listener& l) {
     const std::size_t at = position_++;
     if (!group_)
         return; // the group completed earlier in this iteration, or none began
-    if (at == window_.begin && at > 0 && !passOpen_ && !startedThisIteration_ &&
-        l.mayStartWindow(window_.begin, pass_))
-        l.startPass();
-    if (passOpen_ && at >= window_.end && startedThisIteration_) {
+    if (passOpen_ && at >= window_.end && startedThisIteration_)
         l.endPass(); // the window ends here: later launches are not measured
-        return;
-    }
     if (passOpen_ && ranges_ == capacity) {
         if (iterationsPerPass_ == 0)
             iterationsPerPass_ = 1; // one iteration fills an image: covered window by window
         l.endPass();                // later launches: a later window
     }
+    // A window's pass starts at its first launch -- the next group's too, when the listener began
+    // it (chainGroup) as the group before it completed at this launch.
+    if (group_ && at == window_.begin && at > 0 && !passOpen_ && !startedThisIteration_ &&
+        l.mayStartWindow(window_.begin, pass_))
+        l.startPass();
     if (!passOpen_ || at < window_.begin)
         return;
     l.measure(ranges_++, at, true);
@@ -73,6 +73,12 @@ void PassSchedule::beginGroup(Window window, std::uint64_t iteration,
     window_ = window;
     groupStart_ = iteration;
     iterationsPerPass_ = iterationsPerPass;
+}
+
+void PassSchedule::chainGroup(Window window, std::uint64_t iteration,
+                              std::size_t iterationsPerPass) {
+    beginGroup(window, iteration, iterationsPerPass);
+    startedThisIteration_ = false; // its pass 0 starts at its window, later in this iteration
 }
 
 void PassSchedule::passStarted() noexcept {

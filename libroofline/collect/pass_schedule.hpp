@@ -50,8 +50,9 @@ public:
     /// Emits startPass() when a group is in progress whose window starts with the iteration and
     /// no pass spans iterations.
     void startOfIteration(Listener& l);
-    /// A launch inside the iteration: may start the window's pass (mayStartWindow), end the
-    /// pass (the window or the image ends before it), and measure it.
+    /// A launch inside the iteration: may end the pass (the window or the image ends before it),
+    /// start the window's pass (mayStartWindow) -- a group's that follows one completed here
+    /// included -- and measure it.
     void launch(std::size_t capacity, Listener& l);
     /// A launch between iterations: measured while a pass spans them (the image full: the pass
     /// ends).
@@ -64,6 +65,11 @@ public:
     /// A group over `window` begins, its pass 0 on iteration `iteration` (1: the first).
     /// `iterationsPerPass`: fixed for this group (0: decided after its first iteration).
     void beginGroup(Window window, std::uint64_t iteration, std::size_t iterationsPerPass = 0);
+    /// The group that completed at the current launch is followed at once by one over
+    /// `window`, which begins at this launch or later in this iteration: its pass 0 starts there
+    /// (a window needs its passes' iterations, and the next one need not wait for the next
+    /// iteration to begin). completedThisIteration() stays true.
+    void chainGroup(Window window, std::uint64_t iteration, std::size_t iterationsPerPass = 0);
     void passStarted() noexcept;
     void passStopped() noexcept { passOpen_ = false; }
     void nextPass() noexcept { ++pass_; }

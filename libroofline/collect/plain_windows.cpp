@@ -1,6 +1,7 @@
 #include "collect/plain_windows.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace roofline::collect {
 
@@ -30,15 +31,32 @@ Admission PlainWindows::admit(Shared& shared, const Launch& l, const Stack& stac
 void PlainWindows::groupCompleted(Shared&, const CompletedGroup& group) {
     if (group.outcome != CompletedGroup::Outcome::Recorded)
         return;
+    chained_ = false;
     if (group.iterationsPerPass > 1)
         whole_ = true;
     else
         offsets_.insert(group.window.begin);
 }
 
+// A window whose image filled mid-iteration is followed by the next one at once: its passes
+// begin at the launch where the image filled, on the same iteration.
+std::optional<GroupStart> PlainWindows::chain(Shared& shared, std::size_t position) {
+    if (whole_ || position != offset_ + slot_->launchesInImage())
+        return std::nullopt;
+    if (!shared.config.measureAfterComplete && !shared.model.drivenByHelper() && covers(shared))
+        return std::nullopt; // complete: the next iteration's nextGroup() says so
+
+    offset_ = position;
+    chained_ = true;
+    GroupStart g;
+    g.window = Window{offset_, Window::kOpen};
+    return g;
+}
+
 IterationVerdict PlainWindows::iterationEnded(Shared&, const IterationFacts& facts) {
     IterationVerdict v;
-    if (facts.groupCompleted) { // the next window
+    const bool chained = std::exchange(chained_, false);
+    if (facts.groupCompleted && !chained) { // the next window
         const std::size_t capacity = slot_->launchesInImage();
         offset_ = facts.iterationsPerPass <= 1 && facts.launches > offset_ + capacity
                       ? offset_ + capacity
@@ -71,9 +89,13 @@ std::uint64_t PlainWindows::launchesCovered(std::uint64_t launches, std::size_t 
 
 void PlainWindows::coverage(core::Coverage& c, bool observeFirst) const {
     const std::uint64_t cap = std::max<std::uint64_t>(1, c.launchesPerImage);
-    const std::uint64_t n = c.iterationsPerPass > 1
-                                ? c.passes * c.iterationsPerPass
-                                : (c.launchesPerIteration + cap - 1) / cap * c.passes;
+    // Window after window, each but the first starting on the last iteration of the one before
+    // (chain()): 1 + windows x (passes - 1).
+    const std::uint64_t windows = (c.launchesPerIteration + cap - 1) / cap;
+    const std::uint64_t n = c.iterationsPerPass > 1 ? c.passes * c.iterationsPerPass
+                            : windows == 0
+                                ? 0
+                                : 1 + windows * (std::max<std::uint64_t>(1, c.passes) - 1);
     c.iterationsNeeded = n + (observeFirst ? 1 : 0); // the first iteration is observed only
     c.launchesCovered = launchesCovered(c.launchesPerIteration, c.launchesPerImage);
 }

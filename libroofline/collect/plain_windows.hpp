@@ -20,6 +20,8 @@ public:
     Admission admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
                     bool inside) override;
     void groupCompleted(Shared& shared, const CompletedGroup& group) override;
+    /// The image filled at `position`: the next window begins there, in this iteration.
+    std::optional<GroupStart> chain(Shared& shared, std::size_t position) override;
     IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) override;
     ChooserState state(const Shared& shared) const override;
     void coverage(core::Coverage& c, bool observeFirst) const override;
@@ -34,6 +36,7 @@ private:
     std::size_t offset_ = 0;        // the current (or next) window's start
     std::set<std::size_t> offsets_; // window starts of completed groups
     bool whole_ = false;            // a group of passes spanning whole iterations completed
+    bool chained_ = false; // the last completed group's successor was chosen as it completed
     std::uint64_t completedAt_ = 0; // iterations seen when the profile was complete
 };
 

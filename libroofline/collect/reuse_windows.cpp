@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 namespace roofline::collect {
 namespace {
@@ -73,7 +74,8 @@ void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, 
 // The reference's signature at `at` or, when the current iteration ran another launch there (a
 // data-dependent grid), its own (as observed) at the reference's place.
 std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
-    if (!cycle_ || at >= reference_.signatures.size() || at >= reference_.shapes.size() || at >= reference_.labels.size())
+    if (!cycle_ || at >= reference_.signatures.size() || at >= reference_.shapes.size() ||
+        at >= reference_.labels.size())
         return ReusePlan::kNotMeasured;
     if (observed_.shape(at) == reference_.shapes[at])
         return reference_.signatures[at];
@@ -86,8 +88,10 @@ void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOp
     observed_.assign(plan_, iteration_.signatures, iteration_.families, iteration_.labels);
     ++observedIterations_;
     iteration_.parents = observed_.parentPlaces();
-    for (std::size_t p = 0; p < iteration_.signatures.size(); ++p) // signatures split before: as then
-        iteration_.signatures[p] = plan_.resolve(iteration_.signatures[p], p, iteration_.parents[p]);
+    for (std::size_t p = 0; p < iteration_.signatures.size();
+         ++p) // signatures split before: as then
+        iteration_.signatures[p] =
+            plan_.resolve(iteration_.signatures[p], p, iteration_.parents[p]);
     stopObservingIfUnbounded(config, groupOpen);
 }
 
@@ -144,6 +148,7 @@ void ReuseWindows::signaturesOf(Shared& shared, const std::vector<std::int64_t>&
 }
 
 void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
+    chained_ = false;
     signaturesOf(shared, *group.members);
     if (group.outcome == CompletedGroup::Outcome::AgainForCounters) {
         inspect(shared, *group.members);
@@ -164,6 +169,27 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
             touched.push_back(it->second);
     if (splitDisagreeing(shared, touched, members))
         rewind_ = true;
+}
+
+// The cycle's windows lie in the reference's order: the next one begins after the one that just
+// completed, on the iteration whose last pass that was. Its passes start there -- 1 + windows x
+// (passes - 1) iterations for a cycle, not windows x passes. Not after a split (the next window
+// is searched from the start again), nor while the second iteration is still checked against
+// the third (a cycle dropped then would lose the window begun).
+std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
+    if (!cycle_ || rewind_ || verifying_)
+        return std::nullopt;
+    const auto w = plan_.next(reference_.signatures, windowEnd_, cycleRanges_);
+    if (!w || w->begin < position)
+        return std::nullopt; // the cycle ends at the iteration's end (advance)
+    offset_ = w->begin;
+    windowEnd_ = w->end;
+    ++windows_;
+    chained_ = true;
+    GroupStart g;
+    g.window = Window{offset_, windowEnd_};
+    g.iterationsPerPass = 1;
+    return g;
 }
 
 GroupStart ReuseWindows::nextGroup(Shared&, bool) {
@@ -237,7 +263,8 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
             return planned();
         }
     }
-    if (facts.groupCompleted) {
+    const bool chained = std::exchange(chained_, false);
+    if (facts.groupCompleted && !chained) {
         if (advance(shared, v.changes)) {
             coveredWhole_ = true;
             cycleWindows_ = windows_;
@@ -258,6 +285,7 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
 
 void ReuseWindows::dropCycle() {
     cycle_ = false;
+    chained_ = false;
     offset_ = 0;
     windowEnd_ = 0;
     reference_.launches.clear();
@@ -271,10 +299,12 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     // Once a cycle is done, an iteration of another launch count than the steady one (one that
     // also validated) is not the step the profile describes: its new launches neither start a
     // cycle nor keep the profile from completing.
-    const bool unmeasured = (cyclesDone_ == 0 || facts.steadyShape) &&
-                            std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(), [&](std::uint32_t id) {
-                                return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
-                            });
+    const bool unmeasured =
+        (cyclesDone_ == 0 || facts.steadyShape) &&
+        std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(),
+                    [&](std::uint32_t id) {
+                        return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
+                    });
     bool steady = iteration_.families == prevFamilies_;
     if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;
@@ -292,9 +322,9 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
         }
         // A steady iteration with nothing left to measure: done -- once the filters admitted
         // some launch (`Train step 5/`: steps 0-4 admit none, and the profile waits for step 5).
-        const bool admitted = std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(), [](std::uint32_t id) {
-            return id != ReusePlan::kNotMeasured;
-        });
+        const bool admitted =
+            std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(),
+                        [](std::uint32_t id) { return id != ReusePlan::kNotMeasured; });
         if (!cycle_ && cyclesDone_ == 0 && admitted)
             cyclesDone_ = 1;
     }
@@ -309,7 +339,8 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
 void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, ImageChanges& changes) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
-    if (slot_->failed || iteration_.signatures.empty() || iteration_.launches.empty() || limitReached)
+    if (slot_->failed || iteration_.signatures.empty() || iteration_.launches.empty() ||
+        limitReached)
         return;
     // After a complete profile, a launch whose grid depends on the data has a new signature in
     // every iteration: it starts another cycle only when nothing of its family was measured (a
@@ -330,8 +361,9 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, ImageChanges& 
     std::vector<std::uint64_t> shapes(observed_.size());
     for (std::size_t p = 0; p < shapes.size(); ++p)
         shapes[p] = observed_.shape(p);
-    reference_ = Observation{iteration_.signatures, iteration_.labels,   iteration_.parents,
-                             std::move(shapes),     iteration_.families, std::move(iteration_.launches)};
+    reference_ =
+        Observation{iteration_.signatures, iteration_.labels,   iteration_.parents,
+                    std::move(shapes),     iteration_.families, std::move(iteration_.launches)};
     reference_.launches.resize(reference_.signatures.size());
     iteration_.launches.clear();
     measuredPos_.assign(reference_.signatures.size(), false);
@@ -381,11 +413,13 @@ ChooserState ReuseWindows::state(const Shared& shared) const {
 
 void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // Two observed iterations (a steady one), then the windows of a cycle.
-    c.iterationsNeeded = 2 + std::max<std::size_t>(cycleWindows_, windows_) * c.passes;
-    c.launchesCovered = coveredWhole_
-                            ? c.launchesPerIteration
-                            : launchesCoveredBy(coveredOffsets_, c.launchesPerIteration,
-                                                c.launchesPerImage);
+    // (Each window after the first starts on the last iteration of the one before: chain().)
+    const std::size_t windows = std::max<std::size_t>(cycleWindows_, windows_);
+    c.iterationsNeeded =
+        2 + (windows == 0 ? 0 : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1));
+    c.launchesCovered = coveredWhole_ ? c.launchesPerIteration
+                                      : launchesCoveredBy(coveredOffsets_, c.launchesPerIteration,
+                                                          c.launchesPerImage);
 }
 
 // A cycle cut short by the stop still gives the launches whose signature has samples their

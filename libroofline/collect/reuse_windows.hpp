@@ -48,6 +48,8 @@ public:
     Admission admit(Shared& shared, const Launch& l, const Stack& stack, std::size_t position,
                     bool inside) override;
     void groupCompleted(Shared& shared, const CompletedGroup& group) override;
+    /// The cycle's next window, when it begins at `position` or later in the iteration.
+    std::optional<GroupStart> chain(Shared& shared, std::size_t position) override;
     IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) override;
     ChooserState state(const Shared& shared) const override;
     void coverage(core::Coverage& c, bool observeFirst) const override;
@@ -117,7 +119,7 @@ private:
     bool observing_ = true;                 // iterations are observed (stopObservingIfUnbounded)
     ObservedIteration observed_;            // the current iteration's launches
     Observation iteration_, reference_;
-    std::vector<std::uint32_t> prevFamilies_; // steady: equal for two in a row
+    std::vector<std::uint32_t> prevFamilies_;           // steady: equal for two in a row
     std::map<std::size_t, std::uint32_t> admittedAt_;   // pass 0's signature at each position
     std::map<std::int64_t, std::uint32_t> signatureOf_; // a completing group's records'
     bool cycle_ = false;     // a cycle of windows over reference_ is in progress
@@ -128,6 +130,7 @@ private:
     std::size_t unsteady_ = 0; // observed iterations that differed from the one before
     bool awaiting_ = false;    // the last iteration launched what no cycle measured yet
     bool rewind_ = false;      // a split: the next window is searched from the start again
+    bool chained_ = false;     // the last completed window's successor was chosen as it completed
     std::size_t observedIterations_ = 0;
     // The first cycle refers to the second iteration before it is known to be steady (the first
     // is the odd one: validation, lazy loading, state created on first use); the next iteration

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -91,10 +92,10 @@ struct IterationVerdict {
 
 /// Where the chooser stands.
 struct ChooserState {
-    bool holdsBack = false;    ///< no group begins now: nothing to measure yet (reuse)
-    bool pending = false;      ///< the replay helper: more to measure on this device
-    bool done = false;         ///< nothing is left to measure on this device
-    std::size_t windowAt = 0;  ///< where the next window begins
+    bool holdsBack = false;        ///< no group begins now: nothing to measure yet (reuse)
+    bool pending = false;          ///< the replay helper: more to measure on this device
+    bool done = false;             ///< nothing is left to measure on this device
+    std::size_t windowAt = 0;      ///< where the next window begins
     std::uint64_t completedAt = 0; ///< iterations it took to measure one (0: not complete)
     std::size_t signatures = 0;    ///< launch signatures held (reuse; 0 once not observing)
 };
@@ -117,6 +118,15 @@ public:
                             std::size_t position, bool inside) = 0;
     /// A group completed, and is not measured again for lost launches.
     virtual void groupCompleted(Shared& shared, const CompletedGroup& group) = 0;
+    /// The group that just completed (groupCompleted(), Recorded) ended at launch `position` of
+    /// the iteration: the next group, when its window begins there or later in this iteration
+    /// and the chooser can tell it now -- its passes then start this iteration, not the next one.
+    /// None: the next group is chosen as the next iteration begins (nextGroup).
+    virtual std::optional<GroupStart> chain(Shared& shared, std::size_t position) {
+        (void)shared;
+        (void)position;
+        return std::nullopt;
+    }
     /// The iteration's passes are handled: the next window, or the current one given up.
     virtual IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) = 0;
     virtual ChooserState state(const Shared& shared) const = 0;

@@ -216,7 +216,9 @@ TEST(CollectorIterationReplay, LongIterationsAreCoveredWindowByWindow) {
         if (iterations > 20)
             break;
     }
-    EXPECT_EQ(iterations, 6); // windows [0,2) [2,4) [4,5), two passes each
+    // Windows [0,2) [2,4) [4,5), two passes each; each window after the first takes its pass 0
+    // on the iteration of the one before's pass 1, from where that one ended.
+    EXPECT_EQ(iterations, 4);
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 5u);
     for (int k = 0; k < 5; ++k)
@@ -224,15 +226,15 @@ TEST(CollectorIterationReplay, LongIterationsAreCoveredWindowByWindow) {
     const core::Coverage c = h.collector.coverage();
     ASSERT_TRUE(c.known);
     EXPECT_EQ(c.launchesPerIteration, 5u);
-    EXPECT_EQ(c.iterationsNeeded, 6u);
-    EXPECT_EQ(c.iterationsRun, 6u);
+    EXPECT_EQ(c.iterationsNeeded, 4u);
+    EXPECT_EQ(c.iterationsRun, 4u);
     EXPECT_EQ(c.launchesCovered, 5u);
     EXPECT_TRUE(c.complete());
 }
 
 TEST(CollectorIterationReplay, CoverageSaysWhenTheRunStoppedShort) {
     Harness h(CollectionMode::IterationReplay, 2, 2);
-    for (int it = 0; it < 3; ++it) { // windows [0,2) complete, [2,4) at 1 of 2 passes
+    for (int it = 0; it < 2; ++it) { // windows [0,2) complete, [2,4) at 1 of 2 passes
         h.push("step");
         for (int k = 0; k < 5; ++k)
             h.launch("k", k + 1.0);
@@ -240,8 +242,8 @@ TEST(CollectorIterationReplay, CoverageSaysWhenTheRunStoppedShort) {
     }
     h.finish();
     const core::Coverage c = h.collector.coverage();
-    EXPECT_EQ(c.iterationsNeeded, 6u);
-    EXPECT_EQ(c.iterationsRun, 3u);
+    EXPECT_EQ(c.iterationsNeeded, 4u);
+    EXPECT_EQ(c.iterationsRun, 2u);
     EXPECT_EQ(c.launchesCovered, 2u);
     EXPECT_FALSE(c.complete());
     EXPECT_NE(report::describe(c).find("2 of 5 launches covered (incomplete"), std::string::npos)
@@ -670,7 +672,8 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
         layeredTrainStep(h);
         ++iterations;
     }
-    EXPECT_EQ(iterations, 2 + 2 + 2); // two observed, window [0, 5) x 2 passes, [13, 14) x 2
+    // Two observed, window [0, 5) x 2 passes, [13, 14) x 2 from the iteration of [0, 5)'s pass 1.
+    EXPECT_EQ(iterations, 2 + 2 + 1);
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 14u); // every launch of one iteration
     std::size_t reused = 0;
@@ -693,7 +696,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     EXPECT_EQ(h.collector.reusedLaunches(), 8u);
     const core::Coverage cov = h.collector.coverage();
     EXPECT_TRUE(cov.complete());
-    EXPECT_EQ(cov.iterationsNeeded, 6u);
+    EXPECT_EQ(cov.iterationsNeeded, 5u);
 }
 
 // Reuse observes before it measures: no profiler while it observes (a first iteration's lazy
@@ -710,7 +713,7 @@ TEST(CollectorIterationReplay, ReuseHoldsAProfilerOnlyWhileItMeasures) {
         }
         ++iterations;
     }
-    EXPECT_EQ(iterations, 2 + 2 + 2);
+    EXPECT_EQ(iterations, 2 + 2 + 1);
     EXPECT_EQ(h.backend.reenables, 0);   // the load came while nothing was enabled
     EXPECT_EQ(h.backend.capacity(), 5u); // windows [0, 5) and [13, 14): 5 ranges
     EXPECT_TRUE(h.backend.released());   // complete: released again
@@ -742,7 +745,8 @@ TEST(CollectorIterationReplay, LayersRepeatedInsideOneScopeAreReused) {
         h.pop();
         ++iterations;
     }
-    EXPECT_EQ(iterations, 2 + 2 + 2); // two observed, window [0, 7) x 2 passes, [19, 20) x 2
+    // Two observed, window [0, 7) x 2 passes, [19, 20) x 2 from the iteration of [0, 7)'s pass 1.
+    EXPECT_EQ(iterations, 2 + 2 + 1);
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 20u);
     std::size_t reused = 0;
@@ -1001,7 +1005,8 @@ TEST(CollectorIterationReplay, AShortIterationDropsTheReuseCycleAndALaterOneFini
 TEST(CollectorIterationReplay, AShortIterationInTheMiddleOfAWindowSupersedesItsFirstPass) {
     Harness h(CollectionMode::IterationReplay, 2, 96, reuseConfig(1, 1));
     const auto iteration = [&](bool shortOne) { layeredStep(h, shortOne); };
-    for (int i = 0; i < 5; ++i) // observed x2, window [0, 3) x2, window [8, 10) pass 0
+    // Observed x2, window [0, 3) x2, window [8, 10)'s pass 0 on the iteration of [0, 3)'s pass 1.
+    for (int i = 0; i < 4; ++i)
         iteration(false);
     const int reenables = h.backend.reenables;
     iteration(true); // pass 1 of window [8, 10) cannot run
@@ -1065,7 +1070,9 @@ TEST(CollectorIterationReplay, AFlushBeforeEachKernelTakesARangeOfItsOwnAndIsLef
             h.pop();
             ++n;
         }
-        EXPECT_EQ(n, 4); // 6 launches, 4 to an image of 8 ranges: 2 windows x 2 passes
+        // 6 launches, 4 to an image of 8 ranges: 2 windows x 2 passes, the second window's pass 0
+        // on the first one's pass 1.
+        EXPECT_EQ(n, 3);
         auto& l = h.finish();
         ASSERT_EQ(l.size(), 6u);
         for (std::size_t i = 0; i < l.size(); ++i) {

@@ -57,7 +57,44 @@ TEST(PlainWindows, WindowAfterWindowUntilTheSteadyIterationIsCovered) {
     c.iterationsPerPass = 1;
     w.coverage(c, true);
     EXPECT_EQ(c.launchesCovered, 10u);
-    EXPECT_EQ(c.iterationsNeeded, 3u * 2 + 1);
+    // Observed first, then 3 windows x 2 passes, each after the first from the one before's last
+    // iteration.
+    EXPECT_EQ(c.iterationsNeeded, 1u + 1 + 3 * 1);
+}
+
+// A window whose image filled mid-iteration is followed at once: the next window begins at the
+// launch where it filled, on the same iteration, and the iteration's end moves nothing further.
+TEST(PlainWindows, TheNextWindowBeginsWhereTheImageFilled) {
+    CollectorConfig config;
+    config.measureAfterComplete = false;
+    Shared shared(config, Level::Counters);
+    FakeBackend backend(1, 4, false, false);
+    DeviceSlot slot(0, &backend, shared);
+    PlainWindows w(slot);
+    shared.model.countLaunches(10);
+    shared.model.countLaunches(10);
+    const std::vector<std::int64_t> none;
+    GroupStart g = w.nextGroup(shared, false);
+    ASSERT_EQ(g.window.begin, 0u);
+    w.groupCompleted(shared, recorded(g.window, none));
+    EXPECT_FALSE(w.chain(shared, 3)); // not where the image filled
+    const auto next = w.chain(shared, 4);
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->window.begin, 4u);
+    EXPECT_EQ(next->window.end, Window::kOpen);
+    IterationFacts facts;
+    facts.launches = 10;
+    facts.groupCompleted = true;
+    facts.inGroup = true;
+    facts.passStarted = true;
+    facts.iterationsPerPass = 1;
+    w.iterationEnded(shared, facts);
+    EXPECT_EQ(w.state(shared).windowAt, 4u); // chosen already
+    w.groupCompleted(shared, recorded(next->window, none));
+    ASSERT_TRUE(w.chain(shared, 8));
+    w.groupCompleted(shared, recorded(Window{8, Window::kOpen}, none));
+    EXPECT_FALSE(w.chain(shared, 12)); // every launch covered: nothing follows
+    EXPECT_TRUE(w.state(shared).done);
 }
 
 TEST(PlainWindows, AnIterationThatEndsBeforeTheWindowIsAMismatch) {
