@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace roofline::collect {
 namespace {
@@ -60,6 +61,7 @@ void IterationReplay::iterationBegins() {
         if (d.replay.slot->failed)
             continue;
         schedule.iterationBegins();
+        d.lastBetween = std::exchange(d.between, 0);
         d.placement.iterationBegins();
         d.windows->iterationBegins();
         if (schedule.passOpen())
@@ -85,6 +87,7 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
     if (!shared_.model.inside()) {
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
+        ++d.between;
         if (!s.failed)
             d.replay.schedule.launchBetween(s.launchesInImage(), d);
         return;
@@ -127,6 +130,8 @@ void IterationReplay::endIteration(Device& d) {
     facts.passStarted = schedule.startedThisIteration();
     facts.restartPending = schedule.restartPending();
     facts.iterationsPerPass = schedule.iterationsPerPass();
+    facts.launchesBefore = d.lastBetween;
+    facts.passes = passes_;
     // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
     facts.steadyShape =
         shared_.model.drivenByHelper() || schedule.launches() == shared_.model.steadyLaunches();
@@ -134,8 +139,9 @@ void IterationReplay::endIteration(Device& d) {
     if (v.dropGroup) {
         // A group whose later passes are still due: its pass-0 records go (a later cycle
         // measures those launches again) and a fresh profiler takes CUPTI's user replay back to
-        // pass 0.
-        const bool midGroup = schedule.inGroup() && schedule.pass() > 0;
+        // pass 0 -- also when a pass is open (a window across the iteration's end).
+        const bool midGroup = schedule.inGroup() && (schedule.pass() > 0 || schedule.passOpen());
+        d.replay.stopPass();
         d.replay.abandon(shared_);
         schedule.cancelRestart();
         if (midGroup)

@@ -64,6 +64,8 @@ private:
         const Launch* launch = nullptr; // the launch the schedule is placing
         const Stack* stack = nullptr;
         bool placing = false;               // the schedule is placing a launch inside the iteration
+        std::size_t between = 0;            // launches since the last iteration ended
+        std::size_t lastBetween = 0;        // launches between the last iteration and this one
         bool redo = false;                  // the completed group is measured again
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records

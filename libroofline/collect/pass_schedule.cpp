@@ -21,6 +21,8 @@ void PassSchedule::launch(std::size_t capacity, Listener& l) {
         return; // the group completed earlier in this iteration, or none began
     if (passOpen_ && at >= window_.end && startedThisIteration_)
         l.endPass(); // the window ends here: later launches are not measured
+    if (passOpen_ && !startedThisIteration_ && window_.wraps() && at >= window_.next)
+        l.endPass(); // the head of a window across the iteration's end ends here
     if (passOpen_ && ranges_ == capacity) {
         if (iterationsPerPass_ == 0)
             iterationsPerPass_ = 1; // one iteration fills an image: covered window by window
@@ -31,9 +33,9 @@ void PassSchedule::launch(std::size_t capacity, Listener& l) {
     if (group_ && at == window_.begin && at > 0 && !passOpen_ && !startedThisIteration_ &&
         l.mayStartWindow(window_.begin, pass_))
         l.startPass();
-    if (!passOpen_ || at < window_.begin)
+    if (!passOpen_ || (at < window_.begin && (startedThisIteration_ || !window_.wraps())))
         return;
-    l.measure(ranges_++, at, true);
+    l.measure(ranges_++, at, true); // (before `begin`: the head of a window across an end)
 }
 
 void PassSchedule::launchBetween(std::size_t capacity, Listener& l) {
@@ -50,6 +52,8 @@ bool PassSchedule::iterationEnds(std::size_t capacity, std::size_t launches, Pas
     if (!passOpen_)
         return true;
     ++passIterations_;
+    if (window_.wraps() && startedThisIteration_)
+        return true; // the pass goes on into the next iteration's head; this one is handled
     if (iterationsPerPass_ == 0) {
         // Short iterations share a pass (up to an image's worth of launches), which amortizes
         // the per-pass cost; half an image of margin covers launches between iterations and

@@ -58,7 +58,9 @@ public:
     /// ends).
     void launchBetween(std::size_t capacity, Listener& l);
     /// The iteration ended after `launches` (what one iteration puts into a pass): returns false
-    /// while the open pass spans more iterations; else ends it (endPass) and returns true.
+    /// while the open pass spans more iterations; else ends it (endPass) -- unless its window
+    /// goes on into the next iteration's head (Window::next), which keeps it open -- and returns
+    /// true (the iteration's end is the strategy's to handle).
     bool iterationEnds(std::size_t capacity, std::size_t launches, PassLength length, Listener& l);
 
     // ---- groups, as the strategy decides ----

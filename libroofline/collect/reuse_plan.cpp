@@ -162,14 +162,23 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
     return next(iteration, from, capacity, planned);
 }
 
-std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration,
-                                     std::size_t capacity) const {
+std::vector<Window> ReusePlan::plannedWindows(const std::vector<std::uint32_t>& iteration,
+                                              std::size_t capacity) const {
     std::map<std::uint32_t, std::size_t> planned; // what the windows so far add
-    std::size_t longest = 0, from = 0;
+    std::vector<Window> all;
+    std::size_t from = 0;
     while (const auto w = next(iteration, from, capacity, planned)) {
-        longest = std::max(longest, w->end - w->begin);
+        all.push_back(*w);
         from = w->end;
     }
+    return all;
+}
+
+std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration,
+                                     std::size_t capacity) const {
+    std::size_t longest = 0;
+    for (const Window& w : plannedWindows(iteration, capacity))
+        longest = std::max(longest, w.end - w.begin);
     return longest;
 }
 

@@ -36,6 +36,8 @@ public:
     static constexpr std::uint32_t kNotMeasured = 0xffffffffu; ///< a position filters refuse
 
     ReusePlan(std::size_t samples, std::size_t maxGap) : samples_(samples), maxGap_(maxGap) {}
+    /// Launches with their samples a window may hold between two it needs.
+    std::size_t maxGap() const noexcept { return maxGap_; }
 
     /// Interns a signature: its id. `family`: the signature without the grid (launches whose
     /// grid depends on the data form one family).
@@ -94,8 +96,11 @@ public:
     std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                std::size_t capacity) const;
 
-    /// The longest of the windows next() would give from the start of `iteration`, window after
-    /// window, if each measured what it holds (what a cycle's counter-data image must hold).
+    /// The windows next() would give from the start of `iteration`, window after window, if each
+    /// measured what it holds.
+    std::vector<Window> plannedWindows(const std::vector<std::uint32_t>& iteration,
+                                       std::size_t capacity) const;
+    /// The longest of them (what a cycle's counter-data image must hold).
     std::size_t longestWindow(const std::vector<std::uint32_t>& iteration,
                               std::size_t capacity) const;
 

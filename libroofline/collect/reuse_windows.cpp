@@ -179,17 +179,23 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
 std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     if (!cycle_ || rewind_ || verifying_)
         return std::nullopt;
+    // (After a window across the iteration's end: from the end of its head.)
     const auto w = plan_.next(reference_.signatures, windowEnd_, cycleRanges_);
     if (!w || w->begin < position)
         return std::nullopt; // the cycle ends at the iteration's end (advance)
     offset_ = w->begin;
     windowEnd_ = w->end;
+    wraps_ = false;
     ++windows_;
     chained_ = true;
     GroupStart g;
-    g.window = Window{offset_, windowEnd_};
+    g.window = window();
     g.iterationsPerPass = 1;
     return g;
+}
+
+Window ReuseWindows::window() const noexcept {
+    return wraps_ ? Window{offset_, Window::kOpen, windowEnd_} : Window{offset_, windowEnd_};
 }
 
 GroupStart ReuseWindows::nextGroup(Shared&, bool) {
@@ -199,9 +205,10 @@ GroupStart ReuseWindows::nextGroup(Shared&, bool) {
         if (const auto w = rewound(g.changes)) {
             offset_ = w->begin;
             windowEnd_ = w->end;
+            wraps_ = false;
         }
     }
-    g.window = Window{offset_, windowEnd_};
+    g.window = window();
     g.iterationsPerPass = 1;
     return g;
 }
@@ -286,6 +293,7 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
 void ReuseWindows::dropCycle() {
     cycle_ = false;
     chained_ = false;
+    wraps_ = false;
     offset_ = 0;
     windowEnd_ = 0;
     reference_.launches.clear();
@@ -315,7 +323,7 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     steady = steady || optimistic;
     prevFamilies_ = iteration_.families;
     if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
-        maybeStart(unmeasured, shared.limitReached(), changes);
+        maybeStart(unmeasured, shared.limitReached(), facts, changes);
         if (cycle_ && optimistic) { // the next iteration must launch the same families
             verifying_ = true;
             verifyFamilies_ = prevFamilies_;
@@ -336,7 +344,8 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
 // cycle measured.
-void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, ImageChanges& changes) {
+void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
+                              ImageChanges& changes) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
     if (slot_->failed || iteration_.signatures.empty() || iteration_.launches.empty() ||
@@ -351,11 +360,31 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, ImageChanges& 
     // grows with the ranges an image holds (~2 MiB each).
     if (shareCount_ > 1)
         plan_.share(iteration_.signatures, shareIndex_, shareCount_, slot_->launchesPerImage());
-    const std::size_t ranges =
-        plan_.longestWindow(iteration_.signatures, slot_->launchesPerImage());
-    const auto w = plan_.next(iteration_.signatures, 0, ranges);
+    const std::size_t capacity = slot_->launchesPerImage();
+    const std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity);
+    std::size_t ranges = plan_.longestWindow(iteration_.signatures, capacity);
+    auto w = plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
         return;
+    // The cycle's last window reaches the iteration's end and its first one begins the
+    // iteration (a training step's optimizer and its next forward pass): measured as one window
+    // across the end, they take P + 1 iterations instead of 2P - 1 (chained) -- where that is
+    // fewer (P >= 3), nothing ran between the iterations (a launch there that comes and goes
+    // would put the passes out of step) and one image holds both, with room for a launch or two
+    // between.
+    const std::size_t L = iteration_.signatures.size();
+    wraps_ = false;
+    if (planned.size() >= 2 && facts.launchesBefore == 0 && facts.passes >= 3) {
+        const Window& first = planned.front();
+        const Window& last = planned.back();
+        const std::size_t across = (L - last.begin) + first.end + kRoomBetween;
+        if (first.begin <= plan_.maxGap() && L - last.end <= plan_.maxGap() && across <= capacity) {
+            wraps_ = true;
+            ranges = std::max(ranges, across);
+            w = Window{last.begin, first.end};
+        }
+    }
+    cycleWrapped_ = wraps_;
     changes.push_back(ImageChange{ranges});
     cycleRanges_ = ranges;
     std::vector<std::uint64_t> shapes(observed_.size());
@@ -389,6 +418,7 @@ bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
     if (w) {
         offset_ = w->begin;
         windowEnd_ = w->end;
+        wraps_ = false;
         ++windows_;
         return false;
     }
@@ -415,8 +445,11 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // Two observed iterations (a steady one), then the windows of a cycle.
     // (Each window after the first starts on the last iteration of the one before: chain().)
     const std::size_t windows = std::max<std::size_t>(cycleWindows_, windows_);
+    // (A window across the iteration's end takes one iteration more than its passes.)
     c.iterationsNeeded =
-        2 + (windows == 0 ? 0 : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1));
+        2 + (windows == 0 ? 0
+                          : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1) +
+                                (cycleWrapped_ ? 1 : 0));
     c.launchesCovered = coveredWhole_ ? c.launchesPerIteration
                                       : launchesCoveredBy(coveredOffsets_, c.launchesPerIteration,
                                                           c.launchesPerImage);

@@ -59,6 +59,8 @@ public:
     std::size_t splits() const noexcept { return splits_; }
 
 private:
+    /// Ranges a window across the iteration's end keeps for launches between the iterations.
+    static constexpr std::size_t kRoomBetween = 2;
     /// One iteration as reuse keeps it, per launch position: the last one observed, and the one
     /// a cycle refers to (taking a new reference is one assignment).
     struct Observation {
@@ -75,7 +77,10 @@ private:
     void stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen);
     /// What the last iteration tells the next ones (a cycle may begin).
     void plan(Shared& shared, const IterationFacts& facts, ImageChanges& changes);
-    void maybeStart(bool unmeasured, bool limitReached, ImageChanges& changes);
+    void maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
+                    ImageChanges& changes);
+    /// The current window, as a group measures it.
+    Window window() const noexcept;
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
     bool advance(Shared& shared, ImageChanges& changes);
@@ -131,6 +136,10 @@ private:
     bool awaiting_ = false;    // the last iteration launched what no cycle measured yet
     bool rewind_ = false;      // a split: the next window is searched from the start again
     bool chained_ = false;     // the last completed window's successor was chosen as it completed
+    // The current window goes across the iteration's end: [offset_, the end) and the next
+    // iteration's [0, windowEnd_) -- the cycle's last window and its first, measured as one.
+    bool wraps_ = false;
+    bool cycleWrapped_ = false; // the cycle began with such a window (one iteration more)
     std::size_t observedIterations_ = 0;
     // The first cycle refers to the second iteration before it is known to be steady (the first
     // is the odd one: validation, lazy loading, state created on first use); the next iteration

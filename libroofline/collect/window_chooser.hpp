@@ -30,7 +30,9 @@ struct IterationFacts {
     bool passStarted = false;    ///< a pass started in it
     bool restartPending = false; ///< a group was abandoned and is to be measured again
     std::size_t iterationsPerPass = 0;
-    bool steadyShape = false; ///< it launched as many kernels as the steady iteration
+    bool steadyShape = false;       ///< it launched as many kernels as the steady iteration
+    std::size_t launchesBefore = 0; ///< launches between the iteration before it and it
+    std::size_t passes = 0;         ///< a group's passes now
 };
 
 /// Launches of an iteration of `launches` that windows starting at `offsets` cover, an image of

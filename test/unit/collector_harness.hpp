@@ -61,6 +61,7 @@ public:
     void start() override {
         alive();
         EXPECT_FALSE(released_) << "a pass started on a released profiler (acquire() first)";
+        EXPECT_FALSE(running_) << "a pass started while one runs (Stop first)";
         if (failStartAt && ++starts >= failStartAt)
             throw Error(ErrorCode::Cupti, "cuptiRangeProfilerStart failed (injected)");
         running_ = true;

@@ -645,8 +645,9 @@ static CollectorConfig reuseConfig(std::size_t samples, std::size_t maxGap) {
 }
 
 // An embedding (work 1), six identical layers of matmul (10) and gelu (2), a head (7): 14
-// launches. `firstLoad`: the embedding's module is loaded lazily at its launch.
-static void layeredTrainStep(Harness& h, bool firstLoad = false) {
+// launches. `firstLoad`: the embedding's module is loaded lazily at its launch; `extra`: a
+// kernel launched last (work 4).
+static void layeredTrainStep(Harness& h, bool firstLoad = false, const char* extra = nullptr) {
     h.push("Train step");
     if (firstLoad)
         h.firstLaunch("embedding", 1);
@@ -660,6 +661,8 @@ static void layeredTrainStep(Harness& h, bool firstLoad = false) {
         h.pop();
     }
     h.launch("head", 7);
+    if (extra)
+        h.launch(extra, 4);
     h.pop();
 }
 
@@ -697,6 +700,81 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     const core::Coverage cov = h.collector.coverage();
     EXPECT_TRUE(cov.complete());
     EXPECT_EQ(cov.iterationsNeeded, 5u);
+}
+
+// A cycle whose last window ends the iteration and whose first begins it: with 3 passes the two
+// are measured as one window across the iteration's end -- each pass from the head (launch 13)
+// of one step into the embedding and first layers (launches 0-4) of the next -- in 3 + 1
+// iterations, not 2 x 3 - 1.
+TEST(CollectorIterationReplay, TheLastAndFirstWindowsAreOneAcrossTheIterationsEnd) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        layeredTrainStep(h);
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 2 + 3 + 1);
+    EXPECT_EQ(h.backend.capacity(), 1u + 5u + 2u); // the tail, the head, room between
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    std::size_t reused = 0;
+    for (const auto& r : l) {
+        ASSERT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+        const double work = r.mangledName == "embedding" ? 1
+                            : r.mangledName == "matmul"  ? 10
+                            : r.mangledName == "gelu"    ? 2
+                                                         : 7;
+        EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position;
+        EXPECT_EQ(r.replay, ReplayStatus::Clean) << r.note;
+        reused += r.reusedSamples > 0 ? 1 : 0;
+    }
+    EXPECT_EQ(reused, 8u);
+    const core::Coverage cov = h.collector.coverage();
+    EXPECT_TRUE(cov.complete());
+    EXPECT_EQ(cov.iterationsNeeded, 6u);
+    EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
+}
+
+// Launches between the steps (outside the step's range) keep the windows apart: a launch there
+// that comes and goes would put the passes of a window across the end out of step.
+TEST(CollectorIterationReplay, LaunchesBetweenIterationsKeepTheWindowsApart) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        layeredTrainStep(h);
+        h.launch("zeroGrad", 3); // outside the step: no record
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 2 + 3 + 2); // [0, 5) x 3, [13, 14) x 3 from [0, 5)'s last iteration
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (const auto& r : l)
+        EXPECT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+}
+
+// The second iteration is taken as the reference at once and the third checks it: when the
+// third differs, the window across its end -- its pass 0 still open -- is dropped, the profiler
+// re-created, and a later cycle measures every launch.
+TEST(CollectorIterationReplay, AWindowAcrossTheEndIsDroppedWhenTheThirdIterationDiffers) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 30) {
+        // The first and the third launch one more kernel at their end.
+        layeredTrainStep(h, false,
+                         iterations == 0   ? "warmup"
+                         : iterations == 2 ? "dropout"
+                                           : nullptr);
+        ++iterations;
+    }
+    EXPECT_LT(iterations, 30);
+    EXPECT_GE(h.backend.reenables, 1);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (const auto& r : l) {
+        EXPECT_FALSE(r.values.empty()) << r.name << ": " << r.note;
+        EXPECT_NE(r.mangledName, "dropout");
+    }
+    EXPECT_GE(h.collector.supersededLaunches(), 1u); // the dropped window's pass-0 records
 }
 
 // Reuse observes before it measures: no profiler while it observes (a first iteration's lazy

@@ -88,6 +88,60 @@ TEST(PassSchedule, AWindowInsideTheIterationStartsAndEndsAtItsBounds) {
               "ask2/0 start m0@2 m1@3 end | ask2/1 start m0@2 m1@3 end complete");
 }
 
+// A window across the iteration's end: each pass starts at the tail (launch 3), takes the launch
+// between iterations and the next iteration's head (launches 0 and 1), and ends there; the next
+// pass starts at the tail of that same iteration.
+TEST(PassSchedule, AWindowAcrossTheIterationsEndTakesTheTailAndTheNextHead) {
+    PassSchedule s;
+    Recorder r(s, 2);
+    s.beginGroup(Window{3, Window::kOpen, 2}, 1, 1);
+    EXPECT_EQ(run(s, r, "[kkkkk]o[kkkkk]o[kkkkk]", 8),
+              "ask3/0 start m0@3 m1@4 | b2@0 m3@0 m4@1 end ask3/1 start m0@3 m1@4 | b2@0 m3@0 "
+              "m4@1 end complete");
+    EXPECT_FALSE(s.inGroup());
+    EXPECT_TRUE(s.completedThisIteration());
+}
+
+// A group that completed at a launch is followed by one chained there: its pass 0 starts at its
+// window, on the same iteration -- at that very launch when the window begins there.
+TEST(PassSchedule, AChainedGroupStartsOnTheIterationItsPredecessorCompleted) {
+    struct Chaining final : PassSchedule::Listener {
+        PassSchedule& schedule;
+        std::vector<Window> next;
+        std::string events;
+        explicit Chaining(PassSchedule& s) : schedule(s) {}
+        void startPass() override {
+            events += "start ";
+            schedule.passStarted();
+        }
+        void endPass() override {
+            events += "end ";
+            schedule.passStopped();
+            schedule.nextPass();
+            schedule.groupCompleted(); // one pass a group
+            if (!next.empty()) {
+                schedule.chainGroup(next.front(), 1, 1);
+                next.erase(next.begin());
+            }
+        }
+        void measure(std::size_t range, std::size_t position, bool) override {
+            events += "m" + std::to_string(range) + "@" + std::to_string(position) + " ";
+        }
+    };
+    PassSchedule s;
+    Chaining c(s);
+    c.next = {Window{2, 3}, Window{4, 6}};
+    s.beginGroup(Window{0, 2}, 1, 1);
+    s.iterationBegins();
+    s.startOfIteration(c);
+    for (int k = 0; k < 6; ++k)
+        s.launch(8, c);
+    s.iterationEnds(8, s.launches(), {1, true}, c);
+    EXPECT_EQ(c.events, "start m0@0 m1@1 end start m0@2 end start m0@4 m1@5 end ");
+    EXPECT_TRUE(s.completedThisIteration());
+    EXPECT_FALSE(s.inGroup());
+}
+
 TEST(PassSchedule, AWindowWaitsForItsPlacement) {
     PassSchedule s;
     Recorder r(s, 1);
