@@ -180,7 +180,7 @@ std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     if (!cycle_ || rewind_ || verifying_)
         return std::nullopt;
     // (After a window across the iteration's end: from the end of its head.)
-    const auto w = plan_.next(reference_.signatures, windowEnd_, cycleRanges_);
+    const auto w = nextWindow(windowEnd_);
     if (!w || w->begin < position)
         return std::nullopt; // the cycle ends at the iteration's end (advance)
     offset_ = w->begin;
@@ -192,6 +192,15 @@ std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     g.window = window();
     g.iterationsPerPass = 1;
     return g;
+}
+
+std::optional<Window> ReuseWindows::nextWindow(std::size_t from) const {
+    auto w = plan_.next(reference_.signatures, from, cycleRanges_);
+    if (w && w->begin >= tailBegin_)
+        return std::nullopt;
+    if (w)
+        w->end = std::min(w->end, tailBegin_);
+    return w;
 }
 
 Window ReuseWindows::window() const noexcept {
@@ -294,6 +303,7 @@ void ReuseWindows::dropCycle() {
     cycle_ = false;
     chained_ = false;
     wraps_ = false;
+    tailBegin_ = Window::kOpen;
     offset_ = 0;
     windowEnd_ = 0;
     reference_.launches.clear();
@@ -374,12 +384,14 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     // between.
     const std::size_t L = iteration_.signatures.size();
     wraps_ = false;
+    tailBegin_ = Window::kOpen;
     if (planned.size() >= 2 && facts.launchesBefore == 0 && facts.passes >= 3) {
         const Window& first = planned.front();
         const Window& last = planned.back();
         const std::size_t across = (L - last.begin) + first.end + kRoomBetween;
         if (first.begin <= plan_.maxGap() && L - last.end <= plan_.maxGap() && across <= capacity) {
             wraps_ = true;
+            tailBegin_ = last.begin;
             ranges = std::max(ranges, across);
             w = Window{last.begin, first.end};
         }
@@ -413,7 +425,7 @@ bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
         w = rewound(changes);
         rewind_ = false;
     } else {
-        w = plan_.next(reference_.signatures, windowEnd_, cycleRanges_);
+        w = nextWindow(windowEnd_);
     }
     if (w) {
         offset_ = w->begin;

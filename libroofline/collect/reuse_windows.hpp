@@ -140,6 +140,11 @@ private:
     // iteration's [0, windowEnd_) -- the cycle's last window and its first, measured as one.
     bool wraps_ = false;
     bool cycleWrapped_ = false; // the cycle began with such a window (one iteration more)
+    // Positions from here on were that window's tail: later windows of the cycle end before it
+    // (a launch there whose grid follows the data has another signature in every iteration).
+    std::size_t tailBegin_ = Window::kOpen;
+    /// The cycle's next window from `from`, before the tail a window across the end measured.
+    std::optional<Window> nextWindow(std::size_t from) const;
     std::size_t observedIterations_ = 0;
     // The first cycle refers to the second iteration before it is known to be steady (the first
     // is the odd one: validation, lazy loading, state created on first use); the next iteration

@@ -548,3 +548,94 @@ TEST(CollectorIterationReplay, EachLaunchSaysWhetherItRunsUnderTheProfiler) {
                                      false, false, false, false, false, false, false, false};
     EXPECT_EQ(profiled, expected);
 }
+
+// The shape of a transformer's training step (examples/training_step, 28 layers): validation
+// inside step 0, an embedding, layers of six launches under their own ranges, the head and the
+// loss; a backward pass of ten launches per layer under one range, an embedding backward whose
+// grid follows the data, the optimizer (its state filled on first use). With the default reuse
+// (2 samples, windows as long as an image of 96 holds) and 3 passes, the cycle's windows are the
+// first layers, the loss and last layers' backward, and the tail; the tail and the next step's
+// first layers are measured as one window across the step's end, the middle one follows on the
+// iteration that window completes: complete after 2 observed + 4 + 2 = 8 steps.
+TEST(CollectorIterationReplay, ATrainingStepsShapeCompletesInEightIterations) {
+    constexpr int kLayers = 28;
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.measureAfterComplete = false;
+    Harness h(CollectionMode::IterationReplay, 3, 96, c);
+    const auto gemm = [&](double work, std::uint32_t m, std::uint32_t n) {
+        h.push("matmul");
+        h.launch("gemm", work, Dim3{m, n, 1});
+        h.pop();
+    };
+    const auto step = [&](int n) {
+        h.push(("Train step " + std::to_string(n)).c_str());
+        if (n == 0) {
+            h.push("Validation");
+            for (int l = 0; l < 4; ++l)
+                h.launch("validation_forward", 9);
+            h.pop();
+        }
+        h.push("forward");
+        h.launch("embeddingForward", 1);
+        for (int l = 0; l < kLayers; ++l) {
+            h.push(("Layer " + std::to_string(l)).c_str());
+            h.launch("layernormForward", 2);
+            gemm(10, 4, 4);
+            h.launch("castToBf16", 3);
+            gemm(11, 16, 4);
+            h.launch("geluForward", 4);
+            gemm(12, 4, 16);
+            h.pop();
+        }
+        h.launch("layernormForward", 2);
+        gemm(13, 64, 4);
+        h.launch("crossEntropy", 5);
+        h.pop();
+        h.push("backward");
+        gemm(14, 4, 64);
+        gemm(15, 2, 64);
+        h.launch("layernormBackward", 6);
+        h.launch("layernormParamGrad", 7);
+        for (int l = kLayers - 1; l >= 0; --l) {
+            h.launch("castToBf16", 3);
+            gemm(16, 16, 8);
+            gemm(17, 4, 16);
+            h.launch("geluBackward", 8);
+            gemm(18, 4, 8);
+            gemm(19, 16, 4);
+            h.launch("castToBf16", 3);
+            gemm(20, 4, 8);
+            gemm(21, 4, 4);
+            h.launch("layernormParamGrad", 7);
+            h.launch("layernormBackward", 6);
+        }
+        h.launch("embeddingBackward", 22, Dim3{static_cast<std::uint32_t>(100 + n % 5), 1, 1});
+        h.pop();
+        h.push("optimizer");
+        if (n == 0) {
+            h.launch("fill", 0.5);
+            h.launch("fill", 0.5);
+        }
+        h.launch("adamw", 23);
+        h.launch("castToBf16", 3);
+        h.pop();
+        h.pop();
+    };
+    int n = 0;
+    while (!h.collector.takeCompletion() && n < 40)
+        step(n++);
+    EXPECT_EQ(n, 8);
+    auto& l = h.finish();
+    const std::size_t perStep = 1 + 6 * kLayers + 3 + 4 + 11 * kLayers + 1 + 2;
+    ASSERT_EQ(l.size(), perStep);
+    for (const auto& r : l) {
+        ASSERT_EQ(r.values.size(), kMetrics)
+            << r.mangledName << " at " << r.position << ": " << r.note;
+        EXPECT_FALSE(std::isnan(r.values[0])) << r.mangledName << ": " << r.note;
+        // Only the embedding backward's grid differs between passes (it follows the data).
+        EXPECT_EQ(r.replay, r.mangledName == "embeddingBackward" ? ReplayStatus::Differs
+                                                                 : ReplayStatus::Clean)
+            << r.mangledName << ": " << r.note;
+    }
+}
