@@ -45,7 +45,6 @@ std::optional<GroupStart> PlainWindows::chain(Shared& shared, std::size_t positi
         return std::nullopt;
     if (!shared.config.measureAfterComplete && !shared.model.drivenByHelper() && covers(shared))
         return std::nullopt; // complete: the next iteration's nextGroup() says so
-
     offset_ = position;
     chained_ = true;
     GroupStart g;

@@ -88,8 +88,8 @@ void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOp
     observed_.assign(plan_, iteration_.signatures, iteration_.families, iteration_.labels);
     ++observedIterations_;
     iteration_.parents = observed_.parentPlaces();
-    for (std::size_t p = 0; p < iteration_.signatures.size();
-         ++p) // signatures split before: as then
+    // Signatures split before: as then.
+    for (std::size_t p = 0; p < iteration_.signatures.size(); ++p)
         iteration_.signatures[p] =
             plan_.resolve(iteration_.signatures[p], p, iteration_.parents[p]);
     stopObservingIfUnbounded(config, groupOpen);
@@ -179,8 +179,7 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
 std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     if (!cycle_ || rewind_ || verifying_)
         return std::nullopt;
-    // (After a window across the iteration's end: from the end of its head.)
-    const auto w = nextWindow(windowEnd_);
+    const auto w = nextWindow(resumeFrom());
     if (!w || w->begin < position)
         return std::nullopt; // the cycle ends at the iteration's end (advance)
     offset_ = w->begin;
@@ -192,6 +191,20 @@ std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     g.window = window();
     g.iterationsPerPass = 1;
     return g;
+}
+
+// After the window that just completed -- after a window across the iteration's end, from the
+// end of its head, or from the first launch of that head it did not measure (launches between
+// the iterations filled its image first): forward only, so a launch whose grid follows the data
+// (another signature every iteration) is never looked for again.
+std::size_t ReuseWindows::resumeFrom() const {
+    if (!wraps_)
+        return windowEnd_;
+    for (std::size_t p = 0; p < windowEnd_ && p < reference_.signatures.size(); ++p)
+        if (reference_.signatures[p] != ReusePlan::kNotMeasured &&
+            (p >= measuredPos_.size() || !measuredPos_[p]))
+            return p;
+    return windowEnd_;
 }
 
 std::optional<Window> ReuseWindows::nextWindow(std::size_t from) const {
@@ -425,7 +438,7 @@ bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
         w = rewound(changes);
         rewind_ = false;
     } else {
-        w = nextWindow(windowEnd_);
+        w = nextWindow(resumeFrom());
     }
     if (w) {
         offset_ = w->begin;

@@ -143,6 +143,8 @@ private:
     // Positions from here on were that window's tail: later windows of the cycle end before it
     // (a launch there whose grid follows the data has another signature in every iteration).
     std::size_t tailBegin_ = Window::kOpen;
+    /// Where the cycle's next window is searched from.
+    std::size_t resumeFrom() const;
     /// The cycle's next window from `from`, before the tail a window across the end measured.
     std::optional<Window> nextWindow(std::size_t from) const;
     std::size_t observedIterations_ = 0;

@@ -181,6 +181,31 @@ TEST(CollectorIterationReplay, LaunchesBetweenIterationsKeepTheWindowsApart) {
         EXPECT_FALSE(r.values.empty()) << r.name << ": " << r.note;
 }
 
+// Launches between the steps that begin only once the cycle is planned (a logger that starts at
+// step 3) fill the image of a window across the end before the head is in: the head launches it
+// lost are measured by a later window, and every launch still gets its own work.
+TEST(CollectorIterationReplay, LaunchesBetweenStepsThatFillAWindowAcrossTheEndLoseNoLaunch) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 30) {
+        layeredTrainStep(h);
+        if (iterations >= 2)
+            for (int k = 0; k < 5; ++k)
+                h.launch("logger", 9); // outside the step: no record
+        ++iterations;
+    }
+    EXPECT_LT(iterations, 30);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (const auto& r : l) {
+        const double work = r.mangledName == "embedding" ? 1
+                            : r.mangledName == "matmul"  ? 10
+                            : r.mangledName == "gelu"    ? 2
+                                                         : 7;
+        EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position << ": " << r.note;
+    }
+}
+
 // The second iteration is taken as the reference at once and the third checks it: when the
 // third differs, the window across its end -- its pass 0 still open -- is dropped, the profiler
 // re-created, and a later cycle measures every launch.
