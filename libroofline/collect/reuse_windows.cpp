@@ -471,6 +471,8 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // (Each window after the first starts on the last iteration of the one before: chain().)
     const std::size_t windows = std::max<std::size_t>(cycleWindows_, windows_);
     // (A window across the iteration's end takes one iteration more than its passes.)
+    c.windows = windows;
+    c.windowAcrossEnd = cycleWrapped_;
     c.iterationsNeeded =
         2 + (windows == 0 ? 0
                           : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1) +

@@ -95,6 +95,8 @@ nlohmann::json toJson(const Coverage& c) {
             {"passes", c.passes},
             {"iterations_per_pass", c.iterationsPerPass},
             {"iterations_needed", c.iterationsNeeded},
+            {"windows", c.windows},
+            {"window_across_end", c.windowAcrossEnd},
             {"iterations_run", c.iterationsRun},
             {"launches_covered", c.launchesCovered},
             {"first_iteration_skipped", c.firstIterationSkipped},
@@ -145,9 +147,8 @@ std::string textAt(const nlohmann::json& j, const char* key, bool required) {
     }
     auto text = it->get<std::string>();
     if (text.size() > kMaxTextBytes)
-        throw std::length_error(std::string("'") + key + "' is " +
-                                std::to_string(text.size()) + " bytes long (at most " +
-                                std::to_string(kMaxTextBytes) + ")");
+        throw std::length_error(std::string("'") + key + "' is " + std::to_string(text.size()) +
+                                " bytes long (at most " + std::to_string(kMaxTextBytes) + ")");
     return text;
 }
 
@@ -223,6 +224,9 @@ Coverage coverageFromJson(const nlohmann::json& j) {
     c.passes = integerAt<std::uint64_t>(j, "passes");
     c.iterationsPerPass = integerAt<std::uint64_t>(j, "iterations_per_pass");
     c.iterationsNeeded = integerAt<std::uint64_t>(j, "iterations_needed");
+    if (j.contains("windows")) // absent before 0.1.x: not planned
+        c.windows = integerAt<std::uint64_t>(j, "windows");
+    c.windowAcrossEnd = j.value("window_across_end", false);
     c.iterationsRun = integerAt<std::uint64_t>(j, "iterations_run");
     c.launchesCovered = integerAt<std::uint64_t>(j, "launches_covered");
     c.firstIterationSkipped = j.value("first_iteration_skipped", false); // absent before 0.1.x
@@ -345,7 +349,8 @@ void writeRecording(const Recording& rec, std::ostream& out) {
         {"coverage", toJson(rec.coverage)},
         {"process", toJson(rec.process)},
         {"host", hostToJson(rec)},
-        {"platform", rec.platform.cpu.threads > 0 ? platformToJson(rec.platform) : nlohmann::json()},
+        {"platform",
+         rec.platform.cpu.threads > 0 ? platformToJson(rec.platform) : nlohmann::json()},
         {"device_peaks", devicePeaksToJson(rec.devicePeaks)},
         {"share", rec.shareCount > 1
                       ? nlohmann::json{{"rank", rec.shareIndex}, {"ranks", rec.shareCount}}
@@ -357,7 +362,8 @@ void writeRecording(const Recording& rec, std::ostream& out) {
         meta["launches"].push_back(toJson(l));
     // Names are the program's bytes (NVTX ranges need not be UTF-8): invalid sequences become
     // U+FFFD rather than failing the whole recording.
-    const std::string metaText = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string metaText =
+        meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     SectionWriter sections(out, kRecordingVersion,
                            static_cast<std::uint32_t>(3 + rec.counterData.size()));

@@ -32,6 +32,12 @@ struct Coverage {
     std::uint64_t passes = 0;
     std::uint64_t iterationsPerPass = 0;
     std::uint64_t iterationsNeeded = 0; ///< for every launch of one iteration, without restarts
+    /// Replay windows a complete profile measures, as planned (repeated-launch reuse: its
+    /// cycle's); 0: not planned -- every launch measured, window after window of an image.
+    std::uint64_t windows = 0;
+    /// Reuse: the cycle's last window and its first are measured as one across the iteration's
+    /// end (counted once in `windows`).
+    bool windowAcrossEnd = false;
     std::uint64_t iterationsRun = 0;
     std::uint64_t launchesCovered = 0; ///< of one iteration, by completed replay groups
     /// The session's first iteration was not measured (observed only, the default, or replaced

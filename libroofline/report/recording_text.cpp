@@ -19,7 +19,8 @@ std::string describe(const core::Coverage& c) {
     if (!c.known)
         return "";
     const std::uint64_t windows =
-        c.launchesPerImage == 0 || c.iterationsPerPass > 1
+        c.windows > 0 ? c.windows
+        : c.launchesPerImage == 0 || c.iterationsPerPass > 1
             ? 1
             : (c.launchesPerIteration + c.launchesPerImage - 1) / c.launchesPerImage;
     std::string s = "one iteration = " + std::to_string(c.launchesPerIteration) + " launches" +
@@ -29,8 +30,10 @@ std::string describe(const core::Coverage& c) {
         s += std::to_string(c.passes) + " passes x " + std::to_string(c.iterationsPerPass) +
              " iterations per pass";
     else
-        s += std::to_string(windows) + (windows == 1 ? " window" : " windows") + " of " +
-             std::to_string(c.launchesPerImage) + " ranges x " + std::to_string(c.passes) + " passes";
+        s += std::to_string(windows) + (windows == 1 ? " window" : " windows") +
+             (c.windows > 0 ? " of up to " : " of ") + std::to_string(c.launchesPerImage) +
+             " ranges x " + std::to_string(c.passes) + " passes" +
+             (c.windowAcrossEnd ? ", one across the iteration's end" : "");
     s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
          " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
          (c.complete() ? " (complete)" : " (incomplete: run more iterations)");

@@ -3,6 +3,7 @@
 // follow each other inside an iteration and one across the iteration's end, splits of launches
 // that look alike but work differently, short and odd iterations, and which launches run under
 // the profiler.
+#include "report/recording_text.hpp"
 #include "unit/collector_harness.hpp"
 
 #include <gtest/gtest.h>
@@ -651,6 +652,14 @@ TEST(CollectorIterationReplay, ATrainingStepsShapeCompletesInEightIterations) {
     while (!h.collector.takeCompletion() && n < 40)
         step(n++);
     EXPECT_EQ(n, 8);
+    const core::Coverage cov = h.collector.coverage();
+    EXPECT_EQ(cov.iterationsNeeded, 8u);
+    EXPECT_EQ(cov.windows, 2u);
+    EXPECT_TRUE(cov.windowAcrossEnd);
+    EXPECT_NE(report::describe(cov).find("8 iterations needed (2 windows of up to 96 ranges x 3 "
+                                         "passes, one across the iteration's end)"),
+              std::string::npos)
+        << report::describe(cov);
     auto& l = h.finish();
     const std::size_t perStep = 1 + 6 * kLayers + 3 + 4 + 11 * kLayers + 1 + 2;
     ASSERT_EQ(l.size(), perStep);

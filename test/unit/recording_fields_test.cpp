@@ -45,6 +45,8 @@ core::Recording everyField() {
     r.coverage.passes = 7;
     r.coverage.iterationsPerPass = 2;
     r.coverage.iterationsNeeded = 43;
+    r.coverage.windows = 6;
+    r.coverage.windowAcrossEnd = true;
     r.coverage.iterationsRun = 51;
     r.coverage.launchesCovered = 480;
     r.coverage.firstIterationSkipped = true;
@@ -186,6 +188,8 @@ TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {
     EXPECT_EQ(d.passes, c.passes);
     EXPECT_EQ(d.iterationsPerPass, c.iterationsPerPass);
     EXPECT_EQ(d.iterationsNeeded, c.iterationsNeeded);
+    EXPECT_EQ(d.windows, c.windows);
+    EXPECT_EQ(d.windowAcrossEnd, c.windowAcrossEnd);
     EXPECT_EQ(d.iterationsRun, c.iterationsRun);
     EXPECT_EQ(d.launchesCovered, c.launchesCovered);
     EXPECT_EQ(d.firstIterationSkipped, c.firstIterationSkipped);
