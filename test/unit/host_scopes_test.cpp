@@ -313,7 +313,10 @@ TEST(HostTimes, TheSteadyStateIsTheMedianOfCleanInstancesAfterTheFirst) {
     // The median of 4 grows with each of them: between the sleeps' median and the outer times'.
     EXPECT_GE(step->steadyWallSeconds, 0.010);
     EXPECT_LE(step->steadyWallSeconds, (clean[1] + clean[2]) / 2);
-    EXPECT_LT(step->steadyWallSeconds, 0.030); // the mean of the clean ones is ~23 ms and more
+    // The outlier does not pull it past the instances that are not one (a mean would: ~20 ms and
+    // more, against ~10): the median's upper middle value is at most the largest of the other
+    // three, whichever instance the machine's load stretched.
+    EXPECT_LE(step->steadyWallSeconds, std::max({wall[3], wall[4], wall[6]}) + kRounding);
     EXPECT_GE(step->steadyCpuSeconds, 0.0);
     EXPECT_LT(step->steadyCpuSeconds, 0.5 * step->steadyWallSeconds); // asleep
     EXPECT_EQ(step->hostWallPerCall(), step->steadyWallSeconds);
