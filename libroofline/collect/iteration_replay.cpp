@@ -299,8 +299,7 @@ void IterationReplay::chainGroup(Device& d) {
         return;
     d.placement.windowDone();
     changeImage(s, g->changes);
-    d.replay.beginGroup(shared_, g->window, g->iterationsPerPass);
-    schedule.chainGroup(g->window, shared_.model.seen(), g->iterationsPerPass);
+    d.replay.beginGroup(shared_, g->window, g->iterationsPerPass, true);
     d.checker->groupBegins();
     d.placement.groupBegins();
 }

@@ -24,8 +24,12 @@ bool ReplayDevice::mayBeginGroup(Shared& shared, bool heldBack) {
     return true;
 }
 
-void ReplayDevice::beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass) {
-    schedule.beginGroup(window, shared.model.seen(), iterationsPerPass);
+void ReplayDevice::beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass,
+                              bool chained) {
+    if (chained)
+        schedule.chainGroup(window, shared.model.seen(), iterationsPerPass);
+    else
+        schedule.beginGroup(window, shared.model.seen(), iterationsPerPass);
     slot->members.clear();
     mismatch_ = false;
     mismatchNote_.clear();

@@ -25,8 +25,11 @@ public:
     /// graph launches stop the profile, nor while `heldBack` (the window chooser waits), nor on
     /// the first iteration when it is observed only (noted), nor past the launch count.
     bool mayBeginGroup(Shared& shared, bool heldBack);
-    /// A new group over `window`: no members, nothing noted yet.
-    void beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass = 0);
+    /// A new group over `window`: no members, nothing noted yet. `chained`: it follows one that
+    /// completed at the current launch, its pass 0 later in this iteration
+    /// (PassSchedule::chainGroup).
+    void beginGroup(Shared& shared, Window window, std::size_t iterationsPerPass = 0,
+                    bool chained = false);
     /// The group's passes are lost: the launches its pass 0 recorded are measured again by the
     /// group that replaces it, so their records go.
     void abandon(Shared& shared);
