@@ -225,9 +225,9 @@ std::int64_t IterationReplay::record(Device& d, std::size_t position, bool insid
     return m;
 }
 
-void IterationReplay::beginGroup(Device& d, const GroupStart& g) {
+void IterationReplay::beginGroup(Device& d, const GroupStart& g, bool chained) {
     changeImage(*d.replay.slot, g.changes);
-    d.replay.beginGroup(shared_, g.window, g.iterationsPerPass);
+    d.replay.beginGroup(shared_, g.window, g.iterationsPerPass, chained);
     d.checker->groupBegins();
     d.placement.groupBegins();
 }
@@ -298,10 +298,7 @@ void IterationReplay::chainGroup(Device& d) {
     if (!g)
         return;
     d.placement.windowDone();
-    changeImage(s, g->changes);
-    d.replay.beginGroup(shared_, g->window, g->iterationsPerPass, true);
-    d.checker->groupBegins();
-    d.placement.groupBegins();
+    beginGroup(d, *g, true);
 }
 
 // Every pass is in: the values into the records, the verdicts with them; then tensor counters by

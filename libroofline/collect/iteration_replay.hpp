@@ -75,7 +75,8 @@ private:
 
     Device& device(const DeviceSlot& slot) { return *devices_[slot.index]; }
     const Device& device(const DeviceSlot& slot) const { return *devices_[slot.index]; }
-    void beginGroup(Device& d, const GroupStart& g);
+    /// `chained`: it follows a group that completed at the launch being placed.
+    void beginGroup(Device& d, const GroupStart& g, bool chained = false);
     /// A group completed at the launch being placed: the chooser's next one begins at once when
     /// its window lies later in this iteration (WindowChooser::chain).
     void chainGroup(Device& d);

@@ -174,12 +174,16 @@ std::vector<Window> ReusePlan::plannedWindows(const std::vector<std::uint32_t>& 
     return all;
 }
 
-std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration,
-                                     std::size_t capacity) const {
+std::size_t longestOf(const std::vector<Window>& windows) {
     std::size_t longest = 0;
-    for (const Window& w : plannedWindows(iteration, capacity))
+    for (const Window& w : windows)
         longest = std::max(longest, w.end - w.begin);
     return longest;
+}
+
+std::size_t ReusePlan::longestWindow(const std::vector<std::uint32_t>& iteration,
+                                     std::size_t capacity) const {
+    return longestOf(plannedWindows(iteration, capacity));
 }
 
 std::size_t ReusePlan::windows(const std::vector<std::uint32_t>& iteration, std::size_t capacity,

@@ -31,6 +31,9 @@ std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
 /// The same without the grid: launches whose grid depends on the data share it.
 std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes);
 
+/// The longest of `windows` (launches), 0 for none.
+std::size_t longestOf(const std::vector<Window>& windows);
+
 class ReusePlan {
 public:
     static constexpr std::uint32_t kNotMeasured = 0xffffffffu; ///< a position filters refuse

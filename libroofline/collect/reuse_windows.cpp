@@ -182,10 +182,7 @@ std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
     const auto w = nextWindow(resumeFrom());
     if (!w || w->begin < position)
         return std::nullopt; // the cycle ends at the iteration's end (advance)
-    offset_ = w->begin;
-    windowEnd_ = w->end;
-    wraps_ = false;
-    ++windows_;
+    enter(*w);
     chained_ = true;
     GroupStart g;
     g.window = window();
@@ -214,6 +211,13 @@ std::optional<Window> ReuseWindows::nextWindow(std::size_t from) const {
     if (w)
         w->end = std::min(w->end, tailBegin_);
     return w;
+}
+
+void ReuseWindows::enter(const Window& w) {
+    offset_ = w.begin;
+    windowEnd_ = w.end;
+    wraps_ = false;
+    ++windows_;
 }
 
 Window ReuseWindows::window() const noexcept {
@@ -385,7 +389,7 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
         plan_.share(iteration_.signatures, shareIndex_, shareCount_, slot_->launchesPerImage());
     const std::size_t capacity = slot_->launchesPerImage();
     const std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity);
-    std::size_t ranges = plan_.longestWindow(iteration_.signatures, capacity);
+    std::size_t ranges = longestOf(planned);
     auto w = plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
         return;
@@ -441,10 +445,7 @@ bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
         w = nextWindow(resumeFrom());
     }
     if (w) {
-        offset_ = w->begin;
-        windowEnd_ = w->end;
-        wraps_ = false;
-        ++windows_;
+        enter(*w);
         return false;
     }
     emitReused(shared);

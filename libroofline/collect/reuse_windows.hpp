@@ -81,6 +81,8 @@ private:
                     ImageChanges& changes);
     /// The current window, as a group measures it.
     Window window() const noexcept;
+    /// The cycle's next window (inside one iteration) becomes the current one.
+    void enter(const Window& w);
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
     bool advance(Shared& shared, ImageChanges& changes);
