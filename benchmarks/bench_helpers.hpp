@@ -1,8 +1,10 @@
 #pragma once
-// Small helpers the benchmark programs share: a comma-separated argument list and the median of
-// repeated timings.
+// Small helpers the benchmark programs share: a comma-separated argument list, the median of
+// repeated timings, and a main that reports what the run threw.
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,17 @@ inline double median(std::vector<double> v) {
         return 0;
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+/// `run(argc, argv)`'s exit status; what it threw goes to stderr after the program's `name`, and
+/// the status is then 1.
+template <typename Run> int guardedMain(const char* name, Run&& run, int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", name, e.what());
+        return 1;
+    }
 }
 
 } // namespace bench_helpers

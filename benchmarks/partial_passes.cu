@@ -11,6 +11,8 @@
 #include "cupti/host.hpp"
 #include "cupti/target.hpp"
 
+#include "bench_helpers.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -153,10 +155,5 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "roofline-bench-partial-passes: %s\n", e.what());
-        return 1;
-    }
+    return bench_helpers::guardedMain("roofline-bench-partial-passes", run, argc, argv);
 }

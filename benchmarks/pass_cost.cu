@@ -419,10 +419,5 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "roofline-bench-pass-cost: %s\n", e.what());
-        return 1;
-    }
+    return bench_helpers::guardedMain("roofline-bench-pass-cost", run, argc, argv);
 }

@@ -68,6 +68,18 @@ struct Case {
     std::string error;
 };
 
+// Once Start returned: `n` launches, Stop, the image decoded and its ranges counted.
+void finishPass(cupti::RangeProfiler& p, const cupti::Host& host, const Launcher& k, int n,
+                Case& c) {
+    for (int i = 0; i < n; ++i)
+        k.launch();
+    c.launchedAfter = static_cast<std::size_t>(n);
+    p.stop();
+    cudaDeviceSynchronize();
+    p.decode();
+    c.ranges = host.rangeCount(p.counterData());
+}
+
 Case here(cupti::RangeProfiler& p, const cupti::Host& host, const Launcher& k, int n) {
     Case c;
     try {
@@ -76,13 +88,7 @@ Case here(cupti::RangeProfiler& p, const cupti::Host& host, const Launcher& k, i
         const auto t0 = Clock::now();
         p.start();
         c.startMs = msSince(t0);
-        for (int i = 0; i < n; ++i)
-            k.launch();
-        c.launchedAfter = static_cast<std::size_t>(n);
-        p.stop();
-        cudaDeviceSynchronize();
-        p.decode();
-        c.ranges = host.rangeCount(p.counterData());
+        finishPass(p, host, k, n, c);
     } catch (const std::exception& e) {
         c.error = e.what();
     }
@@ -114,13 +120,7 @@ Case helper(cupti::RangeProfiler& p, const cupti::Host& host, const Launcher& k,
         t.join();
         if (!threadError.empty())
             throw std::runtime_error("Start on the helper thread: " + threadError);
-        for (int i = 0; i < n; ++i)
-            k.launch();
-        c.launchedAfter = static_cast<std::size_t>(n);
-        p.stop();
-        cudaDeviceSynchronize();
-        p.decode();
-        c.ranges = host.rangeCount(p.counterData());
+        finishPass(p, host, k, n, c);
     } catch (const std::exception& e) {
         c.error = e.what();
     }
@@ -186,10 +186,5 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "roofline-bench-start-thread: %s\n", e.what());
-        return 1;
-    }
+    return bench_helpers::guardedMain("roofline-bench-start-thread", run, argc, argv);
 }

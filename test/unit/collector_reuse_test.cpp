@@ -32,10 +32,7 @@ TEST(CollectorIterationReplay, RepeatedLaunchesAreMeasuredKTimesAndReusedElsewhe
     std::size_t reused = 0;
     for (const auto& r : l) {
         ASSERT_FALSE(r.values.empty()) << r.name << ": " << r.note;
-        const double work = r.mangledName == "embedding" ? 1
-                            : r.mangledName == "matmul"  ? 10
-                            : r.mangledName == "gelu"    ? 2
-                                                         : 7;
+        const double work = layeredWork(r.mangledName);
         EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position;
         if (r.reusedSamples > 0) {
             ++reused;

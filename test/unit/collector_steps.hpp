@@ -4,6 +4,7 @@
 #include "unit/collector_harness.hpp"
 
 #include <cstddef>
+#include <string>
 
 namespace roofline::collect::testing {
 
@@ -35,6 +36,14 @@ inline void layeredTrainStep(Harness& h, bool firstLoad = false, const char* ext
     if (extra)
         h.launch(extra, 4);
     h.pop();
+}
+
+// The work layeredTrainStep gives the launches of kernel `mangledName`.
+inline double layeredWork(const std::string& mangledName) {
+    return mangledName == "embedding" ? 1
+           : mangledName == "matmul"  ? 10
+           : mangledName == "gelu"    ? 2
+                                      : 7;
 }
 
 } // namespace roofline::collect::testing

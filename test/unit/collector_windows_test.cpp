@@ -34,10 +34,7 @@ TEST(CollectorIterationReplay, TheLastAndFirstWindowsAreOneAcrossTheIterationsEn
     std::size_t reused = 0;
     for (const auto& r : l) {
         ASSERT_FALSE(r.values.empty()) << r.name << ": " << r.note;
-        const double work = r.mangledName == "embedding" ? 1
-                            : r.mangledName == "matmul"  ? 10
-                            : r.mangledName == "gelu"    ? 2
-                                                         : 7;
+        const double work = layeredWork(r.mangledName);
         EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position;
         EXPECT_EQ(r.replay, ReplayStatus::Clean) << r.note;
         reused += r.reusedSamples > 0 ? 1 : 0;
@@ -87,10 +84,7 @@ TEST(CollectorIterationReplay, AWindowAcrossTheEndHoldsInEveryPassMode) {
                 auto& l = h.finish();
                 ASSERT_EQ(l.size(), 14u);
                 for (const auto& r : l) {
-                    const double work = r.mangledName == "embedding" ? 1
-                                        : r.mangledName == "matmul"  ? 10
-                                        : r.mangledName == "gelu"    ? 2
-                                                                     : 7;
+                    const double work = layeredWork(r.mangledName);
                     EXPECT_EQ(r.values, all(work))
                         << r.mangledName << " at " << r.position << ": " << r.note;
                     EXPECT_EQ(r.replay, ReplayStatus::Clean) << r.note;
@@ -133,10 +127,7 @@ TEST(CollectorIterationReplay, LaunchesBetweenStepsThatFillAWindowAcrossTheEndLo
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 14u);
     for (const auto& r : l) {
-        const double work = r.mangledName == "embedding" ? 1
-                            : r.mangledName == "matmul"  ? 10
-                            : r.mangledName == "gelu"    ? 2
-                                                         : 7;
+        const double work = layeredWork(r.mangledName);
         EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position << ": " << r.note;
     }
 }
