@@ -5,7 +5,9 @@
 //   roofline-bench-partial-passes [--metrics full|core|memory|time] [--kernels N]
 // For each K in 1..P-1 it re-creates the profiler (CUPTI's replay back at pass 0), runs K passes
 // over the same kernels, decodes and evaluates, and prints per metric the complete group's value
-// of the first range, the cut group's, and whether they agree (within 1%).
+// of the first range, the cut group's, and whether they agree (within 1%). Then the same with a
+// pass stopped halfway after the K (a job that ends inside a pass): the first range ran in that
+// pass, the last did not; both are compared.
 #include "core/metric_catalog.hpp"
 #include "cupti/device.hpp"
 #include "cupti/host.hpp"
@@ -48,22 +50,24 @@ struct Kernels {
     ~Kernels() { cudaFree(data); }
     Kernels(const Kernels&) = delete;
     Kernels& operator=(const Kernels&) = delete;
-    void run() const {
-        for (int i = 0; i < n; ++i)
+    void run(int upTo = -1) const {
+        for (int i = 0; i < (upTo < 0 ? n : upTo); ++i)
             work<<<kBlocks, kThreads>>>(data, 64 + 16 * i);
         cudaDeviceSynchronize();
     }
 };
 
-// The first range's values after `passes` passes (0: every pass of the group), or why none.
+// The first and last ranges' values after `passes` passes (0: every pass of the group), or why
+// none.
 struct Outcome {
-    std::vector<double> values;
+    std::vector<double> values, last;
     std::string error;
     std::size_t ranges = 0;
 };
 
 Outcome measure(cupti::RangeProfiler& p, const cupti::Host& host,
-                const std::vector<std::string>& metrics, const Kernels& k, std::size_t passes) {
+                const std::vector<std::string>& metrics, const Kernels& k, std::size_t passes,
+                bool halfPassAfter = false) {
     Outcome o;
     p.reenable(); // a fresh object: CUPTI's user replay at pass 0
     p.configure();
@@ -73,15 +77,55 @@ Outcome measure(cupti::RangeProfiler& p, const cupti::Host& host,
         k.run();
         all = p.stop();
     }
+    if (halfPassAfter && !all) {
+        p.start();
+        k.run(k.n / 2);
+        p.stop();
+    }
     try {
         p.decode();
         o.ranges = host.rangeCount(p.counterData());
-        if (o.ranges > 0)
+        if (o.ranges > 0) {
             o.values = host.evaluateValues(p.counterData(), 0, metrics);
+            o.last = host.evaluateValues(p.counterData(), o.ranges - 1, metrics);
+        }
     } catch (const std::exception& e) {
         o.error = e.what();
     }
     return o;
+}
+
+// How many of `metrics` agree (within 1%) between `full` and `cut`; each metric's line when
+// `lines`.
+std::size_t agreeing(const std::vector<std::string>& metrics, const std::vector<double>& full,
+                     const std::vector<double>& cut, bool lines) {
+    std::size_t agree = 0;
+    for (std::size_t m = 0; m < metrics.size() && m < cut.size() && m < full.size(); ++m) {
+        const double a = full[m], b = cut[m];
+        const bool same = std::fabs(a - b) <= 0.01 * std::fabs(a);
+        agree += same ? 1 : 0;
+        if (lines)
+            std::printf("  %-60s complete %-14.6g cut %-14.6g %s\n", metrics[m].c_str(), a, b,
+                        std::isnan(b) ? "missing"
+                        : same        ? "agrees"
+                                      : "DIFFERS");
+    }
+    return agree;
+}
+
+void report(const std::vector<std::string>& metrics, const Outcome& full, const Outcome& o) {
+    if (!o.error.empty()) {
+        std::printf("decode or evaluation failed: %s\n", o.error.c_str());
+        return;
+    }
+    std::printf("%zu ranges decoded, %zu of %zu metrics agree with the complete group (first "
+                "range), %zu (last range)\n",
+                o.ranges, agreeing(metrics, full.values, o.values, false), metrics.size(),
+                agreeing(metrics, full.last, o.last, false));
+    std::printf(" first range:\n");
+    agreeing(metrics, full.values, o.values, true);
+    std::printf(" last range:\n");
+    agreeing(metrics, full.last, o.last, true);
 }
 
 roofline::MetricSet setNamed(const char* name) {
@@ -124,28 +168,13 @@ int run(int argc, char** argv) {
             std::printf("complete group failed: %s\n", full.error.c_str());
             return 1;
         }
-        for (std::size_t cut = 1; cut < image.passes; ++cut) {
-            const Outcome o = measure(p, host, metrics, k, cut);
-            std::printf("\nafter %zu of %zu passes: ", cut, image.passes);
-            if (!o.error.empty()) {
-                std::printf("decode or evaluation failed: %s\n", o.error.c_str());
-                continue;
+        for (std::size_t cut = 1; cut < image.passes; ++cut)
+            for (const bool half : {false, true}) {
+                const Outcome o = measure(p, host, metrics, k, cut, half);
+                std::printf("\nafter %zu of %zu passes%s: ", cut, image.passes,
+                            half ? " and half of the next" : "");
+                report(metrics, full, o);
             }
-            std::size_t agree = 0;
-            for (std::size_t m = 0; m < metrics.size() && m < o.values.size(); ++m) {
-                const double a = full.values[m], b = o.values[m];
-                agree += std::fabs(a - b) <= 0.01 * std::fabs(a) ? 1 : 0;
-            }
-            std::printf("%zu ranges decoded, %zu of %zu metrics agree with the complete group\n",
-                        o.ranges, agree, metrics.size());
-            for (std::size_t m = 0; m < metrics.size() && m < o.values.size(); ++m) {
-                const double a = full.values[m], b = o.values[m];
-                std::printf("  %-60s complete %-14.6g cut %-14.6g %s\n", metrics[m].c_str(), a, b,
-                            std::isnan(b)                             ? "missing"
-                            : std::fabs(a - b) <= 0.01 * std::fabs(a) ? "agrees"
-                                                                      : "DIFFERS");
-            }
-        }
     }
     cupti::deinitializeProfiler();
     cupti::releasePrimaryContext(0);

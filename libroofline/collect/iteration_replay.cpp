@@ -9,28 +9,6 @@
 #include <utility>
 
 namespace roofline::collect {
-namespace {
-
-// One verdict rule for positional and aligned replay (VerdictTally's): a launch whose passes ran
-// other kernels loses its values, one whose grid or block differed keeps them; both say why.
-void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::string& note,
-                  Tally& tally) {
-    if (verdict == ReplayVerdict::Clean)
-        return;
-    appendNote(info.note, note);
-    if (verdict == ReplayVerdict::Unmatched) {
-        info.values.clear();
-        info.chunk = -1; // not evaluated from a kept image either
-        info.replay = ReplayStatus::Unmatched;
-        ++tally.unmatched;
-    } else {
-        info.replay = ReplayStatus::Differs;
-        ++tally.differing;
-    }
-}
-
-} // namespace
-
 IterationReplay::Device::Device(IterationReplay& o, DeviceSlot& slot)
     : owner(&o), replay(slot), checker(makePassChecker(o.aligned_, slot)) {
     if (o.reuse_)
@@ -386,27 +364,6 @@ bool IterationReplay::measureAgain(Device& d) {
     return true;
 }
 
-// The profile stopped while a window was to be measured again: the earlier attempt's records stay
-// (the launches it lost say why), an unfinished attempt's records go, and the earlier attempt
-// counts as the profile's.
-void IterationReplay::keepPreviousAttempt(Device& d) {
-    if (d.previous.empty())
-        return;
-    if (d.replay.schedule.inGroup())
-        shared_.records.supersede(d.replay.slot->members);
-    if (d.previousLost) {
-        ++shared_.tally.mismatchedGroups;
-        for (std::int64_t m : d.previous) {
-            if (m < 0)
-                continue;
-            const ReplayStatus status = shared_.records[m].replay;
-            shared_.tally.unmatched += status == ReplayStatus::Unmatched ? 1 : 0;
-            shared_.tally.differing += status == ReplayStatus::Differs ? 1 : 0;
-        }
-    }
-    d.previous.clear();
-}
-
 // Positional replay, a replayed pass just ended: when it ran other kernels than pass 0 at some
 // position (a launch inserted or left out: every later position of the pass is shifted), the
 // session switches to aligned replay, where such a launch costs only itself, and measures the
@@ -504,15 +461,6 @@ void IterationReplay::completed() {
         if (s.usable() && !s.backend->released())
             s.guard([&] { s.backend->release(0); });
     }
-}
-
-void IterationReplay::finish() {
-    for (auto& d : devices_) {
-        keepPreviousAttempt(*d); // before the unfinished attempt is noted incomplete: it goes
-        d->replay.finish(shared_, passes_);
-    }
-    for (auto& d : devices_)
-        d->windows->finish(shared_);
 }
 
 void IterationReplay::coverage(core::Coverage& c) const {

@@ -1,8 +1,26 @@
 #include "collect/pass_checker.hpp"
 
+#include "collect/notes.hpp"
+
 #include "core/log.hpp"
 
 namespace roofline::collect {
+
+void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::string& note,
+                  Tally& tally) {
+    if (verdict == ReplayVerdict::Clean)
+        return;
+    appendNote(info.note, note);
+    if (verdict == ReplayVerdict::Unmatched) {
+        info.values.clear();
+        info.chunk = -1; // not evaluated from a kept image either
+        info.replay = ReplayStatus::Unmatched;
+        ++tally.unmatched;
+    } else {
+        info.replay = ReplayStatus::Differs;
+        ++tally.differing;
+    }
+}
 
 void PassChecker::launch(std::size_t pass, std::size_t range, const LaunchKey& key) {
     launched(pass, key);

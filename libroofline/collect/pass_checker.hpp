@@ -30,6 +30,11 @@ struct MemberValues {
     std::string note;           ///< what CUPTI did with its range (dropped, shifted)
 };
 
+/// One verdict rule for positional and aligned replay (VerdictTally's): a launch whose passes ran
+/// other kernels loses its values, one whose grid or block differed keeps them; both say why.
+void applyVerdict(core::LaunchInfo& info, ReplayVerdict verdict, const std::string& note,
+                  Tally& tally);
+
 class PassChecker {
 public:
     virtual ~PassChecker() = default;

@@ -119,22 +119,39 @@ void ReplayDevice::noteMismatch(Shared& shared, const std::string& what) {
     core::log().warn("libroofline: {}", mismatchNote_);
 }
 
+namespace {
+
+std::string moreIterations(const Shared& shared) {
+    const std::string& range = shared.config.iterationRange;
+    return "run more iterations of " +
+           (range.empty() ? std::string("the outermost scope") : "'" + range + "'") +
+           ", use Session::needsPass(), or set ROOFLINE_ITERATION_RANGE";
+}
+
+} // namespace
+
 void ReplayDevice::finish(Shared& shared, std::size_t passes) {
     if (!slot->usable())
         return;
     stopPass();
     if (!schedule.inGroup())
         return;
-    const std::string& range = shared.config.iterationRange;
     shared.records.noteUnmeasured(
-        slot->members,
-        "replay incomplete: " + std::to_string(schedule.pass()) + " of " + std::to_string(passes) +
-            " passes ran before the session stopped (run more iterations of " +
-            (range.empty() ? std::string("the outermost scope") : "'" + range + "'") +
-            ", use Session::needsPass(), or set ROOFLINE_ITERATION_RANGE)");
+        slot->members, "replay incomplete: " + std::to_string(schedule.pass()) + " of " +
+                           std::to_string(passes) + " passes ran before the session stopped (" +
+                           moreIterations(shared) + ")");
     slot->members.clear();
     schedule.abandon();
     schedule.cancelRestart();
+}
+
+std::string ReplayDevice::cutShortNote(const Shared& shared, std::size_t ran, bool cut,
+                                       std::size_t passes) {
+    return "replay cut short: the session stopped after " + std::to_string(ran) + " of " +
+           std::to_string(passes) + " passes" +
+           (cut ? std::string(" and part of the next") : std::string()) +
+           "; the counters those passes collected stand, the others are unknown (" +
+           moreIterations(shared) + ")";
 }
 
 bool ReplayDevice::profiling() const noexcept {

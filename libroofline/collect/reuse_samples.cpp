@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace roofline::collect {
@@ -132,9 +133,11 @@ std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
 // mean of its signature's samples -- which agree in every work counter (or the record has no
 // values and says why) -- marked as such, with how far the samples spread.
 void ReuseWindows::emitReused(Shared& shared) {
-    for (std::size_t p = 0; p < reference_.signatures.size() && p < reference_.launches.size(); ++p) {
+    for (std::size_t p = 0; p < reference_.signatures.size() && p < reference_.launches.size();
+         ++p) {
         const std::uint32_t sig = reference_.signatures[p];
-        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || reference_.launches[p].mangledName.empty())
+        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] ||
+            reference_.launches[p].mangledName.empty())
             continue;
         core::LaunchInfo info = std::move(reference_.launches[p]);
         info.name = core::demangle(info.mangledName);
@@ -178,14 +181,23 @@ void ReuseWindows::emitReused(Shared& shared) {
             double worst = 0;
             std::size_t worstAt = 0;
             for (std::size_t m = 0; m < metrics; ++m) {
-                double lo = samples[0]->values[m], hi = lo, sum = 0;
+                // The samples that have a value: one of a group the stop cut short lacks the
+                // counters of the passes it missed (NaN); none has it: NaN.
+                double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+                std::size_t k = 0;
                 for (const auto* x : samples) {
                     const double v = m < x->values.size() ? x->values[m] : 0.0;
+                    if (std::isnan(v))
+                        continue;
+                    ++k;
                     sum += v;
                     lo = std::min(lo, v);
                     hi = std::max(hi, v);
                 }
-                info.values[m] = sum / static_cast<double>(n);
+                info.values[m] =
+                    k > 0 ? sum / static_cast<double>(k) : std::numeric_limits<double>::quiet_NaN();
+                if (k == 0)
+                    continue;
                 const double mean = std::fabs(info.values[m]);
                 const double spread = mean > 0 ? (hi - lo) / mean : 0.0;
                 if (spread > worst) {

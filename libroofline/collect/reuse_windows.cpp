@@ -155,7 +155,8 @@ void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
         return;
     }
     recorded(shared, *group.members);
-    coveredOffsets_.insert(group.window.begin);
+    if (group.outcome == CompletedGroup::Outcome::Recorded)
+        coveredOffsets_.insert(group.window.begin); // not one cut short: its records are partial
 }
 
 // A group measured again for more counters: its records' work counters (instruction counts, L1

@@ -209,6 +209,14 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                              "run more iterations)",
                              report::describe(recorded.coverage));
     }
+    std::size_t partial = 0;
+    for (const auto& r : records)
+        partial += r.measured && !r.lacks.empty() ? 1 : 0;
+    if (partial > 0)
+        core::log().warn("libroofline: {} records have partial counters: each names the "
+                         "quantities it lacks (`roofline report` shows them as ?); a replay "
+                         "group the stop cut short gives them (run more iterations)",
+                         partial);
     if (c.tally.differing + c.tally.unmatched > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "
                          "block that differed between passes (values kept, noted), {} whose "

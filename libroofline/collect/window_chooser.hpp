@@ -73,11 +73,12 @@ struct Admission {
     const core::LaunchInfo* reference = nullptr;
 };
 
-/// A group whose passes are all in.
+/// A group whose passes are all in (or the stop cut short).
 struct CompletedGroup {
     enum class Outcome {
-        Recorded,        ///< its records hold their values
-        AgainForCounters ///< measured again with the tensor counters its MMA work needs
+        Recorded,         ///< its records hold their values
+        AgainForCounters, ///< measured again with the tensor counters its MMA work needs
+        CutShort ///< the stop came before its last pass: its records hold what the passes gave
     };
     Outcome outcome = Outcome::Recorded;
     const std::vector<std::int64_t>* members = nullptr; ///< record per range, -1: none

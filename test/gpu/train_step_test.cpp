@@ -288,3 +288,54 @@ TEST(TrainStep, ReusedRecordsCoverTheStepWithTheSameFlops) {
                 config.layers, shape.launchesPerStep(), reusedRecords, reused.losses.size(),
                 exact.losses.size());
 }
+
+// A job that ends before its replay group completes: step 0 observed, pass 0 on step 1, pass 1
+// on step 2, then the stop. Every launch of the step keeps what those passes collected -- its
+// time and L1 bytes equal to a complete profile's, within the run-to-run spread -- and names
+// what it lacks; the computation is the plain run's.
+TEST(TrainStep, AJobStoppedMidGroupKeepsTheCountersOfItsPasses) {
+    ROOFLINE_REQUIRE_GPU();
+    TrainConfig config;
+    roofline::Options o = iterationReplay(true);
+    o.rangesPerImage = 512; // one window holds the whole step
+    const Outcome exact = profiled(config, o);
+    Outcome cut;
+    {
+        Trainer trainer(config);
+        roofline::Session session(o);
+        for (int n = 0; n < 3; ++n)
+            cut.losses.push_back(trainer.step(n));
+        cut.records = session.stop();
+        cut.fingerprint = roofline::example::fingerprint(trainer.parameters());
+    }
+    expectSameComputation(cut, plain(config, 3));
+    Trainer shape(config);
+    ASSERT_EQ(cut.records.size(), shape.launchesPerStep());
+    std::map<std::int64_t, const KernelRecord*> byPosition;
+    for (const auto& r : exact.records)
+        byPosition[r.position] = &r;
+    int partial = 0;
+    for (const auto& r : cut.records) {
+        SCOPED_TRACE(r.name + " at " + std::to_string(r.position));
+        ASSERT_TRUE(r.measured) << r.note;
+        EXPECT_NE(r.note.find("replay cut short: the session stopped after 2 of"),
+                  std::string::npos)
+            << r.note;
+        ASSERT_EQ(byPosition.count(r.position), 1u);
+        const KernelRecord& e = *byPosition[r.position];
+        EXPECT_GT(r.timeSeconds, 0.0);
+        EXPECT_NEAR(r.timeSeconds, e.timeSeconds, 0.5 * e.timeSeconds + 5e-6); // a few us each
+        partial += r.lacks.empty() ? 0 : 1;
+        if (shortName(r) == "embeddingBackward") // its grid follows the data
+            continue;
+        EXPECT_NEAR(r.bytesAt(roofline::MemoryLevel::L1), e.bytesAt(roofline::MemoryLevel::L1),
+                    0.01 * e.bytesAt(roofline::MemoryLevel::L1));
+        if (r.lacks.find("FLOPs") == std::string::npos) // "FLOPs" or "tensor FLOPs": unknown
+            for (std::size_t k = 0; k < roofline::kFlopKindCount; ++k)
+                EXPECT_NEAR(r.flops[k], e.flops[k], 1e-9 * std::max(1.0, e.flops[k]))
+                    << toString(static_cast<FlopKind>(k));
+    }
+    std::printf("a job of 3 steps: %zu launches, every one with time and bytes, %d partial "
+                "(lacks: %s)\n",
+                cut.records.size(), partial, cut.records.front().lacks.c_str());
+}

@@ -1,8 +1,8 @@
 #pragma once
 // A fake counter backend that behaves like CUPTI's range profiler (auto ranges per launch while
-// started, user ranges per push, metric m collected in pass m % passes, all passes needed before
-// decode, images of fixed capacity) and a harness that drives a Collector through it: the
-// collector's state machines tested on the CPU.
+// started, user ranges per push, metric m collected in pass m % passes, a group cut short decoded
+// with NaN for what its passes did not reach, images of fixed capacity) and a harness that drives
+// a Collector through it: the collector's state machines tested on the CPU.
 #include "collect/collector.hpp"
 
 #include <roofline/error.hpp>
@@ -52,6 +52,7 @@ public:
         alive();
         ++configures;
         ranges_.clear();
+        reached_.clear();
         // As CUPTI's user replay: a new configuration does not take the replay back to pass 0
         // in the middle of a group; only a completed group (or a re-created profiler) does.
         if (pass_ >= passesOf(config_))
@@ -99,6 +100,14 @@ public:
     std::vector<RangeValues> evaluate() override {
         alive();
         std::vector<RangeValues> out = ranges_;
+        // As CUPTI decodes auto ranges (measured: roofline-bench-partial-passes, a group cut
+        // short after some passes and halfway through one): a metric is NaN in each range the
+        // pass that collects it did not reach.
+        if (config_ == 0 && !userRange_ && !kernelReplay_)
+            for (std::size_t i = 0; i < out.size(); ++i)
+                for (std::size_t m = 0; m < kMetrics; ++m)
+                    if (i >= reached_.size() || !((reached_[i] >> (m % passes_)) & 1U))
+                        out[i].values[m] = std::numeric_limits<double>::quiet_NaN();
         if (config_ > 0) // as CuptiBackend: NaN for metrics the configuration does not collect
             for (RangeValues& r : out)
                 for (std::size_t m = 0; m < kMetrics; ++m)
@@ -133,6 +142,7 @@ public:
         loadedWhileEnabled_ = false;
         running_ = false;
         ranges_.clear();
+        reached_.clear();
         open_.clear(); // a fresh profiler has no user range open
         openIndex_.clear();
         pass_ = 0;
@@ -166,6 +176,7 @@ public:
             capacity_ = ranges;
         loadedWhileEnabled_ = false;
         ranges_.clear();
+        reached_.clear();
         pass_ = 0;
         position_ = 0;
         ++releases;
@@ -226,14 +237,21 @@ public:
 
 private:
     std::size_t rangeFor(const std::string& name) {
+        const std::uint64_t bit = std::uint64_t{1} << (pass_ % 64);
         if (pass_ == 0) {
             ranges_.push_back({name, std::vector<double>(kMetrics, 0.0)});
+            reached_.push_back(bit);
             return ranges_.size() - 1;
         }
         for (std::size_t i = 0; i < ranges_.size(); ++i)
-            if (ranges_[i].name == name)
+            if (ranges_[i].name == name) {
+                reached_.resize(ranges_.size(), 0);
+                reached_[i] |= bit;
                 return i;
+            }
         ranges_.push_back({name, std::vector<double>(kMetrics, -1.0)}); // not in pass 0
+        reached_.resize(ranges_.size(), 0);
+        reached_.back() |= bit;
         return ranges_.size() - 1;
     }
     void add(RangeValues& r, double work) {
@@ -250,6 +268,7 @@ private:
     bool loadedWhileEnabled_ = false;
     std::size_t pass_ = 0, position_ = 0;
     std::vector<RangeValues> ranges_;
+    std::vector<std::uint64_t> reached_; ///< per range: the passes that ran it (bit per pass)
     std::vector<std::string> open_;
     std::vector<std::size_t> openIndex_;
 };

@@ -1,0 +1,80 @@
+// The stop of an iteration-replay profile that came before its groups completed (a short job),
+// through the collector on the fake backend: the records of a group cut short keep the counters
+// of the passes that ran -- a pass stopped halfway included, for the launches it reached -- and
+// the reused records of their signatures take them.
+#include "unit/collector_harness.hpp"
+#include "unit/collector_steps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace roofline;
+using namespace roofline::collect;
+using namespace roofline::collect::testing;
+
+namespace {
+
+// Pass p measures metric p (3 metrics, 3 passes): its value, or -1 for NaN.
+std::vector<double> shown(const std::vector<double>& values) {
+    std::vector<double> out;
+    for (double v : values)
+        out.push_back(std::isnan(v) ? -1.0 : v);
+    return out;
+}
+
+} // namespace
+
+// Passes 0 and 1 on steps 0 and 1; the job ends inside step 2, whose pass 2 ran k0 and k1.
+TEST(CollectorStop, APassStoppedHalfwayGivesItsCountersToTheLaunchesItReached) {
+    CollectorConfig c;
+    c.iterationRange = "step";
+    Harness h(CollectionMode::IterationReplay, 3, 8, c);
+    for (int s = 0; s < 2; ++s) {
+        h.push("step");
+        for (int k = 0; k < 4; ++k)
+            h.launch(("k" + std::to_string(k)).c_str(), k + 1);
+        h.pop();
+    }
+    h.push("step");
+    h.launch("k0", 1);
+    h.launch("k1", 2);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 4u);
+    for (std::size_t k = 0; k < 4; ++k) {
+        const double work = static_cast<double>(k + 1);
+        EXPECT_EQ(shown(l[k].values), (std::vector<double>{work, work, k < 2 ? work : -1.0}))
+            << l[k].mangledName;
+        EXPECT_NE(l[k].note.find("replay cut short: the session stopped after 2 of 3 passes and "
+                                 "part of the next; the counters those passes collected stand"),
+                  std::string::npos)
+            << l[k].note;
+        EXPECT_EQ(l[k].replay, ReplayStatus::Clean);
+    }
+}
+
+// Step 0 is observed, steps 1 and 2 plan the cycle; its window across the iteration's end runs
+// pass 0 from step 2's head launch into step 3's first layers, and pass 1 from step 3's head
+// launch when the job ends. Every launch keeps pass 0's counter (the layers' repeated launches
+// through their signatures' samples), the head pass 1's too, and none has pass 2's.
+TEST(CollectorStop, AShortJobKeepsWhatItsPassesReachedForEveryLaunchOfTheirSignatures) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    for (int s = 0; s < 4; ++s)
+        layeredTrainStep(h);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (const auto& r : l) {
+        const double work = layeredWork(r.mangledName);
+        const bool head = r.mangledName == "head";
+        EXPECT_EQ(shown(r.values), (std::vector<double>{work, head ? work : -1.0, -1.0}))
+            << r.mangledName << " at " << r.position << ": " << r.note;
+        const bool reused = r.position >= 5 && !head;
+        EXPECT_EQ(r.reusedSamples, reused ? 2u : 0u) << r.position;
+        EXPECT_NE(r.note.find(reused ? "reused: mean of 2"
+                                     : "replay cut short: the session "
+                                       "stopped after 1 of 3 passes"),
+                  std::string::npos)
+            << r.note;
+    }
+}
