@@ -163,6 +163,9 @@ void ReuseWindows::emitReused(Shared& shared) {
                                   "and the profile stopped before this one was (run more "
                                   "iterations)");
             ++shared.tally.reusedDiffering;
+        } else if (samples.empty() && plan_.samples(sig).empty()) {
+            appendNote(info.note, "not measured: the profile stopped before a launch of its "
+                                  "signature was measured (run more iterations)");
         } else if (samples.empty()) {
             appendNote(info.note, "not measured: the launches of its signature measured in this "
                                   "replay have no values");

@@ -324,7 +324,11 @@ void ReuseWindows::dropCycle() {
     tailBegin_ = Window::kOpen;
     offset_ = 0;
     windowEnd_ = 0;
-    reference_.launches.clear();
+    // Before any cycle completed, the reference's launches stay until another cycle takes a new
+    // reference: a program that ends now (a short job whose last iteration was an evaluation)
+    // still gets a record of each, measured, reused or saying why not.
+    if (cyclesDone_ > 0)
+        reference_.launches.clear();
 }
 
 // A cycle refers to a steady iteration: one that launched what the one before did (the first
@@ -484,10 +488,10 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
                                                           c.launchesPerImage);
 }
 
-// A cycle cut short by the stop still gives the launches whose signature has samples their
-// reused records.
+// A cycle cut short by the stop -- or dropped before any cycle completed -- still gives every
+// launch of its reference a record: reused where its signature has samples, else saying why not.
 void ReuseWindows::finish(Shared& shared) {
-    if (!cycle_)
+    if (!cycle_ && reference_.launches.empty())
         return;
     try {
         emitReused(shared);

@@ -296,8 +296,7 @@ TEST(TrainStep, ReusedRecordsCoverTheStepWithTheSameFlops) {
 TEST(TrainStep, AJobStoppedMidGroupKeepsTheCountersOfItsPasses) {
     ROOFLINE_REQUIRE_GPU();
     TrainConfig config;
-    roofline::Options o = iterationReplay(true);
-    o.rangesPerImage = 512; // one window holds the whole step
+    const roofline::Options o = iterationReplay(true); // one window holds the whole step
     const Outcome exact = profiled(config, o);
     Outcome cut;
     {

@@ -78,3 +78,29 @@ TEST(CollectorStop, AShortJobKeepsWhatItsPassesReachedForEveryLaunchOfTheirSigna
             << r.note;
     }
 }
+
+// Steps 0-2 plan the cycle and start its window across the iteration's end; the program then
+// evaluates (an outermost scope of 3 launches, none inside the window) and ends. The cycle is
+// dropped, and still every launch of the step it referred to has a record.
+TEST(CollectorStop, AJobThatEndsWithAnEvaluationKeepsARecordOfEveryLaunchOfItsStep) {
+    Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+    for (int s = 0; s < 3; ++s)
+        layeredTrainStep(h);
+    h.push("Evaluation");
+    for (int k = 0; k < 3; ++k)
+        h.launch("evaluate", 3);
+    h.pop();
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 14u);
+    for (std::size_t i = 0; i < l.size(); ++i) {
+        EXPECT_EQ(l[i].position, static_cast<std::int64_t>(i));
+        EXPECT_EQ(l[i].iteration, 1) << "the cycle's reference step";
+        EXPECT_TRUE(l[i].values.empty());
+        EXPECT_NE(l[i].note.find("not measured: the profile stopped before a launch of its "
+                                 "signature was measured"),
+                  std::string::npos)
+            << l[i].note;
+    }
+    EXPECT_EQ(l[0].mangledName, "embedding");
+    EXPECT_EQ(l[13].mangledName, "head");
+}
