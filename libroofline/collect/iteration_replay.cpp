@@ -110,6 +110,7 @@ void IterationReplay::endIteration(Device& d) {
     facts.iterationsPerPass = schedule.iterationsPerPass();
     facts.launchesBefore = d.lastBetween;
     facts.passes = passes_;
+    facts.firstPassIn = schedule.firstPassThisIteration();
     // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
     facts.steadyShape =
         shared_.model.drivenByHelper() || schedule.launches() == shared_.model.steadyLaunches();
@@ -119,8 +120,10 @@ void IterationReplay::endIteration(Device& d) {
         // measures those launches again) and a fresh profiler takes CUPTI's user replay back to
         // pass 0 -- also when a pass is open (a window across the iteration's end).
         const bool midGroup = schedule.inGroup() && (schedule.pass() > 0 || schedule.passOpen());
-        d.replay.stopPass();
-        d.replay.abandon(shared_);
+        if (!v.keepDropped || !keepCutShort(d, false)) {
+            d.replay.stopPass();
+            d.replay.abandon(shared_);
+        }
         schedule.cancelRestart();
         if (midGroup)
             s.guard([&] { s.recreate(firstConfig()); });

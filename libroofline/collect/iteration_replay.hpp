@@ -90,9 +90,10 @@ private:
     void completeGroup(Device& d);
     bool measureAgain(Device& d);
     void keepPreviousAttempt(Device& d);
-    /// The stop, in a group past its first launch: its records keep the counters of the passes
-    /// that ran (the others NaN: KernelRecord::lacks). False: it has none to keep.
-    bool keepCutShort(Device& d);
+    /// The stop (`atStop`), or an iteration that drops the group: a group past its first launch
+    /// keeps in its records the counters of the passes that ran (the others NaN:
+    /// KernelRecord::lacks). False: it has none to keep.
+    bool keepCutShort(Device& d, bool atStop);
     bool switchToAligned(Device& d);
     void quiesce(DeviceSlot& slot) override;
     void metricsAdded(DeviceSlot& slot) override;

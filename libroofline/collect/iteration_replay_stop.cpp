@@ -39,7 +39,7 @@ void IterationReplay::finish() {
     for (auto& d : devices_) {
         const bool redoing = !d->previous.empty();
         keepPreviousAttempt(*d); // before the unfinished attempt is noted incomplete: it goes
-        if (redoing || !keepCutShort(*d))
+        if (redoing || !keepCutShort(*d, true))
             d->replay.finish(shared_, passes_);
     }
     for (auto& d : devices_)
@@ -49,7 +49,7 @@ void IterationReplay::finish() {
 // Positional replay only: an aligned group's configurations each have an image of their own,
 // evaluated as they complete, and one cut short has nothing to decode. Not after code was loaded
 // into a profiler's context (its passes are not comparable: design 0005).
-bool IterationReplay::keepCutShort(Device& d) {
+bool IterationReplay::keepCutShort(Device& d, bool atStop) {
     DeviceSlot& s = *d.replay.slot;
     PassSchedule& schedule = d.replay.schedule;
     const auto& members = s.members;
@@ -70,7 +70,7 @@ bool IterationReplay::keepCutShort(Device& d) {
                          e.what());
         return false;
     }
-    const std::string note = d.replay.cutShortNote(shared_, ran, cut, passes_);
+    const std::string note = d.replay.cutShortNote(shared_, ran, cut, passes_, atStop);
     for (std::size_t i = 0; i < members.size() && i < values.size(); ++i) {
         if (members[i] < 0)
             continue;
@@ -86,10 +86,12 @@ bool IterationReplay::keepCutShort(Device& d) {
             info.replay = ReplayStatus::Differs;
         }
         applyVerdict(info, d.checker->verdict(i), d.checker->note(i), shared_.tally);
-        appendNote(info.note, note);
+        if (info.replay != ReplayStatus::Unmatched) // its counters are gone: the note says why
+            appendNote(info.note, note);
     }
     // Its samples stand for their signatures' other launches (reuse), as far as they go.
-    d.windows->groupCompleted(shared_, completed(d, CompletedGroup::Outcome::CutShort));
+    d.windows->groupCompleted(shared_, completed(d, atStop ? CompletedGroup::Outcome::CutShort
+                                                           : CompletedGroup::Outcome::Provisional));
     s.members.clear();
     schedule.abandon();
     schedule.cancelRestart();

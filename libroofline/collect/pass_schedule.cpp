@@ -8,6 +8,7 @@ void PassSchedule::iterationBegins() noexcept {
     position_ = 0;
     startedThisIteration_ = false;
     completedThisIteration_ = false;
+    firstPassThisIteration_ = false;
 }
 
 void PassSchedule::startOfIteration(Listener& l) {
@@ -35,6 +36,7 @@ void PassSchedule::launch(std::size_t capacity, Listener& l) {
         l.startPass();
     if (!passOpen_ || (at < window_.begin && (startedThisIteration_ || !window_.wraps())))
         return;
+    firstPassThisIteration_ = firstPassThisIteration_ || pass_ == 0;
     l.measure(ranges_++, at, true); // (before `begin`: the head of a window across an end)
 }
 

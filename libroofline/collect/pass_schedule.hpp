@@ -101,6 +101,8 @@ public:
     /// Iterations the open pass has spanned so far (its own included once it ends).
     std::size_t passIterations() const noexcept { return passIterations_; }
     bool startedThisIteration() const noexcept { return startedThisIteration_; }
+    /// A group's pass 0 measured a launch of the current iteration (its records are of it).
+    bool firstPassThisIteration() const noexcept { return firstPassThisIteration_; }
     bool completedThisIteration() const noexcept { return completedThisIteration_; }
 
 private:
@@ -110,6 +112,7 @@ private:
     std::uint64_t groupStart_ = 0;
     std::size_t position_ = 0, ranges_ = 0, passIterations_ = 0, iterationsPerPass_ = 0;
     bool startedThisIteration_ = false, completedThisIteration_ = false;
+    bool firstPassThisIteration_ = false;
 };
 
 } // namespace roofline::collect

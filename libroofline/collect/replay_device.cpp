@@ -146,9 +146,11 @@ void ReplayDevice::finish(Shared& shared, std::size_t passes) {
 }
 
 std::string ReplayDevice::cutShortNote(const Shared& shared, std::size_t ran, bool cut,
-                                       std::size_t passes) {
-    return "replay cut short: the session stopped after " + std::to_string(ran) + " of " +
-           std::to_string(passes) + " passes" +
+                                       std::size_t passes, bool atStop) {
+    return std::string("replay cut short: ") +
+           (atStop ? "the session stopped"
+                   : "an iteration of another shape ended the replay group") +
+           " after " + std::to_string(ran) + " of " + std::to_string(passes) + " passes" +
            (cut ? std::string(" and part of the next") : std::string()) +
            "; the counters those passes collected stand, the others are unknown (" +
            moreIterations(shared) + ")";

@@ -60,10 +60,10 @@ public:
     const std::string& mismatchNote() const noexcept { return mismatchNote_; }
     /// The stop: an open pass stops, an unfinished group's records say how far it got.
     void finish(Shared& shared, std::size_t passes);
-    /// What a record of a group the stop cut short says: `ran` of `passes` passes ended, and
-    /// one more was cut halfway when `cut`.
+    /// What a record of a group cut short says -- by the stop (`atStop`), else by an iteration
+    /// of another shape: `ran` of `passes` passes ended, and one more was cut halfway when `cut`.
     static std::string cutShortNote(const Shared& shared, std::size_t ran, bool cut,
-                                    std::size_t passes);
+                                    std::size_t passes, bool atStop);
     /// Under the profiler: in a pass, or while the profiler is merely enabled between passes
     /// (launches are then slower too).
     bool profiling() const noexcept;

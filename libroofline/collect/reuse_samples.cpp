@@ -129,14 +129,38 @@ std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
 
 } // namespace
 
+// The reference's positions that a window's record holds already, with values or without (a
+// launch a later pass did not run, one measured again when the stop came): never two records of
+// one launch.
+std::vector<bool> ReuseWindows::positionsHeld(const Shared& shared) const {
+    std::vector<bool> held(reference_.signatures.size(), false);
+    const core::LaunchInfo* any = nullptr;
+    for (const auto& l : reference_.launches)
+        if (!l.mangledName.empty()) {
+            any = &l;
+            break;
+        }
+    if (!any)
+        return held;
+    for (std::size_t i = 0; i < shared.records.size(); ++i) {
+        const core::LaunchInfo& r = shared.records[static_cast<std::int64_t>(i)];
+        if (r.position >= 0 && static_cast<std::size_t>(r.position) < held.size() &&
+            r.iteration == any->iteration && r.device == any->device &&
+            !shared.records.superseded(i))
+            held[static_cast<std::size_t>(r.position)] = true;
+    }
+    return held;
+}
+
 // Every launch of the cycle's reference iteration that no window measured gets a record with the
 // mean of its signature's samples -- which agree in every work counter (or the record has no
 // values and says why) -- marked as such, with how far the samples spread.
 void ReuseWindows::emitReused(Shared& shared) {
+    const std::vector<bool> held = positionsHeld(shared);
     for (std::size_t p = 0; p < reference_.signatures.size() && p < reference_.launches.size();
          ++p) {
         const std::uint32_t sig = reference_.signatures[p];
-        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] ||
+        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || held[p] ||
             reference_.launches[p].mangledName.empty())
             continue;
         core::LaunchInfo info = std::move(reference_.launches[p]);

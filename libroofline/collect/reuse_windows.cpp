@@ -154,6 +154,12 @@ void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
         inspect(shared, *group.members);
         return;
     }
+    if (group.outcome == CompletedGroup::Outcome::Provisional) {
+        for (std::int64_t m : *group.members)
+            if (const auto it = signatureOf_.find(m); m >= 0 && it != signatureOf_.end())
+                provisional_.emplace_back(m, it->second);
+        return; // no samples yet: planning must not take them for measured (finish())
+    }
     recorded(shared, *group.members);
     if (group.outcome == CompletedGroup::Outcome::Recorded)
         coveredOffsets_.insert(group.window.begin); // not one cut short: its records are partial
@@ -313,6 +319,14 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
                          facts.launches, offset_);
         v.dropGroup = true;
         dropCycle();
+        // Its records are of steady iterations (pass 0 ran none of this one's launches; a later
+        // pass that did was checked launch by launch against pass 0's): what its passes
+        // collected stands for the stop -- a job whose last iteration evaluates -- unless
+        // another cycle begins now or later.
+        const bool keep = cyclesDone_ == 0 && !facts.firstPassIn;
+        planned();
+        v.keepDropped = keep && !cycle_;
+        return v;
     }
     return planned();
 }
@@ -356,6 +370,8 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     prevFamilies_ = iteration_.families;
     if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
         maybeStart(unmeasured, shared.limitReached(), facts, changes);
+        if (cycle_) // a new reference: its cycle measures the launches a dropped group kept
+            dropProvisional(shared);
         if (cycle_ && optimistic) { // the next iteration must launch the same families
             verifying_ = true;
             verifyFamilies_ = prevFamilies_;
@@ -490,7 +506,25 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
 
 // A cycle cut short by the stop -- or dropped before any cycle completed -- still gives every
 // launch of its reference a record: reused where its signature has samples, else saying why not.
+void ReuseWindows::dropProvisional(Shared& shared) {
+    std::vector<std::int64_t> members;
+    for (const auto& [m, sig] : provisional_)
+        members.push_back(m);
+    shared.records.supersede(members);
+    provisional_.clear();
+}
+
 void ReuseWindows::finish(Shared& shared) {
+    if (!provisional_.empty()) { // a dropped group's records stand: samples of their signatures
+        std::vector<std::int64_t> members;
+        signatureOf_.clear();
+        for (const auto& [m, sig] : provisional_) {
+            members.push_back(m);
+            signatureOf_[m] = sig;
+        }
+        provisional_.clear();
+        recorded(shared, members);
+    }
     if (!cycle_ && reference_.launches.empty())
         return;
     try {

@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::collect {
@@ -102,6 +103,10 @@ private:
     void emitReused(Shared& shared);
     /// The cycle ends (its reused records emitted, or none): no window is measured until another
     /// one starts.
+    /// A new reference: the records a dropped group kept (provisional_) are measured again.
+    void dropProvisional(Shared& shared);
+    /// The reference's positions that a live record of this device holds.
+    std::vector<bool> positionsHeld(const Shared& shared) const;
     void dropCycle();
     /// Signature `id` as the reference's launch at `at` has it now: split signatures resolved by
     /// the place of its scope instance in its parent, or by `at`.
@@ -129,6 +134,9 @@ private:
     std::vector<std::uint32_t> prevFamilies_;           // steady: equal for two in a row
     std::map<std::size_t, std::uint32_t> admittedAt_;   // pass 0's signature at each position
     std::map<std::int64_t, std::uint32_t> signatureOf_; // a completing group's records'
+    // A group dropped before its last pass, before any cycle completed: its records and their
+    // signatures, kept for the stop unless a new reference replaces them (dropProvisional).
+    std::vector<std::pair<std::int64_t, std::uint32_t>> provisional_;
     bool cycle_ = false;     // a cycle of windows over reference_ is in progress
     std::size_t offset_ = 0; // the current window: [offset_, windowEnd_)
     std::size_t windowEnd_ = 0;

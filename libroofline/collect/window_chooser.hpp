@@ -33,6 +33,7 @@ struct IterationFacts {
     bool steadyShape = false;       ///< it launched as many kernels as the steady iteration
     std::size_t launchesBefore = 0; ///< launches between the iteration before it and it
     std::size_t passes = 0;         ///< a group's passes now
+    bool firstPassIn = false;       ///< a group's pass 0 measured launches of it
 };
 
 /// Launches of an iteration of `launches` that windows starting at `offsets` cover, an image of
@@ -78,7 +79,10 @@ struct CompletedGroup {
     enum class Outcome {
         Recorded,         ///< its records hold their values
         AgainForCounters, ///< measured again with the tensor counters its MMA work needs
-        CutShort ///< the stop came before its last pass: its records hold what the passes gave
+        CutShort, ///< the stop came before its last pass: its records hold what the passes gave
+        /// Dropped before its last pass (an iteration of another shape): its records hold what
+        /// the passes gave until a later cycle measures those launches again
+        Provisional
     };
     Outcome outcome = Outcome::Recorded;
     const std::vector<std::int64_t>* members = nullptr; ///< record per range, -1: none
@@ -89,8 +93,11 @@ struct CompletedGroup {
 /// What the strategy must do after an iteration's end.
 struct IterationVerdict {
     bool dropGroup = false; ///< the window's group is abandoned (not the reference's shape)
-    std::string mismatch;   ///< the group's passes did different work: this says what
-    ImageChanges changes;   ///< after the group is dropped and the mismatch noted
+    /// The dropped group's records keep what its passes collected (CompletedGroup::Outcome::
+    /// Provisional): its passes ran on steady iterations only.
+    bool keepDropped = false;
+    std::string mismatch; ///< the group's passes did different work: this says what
+    ImageChanges changes; ///< after the group is dropped and the mismatch noted
 };
 
 /// Where the chooser stands.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 using namespace roofline;
@@ -103,4 +104,53 @@ TEST(CollectorStop, AJobThatEndsWithAnEvaluationKeepsARecordOfEveryLaunchOfItsSt
     }
     EXPECT_EQ(l[0].mangledName, "embedding");
     EXPECT_EQ(l[13].mangledName, "head");
+}
+
+// Steps 0-3 and then an evaluation of 3 launches: the cycle's window across the iteration's end
+// ran pass 0 over step 2's head launch and step 3's first layers, pass 1 from step 3's head
+// launch into the evaluation, whose launches took the first layers' places. The iteration of
+// another shape drops the cycle; the group's passes ran on steady steps, so its records stand
+// -- the head launch with two passes' counters, the first layers without values (the evaluation
+// ran in their places: the mismatch says so) -- and every launch has one record.
+TEST(CollectorStop, AGroupAnEvaluationEndsKeepsWhatItsPassesCollectedOnSteadySteps) {
+    for (const int steps : {4, 5}) {
+        SCOPED_TRACE(std::to_string(steps) + " steps");
+        Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
+        for (int s = 0; s < steps; ++s)
+            layeredTrainStep(h);
+        h.push("Evaluation");
+        for (int k = 0; k < 3; ++k)
+            h.launch("evaluate", 3);
+        h.pop();
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 14u);
+        std::set<std::int64_t> positions;
+        for (const auto& r : l) {
+            positions.insert(r.position);
+            if (r.position <= 4) {
+                EXPECT_TRUE(r.values.empty());
+                EXPECT_EQ(r.note.find("iteration replay mismatch: pass " +
+                                      std::to_string(steps - 3) + " "),
+                          0u)
+                    << r.note;
+                EXPECT_EQ(r.note.find("replay cut short"), std::string::npos) << r.note;
+            } else if (r.position < 13) {
+                EXPECT_NE(r.note.find("not measured: the profile stopped before"),
+                          std::string::npos)
+                    << r.note;
+            }
+        }
+        EXPECT_EQ(positions.size(), 14u) << "one record per launch";
+        const auto& head = l.back();
+        ASSERT_EQ(head.position, 13);
+        if (steps == 4) {
+            EXPECT_EQ(shown(head.values), (std::vector<double>{7, 7, -1}));
+            EXPECT_NE(head.note.find("replay cut short: an iteration of another shape ended the "
+                                     "replay group after 2 of 3 passes"),
+                      std::string::npos)
+                << head.note;
+        } else { // its group completed on step 4
+            EXPECT_EQ(head.values, all(7));
+        }
+    }
 }
