@@ -163,13 +163,16 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
 }
 
 std::vector<Window> ReusePlan::plannedWindows(const std::vector<std::uint32_t>& iteration,
-                                              std::size_t capacity) const {
+                                              std::size_t capacity,
+                                              std::size_t firstCapacity) const {
     std::map<std::uint32_t, std::size_t> planned; // what the windows so far add
     std::vector<Window> all;
     std::size_t from = 0;
-    while (const auto w = next(iteration, from, capacity, planned)) {
+    std::size_t holds = firstCapacity > 0 ? firstCapacity : capacity;
+    while (const auto w = next(iteration, from, holds, planned)) {
         all.push_back(*w);
         from = w->end;
+        holds = capacity;
     }
     return all;
 }

@@ -100,9 +100,9 @@ public:
                                std::size_t capacity) const;
 
     /// The windows next() would give from the start of `iteration`, window after window, if each
-    /// measured what it holds.
+    /// measured what it holds; the first one holds up to `firstCapacity` launches (0: capacity).
     std::vector<Window> plannedWindows(const std::vector<std::uint32_t>& iteration,
-                                       std::size_t capacity) const;
+                                       std::size_t capacity, std::size_t firstCapacity = 0) const;
     /// The longest of them (what a cycle's counter-data image must hold).
     std::size_t longestWindow(const std::vector<std::uint32_t>& iteration,
                               std::size_t capacity) const;

@@ -9,7 +9,8 @@
 // alike did different work (cuBLASLt keeps one grid across depths), so the signature is split --
 // each of its launches a signature of its own, by position -- and the cycle measures the ones not
 // measured yet: no record is ever the mean of different work (collect/reuse_samples.cpp: the
-// samples' checks, splits and reused records). The pure pieces are collect/reuse_plan,
+// samples' checks, splits and reused records; collect/reuse_cycles.cpp: when a cycle begins,
+// its windows, one across the iteration's end). The pure pieces are collect/reuse_plan,
 // collect/observed_iteration and collect/repeats.
 #include "collect/observed_iteration.hpp"
 #include "collect/reuse_plan.hpp"
@@ -62,6 +63,9 @@ public:
 private:
     /// Ranges a window across the iteration's end keeps for launches between the iterations.
     static constexpr std::size_t kRoomBetween = 2;
+    /// Iterations observed for a steady one (launching what the one before did) before the last
+    /// one is taken as the reference anyway.
+    static constexpr std::size_t kSteadyAttempts = 4;
     /// One iteration as reuse keeps it, per launch position: the last one observed, and the one
     /// a cycle refers to (taking a new reference is one assignment).
     struct Observation {

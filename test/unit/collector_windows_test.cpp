@@ -46,6 +46,51 @@ TEST(CollectorIterationReplay, TheLastAndFirstWindowsAreOneAcrossTheIterationsEn
     EXPECT_EQ(h.collector.mismatchedGroups(), 0u);
 }
 
+// Planned as [0, 10), [10, 16), [24, 25): the first window and the tail overflow an image of 10
+// with the room between them. The head stops at launch 7 instead, leaving room for the tail, and
+// launches 7-9 join the middle window: [24, 25) + [0, 7) across the end, then [7, 16), in
+// 2 + 1 + 2 + 2 + 1 = 8 iterations instead of 2 + 1 + 3 x 2 = 9.
+TEST(CollectorIterationReplay, AShorterHeadMakesRoomForTheTailAcrossTheEnd) {
+    Harness h(CollectionMode::IterationReplay, 3, 10, reuseConfig(2, 2));
+    const auto step = [&] {
+        h.push("Train step");
+        for (const char* k : {"e", "a", "b", "c", "d"})
+            h.launch(k, 1);
+        for (int layer = 0; layer < 3; ++layer) {
+            h.launch("matmul", 10);
+            h.launch("gelu", 2);
+        }
+        h.launch("x", 5);
+        for (int layer = 0; layer < 6; ++layer) {
+            h.launch("matmul", 10);
+            h.launch("gelu", 2);
+        }
+        h.launch("head", 7);
+        h.pop();
+    };
+    int iterations = 0;
+    while (h.collector.needsPass() && iterations < 20) {
+        step();
+        ++iterations;
+    }
+    EXPECT_EQ(iterations, 8);
+    EXPECT_LE(h.backend.capacity(), 10u);
+    const core::Coverage cov = h.collector.coverage();
+    EXPECT_TRUE(cov.complete());
+    EXPECT_TRUE(cov.windowAcrossEnd);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 25u);
+    for (const auto& r : l) {
+        const double work = r.mangledName == "matmul" ? 10
+                            : r.mangledName == "gelu" ? 2
+                            : r.mangledName == "x"    ? 5
+                            : r.mangledName == "head" ? 7
+                                                      : 1;
+        EXPECT_EQ(r.values, all(work)) << r.mangledName << " at " << r.position << ": " << r.note;
+        EXPECT_EQ(r.replay, ReplayStatus::Clean) << r.note;
+    }
+}
+
 // The window across the iteration's end in every pass mode: positional and aligned passes, the
 // L2 flushed before each kernel by a kernel whose range is left out, and a first window whose
 // MMA work needs the tensor counters (measured again with them): every launch gets its own work,
