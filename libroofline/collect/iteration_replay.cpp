@@ -117,10 +117,12 @@ void IterationReplay::endIteration(Device& d) {
     const IterationVerdict v = d.windows->iterationEnded(shared_, facts);
     if (v.dropGroup) {
         // A group whose later passes are still due: its pass-0 records go (a later cycle
-        // measures those launches again) and a fresh profiler takes CUPTI's user replay back to
-        // pass 0 -- also when a pass is open (a window across the iteration's end).
+        // measures those launches again) -- or keep what its passes collected, when the chooser
+        // says so and it is no second attempt at a window (the first attempt's records stand) --
+        // and a fresh profiler takes CUPTI's user replay back to pass 0, also when a pass is
+        // open (a window across the iteration's end).
         const bool midGroup = schedule.inGroup() && (schedule.pass() > 0 || schedule.passOpen());
-        if (!v.keepDropped || !keepCutShort(d, false)) {
+        if (!v.keepDropped || !d.previous.empty() || !keepCutShort(d, false)) {
             d.replay.stopPass();
             d.replay.abandon(shared_);
         }

@@ -1,13 +1,15 @@
 // The stop of an iteration-replay profile that came before its groups completed (a short job),
 // through the collector on the fake backend: the records of a group cut short keep the counters
 // of the passes that ran -- a pass stopped halfway included, for the launches it reached -- and
-// the reused records of their signatures take them.
+// the reused records of their signatures take them; a job that ends on an evaluation keeps what
+// its steps measured; and a job of any length leaves one record per launch.
 #include "unit/collector_harness.hpp"
 #include "unit/collector_steps.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -153,4 +155,62 @@ TEST(CollectorStop, AGroupAnEvaluationEndsKeepsWhatItsPassesCollectedOnSteadySte
             EXPECT_EQ(head.values, all(7));
         }
     }
+}
+
+namespace {
+
+// A layered training job of `steps` steps, ending on an evaluation or not: every launch of the step
+// has exactly one record, and each value it has is its own work (NaN where its passes did not
+// reach).
+void expectOneRecordPerLaunch(int steps, bool evaluation, bool aligned, bool mma) {
+    SCOPED_TRACE(std::to_string(steps) + " steps" + (mma ? ", MMA found" : "") +
+                 (aligned ? ", aligned" : "") + (evaluation ? "" : ", no evaluation"));
+    CollectorConfig c = reuseConfig(2, 2);
+    c.alignFromStart = aligned;
+    bool grown = false;
+    if (mma)
+        c.infer = [&grown](std::vector<double>& values) {
+            if (!grown && values[0] == 10.0) { // matmul: MMA work, type unknown
+                values[2] = std::numeric_limits<double>::quiet_NaN();
+                return std::vector<std::string>{"tensor"};
+            }
+            return std::vector<std::string>{};
+        };
+    Harness h(CollectionMode::IterationReplay, 3, 96, c, aligned ? 3 : 0);
+    for (int s = 0; s < steps; ++s) {
+        if (h.collector.metricExpansions() > 0)
+            grown = true;
+        layeredTrainStep(h);
+    }
+    if (evaluation) {
+        h.push("Evaluation");
+        for (int k = 0; k < 3; ++k)
+            h.launch("evaluate", 3);
+        h.pop();
+    }
+    auto& l = h.finish();
+    std::set<std::int64_t> positions;
+    for (const auto& r : l) {
+        EXPECT_NE(r.mangledName, "evaluate");
+        EXPECT_TRUE(positions.insert(r.position).second)
+            << "a second record at " << r.position << ": " << r.note;
+        const double work = layeredWork(r.mangledName);
+        for (double v : r.values)
+            if (!std::isnan(v))
+                EXPECT_EQ(v, work) << r.mangledName << " at " << r.position << ": " << r.note;
+    }
+    EXPECT_EQ(l.size(), 14u);
+}
+
+} // namespace
+
+// However long the job -- a cycle just planned, a window in its passes, one measured again for
+// the tensor counters its MMA work needs, the profile complete -- in positional and aligned
+// passes. (One step: the evaluation would be the second iteration, the reference.)
+TEST(CollectorStop, AJobOfAnyLengthLeavesOneRecordPerLaunchWithItsOwnWork) {
+    for (const bool evaluation : {true, false})
+        for (const bool aligned : {false, true})
+            for (const bool mma : {false, true})
+                for (int steps = 2; steps <= 10; ++steps)
+                    expectOneRecordPerLaunch(steps, evaluation, aligned, mma);
 }
