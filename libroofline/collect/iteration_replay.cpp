@@ -118,11 +118,10 @@ void IterationReplay::endIteration(Device& d) {
     if (v.dropGroup) {
         // A group whose later passes are still due: its pass-0 records go (a later cycle
         // measures those launches again) -- or keep what its passes collected, when the chooser
-        // says so and it is no second attempt at a window (the first attempt's records stand) --
-        // and a fresh profiler takes CUPTI's user replay back to pass 0, also when a pass is
-        // open (a window across the iteration's end).
+        // says so (keepCutShort) -- and a fresh profiler takes CUPTI's user replay back to pass 0,
+        // also when a pass is open (a window across the iteration's end).
         const bool midGroup = schedule.inGroup() && (schedule.pass() > 0 || schedule.passOpen());
-        if (!v.keepDropped || !d.previous.empty() || !keepCutShort(d, false)) {
+        if (!v.keepDropped || !keepCutShort(d, false)) {
             d.replay.stopPass();
             d.replay.abandon(shared_);
         }
@@ -296,23 +295,7 @@ void IterationReplay::completeGroup(Device& d) {
         core::log().warn("libroofline: {}", checker.firstIssue());
     }
     Tally scratch; // a group measured again: its verdicts are not the profile's
-    Tally& tally = again ? scratch : shared_.tally;
-    for (std::size_t i = 0; i < s.members.size(); ++i) {
-        if (s.members[i] < 0)
-            continue; // a range of a launch the filters left out
-        core::LaunchInfo& info = shared_.records[s.members[i]];
-        MemberValues& v = values[i];
-        info.range = v.range;
-        info.chunk = v.chunk;
-        if (!v.values.empty())
-            info.values = std::move(v.values);
-        appendNote(info.note, v.note);
-        if (d.replay.mismatch()) {
-            appendNote(info.note, d.replay.mismatchNote());
-            info.replay = ReplayStatus::Differs;
-        }
-        applyVerdict(info, checker.verdict(i), checker.note(i), tally);
-    }
+    recordValues(d, values, again ? scratch : shared_.tally);
     if (inferTensorMetrics(s) && !again) {
         // Its MMA work needs tensor counters this window lacked: measured again with them. Until
         // then its records stay, partial -- the stop keeps them if it comes first.
@@ -334,6 +317,29 @@ void IterationReplay::completeGroup(Device& d) {
     s.members.clear();
     ++shared_.tally.groupsCompleted;
     d.checker->done(s); // the backend fresh for the next group
+}
+
+void IterationReplay::recordValues(Device& d, std::vector<MemberValues>& values, Tally& tally,
+                                   const std::string& note) {
+    const auto& members = d.replay.slot->members;
+    for (std::size_t i = 0; i < members.size() && i < values.size(); ++i) {
+        if (members[i] < 0)
+            continue; // a range of a launch the filters left out
+        core::LaunchInfo& info = shared_.records[members[i]];
+        MemberValues& v = values[i];
+        info.range = v.range;
+        info.chunk = v.chunk;
+        if (!v.values.empty())
+            info.values = std::move(v.values);
+        appendNote(info.note, v.note);
+        if (d.replay.mismatch()) {
+            appendNote(info.note, d.replay.mismatchNote());
+            info.replay = ReplayStatus::Differs;
+        }
+        applyVerdict(info, d.checker->verdict(i), d.checker->note(i), tally);
+        if (info.replay != ReplayStatus::Unmatched) // else its counters are gone, and it says why
+            appendNote(info.note, note);
+    }
 }
 
 CompletedGroup IterationReplay::completed(const Device& d, CompletedGroup::Outcome outcome) const {

@@ -88,6 +88,10 @@ private:
     void endPass(Device& d);
     void endIteration(Device& d);
     void completeGroup(Device& d);
+    /// The group's members' `values` into their records, with the verdicts of their passes;
+    /// `note` goes to each record that keeps its counters.
+    void recordValues(Device& d, std::vector<MemberValues>& values, Tally& tally,
+                      const std::string& note = {});
     bool measureAgain(Device& d);
     void keepPreviousAttempt(Device& d);
     /// The stop (`atStop`), or an iteration that drops the group: a group past its first launch

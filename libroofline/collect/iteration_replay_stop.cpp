@@ -6,7 +6,6 @@
 // value, every other metric to NaN. So such a record has its time and bytes from pass 0 on, and
 // says which quantities it lacks (KernelRecord::lacks).
 #include "collect/iteration_replay.hpp"
-#include "collect/notes.hpp"
 
 #include "core/log.hpp"
 
@@ -37,9 +36,9 @@ void IterationReplay::keepPreviousAttempt(Device& d) {
 
 void IterationReplay::finish() {
     for (auto& d : devices_) {
-        const bool redoing = !d->previous.empty();
+        const bool kept = keepCutShort(*d, true);
         keepPreviousAttempt(*d); // before the unfinished attempt is noted incomplete: it goes
-        if (redoing || !keepCutShort(*d, true))
+        if (!kept)
             d->replay.finish(shared_, passes_);
     }
     for (auto& d : devices_)
@@ -48,12 +47,14 @@ void IterationReplay::finish() {
 
 // Positional replay only: an aligned group's configurations each have an image of their own,
 // evaluated as they complete, and one cut short has nothing to decode. Not after code was loaded
-// into a profiler's context (its passes are not comparable: design 0005).
+// into a profiler's context (its passes are not comparable: design 0005), and not for a second
+// attempt at a window (the first attempt's records stand: keepPreviousAttempt).
 bool IterationReplay::keepCutShort(Device& d, bool atStop) {
     DeviceSlot& s = *d.replay.slot;
     PassSchedule& schedule = d.replay.schedule;
     const auto& members = s.members;
     if (!s.usable() || !schedule.inGroup() || d.checker->aligned() || s.stale() ||
+        !d.previous.empty() ||
         std::none_of(members.begin(), members.end(), [](std::int64_t m) { return m >= 0; }))
         return false;
     const std::size_t ran = schedule.pass(); // passes that ended
@@ -70,25 +71,8 @@ bool IterationReplay::keepCutShort(Device& d, bool atStop) {
                          e.what());
         return false;
     }
-    const std::string note = d.replay.cutShortNote(shared_, ran, cut, passes_, atStop);
-    for (std::size_t i = 0; i < members.size() && i < values.size(); ++i) {
-        if (members[i] < 0)
-            continue;
-        core::LaunchInfo& info = shared_.records[members[i]];
-        MemberValues& v = values[i];
-        info.range = v.range;
-        info.chunk = v.chunk;
-        if (!v.values.empty())
-            info.values = std::move(v.values);
-        appendNote(info.note, v.note);
-        if (d.replay.mismatch()) {
-            appendNote(info.note, d.replay.mismatchNote());
-            info.replay = ReplayStatus::Differs;
-        }
-        applyVerdict(info, d.checker->verdict(i), d.checker->note(i), shared_.tally);
-        if (info.replay != ReplayStatus::Unmatched) // its counters are gone: the note says why
-            appendNote(info.note, note);
-    }
+    recordValues(d, values, shared_.tally,
+                 d.replay.cutShortNote(shared_, ran, cut, passes_, atStop));
     // Its samples stand for their signatures' other launches (reuse), as far as they go.
     d.windows->groupCompleted(shared_, completed(d, atStop ? CompletedGroup::Outcome::CutShort
                                                            : CompletedGroup::Outcome::Provisional));

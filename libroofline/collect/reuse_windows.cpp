@@ -366,8 +366,6 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
                                                           c.launchesPerImage);
 }
 
-// A cycle cut short by the stop -- or dropped before any cycle completed -- still gives every
-// launch of its reference a record: reused where its signature has samples, else saying why not.
 void ReuseWindows::dropProvisional(Shared& shared) {
     std::vector<std::int64_t> members;
     for (const auto& [m, sig] : provisional_)
@@ -376,6 +374,8 @@ void ReuseWindows::dropProvisional(Shared& shared) {
     provisional_.clear();
 }
 
+// A cycle cut short by the stop -- or dropped before any cycle completed -- still gives every
+// launch of its reference a record: reused where its signature has samples, else saying why not.
 void ReuseWindows::finish(Shared& shared) {
     if (!provisional_.empty()) { // a dropped group's records stand: samples of their signatures
         std::vector<std::int64_t> members;

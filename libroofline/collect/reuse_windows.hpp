@@ -105,12 +105,12 @@ private:
     std::optional<Window> rewound(ImageChanges& changes);
     /// Records for the reference's launches no window measured (the mean of their samples).
     void emitReused(Shared& shared);
-    /// The cycle ends (its reused records emitted, or none): no window is measured until another
-    /// one starts.
     /// A new reference: the records a dropped group kept (provisional_) are measured again.
     void dropProvisional(Shared& shared);
     /// The reference's positions that a live record of this device holds.
     std::vector<bool> positionsHeld(const Shared& shared) const;
+    /// The cycle ends (its reused records emitted, or none): no window is measured until another
+    /// one starts.
     void dropCycle();
     /// Signature `id` as the reference's launch at `at` has it now: split signatures resolved by
     /// the place of its scope instance in its parent, or by `at`.

@@ -215,7 +215,8 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
     if (partial > 0)
         core::log().warn("libroofline: {} records have partial counters: each names the "
                          "quantities it lacks (`roofline report` shows them as ?); a replay "
-                         "group the stop cut short gives them (run more iterations)",
+                         "group cut short (by the stop, or by an iteration of another shape) gives "
+                         "them (run more iterations)",
                          partial);
     if (c.tally.differing + c.tally.unmatched > 0)
         core::log().warn("libroofline: iteration replay: {} launches clean, {} with a grid or "

@@ -1,10 +1,13 @@
 #pragma once
 // Iterations the collector tests drive through the fake backend (collector_harness.hpp): the
-// reuse settings they ask for and a small layered training step.
+// reuse settings they ask for, a small layered training step, an evaluation after it, and MMA
+// work found in its matmul.
 #include "unit/collector_harness.hpp"
 
 #include <cstddef>
+#include <limits>
 #include <string>
+#include <vector>
 
 namespace roofline::collect::testing {
 
@@ -36,6 +39,26 @@ inline void layeredTrainStep(Harness& h, bool firstLoad = false, const char* ext
     if (extra)
         h.launch(extra, 4);
     h.pop();
+}
+
+// An evaluation after the steps: an outermost scope of 3 launches (work 3), none of a step's.
+inline void evaluation(Harness& h) {
+    h.push("Evaluation");
+    for (int k = 0; k < 3; ++k)
+        h.launch("evaluate", 3);
+    h.pop();
+}
+
+// Tensor counters by detection for layeredTrainStep: its matmul (work 10) shows MMA work of an
+// unknown type -- the third metric unknown, "tensor" to add -- until `grown` (the set grew).
+inline void matmulNeedsTensorCounters(CollectorConfig& c, const bool& grown) {
+    c.infer = [&grown](std::vector<double>& values) {
+        if (!grown && values[0] == 10.0) {
+            values[2] = std::numeric_limits<double>::quiet_NaN();
+            return std::vector<std::string>{"tensor"};
+        }
+        return std::vector<std::string>{};
+    };
 }
 
 // The work layeredTrainStep gives the launches of kernel `mangledName`.

@@ -89,10 +89,7 @@ TEST(CollectorStop, AJobThatEndsWithAnEvaluationKeepsARecordOfEveryLaunchOfItsSt
     Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
     for (int s = 0; s < 3; ++s)
         layeredTrainStep(h);
-    h.push("Evaluation");
-    for (int k = 0; k < 3; ++k)
-        h.launch("evaluate", 3);
-    h.pop();
+    evaluation(h);
     auto& l = h.finish();
     ASSERT_EQ(l.size(), 14u);
     for (std::size_t i = 0; i < l.size(); ++i) {
@@ -120,10 +117,7 @@ TEST(CollectorStop, AGroupAnEvaluationEndsKeepsWhatItsPassesCollectedOnSteadySte
         Harness h(CollectionMode::IterationReplay, 3, 96, reuseConfig(2, 2));
         for (int s = 0; s < steps; ++s)
             layeredTrainStep(h);
-        h.push("Evaluation");
-        for (int k = 0; k < 3; ++k)
-            h.launch("evaluate", 3);
-        h.pop();
+        evaluation(h);
         auto& l = h.finish();
         ASSERT_EQ(l.size(), 14u);
         std::set<std::int64_t> positions;
@@ -162,32 +156,22 @@ namespace {
 // A layered training job of `steps` steps, ending on an evaluation or not: every launch of the step
 // has exactly one record, and each value it has is its own work (NaN where its passes did not
 // reach).
-void expectOneRecordPerLaunch(int steps, bool evaluation, bool aligned, bool mma) {
+void expectOneRecordPerLaunch(int steps, bool evaluates, bool aligned, bool mma) {
     SCOPED_TRACE(std::to_string(steps) + " steps" + (mma ? ", MMA found" : "") +
-                 (aligned ? ", aligned" : "") + (evaluation ? "" : ", no evaluation"));
+                 (aligned ? ", aligned" : "") + (evaluates ? "" : ", no evaluation"));
     CollectorConfig c = reuseConfig(2, 2);
     c.alignFromStart = aligned;
     bool grown = false;
     if (mma)
-        c.infer = [&grown](std::vector<double>& values) {
-            if (!grown && values[0] == 10.0) { // matmul: MMA work, type unknown
-                values[2] = std::numeric_limits<double>::quiet_NaN();
-                return std::vector<std::string>{"tensor"};
-            }
-            return std::vector<std::string>{};
-        };
+        matmulNeedsTensorCounters(c, grown);
     Harness h(CollectionMode::IterationReplay, 3, 96, c, aligned ? 3 : 0);
     for (int s = 0; s < steps; ++s) {
         if (h.collector.metricExpansions() > 0)
             grown = true;
         layeredTrainStep(h);
     }
-    if (evaluation) {
-        h.push("Evaluation");
-        for (int k = 0; k < 3; ++k)
-            h.launch("evaluate", 3);
-        h.pop();
-    }
+    if (evaluates)
+        evaluation(h);
     auto& l = h.finish();
     std::set<std::int64_t> positions;
     for (const auto& r : l) {
@@ -195,9 +179,11 @@ void expectOneRecordPerLaunch(int steps, bool evaluation, bool aligned, bool mma
         EXPECT_TRUE(positions.insert(r.position).second)
             << "a second record at " << r.position << ": " << r.note;
         const double work = layeredWork(r.mangledName);
-        for (double v : r.values)
-            if (!std::isnan(v))
+        for (double v : r.values) {
+            if (!std::isnan(v)) {
                 EXPECT_EQ(v, work) << r.mangledName << " at " << r.position << ": " << r.note;
+            }
+        }
     }
     EXPECT_EQ(l.size(), 14u);
 }
@@ -208,9 +194,9 @@ void expectOneRecordPerLaunch(int steps, bool evaluation, bool aligned, bool mma
 // the tensor counters its MMA work needs, the profile complete -- in positional and aligned
 // passes. (One step: the evaluation would be the second iteration, the reference.)
 TEST(CollectorStop, AJobOfAnyLengthLeavesOneRecordPerLaunchWithItsOwnWork) {
-    for (const bool evaluation : {true, false})
+    for (const bool evaluates : {true, false})
         for (const bool aligned : {false, true})
             for (const bool mma : {false, true})
                 for (int steps = 2; steps <= 10; ++steps)
-                    expectOneRecordPerLaunch(steps, evaluation, aligned, mma);
+                    expectOneRecordPerLaunch(steps, evaluates, aligned, mma);
 }

@@ -106,13 +106,7 @@ TEST(CollectorIterationReplay, AWindowAcrossTheEndHoldsInEveryPassMode) {
                 c.flushEachKernel = flush;
                 bool grown = false;
                 if (mma)
-                    c.infer = [&grown](std::vector<double>& values) {
-                        if (!grown && values[0] == 10.0) { // matmul: MMA work, type unknown
-                            values[2] = std::numeric_limits<double>::quiet_NaN();
-                            return std::vector<std::string>{"tensor"};
-                        }
-                        return std::vector<std::string>{};
-                    };
+                    matmulNeedsTensorCounters(c, grown);
                 Harness h(CollectionMode::IterationReplay, 3, 96, c, aligned ? 3 : 0);
                 int iterations = 0;
                 while (h.collector.needsPass() && iterations < 40) {
