@@ -100,6 +100,10 @@ struct ROOFLINE_API Options {
     /// on kernels. Host memory per range on the H100: ~0.6 MB of image (full set) plus ~1.4 MiB
     /// inside CUPTI, so the default keeps profiling state near 190 MiB. ROOFLINE_RANGES_PER_IMAGE
     std::size_t rangesPerImage = 96;
+    /// Repeated-launch reuse: the most ranges a cycle's image grows to (from rangesPerImage) where
+    /// a larger image measures the cycle in fewer windows, so in fewer iterations; 0 (auto): 1/32
+    /// of the host memory available at ~2 MiB per range, at most 512. ROOFLINE_RANGES_PER_IMAGE_MAX
+    std::size_t rangesPerImageMax = 0;
     /// Name of the scope (ProfileScope or NVTX push/pop range) whose instances are the loop
     /// iterations replay passes run on; "" = the outermost scope. ROOFLINE_ITERATION_RANGE
     std::string iterationRange;

@@ -12,8 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
+
+namespace roofline::core {
+struct LaunchInfo;
+} // namespace roofline::core
 
 namespace roofline::collect {
 
@@ -64,11 +69,21 @@ struct CollectorConfig {
     /// metrics in its values and returns those that stay unknown (collected from then on, and the
     /// launch's window measured again). Empty: every metric is collected from the start.
     std::function<std::vector<std::string>(std::vector<double>&)> infer;
+    /// Which of the metrics `infer` left unknown to collect from now on, given the launches that
+    /// left them unknown (their values and kernel names) and the metrics added so far. Empty:
+    /// every unknown metric.
+    std::function<std::vector<std::string>(const std::set<std::string>& unknown,
+                                           const std::vector<const core::LaunchInfo*>& launches,
+                                           const std::set<std::string>& added)>
+        chooseTensorMetrics;
     /// Iteration replay: samples measured per launch signature, the other launches of the
     /// signature reuse their mean (docs/design/0009); 0: every launch measured. With reuse the
     /// first iteration is observed only, and profiling stops once every signature of an
     /// iteration has its samples (until an iteration launches a signature without).
     std::size_t reuseSamples = 0;
+    /// With reuse: the most ranges a cycle's image grows to, from the backend's, where a larger
+    /// image measures the cycle in fewer iterations; 0: the backend's.
+    std::size_t rangesPerImageMax = 0;
     /// Launches whose signature has its samples, left inside a window when fewer than this lie
     /// between two that need measuring. By default any run that fits the image: a window of its
     /// own costs a group of passes -- as many iterations -- while a launch inside one costs a

@@ -6,6 +6,7 @@
 
 #include "core/ceilings_file.hpp"
 #include "core/log.hpp"
+#include "core/platform.hpp"
 #include "core/stopwatch.hpp"
 #include "core/tensor_inference.hpp"
 #include "cupti/device.hpp"
@@ -87,6 +88,7 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     }
     // The settings, once: what the options ask, as far as these devices can do it.
     Capabilities can;
+    can.memoryAvailable = core::readMemoryAvailable();
     if (needsKernelFlush(options, s.process))
         for (auto& d : s.devices)
             can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;
@@ -106,12 +108,15 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
             throw Error(ErrorCode::UnsupportedChip,
                         "devices of different chips (" + chip + ", " + d.info.chip +
                             ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    const core::ChipProfile profile = core::withBytes(core::profileForChip(chip), settings.options.bytes);
+    const core::ChipProfile profile =
+        core::withBytes(core::profileForChip(chip), settings.options.bytes);
     // Tensor counters by detection (design 0008): only where a launch whose MMA kind needs more
     // counters can be measured again in a later iteration.
-    const bool detect = facts.measuresAgain && settings.options.tensorCounters == TensorCounters::Detect;
+    const bool detect =
+        facts.measuresAgain && settings.options.tensorCounters == TensorCounters::Detect;
     s.metrics = core::sessionMetrics(profile, settings.options.metrics, detect);
-    std::vector<std::string> initial = core::initialMetrics(profile, settings.options.metrics, detect);
+    std::vector<std::string> initial =
+        core::initialMetrics(profile, settings.options.metrics, detect);
     const bool detecting = initial != s.metrics;
     const auto imagesStart = core::SteadyClock::now();
     cupti::ConfigImage image = platform.configImage(chip, initial);
@@ -123,11 +128,21 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     // are switched on (auto) or right away (on).
     config.alignAvailable =
         facts.measuresAgain && settings.options.alignPasses != AlignPasses::Off && image.passes > 1;
-    config.alignFromStart = config.alignAvailable && settings.options.alignPasses == AlignPasses::On;
+    config.alignFromStart =
+        config.alignAvailable && settings.options.alignPasses == AlignPasses::On;
     if (detecting) {
         config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
             return core::inferTensorMetrics(profile, metrics, values);
         };
+        config.chooseTensorMetrics =
+            [profile, metrics = s.metrics](const std::set<std::string>& unknown,
+                                           const std::vector<const core::LaunchInfo*>& launches,
+                                           const std::set<std::string>& added) {
+                std::vector<core::TensorEvidence> evidence;
+                for (const core::LaunchInfo* l : launches)
+                    evidence.push_back({&l->values, l->name});
+                return core::tensorMetricsToCollect(profile, metrics, unknown, evidence, added);
+            };
         s.tensorDetection = true;
     }
     config.passes = s.passes;

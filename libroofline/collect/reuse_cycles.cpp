@@ -55,6 +55,55 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     awaiting_ = !cycle_ && unmeasured;
 }
 
+// The cycle's windows with an image of `capacity` launches, and the iterations they take: the
+// cycle's last window reaches the iteration's end and its first one begins the iteration (a
+// training step's optimizer and its next forward pass): measured as one window across the end,
+// they take P + 1 iterations instead of 2P - 1 (chained) -- where that is fewer (P >= 3), nothing
+// ran between the iterations (a launch there that comes and goes would put the passes out of
+// step) and one image holds both, with room for a launch or two between.
+ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
+                                                  const IterationFacts& facts) const {
+    CycleLayout out;
+    const std::size_t P = std::max<std::size_t>(1, facts.passes);
+    std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity);
+    out.ranges = longestOf(planned);
+    const std::size_t L = iteration_.signatures.size();
+    std::vector<Window> chosen = planned;
+    if (planned.size() >= 2 && facts.launchesBefore == 0 && P >= 3) {
+        const std::size_t gap = plan_.maxGap();
+        const auto across = [&](const std::vector<Window>& ws) {
+            return (L - ws.back().begin) + ws.front().end + kRoomBetween;
+        };
+        const auto merges = [&](const std::vector<Window>& ws) {
+            return ws.size() >= 2 && ws.front().begin <= gap && L - ws.back().end <= gap &&
+                   across(ws) <= capacity;
+        };
+        // The tail and the whole first window overflow the image: a shorter head leaves room for
+        // the tail, and the rest of the first window joins the next -- when that still saves
+        // iterations (the merged window: 1 + (W' - 1) x (P - 1) + 1; chained: 1 + W x (P - 1)).
+        const std::size_t tail = L - planned.back().begin;
+        if (!merges(chosen) && tail + kRoomBetween < capacity) {
+            std::vector<Window> shorter = plan_.plannedWindows(iteration_.signatures, capacity,
+                                                               capacity - tail - kRoomBetween);
+            if (merges(shorter) && (shorter.size() - 1) * (P - 1) + 1 < planned.size() * (P - 1))
+                chosen = std::move(shorter);
+        }
+        if (merges(chosen)) {
+            out.wraps = true;
+            out.ranges = std::max(longestOf(chosen), across(chosen));
+        }
+    }
+    out.iterations = chosen.empty() ? 0
+                     : out.wraps    ? 2 + (chosen.size() - 1) * (P - 1)
+                                    : 1 + chosen.size() * (P - 1);
+    std::size_t spans = 0;
+    for (const Window& w : chosen)
+        spans += w.end - w.begin;
+    out.cost = spans * P + out.iterations * kRangesPerIteration;
+    out.windows = std::move(chosen);
+    return out;
+}
+
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
 // cycle measured.
@@ -71,52 +120,34 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     if (cyclesDone_ > 0 && !unmeasured)
         return;
     // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
-    // grows with the ranges an image holds (~2 MiB each).
+    // grows with the ranges an image holds (~2 MiB each). It grows beyond the session's image size
+    // -- up to what the memory allows (CollectorConfig::rangesPerImageMax) -- where a larger one
+    // measures the cycle in fewer windows, so in fewer iterations, for about as many ranges: a
+    // window that would take in many launches already sampled costs more than it saves.
     if (shareCount_ > 1)
         plan_.share(iteration_.signatures, shareIndex_, shareCount_, slot_->launchesPerImage());
-    const std::size_t capacity = slot_->launchesPerImage();
-    const std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity);
-    std::size_t ranges = longestOf(planned);
-    auto w = plan_.next(iteration_.signatures, 0, ranges);
+    const std::size_t L = iteration_.signatures.size();
+    const std::size_t base = slot_->launchesPerImage();
+    const std::size_t most =
+        std::max(base, maxRanges_ / std::max<std::size_t>(1, slot_->rangesPerLaunch));
+    CycleLayout layout = layoutFor(base, facts);
+    const std::size_t step = std::max<std::size_t>(8, base / 4);
+    for (std::size_t capacity = base + step; layout.windows.size() > 1 && capacity < most + step;
+         capacity += step) {
+        CycleLayout larger = layoutFor(std::min(capacity, most), facts);
+        if (larger.cost < layout.cost)
+            layout = std::move(larger);
+    }
+    if (layout.windows.empty())
+        return;
+    std::vector<Window> chosen = std::move(layout.windows);
+    std::size_t ranges = layout.ranges;
+    wraps_ = layout.wraps;
+    tailBegin_ = wraps_ ? chosen.back().begin : Window::kOpen;
+    std::optional<Window> w = wraps_ ? Window{chosen.back().begin, chosen.front().end}
+                                     : plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
         return;
-    // The cycle's last window reaches the iteration's end and its first one begins the
-    // iteration (a training step's optimizer and its next forward pass): measured as one window
-    // across the end, they take P + 1 iterations instead of 2P - 1 (chained) -- where that is
-    // fewer (P >= 3), nothing ran between the iterations (a launch there that comes and goes
-    // would put the passes out of step) and one image holds both, with room for a launch or two
-    // between.
-    const std::size_t L = iteration_.signatures.size();
-    wraps_ = false;
-    tailBegin_ = Window::kOpen;
-    std::vector<Window> chosen = planned;
-    if (planned.size() >= 2 && facts.launchesBefore == 0 && facts.passes >= 3) {
-        const std::size_t gap = plan_.maxGap();
-        const auto across = [&](const std::vector<Window>& ws) {
-            return (L - ws.back().begin) + ws.front().end + kRoomBetween;
-        };
-        const auto merges = [&](const std::vector<Window>& ws) {
-            return ws.size() >= 2 && ws.front().begin <= gap && L - ws.back().end <= gap &&
-                   across(ws) <= capacity;
-        };
-        // The tail and the whole first window overflow the image: a shorter head leaves room for
-        // the tail, and the rest of the first window joins the next -- when that still saves
-        // iterations (the merged window: 1 + (W' - 1) x (P - 1) + 1; chained: 1 + W x (P - 1)).
-        const std::size_t tail = L - planned.back().begin;
-        if (!merges(chosen) && tail + kRoomBetween < capacity) {
-            std::vector<Window> shorter = plan_.plannedWindows(iteration_.signatures, capacity,
-                                                               capacity - tail - kRoomBetween);
-            if (merges(shorter) &&
-                (shorter.size() - 1) * (facts.passes - 1) + 1 < planned.size() * (facts.passes - 1))
-                chosen = std::move(shorter);
-        }
-        if (merges(chosen)) {
-            wraps_ = true;
-            tailBegin_ = chosen.back().begin;
-            ranges = std::max(longestOf(chosen), across(chosen));
-            w = Window{chosen.back().begin, chosen.front().end};
-        }
-    }
     cycleWrapped_ = wraps_;
     if (core::log().should_log(spdlog::level::debug)) {
         std::string list;
@@ -131,6 +162,7 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     }
     changes.push_back(ImageChange{ranges});
     cycleRanges_ = ranges;
+    largestImage_ = std::max(largestImage_, ranges);
     std::vector<std::uint64_t> shapes(observed_.size());
     for (std::size_t p = 0; p < shapes.size(); ++p)
         shapes[p] = observed_.shape(p);

@@ -17,7 +17,7 @@ ReuseWindows::ReuseWindows(const CollectorConfig& config, std::uint64_t& serials
                            const DeviceSlot& slot)
     : plan_(config.reuseSamples, config.reuseMaxGap), serials_(&serials), slot_(&slot),
       work_(workCounters(config.metricNames)), shareIndex_(config.shares() ? config.shareIndex : 0),
-      shareCount_(config.shares() ? config.shareCount : 1) {}
+      shareCount_(config.shares() ? config.shareCount : 1), maxRanges_(config.rangesPerImageMax) {}
 
 // ---- observation ------------------------------------------------------------------------------
 
@@ -247,6 +247,7 @@ std::optional<Window> ReuseWindows::rewound(ImageChanges& changes) {
     const auto w = plan_.next(left, 0, std::max(cycleRanges_, slot_->launchesPerImage()));
     if (w && w->end - w->begin > cycleRanges_) { // a larger image, between groups
         cycleRanges_ = w->end - w->begin;
+        largestImage_ = std::max(largestImage_, cycleRanges_);
         changes.push_back(ImageChange{cycleRanges_});
     }
     return w;
@@ -354,6 +355,7 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // Two observed iterations (a steady one), then the windows of a cycle.
     // (Each window after the first starts on the last iteration of the one before: chain().)
     const std::size_t windows = std::max<std::size_t>(cycleWindows_, windows_);
+    c.launchesPerImage = std::max<std::uint64_t>(c.launchesPerImage, largestImage_);
     // (A window across the iteration's end takes one iteration more than its passes.)
     c.windows = windows;
     c.windowAcrossEnd = cycleWrapped_;

@@ -84,6 +84,19 @@ private:
     void plan(Shared& shared, const IterationFacts& facts, ImageChanges& changes);
     void maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
                     ImageChanges& changes);
+    /// A cycle's windows with images of `capacity` launches, as maybeStart weighs them.
+    struct CycleLayout {
+        std::vector<Window> windows; ///< the first and last measured as one when `wraps`
+        bool wraps = false;          ///< a window across the iteration's end
+        std::size_t ranges = 0;      ///< what its image holds
+        std::size_t iterations = 0;  ///< the cycle takes, passes chained
+        /// Ranges measured over every pass, and kRangesPerIteration per iteration it takes.
+        std::size_t cost = 0;
+    };
+    CycleLayout layoutFor(std::size_t capacity, const IterationFacts& facts) const;
+    /// What an iteration fewer is worth, in ranges measured (one range of one pass ~1 ms; an
+    /// iteration with passes costs their Start and Stop, ~20-75 ms, and keeps the profile on).
+    static constexpr std::size_t kRangesPerIteration = 64;
     /// The current window, as a group measures it.
     Window window() const noexcept;
     /// The cycle's next window (inside one iteration) becomes the current one.
@@ -168,7 +181,9 @@ private:
     bool verifying_ = false;
     std::vector<std::uint32_t> verifyFamilies_;
     std::vector<bool> measuredPos_;
-    std::size_t cycleRanges_ = 0; // the cycle's longest window: what its image holds
+    std::size_t cycleRanges_ = 0;  // the cycle's longest window: what its image holds
+    std::size_t maxRanges_ = 0;    // the most an image may grow to (CollectorConfig)
+    std::size_t largestImage_ = 0; // the largest image a cycle asked for
     std::size_t splits_ = 0;
     std::set<std::uint32_t> splitPositions_; // signatures a split gave the reference's launches
     // Coverage (what completed cycles and windows cover).

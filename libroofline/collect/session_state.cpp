@@ -243,6 +243,7 @@ CollectorConfig collectorConfig(const Settings& settings) {
     config.iterationsPerPass = options.iterationsPerPass;
     config.firstIteration = options.firstIteration;
     config.reuseSamples = settings.reuseSamples;
+    config.rangesPerImageMax = settings.rangesPerImageMax;
     config.shareIndex = settings.shareIndex;
     config.shareCount = settings.shareCount;
     config.flushPasses = settings.flushPasses;

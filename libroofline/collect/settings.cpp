@@ -3,6 +3,9 @@
 
 #include "core/log.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace roofline::collect {
 namespace {
 
@@ -34,6 +37,16 @@ void share(Settings& s, const core::ProcessIdentity& process) {
     core::log().info("libroofline: rank {} of {} measures the launch signatures first seen in its "
                      "share of an iteration; `roofline merge` fills in the others' counters",
                      process.rank, process.worldSize);
+}
+
+// The most ranges a reuse cycle's image grows to by default: 1/32 of the host memory available,
+// at ~2 MiB per range (the image's ~0.6 MB with the full set and CUPTI's ~1.4 MiB), at most 512
+// ranges (~1 GiB). Memory unknown: the image stays at rangesPerImage.
+std::size_t autoRangesPerImageMax(const Capabilities& capabilities) {
+    constexpr std::uint64_t kBytesPerRange = 2ull << 20;
+    constexpr std::uint64_t kMost = 512;
+    return static_cast<std::size_t>(
+        std::min(kMost, capabilities.memoryAvailable / 32 / kBytesPerRange));
 }
 
 } // namespace
@@ -78,6 +91,9 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
         }
     }
     s.rangesPerImage = options.rangesPerImage;
+    s.rangesPerImageMax = std::max(s.rangesPerImage, options.rangesPerImageMax > 0
+                                                         ? options.rangesPerImageMax
+                                                         : autoRangesPerImageMax(capabilities));
 
     s.reuseSamples = facts.measuresAgain ? options.reuseSamples : 0;
     if (s.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {

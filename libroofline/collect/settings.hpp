@@ -28,6 +28,9 @@ struct Settings {
     bool flushEachKernel = false;
     /// Ranges a counter-data image holds (options.rangesPerImage; 0 only before resolution).
     std::size_t rangesPerImage = 0;
+    /// The most ranges a reuse cycle's image grows to where that takes fewer windows (at least
+    /// rangesPerImage): Options::rangesPerImageMax, or from the memory available.
+    std::size_t rangesPerImageMax = 0;
     /// Samples per launch signature (design 0009); 0: every launch measured (kernel and scope
     /// replay, or a launch skip or count: each selected launch is measured).
     std::size_t reuseSamples = 0;
@@ -46,6 +49,8 @@ struct Capabilities {
     /// Every device can flush its L2 before each kernel (the flush kernel loaded). Asked only when
     /// needsKernelFlush(); a session with no device keeps the default.
     bool flushEachKernel = true;
+    /// Host memory available to the process (MemAvailable), bytes; 0: unknown.
+    std::uint64_t memoryAvailable = 0;
 };
 
 /// Whether the settings depend on Capabilities::flushEachKernel: ROOFLINE_CACHE_FLUSH=kernel in a

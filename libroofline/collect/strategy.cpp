@@ -219,18 +219,24 @@ bool Strategy::inferTensorMetrics(DeviceSlot& slot) {
     if (!config.infer)
         return false;
     std::set<std::string> unknown;
+    std::vector<const core::LaunchInfo*> unexplained;
     for (std::int64_t m : slot.members) {
         if (m < 0)
             continue;
         core::LaunchInfo& info = shared_.records[m];
         if (info.values.empty())
             continue;
-        for (auto& metric : config.infer(info.values))
-            unknown.insert(std::move(metric));
+        const auto left = config.infer(info.values);
+        if (!left.empty())
+            unexplained.push_back(&info);
+        unknown.insert(left.begin(), left.end());
     }
     if (unknown.empty())
         return false;
-    const std::vector<std::string> more(unknown.begin(), unknown.end());
+    const std::vector<std::string> more =
+        config.chooseTensorMetrics ? config.chooseTensorMetrics(unknown, unexplained, tensorAdded_)
+                                   : std::vector<std::string>(unknown.begin(), unknown.end());
+    tensorAdded_.insert(more.begin(), more.end());
     std::string list;
     for (const auto& m : more)
         list += (list.empty() ? "" : ", ") + m;

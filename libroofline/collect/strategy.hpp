@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,9 +99,9 @@ public:
     DeviceSlot(std::size_t index, CounterBackend* backend, Shared& shared);
 
     std::size_t index;
-    CounterBackend* backend;  ///< null after finish(): the session destroys it
+    CounterBackend* backend;        ///< null after finish(): the session destroys it
     std::size_t rangesPerImage = 0; ///< ranges an image of the session's size holds (kept)
-    std::size_t configs = 1;  ///< backend configurations; > 1: aligned replay is possible
+    std::size_t configs = 1;        ///< backend configurations; > 1: aligned replay is possible
     /// Ranges a measured launch takes in a pass: 2 when the L2 is flushed before each kernel
     /// (the flush kernel's range, left out, then the launch's).
     std::size_t rangesPerLaunch = 1;
@@ -223,6 +224,8 @@ protected:
     Shared& shared_;
     std::vector<DeviceSlot*> slots_;
     std::size_t passes_;
+    std::set<std::string>
+        tensorAdded_; ///< tensor metrics every backend collects since an expansion
 };
 
 } // namespace roofline::collect

@@ -145,6 +145,22 @@ std::vector<ChipProfile> buildCatalog() {
             {"sm__ops_path_tensor_src_fp16.sum", {warpMma}, gmma + "fp16.sum"},
             {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", {warpMma}, gmma + "tf32_dst_fp32.sum"},
         };
+        // Warp MMA of one type: measured on the H100 (design 0022) -- cuDNN's TF32 convolution
+        // kernels and the fp32 memory-efficient attention count 2048 TF32 ops per warp MMA
+        // instruction (m16n8k8), FlashAttention-2's BF16 and FP16 kernels 4096 (m16n8k16):
+        // each type's largest mma.sync shape.
+        d.warpMma = warpMma;
+        d.warpTypes = {
+            {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+             gmma + "tf32_dst_fp32.sum",
+             2048,
+             {"tf32"}},
+            {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+             gmma + "bf16_dst_fp32.sum",
+             4096,
+             {"bf16", "bfloat16"}},
+            {"sm__ops_path_tensor_src_fp16.sum", gmma + "fp16.sum", 4096, {"fp16", "half", "f16"}},
+        };
         d.validation = "H100: calibration kernels (FFMA, DFMA, WMMA FP16/BF16/TF32, DMMA, IMMA) "
                        "and cuBLASLt GEMMs (warpgroup MMA) give the same FLOPs per kind with "
                        "detection as with every tensor counter (GpuTensorDetection.*); hgmma op "

@@ -35,12 +35,29 @@ struct TensorInference {
     std::string from;
 };
 
+/// A warp-level MMA type whose counter, once collected, can show that a launch's warp MMA is
+/// all of that type: its warp-level ops (`metric` less the warpgroup ops in `warpgroup`) equal
+/// `opsPerInstruction` -- the type's largest warp MMA shape -- times the warp MMA instructions
+/// (TensorDetection::warpMma). No instruction of another type can then have run, since each
+/// instruction of this type counts at most that many ops and one of another type none.
+struct WarpMmaType {
+    std::string metric;    ///< the per-type tensor counter (`sm__ops_path_tensor_src_tf32...`)
+    std::string warpgroup; ///< its warpgroup-MMA op counter, collected from the start
+    double opsPerInstruction = 0;
+    std::vector<std::string> nameHints; ///< lower-case kernel-name parts that suggest the type
+};
+
 /// Tensor counters by detection: the counters collected with the core set from the start (MMA
 /// instruction counts per family and the cheap per-type counters the inferences substitute), and
 /// the inferences. Empty: the family has no detection rules, every tensor metric is collected.
 struct TensorDetection {
     std::vector<std::string> counters;
     std::vector<TensorInference> inferences;
+    /// Warp-level MMA instructions (0 where the launch ran none); the inferences that name this
+    /// formula in `zeroWhen` hold once one warp MMA type accounts for all of them.
+    Formula warpMma;
+    /// In the order a guess prefers them, when nothing suggests one type (design 0022).
+    std::vector<WarpMmaType> warpTypes;
     std::string validation; ///< the calibration that showed the inferences exact
     bool empty() const noexcept { return inferences.empty(); }
 };

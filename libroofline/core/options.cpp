@@ -152,10 +152,12 @@ template <typename E, std::size_t N> std::string wordOf(E value, const Word<E> (
     return "?";
 }
 
-const Word<CollectionMode> kModes[] = {
-    {"iteration", CollectionMode::IterationReplay},  {"kernel", CollectionMode::KernelReplay},
-    {"scope", CollectionMode::ScopeReplay},          {"iteration-replay", CollectionMode::IterationReplay},
-    {"kernel-replay", CollectionMode::KernelReplay}, {"scope-replay", CollectionMode::ScopeReplay}};
+const Word<CollectionMode> kModes[] = {{"iteration", CollectionMode::IterationReplay},
+                                       {"kernel", CollectionMode::KernelReplay},
+                                       {"scope", CollectionMode::ScopeReplay},
+                                       {"iteration-replay", CollectionMode::IterationReplay},
+                                       {"kernel-replay", CollectionMode::KernelReplay},
+                                       {"scope-replay", CollectionMode::ScopeReplay}};
 const Word<MetricSet> kMetricSets[] = {{"full", MetricSet::Full},
                                        {"core", MetricSet::Core},
                                        {"memory", MetricSet::Memory},
@@ -189,21 +191,21 @@ std::string joinList(const std::vector<std::string>& list) {
 }
 
 // One row per field: F the field, VAR its variable, and how its text reads.
-#define ROOFLINE_CHOICE(F, VAR, WORDS)                                                            \
-    [](Options& o, const char* t) { o.F = choose(VAR, t, WORDS); },                               \
+#define ROOFLINE_CHOICE(F, VAR, WORDS)                                                             \
+    [](Options& o, const char* t) { o.F = choose(VAR, t, WORDS); },                                \
         [](const Options& o) { return wordOf(o.F, WORDS); }
-#define ROOFLINE_INTEGER(F, VAR, MIN, MAX)                                                        \
-    [](Options& o, const char* t) {                                                               \
-        o.F = static_cast<decltype(o.F)>(parseInteger(VAR, t, MIN, MAX));                         \
-    },                                                                                            \
+#define ROOFLINE_INTEGER(F, VAR, MIN, MAX)                                                         \
+    [](Options& o, const char* t) {                                                                \
+        o.F = static_cast<decltype(o.F)>(parseInteger(VAR, t, MIN, MAX));                          \
+    },                                                                                             \
         [](const Options& o) { return std::to_string(o.F); }
-#define ROOFLINE_BOOL(F, VAR)                                                                     \
-    [](Options& o, const char* t) { o.F = parseBool(VAR, t); },                                   \
+#define ROOFLINE_BOOL(F, VAR)                                                                      \
+    [](Options& o, const char* t) { o.F = parseBool(VAR, t); },                                    \
         [](const Options& o) { return std::string(o.F ? "1" : "0"); }
-#define ROOFLINE_TEXT(F)                                                                          \
+#define ROOFLINE_TEXT(F)                                                                           \
     [](Options& o, const char* t) { o.F = t; }, [](const Options& o) { return o.F; }
-#define ROOFLINE_LIST(F)                                                                          \
-    [](Options& o, const char* t) { o.F = splitList(t); },                                        \
+#define ROOFLINE_LIST(F)                                                                           \
+    [](Options& o, const char* t) { o.F = splitList(t); },                                         \
         [](const Options& o) { return joinList(o.F); }
 
 } // namespace
@@ -223,6 +225,11 @@ const std::vector<OptionRow>& optionTable() {
         {"rangesPerImage", "ROOFLINE_RANGES_PER_IMAGE", "--ranges-per-image",
          ROOFLINE_INTEGER(rangesPerImage, "ROOFLINE_RANGES_PER_IMAGE", 1, 4096), "`96`",
          "ranges per counter-data image"},
+        {"rangesPerImageMax", "ROOFLINE_RANGES_PER_IMAGE_MAX", "--ranges-per-image-max",
+         ROOFLINE_INTEGER(rangesPerImageMax, "ROOFLINE_RANGES_PER_IMAGE_MAX", 0, 4096),
+         "`0` (auto)",
+         "with reuse, the most ranges an image grows to where that takes fewer windows; 0: from "
+         "the memory available"},
         {"iterationRange", "ROOFLINE_ITERATION_RANGE", "--iteration-range",
          ROOFLINE_TEXT(iterationRange), "empty",
          "the NVTX range whose instances are the iterations (default: the outermost)"},
@@ -238,8 +245,8 @@ const std::vector<OptionRow>& optionTable() {
          "several separated by ';')"},
         {"nvtxExclude", "ROOFLINE_NVTX_EXCLUDE", "--nvtx-exclude", ROOFLINE_LIST(nvtxExclude),
          "none", "NVTX exclude filters"},
-        {"kernelName", "ROOFLINE_KERNEL_NAME", "--kernel-name", ROOFLINE_TEXT(kernelName),
-         "empty", "kernel name or regex:PATTERN"},
+        {"kernelName", "ROOFLINE_KERNEL_NAME", "--kernel-name", ROOFLINE_TEXT(kernelName), "empty",
+         "kernel name or regex:PATTERN"},
         {"launchSkip", "ROOFLINE_LAUNCH_SKIP", "--launch-skip",
          ROOFLINE_INTEGER(launchSkip, "ROOFLINE_LAUNCH_SKIP", 0, 1LL << 62), "`0`",
          "admitted launches to skip first"},
@@ -255,8 +262,8 @@ const std::vector<OptionRow>& optionTable() {
         {"flushOnExit", "ROOFLINE_FLUSH_ON_EXIT", nullptr,
          ROOFLINE_BOOL(flushOnExit, "ROOFLINE_FLUSH_ON_EXIT"), "`1`",
          "1 | 0: stop and save at exit and on SIGINT/SIGTERM"},
-        {"listenNvtx", "ROOFLINE_NVTX", "--nvtx", ROOFLINE_BOOL(listenNvtx, "ROOFLINE_NVTX"),
-         "`1`", "1 | 0: listen to the program's NVTX ranges"},
+        {"listenNvtx", "ROOFLINE_NVTX", "--nvtx", ROOFLINE_BOOL(listenNvtx, "ROOFLINE_NVTX"), "`1`",
+         "1 | 0: listen to the program's NVTX ranges"},
         {"processScopes", "ROOFLINE_PUSH_POP_SCOPE", "--push-pop-scope",
          ROOFLINE_CHOICE(processScopes, "ROOFLINE_PUSH_POP_SCOPE", kScopes), "`thread`",
          "process (default under run) | thread: whose open ranges a launch belongs to"},
@@ -264,14 +271,14 @@ const std::vector<OptionRow>& optionTable() {
          ROOFLINE_CHOICE(hostTiming, "ROOFLINE_HOST_TIMING", kHostTimings), "`cpu`",
          "cpu | wall | off: host time per scope (cpu adds the thread CPU clock)"},
         {"firstIteration", "ROOFLINE_FIRST_ITERATION", "--first-iteration",
-         ROOFLINE_CHOICE(firstIteration, "ROOFLINE_FIRST_ITERATION", kFirstIterations),
-         "`skip`", "skip | skip-if-different | measure"},
+         ROOFLINE_CHOICE(firstIteration, "ROOFLINE_FIRST_ITERATION", kFirstIterations), "`skip`",
+         "skip | skip-if-different | measure"},
         {"alignPasses", "ROOFLINE_ALIGN_PASSES", "--align-passes",
          ROOFLINE_CHOICE(alignPasses, "ROOFLINE_ALIGN_PASSES", kAligns), "`auto`",
          "auto | on | off"},
         {"tensorCounters", "ROOFLINE_TENSOR_COUNTERS", "--tensor-counters",
-         ROOFLINE_CHOICE(tensorCounters, "ROOFLINE_TENSOR_COUNTERS", kTensorCounters),
-         "`detect`", "detect | all"},
+         ROOFLINE_CHOICE(tensorCounters, "ROOFLINE_TENSOR_COUNTERS", kTensorCounters), "`detect`",
+         "detect | all"},
         {"reuseSamples", "ROOFLINE_REUSE", "--reuse",
          ROOFLINE_INTEGER(reuseSamples, "ROOFLINE_REUSE", 0, 1000), "`2`",
          "samples per repeated launch signature, 0: every launch"},

@@ -273,6 +273,23 @@ std::string countersPermission(const std::string& params, bool isPrivileged) {
            "NVreg_RestrictProfilingToAdminUsers=0 (docs/troubleshooting.md)";
 }
 
+std::uint64_t memoryAvailable(const std::string& meminfo) {
+    const std::string key = "MemAvailable:";
+    const auto at = meminfo.find(key);
+    if (at == std::string::npos)
+        return 0;
+    std::istringstream line(meminfo.substr(at + key.size(), 64));
+    std::uint64_t kib = 0;
+    std::string unit;
+    if (!(line >> kib >> unit) || unit != "kB" || kib > (std::uint64_t{1} << 50))
+        return 0;
+    return kib * 1024;
+}
+
+std::uint64_t readMemoryAvailable() {
+    return memoryAvailable(readText("/proc/meminfo"));
+}
+
 Platform readHostPlatform() {
     Platform p;
     char host[256] = {};

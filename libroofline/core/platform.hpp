@@ -61,6 +61,11 @@ Platform readHostPlatform();
 /// and whether this process is privileged (root or CAP_SYS_ADMIN).
 std::string countersPermission(const std::string& nvidiaParams, bool privileged);
 
+/// MemAvailable of a /proc/meminfo text, bytes; 0 when it says none.
+std::uint64_t memoryAvailable(const std::string& meminfo);
+/// This host's memory available (/proc/meminfo), bytes; 0: unknown.
+std::uint64_t readMemoryAvailable();
+
 void printPlatform(const Platform& p, std::ostream& out);
 std::string toJsonText(const Platform& p);
 /// The document toJsonText writes (a recording's "platform" object).

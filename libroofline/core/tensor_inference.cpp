@@ -1,7 +1,11 @@
 #include "core/tensor_inference.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <utility>
 
 namespace roofline::core {
 namespace {
@@ -39,16 +43,81 @@ std::vector<std::string> initialMetrics(const ChipProfile& p, MetricSet set, boo
     return out;
 }
 
+namespace {
+
+using ValueOf = std::function<double(const std::string&)>;
+
+ValueOf valuesIn(const std::vector<std::string>& metrics, const std::vector<double>* values) {
+    return [&metrics, values](const std::string& m) {
+        const auto it = std::find(metrics.begin(), metrics.end(), m);
+        const std::size_t at = static_cast<std::size_t>(it - metrics.begin());
+        return it == metrics.end() || !values || at >= values->size() ? std::nan("")
+                                                                      : (*values)[at];
+    };
+}
+
+double formulaValue(const Formula& f, const ValueOf& valueOf) {
+    double z = 0;
+    for (const Term& t : f.terms)
+        z += t.coefficient * valueOf(t.metric);
+    return z;
+}
+
+bool isZero(double v) {
+    return !std::isnan(v) && std::fabs(v) < 0.5;
+}
+
+bool sameFormula(const Formula& a, const Formula& b) {
+    return a.terms.size() == b.terms.size() &&
+           std::equal(a.terms.begin(), a.terms.end(), b.terms.begin(),
+                      [](const Term& x, const Term& y) {
+                          return x.metric == y.metric && x.coefficient == y.coefficient;
+                      });
+}
+
+const WarpMmaType* soleType(const ChipProfile& p, const ValueOf& valueOf) {
+    const TensorDetection& d = p.tensorDetection;
+    if (d.warpMma.empty())
+        return nullptr;
+    const double warp = formulaValue(d.warpMma, valueOf);
+    if (std::isnan(warp) || warp < 0.5)
+        return nullptr;
+    for (const WarpMmaType& t : d.warpTypes) {
+        const double ops = valueOf(t.metric) - valueOf(t.warpgroup);
+        if (!std::isnan(ops) && std::fabs(ops - t.opsPerInstruction * warp) < 0.5)
+            return &t;
+    }
+    return nullptr;
+}
+
+// The warp MMA type a launch's kernel name suggests (its index in `types`), or none.
+std::optional<std::size_t> namedType(const std::vector<WarpMmaType>& types, std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (std::size_t i = 0; i < types.size(); ++i)
+        for (const auto& hint : types[i].nameHints)
+            if (name.find(hint) != std::string::npos)
+                return i;
+    return std::nullopt;
+}
+
+} // namespace
+
+const WarpMmaType* soleWarpMmaType(const ChipProfile& p, const std::vector<std::string>& metrics,
+                                   const std::vector<double>& values) {
+    return soleType(p, valuesIn(metrics, &values));
+}
+
 std::vector<std::string> inferTensorMetrics(const ChipProfile& p,
                                             const std::vector<std::string>& metrics,
                                             std::vector<double>& values) {
+    const TensorDetection& d = p.tensorDetection;
     std::vector<std::string> unknown;
-    const auto valueOf = [&](const std::string& m) {
-        const auto it = std::find(metrics.begin(), metrics.end(), m);
-        const std::size_t at = static_cast<std::size_t>(it - metrics.begin());
-        return it == metrics.end() || at >= values.size() ? std::nan("") : values[at];
-    };
-    for (const TensorInference& inf : p.tensorDetection.inferences) {
+    const ValueOf valueOf = valuesIn(metrics, &values);
+    // One collected warp MMA type accounts for every warp MMA instruction: the other types ran
+    // none, as if the launch had no warp MMA.
+    const bool warpExplained = soleType(p, valueOf) != nullptr;
+    for (const TensorInference& inf : d.inferences) {
         const auto it = std::find(metrics.begin(), metrics.end(), inf.metric);
         if (it == metrics.end())
             continue;
@@ -58,10 +127,8 @@ std::vector<std::string> inferTensorMetrics(const ChipProfile& p,
         // Instruction counts: zero is exact (NaN: a detection counter is missing).
         const bool zero =
             std::all_of(inf.zeroWhen.begin(), inf.zeroWhen.end(), [&](const Formula& f) {
-                double z = 0;
-                for (const Term& t : f.terms)
-                    z += t.coefficient * valueOf(t.metric);
-                return !std::isnan(z) && std::fabs(z) < 0.5;
+                return (warpExplained && sameFormula(f, d.warpMma)) ||
+                       isZero(formulaValue(f, valueOf));
             });
         if (zero) {
             const double v = inf.from.empty() ? 0.0 : valueOf(inf.from);
@@ -73,6 +140,63 @@ std::vector<std::string> inferTensorMetrics(const ChipProfile& p,
         unknown.push_back(inf.metric);
     }
     return unknown;
+}
+
+std::vector<std::string> tensorMetricsToCollect(const ChipProfile& p,
+                                                const std::vector<std::string>& metrics,
+                                                const std::set<std::string>& unknown,
+                                                const std::vector<TensorEvidence>& launches,
+                                                const std::set<std::string>& collected) {
+    const TensorDetection& d = p.tensorDetection;
+    const auto isWarpType = [&](const std::string& m) {
+        return std::any_of(d.warpTypes.begin(), d.warpTypes.end(),
+                           [&](const WarpMmaType& t) { return t.metric == m; });
+    };
+    const bool warpUnknown = std::any_of(unknown.begin(), unknown.end(), isWarpType);
+    const bool triedOne = std::any_of(collected.begin(), collected.end(), isWarpType);
+    if (!warpUnknown || triedOne)
+        return {unknown.begin(), unknown.end()};
+    // Warp MMA of a type not known yet: one type's counter (a pass or two) instead of every
+    // type's, guessed from what the launches show -- a kernel's name first, then the program's
+    // warpgroup GEMMs, then the catalog's order. A launch the guess does not account for stays
+    // unknown, and the next expansion collects the rest.
+    std::vector<double> named(d.warpTypes.size(), 0.0), gemms(d.warpTypes.size(), 0.0);
+    for (const TensorEvidence& l : launches) {
+        if (const auto i = namedType(d.warpTypes, l.kernel))
+            named[*i] += 1;
+        const ValueOf valueOf = valuesIn(metrics, l.values);
+        for (std::size_t i = 0; i < d.warpTypes.size(); ++i) {
+            const double ops = valueOf(d.warpTypes[i].warpgroup);
+            if (!std::isnan(ops))
+                gemms[i] += ops;
+        }
+    }
+    std::size_t guess = 0;
+    for (std::size_t i = 1; i < d.warpTypes.size(); ++i)
+        if (std::make_pair(named[i], gemms[i]) > std::make_pair(named[guess], gemms[guess]))
+            guess = i;
+    std::vector<std::string> out{d.warpTypes[guess].metric};
+    // A metric unknown only because the warp MMA instructions are not explained yet (INT8 where
+    // no IMMA ran) waits for the guess to explain them.
+    for (const std::string& m : unknown) {
+        if (isWarpType(m))
+            continue;
+        const auto inf = std::find_if(d.inferences.begin(), d.inferences.end(),
+                                      [&](const TensorInference& i) { return i.metric == m; });
+        const bool waits =
+            inf != d.inferences.end() &&
+            std::all_of(launches.begin(), launches.end(), [&](const TensorEvidence& l) {
+                const ValueOf valueOf = valuesIn(metrics, l.values);
+                return std::all_of(
+                    inf->zeroWhen.begin(), inf->zeroWhen.end(), [&](const Formula& f) {
+                        const double z = formulaValue(f, valueOf);
+                        return sameFormula(f, d.warpMma) ? !std::isnan(z) && z > -0.5 : isZero(z);
+                    });
+            });
+        if (!waits)
+            out.push_back(m);
+    }
+    return out;
 }
 
 } // namespace roofline::core

@@ -5,6 +5,7 @@
 // test/unit/tensor_inference_test.cpp.
 #include "core/metric_catalog.hpp"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,28 @@ std::vector<std::string> initialMetrics(const ChipProfile& profile, MetricSet se
 std::vector<std::string> inferTensorMetrics(const ChipProfile& profile,
                                             const std::vector<std::string>& metrics,
                                             std::vector<double>& values);
+
+/// The warp MMA type that accounts for every warp MMA instruction of a launch (its collected
+/// counter's warp-level ops are the type's largest shape times the instructions), or null: no
+/// warp MMA, a type not collected, or a mix.
+const WarpMmaType* soleWarpMmaType(const ChipProfile& profile,
+                                   const std::vector<std::string>& metrics,
+                                   const std::vector<double>& values);
+
+/// A launch whose tensor metrics stayed unknown, as `tensorMetricsToCollect` weighs it.
+struct TensorEvidence {
+    const std::vector<double>* values = nullptr; ///< in `metrics` order
+    std::string kernel;                          ///< its kernel's name
+};
+
+/// Which of the `unknown` metrics to collect from now on. Where warp MMA of a type not known yet
+/// made them unknown, and no warp MMA type's counter is `collected` yet: one type's counter --
+/// the type the launches' kernel names suggest, else the program's warpgroup GEMMs' type, else
+/// the catalog's first -- and what is unknown for another reason. Otherwise every unknown metric.
+std::vector<std::string> tensorMetricsToCollect(const ChipProfile& profile,
+                                                const std::vector<std::string>& metrics,
+                                                const std::set<std::string>& unknown,
+                                                const std::vector<TensorEvidence>& launches,
+                                                const std::set<std::string>& collected);
 
 } // namespace roofline::core

@@ -8,7 +8,8 @@ run`, and compares what it prints. Nothing in it knows about libroofline.
 
 Models: `gpt`, a small pre-norm GPT (linear input projection, causal
 scaled_dot_product_attention, GELU MLP, fused AdamW); `cnn`, a small ResNet-style network
-(convolutions, batch norm, SGD with momentum). Every step is an NVTX range "step <n>"
+(convolutions, batch norm, SGD with momentum); `resnet18`, torchvision's ResNet-18 on 112 x 112
+images (fp32 convolutions run cuDNN's TF32 tensor-core kernels by default). Every step is an NVTX range "step <n>"
 (torch.cuda.nvtx), as trainers mark them. The program is deterministic (seeded data and weights,
 deterministic algorithms, cuBLAS workspace pinned): it prints every step's loss as a hex float, so
 two runs can be compared bit for bit.
@@ -94,6 +95,11 @@ class CNN(nn.Module):
         return self.head(x.mean(dim=(2, 3)))
 
 
+class MeanPool(nn.Module):
+    def forward(self, x):
+        return x.mean(dim=(2, 3), keepdim=True)
+
+
 def data(a, rank):
     """Seeded synthetic batches on the CPU: (inputs, targets) per step."""
     g = torch.Generator().manual_seed(1234 + rank)
@@ -102,7 +108,8 @@ def data(a, rank):
         x = torch.randn(n, a.seq, 64, generator=g)
         y = torch.randint(0, 256, (n, a.seq), generator=g)
     else:
-        x = torch.randn(n, 3, 64, 64, generator=g)
+        side = 112 if a.model == "resnet18" else 64
+        x = torch.randn(n, 3, side, side, generator=g)
         y = torch.randint(0, 10, (n,), generator=g)
     return torch.utils.data.TensorDataset(x, y)
 
@@ -121,7 +128,7 @@ def batches(a, rank):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", choices=["gpt", "cnn"], default="gpt")
+    p.add_argument("--model", choices=["gpt", "cnn", "resnet18"], default="gpt")
     p.add_argument("--size", choices=["small", "gpt2"], default="small",
                    help="gpt: small (width 256, 4 blocks) or gpt2 (GPT-2 small's 768 x 12 blocks, "
                         "12 heads; a 256-class head)")
@@ -152,7 +159,15 @@ def main():
     torch.backends.cudnn.benchmark = False
 
     shape = {"small": {}, "gpt2": {"d": 768, "heads": 12, "layers": 12}}[a.size]
-    model = (GPT(checkpoint=a.checkpoint, **shape) if a.model == "gpt" else CNN()).to(dev)
+    if a.model == "gpt":
+        model = GPT(checkpoint=a.checkpoint, **shape)
+    elif a.model == "resnet18":
+        import torchvision
+        model = torchvision.models.resnet18(num_classes=10)
+        model.avgpool = MeanPool()  # adaptive pooling's backward is not deterministic
+    else:
+        model = CNN()
+    model = model.to(dev)
     fmt = torch.channels_last if a.channels_last else torch.contiguous_format
     model = model.to(memory_format=fmt)
     if a.dist == "ddp":

@@ -204,11 +204,23 @@ TEST(CollectorIterationReplay, AWindowAcrossTheEndIsDroppedWhenTheThirdIteration
 // first layers, the loss and last layers' backward, and the tail; the tail and the next step's
 // first layers are measured as one window across the step's end, the middle one follows on the
 // iteration that window completes: complete after 2 observed + 4 + 2 = 8 steps.
+// Images that may grow (rangesPerImageMax) keep their size here: one window over the whole step
+// would take in every launch already sampled, three passes over ~480 ranges for an iteration
+// fewer.
+static void trainingStepsShape(std::size_t rangesPerImageMax);
+
 TEST(CollectorIterationReplay, ATrainingStepsShapeCompletesInEightIterations) {
+    for (const std::size_t most : {0, 512})
+        trainingStepsShape(most);
+}
+
+static void trainingStepsShape(std::size_t rangesPerImageMax) {
+    SCOPED_TRACE("images up to " + std::to_string(rangesPerImageMax) + " ranges");
     constexpr int kLayers = 28;
     CollectorConfig c;
     c.reuseSamples = 2;
     c.measureAfterComplete = false;
+    c.rangesPerImageMax = rangesPerImageMax;
     Harness h(CollectionMode::IterationReplay, 3, 96, c);
     const auto gemm = [&](double work, std::uint32_t m, std::uint32_t n) {
         h.push("matmul");
@@ -292,5 +304,35 @@ TEST(CollectorIterationReplay, ATrainingStepsShapeCompletesInEightIterations) {
         EXPECT_EQ(r.replay, r.mangledName == "embeddingBackward" ? ReplayStatus::Differs
                                                                  : ReplayStatus::Clean)
             << r.mangledName << ": " << r.note;
+    }
+}
+
+// A step of launches that are all different (a ResNet's convolutions, batch norms and their
+// backward, each layer with its own shapes) needs every launch measured: images that may grow
+// measure it in one window of 300 ranges instead of four of up to 96 -- 5 iterations instead of
+// 11 -- for as many ranges.
+TEST(CollectorIterationReplay, ImagesGrowWhereFewerWindowsMeasureAsManyRanges) {
+    for (const std::size_t most : {0, 320}) {
+        SCOPED_TRACE("images up to " + std::to_string(most) + " ranges");
+        CollectorConfig c;
+        c.reuseSamples = 2;
+        c.measureAfterComplete = false;
+        c.rangesPerImageMax = most;
+        Harness h(CollectionMode::IterationReplay, 3, 96, c);
+        int n = 0;
+        while (!h.collector.takeCompletion() && n < 40) {
+            h.push(("step " + std::to_string(n++)).c_str());
+            for (int k = 0; k < 300; ++k)
+                h.launch(("layer" + std::to_string(k)).c_str(), 1.0 + k);
+            h.pop();
+        }
+        const core::Coverage cov = h.collector.coverage();
+        EXPECT_EQ(n, most == 0 ? 11 : 5);
+        EXPECT_EQ(cov.windows, most == 0 ? 4u : 1u);
+        EXPECT_EQ(cov.launchesPerImage, most == 0 ? 96u : 300u);
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 300u);
+        for (std::size_t i = 0; i < l.size(); ++i)
+            EXPECT_EQ(l[i].values, all(1.0 + static_cast<double>(i))) << i << ": " << l[i].note;
     }
 }

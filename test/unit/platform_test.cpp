@@ -41,6 +41,16 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 } // namespace
 
+TEST(Platform, MemoryAvailableComesFromMeminfo) {
+    EXPECT_EQ(core::memoryAvailable("MemTotal:       24576000 kB\nMemFree:  1000 kB\n"
+                                    "MemAvailable:   16777216 kB\nBuffers: 1 kB\n"),
+              16ull << 30);
+    EXPECT_EQ(core::memoryAvailable(""), 0u);
+    EXPECT_EQ(core::memoryAvailable("MemAvailable: lots"), 0u);
+    EXPECT_EQ(core::memoryAvailable("MemAvailable: 12 MB"), 0u);
+    EXPECT_GT(core::readMemoryAvailable(), 0u); // Linux
+}
+
 TEST(Platform, TheIsaIsWhatTheKernelListsForThisCpu) {
     const core::CpuPlatform cpu = core::readCpu();
     const auto flags = cpuinfoFlags();

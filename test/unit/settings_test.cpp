@@ -14,6 +14,24 @@ core::ProcessIdentity ranks(int rank, int worldSize) {
     return p;
 }
 
+// An image may grow to 1/32 of the memory available at ~2 MiB per range, at most 512 ranges, and
+// never below the session's image size; an explicit maximum is taken as it is.
+TEST(Settings, ImagesGrowAsTheMemoryAvailableAllows) {
+    Options o;
+    Capabilities can;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 96u); // memory unknown
+    can.memoryAvailable = 16ull << 30;                             // 16 GiB: 512 MiB for images
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 256u);
+    can.memoryAvailable = 1ull << 40;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 512u);
+    can.memoryAvailable = 2ull << 30;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 96u);
+    o.rangesPerImageMax = 200;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 200u);
+    o.rangesPerImage = 300;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 300u);
+}
+
 TEST(Settings, TheCacheFlushIsWhatIsDone) {
     Options o;
     Settings s = resolveSettings(o, {}, {});
@@ -69,7 +87,7 @@ TEST(Settings, ReuseAndTheRanksShare) {
     EXPECT_EQ(s.reuseSamples, 3u);
     EXPECT_EQ(s.shareIndex, 2u);
     EXPECT_EQ(s.shareCount, 4u);
-    EXPECT_EQ(resolveSettings(o, {}, {}).shareCount, 1u);         // no launcher: everything
+    EXPECT_EQ(resolveSettings(o, {}, {}).shareCount, 1u);          // no launcher: everything
     EXPECT_EQ(resolveSettings(o, ranks(4, 4), {}).shareCount, 1u); // a rank past the world
     o.launchSkip = 5; // each selected launch measured: no reuse, no share
     s = resolveSettings(o, ranks(2, 4), {});

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace roofline::core {
 namespace {
@@ -15,6 +16,8 @@ const std::string kGmma = "sm__ops_path_tensor_op_hgmma_src_";
 const std::string kBf16 = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
 const std::string kFp64 = "sm__ops_path_tensor_src_fp64.sum";
 const std::string kInt8 = "sm__ops_path_tensor_src_int8.sum";
+const std::string kTf32 = "sm__ops_path_tensor_src_tf32_dst_fp32.sum";
+const std::string kFp16 = "sm__ops_path_tensor_src_fp16.sum";
 
 bool has(const std::vector<std::string>& v, const std::string& m) {
     return std::find(v.begin(), v.end(), m) != v.end();
@@ -131,6 +134,117 @@ TEST(TensorInference, CollectedValuesAreKeptAndMissingDetectionIsUnknown) {
     const auto unknown = l.infer();
     EXPECT_EQ(l[kFp64], 640.0);
     EXPECT_TRUE(has(unknown, kInt8));
+}
+
+// Warp MMA of one type (design 0022): cuDNN's TF32 convolution kernels run m16n8k8, 2048 ops per
+// warp MMA instruction -- TF32's largest shape -- so a TF32 count of 2048 x the instructions
+// leaves no instruction for another type.
+TEST(TensorInference, OneWarpMmaTypeThatAccountsForEveryInstructionRulesOutTheOthers) {
+    Launch l;
+    l[kInst + "hmma.sum"] = 100 + 12; // 100 HMMA and 12 HFMA2.MMA moves
+    l[kInst + "hmma_type_hfma2.sum"] = 12;
+    l[kTf32] = 2048.0 * 100; // collected after an expansion
+    EXPECT_TRUE(l.infer().empty());
+    EXPECT_EQ(l[kTf32], 2048.0 * 100);
+    EXPECT_EQ(l[kBf16], 0.0);
+    EXPECT_EQ(l[kFp16], 0.0);
+    EXPECT_EQ(l[kInt8], 0.0); // no IMMA, and every warp MMA instruction is TF32
+    EXPECT_EQ(soleWarpMmaType(l.hopper, l.metrics, l.values)->metric, kTf32);
+}
+
+TEST(TensorInference, WarpMmaOneTypeAccountsForOnlyInPartNeedsTheOtherTypes) {
+    Launch l;
+    l[kInst + "hmma.sum"] = 100;
+    l[kTf32] = 2048.0 * 99; // one instruction of another type (or of a smaller TF32 shape)
+    const auto unknown = l.infer();
+    EXPECT_TRUE(has(unknown, kBf16));
+    EXPECT_TRUE(has(unknown, kFp16));
+    EXPECT_TRUE(has(unknown, kInt8));
+    EXPECT_EQ(soleWarpMmaType(l.hopper, l.metrics, l.values), nullptr);
+    // Warpgroup MMA beside it: its TF32 ops are the hgmma counter's, not the warp MMA's.
+    Launch g;
+    g[kInst + "gmma.sum"] = 10;
+    g[kInst + "hmma.sum"] = 10 + 100;
+    g[kGmma + "tf32_dst_fp32.sum"] = 1e6;
+    g[kTf32] = 1e6 + 2048.0 * 100;
+    EXPECT_TRUE(g.infer().empty());
+    EXPECT_EQ(g[kBf16], 0.0);
+    Launch missing = g;            // a fresh launch: the one above has its inferred values now
+    missing[kTf32] = 2048.0 * 100; // the hgmma ops missing from the total: not explained
+    missing[kBf16] = missing[kFp16] = missing[kInt8] = std::nan("");
+    EXPECT_FALSE(missing.infer().empty());
+}
+
+// Which counters an expansion adds: one warp MMA type, guessed, where that is what is unknown.
+struct Expansion {
+    std::vector<Launch> launches;
+    std::vector<std::string> kernels;
+    std::set<std::string> unknown, collected;
+    Launch& add(const std::string& kernel) {
+        launches.emplace_back();
+        kernels.push_back(kernel);
+        Launch& l = launches.back();
+        l[kInst + "hmma.sum"] = 64;
+        return l;
+    }
+    std::vector<std::string> choose() {
+        std::vector<TensorEvidence> evidence;
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+            for (auto& m : launches[i].infer())
+                unknown.insert(m);
+            evidence.push_back({&launches[i].values, kernels[i]});
+        }
+        return tensorMetricsToCollect(launches[0].hopper, launches[0].metrics, unknown, evidence,
+                                      collected);
+    }
+};
+
+TEST(TensorInference, AnExpansionForWarpMmaAddsTheTypeTheKernelNameSuggests) {
+    Expansion e;
+    e.add("void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, 0, 0, bfloat16_t>>");
+    EXPECT_EQ(e.choose(), std::vector<std::string>{kBf16}); // INT8 waits: no IMMA ran
+    Expansion h;
+    h.add("void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, 0, 0, half_t>>");
+    EXPECT_EQ(h.choose(), std::vector<std::string>{kFp16});
+    Expansion t;
+    t.add("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_s1688fprop_optimized_tf32_256x64>");
+    EXPECT_EQ(t.choose(), std::vector<std::string>{kTf32});
+}
+
+TEST(TensorInference, WithoutANameTheProgramsGemmsSuggestTheTypeAndElseTf32) {
+    Expansion e;
+    e.add("fmha_cutlassF_f32_aligned_64x64_rf_sm80");
+    EXPECT_EQ(e.choose(), std::vector<std::string>{kTf32});
+    Expansion g;
+    g.add("my_kernel");
+    Launch& gemm = g.add("nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTN");
+    gemm[kInst + "hmma.sum"] = 64 + 1000;
+    gemm[kInst + "gmma.sum"] = 1000;
+    gemm[kGmma + "fp16.sum"] = 1e9;
+    EXPECT_EQ(g.choose(), std::vector<std::string>{kFp16});
+}
+
+TEST(TensorInference, AnExpansionAfterAGuessOrForImmaCollectsEverythingUnknown) {
+    Expansion again;
+    again.add("my_kernel");
+    again.collected = {kTf32}; // the guess did not account for every launch
+    EXPECT_EQ(again.choose().size(), 4u);
+    Expansion imma;
+    imma.add("my_kernel")[kInst + "imma.sum"] = 8;
+    const auto more = imma.choose();
+    EXPECT_EQ(more.size(), 2u);
+    EXPECT_TRUE(has(more, kTf32));
+    EXPECT_TRUE(has(more, kInt8));
+    Expansion integerGmma; // GMMA the hmma pipe does not count: INT8 cannot wait
+    Launch& l = integerGmma.add("my_kernel");
+    l[kInst + "hmma.sum"] = 0;
+    l[kInst + "gmma.sum"] = 10;
+    EXPECT_TRUE(has(integerGmma.choose(), kInt8));
+    Expansion dmma; // FP64 alone: no guess involved
+    Launch& d = dmma.add("dgemm");
+    d[kInst + "hmma.sum"] = 0;
+    d[kInst + "dmma.sum"] = 10;
+    EXPECT_EQ(dmma.choose(), std::vector<std::string>{kFp64});
 }
 
 } // namespace
