@@ -47,8 +47,10 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
         const bool admitted =
             std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(),
                         [](std::uint32_t id) { return id != ReusePlan::kNotMeasured; });
-        if (!cycle_ && cyclesDone_ == 0 && admitted)
+        if (!cycle_ && cyclesDone_ == 0 && admitted) {
             cyclesDone_ = 1;
+            coveredWhole_ = true; // a rank whose share is empty: the others measure it all
+        }
     }
     if (cycle_)
         unsteady_ = 0;
@@ -104,6 +106,22 @@ ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
     return out;
 }
 
+// The layout with the session's image size, or a larger image's where that costs less.
+ReuseWindows::CycleLayout ReuseWindows::cheapestLayout(const IterationFacts& facts) const {
+    const std::size_t base = slot_->launchesPerImage();
+    const std::size_t most =
+        std::max(base, maxRanges_ / std::max<std::size_t>(1, slot_->rangesPerLaunch));
+    CycleLayout layout = layoutFor(base, facts);
+    const std::size_t step = std::max<std::size_t>(8, base / 4);
+    for (std::size_t capacity = base + step; layout.windows.size() > 1 && capacity < most + step;
+         capacity += step) {
+        CycleLayout larger = layoutFor(std::min(capacity, most), facts);
+        if (larger.cost < layout.cost)
+            layout = std::move(larger);
+    }
+    return layout;
+}
+
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
 // cycle measured.
@@ -124,20 +142,12 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     // -- up to what the memory allows (CollectorConfig::rangesPerImageMax) -- where a larger one
     // measures the cycle in fewer windows, so in fewer iterations, for about as many ranges: a
     // window that would take in many launches already sampled costs more than it saves.
-    if (shareCount_ > 1)
-        plan_.share(iteration_.signatures, shareIndex_, shareCount_, slot_->launchesPerImage());
+    // Ranks sharing the profile split the windows of the image the whole cycle would take.
     const std::size_t L = iteration_.signatures.size();
-    const std::size_t base = slot_->launchesPerImage();
-    const std::size_t most =
-        std::max(base, maxRanges_ / std::max<std::size_t>(1, slot_->rangesPerLaunch));
-    CycleLayout layout = layoutFor(base, facts);
-    const std::size_t step = std::max<std::size_t>(8, base / 4);
-    for (std::size_t capacity = base + step; layout.windows.size() > 1 && capacity < most + step;
-         capacity += step) {
-        CycleLayout larger = layoutFor(std::min(capacity, most), facts);
-        if (larger.cost < layout.cost)
-            layout = std::move(larger);
-    }
+    if (shareCount_ > 1)
+        plan_.share(iteration_.signatures, shareIndex_, shareCount_,
+                    std::max(slot_->launchesPerImage(), cheapestLayout(facts).ranges));
+    CycleLayout layout = cheapestLayout(facts);
     if (layout.windows.empty())
         return;
     std::vector<Window> chosen = std::move(layout.windows);

@@ -119,11 +119,15 @@ void ReusePlan::share(const std::vector<std::uint32_t>& iteration, std::uint32_t
             only[order[i]] = 1;
         return windows(iteration, capacity, only);
     };
-    const std::size_t target = (windowsOf(0, order.size()) + count - 1) / count;
+    const std::size_t whole = windowsOf(0, order.size());
+    const std::size_t target = (whole + count - 1) / count;
     std::size_t begin = 0;
     for (std::uint32_t rank = 0; rank < count && begin < order.size(); ++rank) {
         std::size_t end = order.size();
-        if (rank + 1 < count) { // the longest run within the target, at least one signature
+        if (whole < count) { // fewer windows than ranks: as many signatures each, none idle
+            end = std::min(order.size(), (rank + 1) * order.size() / count);
+            end = std::max(end, begin + 1);
+        } else if (rank + 1 < count) { // the longest run within the target, at least one signature
             std::size_t lo = begin + 1, hi = order.size();
             while (lo < hi) {
                 const std::size_t mid = (lo + hi + 1) / 2;

@@ -94,6 +94,9 @@ private:
         std::size_t cost = 0;
     };
     CycleLayout layoutFor(std::size_t capacity, const IterationFacts& facts) const;
+    /// The layout with the session's image size, or a larger image's (up to maxRanges_) where
+    /// that costs less.
+    CycleLayout cheapestLayout(const IterationFacts& facts) const;
     /// What an iteration fewer is worth, in ranges measured (one range of one pass ~1 ms; an
     /// iteration with passes costs their Start and Stop, ~20-75 ms, and keeps the profile on).
     static constexpr std::size_t kRangesPerIteration = 64;

@@ -2,9 +2,9 @@
 # Ranks that share the profile (ROOFLINE_SHARE_RANKS), with a training loop unmodified under
 # `roofline run` (the training-step program in CTest): one rank alone (the reference), then
 # ranks 0 and 1 of 2 (RANK and WORLD_SIZE as torchrun sets them), each measuring its share;
-# `roofline merge` assembles them. Extra `roofline run` options go in RUN_OPTIONS (CTest: 16
-# ranges per image, so that the training step's 59 launches take 4 windows, as a large model's
-# step does at the default 96).
+# `roofline merge` assembles them. Extra `roofline run` options go in RUN_OPTIONS (CTest: images
+# of 16 ranges that do not grow, so that the training step's 59 launches take 4 windows, as a
+# large model's step does where the memory keeps images small).
 # On one GPU the two ranks run one after the other (hardware counters serve one process at a
 # time); on two they may run together (SHARE_RANKS_TOGETHER=1, one GPU each).
 # Fails (FAIL lines, exit 1) when the merged recording lacks counters for a launch, when a

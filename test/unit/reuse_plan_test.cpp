@@ -130,13 +130,14 @@ TEST(ReusePlan, SharedOwnersStayAndMeasuredSignaturesStayHere) {
     plan.id("b");
     plan.id("c");
     plan.addSample(2, 0);
-    plan.share({0, 1, 2, 2}, 1, 2, 2); // windows [0, 2) (a, b) and [3, 4): a, b rank 0's
+    // a and b, one window: fewer windows than ranks, so a signature each (none idle).
+    plan.share({0, 1, 2, 2}, 1, 2, 2);
     EXPECT_EQ(plan.foreignOwner(0), 0);
-    EXPECT_EQ(plan.foreignOwner(1), 0);
+    EXPECT_EQ(plan.foreignOwner(1), -1);
     EXPECT_EQ(plan.foreignOwner(2), -1) << "measured here";
-    plan.share({2, 2, 1, 0}, 1, 2, 2); // a and b now in the last window: they stay rank 0's
+    plan.share({2, 2, 1, 0}, 1, 2, 2); // a and b moved: their owners stay
     EXPECT_EQ(plan.foreignOwner(0), 0);
-    EXPECT_EQ(plan.foreignOwner(1), 0);
+    EXPECT_EQ(plan.foreignOwner(1), -1);
 }
 
 // A launch whose grid follows the data has a new signature in every iteration: one of a family

@@ -25,8 +25,9 @@ namespace {
 constexpr std::uint64_t kStepLaunches = TrainLoopShape::kStepLaunches;
 
 CollectorConfig sessionDefaults(std::size_t reuseSamples, std::uint32_t shareIndex = 0,
-                                std::uint32_t shareCount = 1) {
+                                std::uint32_t shareCount = 1, std::size_t rangesPerImageMax = 0) {
     CollectorConfig c;
+    c.rangesPerImageMax = rangesPerImageMax;
     c.shareIndex = shareIndex;
     c.shareCount = shareCount;
     c.firstIteration = FirstIteration::Skip;
@@ -46,9 +47,10 @@ struct Loop : TrainLoopShape {
     int idleAfterStep = -1; // the step whose end made it idle
 
     Loop(std::size_t reuseSamples, std::size_t capacity, std::size_t passes = 2,
-         std::uint32_t shareIndex = 0, std::uint32_t shareCount = 1)
+         std::uint32_t shareIndex = 0, std::uint32_t shareCount = 1,
+         std::size_t rangesPerImageMax = 0)
         : h(CollectionMode::IterationReplay, passes, capacity,
-            sessionDefaults(reuseSamples, shareIndex, shareCount), passes) {
+            sessionDefaults(reuseSamples, shareIndex, shareCount, rangesPerImageMax), passes) {
         static std::uint32_t generation = 5000;
         target.generation = ++generation;
         target.collector = &h.collector;
@@ -344,4 +346,25 @@ TEST(TrainLoop, RanksSharingTheProfileEachMeasureTheirHalfAndTheMergeCompletesIt
             EXPECT_EQ(l.note.find("fills them in"), std::string::npos) << l.note;
         }
     }
+}
+
+// Images that may grow: the ranks split the windows of the image the whole cycle takes. One
+// window holds the step's launches, so the first rank measures them all, in as many iterations as
+// one rank alone, and the other none.
+TEST(TrainLoop, RanksSharingTheProfileWithImagesThatGrowSplitTheLargerImagesWindows) {
+    Loop alone(2, 3, 2, 0, 1, 12);
+    alone.measure(24);
+    const std::uint64_t aloneIterations = alone.h.collector.completedAfterIterations();
+    EXPECT_LE(aloneIterations, 4u); // one window: two observed, two passes
+    std::size_t measured = 0;
+    for (std::uint32_t rank : {0u, 1u}) {
+        Loop loop(2, 3, 2, rank, 2, 12);
+        const auto records = loop.measure(24);
+        ASSERT_TRUE(loop.h.collector.coverage().complete()) << rank;
+        EXPECT_LE(loop.h.collector.completedAfterIterations(), aloneIterations) << rank;
+        ASSERT_EQ(records.size(), kStepLaunches) << rank;
+        for (const auto& r : records)
+            measured += r.values.empty() ? 0 : 1;
+    }
+    EXPECT_EQ(measured, kStepLaunches); // each launch measured on exactly one rank
 }
