@@ -224,8 +224,8 @@ protected:
     Shared& shared_;
     std::vector<DeviceSlot*> slots_;
     std::size_t passes_;
-    std::set<std::string>
-        tensorAdded_; ///< tensor metrics every backend collects since an expansion
+    /// Tensor metrics every backend collects since an expansion (inferTensorMetrics).
+    std::set<std::string> tensorAdded_;
 };
 
 } // namespace roofline::collect

@@ -145,10 +145,10 @@ std::vector<ChipProfile> buildCatalog() {
             {"sm__ops_path_tensor_src_fp16.sum", {warpMma}, gmma + "fp16.sum"},
             {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", {warpMma}, gmma + "tf32_dst_fp32.sum"},
         };
-        // Warp MMA of one type: measured on the H100 (design 0022) -- cuDNN's TF32 convolution
-        // kernels and the fp32 memory-efficient attention count 2048 TF32 ops per warp MMA
-        // instruction (m16n8k8), FlashAttention-2's BF16 and FP16 kernels 4096 (m16n8k16):
-        // each type's largest mma.sync shape.
+        // Warp MMA of one type: measured with Nsight Compute on the H200 (GH100; design 0022) --
+        // cuDNN's TF32 convolution kernels and the fp32 memory-efficient attention count 2048
+        // TF32 ops per warp MMA instruction (m16n8k8), FlashAttention-2's BF16 and FP16 kernels
+        // 4096 (m16n8k16): each type's largest mma.sync shape.
         d.warpMma = warpMma;
         d.warpTypes = {
             {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",

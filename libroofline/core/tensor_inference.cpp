@@ -18,33 +18,6 @@ bool detecting(const ChipProfile& p, MetricSet set, bool detect) {
     return detect && set == MetricSet::Full && !p.tensorDetection.empty();
 }
 
-} // namespace
-
-std::vector<std::string> sessionMetrics(const ChipProfile& p, MetricSet set, bool detect) {
-    std::vector<std::string> out = requiredMetrics(p, set);
-    if (detecting(p, set, detect))
-        for (const auto& m : p.tensorDetection.counters)
-            if (!contains(out, m))
-                out.push_back(m);
-    return out;
-}
-
-std::vector<std::string> initialMetrics(const ChipProfile& p, MetricSet set, bool detect) {
-    std::vector<std::string> out;
-    const bool on = detecting(p, set, detect);
-    for (const auto& m : sessionMetrics(p, set, detect)) {
-        const bool inferred =
-            on &&
-            std::any_of(p.tensorDetection.inferences.begin(), p.tensorDetection.inferences.end(),
-                        [&](const TensorInference& i) { return i.metric == m; });
-        if (!inferred)
-            out.push_back(m);
-    }
-    return out;
-}
-
-namespace {
-
 using ValueOf = std::function<double(const std::string&)>;
 
 ValueOf valuesIn(const std::vector<std::string>& metrics, const std::vector<double>* values) {
@@ -102,6 +75,29 @@ std::optional<std::size_t> namedType(const std::vector<WarpMmaType>& types, std:
 }
 
 } // namespace
+
+std::vector<std::string> sessionMetrics(const ChipProfile& p, MetricSet set, bool detect) {
+    std::vector<std::string> out = requiredMetrics(p, set);
+    if (detecting(p, set, detect))
+        for (const auto& m : p.tensorDetection.counters)
+            if (!contains(out, m))
+                out.push_back(m);
+    return out;
+}
+
+std::vector<std::string> initialMetrics(const ChipProfile& p, MetricSet set, bool detect) {
+    std::vector<std::string> out;
+    const bool on = detecting(p, set, detect);
+    for (const auto& m : sessionMetrics(p, set, detect)) {
+        const bool inferred =
+            on &&
+            std::any_of(p.tensorDetection.inferences.begin(), p.tensorDetection.inferences.end(),
+                        [&](const TensorInference& i) { return i.metric == m; });
+        if (!inferred)
+            out.push_back(m);
+    }
+    return out;
+}
 
 const WarpMmaType* soleWarpMmaType(const ChipProfile& p, const std::vector<std::string>& metrics,
                                    const std::vector<double>& values) {
