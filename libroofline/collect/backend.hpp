@@ -77,7 +77,8 @@ public:
     }
     /// Adds `metrics` (of the session's metrics) to what is collected from now on: configuration
     /// 0 becomes the larger set, aligned configurations are dropped (prepareAligned() builds them
-    /// again), and the profiler is re-created at pass 0. Returns configuration 0's passes.
+    /// again), and the profiler is re-created at pass 0 -- or, while released, created with them
+    /// at acquire(). Returns configuration 0's passes.
     virtual std::size_t addMetrics(const std::vector<std::string>& metrics) {
         (void)metrics;
         return 0;

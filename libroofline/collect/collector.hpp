@@ -33,7 +33,6 @@
 
 namespace roofline::collect {
 
-
 class Collector {
 public:
     Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level);
@@ -100,6 +99,9 @@ public:
     std::uint64_t reenables() const noexcept { return shared_.tally.reenables; }
     /// Tensor counters by detection: times the collected set grew (each re-measured a window).
     std::uint64_t metricExpansions() const noexcept { return shared_.tally.expansions; }
+    /// Tensor counters by detection: times the set grew before a cycle's first pass, as the
+    /// kernels' names suggested (no window measured again for them).
+    std::uint64_t metricAnticipations() const noexcept { return shared_.tally.anticipations; }
     /// Reuse: records whose values are the mean of their signature's samples.
     std::uint64_t reusedLaunches() const noexcept { return shared_.tally.reused; }
     /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
@@ -148,9 +150,9 @@ private:
     const ModeFacts facts_;
     std::vector<std::unique_ptr<DeviceSlot>> slots_;
     std::unique_ptr<Strategy> strategy_;
-    std::uint64_t completedAt_ = 0;        // iterations seen when the profile was complete
-    bool complete_ = false;                // the strategy was done once
-    std::atomic<bool> completion_{false};  // takeCompletion()
+    std::uint64_t completedAt_ = 0;       // iterations seen when the profile was complete
+    bool complete_ = false;               // the strategy was done once
+    std::atomic<bool> completion_{false}; // takeCompletion()
     std::uint64_t helperIterations_ = 0;
     bool finished_ = false;
 };

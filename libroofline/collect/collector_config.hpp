@@ -76,6 +76,12 @@ struct CollectorConfig {
                                            const std::vector<const core::LaunchInfo*>& launches,
                                            const std::set<std::string>& added)>
         chooseTensorMetrics;
+    /// Tensor metrics to collect from the first pass on, given the kernels (mangled names) the
+    /// first windows will measure: a warp MMA type their names suggest (`why`: a kernel that
+    /// suggested it). Empty: none is guessed.
+    std::function<std::vector<std::string>(const std::vector<std::string>& kernels,
+                                           std::string& why)>
+        anticipateTensorMetrics;
     /// Iteration replay: samples measured per launch signature, the other launches of the
     /// signature reuse their mean (docs/design/0009); 0: every launch measured. With reuse the
     /// first iteration is observed only, and profiling stops once every signature of an

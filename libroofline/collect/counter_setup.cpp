@@ -143,6 +143,11 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
                     evidence.push_back({&l->values, l->name});
                 return core::tensorMetricsToCollect(profile, metrics, unknown, evidence, added);
             };
+        config.anticipateTensorMetrics = [profile](const std::vector<std::string>& kernels,
+                                                   std::string& why) {
+            const core::WarpMmaType* t = core::anticipatedWarpMmaType(profile, kernels, &why);
+            return t ? std::vector<std::string>{t->metric} : std::vector<std::string>{};
+        };
         s.tensorDetection = true;
     }
     config.passes = s.passes;

@@ -204,8 +204,10 @@ std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
     ContextGuard g(context_);
     std::vector<cupti::Configuration> one;
     one.push_back({std::move(grown), std::move(image.bytes)});
+    const bool live = !profiler_->suspended(); // released: acquire() creates it with these
     profiler_->replaceConfigurations(std::move(one), 0);
-    created(t0);
+    if (live)
+        created(t0);
     return passes;
 }
 

@@ -111,6 +111,10 @@ void IterationReplay::endIteration(Device& d) {
     facts.launchesBefore = d.lastBetween;
     facts.passes = passes_;
     facts.firstPassIn = schedule.firstPassThisIteration();
+    facts.cycleBegins = [this](const std::vector<std::string>& kernels) {
+        anticipateTensorMetrics(kernels);
+        return passes_;
+    };
     // Loops driven by needsPass() (a benchmark's cases) have no steady launch count.
     facts.steadyShape =
         shared_.model.drivenByHelper() || schedule.launches() == shared_.model.steadyLaunches();

@@ -58,6 +58,19 @@ std::uint64_t ObservedIteration::shape(std::size_t position) const noexcept {
     return (std::uint64_t{l.key} << 32) | l.scope;
 }
 
+std::vector<std::string> ObservedIteration::kernelNames() const {
+    std::vector<bool> seen(keyName_.size(), false);
+    std::vector<std::string> out;
+    for (const Launch& l : launches_)
+        if (l.admitted && l.key < seen.size() && !seen[l.key]) {
+            seen[l.key] = true;
+            out.push_back(keyName_[l.key]);
+        }
+    std::sort(out.begin(), out.end()); // a kernel of several launch configurations: once
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 // Each signature's text is built once: later iterations find it by key, scope and label.
 std::uint32_t ObservedIteration::signature(ReusePlan& plan, const Launch& l,
                                            const std::string& label) {

@@ -35,6 +35,8 @@ public:
     void add(const char* mangledName, Dim3 grid, Dim3 block, std::uint32_t sharedMemBytes,
              std::uint32_t scope, std::uint64_t instance, std::uint64_t parent, bool admitted);
     std::size_t size() const noexcept { return launches_.size(); }
+    /// The kernels (mangled names, each once) of the iteration's admitted launches.
+    std::vector<std::string> kernelNames() const;
     /// Kernel, launch configuration and scope of launch `position` (equal: the same launch).
     std::uint64_t shape(std::size_t position) const noexcept;
 

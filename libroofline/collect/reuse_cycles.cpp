@@ -144,10 +144,15 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     // window that would take in many launches already sampled costs more than it saves.
     // Ranks sharing the profile split the windows of the image the whole cycle would take.
     const std::size_t L = iteration_.signatures.size();
+    // The cycle's passes: the metric set may grow before its first pass (a warp MMA type the
+    // kernels' names suggest: design 0022).
+    IterationFacts at = facts;
+    if (facts.cycleBegins)
+        at.passes = facts.cycleBegins(observed_.kernelNames());
     if (shareCount_ > 1)
         plan_.share(iteration_.signatures, shareIndex_, shareCount_,
-                    std::max(slot_->launchesPerImage(), cheapestLayout(facts).ranges));
-    CycleLayout layout = cheapestLayout(facts);
+                    std::max(slot_->launchesPerImage(), cheapestLayout(at).ranges));
+    CycleLayout layout = cheapestLayout(at);
     if (layout.windows.empty())
         return;
     std::vector<Window> chosen = std::move(layout.windows);
@@ -167,8 +172,8 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
         core::log().debug("libroofline: repeated-launch cycle over {} launches: windows {} in "
                           "images of {} ranges; across the iteration's end: {} ({} launches "
                           "before the iteration, {} passes, gap {})",
-                          L, list, ranges, wraps_ ? "yes" : "no", facts.launchesBefore,
-                          facts.passes, plan_.maxGap());
+                          L, list, ranges, wraps_ ? "yes" : "no", at.launchesBefore, at.passes,
+                          plan_.maxGap());
     }
     changes.push_back(ImageChange{ranges});
     cycleRanges_ = ranges;

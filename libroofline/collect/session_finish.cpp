@@ -255,10 +255,19 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                          "measured on its own, and the profile stopped before these were (run "
                          "more iterations; their notes say which launches differed)",
                          c.tally.reusedDiffering);
+    if (c.tally.anticipations > 0 && c.tally.expansions == 0)
+        core::log().info("libroofline: tensor counters by detection: a warp MMA type's counter "
+                         "was collected from the first pass ({} passes), as the kernels' names "
+                         "suggested, and no window was measured again for tensor counters",
+                         c.passes);
     if (c.tally.expansions > 0)
         core::log().info("libroofline: tensor counters by detection: the collected set grew {} "
-                         "time(s) to {} passes (a launch ran MMA work that needs them)",
-                         c.tally.expansions, c.passes);
+                         "time(s) to {} passes (a launch ran MMA work that needs them{})",
+                         c.tally.expansions, c.passes,
+                         c.tally.anticipations > 0
+                             ? "; a warp MMA type the kernels' names suggested was collected "
+                               "from the first pass and did not account for it"
+                             : "");
     if (c.tally.windowsMeasuredAgain > 0)
         core::log().info("libroofline: {} replay windows were measured again: a later pass ran "
                          "other kernels at their positions (an iteration that also validated, a "

@@ -257,4 +257,37 @@ bool Strategy::inferTensorMetrics(DeviceSlot& slot) {
     return true;
 }
 
+bool Strategy::anticipateTensorMetrics(const std::vector<std::string>& kernels) {
+    const CollectorConfig& config = shared_.config;
+    if (!config.anticipateTensorMetrics || !tensorAdded_.empty() || aligned() || kernels.empty())
+        return false;
+    for (const DeviceSlot* s : slots_)
+        if (s->usable() && !s->backend->released())
+            return false; // a live profiler would be re-created: the expansion decides then
+    std::string why;
+    const std::vector<std::string> more = config.anticipateTensorMetrics(kernels, why);
+    if (more.empty())
+        return false;
+    tensorAdded_.insert(more.begin(), more.end());
+    std::size_t passes = 0;
+    for (DeviceSlot* s : slots_)
+        if (s->usable())
+            s->guard([&] {
+                passes = s->backend->addMetrics(more);
+                s->configs = s->backend->configurations();
+                metricsAdded(*s);
+            });
+    if (passes > 0)
+        passes_ = passes;
+    ++shared_.tally.anticipations;
+    std::string list;
+    for (const auto& m : more)
+        list += (list.empty() ? "" : ", ") + m;
+    core::log().info("libroofline: a kernel's name suggests warp MMA whose per-type counters "
+                     "are not in the set ({}, {}): they are collected from the first pass ({} "
+                     "passes)",
+                     core::demangle(why).substr(0, 120), list, passes_);
+    return true;
+}
+
 } // namespace roofline::collect

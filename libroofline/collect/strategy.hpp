@@ -28,7 +28,7 @@ constexpr std::uint64_t kGraphInterruptionLimit = 3;
 struct Tally {
     std::uint64_t dropped = 0, mismatchedGroups = 0, groupsCompleted = 0;
     std::uint64_t differing = 0, unmatched = 0;
-    std::uint64_t reenables = 0, expansions = 0, reused = 0, reusedDiffering = 0,
+    std::uint64_t reenables = 0, expansions = 0, anticipations = 0, reused = 0, reusedDiffering = 0,
                   foreign = 0; // records whose counters another rank measures
     std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
     std::uint64_t windowsMeasuredAgain = 0; ///< launches a later pass did not run (measureAgain)
@@ -212,6 +212,11 @@ protected:
     /// backend collects them from now on and true is returned: the window is to be measured
     /// again (its records, partial -- those metrics NaN -- are the caller's to keep or drop).
     bool inferTensorMetrics(DeviceSlot& slot);
+    /// Before a cycle's first pass, while every profiler is released: the tensor metrics the
+    /// kernels' names suggest (a warp MMA type: CollectorConfig::anticipateTensorMetrics) are
+    /// collected from the first pass on -- no profiler is re-created and no window measured
+    /// again for them. Nothing once the set grew. True when it grew now.
+    bool anticipateTensorMetrics(const std::vector<std::string>& kernels);
     /// What every device's backend must do at once (a larger metric set, a new replay mode):
     /// every slot but `except` stops its open pass and abandons its group, then `change` runs on
     /// every usable slot.

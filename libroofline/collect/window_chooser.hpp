@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -34,6 +35,10 @@ struct IterationFacts {
     std::size_t launchesBefore = 0; ///< launches between the iteration before it and it
     std::size_t passes = 0;         ///< a group's passes now
     bool firstPassIn = false;       ///< a group's pass 0 measured launches of it
+    /// Heard when a cycle is about to begin on this iteration, before it is laid out, with the
+    /// kernels (mangled names, each once) the filters admitted in it: the strategy may grow what
+    /// is collected while no profiler exists yet. Returns a group's passes from then on.
+    std::function<std::size_t(const std::vector<std::string>& kernels)> cycleBegins;
 };
 
 /// Launches of an iteration of `launches` that windows starting at `offsets` cover, an image of

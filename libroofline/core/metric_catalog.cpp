@@ -154,13 +154,31 @@ std::vector<ChipProfile> buildCatalog() {
             {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
              gmma + "tf32_dst_fp32.sum",
              2048,
-             {"tf32"}},
+             {"tf32", "tfloat32"},
+             {{"fmha_cutlass", "f32"}}},
             {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
              gmma + "bf16_dst_fp32.sum",
              4096,
-             {"bf16", "bfloat16"}},
-            {"sm__ops_path_tensor_src_fp16.sum", gmma + "fp16.sum", 4096, {"fp16", "half", "f16"}},
+             {"bf16", "bfloat16"},
+             {}},
+            {"sm__ops_path_tensor_src_fp16.sum",
+             gmma + "fp16.sum",
+             4096,
+             {"fp16", "half", "f16"},
+             {}},
         };
+        // Seen on the H100 and H200 (design 0022): cuDNN's `sm80_xmma_*`,
+        // `cutlass_tensorop_s1688*` and CUTLASS 2 `ImplicitGemmConvolution<... Sm80 ...>`
+        // convolutions, FlashAttention-2 (`flash_fwd_kernel`, `flash_bwd_*`) and the
+        // memory-efficient attention (`fmha_cutlass*_sm80`) run warp MMA; `sm90_xmma_*`,
+        // `nvjet_sm90_*` and CUTLASS 3 `*_sm90_*` GEMMs run warpgroup MMA.
+        d.warpKernelMarkers = {
+            "sm70",     "sm_70", "sm75",      "sm_75",     "sm80",        "sm_80",  "sm86",
+            "sm_86",    "sm89",  "sm_89",     "volta",     "turing",      "ampere", "s884",
+            "h884",     "s1688", "h1688",     "s16816",    "h16816",      "i8816",  "i16832",
+            "tensorop", "wmma",  "flash_fwd", "flash_bwd", "fmha_cutlass"};
+        d.warpgroupKernelMarkers = {"sm90", "sm_90",     "sm100", "sm_100",
+                                    "gmma", "warpgroup", "nvjet"};
         d.validation = "H100: calibration kernels (FFMA, DFMA, WMMA FP16/BF16/TF32, DMMA, IMMA) "
                        "and cuBLASLt GEMMs (warpgroup MMA) give the same FLOPs per kind with "
                        "detection as with every tensor counter (GpuTensorDetection.*); hgmma op "

@@ -45,6 +45,9 @@ struct WarpMmaType {
     std::string warpgroup; ///< its warpgroup-MMA op counter, collected from the start
     double opsPerInstruction = 0;
     std::vector<std::string> nameHints; ///< lower-case kernel-name parts that suggest the type
+    /// Lower-case kernel-name parts that, all present, say a kernel runs warp MMA of this type
+    /// whatever its architecture tag (PyTorch's fp32 memory-efficient attention: TF32).
+    std::vector<std::vector<std::string>> impliedBy;
 };
 
 /// Tensor counters by detection: the counters collected with the core set from the start (MMA
@@ -58,6 +61,11 @@ struct TensorDetection {
     Formula warpMma;
     /// In the order a guess prefers them, when nothing suggests one type (design 0022).
     std::vector<WarpMmaType> warpTypes;
+    /// Lower-case kernel-name parts of kernels built for warp MMA (an architecture before the
+    /// warpgroup MMA, a library's warp-MMA families), and of kernels built for warpgroup MMA,
+    /// which rule a kernel out: a kernel with a marker, no warpgroup marker and a type's name hint
+    /// suggests that type's counter from the first pass (core::anticipatedWarpMmaType).
+    std::vector<std::string> warpKernelMarkers, warpgroupKernelMarkers;
     std::string validation; ///< the calibration that showed the inferences exact
     bool empty() const noexcept { return inferences.empty(); }
 };

@@ -63,15 +63,48 @@ const WarpMmaType* soleType(const ChipProfile& p, const ValueOf& valueOf) {
     return nullptr;
 }
 
-// The warp MMA type a launch's kernel name suggests (its index in `types`), or none.
-std::optional<std::size_t> namedType(const std::vector<WarpMmaType>& types, std::string name) {
+std::string lowered(std::string name) {
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return name;
+}
+
+bool containsAny(const std::string& name, const std::vector<std::string>& parts) {
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](const std::string& p) { return name.find(p) != std::string::npos; });
+}
+
+// The warp MMA type a lower-case kernel name's hints suggest (its index in `types`), or none.
+std::optional<std::size_t> hintedType(const std::vector<WarpMmaType>& types,
+                                      const std::string& lower) {
     for (std::size_t i = 0; i < types.size(); ++i)
-        for (const auto& hint : types[i].nameHints)
-            if (name.find(hint) != std::string::npos)
-                return i;
+        if (containsAny(lower, types[i].nameHints))
+            return i;
     return std::nullopt;
+}
+
+// The warp MMA type a launch's kernel name suggests (its index in `types`), or none.
+std::optional<std::size_t> namedType(const std::vector<WarpMmaType>& types,
+                                     const std::string& name) {
+    return hintedType(types, lowered(name));
+}
+
+// The warp MMA type a kernel's name says it runs (its index), or none: built for warp MMA and
+// named for a type, or one of a type's implying patterns.
+std::optional<std::size_t> warpKernelType(const TensorDetection& d, const std::string& name) {
+    const std::string lower = lowered(name);
+    if (containsAny(lower, d.warpgroupKernelMarkers))
+        return std::nullopt;
+    for (std::size_t i = 0; i < d.warpTypes.size(); ++i)
+        for (const auto& pattern : d.warpTypes[i].impliedBy)
+            if (!pattern.empty() &&
+                std::all_of(pattern.begin(), pattern.end(), [&](const std::string& p) {
+                    return lower.find(p) != std::string::npos;
+                }))
+                return i;
+    if (!containsAny(lower, d.warpKernelMarkers))
+        return std::nullopt;
+    return hintedType(d.warpTypes, lower);
 }
 
 } // namespace
@@ -136,6 +169,27 @@ std::vector<std::string> inferTensorMetrics(const ChipProfile& p,
         unknown.push_back(inf.metric);
     }
     return unknown;
+}
+
+const WarpMmaType* anticipatedWarpMmaType(const ChipProfile& p,
+                                          const std::vector<std::string>& kernelNames,
+                                          std::string* example) {
+    const TensorDetection& d = p.tensorDetection;
+    std::vector<std::size_t> votes(d.warpTypes.size(), 0);
+    std::vector<const std::string*> first(d.warpTypes.size(), nullptr);
+    for (const std::string& name : kernelNames)
+        if (const auto i = warpKernelType(d, name)) {
+            ++votes[*i];
+            if (!first[*i])
+                first[*i] = &name;
+        }
+    const auto most = std::max_element(votes.begin(), votes.end());
+    if (most == votes.end() || *most == 0)
+        return nullptr;
+    const std::size_t type = static_cast<std::size_t>(most - votes.begin());
+    if (example)
+        *example = *first[type];
+    return &d.warpTypes[type];
 }
 
 std::vector<std::string> tensorMetricsToCollect(const ChipProfile& p,

@@ -34,6 +34,16 @@ const WarpMmaType* soleWarpMmaType(const ChipProfile& profile,
                                    const std::vector<std::string>& metrics,
                                    const std::vector<double>& values);
 
+/// The warp MMA type whose counter to collect from the first pass, before anything is measured:
+/// the type most of `kernelNames` (mangled or not) suggest -- a name with a warp-MMA marker, no
+/// warpgroup marker and the type's name hint, or one of the type's `impliedBy` patterns -- or
+/// null: no name suggests warp MMA. A guess that costs a pass where it is wrong, and saves the
+/// window measured again where it is right (design 0022); the inference checks it either way.
+/// `example`, when given, gets the first name that suggested the type.
+const WarpMmaType* anticipatedWarpMmaType(const ChipProfile& profile,
+                                          const std::vector<std::string>& kernelNames,
+                                          std::string* example = nullptr);
+
 /// A launch whose tensor metrics stayed unknown, as `tensorMetricsToCollect` weighs it.
 struct TensorEvidence {
     const std::vector<double>* values = nullptr; ///< in `metrics` order

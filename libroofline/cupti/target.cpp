@@ -67,11 +67,13 @@ void RangeProfiler::replaceConfigurations(std::vector<Configuration> configurati
                                           std::size_t index) {
     if (configurations.empty())
         throw Error(ErrorCode::InvalidArgument, "RangeProfiler: no configuration");
+    const bool wasSuspended = suspended();
     disableOrThrow("re-create"); // the old object held the old buffers; a fresh one gets the new
     configs_ = std::move(configurations);
     counterData_.resize(configs_.size());
     current_ = index < configs_.size() ? index : 0;
-    enable();
+    if (!wasSuspended) // else resume() or start() create the object with these
+        enable();
 }
 
 void RangeProfiler::reenable(std::size_t configuration) {

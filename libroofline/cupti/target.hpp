@@ -56,7 +56,8 @@ public:
     /// Adds configurations after the existing ones (the current one and its object stay).
     void appendConfigurations(std::vector<Configuration> more);
     /// Replaces every configuration and re-creates the profiler object at `index`, fresh image at
-    /// pass 0 (the passes collected so far are lost).
+    /// pass 0 (the passes collected so far are lost). While suspended no object is created:
+    /// resume() or start() create it with these.
     void replaceConfigurations(std::vector<Configuration> configurations, std::size_t index = 0);
     std::size_t current() const noexcept { return current_; }
     const std::vector<std::string>& metrics() const noexcept { return configs_[current_].metrics; }

@@ -172,3 +172,106 @@ TEST(CollectorIterationReplay, AnExpansionOfPartOfTheUnknownMetricsIsFollowedByT
     EXPECT_EQ(l[1].values, all(6.0));
     EXPECT_EQ(l[2].values, all(1.0));
 }
+
+// Kernel names that suggest a warp MMA type get its counter from the first pass (design 0022):
+// the window is measured once, in as many steps as a program without MMA, where a name without
+// the hint has the window measured again after an expansion. The strategy hears the reference
+// iteration's kernels once, as its cycle begins.
+TEST(CollectorIterationReplay, AWarpMmaTypeTheKernelNamesSuggestIsCollectedFromTheFirstPass) {
+    for (const bool named : {false, true}) {
+        SCOPED_TRACE(named ? "named for TF32 warp MMA" : "no name hint");
+        CollectorConfig c;
+        c.reuseSamples = 2;
+        c.measureAfterComplete = false;
+        std::set<std::string> collected;
+        c.infer = [&collected](std::vector<double>& values) {
+            if (values[0] == 5.0 && !collected.count("tf32")) // warp MMA of a type not collected
+                return std::vector<std::string>{"tf32", "bf16"};
+            return std::vector<std::string>{};
+        };
+        c.chooseTensorMetrics = [&](const std::set<std::string>&,
+                                    const std::vector<const core::LaunchInfo*>&,
+                                    const std::set<std::string>&) {
+            collected.insert("tf32");
+            return std::vector<std::string>{"tf32"};
+        };
+        std::vector<std::vector<std::string>> heard;
+        c.anticipateTensorMetrics = [&](const std::vector<std::string>& kernels, std::string& why) {
+            heard.push_back(kernels);
+            for (const auto& k : kernels)
+                if (k.find("sm80_tf32") != std::string::npos) {
+                    why = k;
+                    collected.insert("tf32");
+                    return std::vector<std::string>{"tf32"};
+                }
+            return std::vector<std::string>{};
+        };
+        Harness h(CollectionMode::IterationReplay, 2, 8, c);
+        const char* conv = named ? "conv_sm80_tf32" : "conv";
+        int steps = 0;
+        while (!h.collector.takeCompletion() && steps < 20) {
+            h.push("step");
+            h.launch(conv, 5);
+            h.launch("relu", 1);
+            h.pop();
+            ++steps;
+        }
+        EXPECT_EQ(h.backend.added, std::vector<std::string>{"tf32"});
+        ASSERT_EQ(heard.size(), 1u);
+        EXPECT_EQ(heard[0], (std::vector<std::string>{conv, "relu"}));
+        // Two steps observed, then two passes; an expansion measures the window again.
+        EXPECT_EQ(steps, named ? 2 + 2 : 2 + 2 + 2);
+        EXPECT_EQ(h.collector.metricAnticipations(), named ? 1u : 0u);
+        EXPECT_EQ(h.collector.metricExpansions(), named ? 0u : 1u);
+        auto& l = h.finish();
+        ASSERT_EQ(l.size(), 2u);
+        EXPECT_EQ(l[0].values, all(5.0));
+        EXPECT_EQ(l[1].values, all(1.0));
+    }
+}
+
+// A guess the launches do not bear out costs what an expansion costs without it: the window is
+// measured again, now with every metric still unknown (the expansion is told what was guessed).
+TEST(CollectorIterationReplay, AWrongGuessFromKernelNamesIsFollowedByTheUnknownMetrics) {
+    CollectorConfig c;
+    c.reuseSamples = 2;
+    c.measureAfterComplete = false;
+    std::set<std::string> collected;
+    c.infer = [&collected](std::vector<double>& values) {
+        if (values[0] == 6.0 && !collected.count("bf16")) // BF16 warp MMA, not the named TF32
+            return std::vector<std::string>{"tf32", "bf16"};
+        return std::vector<std::string>{};
+    };
+    std::vector<std::set<std::string>> told;
+    c.chooseTensorMetrics = [&](const std::set<std::string>& unknown,
+                                const std::vector<const core::LaunchInfo*>&,
+                                const std::set<std::string>& before) {
+        told.push_back(before);
+        collected.insert(unknown.begin(), unknown.end());
+        return std::vector<std::string>(unknown.begin(), unknown.end());
+    };
+    c.anticipateTensorMetrics = [&](const std::vector<std::string>&, std::string& why) {
+        why = "flash_sm80_tf32";
+        collected.insert("tf32");
+        return std::vector<std::string>{"tf32"};
+    };
+    Harness h(CollectionMode::IterationReplay, 2, 8, c);
+    int steps = 0;
+    while (!h.collector.takeCompletion() && steps < 20) {
+        h.push("step");
+        h.launch("flash_sm80_tf32", 6);
+        h.launch("relu", 1);
+        h.pop();
+        ++steps;
+    }
+    EXPECT_EQ(steps, 2 + 2 + 2);
+    EXPECT_EQ(h.collector.metricAnticipations(), 1u);
+    EXPECT_EQ(h.collector.metricExpansions(), 1u);
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_EQ(told[0], std::set<std::string>{"tf32"});
+    EXPECT_EQ(h.backend.added, (std::vector<std::string>{"tf32", "bf16", "tf32"}));
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].values, all(6.0));
+    EXPECT_EQ(l[1].values, all(1.0));
+}

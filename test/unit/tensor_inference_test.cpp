@@ -247,5 +247,71 @@ TEST(TensorInference, AnExpansionAfterAGuessOrForImmaCollectsEverythingUnknown) 
     EXPECT_EQ(dmma.choose(), std::vector<std::string>{kFp64});
 }
 
+// Kernel names as CUPTI gives them on GH100 (H100, cuDNN 9 and PyTorch 2.11): what each program's
+// steady iteration launches, and the type the first pass then collects.
+const char* const kResnetConvs[] = {
+    "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_"
+    "warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn",
+    "_ZN17cutlass__5x_cudnn6KernelI66cutlass_tensorop_s1688fprop_optimized_tf32_256x64_16x4_nhwc_"
+    "align4EEvNT_6ParamsE",
+    "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32_"
+    "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_"
+    "alignc4_execute_kernel__5x_cublas",
+    "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_"
+    "T1_"};
+const char* const kFp32Attention[] = {
+    "_Z39fmha_cutlassF_f32_aligned_64x64_rf_sm80N22PyTorchMemEffAttention15AttentionKernelIfN7cut"
+    "lass4arch4Sm80ELb1ELi64ELi64ELi64ELb1ELb1EE6ParamsE",
+    "_ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nt_align1EEvNT_6ParamsE"};
+const char* const kBf16Flash[] = {
+    "_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi64ELi128ELi128ELi4ELb0ELb0EN"
+    "7cutlass10bfloat16_tE19Flash_kernel_traitsILi64ELi128ELi128ELi4ES3_EELb0ELb1ELb0ELb0ELb1ELb1"
+    "ELb0ELb0EEEvNS_16Flash_fwd_paramsE",
+    "nvjet_sm90_tst_64x64_64x13_2x1_v_bz_bias_TNT", "nvjet_sm90_tst_128x128_64x6_2x1_v_bz_NNT"};
+const char* const kWarpgroupOnly[] = {
+    "nvjet_sm90_tst_64x64_64x13_2x1_v_bz_bias_TNT",
+    "sm90_xmma_dgrad_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x64x32_"
+    "warpgroupsize1x1x1_g1_execute_segment_k_on_kernel__5x_cudnn",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64_1x1x1_0_tnn_align8_"
+    "warpspecialized",
+    "_ZN7cutlass7Kernel2I41cutlass_80_simt_sgemm_64x64_8x5_nn_align1EEvNT_6ParamsE",
+    "_Z13mmaTf32KernelPfPKf"}; // a kernel of the program's own, named for TF32: no marker
+
+template <std::size_t N> std::vector<std::string> names(const char* const (&list)[N]) {
+    return std::vector<std::string>(std::begin(list), std::end(list));
+}
+
+TEST(TensorInference, KernelsBuiltForWarpMmaSuggestTheirTypeBeforeAnythingIsMeasured) {
+    const ChipProfile& hopper = profileForChip("GH100");
+    std::string why;
+    const WarpMmaType* resnet = anticipatedWarpMmaType(hopper, names(kResnetConvs), &why);
+    ASSERT_NE(resnet, nullptr);
+    EXPECT_EQ(resnet->metric, kTf32);
+    EXPECT_EQ(why, kResnetConvs[0]); // the first name that suggested it
+    const WarpMmaType* attention = anticipatedWarpMmaType(hopper, names(kFp32Attention));
+    ASSERT_NE(attention, nullptr);
+    EXPECT_EQ(attention->metric, kTf32); // fp32 attention on tensor cores: TF32
+    const WarpMmaType* flash = anticipatedWarpMmaType(hopper, names(kBf16Flash));
+    ASSERT_NE(flash, nullptr);
+    EXPECT_EQ(flash->metric, kBf16);
+    // Warpgroup GEMMs (their hgmma counters are in the set), SIMT GEMMs and names without an
+    // architecture or library marker suggest nothing: the default set's passes stay.
+    EXPECT_EQ(anticipatedWarpMmaType(hopper, names(kWarpgroupOnly)), nullptr);
+    EXPECT_EQ(anticipatedWarpMmaType(hopper, {}), nullptr);
+}
+
+TEST(TensorInference, TheTypeMostWarpMmaKernelsSuggestIsTheGuess) {
+    const ChipProfile& hopper = profileForChip("GH100");
+    const std::vector<std::string> mixed = {
+        "void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, 0, 0, cutlass::half_t>>",
+        "void flash_bwd_dq_dk_dv_loop_kernel<Flash_bwd_kernel_traits<64, cutlass::half_t>>",
+        "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_"
+        "tensor16x8x16"};
+    const WarpMmaType* t = anticipatedWarpMmaType(hopper, mixed);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->metric, kFp16);
+}
+
 } // namespace
 } // namespace roofline::core
