@@ -38,6 +38,13 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
         maybeStart(unmeasured, shared.limitReached(), facts, changes);
         if (cycle_) // a new reference: its cycle measures the launches a dropped group kept
             dropProvisional(shared);
+        if (std::exchange(sharedAway_, false)) { // other ranks measure all of it
+            dropProvisional(shared);
+            emitReused(shared);
+            dropCycle();
+            ++cyclesDone_;
+            coveredWhole_ = true;
+        }
         if (cycle_ && optimistic) { // the next iteration must launch the same families
             verifying_ = true;
             verifyFamilies_ = prevFamilies_;
@@ -153,8 +160,15 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
         plan_.share(iteration_.signatures, shareIndex_, shareCount_,
                     std::max(slot_->launchesPerImage(), cheapestLayout(at).ranges));
     CycleLayout layout = cheapestLayout(at);
-    if (layout.windows.empty())
+    if (layout.windows.empty()) {
+        // Ranks sharing the profile: this rank's share is empty (fewer windows than ranks), so
+        // every launch gets the record that says whose counters it takes (plan() emits them).
+        if (shareCount_ > 1) {
+            takeReference();
+            sharedAway_ = true;
+        }
         return;
+    }
     std::vector<Window> chosen = std::move(layout.windows);
     std::size_t ranges = layout.ranges;
     wraps_ = layout.wraps;
@@ -178,6 +192,16 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     changes.push_back(ImageChange{ranges});
     cycleRanges_ = ranges;
     largestImage_ = std::max(largestImage_, ranges);
+    takeReference();
+    rewind_ = false;
+    cycle_ = true;
+    offset_ = w->begin;
+    windowEnd_ = w->end;
+    windows_ = 1;
+}
+
+// The iteration just observed becomes the cycle's reference: its launches' records come from it.
+void ReuseWindows::takeReference() {
     std::vector<std::uint64_t> shapes(observed_.size());
     for (std::size_t p = 0; p < shapes.size(); ++p)
         shapes[p] = observed_.shape(p);
@@ -187,11 +211,6 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     reference_.launches.resize(reference_.signatures.size());
     iteration_.launches.clear();
     measuredPos_.assign(reference_.signatures.size(), false);
-    rewind_ = false;
-    cycle_ = true;
-    offset_ = w->begin;
-    windowEnd_ = w->end;
-    windows_ = 1;
 }
 
 bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {

@@ -107,6 +107,8 @@ private:
     /// The window's group completed: the next window, or the cycle's end (reused records
     /// emitted, the profiler released); true when the cycle ended.
     bool advance(Shared& shared, ImageChanges& changes);
+    /// The iteration just observed becomes the reference (its launches' records come from it).
+    void takeReference();
     void recorded(Shared& shared, const std::vector<std::int64_t>& members);
     void inspect(Shared& shared, const std::vector<std::int64_t>& members);
     /// The group's members' signatures, as they were admitted.
@@ -191,6 +193,9 @@ private:
     std::set<std::uint32_t> splitPositions_; // signatures a split gave the reference's launches
     // Coverage (what completed cycles and windows cover).
     bool coveredWhole_ = false;
+    /// This rank's share of a cycle is empty: plan() gives the reference's launches the records
+    /// saying which rank measures them.
+    bool sharedAway_ = false;
     std::size_t cycleWindows_ = 0;
     std::set<std::size_t> coveredOffsets_; // window starts of completed groups
 };

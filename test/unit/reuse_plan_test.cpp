@@ -130,14 +130,22 @@ TEST(ReusePlan, SharedOwnersStayAndMeasuredSignaturesStayHere) {
     plan.id("b");
     plan.id("c");
     plan.addSample(2, 0);
-    // a and b, one window: fewer windows than ranks, so a signature each (none idle).
+    // a and b, one window: fewer windows than ranks, so rank 0 measures both (in as many
+    // iterations as one rank alone) and this rank neither.
     plan.share({0, 1, 2, 2}, 1, 2, 2);
     EXPECT_EQ(plan.foreignOwner(0), 0);
-    EXPECT_EQ(plan.foreignOwner(1), -1);
+    EXPECT_EQ(plan.foreignOwner(1), 0);
     EXPECT_EQ(plan.foreignOwner(2), -1) << "measured here";
     plan.share({2, 2, 1, 0}, 1, 2, 2); // a and b moved: their owners stay
     EXPECT_EQ(plan.foreignOwner(0), 0);
-    EXPECT_EQ(plan.foreignOwner(1), -1);
+    EXPECT_EQ(plan.foreignOwner(1), 0);
+    // Windows of one launch: a window each, and the second rank's is b's.
+    ReusePlan two(2, 0);
+    two.id("a");
+    two.id("b");
+    two.share({0, 1}, 1, 2, 1);
+    EXPECT_EQ(two.foreignOwner(0), 0);
+    EXPECT_EQ(two.foreignOwner(1), -1);
 }
 
 // A launch whose grid follows the data has a new signature in every iteration: one of a family

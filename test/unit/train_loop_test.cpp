@@ -356,15 +356,19 @@ TEST(TrainLoop, RanksSharingTheProfileWithImagesThatGrowSplitTheLargerImagesWind
     alone.measure(24);
     const std::uint64_t aloneIterations = alone.h.collector.completedAfterIterations();
     EXPECT_LE(aloneIterations, 4u); // one window: two observed, two passes
-    std::size_t measured = 0;
+    std::size_t measured[2] = {0, 0};
     for (std::uint32_t rank : {0u, 1u}) {
         Loop loop(2, 3, 2, rank, 2, 12);
         const auto records = loop.measure(24);
         ASSERT_TRUE(loop.h.collector.coverage().complete()) << rank;
         EXPECT_LE(loop.h.collector.completedAfterIterations(), aloneIterations) << rank;
         ASSERT_EQ(records.size(), kStepLaunches) << rank;
-        for (const auto& r : records)
-            measured += r.values.empty() ? 0 : 1;
+        for (const auto& r : records) {
+            measured[rank] += r.values.empty() ? 0 : 1;
+            if (r.values.empty())
+                EXPECT_EQ(r.countersRank, 0) << rank << " " << r.position;
+        }
     }
-    EXPECT_EQ(measured, kStepLaunches); // each launch measured on exactly one rank
+    EXPECT_EQ(measured[0], kStepLaunches);
+    EXPECT_EQ(measured[1], 0u);
 }
