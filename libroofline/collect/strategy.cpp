@@ -283,10 +283,12 @@ bool Strategy::anticipateTensorMetrics(const std::vector<std::string>& kernels) 
     std::string list;
     for (const auto& m : more)
         list += (list.empty() ? "" : ", ") + m;
-    core::log().info("libroofline: a kernel's name suggests warp MMA whose per-type counters "
-                     "are not in the set ({}, {}): they are collected from the first pass ({} "
-                     "passes)",
-                     core::demangle(why).substr(0, 120), list, passes_);
+    std::string kernel = core::demangle(why);
+    kernel = kernel.substr(0, std::min<std::size_t>(kernel.find('('), 160)); // no parameters
+    core::log().info("libroofline: a kernel's name suggests warp MMA whose per-type counters are "
+                     "not in the set ({}): they are collected from the first pass ({} passes); "
+                     "the kernel: {}",
+                     list, passes_, kernel);
     return true;
 }
 
