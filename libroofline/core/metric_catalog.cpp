@@ -54,6 +54,29 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     p.dramReadMetric = "dram__bytes_read.sum";
     p.dramWriteMetric = "dram__bytes_write.sum";
     p.l2CycleRateMetric = "lts__cycles_elapsed.avg.per_second";
+    // Valid on every family here (CUPTI host API); on GH100 the whole group shares the default
+    // detection set's 3 passes, while the L1 t-stage's global *request* counters would add two
+    // (l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}): the warp-level SASS instruction counts
+    // stand for the requests, as the paper's.
+    InstructionCounters& i = p.instructions;
+    i.warpInstructions = "smsp__inst_executed.sum";
+    i.threadInstructions = "smsp__thread_inst_executed.sum";
+    i.threadInstructionsPredicated = "smsp__thread_inst_executed_pred_on.sum";
+    const std::string cls = "smsp__sass_thread_inst_executed_op_";
+    for (const char* c : {"integer", "fp32", "fp64", "fp16", "memory", "control"})
+        i.threadClasses.emplace_back(c, cls + c + "_pred_on.sum");
+    i.globalLoadRequests = "smsp__sass_inst_executed_op_global_ld.sum";
+    i.globalStoreRequests = "smsp__sass_inst_executed_op_global_st.sum";
+    i.globalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+    i.globalStoreSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+    i.globalLoadBytes = "sm__sass_data_bytes_mem_global_op_ld.sum";
+    i.globalStoreBytes = "sm__sass_data_bytes_mem_global_op_st.sum";
+    i.sharedLoadRequests = "smsp__sass_inst_executed_op_shared_ld.sum";
+    i.sharedStoreRequests = "smsp__sass_inst_executed_op_shared_st.sum";
+    i.sharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+    i.sharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+    i.l2Sectors = "lts__t_sectors.sum";
+    i.dramSectors = "dram__sectors.sum";
     return p;
 }
 
@@ -279,6 +302,27 @@ std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
         add(p.dramWriteMetric);
         add(p.l2CycleRateMetric);
     }
+    return out;
+}
+
+std::vector<std::string> instructionMetrics(const ChipProfile& p) {
+    const InstructionCounters& i = p.instructions;
+    std::vector<std::string> out;
+    auto add = [&out](const std::string& m) {
+        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
+            out.push_back(m);
+    };
+    add(i.warpInstructions);
+    add(i.threadInstructions);
+    add(i.threadInstructionsPredicated);
+    for (const auto& c : i.threadClasses)
+        add(c.second);
+    for (const std::string* m :
+         {&i.globalLoadRequests, &i.globalStoreRequests, &i.globalLoadSectors,
+          &i.globalStoreSectors, &i.globalLoadBytes, &i.globalStoreBytes, &i.sharedLoadRequests,
+          &i.sharedStoreRequests, &i.sharedLoadWavefronts, &i.sharedStoreWavefronts, &i.l2Sectors,
+          &i.dramSectors})
+        add(*m);
     return out;
 }
 

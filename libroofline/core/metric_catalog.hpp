@@ -10,6 +10,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofline::core {
@@ -70,6 +71,26 @@ struct TensorDetection {
     bool empty() const noexcept { return inferences.empty(); }
 };
 
+/// The instruction roofline's counters (Ding and Williams, "An Instruction Roofline Model for
+/// GPUs", PMBS 2019; docs/design/0023): an opt-in group collected beside the FLOP roofline's.
+/// Requests are warp-level memory instructions, as in the paper; transactions are 32-byte sectors
+/// (global memory, L2, DRAM) and shared-memory wavefronts. Empty: not defined for the family.
+struct InstructionCounters {
+    std::string warpInstructions;             ///< warp instructions issued and executed
+    std::string threadInstructions;           ///< thread instructions (threads active)
+    std::string threadInstructionsPredicated; ///< ... whose predicate was true
+    /// Thread instructions by class, predicate true: {class, metric} (integer, fp32, ...).
+    std::vector<std::pair<std::string, std::string>> threadClasses;
+    std::string globalLoadRequests, globalStoreRequests;
+    std::string globalLoadSectors, globalStoreSectors;
+    /// Bytes the threads asked for: a request's ideal sectors are its bytes over 32 (coalesced).
+    std::string globalLoadBytes, globalStoreBytes;
+    std::string sharedLoadRequests, sharedStoreRequests;
+    std::string sharedLoadWavefronts, sharedStoreWavefronts;
+    std::string l2Sectors, dramSectors;
+    bool empty() const noexcept { return warpInstructions.empty(); }
+};
+
 struct ChipProfile {
     std::string family;             ///< "Hopper"
     std::vector<std::string> chips; ///< CUPTI chip names, e.g. {"GH100"}
@@ -92,6 +113,8 @@ struct ChipProfile {
     /// reach 59% of lts__t_bytes' peak.
     std::array<double, kFlopKindCount> peakFlopShare{1, 1, 1, 1, 1, 1, 1, 1, 1};
     std::array<double, kMemoryLevelCount> peakByteShare{1, 1, 1};
+    /// The instruction roofline's group (`instructionMetrics`), collected only when asked for.
+    InstructionCounters instructions;
     std::string validation; ///< what validated these formulas, and what did not
     TensorDetection tensorDetection;
 };
@@ -108,6 +131,9 @@ const ChipProfile& profileForChip(const std::string& chip);
 /// Every metric the profile needs, each once, in catalog order.
 std::vector<std::string> requiredMetrics(const ChipProfile& profile,
                                          MetricSet set = MetricSet::Full);
+/// The instruction roofline group's metrics, each once, in catalog order (empty: the family has
+/// none). On GH100 they share the default detection set's 3 passes (docs/design/0023).
+std::vector<std::string> instructionMetrics(const ChipProfile& profile);
 /// "2 x sm__...ffma_pred_on.sum + sm__...fadd_pred_on.sum"
 std::string describe(const Formula& formula);
 /// Throws Error(UnknownMetric) naming the missing metric.

@@ -1,6 +1,7 @@
 // The metric catalog through the real CUPTI host API (no GPU needed): every name valid on every
 // chip, pass counts known, and bad names rejected with the closest valid names.
 #include "core/metric_catalog.hpp"
+#include "core/tensor_inference.hpp"
 #include "cupti/host.hpp"
 #include "unit/cupti_host_guard.hpp"
 
@@ -59,6 +60,35 @@ TEST(Catalog, HopperSetNeedsSevenPasses) {
                   host.configImage(without).passes)
             << static_cast<int>(set);
     }
+}
+
+// The instruction roofline's opt-in group (design 0023): valid on every chip of the catalog, and
+// on GH100 packed into the passes the default set (tensor counters by detection) takes anyway.
+TEST(Catalog, InstructionGroupIsValidEverywhereAndCostsNoPassOnHopper) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
+    for (const auto& profile : core::chipProfiles()) {
+        const auto group = core::instructionMetrics(profile);
+        ASSERT_EQ(group.size(), 21u) << profile.family;
+        for (const auto& chip : profile.chips) {
+            SCOPED_TRACE(chip);
+            const cupti::Host host(chip);
+            for (const auto& metric : group)
+                EXPECT_NO_THROW(host.properties(metric)) << metric;
+        }
+    }
+    const auto& hopper = core::profileForChip("GH100");
+    const cupti::Host host("GH100");
+    const auto initial = core::initialMetrics(hopper, MetricSet::Full, true);
+    auto with = initial;
+    for (const auto& m : core::instructionMetrics(hopper))
+        with.push_back(m);
+    EXPECT_EQ(host.configImage(initial).passes, 3u);
+    EXPECT_EQ(host.configImage(with).passes, 3u);
+    // The L1 t-stage's request counters, which the warp-level instruction counts stand for,
+    // would cost two passes more.
+    with.push_back("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    with.push_back("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    EXPECT_EQ(host.configImage(with).passes, 5u);
 }
 
 // Aligned replay's configurations (design 0006): every metric exactly once, one pass each except
