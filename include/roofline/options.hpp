@@ -93,6 +93,9 @@ enum class TensorCounters {
 struct ROOFLINE_API Options {
     CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
+    /// The instruction roofline's counters beside the set (off by default; GH100: no pass more
+    /// beside the default set). ROOFLINE_METRICS=+instructions, or `full+instructions`.
+    bool instructionMetrics = false;
     /// L1/L2 byte counters: NERSC's (default) or Nsight Compute's. ROOFLINE_BYTES=nersc|ncu
     ByteDefinition bytes = ByteDefinition::Nersc;
     int device = 0; ///< CUDA device ordinal; -1: every visible device. ROOFLINE_DEVICE

@@ -14,6 +14,8 @@
 
 #include <roofline/error.hpp>
 
+#include <algorithm>
+
 namespace roofline::collect {
 namespace {
 
@@ -117,6 +119,16 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     s.metrics = core::sessionMetrics(profile, settings.options.metrics, detect);
     std::vector<std::string> initial =
         core::initialMetrics(profile, settings.options.metrics, detect);
+    // The instruction roofline's group, when asked for: collected from the start (design 0023).
+    const std::vector<std::string> group = settings.options.instructionMetrics
+                                               ? core::instructionMetrics(profile)
+                                               : std::vector<std::string>{};
+    for (const auto& m : group) {
+        if (std::find(s.metrics.begin(), s.metrics.end(), m) == s.metrics.end())
+            s.metrics.push_back(m);
+        if (std::find(initial.begin(), initial.end(), m) == initial.end())
+            initial.push_back(m);
+    }
     const bool detecting = initial != s.metrics;
     const auto imagesStart = core::SteadyClock::now();
     cupti::ConfigImage image = platform.configImage(chip, initial);
@@ -167,6 +179,9 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     spec.levels = static_cast<std::uint16_t>(levels);
     spec.fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
+    for (const auto& m : detecting ? group : std::vector<std::string>{})
+        if (std::find(spec.fallback.begin(), spec.fallback.end(), m) == spec.fallback.end())
+            spec.fallback.push_back(m);
     // The collector keeps the profiler released until its first pass: created only to check the
     // permission, not configured.
     spec.released = config.profilerReleasedAtStart();

@@ -154,10 +154,11 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
             s.outputPath.c_str());
     if (level == collect::Level::Counters)
         core::log().info(
-            "libroofline: {} on {} ({}): {} metrics ({}{}), {} passes{}, {} ranges per "
+            "libroofline: {} on {} ({}): {} metrics ({}{}{}), {} passes{}, {} ranges per "
             "image, cache flush {}",
             toString(s.settings.mode), s.devices[0].info.name, s.devices[0].info.chip,
             s.metrics.size(), toString(options.metrics),
+            options.instructionMetrics ? " + the instruction roofline's counters" : "",
             s.tensorDetection ? ", tensor counters by detection" : "", s.passes,
             s.configurations > 1 ? " (aligned: " + std::to_string(s.configurations) +
                                        " configurations, one per pass)"

@@ -183,6 +183,23 @@ const Word<AlignPasses> kAligns[] = {{"auto", AlignPasses::Auto},
 const Word<TensorCounters> kTensorCounters[] = {{"detect", TensorCounters::Detect},
                                                 {"all", TensorCounters::All}};
 
+// "full", "core+instructions", "+instructions" (the full set and the group).
+void parseMetrics(Options& o, const char* text) {
+    const std::string t = text;
+    const std::string group = "+instructions";
+    const bool with =
+        t.size() >= group.size() && t.compare(t.size() - group.size(), group.size(), group) == 0;
+    const std::string set = with ? t.substr(0, t.size() - group.size()) : t;
+    try {
+        o.metrics = set.empty() && with ? MetricSet::Full
+                                        : choose("ROOFLINE_METRICS", set.c_str(), kMetricSets);
+    } catch (const Error& e) {
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string(e.what()) + ", each optionally followed by +instructions");
+    }
+    o.instructionMetrics = with;
+}
+
 std::string joinList(const std::vector<std::string>& list) {
     std::string out;
     for (const auto& item : list)
@@ -215,8 +232,14 @@ const std::vector<OptionRow>& optionTable() {
         {"mode", "ROOFLINE_MODE", "--mode", ROOFLINE_CHOICE(mode, "ROOFLINE_MODE", kModes),
          "`iteration`", "iteration | kernel | scope (default iteration)"},
         {"metrics", "ROOFLINE_METRICS", "--metrics",
-         ROOFLINE_CHOICE(metrics, "ROOFLINE_METRICS", kMetricSets), "`full`",
-         "full | core | memory | time"},
+         [](Options& o, const char* t) { parseMetrics(o, t); },
+         [](const Options& o) {
+             return wordOf(o.metrics, kMetricSets) +
+                    std::string(o.instructionMetrics ? "+instructions" : "");
+         },
+         "`full`",
+         "full | core | memory | time, each optionally `+instructions` (the instruction "
+         "roofline's counters; `+instructions` alone: full and them)"},
         {"bytes", "ROOFLINE_BYTES", "--bytes", ROOFLINE_CHOICE(bytes, "ROOFLINE_BYTES", kBytes),
          "`nersc`", "nersc | ncu: the L1/L2 byte counters"},
         {"device", "ROOFLINE_DEVICE", "--device",

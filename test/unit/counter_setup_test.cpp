@@ -4,6 +4,7 @@
 #include "collect/counter_setup.hpp"
 #include "collect/session_impl.hpp"
 #include "collector_harness.hpp"
+#include "core/metric_catalog.hpp"
 
 #include <roofline/error.hpp>
 
@@ -96,6 +97,36 @@ TEST(CounterSetUp, IterationReplayDetectsTensorWorkAndCanAlignItsPasses) {
     EXPECT_FALSE(spec.fallback.empty()); // a grown set that needs too many passes falls back
     EXPECT_TRUE(spec.released);          // reuse observes first: no profiler until the first pass
     EXPECT_EQ(spec.rangesPerImage, u.s.settings.rangesPerImage);
+}
+
+// `+instructions` (design 0023): the instruction roofline's counters collected from the first
+// pass, beside the set -- in every mode, and in the full set a grown one falls back to.
+TEST(CounterSetUp, TheInstructionGroupIsCollectedFromTheStart) {
+    for (CollectionMode mode : {CollectionMode::IterationReplay, CollectionMode::KernelReplay}) {
+        Options o;
+        o.mode = mode;
+        o.instructionMetrics = true;
+        Setting u(o);
+        u.run();
+        const auto group = core::instructionMetrics(core::profileForChip("GH100"));
+        ASSERT_EQ(group.size(), 21u);
+        for (const auto& m : group) {
+            EXPECT_EQ(std::count(u.s.metrics.begin(), u.s.metrics.end(), m), 1) << m;
+            EXPECT_EQ(std::count(u.platform.images[0].begin(), u.platform.images[0].end(), m), 1)
+                << m;
+            if (!u.platform.specs[0].fallback.empty())
+                EXPECT_EQ(std::count(u.platform.specs[0].fallback.begin(),
+                                     u.platform.specs[0].fallback.end(), m),
+                          1)
+                    << m;
+        }
+        EXPECT_EQ(u.config.metricNames, u.s.metrics);
+        EXPECT_EQ(u.s.tensorDetection, mode == CollectionMode::IterationReplay);
+    }
+    Setting plain(Options{});
+    plain.run();
+    EXPECT_EQ(std::count(plain.s.metrics.begin(), plain.s.metrics.end(), "smsp__inst_executed.sum"),
+              0); // off by default
 }
 
 TEST(CounterSetUp, AlignedPassesFromTheStartSelectTheFirstSinglePassConfiguration) {

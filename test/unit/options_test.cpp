@@ -104,7 +104,8 @@ TEST(OptionTable, IsTheDocumentedSettingsTable) {
     for (std::string line; std::getline(docs, line);) {
         if (line.rfind("## ", 0) == 0)
             inSettings = line == "## Settings";
-        else if (inSettings && line.rfind("| ", 0) == 0 && line.find("`ROOFLINE_") != std::string::npos)
+        else if (inSettings && line.rfind("| ", 0) == 0 &&
+                 line.find("`ROOFLINE_") != std::string::npos)
             lines.push_back(line);
     }
     const auto& rows = core::optionTable();
@@ -115,6 +116,37 @@ TEST(OptionTable, IsTheDocumentedSettingsTable) {
         const std::string cells =
             "| " + name + " | `" + row.variable + "` | " + row.defaultCell + " | ";
         EXPECT_EQ(lines[i].substr(0, cells.size()), cells) << "docs row " << i;
+    }
+}
+
+// The instruction roofline's group rides on the metric set: `+instructions` alone is the full set
+// and the group; `memory+instructions` a smaller set and the group; the text reads back.
+TEST(Options, MetricSetsTakeTheInstructionGroup) {
+    {
+        Env a("ROOFLINE_METRICS", "+instructions");
+        const Options o = Options::fromEnvironment();
+        EXPECT_EQ(o.metrics, MetricSet::Full);
+        EXPECT_TRUE(o.instructionMetrics);
+        EXPECT_EQ(core::optionRow("ROOFLINE_METRICS")->format(o), "full+instructions");
+    }
+    {
+        Env a("ROOFLINE_METRICS", "memory+instructions");
+        const Options o = Options::fromEnvironment();
+        EXPECT_EQ(o.metrics, MetricSet::Memory);
+        EXPECT_TRUE(o.instructionMetrics);
+        Options back;
+        core::optionRow("ROOFLINE_METRICS")->parse(back, "memory+instructions");
+        EXPECT_EQ(core::optionRow("ROOFLINE_METRICS")->format(back), "memory+instructions");
+    }
+    EXPECT_FALSE(Options::fromEnvironment().instructionMetrics);
+    Options o;
+    try {
+        core::optionRow("ROOFLINE_METRICS")->parse(o, "full+branches");
+        ADD_FAILURE() << "accepted full+branches";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("ROOFLINE_METRICS='full+branches'"), std::string::npos) << what;
+        EXPECT_NE(what.find("+instructions"), std::string::npos) << what;
     }
 }
 
