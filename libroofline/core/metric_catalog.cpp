@@ -75,6 +75,8 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     i.sharedStoreRequests = "smsp__sass_inst_executed_op_shared_st.sum";
     i.sharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
     i.sharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+    i.sharedLoadBytes = "sm__sass_data_bytes_mem_shared_op_ld.sum";
+    i.sharedStoreBytes = "sm__sass_data_bytes_mem_shared_op_st.sum";
     i.l2Sectors = "lts__t_sectors.sum";
     i.dramSectors = "dram__sectors.sum";
     return p;
@@ -320,8 +322,8 @@ std::vector<std::string> instructionMetrics(const ChipProfile& p) {
     for (const std::string* m :
          {&i.globalLoadRequests, &i.globalStoreRequests, &i.globalLoadSectors,
           &i.globalStoreSectors, &i.globalLoadBytes, &i.globalStoreBytes, &i.sharedLoadRequests,
-          &i.sharedStoreRequests, &i.sharedLoadWavefronts, &i.sharedStoreWavefronts, &i.l2Sectors,
-          &i.dramSectors})
+          &i.sharedStoreRequests, &i.sharedLoadWavefronts, &i.sharedStoreWavefronts,
+          &i.sharedLoadBytes, &i.sharedStoreBytes, &i.l2Sectors, &i.dramSectors})
         add(*m);
     return out;
 }

@@ -87,6 +87,9 @@ struct InstructionCounters {
     std::string globalLoadBytes, globalStoreBytes;
     std::string sharedLoadRequests, sharedStoreRequests;
     std::string sharedLoadWavefronts, sharedStoreWavefronts;
+    /// Bytes the threads asked of shared memory: a request's ideal wavefronts are its bytes over
+    /// 128 (one wavefront serves 32 banks of 4 bytes).
+    std::string sharedLoadBytes, sharedStoreBytes;
     std::string l2Sectors, dramSectors;
     bool empty() const noexcept { return warpInstructions.empty(); }
 };

@@ -68,7 +68,7 @@ TEST(Catalog, InstructionGroupIsValidEverywhereAndCostsNoPassOnHopper) {
     ROOFLINE_NEEDS_CUPTI_HOST();
     for (const auto& profile : core::chipProfiles()) {
         const auto group = core::instructionMetrics(profile);
-        ASSERT_EQ(group.size(), 21u) << profile.family;
+        ASSERT_EQ(group.size(), 23u) << profile.family;
         for (const auto& chip : profile.chips) {
             SCOPED_TRACE(chip);
             const cupti::Host host(chip);

@@ -109,7 +109,7 @@ TEST(CounterSetUp, TheInstructionGroupIsCollectedFromTheStart) {
         Setting u(o);
         u.run();
         const auto group = core::instructionMetrics(core::profileForChip("GH100"));
-        ASSERT_EQ(group.size(), 21u);
+        ASSERT_EQ(group.size(), 23u);
         for (const auto& m : group) {
             EXPECT_EQ(std::count(u.s.metrics.begin(), u.s.metrics.end(), m), 1) << m;
             EXPECT_EQ(std::count(u.platform.images[0].begin(), u.platform.images[0].end(), m), 1)

@@ -1,0 +1,47 @@
+#pragma once
+// The instruction roofline of one kernel (Ding and Williams, PMBS 2019; docs/design/0023): its
+// warp-instruction rate and intensities, its memory walls (global sectors and shared wavefronts
+// per request, against what the threads' bytes would need), its thread efficiency, and the
+// verdicts a kernel author can act on. Pure logic over the catalog's instruction counters.
+#include "core/metric_catalog.hpp"
+#include "core/metric_values.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+/// What the instruction counters of one range say (NaN: not collected, or no denominator).
+struct InstructionModel {
+    double warpInstructions = 0, threadInstructionsPredicated = 0;
+    double rate = 0; ///< warp instructions per second of the kernel's time
+    /// Warp instructions per transaction: L1 (global sectors + shared wavefronts), L2 and DRAM
+    /// (sectors); NaN where the level saw none.
+    std::array<double, 3> intensity{};
+    /// Global loads and stores: sectors per request, and the ideal (the threads' bytes / 32).
+    double loadSectorsPerRequest = 0, loadIdealSectors = 0;
+    double storeSectorsPerRequest = 0, storeIdealSectors = 0;
+    /// Shared loads and stores together: wavefronts per request, and the ideal (bytes / 128).
+    double sharedWavefrontsPerRequest = 0, sharedIdealWavefronts = 0;
+    /// Threads whose predicate was true per warp instruction, over 32.
+    double threadEfficiency = 0;
+};
+
+/// The model of one range's values (`time` in seconds). Every field NaN when the profile has no
+/// instruction counters or the values lack them.
+InstructionModel instructionModel(const ChipProfile& profile, const MetricValues& values,
+                                  double time);
+
+/// Verdicts, most telling first: "uncoalesced loads: 16.0 sectors per request (ideal 4.0)",
+/// "4-way shared-memory bank conflicts (4.0 wavefronts per request, ideal 1.0)", "predicated:
+/// 41% of threads active", "issue-bound at 83% of the warp-issue ceiling". `issueCeiling`: warp
+/// instructions per second of the device (NaN: unknown, no issue verdict). Empty: nothing to act
+/// on, or no counters.
+std::vector<std::string> instructionVerdicts(const InstructionModel& model, double issueCeiling);
+
+/// The warp-issue ceiling from the device's shape: SMs x 4 schedulers x one warp instruction per
+/// cycle x the SM clock (Hz). `roofline ceilings` measures the attainable one.
+double warpIssueCeiling(int multiprocessors, double smClockHz);
+
+} // namespace roofline::core
