@@ -8,6 +8,15 @@
 namespace roofline::core {
 namespace {
 
+// A metric list that keeps each name once, in the order first added.
+struct MetricList {
+    std::vector<std::string> out;
+    void operator()(const std::string& m) {
+        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
+            out.push_back(m);
+    }
+};
+
 constexpr const char* kSass = "sm__sass_thread_inst_executed_op_";
 
 std::string sass(const char* op) {
@@ -283,11 +292,7 @@ std::string describeBytes(const ChipProfile& profile) {
 }
 
 std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
-    std::vector<std::string> out;
-    auto add = [&out](const std::string& m) {
-        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
-            out.push_back(m);
-    };
+    MetricList add;
     add(p.cyclesMetric);
     add(p.cycleRateMetric);
     add(p.durationMetric);
@@ -304,16 +309,12 @@ std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {
         add(p.dramWriteMetric);
         add(p.l2CycleRateMetric);
     }
-    return out;
+    return add.out;
 }
 
 std::vector<std::string> instructionMetrics(const ChipProfile& p) {
     const InstructionCounters& i = p.instructions;
-    std::vector<std::string> out;
-    auto add = [&out](const std::string& m) {
-        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
-            out.push_back(m);
-    };
+    MetricList add;
     add(i.warpInstructions);
     add(i.threadInstructions);
     add(i.threadInstructionsPredicated);
@@ -325,7 +326,7 @@ std::vector<std::string> instructionMetrics(const ChipProfile& p) {
           &i.sharedStoreRequests, &i.sharedLoadWavefronts, &i.sharedStoreWavefronts,
           &i.sharedLoadBytes, &i.sharedStoreBytes, &i.l2Sectors, &i.dramSectors})
         add(*m);
-    return out;
+    return add.out;
 }
 
 std::string describe(const Formula& formula) {
