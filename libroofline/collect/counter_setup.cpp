@@ -14,8 +14,6 @@
 
 #include <roofline/error.hpp>
 
-#include <algorithm>
-
 namespace roofline::collect {
 namespace {
 
@@ -123,12 +121,8 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     const std::vector<std::string> group = settings.options.instructionMetrics
                                                ? core::instructionMetrics(profile)
                                                : std::vector<std::string>{};
-    for (const auto& m : group) {
-        if (std::find(s.metrics.begin(), s.metrics.end(), m) == s.metrics.end())
-            s.metrics.push_back(m);
-        if (std::find(initial.begin(), initial.end(), m) == initial.end())
-            initial.push_back(m);
-    }
+    core::addMetrics(s.metrics, group);
+    core::addMetrics(initial, group);
     const bool detecting = initial != s.metrics;
     const auto imagesStart = core::SteadyClock::now();
     cupti::ConfigImage image = platform.configImage(chip, initial);
@@ -179,9 +173,8 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     spec.levels = static_cast<std::uint16_t>(levels);
     spec.fallback =
         detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
-    for (const auto& m : detecting ? group : std::vector<std::string>{})
-        if (std::find(spec.fallback.begin(), spec.fallback.end(), m) == spec.fallback.end())
-            spec.fallback.push_back(m);
+    if (detecting)
+        core::addMetrics(spec.fallback, group);
     // The collector keeps the profiler released until its first pass: created only to check the
     // permission, not configured.
     spec.released = config.profilerReleasedAtStart();

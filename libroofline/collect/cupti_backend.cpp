@@ -2,6 +2,7 @@
 
 #include "core/device_peaks.hpp"
 #include "core/log.hpp"
+#include "core/metric_catalog.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/trace.hpp"
@@ -188,9 +189,7 @@ std::vector<RangeValues> CuptiBackend::evaluate() {
 std::size_t CuptiBackend::addMetrics(const std::vector<std::string>& more) {
     const auto t0 = Clock::now();
     std::vector<std::string> grown = collected();
-    for (const auto& m : more)
-        if (std::find(grown.begin(), grown.end(), m) == grown.end())
-            grown.push_back(m);
+    core::addMetrics(grown, more);
     cupti::ConfigImage image = host_.configImage(grown);
     if (!fallback_.empty() && grown.size() > fallback_.size()) {
         cupti::ConfigImage full = host_.configImage(fallback_);

@@ -35,11 +35,12 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     steady = steady || optimistic;
     prevFamilies_ = iteration_.families;
     if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
-        maybeStart(unmeasured, shared.limitReached(), facts, changes);
-        if (cycle_) // a new reference: its cycle measures the launches a dropped group kept
+        const bool sharedAway = maybeStart(unmeasured, shared.limitReached(), facts, changes);
+        // A new reference: its cycle measures the launches a dropped group kept -- or, where
+        // other ranks measure all of it, its records say which rank does.
+        if (cycle_ || sharedAway)
             dropProvisional(shared);
-        if (std::exchange(sharedAway_, false)) { // other ranks measure all of it
-            dropProvisional(shared);
+        if (sharedAway) {
             emitReused(shared);
             dropCycle();
             ++cyclesDone_;
@@ -56,7 +57,7 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
                         [](std::uint32_t id) { return id != ReusePlan::kNotMeasured; });
         if (!cycle_ && cyclesDone_ == 0 && admitted) {
             cyclesDone_ = 1;
-            coveredWhole_ = true; // a rank whose share is empty: the others measure it all
+            coveredWhole_ = true; // nothing of it was left to measure
         }
     }
     if (cycle_)
@@ -131,19 +132,20 @@ ReuseWindows::CycleLayout ReuseWindows::cheapestLayout(const IterationFacts& fac
 
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
 // measured from the next iteration on). `unmeasured`: some launch of the iteration has a family no
-// cycle measured.
-void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
+// cycle measured. True when the iteration became the reference of a cycle whose every launch other
+// ranks sharing the profile measure (this rank's share is empty): plan() emits its records.
+bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
                               ImageChanges& changes) {
     // The iteration's launch details are kept only while no cycle runs: right after one ended,
     // the next iteration is the one a new cycle refers to.
     if (slot_->failed || iteration_.signatures.empty() || iteration_.launches.empty() ||
         limitReached)
-        return;
+        return false;
     // After a complete profile, a launch whose grid depends on the data has a new signature in
     // every iteration: it starts another cycle only when nothing of its family was measured (a
     // new kernel, block or scope), or profiling would never end.
     if (cyclesDone_ > 0 && !unmeasured)
-        return;
+        return false;
     // The cycle's image holds its longest window, not a whole image's worth: CUPTI's host memory
     // grows with the ranges an image holds (~2 MiB each). It grows beyond the session's image size
     // -- up to what the memory allows (CollectorConfig::rangesPerImageMax) -- where a larger one
@@ -162,12 +164,11 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     CycleLayout layout = cheapestLayout(at);
     if (layout.windows.empty()) {
         // Ranks sharing the profile: this rank's share is empty (fewer windows than ranks), so
-        // every launch gets the record that says whose counters it takes (plan() emits them).
-        if (shareCount_ > 1) {
-            takeReference();
-            sharedAway_ = true;
-        }
-        return;
+        // every launch gets the record that says whose counters it takes.
+        if (shareCount_ <= 1)
+            return false;
+        takeReference();
+        return true;
     }
     std::vector<Window> chosen = std::move(layout.windows);
     std::size_t ranges = layout.ranges;
@@ -176,7 +177,7 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     std::optional<Window> w = wraps_ ? Window{chosen.back().begin, chosen.front().end}
                                      : plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
-        return;
+        return false;
     cycleWrapped_ = wraps_;
     if (core::log().should_log(spdlog::level::debug)) {
         std::string list;
@@ -198,6 +199,7 @@ void ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     offset_ = w->begin;
     windowEnd_ = w->end;
     windows_ = 1;
+    return false;
 }
 
 // The iteration just observed becomes the cycle's reference: its launches' records come from it.

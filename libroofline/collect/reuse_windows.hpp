@@ -82,7 +82,9 @@ private:
     void stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen);
     /// What the last iteration tells the next ones (a cycle may begin).
     void plan(Shared& shared, const IterationFacts& facts, ImageChanges& changes);
-    void maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
+    /// A cycle may begin on the iteration just observed; true when other ranks measure all of
+    /// it (this rank's share is empty, its reference taken: plan() emits the records).
+    bool maybeStart(bool unmeasured, bool limitReached, const IterationFacts& facts,
                     ImageChanges& changes);
     /// A cycle's windows with images of `capacity` launches, as maybeStart weighs them.
     struct CycleLayout {
@@ -193,9 +195,6 @@ private:
     std::set<std::uint32_t> splitPositions_; // signatures a split gave the reference's launches
     // Coverage (what completed cycles and windows cover).
     bool coveredWhole_ = false;
-    /// This rank's share of a cycle is empty: plan() gives the reference's launches the records
-    /// saying which rank measures them.
-    bool sharedAway_ = false;
     std::size_t cycleWindows_ = 0;
     std::set<std::size_t> coveredOffsets_; // window starts of completed groups
 };

@@ -8,13 +8,10 @@
 namespace roofline::core {
 namespace {
 
-// A metric list that keeps each name once, in the order first added.
+// A metric list that keeps each name once, in the order first added (addMetrics).
 struct MetricList {
     std::vector<std::string> out;
-    void operator()(const std::string& m) {
-        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
-            out.push_back(m);
-    }
+    void operator()(const std::string& m) { addMetrics(out, {m}); }
 };
 
 constexpr const char* kSass = "sm__sass_thread_inst_executed_op_";
@@ -289,6 +286,12 @@ std::string describeBytes(const ChipProfile& profile) {
         out += (out.empty() ? "" : ", ") + std::string(toString(static_cast<MemoryLevel>(l))) +
                " = " + describe(profile.bytes[l]);
     return out;
+}
+
+void addMetrics(std::vector<std::string>& list, const std::vector<std::string>& metrics) {
+    for (const std::string& m : metrics)
+        if (!m.empty() && std::find(list.begin(), list.end(), m) == list.end())
+            list.push_back(m);
 }
 
 std::vector<std::string> requiredMetrics(const ChipProfile& p, MetricSet set) {

@@ -134,6 +134,9 @@ const ChipProfile& profileForChip(const std::string& chip);
 /// Every metric the profile needs, each once, in catalog order.
 std::vector<std::string> requiredMetrics(const ChipProfile& profile,
                                          MetricSet set = MetricSet::Full);
+/// Appends each of `metrics` to `list` unless empty or there already (a metric set keeps each
+/// name once, in the order first added).
+void addMetrics(std::vector<std::string>& list, const std::vector<std::string>& metrics);
 /// The instruction roofline group's metrics, each once, in catalog order (empty: the family has
 /// none). On GH100 they share the default detection set's 3 passes (docs/design/0023).
 std::vector<std::string> instructionMetrics(const ChipProfile& profile);

@@ -10,10 +10,6 @@
 namespace roofline::core {
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 bool detecting(const ChipProfile& p, MetricSet set, bool detect) {
     return detect && set == MetricSet::Full && !p.tensorDetection.empty();
 }
@@ -112,9 +108,7 @@ std::optional<std::size_t> warpKernelType(const TensorDetection& d, const std::s
 std::vector<std::string> sessionMetrics(const ChipProfile& p, MetricSet set, bool detect) {
     std::vector<std::string> out = requiredMetrics(p, set);
     if (detecting(p, set, detect))
-        for (const auto& m : p.tensorDetection.counters)
-            if (!contains(out, m))
-                out.push_back(m);
+        addMetrics(out, p.tensorDetection.counters);
     return out;
 }
 

@@ -114,11 +114,12 @@ TEST(CounterSetUp, TheInstructionGroupIsCollectedFromTheStart) {
             EXPECT_EQ(std::count(u.s.metrics.begin(), u.s.metrics.end(), m), 1) << m;
             EXPECT_EQ(std::count(u.platform.images[0].begin(), u.platform.images[0].end(), m), 1)
                 << m;
-            if (!u.platform.specs[0].fallback.empty())
+            if (!u.platform.specs[0].fallback.empty()) {
                 EXPECT_EQ(std::count(u.platform.specs[0].fallback.begin(),
                                      u.platform.specs[0].fallback.end(), m),
                           1)
                     << m;
+            }
         }
         EXPECT_EQ(u.config.metricNames, u.s.metrics);
         EXPECT_EQ(u.s.tensorDetection, mode == CollectionMode::IterationReplay);

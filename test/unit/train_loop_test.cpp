@@ -365,8 +365,9 @@ TEST(TrainLoop, RanksSharingTheProfileWithImagesThatGrowSplitTheLargerImagesWind
         ASSERT_EQ(records.size(), kStepLaunches) << rank;
         for (const auto& r : records) {
             measured[rank] += r.values.empty() ? 0 : 1;
-            if (r.values.empty())
+            if (r.values.empty()) {
                 EXPECT_EQ(r.countersRank, 0) << rank << " " << r.position;
+            }
         }
     }
     EXPECT_EQ(measured[0], kStepLaunches);
