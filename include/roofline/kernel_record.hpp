@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofline {
 
@@ -42,6 +43,39 @@ constexpr bool isFloatingPoint(FlopKind kind) noexcept {
     return kind != FlopKind::TensorINT8;
 }
 
+/// Classes of thread instructions the instruction roofline splits (threads whose predicate was
+/// true; Nsight Compute's "instruction statistics" classes).
+enum class InstructionClass : std::uint8_t { Integer, FP32, FP64, FP16, Memory, Control };
+inline constexpr std::size_t kInstructionClassCount = 6;
+/// "integer", "fp32", "fp64", "fp16", "memory" or "control".
+ROOFLINE_API std::string_view toString(InstructionClass kind) noexcept;
+
+/// One kind of memory access of a launch: its warp-level requests, the transactions they took
+/// (sectors of 32 B for global memory, wavefronts for shared memory) and the bytes its threads
+/// asked for.
+struct AccessCounts {
+    double requests = 0;
+    double transactions = 0;
+    double bytes = 0;
+};
+
+/// The instruction roofline's counters of one launch (Ding and Williams, "An Instruction Roofline
+/// Model for GPUs"), collected with ROOFLINE_METRICS=+instructions. Totals for the launch.
+struct InstructionCounts {
+    bool measured = false;         ///< false: the group was not collected (every value 0)
+    double warp = 0;               ///< warp instructions executed
+    double thread = 0;             ///< thread instructions (threads active)
+    double threadPredicatedOn = 0; ///< ... whose predicate was true
+    std::array<double, kInstructionClassCount> byClass{}; ///< thread instructions per class
+    AccessCounts globalLoad, globalStore;                 ///< transactions: 32-byte sectors at L1
+    AccessCounts sharedLoad, sharedStore;                 ///< transactions: wavefronts
+    double l2Sectors = 0, dramSectors = 0;
+
+    double classOf(InstructionClass kind) const noexcept {
+        return byClass[static_cast<std::size_t>(kind)];
+    }
+};
+
 /// Peak rates a record is compared with: FLOP/s per kind and bytes/s per level. Zero means unknown
 /// (that roof is not drawn and never chosen as the bound).
 /// Where one roof's value came from, best first: measured by microbenchmarks on this GPU model
@@ -59,6 +93,11 @@ struct Ceilings {
     /// Per roof: where its value came from (None where the value is 0).
     std::array<RoofSource, kFlopKindCount> flopSource{};
     std::array<RoofSource, kMemoryLevelCount> byteSource{};
+    /// The instruction roofline's ceiling: warp instructions per second the device issues (0:
+    /// unknown), and where it came from (measured, or the device's shape: SMs x 4 schedulers x
+    /// the clock).
+    double warpInstructionsPerSecond = 0;
+    RoofSource warpIssueSource = RoofSource::None;
 };
 
 /// Below this many FLOPs per byte at every memory level a kernel counts as doing no floating-point
@@ -127,8 +166,8 @@ struct ROOFLINE_API KernelRecord {
     /// in every view of the recording (table '#', chart labels, CSV `kernel_id`, whatever the
     /// filters, grouping or sort).
     std::uint32_t kernelId = 0;
-    std::string name; ///< demangled kernel name
-    std::string mangledName;       ///< as the driver knows it
+    std::string name;        ///< demangled kernel name
+    std::string mangledName; ///< as the driver knows it
     /// Enclosing scope names (ProfileScope, NVTX) joined by '/', e.g. "train/step", with the
     /// iteration scope's instance number made uniform: "Train step 7/Layer 3" and "Train step 35/
     /// Layer 3" are both "Train step #/Layer 3", so every iteration's launches share one path.
@@ -194,6 +233,13 @@ struct ROOFLINE_API KernelRecord {
     std::array<double, kMemoryLevelCount> bytes{}; ///< traffic per memory level
     Bound bound;                                   ///< against the session's Ceilings
     std::map<std::string, double> metrics;         ///< raw CUPTI values keyed by metric name
+    /// The instruction roofline's counters (measured only with ROOFLINE_METRICS=+instructions).
+    InstructionCounts instructions;
+    /// What those counters say a kernel author can act on, most telling first: "uncoalesced
+    /// loads: 8.0 sectors per request (ideal 4.0)", "8-way shared-memory bank conflicts",
+    /// "predicated: 41% of threads active", "issue-bound at 83% of the warp-issue ceiling".
+    /// Empty: nothing to act on, or the group was not measured.
+    std::vector<std::string> instructionVerdicts;
 
     /// Floating-point work on all units (excludes TensorINT8).
     double totalFlops() const noexcept;

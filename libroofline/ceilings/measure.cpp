@@ -247,6 +247,16 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
                 best.offer(r, toString(kind), shapeText(s, "chains", chains));
             }
         finish(best, std::string(toString(roof)));
+        if (kind == Fma::FP32) {
+            // The instruction roofline's ceiling: independent FFMAs issue one warp instruction
+            // per scheduler per cycle, so the best FP32 run is issue-bound. Its warp
+            // instructions are the FFMAs over 32 threads (2 FLOPs each); the loop's few others
+            // (one per kFmaUnroll x chains FFMAs) are left out, so the rate is a lower bound.
+            Best issue = best;
+            issue.m.perSecond = best.m.perSecond / 64.0;
+            issue.m.kernel = std::string(toString(kind)) + " (warp instructions: FFMAs / 32)";
+            finish(issue, std::string(core::kWarpIssueRoof));
+        }
     }
 
     // Tensor cores: wgmma needs Hopper (sm_90a); DMMA (FP64) exists from sm_80.

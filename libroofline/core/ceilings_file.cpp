@@ -29,6 +29,8 @@ const RoofMeasurement* MeasuredCeilings::find(std::string_view roof) const noexc
 const char* roofUnit(std::string_view roof) noexcept {
     if (roof == "L1" || roof == "L2" || roof == "DRAM" || roof == "shared")
         return "TB/s";
+    if (roof == kWarpIssueRoof)
+        return "Tinst/s";
     return roof == "tensor_int8" ? "TOP/s" : "TFLOP/s";
 }
 
@@ -159,6 +161,11 @@ Ceilings measuredCeilings(const MeasuredCeilings& measured, const std::string& p
         for (RoofRef roof : roofs)
             if (r.perSecond > 0.0 && r.roof == roofName(roof))
                 setRoof(c, roof, r.perSecond, RoofSource::Measured);
+    if (const RoofMeasurement* issue = measured.find(kWarpIssueRoof);
+        issue && issue->perSecond > 0) {
+        c.warpInstructionsPerSecond = issue->perSecond;
+        c.warpIssueSource = RoofSource::Measured;
+    }
     c.name = measured.deviceName + " (measured " + measured.createdUtc.substr(0, 10) + ")";
     c.source = "measured by `roofline ceilings`" + std::string(measured.quick ? " --quick" : "") +
                " (" + path + ")";

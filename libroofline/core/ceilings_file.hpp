@@ -13,11 +13,15 @@
 namespace roofline::core {
 
 inline constexpr int kCeilingsFormatVersion = 1;
+/// The instruction roofline's ceiling in a ceilings file: warp instructions per second.
+inline constexpr std::string_view kWarpIssueRoof = "warp_issue";
 
 /// The best rate one roof reached over the sweep, and how.
 struct RoofMeasurement {
-    std::string roof;     ///< toString(FlopKind) or toString(MemoryLevel), or "shared"
-    double perSecond = 0; ///< FLOP/s (tensor_int8: op/s) or bytes/s; 0: not measured
+    /// toString(FlopKind) or toString(MemoryLevel), "shared", or kWarpIssueRoof
+    std::string roof;
+    /// FLOP/s (tensor_int8: op/s), bytes/s or warp instructions/s; 0: not measured
+    double perSecond = 0;
     std::string kernel;   ///< microbenchmark that reached it, e.g. "wgmma m64n256k16 bf16"
     std::string shape;    ///< its launch shape and work per thread
     double smClockHz = 0; ///< SM clock during that run (0: not probed)
@@ -43,7 +47,7 @@ struct MeasuredCeilings {
 };
 
 /// The unit of a roof's value divided by 1e12: "TB/s" (L1, L2, DRAM, shared), "TOP/s"
-/// (tensor_int8) or "TFLOP/s".
+/// (tensor_int8), "Tinst/s" (warp issue) or "TFLOP/s".
 const char* roofUnit(std::string_view roof) noexcept;
 
 std::string toJson(const MeasuredCeilings& ceilings);
@@ -72,8 +76,8 @@ struct CeilingsChoice {
     Ceilings datasheet; ///< for the side-by-side table
     Ceilings device;    ///< the device's own peaks (empty when the recording has none)
     std::optional<MeasuredCeilings> measured;
-    std::string path;    ///< the measured file consulted (may not exist)
-    std::string warning; ///< a file that exists but was not used, and why
+    std::string path;           ///< the measured file consulted (may not exist)
+    std::string warning;        ///< a file that exists but was not used, and why
     bool datasheetOnly = false; ///< datasheet roofs were asked for: no device peaks either
 };
 /// The choice with `measured` in use: its roofs, then `devicePeaks`', then the datasheet's.

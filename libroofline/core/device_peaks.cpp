@@ -44,16 +44,20 @@ std::vector<PeakRoof> peakRoofs(const ChipProfile& profile) {
         if (!isTensor(static_cast<FlopKind>(k)))
             for (const Term& t : f.terms)
                 best = t.coefficient > best->coefficient ? &t : best;
-        out.push_back({{true, k}, best->metric + ".peak_sustained",
-                       best->coefficient * profile.peakFlopShare[k], PeakClock::Sm});
+        out.push_back({{true, k},
+                       best->metric + ".peak_sustained",
+                       best->coefficient * profile.peakFlopShare[k],
+                       PeakClock::Sm});
     }
     const PeakClock clocks[kMemoryLevelCount] = {PeakClock::Sm, PeakClock::L2, PeakClock::Memory};
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l) {
         const Formula& f = profile.bytes[l];
         if (f.empty())
             continue;
-        out.push_back({{false, l}, f.terms.front().metric + ".peak_sustained",
-                       f.terms.front().coefficient * profile.peakByteShare[l], clocks[l]});
+        out.push_back({{false, l},
+                       f.terms.front().metric + ".peak_sustained",
+                       f.terms.front().coefficient * profile.peakByteShare[l],
+                       clocks[l]});
     }
     return out;
 }
@@ -84,7 +88,13 @@ Ceilings deviceCeilings(const std::vector<PeakRoof>& roofs, const std::vector<do
         }
         setRoof(c, r.roof, values[i] * r.perUnit * hz, RoofSource::Device);
     }
-    c.name = (device.name.empty() ? std::string("unknown device") : device.name) + " (device peaks)";
+    // One warp instruction per scheduler per cycle, 4 schedulers per SM (every family here).
+    if (const double hz = clockHz(clocks, PeakClock::Sm); hz > 0 && device.smCount > 0) {
+        c.warpInstructionsPerSecond = warpIssuePerSecond(device.smCount, hz);
+        c.warpIssueSource = RoofSource::Device;
+    }
+    c.name =
+        (device.name.empty() ? std::string("unknown device") : device.name) + " (device peaks)";
     c.source = "the counters' peak_sustained rates times the clocks";
     for (PeakClock k : {PeakClock::Sm, PeakClock::L2, PeakClock::Memory})
         if (clockHz(clocks, k) > 0) {
@@ -127,14 +137,20 @@ Ceilings combineCeilings(const Ceilings& measured, const Ceilings& device,
                 any[s] = true;
                 break;
             }
+    for (const Ceilings* s : in)
+        if (s->warpInstructionsPerSecond > 0) {
+            c.warpInstructionsPerSecond = s->warpInstructionsPerSecond;
+            c.warpIssueSource = s->warpIssueSource;
+            break;
+        }
     // Named after the best source in use; the source text lists every one.
     const std::size_t first = any[0] ? 0 : any[1] ? 1 : 2;
     c.name = in[first]->name;
     c.source = in[first]->source;
     for (std::size_t s = first + 1; s < 3; ++s)
         if (any[s])
-            c.source += "; " + std::string(s == 1 ? "device peaks: " : "datasheet: ") +
-                        in[s]->source;
+            c.source +=
+                "; " + std::string(s == 1 ? "device peaks: " : "datasheet: ") + in[s]->source;
     return c;
 }
 

@@ -42,29 +42,65 @@ bool wasteful(double actual, double best, double slack) {
 
 } // namespace
 
+InstructionCounts instructionCounts(const ChipProfile& profile, const MetricValues& values) {
+    const InstructionCounters& c = profile.instructions;
+    InstructionCounts n;
+    if (c.empty())
+        return n;
+    bool all = true;
+    const auto v = [&](const std::string& m) {
+        const double x = valueOf(values, m);
+        all = all && !std::isnan(x);
+        return std::isnan(x) ? 0.0 : x;
+    };
+    n.warp = v(c.warpInstructions);
+    n.thread = v(c.threadInstructions);
+    n.threadPredicatedOn = v(c.threadInstructionsPredicated);
+    for (std::size_t k = 0; k < kInstructionClassCount; ++k)
+        n.byClass[k] = v(c.threadClasses[k]);
+    n.globalLoad = {v(c.globalLoadRequests), v(c.globalLoadSectors), v(c.globalLoadBytes)};
+    n.globalStore = {v(c.globalStoreRequests), v(c.globalStoreSectors), v(c.globalStoreBytes)};
+    n.sharedLoad = {v(c.sharedLoadRequests), v(c.sharedLoadWavefronts), v(c.sharedLoadBytes)};
+    n.sharedStore = {v(c.sharedStoreRequests), v(c.sharedStoreWavefronts), v(c.sharedStoreBytes)};
+    n.l2Sectors = v(c.l2Sectors);
+    n.dramSectors = v(c.dramSectors);
+    if (!all)
+        return InstructionCounts{};
+    n.measured = true;
+    return n;
+}
+
+InstructionModel instructionModel(const InstructionCounts& c, double time) {
+    InstructionModel m;
+    if (!c.measured) {
+        m.warpInstructions = m.threadInstructionsPredicated = m.rate = kNaN;
+        m.intensity = {kNaN, kNaN, kNaN};
+        m.loadSectorsPerRequest = m.loadIdealSectors = kNaN;
+        m.storeSectorsPerRequest = m.storeIdealSectors = kNaN;
+        m.sharedWavefrontsPerRequest = m.sharedIdealWavefronts = m.threadEfficiency = kNaN;
+        return m;
+    }
+    m.warpInstructions = c.warp;
+    m.threadInstructionsPredicated = c.threadPredicatedOn;
+    m.rate = ratio(c.warp, time);
+    const double globalSectors = c.globalLoad.transactions + c.globalStore.transactions;
+    const double sharedWavefronts = c.sharedLoad.transactions + c.sharedStore.transactions;
+    m.intensity = {ratio(c.warp, globalSectors + sharedWavefronts), ratio(c.warp, c.l2Sectors),
+                   ratio(c.warp, c.dramSectors)};
+    m.loadSectorsPerRequest = ratio(c.globalLoad.transactions, c.globalLoad.requests);
+    m.loadIdealSectors = ideal(c.globalLoad.bytes, 32, c.globalLoad.requests);
+    m.storeSectorsPerRequest = ratio(c.globalStore.transactions, c.globalStore.requests);
+    m.storeIdealSectors = ideal(c.globalStore.bytes, 32, c.globalStore.requests);
+    const double sharedRequests = c.sharedLoad.requests + c.sharedStore.requests;
+    m.sharedWavefrontsPerRequest = ratio(sharedWavefronts, sharedRequests);
+    m.sharedIdealWavefronts = ideal(c.sharedLoad.bytes + c.sharedStore.bytes, 128, sharedRequests);
+    m.threadEfficiency = ratio(c.threadPredicatedOn, 32 * c.warp);
+    return m;
+}
+
 InstructionModel instructionModel(const ChipProfile& profile, const MetricValues& values,
                                   double time) {
-    const InstructionCounters& c = profile.instructions;
-    const auto v = [&](const std::string& m) { return valueOf(values, m); };
-    InstructionModel m;
-    m.warpInstructions = v(c.warpInstructions);
-    m.threadInstructionsPredicated = v(c.threadInstructionsPredicated);
-    m.rate = ratio(m.warpInstructions, time);
-    const double globalSectors = v(c.globalLoadSectors) + v(c.globalStoreSectors);
-    const double sharedWavefronts = v(c.sharedLoadWavefronts) + v(c.sharedStoreWavefronts);
-    m.intensity = {ratio(m.warpInstructions, globalSectors + sharedWavefronts),
-                   ratio(m.warpInstructions, v(c.l2Sectors)),
-                   ratio(m.warpInstructions, v(c.dramSectors))};
-    m.loadSectorsPerRequest = ratio(v(c.globalLoadSectors), v(c.globalLoadRequests));
-    m.loadIdealSectors = ideal(v(c.globalLoadBytes), 32, v(c.globalLoadRequests));
-    m.storeSectorsPerRequest = ratio(v(c.globalStoreSectors), v(c.globalStoreRequests));
-    m.storeIdealSectors = ideal(v(c.globalStoreBytes), 32, v(c.globalStoreRequests));
-    const double sharedRequests = v(c.sharedLoadRequests) + v(c.sharedStoreRequests);
-    m.sharedWavefrontsPerRequest = ratio(sharedWavefronts, sharedRequests);
-    m.sharedIdealWavefronts =
-        ideal(v(c.sharedLoadBytes) + v(c.sharedStoreBytes), 128, sharedRequests);
-    m.threadEfficiency = ratio(m.threadInstructionsPredicated, 32 * m.warpInstructions);
-    return m;
+    return instructionModel(instructionCounts(profile, values), time);
 }
 
 std::vector<std::string> instructionVerdicts(const InstructionModel& m, double issueCeiling) {
@@ -89,8 +125,33 @@ std::vector<std::string> instructionVerdicts(const InstructionModel& m, double i
     return out;
 }
 
-double warpIssueCeiling(int multiprocessors, double smClockHz) {
-    return multiprocessors > 0 && smClockHz > 0 ? 4.0 * multiprocessors * smClockHz : kNaN;
+std::vector<std::string> instructionVerdicts(const InstructionCounts& counts, double time,
+                                             const Ceilings& ceilings) {
+    return instructionVerdicts(
+        instructionModel(counts, time),
+        ceilings.warpInstructionsPerSecond > 0 ? ceilings.warpInstructionsPerSecond : kNaN);
+}
+
+void addCounts(InstructionCounts& sum, const InstructionCounts& add) {
+    if (!sum.measured || !add.measured) {
+        sum = InstructionCounts{};
+        return;
+    }
+    sum.warp += add.warp;
+    sum.thread += add.thread;
+    sum.threadPredicatedOn += add.threadPredicatedOn;
+    for (std::size_t k = 0; k < kInstructionClassCount; ++k)
+        sum.byClass[k] += add.byClass[k];
+    for (auto [s, a] : {std::pair{&sum.globalLoad, &add.globalLoad},
+                        {&sum.globalStore, &add.globalStore},
+                        {&sum.sharedLoad, &add.sharedLoad},
+                        {&sum.sharedStore, &add.sharedStore}}) {
+        s->requests += a->requests;
+        s->transactions += a->transactions;
+        s->bytes += a->bytes;
+    }
+    sum.l2Sectors += add.l2Sectors;
+    sum.dramSectors += add.dramSectors;
 }
 
 } // namespace roofline::core

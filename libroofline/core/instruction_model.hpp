@@ -28,8 +28,12 @@ struct InstructionModel {
     double threadEfficiency = 0;
 };
 
-/// The model of one range's values (`time` in seconds). Every field NaN when the profile has no
-/// instruction counters or the values lack them.
+/// The group's counts in one range's values; not measured when the profile has no instruction
+/// counters or the values lack any of them.
+InstructionCounts instructionCounts(const ChipProfile& profile, const MetricValues& values);
+/// The model of one launch's counts (`time` in seconds). Every field NaN when not measured.
+InstructionModel instructionModel(const InstructionCounts& counts, double time);
+/// instructionModel(instructionCounts(profile, values), time).
 InstructionModel instructionModel(const ChipProfile& profile, const MetricValues& values,
                                   double time);
 
@@ -39,9 +43,13 @@ InstructionModel instructionModel(const ChipProfile& profile, const MetricValues
 /// instructions per second of the device (NaN: unknown, no issue verdict). Empty: nothing to act
 /// on, or no counters.
 std::vector<std::string> instructionVerdicts(const InstructionModel& model, double issueCeiling);
+/// The verdicts of `counts` over `time` seconds against the ceilings' warp-issue rate (none when
+/// unknown).
+std::vector<std::string> instructionVerdicts(const InstructionCounts& counts, double time,
+                                             const Ceilings& ceilings);
 
-/// The warp-issue ceiling from the device's shape: SMs x 4 schedulers x one warp instruction per
-/// cycle x the SM clock (Hz). `roofline ceilings` measures the attainable one.
-double warpIssueCeiling(int multiprocessors, double smClockHz);
+/// `sum` plus `add`, count by count (groups of launches: their totals keep every ratio exact);
+/// measured only while both are.
+void addCounts(InstructionCounts& sum, const InstructionCounts& add);
 
 } // namespace roofline::core

@@ -40,6 +40,24 @@ std::string_view toString(FlopKind kind) noexcept {
     return "unknown";
 }
 
+std::string_view toString(InstructionClass kind) noexcept {
+    switch (kind) {
+    case InstructionClass::Integer:
+        return "integer";
+    case InstructionClass::FP32:
+        return "fp32";
+    case InstructionClass::FP64:
+        return "fp64";
+    case InstructionClass::FP16:
+        return "fp16";
+    case InstructionClass::Memory:
+        return "memory";
+    case InstructionClass::Control:
+        return "control";
+    }
+    return "unknown";
+}
+
 std::string_view toString(MemoryLevel level) noexcept {
     switch (level) {
     case MemoryLevel::L1:

@@ -69,8 +69,9 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     i.threadInstructions = "smsp__thread_inst_executed.sum";
     i.threadInstructionsPredicated = "smsp__thread_inst_executed_pred_on.sum";
     const std::string cls = "smsp__sass_thread_inst_executed_op_";
-    for (const char* c : {"integer", "fp32", "fp64", "fp16", "memory", "control"})
-        i.threadClasses.emplace_back(c, cls + c + "_pred_on.sum");
+    for (std::size_t c = 0; c < kInstructionClassCount; ++c)
+        i.threadClasses[c] =
+            cls + std::string(toString(static_cast<InstructionClass>(c))) + "_pred_on.sum";
     i.globalLoadRequests = "smsp__sass_inst_executed_op_global_ld.sum";
     i.globalStoreRequests = "smsp__sass_inst_executed_op_global_st.sum";
     i.globalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
@@ -322,7 +323,7 @@ std::vector<std::string> instructionMetrics(const ChipProfile& p) {
     add(i.threadInstructions);
     add(i.threadInstructionsPredicated);
     for (const auto& c : i.threadClasses)
-        add(c.second);
+        add(c);
     for (const std::string* m :
          {&i.globalLoadRequests, &i.globalStoreRequests, &i.globalLoadSectors,
           &i.globalStoreSectors, &i.globalLoadBytes, &i.globalStoreBytes, &i.sharedLoadRequests,

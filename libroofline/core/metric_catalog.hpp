@@ -79,8 +79,8 @@ struct InstructionCounters {
     std::string warpInstructions;             ///< warp instructions issued and executed
     std::string threadInstructions;           ///< thread instructions (threads active)
     std::string threadInstructionsPredicated; ///< ... whose predicate was true
-    /// Thread instructions by class, predicate true: {class, metric} (integer, fp32, ...).
-    std::vector<std::pair<std::string, std::string>> threadClasses;
+    /// Thread instructions by class, predicate true, in InstructionClass order.
+    std::array<std::string, kInstructionClassCount> threadClasses;
     std::string globalLoadRequests, globalStoreRequests;
     std::string globalLoadSectors, globalStoreSectors;
     /// Bytes the threads asked for: a request's ideal sectors are its bytes over 32 (coalesced).

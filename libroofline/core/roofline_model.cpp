@@ -1,5 +1,7 @@
 #include "core/roofline_model.hpp"
 
+#include "core/instruction_model.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -103,6 +105,10 @@ void setRoof(Ceilings& c, RoofRef r, double perSecond, RoofSource source) {
     (r.flop ? c.flopSource[r.index] : c.byteSource[r.index]) = source;
 }
 
+double warpIssuePerSecond(int multiprocessors, double smClockHz) {
+    return multiprocessors > 0 && smClockHz > 0 ? 4.0 * multiprocessors * smClockHz : 0.0;
+}
+
 Ceilings datasheetCeilings(const DeviceInfo& device) {
     Ceilings c;
     for (const auto& d : kDatasheets) {
@@ -121,6 +127,8 @@ Ceilings datasheetCeilings(const DeviceInfo& device) {
         for (RoofRef roof : allRoofs())
             if (rateOf(c, roof) > 0)
                 setRoof(c, roof, rateOf(c, roof), RoofSource::Datasheet);
+        c.warpInstructionsPerSecond = warpIssuePerSecond(sms, clock);
+        c.warpIssueSource = RoofSource::Datasheet;
         c.name = std::string(d.name) + " (datasheet)";
         char buf[256];
         std::snprintf(buf, sizeof buf,
@@ -211,6 +219,8 @@ KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
     if (r.timeSeconds <= 0.0)
         appendNote(r, "zero elapsed cycles: rates and bound not computed");
     r.bound = classify(r, ceilings);
+    r.instructions = instructionCounts(profile, values);
+    r.instructionVerdicts = instructionVerdicts(r.instructions, r.timeSeconds, ceilings);
     return r;
 }
 
@@ -257,6 +267,12 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
         pad(profile.flops[k], isTensor(static_cast<FlopKind>(k)) ? "tensor FLOPs" : "FLOPs");
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
         pad(profile.bytes[l], "bytes");
+    // The instruction group is all or nothing: collected and partly unmeasured, it lacks.
+    for (const std::string& m : instructionMetrics(profile))
+        if (!values.count(m) && std::find(metrics.begin(), metrics.end(), m) != metrics.end()) {
+            lacking.push_back("instructions");
+            break;
+        }
     KernelRecord r = buildRecord(profile, launch, padded, ceilings);
     r.metrics = std::move(values);
     const auto join = [](const std::vector<std::string>& list) {

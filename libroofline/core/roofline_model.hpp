@@ -25,9 +25,9 @@ struct LaunchInfo {
     /// signature (the note names them and their spread); 0: measured on this launch itself.
     std::uint32_t reusedSamples = 0;
     std::string iterationScope; ///< in memory only: the iteration scope's name, when numbered
-    std::string op;     ///< framework operator (KernelRecord::op); "": unknown
-    std::string phase;  ///< "forward", "backward", "optimizer", "communication" or ""
-    std::string module; ///< framework module path (KernelRecord::module); "": unknown
+    std::string op;             ///< framework operator (KernelRecord::op); "": unknown
+    std::string phase;          ///< "forward", "backward", "optimizer", "communication" or ""
+    std::string module;         ///< framework module path (KernelRecord::module); "": unknown
     std::string shapes; ///< the operator's argument shapes (KernelRecord::shapes); "": unknown
     ReplayStatus replay = ReplayStatus::Clean;
     Dim3 grid, block;
@@ -42,14 +42,14 @@ struct LaunchInfo {
     /// will have -- without values, the rank that measured its signature; in a merged recording,
     /// the rank its values came from; -1: its own counters.
     int countersRank = -1;
-    bool scopeRecord = false;        ///< per-scope mode: the record covers a whole scope
-    std::uint32_t kernels = 1;       ///< launches the record covers
-    int chunk = -1;                  ///< kept counter-data chunk holding its range; -1: none kept
-    std::uint32_t range = 0;         ///< range index inside that chunk
-    std::vector<double> values;      ///< evaluated metric values (Recording::metrics order); empty:
-                                     ///< not measured
-    std::string note;                ///< why unmeasured, or caveats (replay mismatch, ...)
-    double timingSeconds = 0.0;      ///< timing-only records: duration from CUPTI activity
+    bool scopeRecord = false;   ///< per-scope mode: the record covers a whole scope
+    std::uint32_t kernels = 1;  ///< launches the record covers
+    int chunk = -1;             ///< kept counter-data chunk holding its range; -1: none kept
+    std::uint32_t range = 0;    ///< range index inside that chunk
+    std::vector<double> values; ///< evaluated metric values (Recording::metrics order); empty:
+                                ///< not measured
+    std::string note;           ///< why unmeasured, or caveats (replay mismatch, ...)
+    double timingSeconds = 0.0; ///< timing-only records: duration from CUPTI activity
 };
 
 /// Each record's resident blocks per SM and waves, from its block, registers and shared memory and
@@ -71,6 +71,11 @@ std::string roofName(RoofRef roof);
 double rateOf(const Ceilings& c, RoofRef roof);
 RoofSource sourceOf(const Ceilings& c, RoofRef roof);
 void setRoof(Ceilings& c, RoofRef roof, double perSecond, RoofSource source);
+
+/// The warp-issue ceiling from the device's shape: SMs x 4 schedulers x one warp instruction per
+/// cycle x the SM clock (Hz); 0 when either is unknown. `roofline ceilings` measures the one
+/// kernels reach.
+double warpIssuePerSecond(int multiprocessors, double smClockHz);
 
 /// Dense (no sparsity) datasheet peaks for the device, scaled by its SM count and maximum SM
 /// clock when those are known. Unknown devices get empty ceilings (bounds become "unknown").

@@ -1,5 +1,6 @@
 #include "report/aggregate.hpp"
 
+#include "core/instruction_model.hpp"
 #include "core/roofline_model.hpp"
 #include "core/scope_names.hpp"
 
@@ -152,6 +153,10 @@ std::vector<KernelGroup> aggregate(const std::vector<KernelRecord>& records, Gro
             ++g.unmeasured;
             continue;
         }
+        if (g.launches - g.unmeasured == 1) // the group's first measured record
+            g.instructions = r.instructions;
+        else
+            core::addCounts(g.instructions, r.instructions);
         g.seconds += r.timeSeconds > 0.0 ? r.timeSeconds : 0.0;
         if (r.timeSeconds > 0.0) {
             g.minSeconds =

@@ -21,8 +21,8 @@ const char* toString(Family family) noexcept;
 bool inFamily(FlopKind kind, Family family) noexcept;
 
 struct KernelGroup {
-    std::string key;  ///< what matched: name + '\t' + scope, name, or scope
-    std::string name; ///< demangled name (GroupBy::Scope: the longest-running kernel's)
+    std::string key;            ///< what matched: name + '\t' + scope, name, or scope
+    std::string name;           ///< demangled name (GroupBy::Scope: the longest-running kernel's)
     std::uint32_t kernelId = 0; ///< that kernel's KernelRecord::kernelId (op, module: the row's)
     std::string scope;
     std::size_t launches = 0;   ///< records summed (measured or not)
@@ -41,6 +41,8 @@ struct KernelGroup {
     Limiter limiter = Limiter::None;
     /// What some measured record of the group has no value for (KernelRecord::lacks, merged).
     std::string lacks;
+    /// The instruction roofline's counts summed (measured when every measured record has them).
+    InstructionCounts instructions;
 
     double totalFlops() const noexcept;  ///< floating point, CUDA + tensor cores
     double tensorShare() const noexcept; ///< tensor-core share of totalFlops (0 when none)

@@ -10,11 +10,12 @@ namespace roofline::report {
 namespace {
 
 // The value in units of 1e12 (TFLOP/s, TOP/s, TB/s), "-" when unknown.
-std::string rate(double value) {
+// (The warp-issue ceiling, near 1e12 instructions per second, with three decimals.)
+std::string rate(double value, int decimals = 1) {
     if (!(value > 0.0))
         return "-";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", value / 1e12);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value / 1e12);
     return buf;
 }
 
@@ -30,9 +31,10 @@ void row(std::ostream& out, const RoofRow& r, bool details) {
     if (r.used <= 0.0 && r.measured <= 0.0 && r.device <= 0.0 && r.datasheet <= 0.0 && !r.m)
         return;
     char line[512];
+    const int d = r.roof == core::kWarpIssueRoof ? 3 : 1;
     std::snprintf(line, sizeof line, "  %-12s %-7s %9s  %-11s %9s %11s %9s", r.roof.c_str(), unit,
-                  rate(r.used).c_str(), toString(r.source), rate(r.measured).c_str(),
-                  rate(r.device).c_str(), rate(r.datasheet).c_str());
+                  rate(r.used, d).c_str(), toString(r.source), rate(r.measured, d).c_str(),
+                  rate(r.device, d).c_str(), rate(r.datasheet, d).c_str());
     out << line;
     const core::RoofMeasurement* m = r.m;
     if (details && m) {
@@ -69,6 +71,17 @@ void printCeilings(const core::CeilingsChoice& choice, std::ostream& out, bool d
         r.measured = r.m ? r.m->perSecond : 0.0;
         r.device = core::rateOf(choice.device, roof);
         r.datasheet = core::rateOf(choice.datasheet, roof);
+        row(out, r, details);
+    }
+    {
+        RoofRow r;
+        r.roof = std::string(core::kWarpIssueRoof);
+        r.m = m ? m->find(r.roof) : nullptr;
+        r.used = choice.used.warpInstructionsPerSecond;
+        r.source = choice.used.warpIssueSource;
+        r.measured = r.m ? r.m->perSecond : 0.0;
+        r.device = choice.device.warpInstructionsPerSecond;
+        r.datasheet = choice.datasheet.warpInstructionsPerSecond;
         row(out, r, details);
     }
     if (m)

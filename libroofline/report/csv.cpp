@@ -1,5 +1,6 @@
 #include "core/atomic_file.hpp"
 #include "report/format.hpp"
+#include "report/instruction_fields.hpp"
 
 #include <roofline/report.hpp>
 
@@ -26,7 +27,9 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
         out << ",byte_rate_" << l;
     out << ",bound,bound_fraction,tensor_share,no_fp_work,scope_raw,iteration,replay,short_name,"
            "bound_kind,bound_roof,rank,registers,shared_mem_bytes,resident_blocks,waves,bound_"
-           "limiter,counters_rank,lacks,position,op,phase,module,shapes,kernel_id\n";
+           "limiter,counters_rank,lacks,position,op,phase,module,shapes,kernel_id";
+    report::writeInstructionCsvHeader(out);
+    out << '\n';
     using report::number;
     for (const auto& r : records) {
         out << r.launchIndex << ',' << csvCell(r.name) << ',' << csvCell(r.mangledName) << ','
@@ -60,7 +63,9 @@ void writeCsv(const std::vector<KernelRecord>& records, std::ostream& out) {
             << r.residentBlocksPerSm << ',' << number(r.waves) << ',' << toString(r.bound.limiter)
             << ',' << r.countersRank << ',' << csvCell(r.lacks) << ',' << r.position << ','
             << csvCell(r.op) << ',' << csvCell(r.phase) << ',' << csvCell(r.module) << ','
-            << csvCell(r.shapes) << ',' << r.kernelId << '\n';
+            << csvCell(r.shapes) << ',' << r.kernelId;
+        report::writeInstructionCsvCells(r, out);
+        out << '\n';
     }
 }
 

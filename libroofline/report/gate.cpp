@@ -21,7 +21,9 @@ namespace {
                 "--fail-if '" + text + "': " + why +
                     ". Rules: time:+10% (a group's time up more than 10%), time:+50us, "
                     "total:+5% (the total time), roof:-5 (the share of its roof down more than 5 "
-                    "points), dram:+20%, l2:+20%, l1:+20% (bytes), flops:+10%");
+                    "points), dram:+20%, l2:+20%, l1:+20% (bytes), flops:+10%, sectors:+10% "
+                    "(global sectors per request), wavefronts:+10% (shared wavefronts per "
+                    "request; both need ROOFLINE_METRICS=+instructions)");
 }
 
 // The group as the tables name it: the short kernel name (framework rows verbatim), its scope.
@@ -49,6 +51,16 @@ double quantityOf(const KernelGroup& g, GateRule::Quantity q, const Ceilings& ce
             sum += g.flops[k];
         return sum;
     }
+    case GateRule::Quantity::Sectors:
+    case GateRule::Quantity::Wavefronts: { // NaN: no counters, or no such access
+        const InstructionCounts& n = g.instructions;
+        const bool global = q == GateRule::Quantity::Sectors;
+        const AccessCounts& ld = global ? n.globalLoad : n.sharedLoad;
+        const AccessCounts& st = global ? n.globalStore : n.sharedStore;
+        const double requests = ld.requests + st.requests;
+        return n.measured && requests > 0 ? (ld.transactions + st.transactions) / requests
+                                          : std::nan("");
+    }
     }
     return 0;
 }
@@ -68,6 +80,13 @@ std::string amount(GateRule::Quantity q, double v) {
     }
     case GateRule::Quantity::Flops:
         return siNumber(v) + "FLOP";
+    case GateRule::Quantity::Sectors:
+    case GateRule::Quantity::Wavefronts: {
+        char s[48];
+        std::snprintf(s, sizeof s, "%.2f %s per request", v,
+                      q == GateRule::Quantity::Sectors ? "sectors" : "wavefronts");
+        return s;
+    }
     default:
         return siNumber(v) + "B";
     }
@@ -83,6 +102,10 @@ std::string changeText(const GateRule& rule, double change) {
         std::snprintf(s, sizeof s, "%+.1f%%", change);
     return s;
 }
+
+const char* const kUncheckedWhy =
+    "not checked: no group has the instruction counters in both recordings (record both with "
+    "ROOFLINE_METRICS=+instructions)";
 
 // The limit as the change is written: a drop for roof rules.
 std::string limitText(const GateFinding& f) {
@@ -100,10 +123,15 @@ GateRule parseGateRule(const std::string& text) {
     const std::string what = text.substr(0, colon);
     std::string limit = text.substr(colon + 1);
     static const std::map<std::string, GateRule::Quantity> quantities = {
-        {"time", GateRule::Quantity::Time}, {"total", GateRule::Quantity::Total},
-        {"roof", GateRule::Quantity::Roof}, {"l1", GateRule::Quantity::L1},
-        {"l2", GateRule::Quantity::L2},     {"dram", GateRule::Quantity::Dram},
-        {"flops", GateRule::Quantity::Flops}};
+        {"time", GateRule::Quantity::Time},
+        {"total", GateRule::Quantity::Total},
+        {"roof", GateRule::Quantity::Roof},
+        {"l1", GateRule::Quantity::L1},
+        {"l2", GateRule::Quantity::L2},
+        {"dram", GateRule::Quantity::Dram},
+        {"flops", GateRule::Quantity::Flops},
+        {"sectors", GateRule::Quantity::Sectors},
+        {"wavefronts", GateRule::Quantity::Wavefronts}};
     const auto q = quantities.find(what);
     if (q == quantities.end())
         badRule(text, "unknown quantity '" + what + "'");
@@ -111,8 +139,9 @@ GateRule parseGateRule(const std::string& text) {
     const char sign = limit.empty() ? '\0' : limit[0];
     const bool roof = r.quantity == GateRule::Quantity::Roof;
     if (roof ? sign != '-' : sign != '+')
-        badRule(text, roof ? "a roof rule is a drop: roof:-POINTS" : "a limit is a rise: +N% or "
-                                                                     "+Nus");
+        badRule(text, roof ? "a roof rule is a drop: roof:-POINTS"
+                           : "a limit is a rise: +N% or "
+                             "+Nus");
     std::string unit;
     if (!roof) {
         for (const char* u : {"%", "us", "ms"})
@@ -155,6 +184,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
         }
         totals.push_back(total);
     }
+    std::vector<std::size_t> judged(options.rules.size(), 0); // groups each rule could judge
     const auto spread = [](std::vector<double> v) {
         if (v.size() < 2)
             return 0.0;
@@ -177,11 +207,15 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
         }
         ++result.checked;
         const double noise = spread(times[a.key]);
-        for (const GateRule& rule : options.rules) {
+        for (std::size_t ri = 0; ri < options.rules.size(); ++ri) {
+            const GateRule& rule = options.rules[ri];
             if (rule.quantity == GateRule::Quantity::Total)
                 continue;
             const double qa = quantityOf(a, rule.quantity, ceilingsA);
             const double qb = quantityOf(b, rule.quantity, ceilingsB);
+            if (std::isnan(qa) || std::isnan(qb))
+                continue;
+            ++judged[ri];
             GateFinding f{groupName(b, c.by), rule, qa, qb, 0, rule.limit, 0};
             bool fails = false;
             if (rule.quantity == GateRule::Quantity::Roof) {
@@ -202,6 +236,12 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
                 result.failures.push_back(f);
         }
     }
+    for (std::size_t ri = 0; ri < options.rules.size(); ++ri)
+        if (options.rules[ri].quantity != GateRule::Quantity::Total && judged[ri] == 0 &&
+            result.checked > 0 &&
+            (options.rules[ri].quantity == GateRule::Quantity::Sectors ||
+             options.rules[ri].quantity == GateRule::Quantity::Wavefronts))
+            result.unchecked.push_back(options.rules[ri]);
     for (const GateRule& rule : options.rules) {
         if (rule.quantity != GateRule::Quantity::Total)
             continue;
@@ -233,6 +273,8 @@ void printGate(const GateResult& r, const GateOptions& options, std::ostream& ou
         out << "  " << f.rule.text << "  " << f.group << ": " << amount(f.rule.quantity, f.a)
             << " -> " << amount(f.rule.quantity, f.b) << " (" << changeText(f.rule, f.change)
             << ", limit " << limitText(f) << ")\n";
+    for (const auto& rule : r.unchecked)
+        out << "  " << rule.text << "  " << kUncheckedWhy << '\n';
 }
 
 void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Comparison& c,
@@ -244,9 +286,8 @@ void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Co
     };
     out << "## roofline gate: " << (r.passed() ? "passed" : "**failed**") << "\n\n"
         << "A `" << cell(nameA) << "`, B `" << cell(nameB) << "`, groups by " << toString(c.by)
-        << ": " << r.checked << " checked, " << r.skipped << " under "
-        << options.minShare * 100 << "% of A's time not checked, " << r.onlyA
-        << " only in A, " << r.onlyB << " only in B.";
+        << ": " << r.checked << " checked, " << r.skipped << " under " << options.minShare * 100
+        << "% of A's time not checked, " << r.onlyA << " only in A, " << r.onlyB << " only in B.";
     char total[96];
     std::snprintf(total, sizeof total, " Total time %.1f us -> %.1f us.", c.secondsA * 1e6,
                   c.secondsB * 1e6);
@@ -258,6 +299,8 @@ void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Co
     for (std::size_t i = 0; i < options.rules.size(); ++i)
         out << (i ? ", " : "") << '`' << options.rules[i].text << '`';
     out << "\n\n";
+    for (const auto& rule : r.unchecked)
+        out << "`" << rule.text << "`: " << kUncheckedWhy << "\n\n";
     if (!r.failures.empty()) {
         out << "| rule | group | A | B | change | limit |\n|---|---|---|---|---|---|\n";
         for (const auto& f : r.failures)
@@ -275,10 +318,13 @@ void writeGateMarkdown(const GateResult& r, const GateOptions& options, const Co
             const auto& b = c.b[static_cast<std::size_t>(ib)];
             char s[160];
             std::snprintf(s, sizeof s, " | %.1f us | %.1f us | %+.1f%% |", a.seconds * 1e6,
-                          b.seconds * 1e6, a.seconds > 0 ? 100 * (b.seconds - a.seconds) / a.seconds : 0.0);
-            changes.emplace_back(std::abs(b.seconds - a.seconds), "| " + cell(groupName(b, c.by)) + s);
+                          b.seconds * 1e6,
+                          a.seconds > 0 ? 100 * (b.seconds - a.seconds) / a.seconds : 0.0);
+            changes.emplace_back(std::abs(b.seconds - a.seconds),
+                                 "| " + cell(groupName(b, c.by)) + s);
         }
-    std::sort(changes.begin(), changes.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::sort(changes.begin(), changes.end(),
+              [](const auto& x, const auto& y) { return x.first > y.first; });
     if (!changes.empty()) {
         out << "<details><summary>largest changes in time</summary>\n\n"
             << "| group | A | B | change |\n|---|---|---|---|\n";

@@ -12,14 +12,17 @@
 namespace roofline::report {
 
 struct GateRule {
-    enum class Quantity { Time, Total, Roof, L1, L2, Dram, Flops };
+    /// Sectors: global sectors per request (loads and stores); Wavefronts: shared wavefronts per
+    /// request -- both from the instruction counters (ROOFLINE_METRICS=+instructions).
+    enum class Quantity { Time, Total, Roof, L1, L2, Dram, Flops, Sectors, Wavefronts };
     Quantity quantity = Quantity::Time;
     double limit = 0;      ///< % (relative rules) or percentage points (roof), or seconds
     bool absolute = false; ///< time in seconds ("time:+50us") rather than %
     std::string text;      ///< as given
 };
 /// "time:+10%", "time:+50us", "total:+5%", "roof:-5", "dram:+20%", "l2:+20%", "l1:+20%",
-/// "flops:+10%". Throws Error(InvalidArgument) naming the rule and the forms it accepts.
+/// "flops:+10%", "sectors:+10%", "wavefronts:+10%". Throws Error(InvalidArgument) naming the
+/// rule and the forms it accepts.
 GateRule parseGateRule(const std::string& text);
 
 struct GateOptions {
@@ -42,10 +45,13 @@ struct GateFinding {
 
 struct GateResult {
     std::vector<GateFinding> failures;
-    std::size_t checked = 0;  ///< groups checked (matched, measured, above minShare)
-    std::size_t skipped = 0;  ///< matched groups under minShare
+    std::size_t checked = 0; ///< groups checked (matched, measured, above minShare)
+    std::size_t skipped = 0; ///< matched groups under minShare
     std::size_t onlyA = 0, onlyB = 0;
-    bool passed() const noexcept { return failures.empty(); }
+    /// Rules no checked group could be judged by (sectors or wavefronts per request without the
+    /// instruction counters in both recordings): the gate fails, saying why.
+    std::vector<GateRule> unchecked;
+    bool passed() const noexcept { return failures.empty() && unchecked.empty(); }
 };
 
 GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,

@@ -1,4 +1,5 @@
 #include "core/atomic_file.hpp"
+#include "report/instruction_fields.hpp"
 
 #include <roofline/report.hpp>
 
@@ -90,6 +91,7 @@ nlohmann::json recordsJson(const std::vector<KernelRecord>& records) {
                        {"flop_rate", finite(r.flopRate())},
                        {"byte_rate", byteRate},
                        {"bound", boundJson(r.bound)},
+                       {"instructions", report::instructionJson(r)},
                        {"metrics", metrics.is_null() ? nlohmann::json::object() : metrics}});
     }
     return all;

@@ -1,4 +1,5 @@
 // Grouping and filtering records for reports (public API in roofline/report.hpp).
+#include "core/instruction_model.hpp"
 #include "core/pattern.hpp"
 #include "core/roofline_model.hpp"
 #include "report/aggregate.hpp"
@@ -123,6 +124,8 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         }
         r.note = note;
         r.bound = g.bound(ceilings);
+        r.instructions = g.instructions;
+        r.instructionVerdicts = core::instructionVerdicts(g.instructions, g.seconds, ceilings);
         out.push_back(std::move(r));
     }
     return out;

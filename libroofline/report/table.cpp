@@ -110,7 +110,8 @@ Sums sumsOf(const std::vector<KernelRecord>& records) {
 }
 
 // The rows in the order of the sort key ("": as given).
-std::vector<std::size_t> rowOrder(const std::vector<KernelRecord>& records, const std::string& key) {
+std::vector<std::size_t> rowOrder(const std::vector<KernelRecord>& records,
+                                  const std::string& key) {
     std::vector<std::size_t> order(records.size());
     std::iota(order.begin(), order.end(), 0);
     if (key == "name" || key == "scope")
@@ -136,7 +137,9 @@ struct Table {
     std::string shared;    ///< scope levels every shown row shares, named above the table
     bool oneScope = false; ///< every row in one scope: no scope column
     bool noScopeColumn = false;
-    std::size_t width = 0, kernelW = 0, scopeW = 0;
+    std::size_t width = 0, kernelW = 0, scopeW = 0, boundW = 0;
+    /// Some shown row has the instruction counters: their verdicts follow the bound.
+    bool verdicts = false;
     std::vector<std::string> paths, names, bounds;
     std::vector<std::pair<std::string, std::size_t>> notes; ///< referred to as [n], with counts
 
@@ -174,12 +177,11 @@ void layOut(Table& t, const std::vector<KernelRecord>& records) {
     // Numeric columns, right-aligned; on a narrow line the optional ones go first (in the order
     // below), then kernel and scope share the rest down to their minimum widths.
     t.width = options.width ? options.width : report::terminalWidth();
-    columns =
-        options.grouped ? std::vector<report::NumberColumn>{{"launches", 8, 3},
-                                                            {"time(ms)", 10, 0},
-                                                            {"mean(us)", 10, 1},
-                                                            {"%time", 6, 0}}
-                        : std::vector<report::NumberColumn>{{"time(us)", 10, 0}};
+    columns = options.grouped ? std::vector<report::NumberColumn>{{"launches", 8, 3},
+                                                                  {"time(ms)", 10, 0},
+                                                                  {"mean(us)", 10, 1},
+                                                                  {"%time", 6, 0}}
+                              : std::vector<report::NumberColumn>{{"time(us)", 10, 0}};
     for (report::NumberColumn c :
          {report::NumberColumn{"FLOP/s", 9, 7}, report::NumberColumn{"TC%", 4, 4},
           report::NumberColumn{"AI(L1)", 8, 2}, report::NumberColumn{"AI(L2)", 8, 5},
@@ -227,6 +229,9 @@ void layOut(Table& t, const std::vector<KernelRecord>& records) {
     // The bound with its marks and note reference fits: the columns and names give way first
     // (a bound longer than this, a rare mix of marks, may still overflow).
     boundW = std::min<std::size_t>(boundW, 40);
+    t.boundW = boundW;
+    t.verdicts = std::any_of(shown.begin(), shown.end(),
+                             [](const KernelRecord* r) { return r->instructions.measured; });
     // Named variables, not a structured binding: C++17 lets no lambda capture one.
     const auto fitted =
         report::fitLine(columns, t.width, 7 + (oneScope ? 1 : 2) + 1 + boundW, longestName,
@@ -244,7 +249,10 @@ void writeHeader(const Table& t, std::ostream& out) {
         out << "scopes below are inside '" << t.shared << "'\n";
     out << "    #  " << report::padRight(t.options.nameHeader, t.kernelW) << ' '
         << t.scopeCell("scope") << report::numberCells(t.columns, report::columnHeads(t.columns))
-        << " bound\n";
+        << " bound";
+    if (t.verdicts)
+        out << std::string(t.boundW > 5 ? t.boundW - 5 : 0, ' ') << "  instructions";
+    out << '\n';
 }
 
 // Row i of the shown ones; `share`: the time its %time is of.
@@ -286,8 +294,7 @@ void writeRow(Table& t, std::size_t i, double share, std::ostream& out) {
             << t.noteRef(r.note.empty() ? "no counter values" : r.note) << '\n';
         return;
     }
-    cells.push_back(lacksFlops(r) || lacks(r, {"time"}) ? "?"
-                                                        : report::shortNumber(r.flopRate()));
+    cells.push_back(lacksFlops(r) || lacks(r, {"time"}) ? "?" : report::shortNumber(r.flopRate()));
     cells.push_back(lacksFlops(r)          ? "?"
                     : r.totalFlops() > 0.0 ? fmt("%.0f", 100.0 * r.tensorShare())
                                            : "-");
@@ -296,6 +303,13 @@ void writeRow(Table& t, std::size_t i, double share, std::ostream& out) {
     std::string bound = t.bounds[i];
     if (options.grouped && !r.note.empty())
         bound += "  " + t.noteRef(r.note);
+    if (t.verdicts) { // the instruction counters' verdicts, after the bound's room
+        std::string verdicts = r.instructions.measured ? "-" : "";
+        for (std::size_t v = 0; v < r.instructionVerdicts.size(); ++v)
+            verdicts = (v ? verdicts + "; " : "") + r.instructionVerdicts[v];
+        if (!verdicts.empty())
+            bound = report::padRight(bound, t.boundW) + "  " + verdicts;
+    }
     out << row << report::numberCells(columns, cells) << ' ' << bound << '\n';
 }
 
@@ -357,6 +371,10 @@ void writeFooter(const Table& t, const Sums& s, const std::vector<KernelRecord>&
         footer << "  [no FP]: " << noWork
                << " row(s) did no floating-point work (copies, memsets, integer kernels): "
                   "intensity 0, bound by memory if at all\n";
+    if (t.verdicts)
+        footer << "  instructions: what the instruction counters say a kernel author can act on "
+                  "(access pattern, bank conflicts, predication, issue rate; "
+                  "docs/reading-the-report.md); '-': nothing to act on\n";
     out << report::wrapLines(footer.str(), t.options.wide ? 0 : t.width);
 }
 
@@ -382,8 +400,8 @@ void printTable(const std::vector<KernelRecord>& records, std::ostream& out,
         double hidden = 0;
         for (std::size_t i = rows; i < records.size(); ++i)
             hidden += records[order[i]].timeSeconds > 0 ? records[order[i]].timeSeconds : 0;
-        out << "  ... " << (records.size() - rows) << " more rows: "
-            << fmt("%.1f%%", share > 0 ? 100.0 * hidden / share : 0.0)
+        out << "  ... " << (records.size() - rows)
+            << " more rows: " << fmt("%.1f%%", share > 0 ? 100.0 * hidden / share : 0.0)
             << " of the time (--top 0 shows all)\n";
     }
     if (options.grouped && !records.empty())

@@ -92,7 +92,8 @@ TEST(Gate, RoofSharesAndBytesAreChecked) {
     EXPECT_NEAR(r.failures[0].a, 100.0, 1e-6);
     EXPECT_NEAR(r.failures[0].b, 50.0, 1e-6);
     EXPECT_NEAR(r.failures[0].change, -50.0, 1e-6);
-    EXPECT_FALSE(gate({kernel("k", 1e-4, 1e6)}, {kernel("k", 1e-4, 1.3e6)}, {"dram:+20%"}).passed());
+    EXPECT_FALSE(
+        gate({kernel("k", 1e-4, 1e6)}, {kernel("k", 1e-4, 1.3e6)}, {"dram:+20%"}).passed());
     EXPECT_TRUE(gate({kernel("k", 1e-4, 1e6)}, {kernel("k", 1e-4, 1.1e6)}, {"dram:+20%"}).passed());
 }
 
@@ -143,4 +144,50 @@ TEST(Gate, TheMarkdownSummaryNamesTheVerdictRulesAndFailures) {
     report::printGate(r, options, text);
     EXPECT_NE(text.str().find("gate FAILED (time:+10%): 2 groups checked"), std::string::npos)
         << text.str();
+}
+
+namespace {
+
+// `k` with instruction counters: 1000 global loads in `sectors` sectors, 100 shared loads in
+// `wavefronts` wavefronts.
+KernelRecord withInstructions(KernelRecord k, double sectors, double wavefronts) {
+    k.instructions.measured = true;
+    k.instructions.warp = 1e4;
+    k.instructions.globalLoad = {1000, sectors, 128000};
+    k.instructions.sharedLoad = {100, wavefronts, 12800};
+    return k;
+}
+
+} // namespace
+
+TEST(Gate, SectorsAndWavefrontsPerRequestAreGatedFromTheInstructionCounters) {
+    EXPECT_EQ(report::parseGateRule("sectors:+10%").quantity, GateRule::Quantity::Sectors);
+    EXPECT_EQ(report::parseGateRule("wavefronts:+5%").quantity, GateRule::Quantity::Wavefronts);
+    // A transpose that went from stride 1 (4 sectors per request) to stride 2 (8).
+    const std::vector<KernelRecord> a = {withInstructions(kernel("transpose", 100e-6), 4000, 100),
+                                         withInstructions(kernel("copy", 50e-6), 4000, 100)};
+    const std::vector<KernelRecord> b = {withInstructions(kernel("transpose", 100e-6), 8000, 100),
+                                         withInstructions(kernel("copy", 50e-6), 4000, 400)};
+    const auto sectors = gate(a, b, {"sectors:+10%"});
+    ASSERT_EQ(sectors.failures.size(), 1u);
+    EXPECT_EQ(sectors.failures[0].group, "transpose @ step #");
+    EXPECT_DOUBLE_EQ(sectors.failures[0].a, 4.0);
+    EXPECT_DOUBLE_EQ(sectors.failures[0].b, 8.0);
+    EXPECT_NEAR(sectors.failures[0].change, 100.0, 1e-9);
+    const auto wavefronts = gate(a, b, {"wavefronts:+10%"});
+    ASSERT_EQ(wavefronts.failures.size(), 1u);
+    EXPECT_EQ(wavefronts.failures[0].group, "copy @ step #");
+    std::ostringstream text;
+    report::printGate(sectors, {{report::parseGateRule("sectors:+10%")}}, text);
+    EXPECT_NE(text.str().find("4.00 sectors per request -> 8.00 sectors per request (+100.0%"),
+              std::string::npos)
+        << text.str();
+    // Recordings without the counters: the rule cannot be judged, and the gate says so and fails.
+    const std::vector<KernelRecord> plain = {kernel("transpose", 100e-6)};
+    const auto unchecked = gate(plain, plain, {"sectors:+10%"});
+    EXPECT_FALSE(unchecked.passed());
+    ASSERT_EQ(unchecked.unchecked.size(), 1u);
+    std::ostringstream why;
+    report::printGate(unchecked, {{report::parseGateRule("sectors:+10%")}}, why);
+    EXPECT_NE(why.str().find("ROOFLINE_METRICS=+instructions"), std::string::npos) << why.str();
 }

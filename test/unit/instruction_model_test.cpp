@@ -1,6 +1,7 @@
 // The instruction roofline's model (docs/design/0023) on counts worked out by hand: a warp of 32
 // threads, 4-byte accesses unless said otherwise, GH100's instruction counters.
 #include "core/instruction_model.hpp"
+#include "core/roofline_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,9 +108,9 @@ TEST(InstructionModel, DivergenceShowsAsThreadsActive) {
 
 TEST(InstructionModel, IssueBoundAgainstTheWarpIssueCeiling) {
     // H100 SXM: 132 SMs x 4 schedulers x 1.98 GHz.
-    const double ceiling = warpIssueCeiling(132, 1.98e9);
+    const double ceiling = warpIssuePerSecond(132, 1.98e9);
     EXPECT_DOUBLE_EQ(ceiling, 132 * 4 * 1.98e9);
-    EXPECT_TRUE(std::isnan(warpIssueCeiling(0, 1.98e9)));
+    EXPECT_EQ(warpIssuePerSecond(0, 1.98e9), 0.0);
     Kernel k;
     k.instructions(0.83 * ceiling * 1e-3); // 1 ms at 83% of the ceiling
     EXPECT_NEAR(k.model().rate, 0.83 * ceiling, 1e-3 * ceiling);
@@ -140,7 +141,7 @@ TEST(InstructionModel, WithoutTheCountersNothingIsClaimed) {
     EXPECT_TRUE(std::isnan(m.loadSectorsPerRequest));
     EXPECT_TRUE(std::isnan(m.sharedWavefrontsPerRequest));
     EXPECT_TRUE(std::isnan(m.threadEfficiency));
-    EXPECT_TRUE(instructionVerdicts(m, warpIssueCeiling(132, 1.98e9)).empty());
+    EXPECT_TRUE(instructionVerdicts(m, warpIssuePerSecond(132, 1.98e9)).empty());
     // A kernel with no global loads: no load verdict, no division by zero.
     Kernel none;
     none.instructions(100);
