@@ -236,7 +236,7 @@ struct ROOFLINE_API KernelRecord {
     /// The instruction roofline's counters (measured only with ROOFLINE_METRICS=+instructions).
     InstructionCounts instructions;
     /// What those counters say a kernel author can act on, most telling first: "uncoalesced
-    /// loads: 8.0 sectors per request (ideal 4.0)", "8-way shared-memory bank conflicts",
+    /// loads: 8.0 sectors per request (ideal 4.0)", "8-way shared-memory bank conflicts on loads",
     /// "predicated: 41% of threads active", "issue-bound at 83% of the warp-issue ceiling".
     /// Empty: nothing to act on, or the group was not measured.
     std::vector<std::string> instructionVerdicts;

@@ -77,7 +77,9 @@ InstructionModel instructionModel(const InstructionCounts& c, double time) {
         m.intensity = {kNaN, kNaN, kNaN};
         m.loadSectorsPerRequest = m.loadIdealSectors = kNaN;
         m.storeSectorsPerRequest = m.storeIdealSectors = kNaN;
-        m.sharedWavefrontsPerRequest = m.sharedIdealWavefronts = m.threadEfficiency = kNaN;
+        m.sharedLoadWavefrontsPerRequest = m.sharedLoadIdealWavefronts = kNaN;
+        m.sharedStoreWavefrontsPerRequest = m.sharedStoreIdealWavefronts = kNaN;
+        m.threadEfficiency = kNaN;
         return m;
     }
     m.warpInstructions = c.warp;
@@ -91,9 +93,10 @@ InstructionModel instructionModel(const InstructionCounts& c, double time) {
     m.loadIdealSectors = ideal(c.globalLoad.bytes, 32, c.globalLoad.requests);
     m.storeSectorsPerRequest = ratio(c.globalStore.transactions, c.globalStore.requests);
     m.storeIdealSectors = ideal(c.globalStore.bytes, 32, c.globalStore.requests);
-    const double sharedRequests = c.sharedLoad.requests + c.sharedStore.requests;
-    m.sharedWavefrontsPerRequest = ratio(sharedWavefronts, sharedRequests);
-    m.sharedIdealWavefronts = ideal(c.sharedLoad.bytes + c.sharedStore.bytes, 128, sharedRequests);
+    m.sharedLoadWavefrontsPerRequest = ratio(c.sharedLoad.transactions, c.sharedLoad.requests);
+    m.sharedLoadIdealWavefronts = ideal(c.sharedLoad.bytes, 128, c.sharedLoad.requests);
+    m.sharedStoreWavefrontsPerRequest = ratio(c.sharedStore.transactions, c.sharedStore.requests);
+    m.sharedStoreIdealWavefronts = ideal(c.sharedStore.bytes, 128, c.sharedStore.requests);
     m.threadEfficiency = ratio(c.threadPredicatedOn, 32 * c.warp);
     return m;
 }
@@ -112,11 +115,14 @@ std::vector<std::string> instructionVerdicts(const InstructionModel& m, double i
     };
     uncoalesced("loads", m.loadSectorsPerRequest, m.loadIdealSectors);
     uncoalesced("stores", m.storeSectorsPerRequest, m.storeIdealSectors);
-    if (wasteful(m.sharedWavefrontsPerRequest, m.sharedIdealWavefronts, 0.5))
-        out.push_back(fixed(std::round(m.sharedWavefrontsPerRequest / m.sharedIdealWavefronts), 0) +
-                      "-way shared-memory bank conflicts (" +
-                      fixed(m.sharedWavefrontsPerRequest, 1) + " wavefronts per request, ideal " +
-                      fixed(m.sharedIdealWavefronts, 1) + ")");
+    const auto conflicts = [&](const char* what, double actual, double best) {
+        if (wasteful(actual, best, 0.5))
+            out.push_back(fixed(std::round(actual / best), 0) +
+                          "-way shared-memory bank conflicts on " + what + " (" + fixed(actual, 1) +
+                          " wavefronts per request, ideal " + fixed(best, 1) + ")");
+    };
+    conflicts("loads", m.sharedLoadWavefrontsPerRequest, m.sharedLoadIdealWavefronts);
+    conflicts("stores", m.sharedStoreWavefrontsPerRequest, m.sharedStoreIdealWavefronts);
     if (!std::isnan(m.threadEfficiency) && m.threadEfficiency < 0.9)
         out.push_back("predicated: " + fixed(100 * m.threadEfficiency, 0) + "% of threads active");
     const double share = ratio(m.rate, issueCeiling);

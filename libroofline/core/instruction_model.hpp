@@ -22,8 +22,9 @@ struct InstructionModel {
     /// Global loads and stores: sectors per request, and the ideal (the threads' bytes / 32).
     double loadSectorsPerRequest = 0, loadIdealSectors = 0;
     double storeSectorsPerRequest = 0, storeIdealSectors = 0;
-    /// Shared loads and stores together: wavefronts per request, and the ideal (bytes / 128).
-    double sharedWavefrontsPerRequest = 0, sharedIdealWavefronts = 0;
+    /// Shared loads and stores: wavefronts per request, and the ideal (bytes / 128).
+    double sharedLoadWavefrontsPerRequest = 0, sharedLoadIdealWavefronts = 0;
+    double sharedStoreWavefrontsPerRequest = 0, sharedStoreIdealWavefronts = 0;
     /// Threads whose predicate was true per warp instruction, over 32.
     double threadEfficiency = 0;
 };
@@ -38,7 +39,8 @@ InstructionModel instructionModel(const ChipProfile& profile, const MetricValues
                                   double time);
 
 /// Verdicts, most telling first: "uncoalesced loads: 16.0 sectors per request (ideal 4.0)",
-/// "4-way shared-memory bank conflicts (4.0 wavefronts per request, ideal 1.0)", "predicated:
+/// "4-way shared-memory bank conflicts on loads (4.0 wavefronts per request, ideal 1.0)",
+/// "predicated:
 /// 41% of threads active", "issue-bound at 83% of the warp-issue ceiling". `issueCeiling`: warp
 /// instructions per second of the device (NaN: unknown, no issue verdict). Empty: nothing to act
 /// on, or no counters.

@@ -44,8 +44,10 @@ InstructionFigures instructionFigures(const KernelRecord& r) {
             m.loadIdealSectors,
             m.storeSectorsPerRequest,
             m.storeIdealSectors,
-            m.sharedWavefrontsPerRequest,
-            m.sharedIdealWavefronts,
+            m.sharedLoadWavefrontsPerRequest,
+            m.sharedLoadIdealWavefronts,
+            m.sharedStoreWavefrontsPerRequest,
+            m.sharedStoreIdealWavefronts,
             m.threadEfficiency};
 }
 
@@ -60,15 +62,17 @@ void writeInstructionCsvHeader(std::ostream& out) {
     }
     out << ",l2_sectors,dram_sectors,inst_rate,inst_intensity_l1,inst_intensity_l2,"
            "inst_intensity_dram,global_ld_sectors_per_request,global_ld_ideal_sectors,"
-           "global_st_sectors_per_request,global_st_ideal_sectors,shared_wavefronts_per_request,"
-           "shared_ideal_wavefronts,thread_efficiency,inst_verdicts";
+           "global_st_sectors_per_request,global_st_ideal_sectors,"
+           "shared_ld_wavefronts_per_request,shared_ld_ideal_wavefronts,"
+           "shared_st_wavefronts_per_request,shared_st_ideal_wavefronts,thread_efficiency,"
+           "inst_verdicts";
 }
 
 void writeInstructionCsvCells(const KernelRecord& r, std::ostream& out) {
     const InstructionCounts& c = r.instructions;
     out << ',' << (c.measured ? 1 : 0);
     if (!c.measured) { // every other cell empty
-        for (int i = 0; i < 3 + int(kInstructionClassCount) + 12 + 2 + 11 + 1; ++i)
+        for (int i = 0; i < 3 + int(kInstructionClassCount) + 12 + 2 + 13 + 1; ++i)
             out << ',';
         return;
     }
@@ -81,9 +85,11 @@ void writeInstructionCsvCells(const KernelRecord& r, std::ostream& out) {
     }
     out << ',' << number(c.l2Sectors) << ',' << number(c.dramSectors);
     const InstructionFigures f = instructionFigures(r);
-    for (double v : {f.rate, f.intensityL1, f.intensityL2, f.intensityDram, f.loadSectorsPerRequest,
-                     f.loadIdealSectors, f.storeSectorsPerRequest, f.storeIdealSectors,
-                     f.sharedWavefrontsPerRequest, f.sharedIdealWavefronts, f.threadEfficiency})
+    for (double v :
+         {f.rate, f.intensityL1, f.intensityL2, f.intensityDram, f.loadSectorsPerRequest,
+          f.loadIdealSectors, f.storeSectorsPerRequest, f.storeIdealSectors,
+          f.sharedLoadWavefrontsPerRequest, f.sharedLoadIdealWavefronts,
+          f.sharedStoreWavefrontsPerRequest, f.sharedStoreIdealWavefronts, f.threadEfficiency})
         out << ',' << cell(v);
     out << ',' << csvCell(joined(r.instructionVerdicts));
 }
@@ -109,22 +115,20 @@ nlohmann::json instructionJson(const KernelRecord& r) {
                           {"DRAM", value(f.intensityDram)}}},
                         {"thread_efficiency", value(f.threadEfficiency)},
                         {"verdicts", r.instructionVerdicts}};
-    const double perRequest[] = {f.loadSectorsPerRequest, f.storeSectorsPerRequest, NAN, NAN};
-    const double ideal[] = {f.loadIdealSectors, f.storeIdealSectors, NAN, NAN};
+    const double perRequest[] = {f.loadSectorsPerRequest, f.storeSectorsPerRequest,
+                                 f.sharedLoadWavefrontsPerRequest,
+                                 f.sharedStoreWavefrontsPerRequest};
+    const double ideal[] = {f.loadIdealSectors, f.storeIdealSectors, f.sharedLoadIdealWavefronts,
+                            f.sharedStoreIdealWavefronts};
     for (std::size_t i = 0; i < 4; ++i) {
         const AccessCounts& a = access(c, i);
-        const bool shared = i >= 2;
-        nlohmann::json o = {{"requests", a.requests},
-                            {shared ? "wavefronts" : "sectors", a.transactions},
-                            {"bytes", a.bytes}};
-        if (!shared) {
-            o["sectors_per_request"] = value(perRequest[i]);
-            o["ideal_sectors_per_request"] = value(ideal[i]);
-        }
-        j[kAccess[i]] = o;
+        const std::string unit = i >= 2 ? "wavefronts" : "sectors";
+        j[kAccess[i]] = {{"requests", a.requests},
+                         {unit, a.transactions},
+                         {"bytes", a.bytes},
+                         {unit + "_per_request", value(perRequest[i])},
+                         {"ideal_" + unit + "_per_request", value(ideal[i])}};
     }
-    j["shared_wavefronts_per_request"] = value(f.sharedWavefrontsPerRequest);
-    j["shared_ideal_wavefronts_per_request"] = value(f.sharedIdealWavefronts);
     return j;
 }
 

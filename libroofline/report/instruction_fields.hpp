@@ -22,7 +22,8 @@ nlohmann::json instructionJson(const KernelRecord& record);
 struct InstructionFigures {
     double rate, intensityL1, intensityL2, intensityDram;
     double loadSectorsPerRequest, loadIdealSectors, storeSectorsPerRequest, storeIdealSectors;
-    double sharedWavefrontsPerRequest, sharedIdealWavefronts, threadEfficiency;
+    double sharedLoadWavefrontsPerRequest, sharedLoadIdealWavefronts;
+    double sharedStoreWavefrontsPerRequest, sharedStoreIdealWavefronts, threadEfficiency;
 };
 InstructionFigures instructionFigures(const KernelRecord& record);
 

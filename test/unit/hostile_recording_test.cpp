@@ -161,8 +161,7 @@ TEST(HostileRecording, HugeNumbersInIntegerFieldsAreRefusedByName) {
               std::string::npos);
     EXPECT_NE(refusal(readable(metadata("k", "-1"))).find("'passes'"), std::string::npos);
     const std::string platform = R"({"cpu":{"sockets":1e300,"threads":4}})";
-    EXPECT_NE(refusal(readable(metadata("k", "1", platform))).find("'sockets'"),
-              std::string::npos);
+    EXPECT_NE(refusal(readable(metadata("k", "1", platform))).find("'sockets'"), std::string::npos);
 }
 
 TEST(HostileRecording, MetadataFarLargerThanTheFileIsRefused) {
@@ -182,8 +181,8 @@ TEST(HostileRecording, ImagesFarLargerThanTheFileAreRefusedBeforeDecompressing) 
     for (int i = 0; i < 4; ++i)
         sections.push_back({"CDAT", frame, 256ull << 20, 0, true});
     const std::string why = refusal(file(sections));
-    EXPECT_NE(why.find("decompress to"), std::string::npos) << why << " (frame " << frame.size()
-                                                            << " bytes)";
+    EXPECT_NE(why.find("decompress to"), std::string::npos)
+        << why << " (frame " << frame.size() << " bytes)";
 }
 
 TEST(HostileRecording, SectionCountsBeyondTheLimitAreRefused) {
@@ -196,8 +195,8 @@ TEST(HostileRecording, OverlongNamesAreRefusedAndNeverWritten) {
     EXPECT_NE(refusal(readable(metadata(std::string(100000, 'x')))).find("'name' is 100000 bytes"),
               std::string::npos);
     // What libroofline writes, it reads back: longer names are cut at a character boundary.
-    const auto back = writtenAndRead(std::string(70000, 'n'),
-                                     std::string(65533, 's') + "\xc3\xa9\xc3\xa9"); // é at the limit
+    const auto back = writtenAndRead(
+        std::string(70000, 'n'), std::string(65533, 's') + "\xc3\xa9\xc3\xa9"); // é at the limit
     EXPECT_EQ(back.name.size(), 65536u);
     EXPECT_EQ(back.name.substr(65533), "...");
     EXPECT_EQ(back.scopePath, std::string(65533, 's') + "...");

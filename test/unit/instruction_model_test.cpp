@@ -77,13 +77,14 @@ TEST(InstructionModel, BankConflictsAreWavefrontsBeyondWhatTheBytesNeed) {
     for (int way : {1, 2, 8, 32}) {
         Kernel k;
         k.instructions(1e4).shared(100, 100.0 * way);
-        EXPECT_DOUBLE_EQ(k.model().sharedWavefrontsPerRequest, way);
+        EXPECT_DOUBLE_EQ(k.model().sharedLoadWavefrontsPerRequest, way);
         if (way == 1) {
             EXPECT_TRUE(k.verdicts().empty());
             continue;
         }
         ASSERT_EQ(k.verdicts().size(), 1u) << way;
-        EXPECT_EQ(k.verdicts()[0], std::to_string(way) + "-way shared-memory bank conflicts (" +
+        EXPECT_EQ(k.verdicts()[0], std::to_string(way) +
+                                       "-way shared-memory bank conflicts on loads (" +
                                        std::to_string(way) +
                                        ".0 wavefronts per request, ideal "
                                        "1.0)");
@@ -91,7 +92,7 @@ TEST(InstructionModel, BankConflictsAreWavefrontsBeyondWhatTheBytesNeed) {
     // 16-byte accesses need 4 wavefronts without any conflict.
     Kernel wide;
     wide.instructions(1e4).shared(100, 400, 16);
-    EXPECT_DOUBLE_EQ(wide.model().sharedIdealWavefronts, 4.0);
+    EXPECT_DOUBLE_EQ(wide.model().sharedLoadIdealWavefronts, 4.0);
     EXPECT_TRUE(wide.verdicts().empty());
 }
 
@@ -139,7 +140,7 @@ TEST(InstructionModel, WithoutTheCountersNothingIsClaimed) {
     const InstructionModel m = instructionModel(hopper, {{"sm__cycles_elapsed.avg", 1.0}}, 1e-3);
     EXPECT_TRUE(std::isnan(m.rate));
     EXPECT_TRUE(std::isnan(m.loadSectorsPerRequest));
-    EXPECT_TRUE(std::isnan(m.sharedWavefrontsPerRequest));
+    EXPECT_TRUE(std::isnan(m.sharedLoadWavefrontsPerRequest));
     EXPECT_TRUE(std::isnan(m.threadEfficiency));
     EXPECT_TRUE(instructionVerdicts(m, warpIssuePerSecond(132, 1.98e9)).empty());
     // A kernel with no global loads: no load verdict, no division by zero.

@@ -98,7 +98,7 @@ void expectStridedCounts(const InstructionCounts& n) {
 
 const std::vector<std::string> kStridedVerdicts = {
     "uncoalesced loads: 8.0 sectors per request (ideal 4.0)",
-    "3-way shared-memory bank conflicts (3.4 wavefronts per request, ideal 1.0)",
+    "4-way shared-memory bank conflicts on loads (4.0 wavefronts per request, ideal 1.0)",
     "predicated: 60% of threads active"};
 
 } // namespace
@@ -229,8 +229,10 @@ TEST(InstructionRecord, CsvAndJsonCarryEveryCountAndFigure) {
         {"global_ld_ideal_sectors", "4"},
         {"global_st_sectors_per_request", "4"},
         {"global_st_ideal_sectors", "4"},
-        {"shared_wavefronts_per_request", "3.4"},
-        {"shared_ideal_wavefronts", "1"},
+        {"shared_ld_wavefronts_per_request", "4"},
+        {"shared_ld_ideal_wavefronts", "1"},
+        {"shared_st_wavefronts_per_request", "1"},
+        {"shared_st_ideal_wavefronts", "1"},
         {"thread_efficiency", "0.6"},
         {"inst_verdicts",
          kStridedVerdicts[0] + "; " + kStridedVerdicts[1] + "; " + kStridedVerdicts[2]}};
@@ -260,8 +262,9 @@ TEST(InstructionRecord, CsvAndJsonCarryEveryCountAndFigure) {
     EXPECT_EQ(n["global_st"]["sectors_per_request"], 4.0);
     EXPECT_EQ(n["shared_ld"]["wavefronts"], 800);
     EXPECT_EQ(n["shared_st"]["bytes"], 6400);
-    EXPECT_DOUBLE_EQ(n["shared_wavefronts_per_request"].get<double>(), 3.4);
-    EXPECT_EQ(n["shared_ideal_wavefronts_per_request"], 1.0);
+    EXPECT_EQ(n["shared_ld"]["wavefronts_per_request"], 4.0);
+    EXPECT_EQ(n["shared_ld"]["ideal_wavefronts_per_request"], 1.0);
+    EXPECT_EQ(n["shared_st"]["wavefronts_per_request"], 1.0);
     EXPECT_EQ(n["l2_sectors"], 5000);
     EXPECT_EQ(n["dram_sectors"], 2500);
     EXPECT_EQ(n["rate"], 1e7);

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The recording format: round trip, and a clear error (never a crash) for every kind of damage.
-#include "report/recording_text.hpp"
 #include "core/recording.hpp"
+#include "report/recording_text.hpp"
 
 #include <roofline/error.hpp>
 

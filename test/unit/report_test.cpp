@@ -4,8 +4,8 @@
 
 #include "report/aggregate.hpp"
 #include "report/columns.hpp"
-#include "report/kernel_names.hpp"
 #include "report/format.hpp"
+#include "report/kernel_names.hpp"
 #include "report/roofline_chart.hpp"
 
 #include <gtest/gtest.h>

@@ -2,10 +2,10 @@
 // backend in its device slot (its null primary context is the slot's), fed launch events as the
 // driver callbacks feed them, with the ranges of a trainer already open when it starts. What it
 // saves is read back and evaluated as `roofline report` does.
-#include "report/recording_text.hpp"
 #include "collect/session_impl.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
+#include "report/recording_text.hpp"
 #include "unit/collector_harness.hpp"
 #include "unit/train_loop_shape.hpp"
 
