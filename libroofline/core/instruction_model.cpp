@@ -132,7 +132,9 @@ std::vector<std::string> instructionVerdicts(const InstructionModel& m, double i
 }
 
 std::vector<std::string> instructionVerdicts(const InstructionCounts& counts, double time,
-                                             const Ceilings& ceilings) {
+                                             const Ceilings& ceilings, bool passesDiffer) {
+    if (passesDiffer && counts.measured)
+        return {kPassesDiffer};
     return instructionVerdicts(
         instructionModel(counts, time),
         ceilings.warpInstructionsPerSecond > 0 ? ceilings.warpInstructionsPerSecond : kNaN);

@@ -45,10 +45,14 @@ InstructionModel instructionModel(const ChipProfile& profile, const MetricValues
 /// instructions per second of the device (NaN: unknown, no issue verdict). Empty: nothing to act
 /// on, or no counters.
 std::vector<std::string> instructionVerdicts(const InstructionModel& model, double issueCeiling);
+/// The one verdict of a launch whose replay passes ran another grid or block: its counters come
+/// from different launch shapes, so their ratios describe no launch.
+inline constexpr const char* kPassesDiffer =
+    "not judged: the replay passes ran it with another grid or block";
 /// The verdicts of `counts` over `time` seconds against the ceilings' warp-issue rate (none when
-/// unknown).
+/// unknown); `passesDiffer`: only kPassesDiffer.
 std::vector<std::string> instructionVerdicts(const InstructionCounts& counts, double time,
-                                             const Ceilings& ceilings);
+                                             const Ceilings& ceilings, bool passesDiffer = false);
 
 /// `sum` plus `add`, count by count (groups of launches: their totals keep every ratio exact);
 /// measured only while both are.

@@ -361,7 +361,7 @@ const OptionRow* optionRow(const std::string& variable) noexcept {
 Options Options::fromEnvironment(Options o) {
     for (const core::OptionRow& row : core::optionTable())
         if (row.field())
-            if (const char* v = std::getenv(row.variable))
+            if (const char* v = std::getenv(row.variable); v && *v) // empty: not set
                 row.parse(o, v);
     return o;
 }

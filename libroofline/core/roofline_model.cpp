@@ -220,7 +220,8 @@ KernelRecord buildRecord(const ChipProfile& profile, const LaunchInfo& launch,
         appendNote(r, "zero elapsed cycles: rates and bound not computed");
     r.bound = classify(r, ceilings);
     r.instructions = instructionCounts(profile, values);
-    r.instructionVerdicts = instructionVerdicts(r.instructions, r.timeSeconds, ceilings);
+    r.instructionVerdicts = instructionVerdicts(r.instructions, r.timeSeconds, ceilings,
+                                                launch.replay == ReplayStatus::Differs);
     return r;
 }
 

@@ -125,7 +125,8 @@ std::vector<KernelRecord> groupRecords(const std::vector<KernelRecord>& records,
         r.note = note;
         r.bound = g.bound(ceilings);
         r.instructions = g.instructions;
-        r.instructionVerdicts = core::instructionVerdicts(g.instructions, g.seconds, ceilings);
+        r.instructionVerdicts =
+            core::instructionVerdicts(g.instructions, g.seconds, ceilings, g.differing > 0);
         out.push_back(std::move(r));
     }
     return out;

@@ -335,3 +335,20 @@ TEST(WarpIssueCeiling, FromTheShapeTheDevicePeaksAndAMeasuredFile) {
 }
 
 } // namespace roofline
+
+namespace roofline {
+
+TEST(InstructionRecord, ALaunchWhosePassesRanAnotherGridIsNotJudged) {
+    // The counters of such a launch come from different launch shapes: a store count from one
+    // grid over a request count from another is no access pattern.
+    const auto metrics = metricsWithGroup();
+    core::LaunchInfo l = stridedLaunch(metrics);
+    l.replay = ReplayStatus::Differs;
+    const KernelRecord r = core::recordFromLaunch(hopper(), l, metrics, h100Ceilings());
+    EXPECT_TRUE(r.instructions.measured);
+    EXPECT_EQ(r.instructionVerdicts, std::vector<std::string>{core::kPassesDiffer});
+    const auto groups = groupRecords({r}, GroupBy::Kernel, h100Ceilings());
+    EXPECT_EQ(groups.at(0).instructionVerdicts, std::vector<std::string>{core::kPassesDiffer});
+}
+
+} // namespace roofline

@@ -70,7 +70,7 @@ TEST(Options, DefaultsWhenNothingIsSet) {
 }
 
 TEST(Options, MalformedValuesNameTheVariable) {
-    for (const char* bad : {"", "12x", "-3", "0", "99999999999"}) {
+    for (const char* bad : {"12x", "-3", "0", "99999999999"}) { // "": not set (below)
         Env env("ROOFLINE_RANGES_PER_IMAGE", bad);
         try {
             Options::fromEnvironment();
@@ -188,4 +188,14 @@ TEST(Names, KindsAndLevels) {
     EXPECT_FALSE(isTensor(FlopKind::FP64));
     EXPECT_FALSE(isFloatingPoint(FlopKind::TensorINT8));
     EXPECT_STREQ(toString(ErrorCode::CorruptRecording), "CorruptRecording");
+}
+
+TEST(Options, AnEmptyVariableCountsAsNotSet) {
+    // `ROOFLINE_METRICS= roofline run ...` clears the variable for one command: the default runs.
+    Env metrics("ROOFLINE_METRICS", "");
+    Env mode("ROOFLINE_MODE", "");
+    const Options o = Options::fromEnvironment();
+    EXPECT_EQ(o.metrics, Options{}.metrics);
+    EXPECT_FALSE(o.instructionMetrics);
+    EXPECT_EQ(o.mode, Options{}.mode);
 }
