@@ -60,8 +60,10 @@ InstructionCounts instructionCounts(const ChipProfile& profile, const MetricValu
         n.byClass[k] = v(c.threadClasses[k]);
     n.globalLoad = {v(c.globalLoadRequests), v(c.globalLoadSectors), v(c.globalLoadBytes)};
     n.globalStore = {v(c.globalStoreRequests), v(c.globalStoreSectors), v(c.globalStoreBytes)};
-    n.sharedLoad = {v(c.sharedLoadRequests), v(c.sharedLoadWavefronts), v(c.sharedLoadBytes)};
-    n.sharedStore = {v(c.sharedStoreRequests), v(c.sharedStoreWavefronts), v(c.sharedStoreBytes)};
+    // A request's wavefronts: one, and one more per bank conflict.
+    const double loads = v(c.sharedLoadRequests), stores = v(c.sharedStoreRequests);
+    n.sharedLoad = {loads, loads + v(c.sharedLoadConflicts), v(c.sharedLoadBytes)};
+    n.sharedStore = {stores, stores + v(c.sharedStoreConflicts), v(c.sharedStoreBytes)};
     n.l2Sectors = v(c.l2Sectors);
     n.dramSectors = v(c.dramSectors);
     if (!all)

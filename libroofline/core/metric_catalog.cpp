@@ -80,8 +80,11 @@ ChipProfile base(std::string family, std::vector<std::string> chips) {
     i.globalStoreBytes = "sm__sass_data_bytes_mem_global_op_st.sum";
     i.sharedLoadRequests = "smsp__sass_inst_executed_op_shared_ld.sum";
     i.sharedStoreRequests = "smsp__sass_inst_executed_op_shared_st.sum";
-    i.sharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-    i.sharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+    // Bank conflicts, not the data pipe's shared wavefronts: on GH100 those also count what
+    // warp-specialized kernels' barrier waits move (a cuBLAS GEMM: 23 wavefronts per LDS, no
+    // conflict), while ncu's conflict counters count only the LDS/STS instructions' own.
+    i.sharedLoadConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+    i.sharedStoreConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
     i.sharedLoadBytes = "sm__sass_data_bytes_mem_shared_op_ld.sum";
     i.sharedStoreBytes = "sm__sass_data_bytes_mem_shared_op_st.sum";
     i.l2Sectors = "lts__t_sectors.sum";
@@ -327,7 +330,7 @@ std::vector<std::string> instructionMetrics(const ChipProfile& p) {
     for (const std::string* m :
          {&i.globalLoadRequests, &i.globalStoreRequests, &i.globalLoadSectors,
           &i.globalStoreSectors, &i.globalLoadBytes, &i.globalStoreBytes, &i.sharedLoadRequests,
-          &i.sharedStoreRequests, &i.sharedLoadWavefronts, &i.sharedStoreWavefronts,
+          &i.sharedStoreRequests, &i.sharedLoadConflicts, &i.sharedStoreConflicts,
           &i.sharedLoadBytes, &i.sharedStoreBytes, &i.l2Sectors, &i.dramSectors})
         add(*m);
     return add.out;

@@ -86,7 +86,9 @@ struct InstructionCounters {
     /// Bytes the threads asked for: a request's ideal sectors are its bytes over 32 (coalesced).
     std::string globalLoadBytes, globalStoreBytes;
     std::string sharedLoadRequests, sharedStoreRequests;
-    std::string sharedLoadWavefronts, sharedStoreWavefronts;
+    /// Bank conflicts of the shared loads and stores: the wavefronts beyond one per request (a
+    /// request's wavefronts are 1 + its conflicts).
+    std::string sharedLoadConflicts, sharedStoreConflicts;
     /// Bytes the threads asked of shared memory: a request's ideal wavefronts are its bytes over
     /// 128 (one wavefront serves 32 banks of 4 bytes).
     std::string sharedLoadBytes, sharedStoreBytes;

@@ -27,7 +27,7 @@ struct Kernel {
     }
     Kernel& shared(double requests, double wavefronts, double bytesPerThread = 4) {
         v[c.sharedLoadRequests] = requests;
-        v[c.sharedLoadWavefronts] = wavefronts;
+        v[c.sharedLoadConflicts] = wavefronts - requests; // beyond one per request
         v[c.sharedLoadBytes] = requests * 32 * bytesPerThread;
         return *this;
     }

@@ -53,10 +53,10 @@ core::LaunchInfo stridedLaunch(const std::vector<std::string>& metrics) {
     v[c.globalStoreSectors] = 2000;
     v[c.globalStoreBytes] = 64000;
     v[c.sharedLoadRequests] = 200;
-    v[c.sharedLoadWavefronts] = 800;
+    v[c.sharedLoadConflicts] = 600; // 800 wavefronts
     v[c.sharedLoadBytes] = 25600;
     v[c.sharedStoreRequests] = 50;
-    v[c.sharedStoreWavefronts] = 50;
+    v[c.sharedStoreConflicts] = 0; // 50 wavefronts
     v[c.sharedStoreBytes] = 6400;
     v[c.l2Sectors] = 5000;
     v[c.dramSectors] = 2500;
@@ -135,7 +135,7 @@ TEST(InstructionRecord, WithoutTheGroupNothingIsClaimedAndPartOfItLacks) {
     const auto metrics = metricsWithGroup();
     core::LaunchInfo l = stridedLaunch(metrics);
     const auto at =
-        std::find(metrics.begin(), metrics.end(), hopper().instructions.sharedLoadWavefronts);
+        std::find(metrics.begin(), metrics.end(), hopper().instructions.sharedLoadConflicts);
     l.values[static_cast<std::size_t>(at - metrics.begin())] = std::nan("");
     const KernelRecord part = core::recordFromLaunch(hopper(), l, metrics, h100Ceilings());
     EXPECT_FALSE(part.instructions.measured);
