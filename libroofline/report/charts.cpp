@@ -4,6 +4,7 @@
 #include "report/chart_layout.hpp"
 #include "report/columns.hpp"
 #include "report/format.hpp"
+#include "report/instruction_chart.hpp"
 #include "report/roofline_chart.hpp"
 
 #include <roofline/chart.hpp>
@@ -87,18 +88,37 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
         spec.notes.insert(spec.notes.end(), result.notes.begin(), result.notes.end());
         specs.push_back(std::move(spec));
     }
-    if (specs.empty()) {
+    // The instruction roofline, where the records have its counters: every kernel has a place
+    // there, those without floating-point work included.
+    const bool html = endsWith(lower(path), ".html");
+    const std::string instructions = instructionRooflineSvg(
+        groups, ceilings, options.labels,
+        options.subtitle.empty() ? "roofs: " + ceilings.name : options.subtitle, !html);
+    if (specs.empty() && instructions.empty()) {
         result.notes.insert(result.notes.begin(),
                             "no chart written: no kernel has both measured time and "
                             "floating-point work");
         return result;
     }
     std::vector<std::string> extra;
+    if (html && !instructions.empty())
+        extra.push_back(instructions);
     if (!options.hostScopes.empty())
         extra.push_back(hostBarsSvg(options.hostScopes, 16));
+    if (specs.empty() && !html) { // the instruction roofline alone
+        checkChartPath(path);
+        saveChart(path, instructions);
+        result.files = {path};
+        return result;
+    }
     result.files =
         writeCharts(specs, path, options.title.empty() ? "Hierarchical roofline" : options.title,
                     options.subtitle, extra);
+    if (!html && !instructions.empty()) {
+        const std::string file = path.substr(0, path.size() - 4) + "-instructions.svg";
+        saveChart(file, instructions);
+        result.files.push_back(file);
+    }
     return result;
 }
 

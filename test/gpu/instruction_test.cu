@@ -1,34 +1,13 @@
 // The instruction roofline's counters on calibration kernels whose counts are worked out by hand
 // (calibration/instruction_kernels.cuh): requests, sectors, wavefronts and bytes exact, the
 // verdicts each kernel should get, and no floating-point work where there is none. Label: gpu.
-#include "calibration/instruction_kernels.cuh"
+#include "calibration/instruction_expected.hpp"
 #include "gpu/gpu_test_support.hpp"
 
 #include <roofline/roofline.hpp>
 
-using roofline::InstructionClass;
-using roofline::KernelRecord;
 namespace cal = calibration;
 
-namespace {
-
-const double kWarps = cal::kInstructionWarps;
-
-bool says(const KernelRecord& r, const std::string& start) {
-    for (const auto& v : r.instructionVerdicts)
-        if (v.rfind(start, 0) == 0)
-            return true;
-    return false;
-}
-
-std::string verdictsOf(const KernelRecord& r) {
-    std::string text;
-    for (const auto& v : r.instructionVerdicts)
-        text += "[" + v + "] ";
-    return text;
-}
-
-} // namespace
 
 TEST(GpuInstructions, CountsAndVerdictsOfTheCalibrationKernels) {
     ROOFLINE_REQUIRE_GPU();
@@ -42,70 +21,5 @@ TEST(GpuInstructions, CountsAndVerdictsOfTheCalibrationKernels) {
                      << session.chip();
     ASSERT_EQ(cal::runInstructionSuite(buffers), cudaSuccess);
     const auto& records = session.stop();
-    ASSERT_EQ(records.size(), 10u);
-    for (const auto& r : records) {
-        ASSERT_TRUE(r.measured) << r.scopePath << ": " << r.note;
-        ASSERT_TRUE(r.instructions.measured) << r.scopePath << ": " << r.lacks;
-        EXPECT_GT(r.instructions.warp, kWarps) << r.scopePath;
-    }
-
-    // Strided loads: one request per warp, min(32, 4 x stride) sectors; the stores coalesced.
-    for (const auto& [stride, sectors] : {std::pair{1, 4.0}, {2, 8.0}, {8, 32.0}, {32, 32.0}}) {
-        const auto* r = findByScope(records, "instructions/stride" + std::to_string(stride));
-        ASSERT_NE(r, nullptr) << stride;
-        const auto& n = r->instructions;
-        EXPECT_EQ(n.globalLoad.requests, kWarps) << stride;
-        EXPECT_EQ(n.globalLoad.transactions, sectors * kWarps) << stride;
-        EXPECT_EQ(n.globalLoad.bytes, 128 * kWarps) << stride;
-        EXPECT_EQ(n.globalStore.requests, kWarps) << stride;
-        EXPECT_EQ(n.globalStore.transactions, 4 * kWarps) << stride;
-        EXPECT_EQ(n.sharedLoad.requests + n.sharedStore.requests, 0) << stride;
-        EXPECT_EQ(says(*r, "uncoalesced loads: "), stride > 1) << stride << ": " << verdictsOf(*r);
-        if (stride > 1) {
-            char text[96];
-            std::snprintf(text, sizeof text,
-                          "uncoalesced loads: %.1f sectors per request (ideal 4.0)", sectors);
-            EXPECT_TRUE(says(*r, text)) << verdictsOf(*r);
-        }
-        EXPECT_FALSE(says(*r, "uncoalesced stores")) << verdictsOf(*r);
-    }
-
-    // Shared memory: 34 conflict-free stores and 64 loads per warp, each load `way` wavefronts.
-    for (int way : {1, 2, 8, 32}) {
-        const auto* r = findByScope(records, "instructions/shared" + std::to_string(way) + "way");
-        ASSERT_NE(r, nullptr) << way;
-        const auto& n = r->instructions;
-        EXPECT_EQ(n.sharedLoad.requests, cal::kSharedLoads * kWarps) << way;
-        EXPECT_EQ(n.sharedLoad.transactions, way * cal::kSharedLoads * kWarps) << way;
-        EXPECT_EQ(n.sharedLoad.bytes, 128 * cal::kSharedLoads * kWarps) << way;
-        EXPECT_EQ(n.sharedStore.requests, 34 * kWarps) << way;
-        EXPECT_EQ(n.sharedStore.transactions, 34 * kWarps) << way;
-        EXPECT_EQ(says(*r, std::to_string(way) + "-way shared-memory bank conflicts on loads"),
-                  way > 1)
-            << way << ": " << verdictsOf(*r);
-        EXPECT_FALSE(says(*r, std::to_string(way) + "-way shared-memory bank conflicts on stores"))
-            << way << ": " << verdictsOf(*r);
-    }
-
-    // The divergent branch: a quarter of the lanes run the FFMAs, and the FLOPs say how many.
-    const auto* divergent = findByScope(records, "instructions/divergent");
-    ASSERT_NE(divergent, nullptr);
-    EXPECT_EQ(divergent->flopsOf(roofline::FlopKind::FP32),
-              2.0 * cal::kDivergentFmas * cal::kDivergentLanes * kWarps);
-    const double efficiency =
-        divergent->instructions.threadPredicatedOn / (32 * divergent->instructions.warp);
-    EXPECT_GT(efficiency, 0.25);
-    EXPECT_LT(efficiency, 0.35);
-    EXPECT_TRUE(says(*divergent, "predicated: ")) << verdictsOf(*divergent);
-
-    // Integer only: no floating-point instruction of any class, all threads active.
-    const auto* integer = findByScope(records, "instructions/integer");
-    ASSERT_NE(integer, nullptr);
-    EXPECT_EQ(integer->totalFlops(), 0.0);
-    EXPECT_EQ(integer->instructions.classOf(InstructionClass::FP32), 0.0);
-    EXPECT_EQ(integer->instructions.classOf(InstructionClass::FP64), 0.0);
-    EXPECT_EQ(integer->instructions.classOf(InstructionClass::FP16), 0.0);
-    EXPECT_GT(integer->instructions.classOf(InstructionClass::Integer), 64 * 3 * 32 * kWarps);
-    EXPECT_TRUE(integer->noFloatingPointWork());
-    EXPECT_FALSE(says(*integer, "predicated")) << verdictsOf(*integer);
+    cal::expectInstructionCalibration(records);
 }

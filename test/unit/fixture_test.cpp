@@ -1,6 +1,7 @@
 // The committed H100 recording (test/fixtures/h100_calibration.rfl, see README there) evaluated
 // on the CPU through the real CUPTI host API, checked against the hand-counted work of its kernels.
 #include "calibration/expected.hpp"
+#include "calibration/instruction_expected.hpp"
 #include "core/bundled_ceilings.hpp"
 #include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
@@ -257,4 +258,20 @@ TEST(H100TorchOpsFixture, EveryLaunchCarriesItsOperatorAndModule) {
     EXPECT_EQ(optimizer, 3u);
     EXPECT_EQ(attentionBackward, 6u);
     EXPECT_GT(addmmTensor, 1e11); // the linear layers' GEMMs, forward and backward, on tensor cores
+}
+
+// The instruction calibration kernels recorded on the H100 with ROOFLINE_METRICS=+instructions
+// (test/fixtures/README.md): every count and verdict as worked out by hand, and the instruction
+// roofline drawn for all ten, the integer kernel (no floating-point work) among them.
+TEST(H100InstructionFixture, CountsAndVerdictsAsWorkedOutByHand) {
+    const auto rec = core::loadRecording(ROOFLINE_FIXTURE_DIR "/h100_instructions.rfl");
+    EXPECT_EQ(rec.chip, "GH100");
+    std::string bundled;
+    auto measured = core::bundledCeilings(rec.device.name, bundled);
+    ASSERT_TRUE(measured.has_value());
+    const Ceilings ceilings = core::mergeCeilings(core::datasheetCeilings(rec.device), *measured,
+                                                  bundled);
+    EXPECT_EQ(ceilings.warpIssueSource, RoofSource::Measured);
+    const auto records = cupti::evaluateRecording(rec, ceilings);
+    cal::expectInstructionCalibration(records);
 }

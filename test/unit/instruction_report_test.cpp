@@ -7,11 +7,14 @@
 #include "core/roofline_model.hpp"
 #include "report/ceilings_table.hpp"
 
+#include <roofline/chart.hpp>
 #include <roofline/report.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace roofline {
@@ -349,6 +352,43 @@ TEST(InstructionRecord, ALaunchWhosePassesRanAnotherGridIsNotJudged) {
     EXPECT_EQ(r.instructionVerdicts, std::vector<std::string>{core::kPassesDiffer});
     const auto groups = groupRecords({r}, GroupBy::Kernel, h100Ceilings());
     EXPECT_EQ(groups.at(0).instructionVerdicts, std::vector<std::string>{core::kPassesDiffer});
+}
+
+} // namespace roofline
+
+namespace roofline {
+
+TEST(InstructionChart, EveryKernelWithTheCountersHasAPlaceAndItsWalls) {
+    const auto metrics = metricsWithGroup();
+    const Ceilings ceilings = h100Ceilings();
+    std::vector<KernelRecord> rs = {
+        core::recordFromLaunch(hopper(), stridedLaunch(metrics), metrics, ceilings)};
+    // A copy with no floating-point work: no place on a FLOP roofline, one on this chart.
+    core::LaunchInfo copy = stridedLaunch(metrics);
+    copy.launchIndex = 4;
+    copy.name = "copy(float const*, float*)";
+    for (const auto& f : hopper().flops)
+        for (const auto& t : f.terms)
+            copy.values[static_cast<std::size_t>(
+                std::find(metrics.begin(), metrics.end(), t.metric) - metrics.begin())] = 0;
+    rs.push_back(core::recordFromLaunch(hopper(), copy, metrics, ceilings));
+    core::assignKernelIds(rs);
+    const std::string dir = ::testing::TempDir();
+    const ChartFiles html = writeRooflineChart(rs, ceilings, dir + "/inst.html");
+    ASSERT_EQ(html.files.size(), 1u);
+    std::ifstream in(html.files[0]);
+    const std::string page((std::istreambuf_iterator<char>(in)), {});
+    for (const char* part : {"Instruction roofline", "warp issue 1.05T instructions/s (datasheet)",
+                             "L1 1.05T transactions/s", "Memory walls", "stride 1", "32-way",
+                             "#1 copy", "#0 strided"})
+        EXPECT_NE(page.find(part), std::string::npos) << part;
+    // SVG files: the FLOP rooflines, and the instruction roofline beside them.
+    const ChartFiles svg = writeRooflineChart(rs, ceilings, dir + "/inst.svg");
+    ASSERT_FALSE(svg.files.empty());
+    EXPECT_EQ(svg.files.back(), dir + "/inst-instructions.svg");
+    // Only the copy: no FLOP chart, the instruction roofline alone at the path given.
+    const ChartFiles alone = writeRooflineChart({rs[1]}, ceilings, dir + "/copy.svg");
+    EXPECT_EQ(alone.files, std::vector<std::string>{dir + "/copy.svg"});
 }
 
 } // namespace roofline
