@@ -2,6 +2,7 @@
 
 #include "core/instruction_model.hpp"
 #include "report/chart_layout.hpp"
+#include "report/columns.hpp"
 #include "report/format.hpp"
 #include "report/roofline_canvas.hpp"
 
@@ -16,10 +17,10 @@ using canvas::kLevelColor;
 using canvas::kLevelName;
 
 constexpr double kWidth = 980, kLeft = 80, kRight = 690, kTop = 62, kBottom = 470;
-constexpr double kWallsTop = 540, kRowHeight = 20;
+constexpr double kWallsTop = 580, kRowHeight = 20;
 constexpr std::size_t kWallRows = 12;
 // The walls' axis: 1 to 32 transactions per request, log 2.
-constexpr double kWallLeft[2] = {250, 620}, kWallWidth = 300;
+constexpr double kWallLeft[2] = {300, 640}, kWallWidth = 280;
 
 struct Point {
     const KernelGroup* group;
@@ -32,9 +33,12 @@ double wallX(int panel, double perRequest) {
     return kWallLeft[panel] + kWallWidth * std::log2(v) / 5.0;
 }
 
+// "#3 copy @ ..step #/Layer 2": the kernel id and name, and where it ran (one kernel in several
+// scopes is several points).
 std::string name(const KernelGroup& g) {
     std::string n = "#" + std::to_string(g.kernelId) + " " + displayName(g.name);
-    return n.size() > 30 ? n.substr(0, 29) + ".." : n;
+    n = n.size() > 24 ? n.substr(0, 23) + ".." : n;
+    return g.scope.empty() ? n : n + " @ " + shortenScope(g.scope, 14);
 }
 
 void ceilingAndDiagonals(std::ostringstream& o, const LogAxis& x, const LogAxis& y,
@@ -58,9 +62,8 @@ void ceilingAndDiagonals(std::ostringstream& o, const LogAxis& x, const LogAxis&
         o << "<line class=\"roof issue\" x1=\"" << kLeft << "\" y1=\"" << px(y.map(issue))
           << "\" x2=\"" << kRight << "\" y2=\"" << px(y.map(issue))
           << "\" stroke=\"#333\" stroke-width=\"2\"/>\n<text x=\"" << (kRight - 4) << "\" y=\""
-          << px(y.map(issue) - 6) << "\" text-anchor=\"end\"" << canvas::kHalo
-          << ">warp issue " << siNumber(issue) << " instructions/s (" << toString(c.warpIssueSource)
-          << ")</text>\n";
+          << px(y.map(issue) - 6) << "\" text-anchor=\"end\"" << canvas::kHalo << ">warp issue "
+          << siNumber(issue) << " instructions/s (" << toString(c.warpIssueSource) << ")</text>\n";
 }
 
 void axes(std::ostringstream& o, const LogAxis& x, const LogAxis& y) {
@@ -68,9 +71,8 @@ void axes(std::ostringstream& o, const LogAxis& x, const LogAxis& y) {
       << "\" height=\"" << (kBottom - kTop) << "\" fill=\"none\" stroke=\"#999\"/>\n";
     for (double d : x.decades())
         o << "<line x1=\"" << px(x.map(d)) << "\" y1=\"" << kTop << "\" x2=\"" << px(x.map(d))
-          << "\" y2=\"" << kBottom << "\" stroke=\"#eee\"/><text x=\"" << px(x.map(d))
-          << "\" y=\"" << (kBottom + 16) << "\" text-anchor=\"middle\">" << siNumber(d)
-          << "</text>\n";
+          << "\" y2=\"" << kBottom << "\" stroke=\"#eee\"/><text x=\"" << px(x.map(d)) << "\" y=\""
+          << (kBottom + 16) << "\" text-anchor=\"middle\">" << siNumber(d) << "</text>\n";
     for (double d : y.decades())
         o << "<line x1=\"" << kLeft << "\" y1=\"" << px(y.map(d)) << "\" x2=\"" << kRight
           << "\" y2=\"" << px(y.map(d)) << "\" stroke=\"#eee\"/><text x=\"" << (kLeft - 6)
@@ -94,7 +96,8 @@ void points(std::ostringstream& o, const LogAxis& x, const LogAxis& y,
         const double yy = y.map(p.model.rate);
         std::ostringstream tip;
         tip << displayName(p.group->name) << (p.group->scope.empty() ? "" : " @ " + p.group->scope)
-            << "\n" << siNumber(p.model.rate) << " warp instructions/s, threads active "
+            << "\n"
+            << siNumber(p.model.rate) << " warp instructions/s, threads active "
             << std::lround(100 * p.model.threadEfficiency) << "%";
         o << "<g class=\"kernel\"><title>" << escapeXml(tip.str()) << "</title>";
         double firstX = 0;
@@ -176,9 +179,9 @@ void walls(std::ostringstream& o, const std::vector<Point>& pts, double bottom) 
 
 } // namespace
 
-std::string instructionRooflineSvg(const std::vector<KernelGroup>& groups,
-                                   const Ceilings& ceilings, std::size_t labels,
-                                   const std::string& subtitle, bool xmlHeader) {
+std::string instructionRooflineSvg(const std::vector<KernelGroup>& groups, const Ceilings& ceilings,
+                                   std::size_t labels, const std::string& subtitle,
+                                   bool xmlHeader) {
     double total = 0;
     for (const auto& g : groups)
         total += g.instructions.measured && g.seconds > 0 ? g.seconds : 0;

@@ -14,8 +14,8 @@
 
 namespace calibration {
 
-inline const roofline::KernelRecord* instructionRecord(
-    const std::vector<roofline::KernelRecord>& records, const std::string& scope) {
+inline const roofline::KernelRecord*
+instructionRecord(const std::vector<roofline::KernelRecord>& records, const std::string& scope) {
     for (const auto& r : records)
         if (r.scopePath == scope)
             return &r;

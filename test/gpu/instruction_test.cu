@@ -8,7 +8,6 @@
 
 namespace cal = calibration;
 
-
 TEST(GpuInstructions, CountsAndVerdictsOfTheCalibrationKernels) {
     ROOFLINE_REQUIRE_GPU();
     cal::InstructionBuffers buffers;

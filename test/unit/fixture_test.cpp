@@ -269,8 +269,8 @@ TEST(H100InstructionFixture, CountsAndVerdictsAsWorkedOutByHand) {
     std::string bundled;
     auto measured = core::bundledCeilings(rec.device.name, bundled);
     ASSERT_TRUE(measured.has_value());
-    const Ceilings ceilings = core::mergeCeilings(core::datasheetCeilings(rec.device), *measured,
-                                                  bundled);
+    const Ceilings ceilings =
+        core::mergeCeilings(core::datasheetCeilings(rec.device), *measured, bundled);
     EXPECT_EQ(ceilings.warpIssueSource, RoofSource::Measured);
     const auto records = cupti::evaluateRecording(rec, ceilings);
     cal::expectInstructionCalibration(records);

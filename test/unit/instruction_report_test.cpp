@@ -378,9 +378,9 @@ TEST(InstructionChart, EveryKernelWithTheCountersHasAPlaceAndItsWalls) {
     ASSERT_EQ(html.files.size(), 1u);
     std::ifstream in(html.files[0]);
     const std::string page((std::istreambuf_iterator<char>(in)), {});
-    for (const char* part : {"Instruction roofline", "warp issue 1.05T instructions/s (datasheet)",
-                             "L1 1.05T transactions/s", "Memory walls", "stride 1", "32-way",
-                             "#1 copy", "#0 strided"})
+    for (const char* part :
+         {"Instruction roofline", "warp issue 1.05T instructions/s (datasheet)",
+          "L1 1.05T transactions/s", "Memory walls", "stride 1", "32-way", "#1 copy", "#0 strided"})
         EXPECT_NE(page.find(part), std::string::npos) << part;
     // SVG files: the FLOP rooflines, and the instruction roofline beside them.
     const ChartFiles svg = writeRooflineChart(rs, ceilings, dir + "/inst.svg");
