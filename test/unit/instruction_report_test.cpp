@@ -379,7 +379,7 @@ TEST(InstructionChart, EveryKernelWithTheCountersHasAPlaceAndItsWalls) {
     std::ifstream in(html.files[0]);
     const std::string page((std::istreambuf_iterator<char>(in)), {});
     for (const char* part :
-         {"Instruction roofline", "warp issue 1.05T instructions/s (datasheet)",
+         {"Instruction roofline", ">warp issue ", "1.05T instructions/s (datasheet)",
           "L1 1.05T transactions/s", "Memory walls", "stride 1", "32-way", "#1 copy", "#0 strided"})
         EXPECT_NE(page.find(part), std::string::npos) << part;
     // SVG files: the FLOP rooflines, and the instruction roofline beside them.
