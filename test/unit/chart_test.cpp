@@ -7,6 +7,7 @@
 #include "report/chart_layout.hpp"
 #include "report/compare.hpp"
 #include "report/roofline_chart.hpp"
+#include "unit/h100_device.hpp"
 
 #include <roofline/chart.hpp>
 #include <roofline/error.hpp>
@@ -53,11 +54,7 @@ KernelRecord record(const std::string& name, const std::string& scope, double se
 }
 
 Ceilings h100() {
-    core::DeviceInfo d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.smCount = 132;
-    d.smClockHz = 1.98e9;
-    return core::datasheetCeilings(d);
+    return roofline::test::h100DatasheetCeilings();
 }
 
 // The chart of one family of `rs` on the H100 datasheet roofs, labelling the `labels` longest.

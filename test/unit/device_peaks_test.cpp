@@ -6,6 +6,7 @@
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 #include "unit/cupti_host_guard.hpp"
+#include "unit/h100_device.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -61,13 +62,7 @@ std::vector<double> gh100Peaks(const std::vector<core::PeakRoof>& roofs) {
 }
 
 core::DeviceInfo h100() {
-    core::DeviceInfo d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.chip = "GH100";
-    d.smCount = 132;
-    d.smClockHz = 1.98e9;
-    d.memoryClockHz = 2.619e9;
-    return d;
+    return roofline::test::h100Device();
 }
 
 } // namespace

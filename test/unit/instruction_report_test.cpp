@@ -6,6 +6,7 @@
 #include "core/recording.hpp"
 #include "core/roofline_model.hpp"
 #include "report/ceilings_table.hpp"
+#include "unit/h100_device.hpp"
 
 #include <roofline/chart.hpp>
 #include <roofline/report.hpp>
@@ -69,11 +70,7 @@ core::LaunchInfo stridedLaunch(const std::vector<std::string>& metrics) {
 }
 
 Ceilings h100Ceilings() {
-    core::DeviceInfo d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.smCount = 132;
-    d.smClockHz = 1.98e9;
-    return core::datasheetCeilings(d);
+    return test::h100DatasheetCeilings();
 }
 
 void expectStridedCounts(const InstructionCounts& n) {
@@ -300,10 +297,7 @@ TEST(InstructionRecord, TheTableShowsTheVerdictsAfterTheBound) {
 }
 
 TEST(WarpIssueCeiling, FromTheShapeTheDevicePeaksAndAMeasuredFile) {
-    core::DeviceInfo d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.smCount = 132;
-    d.smClockHz = 1.98e9;
+    const core::DeviceInfo d = test::h100Device();
     const Ceilings sheet = core::datasheetCeilings(d);
     EXPECT_DOUBLE_EQ(sheet.warpInstructionsPerSecond, 132 * 4 * 1.98e9);
     EXPECT_EQ(sheet.warpIssueSource, RoofSource::Datasheet);

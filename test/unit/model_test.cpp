@@ -1,5 +1,6 @@
 #include "core/roofline_model.hpp"
 #include "core/string_distance.hpp"
+#include "unit/h100_device.hpp"
 
 #include <roofline/report.hpp>
 
@@ -14,12 +15,7 @@ using namespace roofline;
 namespace {
 
 core::DeviceInfo h100() {
-    core::DeviceInfo d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.chip = "GH100";
-    d.smCount = 132;
-    d.smClockHz = 1.98e9;
-    return d;
+    return roofline::test::h100Device();
 }
 
 core::MetricValues values(double cycles, double fp32Fma, double dramBytes, double l1Bytes) {
