@@ -140,6 +140,7 @@ struct Table {
     std::size_t width = 0, kernelW = 0, scopeW = 0, boundW = 0;
     /// Some shown row has the instruction counters: their verdicts follow the bound.
     bool verdicts = false;
+    std::size_t cutVerdicts = 0; ///< rows whose verdicts were cut to the line
     std::vector<std::string> paths, names, bounds;
     std::vector<std::pair<std::string, std::size_t>> notes; ///< referred to as [n], with counts
 
@@ -303,14 +304,24 @@ void writeRow(Table& t, std::size_t i, double share, std::ostream& out) {
     std::string bound = t.bounds[i];
     if (options.grouped && !r.note.empty())
         bound += "  " + t.noteRef(r.note);
+    row += report::numberCells(columns, cells) + ' ';
     if (t.verdicts) { // the instruction counters' verdicts, after the bound's room
         std::string verdicts = r.instructions.measured ? "-" : "";
         for (std::size_t v = 0; v < r.instructionVerdicts.size(); ++v)
             verdicts = (v ? verdicts + "; " : "") + r.instructionVerdicts[v];
-        if (!verdicts.empty())
-            bound = report::padRight(bound, t.boundW) + "  " + verdicts;
+        if (!verdicts.empty()) {
+            bound = report::padRight(bound, t.boundW) + "  ";
+            // Cut to the line (at least 24 characters); --wide, CSV and JSON keep them whole.
+            const std::size_t used = row.size() + bound.size();
+            const std::size_t room = t.width > used + 24 ? t.width - used : 24;
+            if (!t.options.wide && verdicts.size() > room) {
+                verdicts = verdicts.substr(0, room - 2) + "..";
+                ++t.cutVerdicts;
+            }
+            bound += verdicts;
+        }
     }
-    out << row << report::numberCells(columns, cells) << ' ' << bound << '\n';
+    out << row << bound << '\n';
 }
 
 // The grouped table's totals row.
@@ -374,7 +385,11 @@ void writeFooter(const Table& t, const Sums& s, const std::vector<KernelRecord>&
     if (t.verdicts)
         footer << "  instructions: what the instruction counters say a kernel author can act on "
                   "(access pattern, bank conflicts, predication, issue rate; "
-                  "docs/reading-the-report.md); '-': nothing to act on\n";
+                  "docs/reading-the-report.md); '-': nothing to act on"
+               << (t.cutVerdicts ? "; '..': cut to the line (--wide, --csv and --json show them "
+                                   "whole)"
+                                 : "")
+               << '\n';
     out << report::wrapLines(footer.str(), t.options.wide ? 0 : t.width);
 }
 

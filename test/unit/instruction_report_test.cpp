@@ -280,7 +280,7 @@ TEST(InstructionRecord, TheTableShowsTheVerdictsAfterTheBound) {
     std::vector<KernelRecord> rs = {
         core::recordFromLaunch(hopper(), stridedLaunch(metrics), metrics, h100Ceilings())};
     TableOptions options;
-    options.width = 200;
+    options.width = 400;
     std::ostringstream with;
     printTable(rs, with, options);
     EXPECT_NE(with.str().find("  instructions\n"), std::string::npos) << with.str();
@@ -288,6 +288,23 @@ TEST(InstructionRecord, TheTableShowsTheVerdictsAfterTheBound) {
         << with.str();
     EXPECT_NE(with.str().find("instructions: what the instruction counters say"),
               std::string::npos);
+    // On a narrow line the verdicts are cut to it, and the legend says where they are whole.
+    options.width = 120;
+    std::ostringstream narrow;
+    printTable(rs, narrow, options);
+    std::istringstream lines(narrow.str());
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("strided") != std::string::npos) {
+            EXPECT_LE(line.size(), 120u) << line;
+            EXPECT_EQ(line.substr(line.size() - 2), "..") << line;
+        }
+    EXPECT_NE(narrow.str().find("'..': cut to"), std::string::npos) << narrow.str();
+    options.wide = true;
+    std::ostringstream wide;
+    printTable(rs, wide, options);
+    EXPECT_NE(wide.str().find(kStridedVerdicts[2]), std::string::npos) << wide.str();
+    options.wide = false;
+    options.width = 200;
     // Without the group the table is as it was.
     const auto plain = core::requiredMetrics(hopper());
     rs = {core::recordFromLaunch(hopper(), stridedLaunch(plain), plain, h100Ceilings())};
