@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 namespace roofline::core {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNaN = InstructionModel::kUnknown;
 
 double valueOf(const MetricValues& values, const std::string& metric) {
     if (metric.empty())
@@ -73,19 +72,9 @@ InstructionCounts instructionCounts(const ChipProfile& profile, const MetricValu
 }
 
 InstructionModel instructionModel(const InstructionCounts& c, double time) {
-    InstructionModel m;
-    if (!c.measured) {
-        m.warpInstructions = m.threadInstructionsPredicated = m.rate = kNaN;
-        m.intensity = {kNaN, kNaN, kNaN};
-        m.loadSectorsPerRequest = m.loadIdealSectors = kNaN;
-        m.storeSectorsPerRequest = m.storeIdealSectors = kNaN;
-        m.sharedLoadWavefrontsPerRequest = m.sharedLoadIdealWavefronts = kNaN;
-        m.sharedStoreWavefrontsPerRequest = m.sharedStoreIdealWavefronts = kNaN;
-        m.threadEfficiency = kNaN;
+    InstructionModel m; // every field unknown
+    if (!c.measured)
         return m;
-    }
-    m.warpInstructions = c.warp;
-    m.threadInstructionsPredicated = c.threadPredicatedOn;
     m.rate = ratio(c.warp, time);
     const double globalSectors = c.globalLoad.transactions + c.globalStore.transactions;
     const double sharedWavefronts = c.sharedLoad.transactions + c.sharedStore.transactions;

@@ -7,6 +7,7 @@
 #include "core/metric_values.hpp"
 
 #include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,19 +15,19 @@ namespace roofline::core {
 
 /// What the instruction counters of one range say (NaN: not collected, or no denominator).
 struct InstructionModel {
-    double warpInstructions = 0, threadInstructionsPredicated = 0;
-    double rate = 0; ///< warp instructions per second of the kernel's time
+    static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+    double rate = kUnknown; ///< warp instructions per second of the kernel's time
     /// Warp instructions per transaction: L1 (global sectors + shared wavefronts), L2 and DRAM
     /// (sectors); NaN where the level saw none.
-    std::array<double, 3> intensity{};
+    std::array<double, 3> intensity{kUnknown, kUnknown, kUnknown};
     /// Global loads and stores: sectors per request, and the ideal (the threads' bytes / 32).
-    double loadSectorsPerRequest = 0, loadIdealSectors = 0;
-    double storeSectorsPerRequest = 0, storeIdealSectors = 0;
+    double loadSectorsPerRequest = kUnknown, loadIdealSectors = kUnknown;
+    double storeSectorsPerRequest = kUnknown, storeIdealSectors = kUnknown;
     /// Shared loads and stores: wavefronts per request, and the ideal (bytes / 128).
-    double sharedLoadWavefrontsPerRequest = 0, sharedLoadIdealWavefronts = 0;
-    double sharedStoreWavefrontsPerRequest = 0, sharedStoreIdealWavefronts = 0;
+    double sharedLoadWavefrontsPerRequest = kUnknown, sharedLoadIdealWavefronts = kUnknown;
+    double sharedStoreWavefrontsPerRequest = kUnknown, sharedStoreIdealWavefronts = kUnknown;
     /// Threads whose predicate was true per warp instruction, over 32.
-    double threadEfficiency = 0;
+    double threadEfficiency = kUnknown;
 };
 
 /// The group's counts in one range's values; not measured when the profile has no instruction
@@ -40,10 +41,9 @@ InstructionModel instructionModel(const ChipProfile& profile, const MetricValues
 
 /// Verdicts, most telling first: "uncoalesced loads: 16.0 sectors per request (ideal 4.0)",
 /// "4-way shared-memory bank conflicts on loads (4.0 wavefronts per request, ideal 1.0)",
-/// "predicated:
-/// 41% of threads active", "issue-bound at 83% of the warp-issue ceiling". `issueCeiling`: warp
-/// instructions per second of the device (NaN: unknown, no issue verdict). Empty: nothing to act
-/// on, or no counters.
+/// "predicated: 41% of threads active", "issue-bound at 83% of the warp-issue ceiling".
+/// `issueCeiling`: warp instructions per second of the device (NaN: unknown, no issue verdict).
+/// Empty: nothing to act on, or no counters.
 std::vector<std::string> instructionVerdicts(const InstructionModel& model, double issueCeiling);
 /// The one verdict of a launch whose replay passes ran another grid or block: its counters come
 /// from different launch shapes, so their ratios describe no launch.

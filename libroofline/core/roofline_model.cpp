@@ -249,13 +249,15 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
     // quantities they feed -- not collected by the set, or collected and not measured (lacks).
     MetricValues padded = values;
     std::vector<std::string> missing, lacking;
+    const auto collected = [&](const std::string& m) {
+        return std::find(metrics.begin(), metrics.end(), m) != metrics.end();
+    };
     auto pad = [&](const Formula& f, const std::string& what) {
         bool absent = false, unmeasured = false;
         for (const auto& t : f.terms)
             if (padded.emplace(t.metric, 0.0).second) {
                 absent = true;
-                unmeasured = unmeasured ||
-                             std::find(metrics.begin(), metrics.end(), t.metric) != metrics.end();
+                unmeasured = unmeasured || collected(t.metric);
             }
         std::vector<std::string>& list = unmeasured ? lacking : missing;
         if (absent && std::find(list.begin(), list.end(), what) == list.end())
@@ -268,13 +270,16 @@ KernelRecord recordFromLaunch(const ChipProfile& profile, const LaunchInfo& laun
         pad(profile.flops[k], isTensor(static_cast<FlopKind>(k)) ? "tensor FLOPs" : "FLOPs");
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
         pad(profile.bytes[l], "bytes");
-    // The instruction group is all or nothing: collected and partly unmeasured, it lacks.
-    for (const std::string& m : instructionMetrics(profile))
-        if (!values.count(m) && std::find(metrics.begin(), metrics.end(), m) != metrics.end()) {
-            lacking.push_back("instructions");
-            break;
-        }
     KernelRecord r = buildRecord(profile, launch, padded, ceilings);
+    // The instruction group is all or nothing: collected and partly unmeasured, it lacks. (Only
+    // a record without counts needs the search, and only where the set holds the group.)
+    if (!r.instructions.measured && !profile.instructions.empty() &&
+        collected(profile.instructions.warpInstructions))
+        for (const std::string& m : instructionMetrics(profile))
+            if (!values.count(m) && collected(m)) {
+                lacking.push_back("instructions");
+                break;
+            }
     r.metrics = std::move(values);
     const auto join = [](const std::vector<std::string>& list) {
         std::string text;

@@ -237,8 +237,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
         }
     }
     for (std::size_t ri = 0; ri < options.rules.size(); ++ri)
-        if (options.rules[ri].quantity != GateRule::Quantity::Total && judged[ri] == 0 &&
-            result.checked > 0 &&
+        if (judged[ri] == 0 && result.checked > 0 &&
             (options.rules[ri].quantity == GateRule::Quantity::Sectors ||
              options.rules[ri].quantity == GateRule::Quantity::Wavefronts))
             result.unchecked.push_back(options.rules[ri]);

@@ -203,7 +203,8 @@ std::string instructionRooflineSvg(const std::vector<KernelGroup>& groups, const
     ys.push_back(ceilings.warpInstructionsPerSecond);
     const LogAxis x = fitLogAxis(xs, kLeft, kRight, 3);
     const LogAxis y = fitLogAxis(ys, kBottom, kTop, 3, true);
-    const double wallsBottom = kWallsTop + kRowHeight * std::min(pts.size(), kWallRows);
+    const double wallsBottom =
+        kWallsTop + kRowHeight * static_cast<double>(std::min(pts.size(), kWallRows));
     const double height = wallsBottom + 40;
     std::ostringstream o;
     if (xmlHeader)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace roofline::report {
 namespace {
@@ -25,30 +26,13 @@ nlohmann::json value(double v) {
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
-std::string joined(const std::vector<std::string>& verdicts) {
-    std::string text;
-    for (const auto& v : verdicts)
-        text += (text.empty() ? "" : "; ") + v;
-    return text;
-}
-
 } // namespace
 
-InstructionFigures instructionFigures(const KernelRecord& r) {
-    const core::InstructionModel m = core::instructionModel(r.instructions, r.timeSeconds);
-    return {m.rate,
-            m.intensity[0],
-            m.intensity[1],
-            m.intensity[2],
-            m.loadSectorsPerRequest,
-            m.loadIdealSectors,
-            m.storeSectorsPerRequest,
-            m.storeIdealSectors,
-            m.sharedLoadWavefrontsPerRequest,
-            m.sharedLoadIdealWavefronts,
-            m.sharedStoreWavefrontsPerRequest,
-            m.sharedStoreIdealWavefronts,
-            m.threadEfficiency};
+std::string joinedVerdicts(const KernelRecord& r) {
+    std::string text;
+    for (const auto& v : r.instructionVerdicts)
+        text += (text.empty() ? "" : "; ") + v;
+    return text;
 }
 
 void writeInstructionCsvHeader(std::ostream& out) {
@@ -70,28 +54,28 @@ void writeInstructionCsvHeader(std::ostream& out) {
 
 void writeInstructionCsvCells(const KernelRecord& r, std::ostream& out) {
     const InstructionCounts& c = r.instructions;
-    out << ',' << (c.measured ? 1 : 0);
-    if (!c.measured) { // every other cell empty
-        for (int i = 0; i < 3 + int(kInstructionClassCount) + 12 + 2 + 13 + 1; ++i)
-            out << ',';
-        return;
-    }
-    out << ',' << number(c.warp) << ',' << number(c.thread) << ',' << number(c.threadPredicatedOn);
+    std::vector<std::string> cells = {number(c.warp), number(c.thread),
+                                      number(c.threadPredicatedOn)};
     for (double v : c.byClass)
-        out << ',' << number(v);
+        cells.push_back(number(v));
     for (std::size_t i = 0; i < 4; ++i) {
         const AccessCounts& a = access(c, i);
-        out << ',' << number(a.requests) << ',' << number(a.transactions) << ',' << number(a.bytes);
+        for (double v : {a.requests, a.transactions, a.bytes})
+            cells.push_back(number(v));
     }
-    out << ',' << number(c.l2Sectors) << ',' << number(c.dramSectors);
-    const InstructionFigures f = instructionFigures(r);
+    cells.push_back(number(c.l2Sectors));
+    cells.push_back(number(c.dramSectors));
+    const core::InstructionModel m = core::instructionModel(c, r.timeSeconds);
     for (double v :
-         {f.rate, f.intensityL1, f.intensityL2, f.intensityDram, f.loadSectorsPerRequest,
-          f.loadIdealSectors, f.storeSectorsPerRequest, f.storeIdealSectors,
-          f.sharedLoadWavefrontsPerRequest, f.sharedLoadIdealWavefronts,
-          f.sharedStoreWavefrontsPerRequest, f.sharedStoreIdealWavefronts, f.threadEfficiency})
-        out << ',' << cell(v);
-    out << ',' << csvCell(joined(r.instructionVerdicts));
+         {m.rate, m.intensity[0], m.intensity[1], m.intensity[2], m.loadSectorsPerRequest,
+          m.loadIdealSectors, m.storeSectorsPerRequest, m.storeIdealSectors,
+          m.sharedLoadWavefrontsPerRequest, m.sharedLoadIdealWavefronts,
+          m.sharedStoreWavefrontsPerRequest, m.sharedStoreIdealWavefronts, m.threadEfficiency})
+        cells.push_back(cell(v));
+    cells.push_back(csvCell(joinedVerdicts(r)));
+    out << ',' << (c.measured ? 1 : 0);
+    for (const std::string& text : cells) // without the counters, every other cell is empty
+        out << ',' << (c.measured ? text : std::string());
 }
 
 nlohmann::json instructionJson(const KernelRecord& r) {
@@ -101,25 +85,25 @@ nlohmann::json instructionJson(const KernelRecord& r) {
     nlohmann::json classes = nlohmann::json::object();
     for (std::size_t k = 0; k < kInstructionClassCount; ++k)
         classes[std::string(toString(static_cast<InstructionClass>(k)))] = c.byClass[k];
-    const InstructionFigures f = instructionFigures(r);
+    const core::InstructionModel m = core::instructionModel(c, r.timeSeconds);
     nlohmann::json j = {{"warp", c.warp},
                         {"thread", c.thread},
                         {"thread_pred_on", c.threadPredicatedOn},
                         {"thread_by_class", classes},
                         {"l2_sectors", c.l2Sectors},
                         {"dram_sectors", c.dramSectors},
-                        {"rate", value(f.rate)},
+                        {"rate", value(m.rate)},
                         {"intensity",
-                         {{"L1", value(f.intensityL1)},
-                          {"L2", value(f.intensityL2)},
-                          {"DRAM", value(f.intensityDram)}}},
-                        {"thread_efficiency", value(f.threadEfficiency)},
+                         {{"L1", value(m.intensity[0])},
+                          {"L2", value(m.intensity[1])},
+                          {"DRAM", value(m.intensity[2])}}},
+                        {"thread_efficiency", value(m.threadEfficiency)},
                         {"verdicts", r.instructionVerdicts}};
-    const double perRequest[] = {f.loadSectorsPerRequest, f.storeSectorsPerRequest,
-                                 f.sharedLoadWavefrontsPerRequest,
-                                 f.sharedStoreWavefrontsPerRequest};
-    const double ideal[] = {f.loadIdealSectors, f.storeIdealSectors, f.sharedLoadIdealWavefronts,
-                            f.sharedStoreIdealWavefronts};
+    const double perRequest[] = {m.loadSectorsPerRequest, m.storeSectorsPerRequest,
+                                 m.sharedLoadWavefrontsPerRequest,
+                                 m.sharedStoreWavefrontsPerRequest};
+    const double ideal[] = {m.loadIdealSectors, m.storeIdealSectors, m.sharedLoadIdealWavefronts,
+                            m.sharedStoreIdealWavefronts};
     for (std::size_t i = 0; i < 4; ++i) {
         const AccessCounts& a = access(c, i);
         const std::string unit = i >= 2 ? "wavefronts" : "sectors";

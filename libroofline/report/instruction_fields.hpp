@@ -7,24 +7,18 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <string>
 
 namespace roofline::report {
 
+/// The record's verdicts joined by "; " (CSV, table); "" without any.
+std::string joinedVerdicts(const KernelRecord& record);
 /// ",inst_measured,warp_inst,..." -- the CSV header cells, each after a comma.
 void writeInstructionCsvHeader(std::ostream& out);
 /// The record's cells in the header's order, each after a comma.
 void writeInstructionCsvCells(const KernelRecord& record, std::ostream& out);
-/// {"warp": ..., "global_load": {...}, "intensity": {...}, "verdicts": [...]}; null when the
+/// {"warp": ..., "global_ld": {...}, "intensity": {...}, "verdicts": [...]}; null when the
 /// group was not measured.
 nlohmann::json instructionJson(const KernelRecord& record);
-
-/// The model's quantities of one record, for tables and charts: NaN where unknown.
-struct InstructionFigures {
-    double rate, intensityL1, intensityL2, intensityDram;
-    double loadSectorsPerRequest, loadIdealSectors, storeSectorsPerRequest, storeIdealSectors;
-    double sharedLoadWavefrontsPerRequest, sharedLoadIdealWavefronts;
-    double sharedStoreWavefrontsPerRequest, sharedStoreIdealWavefronts, threadEfficiency;
-};
-InstructionFigures instructionFigures(const KernelRecord& record);
 
 } // namespace roofline::report

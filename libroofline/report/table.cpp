@@ -1,5 +1,6 @@
 #include "report/columns.hpp"
 #include "report/format.hpp"
+#include "report/instruction_fields.hpp"
 
 #include <roofline/error.hpp>
 #include <roofline/report.hpp>
@@ -306,9 +307,9 @@ void writeRow(Table& t, std::size_t i, double share, std::ostream& out) {
         bound += "  " + t.noteRef(r.note);
     row += report::numberCells(columns, cells) + ' ';
     if (t.verdicts) { // the instruction counters' verdicts, after the bound's room
-        std::string verdicts = r.instructions.measured ? "-" : "";
-        for (std::size_t v = 0; v < r.instructionVerdicts.size(); ++v)
-            verdicts = (v ? verdicts + "; " : "") + r.instructionVerdicts[v];
+        std::string verdicts = report::joinedVerdicts(r);
+        if (verdicts.empty() && r.instructions.measured)
+            verdicts = "-"; // nothing to act on
         if (!verdicts.empty()) {
             bound = report::padRight(bound, t.boundW) + "  ";
             // Cut to the line (at least 24 characters); --wide, CSV and JSON keep them whole.

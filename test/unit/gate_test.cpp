@@ -177,8 +177,10 @@ TEST(Gate, SectorsAndWavefrontsPerRequestAreGatedFromTheInstructionCounters) {
     const auto wavefronts = gate(a, b, {"wavefronts:+10%"});
     ASSERT_EQ(wavefronts.failures.size(), 1u);
     EXPECT_EQ(wavefronts.failures[0].group, "copy @ step #");
+    report::GateOptions sectorsRule;
+    sectorsRule.rules = {report::parseGateRule("sectors:+10%")};
     std::ostringstream text;
-    report::printGate(sectors, {{report::parseGateRule("sectors:+10%")}}, text);
+    report::printGate(sectors, sectorsRule, text);
     EXPECT_NE(text.str().find("4.00 sectors per request -> 8.00 sectors per request (+100.0%"),
               std::string::npos)
         << text.str();
@@ -188,6 +190,6 @@ TEST(Gate, SectorsAndWavefrontsPerRequestAreGatedFromTheInstructionCounters) {
     EXPECT_FALSE(unchecked.passed());
     ASSERT_EQ(unchecked.unchecked.size(), 1u);
     std::ostringstream why;
-    report::printGate(unchecked, {{report::parseGateRule("sectors:+10%")}}, why);
+    report::printGate(unchecked, sectorsRule, why);
     EXPECT_NE(why.str().find("ROOFLINE_METRICS=+instructions"), std::string::npos) << why.str();
 }

@@ -49,7 +49,7 @@ core::LaunchInfo stridedLaunch(const std::vector<std::string>& metrics) {
     v[c.threadInstructions] = 250000;
     v[c.threadInstructionsPredicated] = 192000; // 60% of 32 x 10000
     for (std::size_t k = 0; k < kInstructionClassCount; ++k)
-        v[c.threadClasses[k]] = 1000.0 * (k + 1);
+        v[c.threadClasses[k]] = 1000.0 * static_cast<double>(k + 1);
     v[c.globalLoadRequests] = 1000;
     v[c.globalLoadSectors] = 8000;
     v[c.globalLoadBytes] = 128000;
