@@ -56,11 +56,13 @@ int main(int argc, char** argv) {
             config.validateEvery = std::atoi(value("--validate-every"));
         else if (a == "--no-thread")
             config.backwardThread = false;
+        else if (a == "--no-nvtx")
+            config.nvtxRanges = false;
         else {
             std::fprintf(stderr,
                          "usage: train_step [--steps N] [--layers L] [--dim C] [--batch B] "
                          "[--seq T] [--vocab V] [--profile] [--output FILE] [--no-validation] "
-                         "[--validate-every N] [--no-thread]\n");
+                         "[--validate-every N] [--no-thread] [--no-nvtx]\n");
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }

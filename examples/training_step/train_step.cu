@@ -32,12 +32,24 @@ void check(cublasStatus_t s, const char* what) {
         throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
 }
 
+// NVTX ranges are on unless --no-nvtx (a program written as most are, with none).
+bool gRanges = true;
+
 class Range {
 public:
-    explicit Range(const std::string& name) { nvtxRangePushA(name.c_str()); }
-    ~Range() { nvtxRangePop(); }
+    explicit Range(const std::string& name) : on_(gRanges) {
+        if (on_)
+            nvtxRangePushA(name.c_str());
+    }
+    ~Range() {
+        if (on_)
+            nvtxRangePop();
+    }
     Range(const Range&) = delete;
     Range& operator=(const Range&) = delete;
+
+private:
+    bool on_;
 };
 
 // ---- kernels -------------------------------------------------------------------------------
@@ -656,6 +668,7 @@ struct Trainer::Impl {
 Trainer::Trainer(TrainConfig config)
     : impl_(std::make_unique<Impl>(config)), config_(config),
       validationLoss_(std::numeric_limits<float>::quiet_NaN()) {
+    gRanges = config.nvtxRanges;
     // Forward: ln, projection, cast, gemm, gelu, gemm; backward: 11 launches.
     const std::size_t perLayer = 6 + 11;
     launchesPerStep_ = 1 + perLayer * config.layers + 3 + 4 + 1 + 2;

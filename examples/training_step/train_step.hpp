@@ -43,6 +43,7 @@ struct TrainConfig {
     /// trainers that validate every N steps do.
     int validateEvery = 0;
     bool backwardThread = true; ///< backward launched from a second host thread
+    bool nvtxRanges = true;     ///< the NVTX ranges above; false: none, as most programs have
 };
 
 /// Floating-point work the program asks for, counted from its shapes.

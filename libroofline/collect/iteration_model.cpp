@@ -120,8 +120,8 @@ void IterationModel::settlePaths(RecordStore& records) const {
 bool IterationModel::isIterationFrame(const Stack& stack) {
     if (stack.empty() || iterationIndex(stack) != stack.size() - 1)
         return false;
-    if (!range_.empty() || helper_)
-        return true;
+    if (!range_.empty() || helper_ || stack.back().domain == kFoundStepDomain)
+        return true; // a found step never decides the family of the program's own ranges
     const std::string& name = stack.back().name;
     if (!familyDecided_) {
         familyDecided_ = true;

@@ -1,4 +1,5 @@
 #include "collect/scope_stacks.hpp"
+#include "collect/iteration_model.hpp"
 
 #include <string_view>
 #include <sys/syscall.h>
@@ -248,6 +249,24 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
     // lock: it switches CUPTI's callbacks off).
     if (t && t->complete && t->collector->takeCompletion())
         t->complete(t->user);
+}
+
+void openFoundStep(ScopeTarget& t, Stack& stack, const char* name) noexcept {
+    try {
+        Frame& f = stack.emplace_back();
+        f.domain = kFoundStepDomain;
+        f.name = name;
+        f.thread = currentThreadId();
+        pushed(t, stack);
+    } catch (...) {
+        // out of memory: no step opened; the launches stay outside every scope
+    }
+}
+
+bool closeFoundStep(ScopeTarget& t, Stack& stack) noexcept {
+    if (!sessionPop(t, stack, kFoundStepDomain))
+        return false;
+    return t.complete && t.collector->takeCompletion();
 }
 
 SessionStack::SessionStack(ScopeTarget& target) noexcept {

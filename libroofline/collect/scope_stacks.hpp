@@ -49,6 +49,13 @@ private:
     Stack* stack_ = nullptr;
 };
 
+/// The step libroofline found in the launch stream (collect/found_steps) opens and closes on
+/// `stack`, the stack a SessionStack of `target` gave (locked): the session sees a push and a pop
+/// as of the program's ranges. closeFoundStep returns whether the profile is complete now (the
+/// caller lets the session go idle once it holds no lock); false when no found step was open.
+void openFoundStep(ScopeTarget& target, Stack& stack, const char* name) noexcept;
+bool closeFoundStep(ScopeTarget& target, Stack& stack) noexcept;
+
 /// Pops with nothing open to pop, since the process started.
 std::uint64_t unbalancedPops() noexcept;
 /// The OS thread id of the calling thread.

@@ -92,6 +92,10 @@ void SessionState::finish() noexcept {
     if (scopeTarget() == &scopes)
         setScopeTarget(nullptr);
     stopped = true;
+    if (foundSteps) { // the found step open now ends with the session, unseen
+        SessionStack open(scopes);
+        foundSteps->drop(open.stack());
+    }
     // Where the stop's time goes (the last line of the cost summary).
     using Clock = core::SteadyClock;
     auto lap = Clock::now();
@@ -304,6 +308,22 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
 }
 
+std::string SessionState::whyNoRecord() const {
+    if (!records.empty() || !foundSteps)
+        return {};
+    const FoundSteps::Summary f = foundSteps->summary();
+    if (f.programRanges || f.launches == 0)
+        return {};
+    if (f.cycle == 0)
+        return "; no record: the program opened no NVTX range and its " +
+               std::to_string(f.launches) +
+               " launches never repeated as a step for 4096 launches (a one-shot program, or "
+               "too few steps): `roofline run --mode kernel` measures every launch, or put an "
+               "NVTX range around each step";
+    return "; no record: the step found in the launch stream (" + std::to_string(f.cycle) +
+           " launches) ended before one was measured: run more steps";
+}
+
 void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) const noexcept {
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
@@ -320,9 +340,9 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                     : std::string();
             std::fprintf(stderr,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
-                         "saved to %s%s\n",
+                         "saved to %s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str());
+                         saved.c_str(), idleAfter.c_str(), whyNoRecord().c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

@@ -3,6 +3,7 @@
 // per-thread scope stacks fed by ProfileScope and the NVTX listener.
 #include "collect/collector.hpp"
 #include "collect/cupti_backend.hpp"
+#include "collect/found_steps.hpp"
 #include "collect/host_timing.hpp"
 #include "collect/scope_stacks.hpp"
 #include "collect/session_devices.hpp"
@@ -42,6 +43,9 @@ struct SessionState : SessionDevices, SetupTimings {
     std::atomic<bool> ready{false}; // the collector exists: callbacks may use it
     /// Where the scope stacks send pushes and pops (set once the collector exists).
     ScopeTarget scopes;
+    /// The step found in the launch stream, while the program opened no range (null: not
+    /// searched -- another mode, an iteration range given, per-thread scopes, no counters).
+    std::unique_ptr<FoundSteps> foundSteps;
     /// Options::idleWhenComplete: when the profile was complete and libroofline went idle
     /// (HostTimes::wallNow(); 0: not idle).
     std::int64_t idleWallNs = 0;
@@ -77,6 +81,9 @@ struct SessionState : SessionDevices, SetupTimings {
     /// The summary lines at the end of a session (what was measured, what it cost).
     void summarize(const CollectionCounts& counts, std::size_t unmeasured,
                    const BackendCost& cost) const noexcept;
+    /// Why a run with no NVTX range of its own ends with no record, for its exit line ("" when
+    /// it has records or the program had ranges).
+    std::string whyNoRecord() const;
     /// Saves the recording to outputPath (another process's file is never overwritten).
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };

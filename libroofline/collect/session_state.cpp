@@ -3,6 +3,7 @@
 // are set up, idling once the profile is complete, and the teardown. No CUDA call of its own: a
 // session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
 #include "collect/framework_context.hpp"
+#include "collect/mode.hpp"
 #include "collect/session_impl.hpp"
 
 #include "core/log.hpp"
@@ -150,9 +151,17 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                 f.host.profiled = true;
     };
     // The ranges open on this thread (or anywhere in the process), those opened before the
-    // session included.
-    SessionStack open(scopes);
-    feed(open.stack());
+    // session included; in a program that opens none, the step found in its launch stream.
+    bool complete = false;
+    {
+        SessionStack open(scopes);
+        if (foundSteps && !graph)
+            complete = foundSteps->launch(l, open.stack());
+        if (!complete)
+            feed(open.stack());
+    }
+    if (complete) // the step just closed left nothing to measure: this launch runs unrecorded
+        goIdle();
 }
 
 std::size_t SessionState::slotOf(const void* context) const noexcept {
@@ -280,6 +289,11 @@ void SessionState::begin(const CollectorConfig& config,
         scopes.complete = [](void* user) noexcept { static_cast<SessionState*>(user)->goIdle(); };
         scopes.user = this;
     }
+    // A program with no range of its own gets its step from its launch stream (process-wide
+    // scopes only: a found step must be on the stack every launching thread sees).
+    if (level == Level::Counters && modeFacts(config.mode).followsIterations &&
+        options.iterationRange.empty() && options.processScopes)
+        foundSteps = std::make_unique<FoundSteps>(scopes);
     setScopeTarget(&scopes); // ranges open now are adopted at their next event
     unbalancedAtStart = collect::unbalancedPops();
     if (options.flushOnExit)

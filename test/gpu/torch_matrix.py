@@ -142,6 +142,8 @@ def main():
     p.add_argument("--own-profiler", action="store_true",
                    help="steps 3 to 5 under the program's own torch.profiler.profile")
     p.add_argument("--dist", choices=["none", "ddp", "fsdp2"], default="none")
+    p.add_argument("--no-nvtx", action="store_true",
+                   help="no NVTX range around the steps, as most programs are written")
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--seq", type=int, default=128)
@@ -200,7 +202,8 @@ def main():
             profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                           torch.profiler.ProfilerActivity.CUDA])
             profiler.__enter__()
-        torch.cuda.nvtx.range_push(f"step {n}")
+        if not a.no_nvtx:
+            torch.cuda.nvtx.range_push(f"step {n}")
         if a.compile == "reduce-overhead":
             torch.compiler.cudagraph_mark_step_begin()
         x = x.to(dev, non_blocking=True).to(memory_format=fmt) if x.dim() == 4 else x.to(dev)
@@ -216,7 +219,8 @@ def main():
             loss.backward()
             opt.step()
         losses.append(loss.detach().clone())
-        torch.cuda.nvtx.range_pop()
+        if not a.no_nvtx:
+            torch.cuda.nvtx.range_pop()
         if a.own_profiler and n == 5:
             profiler.__exit__(None, None, None)
             print(f"own profiler: {len(profiler.key_averages())} operators", flush=True)

@@ -225,3 +225,95 @@ TEST(SessionGlue, ALaunchSkipOrCountMeasuresEachSelectedLaunch) {
     EXPECT_EQ(config(o).reuseSamples, 0u);
     EXPECT_EQ(config(o).launchSkip, 100u);
 }
+
+// A program that opens no range at all (an eager PyTorch loop, a C++ trainer written for ncu):
+// model set-up launches, then steps of identical layers with a first step that differs. Under
+// `roofline run`'s process-wide scopes the step is found in the launch stream: one whole step
+// is measured in program order, every launch with its values, and the session goes idle.
+TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
+    const std::string path = tempPath("session-glue-no-nvtx");
+    std::remove(path.c_str());
+    Options o;
+    o.processScopes = true;
+    SessionState s;
+    s.outputPath = path;
+    s.process.pid = ::getpid();
+    s.generation = nextGeneration();
+    o.flushOnExit = false;
+    s.settings = resolveSettings(o, s.process, Capabilities{});
+    CollectorConfig config = collectorConfig(s.settings);
+    config.passes = 2;
+    config.metricNames = kMetricNames;
+    auto backend = std::make_unique<FakeBackend>(2, s.settings.rangesPerImage, false, false, 1);
+    FakeBackend* fake = backend.get();
+    if (config.profilerReleasedAtStart())
+        fake->release(0);
+    else
+        fake->configure();
+    SessionDevice d;
+    d.info.ordinal = 0;
+    d.info.name = "fake H100";
+    d.info.chip = "GH100";
+    d.backend = std::move(backend);
+    s.devices.push_back(std::move(d));
+    s.metrics = kMetricNames;
+    s.passes = 2;
+    s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
+    ASSERT_NE(s.foundSteps, nullptr);
+
+    std::uint64_t launches = 0;
+    int idleFromStep = -1, current = 0;
+    const auto launch = [&](const std::string& name, std::uint32_t gridX) {
+        ++launches;
+        if (s.idleWallNs != 0) {
+            if (idleFromStep < 0)
+                idleFromStep = current;
+            return;
+        }
+        cupti::LaunchEvent e;
+        e.launch.mangledName = name.c_str();
+        e.launch.grid = {gridX, 1, 1};
+        e.launch.block = {128, 1, 1};
+        e.launch.correlationId = launches;
+        s.onLaunch(e);
+        fake->kernel(1 + gridX);
+        cupti::LaunchEvent exit;
+        exit.exit = true;
+        s.onLaunch(exit);
+    };
+    constexpr int kLayers = 4;
+    constexpr std::uint64_t kStep = 1 + 2 * kLayers + 1 + kLayers + 1;
+    for (int i = 0; i < 5; ++i)
+        launch("init_weights", 16); // set-up
+    for (current = 0; current < 320; ++current) {
+        launch("embedding", 4);
+        for (int l = 0; l < kLayers; ++l) {
+            launch("matmul_forward", 4);
+            launch("layernorm_forward", 2);
+        }
+        launch("classifier", 8);
+        for (int l = 0; l < kLayers; ++l)
+            launch("matmul_backward", 4);
+        if (current == 0)
+            launch("adamw_init", 2); // lazy optimizer state in the first step
+        launch("adamw", 8);
+    }
+    // Found once the stream held the step for LaunchCycle::kConfirmLaunches launches.
+    EXPECT_GT(idleFromStep, static_cast<int>(LaunchCycle::kConfirmLaunches / kStep))
+        << "idle once the profile was complete";
+    EXPECT_LT(idleFromStep, static_cast<int>(LaunchCycle::kConfirmLaunches / kStep) + 20);
+    const FoundSteps::Summary found = s.foundSteps->summary();
+    EXPECT_EQ(found.cycle, kStep);
+    EXPECT_FALSE(found.programRanges);
+    s.finish();
+    ASSERT_EQ(s.records.size(), kStep);
+    EXPECT_TRUE(s.recorded.coverage.complete()) << report::describe(s.recorded.coverage);
+    EXPECT_EQ(s.recorded.coverage.launchesPerIteration, kStep);
+    for (const KernelRecord& k : s.records) {
+        EXPECT_TRUE(k.measured) << k.name << ": " << k.note;
+        EXPECT_EQ(k.scopePath, "step #") << k.name;
+    }
+    EXPECT_EQ(openProcessRanges(), 0u) << "the found step closes with the session";
+    EXPECT_EQ(s.whyNoRecord(), "") << "records: nothing to explain";
+    std::remove(path.c_str());
+}
