@@ -60,24 +60,12 @@ void FoundSteps::drop(Stack& stack) noexcept {
     if (!open_)
         return;
     open_ = false;
-    for (std::size_t i = stack.size(); i > 0; --i)
-        if (stack[i - 1].domain == kFoundStepDomain) {
-            stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i - 1));
-            return;
-        }
+    dropFoundStep(stack);
 }
 
 FoundSteps::Summary FoundSteps::summary() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    Summary s;
-    s.searched = cycle_.launches() > 0;
-    s.programRanges = programRanges_;
-    s.cycle = lastCycle_;
-    s.launches = cycle_.launches();
-    s.inSteps = cycle_.launchesInSteps();
-    s.steps = cycle_.steps();
-    s.breaks = cycle_.breaks();
-    return s;
+    return Summary{programRanges_, lastCycle_, cycle_.launches()};
 }
 
 } // namespace roofline::collect

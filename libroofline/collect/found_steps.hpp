@@ -28,12 +28,11 @@ public:
     /// must not adopt it).
     void drop(Stack& stack) noexcept;
 
-    /// What the search found, for the exit lines and the recording.
+    /// What the search found, for the exit line.
     struct Summary {
-        bool searched = false;      ///< launches were searched (the program opened no range)
         bool programRanges = false; ///< the program's own ranges took over
         std::size_t cycle = 0;      ///< the step's launches (0: none found)
-        std::uint64_t launches = 0, inSteps = 0, steps = 0, breaks = 0;
+        std::uint64_t launches = 0; ///< launches searched
     };
     Summary summary() const;
 

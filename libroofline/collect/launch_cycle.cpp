@@ -116,14 +116,12 @@ void LaunchCycle::adopt(std::size_t period) {
         std::max<std::uint64_t>(kConfirmCopies, (kConfirmLaunches + period - 1) / period);
     following_ = true;
     confirmed_ = false;
-    longestAdopted_ = std::max(longestAdopted_, period);
     if (copies_ >= copiesNeeded_)
         confirm();
 }
 
 LaunchCycle::Event LaunchCycle::followed(std::uint64_t signature) {
     if (signature != cycle_[position_]) { // the cycle breaks before this launch
-        ++breaks_;
         floor_ = std::max(floor_, cycle_.size());
         following_ = confirmed_ = false;
         const bool open = inStep_;

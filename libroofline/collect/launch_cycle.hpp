@@ -52,14 +52,11 @@ public:
     bool inStep() const noexcept { return inStep_; }
     /// The cycle followed now (0: none).
     std::size_t length() const noexcept { return following_ ? cycle_.size() : 0; }
-    /// The longest cycle adopted so far (0: none).
-    std::size_t longestAdopted() const noexcept { return longestAdopted_; }
     /// Launches seen, and how many of them were inside a step.
     std::uint64_t launches() const noexcept { return seen_; }
     std::uint64_t launchesInSteps() const noexcept { return inSteps_; }
-    /// Steps begun, and times a followed cycle broke.
+    /// Steps begun.
     std::uint64_t steps() const noexcept { return steps_; }
-    std::uint64_t breaks() const noexcept { return breaks_; }
 
     /// Steps longer than this many launches are not found (the search costs this many
     /// comparisons a launch).
@@ -102,11 +99,10 @@ private:
     std::uint64_t copies_ = 0; // whole copies of the cycle the stream held, in a row
     std::uint64_t copiesNeeded_ = 0;
     std::size_t floor_ = 0; // new cycles must be longer than every one that broke
-    std::size_t longestAdopted_ = 0;
     std::vector<Known> known_;
 
     bool inStep_ = false;
-    std::uint64_t seen_ = 0, inSteps_ = 0, steps_ = 0, breaks_ = 0;
+    std::uint64_t seen_ = 0, inSteps_ = 0, steps_ = 0;
 };
 
 /// A launch's signature for the cycle: its kernel (mangled name), block and shared memory, hashed.

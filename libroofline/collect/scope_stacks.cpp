@@ -269,6 +269,10 @@ bool closeFoundStep(ScopeTarget& t, Stack& stack) noexcept {
     return t.complete && t.collector->takeCompletion();
 }
 
+void dropFoundStep(Stack& stack) noexcept {
+    plainPop(stack, kFoundStepDomain);
+}
+
 SessionStack::SessionStack(ScopeTarget& target) noexcept {
     if (target.processScopes) {
         ProcessTracked& p = processTracked();

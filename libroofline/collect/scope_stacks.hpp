@@ -53,8 +53,10 @@ private:
 /// `stack`, the stack a SessionStack of `target` gave (locked): the session sees a push and a pop
 /// as of the program's ranges. closeFoundStep returns whether the profile is complete now (the
 /// caller lets the session go idle once it holds no lock); false when no found step was open.
+/// dropFoundStep removes it unseen (the session stops: a later one must not adopt it).
 void openFoundStep(ScopeTarget& target, Stack& stack, const char* name) noexcept;
 bool closeFoundStep(ScopeTarget& target, Stack& stack) noexcept;
+void dropFoundStep(Stack& stack) noexcept;
 
 /// Pops with nothing open to pop, since the process started.
 std::uint64_t unbalancedPops() noexcept;

@@ -316,10 +316,10 @@ std::string SessionState::whyNoRecord() const {
         return {};
     if (f.cycle == 0)
         return "; no record: the program opened no NVTX range and its " +
-               std::to_string(f.launches) +
-               " launches never repeated as a step for 4096 launches (a one-shot program, or "
-               "too few steps): `roofline run --mode kernel` measures every launch, or put an "
-               "NVTX range around each step";
+               std::to_string(f.launches) + " launches never repeated as a step for " +
+               std::to_string(LaunchCycle::kConfirmLaunches) +
+               " launches (a one-shot program, or too few steps): `roofline run --mode kernel` "
+               "measures every launch, or put an NVTX range around each step";
     return "; no record: the step found in the launch stream (" + std::to_string(f.cycle) +
            " launches) ended before one was measured: run more steps";
 }

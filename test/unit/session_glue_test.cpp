@@ -33,6 +33,38 @@ std::string tempPath(const std::string& name) {
         .string();
 }
 
+// A session wired as a Session wires it on a device whose counter set-up found two passes and
+// `configurations` backend configurations, the profiler released until its first pass where the
+// settings ask for that; `config` is what its collector is to be given. Returns the fake backend.
+FakeBackend* fakeDevice(SessionState& s, const std::string& path, Options options,
+                        CollectorConfig& config, std::size_t configurations) {
+    static_assert(kMetrics == 3, "one name per metric of the fake backend");
+    options.flushOnExit = false;
+    s.outputPath = path;
+    s.process.pid = ::getpid();
+    s.generation = nextGeneration();
+    s.settings = resolveSettings(options, s.process, Capabilities{});
+    config = collectorConfig(s.settings);
+    config.passes = 2;
+    config.metricNames = kMetricNames;
+    auto backend =
+        std::make_unique<FakeBackend>(2, s.settings.rangesPerImage, false, false, configurations);
+    FakeBackend* fake = backend.get();
+    if (config.profilerReleasedAtStart())
+        fake->release(0);
+    else
+        fake->configure();
+    SessionDevice d;
+    d.info.ordinal = 0;
+    d.info.name = "fake H100";
+    d.info.chip = "GH100";
+    d.backend = std::move(backend);
+    s.devices.push_back(std::move(d));
+    s.metrics = kMetricNames;
+    s.passes = 2;
+    return fake;
+}
+
 class SessionLoop : public TrainLoopShape {
 public:
     SessionState s;
@@ -41,33 +73,10 @@ public:
     int idleFromStep = -1;                ///< the first step whose launches were not followed
 
     explicit SessionLoop(const std::string& path, Options options = {}) {
-        static_assert(kMetrics == 3, "one name per metric of the fake backend");
-        options.flushOnExit = false;
-        s.outputPath = path;
-        s.process.pid = ::getpid();
-        s.generation = nextGeneration();
-        // What the counter set-up finds on the device: two passes, aligned replay available
-        // with two single-pass configurations, the profiler released until its first pass.
-        s.settings = resolveSettings(options, s.process, Capabilities{});
-        config = collectorConfig(s.settings);
-        config.passes = 2;
+        // Aligned replay available with two single-pass configurations.
+        fake = fakeDevice(s, path, options, config, 2);
         config.alignAvailable = true;
         config.alignedPasses = 2;
-        config.metricNames = kMetricNames;
-        auto backend = std::make_unique<FakeBackend>(2, s.settings.rangesPerImage, false, false, 2);
-        fake = backend.get();
-        if (config.profilerReleasedAtStart())
-            fake->release(0);
-        else
-            fake->configure();
-        SessionDevice d;
-        d.info.ordinal = 0;
-        d.info.name = "fake H100";
-        d.info.chip = "GH100";
-        d.backend = std::move(backend);
-        s.devices.push_back(std::move(d));
-        s.metrics = kMetricNames;
-        s.passes = 2;
     }
     ~SessionLoop() override { s.finish(); }
 
@@ -236,28 +245,8 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
     Options o;
     o.processScopes = true;
     SessionState s;
-    s.outputPath = path;
-    s.process.pid = ::getpid();
-    s.generation = nextGeneration();
-    o.flushOnExit = false;
-    s.settings = resolveSettings(o, s.process, Capabilities{});
-    CollectorConfig config = collectorConfig(s.settings);
-    config.passes = 2;
-    config.metricNames = kMetricNames;
-    auto backend = std::make_unique<FakeBackend>(2, s.settings.rangesPerImage, false, false, 1);
-    FakeBackend* fake = backend.get();
-    if (config.profilerReleasedAtStart())
-        fake->release(0);
-    else
-        fake->configure();
-    SessionDevice d;
-    d.info.ordinal = 0;
-    d.info.name = "fake H100";
-    d.info.chip = "GH100";
-    d.backend = std::move(backend);
-    s.devices.push_back(std::move(d));
-    s.metrics = kMetricNames;
-    s.passes = 2;
+    CollectorConfig config;
+    FakeBackend* fake = fakeDevice(s, path, o, config, 1);
     s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
     ASSERT_NE(s.foundSteps, nullptr);
 
