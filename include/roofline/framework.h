@@ -16,7 +16,7 @@
 #ifndef ROOFLINE_FRAMEWORK_H
 #define ROOFLINE_FRAMEWORK_H
 
-#define ROOFLINE_FRAMEWORK_API 2
+#define ROOFLINE_FRAMEWORK_API 3
 
 /* roofline_profile_state() */
 #define ROOFLINE_PROFILE_NOT_STARTED 0 /* no session yet: `roofline run` starts one at the first kernel launch */
@@ -49,6 +49,12 @@ void roofline_framework_fact(const char* key, const char* value);
  * compiled module ("" for the compiled module itself) and <ops> the operators it fused, joined
  * by '+'. Up to 65,536 sites of 4,096 characters; a graph given again replaces the first. */
 void roofline_compiled_graph(const char* graph, const char* sites);
+/* The program's step ends here: a training loop's optimizer step returned ("torch.optim.AdamW"
+ * names it, cut at 256 characters). In a program that opens no NVTX range, iteration replay's
+ * iteration is then the launches from one step's end to the next, not a cycle searched in the
+ * launch stream; a program's own ranges still come first. Call it for one loop only (the first
+ * optimizer of a program that has two). */
+void roofline_step_end(const char* source);
 
 #ifdef __cplusplus
 }

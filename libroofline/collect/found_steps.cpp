@@ -18,20 +18,47 @@ bool programRange(const Frame& f) noexcept {
 
 } // namespace
 
-bool FoundSteps::launch(const core::Launch& l, Stack& stack) noexcept {
+bool FoundSteps::programRangeOpen(Stack& stack, bool& complete) noexcept {
+    if (!std::any_of(stack.begin(), stack.end(), programRange))
+        return false;
+    programRanges_ = true;
+    openAtNextLaunch_ = false;
+    if (open_)
+        complete = closeFoundStep(target_, stack);
+    open_ = false;
+    core::log().info("libroofline: the program opens NVTX ranges of its own: its steps are "
+                     "taken from them, no longer from {}",
+                     frameworkSteps_ > 0 ? "the framework's step" : "the launch stream");
+    return true;
+}
+
+void FoundSteps::open(Stack& stack) noexcept {
+    try {
+        const std::string name = "step " + std::to_string(stepsOpened_++);
+        openFoundStep(target_, stack, name.c_str());
+        open_ = true;
+    } catch (...) {
+        // out of memory: no step opened; the launches stay outside every scope
+    }
+}
+
+bool FoundSteps::launch(const core::Launch& l, bool graph, Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (programRanges_)
         return false;
+    ++launches_;
     bool complete = false;
-    if (std::any_of(stack.begin(), stack.end(), programRange)) {
-        programRanges_ = true;
-        if (open_)
-            complete = closeFoundStep(target_, stack);
-        open_ = false;
-        core::log().info("libroofline: the program opens NVTX ranges of its own: its steps are "
-                         "taken from them, no longer from the launch stream");
+    if (programRangeOpen(stack, complete))
         return complete;
+    if (frameworkSteps_ > 0) { // the framework's step: it began at the launch after its end
+        if (openAtNextLaunch_) {
+            openAtNextLaunch_ = false;
+            open(stack);
+        }
+        return false;
     }
+    if (graph)
+        return false;
     const LaunchCycle::Event e = cycle_.launch(launchSignature(l));
     if (e == LaunchCycle::Event::None)
         return false;
@@ -48,11 +75,35 @@ bool FoundSteps::launch(const core::Launch& l, Stack& stack) noexcept {
                              "of {} launches its launch stream repeats (found after {} launches)",
                              lastCycle_, cycle_.launches() - 1);
         }
-        const std::string name = "step " + std::to_string(cycle_.steps() - 1);
-        openFoundStep(target_, stack, name.c_str());
-        open_ = true;
+        open(stack);
     }
     return false;
+}
+
+bool FoundSteps::frameworkStep(const char* source, Stack& stack) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (programRanges_)
+        return false;
+    bool complete = false;
+    if (programRangeOpen(stack, complete))
+        return complete;
+    if (frameworkSteps_++ == 0) {
+        try {
+            source_ = source ? source : "";
+        } catch (...) {
+            // out of memory: the step goes unnamed in the exit line
+        }
+        core::log().info("libroofline: the program opens no NVTX range: its step ends where "
+                         "{}'s step ends (after {} launches), no longer searched in its launch "
+                         "stream",
+                         source_, launches_);
+    }
+    if (open_) {
+        open_ = false;
+        complete = closeFoundStep(target_, stack);
+    }
+    openAtNextLaunch_ = !complete;
+    return complete;
 }
 
 void FoundSteps::drop(Stack& stack) noexcept {
@@ -65,7 +116,30 @@ void FoundSteps::drop(Stack& stack) noexcept {
 
 FoundSteps::Summary FoundSteps::summary() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return Summary{programRanges_, lastCycle_, cycle_.launches()};
+    Summary s;
+    s.programRanges = programRanges_;
+    s.cycle = lastCycle_;
+    s.launches = launches_;
+    s.frameworkSteps = frameworkSteps_;
+    try {
+        s.source = source_;
+    } catch (...) {
+        // out of memory: unnamed
+    }
+    return s;
+}
+
+void frameworkStepEnds(const char* source) noexcept {
+    ScopeTarget* t = scopeTarget();
+    if (t == nullptr || t->foundSteps == nullptr)
+        return;
+    bool complete = false;
+    {
+        SessionStack open(*t);
+        complete = t->foundSteps->frameworkStep(source, open.stack());
+    }
+    if (complete && t->complete) // nothing left to measure: the session goes idle, no lock held
+        t->complete(t->user);
 }
 
 } // namespace roofline::collect

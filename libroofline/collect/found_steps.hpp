@@ -1,10 +1,15 @@
 #pragma once
 // The step of a program that opens no range of its own, as the session follows it
-// (docs/design/0024-the-step-without-nvtx.md): each direct launch's signature goes to a
-// LaunchCycle, and the steps it finds open and close as ranges on the session's stack -- domain
-// kFoundStepDomain, named "step <n>" -- so that iteration replay, its reuse and its records work
-// on them as on a program's "Train step <n>". The program's ranges come first: a launch inside a
-// range of the program's (not a library's) closes the found step and ends the search for good.
+// (docs/design/0024-the-step-without-nvtx.md, 0025-the-framework-step.md). Steps open and close
+// as ranges on the session's stack -- domain kFoundStepDomain, named "step <n>" -- so that
+// iteration replay, its reuse and its records work on them as on a program's "Train step <n>".
+// Where a step comes from, first found first:
+//  1. the program's ranges: a launch inside a range of the program's (not a library's) closes
+//     the found step and ends the search for good;
+//  2. the framework's step, as its hook observes it (roofline_step_end: a PyTorch optimizer's
+//     step() returned): each one ends the step open, and the next launch begins one;
+//  3. the launch stream: each direct launch's signature goes to a LaunchCycle, whose steps
+//     open and close at the cycle's first launch.
 // Pure logic (no CUDA); one lock of its own.
 #include "collect/launch_cycle.hpp"
 #include "collect/scope_stacks.hpp"
@@ -23,7 +28,13 @@ public:
     /// Before direct launch `launch` reaches the collector, on `stack` (the SessionStack's,
     /// locked): a found step opens or closes. Returns whether the profile is complete now (the
     /// caller lets the session go idle, this launch unrecorded, once it holds no lock).
-    bool launch(const core::Launch& launch, Stack& stack) noexcept;
+    /// `graph`: a CUDA graph's launch (a step begins at it, but the launch stream's search
+    /// does not see it).
+    bool launch(const core::Launch& launch, bool graph, Stack& stack) noexcept;
+    /// The framework's step ends (`source` names it: "torch.optim.AdamW"), on `stack` (locked):
+    /// the step open ends, and the launch stream is no longer searched. Returns whether the
+    /// profile is complete now, as launch() does.
+    bool frameworkStep(const char* source, Stack& stack) noexcept;
     /// At the stop, on the stack a SessionStack gave: the open step closes unseen (a later session
     /// must not adopt it).
     void drop(Stack& stack) noexcept;
@@ -32,17 +43,32 @@ public:
     struct Summary {
         bool programRanges = false; ///< the program's own ranges took over
         std::size_t cycle = 0;      ///< the step's launches (0: none found)
-        std::uint64_t launches = 0; ///< launches searched
+        std::uint64_t launches = 0; ///< launches while the program opened no range
+        std::uint64_t frameworkSteps = 0; ///< the framework's step ends seen
+        std::string source;               ///< what the framework named them
     };
     Summary summary() const;
 
 private:
+    bool programRangeOpen(Stack& stack, bool& complete) noexcept;
+    void open(Stack& stack) noexcept;
+
     ScopeTarget& target_;
     mutable std::mutex mutex_;
     LaunchCycle cycle_;
     std::size_t lastCycle_ = 0; // the cycle the last step followed
     bool open_ = false;
     bool programRanges_ = false;
+    std::uint64_t stepsOpened_ = 0;
+    std::uint64_t launches_ = 0; // while the program opened no range
+    std::uint64_t frameworkSteps_ = 0; // >0: steps follow the framework's, not the stream
+    bool openAtNextLaunch_ = false;
+    std::string source_;
 };
+
+/// The framework's step ends (collect/framework_api.cpp): told to the session running now, if
+/// it searches for the step (ScopeTarget::foundSteps); the session goes idle when that completed
+/// its profile. Never throws, never blocks on more than the process's scope stack.
+void frameworkStepEnds(const char* source) noexcept;
 
 } // namespace roofline::collect

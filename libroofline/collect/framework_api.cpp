@@ -1,11 +1,14 @@
 // The C entry points of framework hooks (include/roofline/framework.h; PyTorch's hook binds them
 // through ctypes from that header). They never throw and never block on a session: a module
 // boundary is a push on the calling thread's module stack, the state a plain atomic read.
+#include "collect/found_steps.hpp"
 #include "collect/framework_context.hpp"
 #include "collect/session_impl.hpp"
 
 #include <roofline/framework.h>
 #include <roofline/options.hpp>
+
+#include <cstring>
 
 #define ROOFLINE_C_API extern "C" __attribute__((visibility("default")))
 
@@ -45,4 +48,11 @@ ROOFLINE_C_API void roofline_framework_fact(const char* key, const char* value) 
 
 ROOFLINE_C_API void roofline_compiled_graph(const char* graph, const char* sites) {
     roofline::collect::framework::setCompiledGraph(graph, sites);
+}
+
+ROOFLINE_C_API void roofline_step_end(const char* source) {
+    char name[257] = {};
+    if (source != nullptr)
+        std::strncpy(name, source, sizeof name - 1);
+    roofline::collect::frameworkStepEnds(name);
 }

@@ -15,6 +15,8 @@
 namespace roofline::collect {
 
 /// What a running session gives the scope stacks: where pushes and pops go.
+class FoundSteps;
+
 struct ScopeTarget {
     std::uint32_t generation = 0; ///< unique per session, never 0
     bool listenNvtx = true;       ///< NVTX ranges reach the session (Options::listenNvtx)
@@ -25,6 +27,8 @@ struct ScopeTarget {
     /// measure (Collector::takeCompletion); null: nobody is told.
     void (*complete)(void* user) noexcept = nullptr;
     void* user = nullptr;
+    /// The step of a program with no range of its own, where the session searches for it.
+    FoundSteps* foundSteps = nullptr;
 };
 
 /// The session events go to from now on (null: none). Set once its collector exists, cleared

@@ -314,6 +314,10 @@ std::string SessionState::whyNoRecord() const {
     const FoundSteps::Summary f = foundSteps->summary();
     if (f.programRanges || f.launches == 0)
         return {};
+    if (f.frameworkSteps > 0)
+        return "; no record: the program opened no NVTX range, and its steps (where " + f.source +
+               "'s step ends, seen " + std::to_string(f.frameworkSteps) +
+               " times) ended before one was measured: run more steps";
     if (f.cycle == 0)
         return "; no record: the program opened no NVTX range and its " +
                std::to_string(f.launches) + " launches never repeated as a step for " +

@@ -155,8 +155,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     bool complete = false;
     {
         SessionStack open(scopes);
-        if (foundSteps && !graph)
-            complete = foundSteps->launch(l, open.stack());
+        if (foundSteps)
+            complete = foundSteps->launch(l, graph, open.stack());
         if (!complete)
             feed(open.stack());
     }
@@ -294,6 +294,7 @@ void SessionState::begin(const CollectorConfig& config,
     if (level == Level::Counters && modeFacts(config.mode).followsIterations &&
         options.iterationRange.empty() && options.processScopes)
         foundSteps = std::make_unique<FoundSteps>(scopes);
+    scopes.foundSteps = foundSteps.get();
     setScopeTarget(&scopes); // ranges open now are adopted at their next event
     unbalancedAtStart = collect::unbalancedPops();
     if (options.flushOnExit)

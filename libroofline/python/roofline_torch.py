@@ -9,6 +9,10 @@ turns attribution off with one message -- it never raises into the program.
   optimizer step: the module path of what runs ("encoder.layers.3.linear1", from the top
   module's named_modules()) goes to libroofline, and each call is a moment to look at the
   profile's state. Compiled code calls no module: inside it nothing is reported, nothing is paid.
+* The end of each step of the program's loop goes to libroofline: where the step() of the first
+  optimizer (or torch.profiler schedule) to step returns, the outermost call on its thread. A
+  program that opens no NVTX range gets its iteration from it (an optimizer stepped inside
+  compiled code is not seen: libroofline then searches its launch stream).
 * While libroofline collects counters -- from the first module call after its session started,
   to the first after the profile completed, or the program's exit -- PyTorch's per-operator NVTX
   ranges are on (torch.autograd.profiler.emit_nvtx(record_shapes=True)), on the thread that
@@ -65,6 +69,7 @@ class _Hook:
         self.in_compiled = False  # inside Dynamo's end-of-compile callback
         self.compiles_pending = False  # a compilation ended before the profile collected
         self.entering = False  # our own emit_nvtx is being entered (its start is not the program's)
+        self.stepper = None  # (weak reference, name) of the object whose step() ends the steps
 
     # ---- installation -------------------------------------------------------------------------
     def install(self):
@@ -82,6 +87,10 @@ class _Hook:
         step = getattr(torch.optim.Optimizer, "profile_hook_step", None)
         if step is not None:  # every optimizer's step() runs this wrapper's code
             self.codes[step(lambda *a, **k: None).__code__] = "step"
+        schedule_step = getattr(getattr(torch, "profiler", None), "profile", None)
+        schedule_step = getattr(schedule_step, "step", None)
+        if schedule_step is not None and hasattr(schedule_step, "__code__"):
+            self.codes[schedule_step.__code__] = "step"
         # The program's own profilers: PyTorch's (torch.profiler runs it too), and emit_nvtx or
         # emit_itt around its code. Their start and their end.
         profiler = torch.autograd.profiler
@@ -99,8 +108,8 @@ class _Hook:
         mon.register_callback(self.tool, E.PY_RETURN, self.on_return)
         mon.register_callback(self.tool, E.PY_UNWIND, self.on_unwind)
         for code, kind in self.codes.items():
-            mon.set_local_events(self.tool, code,
-                                 E.PY_START | E.PY_RETURN if kind == "module" else E.PY_START)
+            mon.set_local_events(self.tool, code, E.PY_START | E.PY_RETURN
+                                 if kind in ("module", "step") else E.PY_START)
         mon.set_events(self.tool, E.PY_UNWIND)  # a module call left by an exception
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self.forked)
@@ -218,7 +227,7 @@ class _Hook:
             if kind == "module":
                 self.module_started(sys._getframe(1))
             elif kind == "step":
-                self.tick()
+                self.step_started(sys._getframe(1))
             elif kind == "profiler" and not self.entering:
                 self.aside = True  # the program's own profiler starts: ours steps aside first
                 self.nvtx_off()
@@ -234,18 +243,63 @@ class _Hook:
         try:
             if code is self.module_code:
                 self.module_ended()
+            elif self.codes.get(code) == "step":
+                self.step_ended(True)
         except Exception as e:
             self.fail(e)
         return None
 
     def on_unwind(self, code, offset, exception):
-        if self.finished or code is not self.module_code:
+        if self.finished:
             return None
         try:
-            self.module_ended()
+            if code is self.module_code:
+                self.module_ended()
+            elif self.codes.get(code) == "step":
+                self.step_ended(False)
         except Exception as e:
             self.fail(e)
         return None
+
+    # ---- steps ------------------------------------------------------------------------------
+    # Per thread: the step() calls open (an optimizer wrapping another steps it inside its own)
+    # and the object of the outermost one.
+    def step_started(self, frame):
+        local = self.calls()
+        local.steps += 1
+        if local.steps == 1:
+            f = frame.f_locals
+            args = f.get("args")
+            obj = f.get("self")
+            local.stepping = obj if obj is not None or not args else args[0]
+        self.tick()
+
+    def step_ended(self, returned):
+        local = self.calls()
+        if local.steps == 0:
+            return  # begun before the hook was installed
+        local.steps -= 1
+        if local.steps > 0:
+            return
+        obj, local.stepping = local.stepping, None
+        if not returned or obj is None or self.lib is None:
+            return
+        if self.stepper is None or self.stepper[0]() is None:  # the first to step (or its heir)
+            kind = type(obj)
+            name = kind.__qualname__
+            if kind.__module__.startswith("torch.optim"):
+                name = "torch.optim." + name
+            elif kind.__module__.startswith("torch.profiler"):
+                name = "torch.profiler." + name
+            else:
+                name = kind.__module__ + "." + name
+            try:
+                self.stepper = (weakref.ref(obj), name)
+            except TypeError:  # not weakly referenced: not a stepper we follow
+                return
+        if self.stepper[0]() is obj and \
+                self.lib.roofline_profile_state() == self.lib.PROFILE_COLLECTING:
+            self.lib.roofline_step_end(self.stepper[1].encode())
 
     # ---- modules ----------------------------------------------------------------------------
     # Per thread: the open module calls (each followed or not: a top-level call is followed when
@@ -255,6 +309,7 @@ class _Hook:
         local = self.local
         if not hasattr(local, "followed"):
             local.followed, local.parents = [], []
+            local.steps, local.stepping = 0, None
         return local
 
     def path_of(self, module, top_level):

@@ -84,7 +84,7 @@ check(table[3].split("\t")[2] == "aten::_to_copy+aten::addmm", table[3])
 
 # framework.h, as the hook binds it.
 constants, functions = rf.read_header(rf.header_text())
-check(constants["ROOFLINE_FRAMEWORK_API"] == 2 and constants["ROOFLINE_PROFILE_COLLECTING"] == 1,
+check(constants["ROOFLINE_FRAMEWORK_API"] == 3 and constants["ROOFLINE_PROFILE_COLLECTING"] == 1,
       constants)
 import ctypes  # noqa: E402
 check(functions["roofline_module_enter"] == (None, [ctypes.c_char_p, ctypes.c_int]),
@@ -92,7 +92,8 @@ check(functions["roofline_module_enter"] == (None, [ctypes.c_char_p, ctypes.c_in
 check(functions["roofline_profile_state"] == (ctypes.c_int, []), "state")
 check(set(functions) == {"roofline_framework_api", "roofline_torch_hook_enabled",
                          "roofline_profile_state", "roofline_module_enter", "roofline_module_exit",
-                         "roofline_framework_fact", "roofline_compiled_graph"}, sorted(functions))
+                         "roofline_framework_fact", "roofline_compiled_graph",
+                         "roofline_step_end"}, sorted(functions))
 try:
     rf.read_header("void roofline_x(double d);")
     check(False, "an unknown type is refused")

@@ -35,11 +35,11 @@ def recorder(name):
     return call
 
 h = Handle()
-h.roofline_framework_api = lambda: 2
+h.roofline_framework_api = lambda: 3
 h.roofline_torch_hook_enabled = lambda: state["hook"]
 h.roofline_profile_state = lambda: state["now"]
 for name in ("roofline_module_enter", "roofline_module_exit", "roofline_framework_fact",
-             "roofline_compiled_graph"):
+             "roofline_compiled_graph", "roofline_step_end"):
     setattr(h, name, recorder(name))
 lib = rf.Library(h, rf.header_text())
 rf.loaded_library = lambda: lib if state["loaded"] else None
@@ -223,6 +223,67 @@ _, status = os.waitpid(pid, 0)
 check(os.WEXITSTATUS(status) == 0, "the child let the ranges go and stayed off")
 check(autograd._profiler_enabled(), "the parent keeps its ranges")
 print("fork ok")
+''',
+    # The end of the program's step: where the first optimizer to step returns from its outermost
+    # step(), while libroofline collects. A second optimizer (a GAN's), an optimizer stepped
+    # inside another's step, a step left by an exception end no step; an optimizer that took the
+    # place of one let go does.
+    "steps": r'''
+def ends():
+    return [e[1] for e in log if e[0] == "roofline_step_end"]
+sgd = torch.optim.SGD()
+sgd.step()
+state["loaded"] = True
+sgd.step()
+check(not ends(), "nothing before the session collects")
+state["now"] = COLLECTING
+check(sgd.step() == "stepped", "the step's result")
+check(ends() == ["torch.optim.SGD"], ends())
+class Critic(torch.optim.Optimizer):
+    def step(self):
+        return "critic"
+class Wrapping(torch.optim.Optimizer):
+    def __init__(self, inner):
+        self.inner = inner
+    def step(self):
+        return self.inner.step()
+critic = Critic()
+critic.step()
+check(ends() == ["torch.optim.SGD"], "a second optimizer ends no step")
+sgd.step()
+check(len(ends()) == 2, "the first one's again")
+class Failing(torch.optim.Optimizer):
+    def step(self):
+        raise RuntimeError("inf in the gradients")
+del log[:]
+del sgd
+import gc; gc.collect()
+wrapped = Wrapping(torch.optim.SGD())
+check(wrapped.step() == "stepped", "the inner step's result")
+check(ends() == [f"{__name__}.Wrapping"], f"one end for the outermost step: {ends()}")
+try:
+    Wrapping(Failing()).step()
+except RuntimeError:
+    pass
+check(len(ends()) == 1, "a step left by an exception ends nothing")
+wrapped.step()
+check(len(ends()) == 2, "the depth is balanced after the exception")
+prof = torch.profiler.profile()
+prof.step()
+check(len(ends()) == 2, "a profiler's schedule is not the first to step here")
+print("steps ok")
+''',
+    # A loop with no optimizer (inference) that steps torch.profiler's schedule: its step ends
+    # there.
+    "profiler_steps": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+prof = torch.profiler.profile()
+prof.step()
+prof.step()
+check([e[1] for e in log if e[0] == "roofline_step_end"] == ["torch.profiler.profile"] * 2,
+      log)
+print("profiler steps ok")
 ''',
     # A failure inside the hook turns it off with one message; the program runs on.
     "failure": r'''

@@ -309,3 +309,73 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
     EXPECT_EQ(s.whyNoRecord(), "") << "records: nothing to explain";
     std::remove(path.c_str());
 }
+
+// A program that opens no range, whose framework tells where each step ends (PyTorch's hook at
+// an optimizer's step): the step is the launches from one end to the next -- known at the
+// second step, long before the launch stream would have held a cycle for
+// LaunchCycle::kConfirmLaunches launches -- and the set-up before the first end is no step.
+TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromItsFramework) {
+    const std::string path = tempPath("session-glue-framework-step");
+    std::remove(path.c_str());
+    Options o;
+    o.processScopes = true;
+    SessionState s;
+    CollectorConfig config;
+    FakeBackend* fake = fakeDevice(s, path, o, config, 1);
+    s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
+    ASSERT_NE(s.foundSteps, nullptr);
+
+    std::uint64_t launches = 0;
+    int idleFromStep = -1, current = 0;
+    const auto launch = [&](const std::string& name, std::uint32_t gridX) {
+        ++launches;
+        if (s.idleWallNs != 0) {
+            if (idleFromStep < 0)
+                idleFromStep = current;
+            return;
+        }
+        cupti::LaunchEvent e;
+        e.launch.mangledName = name.c_str();
+        e.launch.grid = {gridX, 1, 1};
+        e.launch.block = {128, 1, 1};
+        e.launch.correlationId = launches;
+        s.onLaunch(e);
+        if (s.idleWallNs == 0)
+            fake->kernel(1 + gridX);
+        cupti::LaunchEvent exit;
+        exit.exit = true;
+        s.onLaunch(exit);
+    };
+    for (int i = 0; i < 5; ++i)
+        launch("init_weights", 16); // set-up
+    constexpr int kLayers = 3;
+    constexpr std::uint64_t kStep = 1 + kLayers + kLayers + 1;
+    for (current = 0; current < 20 && idleFromStep < 0; ++current) {
+        launch("embedding", 4);
+        for (int l = 0; l < kLayers; ++l)
+            launch("matmul_forward", 4);
+        for (int l = 0; l < kLayers; ++l)
+            launch("matmul_backward", 4);
+        launch("adamw", 8);
+        if (s.idleWallNs == 0)
+            frameworkStepEnds("torch.optim.AdamW");
+    }
+    EXPECT_GE(idleFromStep, 2) << "steps 1 and 2 are the first whole ones";
+    EXPECT_LE(idleFromStep, 8) << "idle once the profile was complete, not searched for";
+    const FoundSteps::Summary found = s.foundSteps->summary();
+    EXPECT_EQ(found.cycle, 0u) << "no cycle confirmed in so few launches";
+    EXPECT_GE(found.frameworkSteps, 2u);
+    EXPECT_EQ(found.source, "torch.optim.AdamW");
+    s.finish();
+    ASSERT_EQ(s.records.size(), kStep);
+    EXPECT_TRUE(s.recorded.coverage.complete()) << report::describe(s.recorded.coverage);
+    for (const KernelRecord& k : s.records) {
+        EXPECT_TRUE(k.measured) << k.name << ": " << k.note;
+        EXPECT_EQ(k.scopePath, "step #") << k.name;
+        EXPECT_NE(k.name, "init_weights") << "set-up is no step";
+    }
+    EXPECT_EQ(s.records.front().name, "embedding") << "a step begins after the last one's end";
+    EXPECT_EQ(s.records.back().name, "adamw");
+    EXPECT_EQ(openProcessRanges(), 0u);
+    std::remove(path.c_str());
+}

@@ -1,7 +1,7 @@
 """A stand-in for the parts of PyTorch libroofline's hook touches (test/python/hook_test.py):
 enough to run its logic on a machine without PyTorch. Not PyTorch's behaviour beyond that."""
 __version__ = "2.11.0+stand-in"
-from . import autograd, backends, fx, nn, optim, _dynamo, _inductor  # noqa: E402,F401
+from . import autograd, backends, fx, nn, optim, profiler, _dynamo, _inductor  # noqa: E402,F401
 
 _autocast = None
 

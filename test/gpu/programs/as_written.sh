@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Programs as their authors write them (test/gpu/programs/*.py: a Hugging Face Trainer, a
+# Lightning Trainer, a compiled ResNet-18, KV-cache decoding, a benchmark script), none with an
+# NVTX range, run unprofiled and under `roofline run` with no flags. One row per program: records,
+# records with counters, what the exit line says, and whether the program's result (its last
+# line, "result: ...") is bit for bit the unprofiled one's -- a changed result fails the row, and
+# so does a training loop (its step is its optimizer's) with a launch of its step left without
+# counters. Decoding and the benchmark script get no counters yet: their rows only report.
+#   as_written.sh ROOFLINE_CLI OUT_DIR [PROGRAM...]    (default: every program)
+set -uo pipefail
+cli="$1"
+out="$2"
+shift 2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+mkdir -p "$out"
+if ! python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  echo "SKIPPED no PyTorch with CUDA: these programs need it"
+  exit 0
+fi
+programs=("$@")
+[[ ${#programs[@]} -gt 0 ]] || programs=(hf_trainer lightning_mlp resnet_compiled hf_generate bench_ops)
+export TORCHINDUCTOR_CACHE_DIR="$out/inductor-cache" HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+fail=0
+for p in "${programs[@]}"; do
+  rm -f "$out/$p.rfl"
+  t0=$SECONDS
+  timeout 600 python3 "$here/$p.py" >"$out/$p.plain.txt" 2>&1 ||
+    { tail -5 "$out/$p.plain.txt"; echo "FAIL $p: the unprofiled run"; fail=1; continue; }
+  t1=$SECONDS
+  ROOFLINE_LOG_LEVEL=info timeout 600 "$cli" run -o "$out/$p.rfl" -- python3 "$here/$p.py" \
+    >"$out/$p.txt" 2>&1 || { tail -20 "$out/$p.txt"; echo "FAIL $p: under roofline run"; fail=1; continue; }
+  t2=$SECONDS
+  plain=$(grep '^result:' "$out/$p.plain.txt" | tail -1)
+  profiled=$(grep '^result:' "$out/$p.txt" | tail -1)
+  same=equal
+  [[ -n "$plain" && "$plain" == "$profiled" ]] || { same=DIFFERENT; fail=1; }
+  counts="no recording"
+  if [[ -f "$out/$p.rfl" ]]; then
+    "$cli" report "$out/$p.rfl" --group-by launch --csv "$out/$p.csv" >"$out/$p.report.txt" 2>&1
+    counts=$(python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f'{len(rows)} records, {sum(r[\"measured\"] == \"1\" for r in rows)} with counters')
+" "$out/$p.csv" 2>/dev/null || echo "unreadable")
+  fi
+  case "$p" in
+    hf_trainer|lightning_mlp|resnet_compiled)
+      read -r n _ m _ <<<"${counts//,/}"
+      [[ "$n" =~ ^[0-9]+$ && "$n" -gt 0 && "$n" == "$m" ]] ||
+        { echo "FAIL $p: every launch of its step with counters expected ($counts)"; fail=1; } ;;
+  esac
+  echo "$p: $counts; result $same; plain $((t1 - t0)) s, profiled $((t2 - t1)) s"
+  grep -h '^\[roofline\] process' "$out/$p.txt" | sed 's/^/    /'
+  grep -h 'its step\|steps are taken' "$out/$p.txt" | head -3 | sed 's/^/    /'
+done
+[[ $fail == 0 ]] && echo "programs as written: every result unchanged, every training step measured"
+exit $fail
