@@ -104,6 +104,10 @@ public:
     std::uint64_t metricAnticipations() const noexcept { return shared_.tally.anticipations; }
     /// Reuse: records whose values are the mean of their signature's samples.
     std::uint64_t reusedLaunches() const noexcept { return shared_.tally.reused; }
+    /// Iteration replay: launches outside every iteration, never recorded.
+    std::uint64_t launchesOutsideIterations() const noexcept {
+        return shared_.tally.outsideIterations;
+    }
     /// Signatures device slot 0's reuse plan holds (0 once observation stopped).
     std::size_t reuseSignatures() const noexcept;
     /// Records left without values: launches that look like them did different work, and the

@@ -66,6 +66,7 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
         ++d.between;
+        ++shared_.tally.outsideIterations;
         if (!s.failed)
             d.replay.schedule.launchBetween(s.launchesInImage(), d);
         return;

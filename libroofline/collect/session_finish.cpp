@@ -342,11 +342,20 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                     ? ", " + std::to_string(foreign) +
                           " of them measured on other ranks (`roofline merge` fills them in)"
                     : std::string();
+            // Launches no step covers are counted, never silently lost (design 0026).
+            const std::uint64_t outside = c.tally.outsideIterations;
+            const std::string unrecorded =
+                outside > 0 && !records.empty()
+                    ? "; " + std::to_string(outside) +
+                          " launches outside every step (set-up, warm-up, between steps) got no "
+                          "record"
+                    : std::string();
             std::fprintf(stderr,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
-                         "saved to %s%s%s\n",
+                         "saved to %s%s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str(), whyNoRecord().c_str());
+                         saved.c_str(), idleAfter.c_str(), unrecorded.c_str(),
+                         whyNoRecord().c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

@@ -32,6 +32,9 @@ struct Tally {
                   foreign = 0; // records whose counters another rank measures
     std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
     std::uint64_t windowsMeasuredAgain = 0; ///< launches a later pass did not run (measureAgain)
+    /// Iteration replay: launches outside every iteration while it collected (set-up, warm-up,
+    /// between steps), never recorded (docs/design/0026-launches-no-step-covers.md).
+    std::uint64_t outsideIterations = 0;
 };
 
 /// The state every strategy reads and the records they all write.

@@ -52,6 +52,27 @@ TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
     EXPECT_EQ(h.backend.reenables, 1u); // CUPTI's replay back at pass 0: a fresh profiler
 }
 
+// Launches outside every step -- set-up before the first, a data copy between two -- get no
+// record, and are counted for the exit line: none is lost without a word.
+TEST(CollectorIterationReplay, LaunchesOutsideEveryStepAreCounted) {
+    Harness h(CollectionMode::IterationReplay, 2, 8);
+    for (int i = 0; i < 3; ++i)
+        h.launch("init_weights", 9);
+    int n = 0;
+    do {
+        h.push(("Train step " + std::to_string(n++)).c_str());
+        h.launch("forward", 1);
+        h.launch("backward", 2);
+        h.pop();
+        h.launch("prefetch", 4); // between steps
+    } while (h.collector.needsPass() && n < 10);
+    EXPECT_EQ(h.collector.launchesOutsideIterations(), 3u + static_cast<unsigned>(n));
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    for (const auto& r : l)
+        EXPECT_NE(r.mangledName, "init_weights");
+}
+
 TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
     CollectorConfig c;
     c.firstIteration = FirstIteration::SkipIfDifferent;
