@@ -26,14 +26,46 @@ bool occursIn(const std::vector<std::uint64_t>& part, const std::vector<std::uin
 
 } // namespace
 
+void PeriodRuns::add(std::uint64_t signature) {
+    Seen& s = seen_[signature];
+    while (s.first < s.at.size() && next_ - s.at[s.first] > longest_)
+        ++s.first;
+    // The periods at which the signature occurred, ascending (its occurrences, newest first),
+    // merged with the runs that were going on.
+    scratch_.clear();
+    std::size_t a = 0;
+    for (std::size_t k = s.at.size(); k > s.first; --k) {
+        const auto p = static_cast<std::uint32_t>(next_ - s.at[k - 1]);
+        while (a < active_.size() && active_[a].first < p)
+            ++a;
+        const std::uint32_t r = a < active_.size() && active_[a].first == p ? active_[a].second : 0;
+        scratch_.emplace_back(p, r + (r < kRunCap));
+    }
+    active_.swap(scratch_);
+    if (s.first > 64 && 2 * s.first > s.at.size()) {
+        s.at.erase(s.at.begin(), s.at.begin() + static_cast<std::ptrdiff_t>(s.first));
+        s.first = 0;
+    }
+    s.at.push_back(next_++);
+    if (next_ % longest_ == 0) // signatures not seen within reach are forgotten
+        for (auto it = seen_.begin(); it != seen_.end();)
+            it = next_ - it->second.at.back() > longest_ ? seen_.erase(it) : std::next(it);
+}
+
+std::uint32_t PeriodRuns::run(std::size_t period) const {
+    const auto it = std::lower_bound(
+        active_.begin(), active_.end(), period,
+        [](const std::pair<std::uint32_t, std::uint32_t>& e, std::size_t p) { return e.first < p; });
+    return it != active_.end() && it->first == period ? it->second : 0;
+}
+
 LaunchCycle::LaunchCycle(std::size_t longestCycle)
-    : longest_(std::max<std::size_t>(1, longestCycle)) {
+    : longest_(std::max<std::size_t>(1, longestCycle)), runs_(longest_) {
     history_.reserve(2 * longest_);
-    runs_.assign(longest_ + 1, 0);
 }
 
 LaunchCycle::Event LaunchCycle::launch(std::uint64_t signature) {
-    search(signature);
+    runs_.add(signature);
     remember(signature);
     ++seen_;
     const Known* resume = resumable(signature);
@@ -55,19 +87,6 @@ LaunchCycle::Event LaunchCycle::launch(std::uint64_t signature) {
     return e;
 }
 
-// Before `signature` joins the history: the run of each period grows where it equals the launch
-// that period before, else starts again.
-void LaunchCycle::search(std::uint64_t signature) {
-    const std::size_t n = history_.size();
-    const std::size_t top = std::min(longest_, n);
-    const std::uint64_t* last = history_.data() + n; // last[-p]: the launch p before this one
-    std::uint32_t* runs = runs_.data();
-    for (std::size_t p = 1; p <= top; ++p) {
-        const std::uint32_t r = runs[p];
-        runs[p] = last[-static_cast<std::ptrdiff_t>(p)] == signature ? r + (r < kRunCap) : 0;
-    }
-}
-
 void LaunchCycle::remember(std::uint64_t signature) {
     if (history_.size() >= 2 * longest_) // keep the last longest_: every period's reach
         history_.erase(history_.begin(),
@@ -77,14 +96,21 @@ void LaunchCycle::remember(std::uint64_t signature) {
 
 std::size_t LaunchCycle::adoptable() const {
     const std::size_t top = std::min(longest_, history_.size() / 2);
-    for (std::size_t p = floor_ + 1; p <= top; ++p) {
-        if (runs_[p] < p)
+    for (const auto& [p, run] : runs_.active()) {
+        if (p <= floor_ || run < p)
             continue;
+        if (p > top)
+            break;
         // Not a repetition of a shorter block: the last p launches are not periodic with a
         // divisor of p.
         bool repeated = false;
-        for (std::size_t d = 1; d < p && !repeated; ++d)
-            repeated = p % d == 0 && runs_[d] >= p - d;
+        for (std::size_t d = 1; d * d <= p && !repeated; ++d) {
+            if (p % d != 0)
+                continue;
+            const std::size_t e = p / d; // d's pair: a divisor too, below p where d > 1
+            repeated = (d < p && runs_.run(d) >= p - d) ||
+                       (d > 1 && e != d && runs_.run(e) >= p - e);
+        }
         if (repeated)
             continue;
         // Nor a known step with something between its instances (a validation pass every few
@@ -104,7 +130,7 @@ std::size_t LaunchCycle::adoptable() const {
 // The periodic stretch of `period` ends with the launch just seen: it began runs + period
 // launches ago, and the cycle begins there.
 void LaunchCycle::adopt(std::size_t period) {
-    const std::uint64_t stretch = static_cast<std::uint64_t>(runs_[period]) + period;
+    const std::uint64_t stretch = static_cast<std::uint64_t>(runs_.run(period)) + period;
     const std::uint64_t start = seen_ - stretch; // absolute index of the stretch's first launch
     const std::uint64_t oldest = seen_ - history_.size();
     cycle_.assign(period, 0);

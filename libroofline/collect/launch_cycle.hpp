@@ -7,7 +7,7 @@
 //
 // The rule, launch by launch:
 //  1. Searching. For every period P up to `longestCycle`, the run of launches equal to the one P
-//     before them. A cycle of P is adopted once its run reaches P (the last 2P launches are two
+//     before them (PeriodRuns). A cycle of P is adopted once its run reaches P (the last 2P launches are two
 //     copies of one block): the smallest such P longer than every cycle that broke before, and
 //     not itself a repetition of a shorter block (two of a model's identical layers are not a
 //     cycle of their own), nor one that holds a known cycle (steps with a validation pass
@@ -30,9 +30,38 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace roofline::collect {
+
+/// For every period P up to `longest`, the run of launches equal to the one P before them, in a
+/// row, ending with the last launch added. Kept sparse: a launch continues or starts the runs of
+/// the periods at which its signature occurred before, and every other run ends -- so a launch
+/// costs the occurrences of its signature in the last `longest` launches, not `longest`
+/// comparisons (a stream that never repeats costs a lookup).
+class PeriodRuns {
+public:
+    explicit PeriodRuns(std::size_t longest) : longest_(longest) {}
+    void add(std::uint64_t signature);
+    /// Period P's run (0: the last launch differs from the one P before it).
+    std::uint32_t run(std::size_t period) const;
+    /// The periods whose run is not 0, ascending, with their runs.
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>>& active() const noexcept {
+        return active_;
+    }
+
+private:
+    struct Seen {
+        std::vector<std::uint64_t> at; // launches with the signature, oldest first, from `first`
+        std::size_t first = 0;
+    };
+    std::size_t longest_;
+    std::uint64_t next_ = 0; // the next launch's index
+    std::unordered_map<std::uint64_t, Seen> seen_;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> active_, scratch_;
+};
 
 class LaunchCycle {
 public:
@@ -58,8 +87,8 @@ public:
     /// Steps begun.
     std::uint64_t steps() const noexcept { return steps_; }
 
-    /// Steps longer than this many launches are not found (the search costs this many
-    /// comparisons a launch).
+    /// Steps longer than this many launches are not found (a launch costs the occurrences of its
+    /// signature among this many before it).
     static constexpr std::size_t kLongestCycle = 8192;
     /// Known cycles kept for resuming.
     static constexpr std::size_t kKnownCycles = 8;
@@ -75,8 +104,6 @@ private:
     };
 
     void remember(std::uint64_t signature);
-    /// Every period's run, before `signature` joins the history.
-    void search(std::uint64_t signature);
     void adopt(std::size_t period);
     /// The adoptable period: the smallest longer than floor_ whose run holds two copies (0: none).
     std::size_t adoptable() const;
@@ -90,7 +117,7 @@ private:
     // The last launches' signatures, oldest first; compacted to the last longest_ when it holds
     // twice as many.
     std::vector<std::uint64_t> history_;
-    std::vector<std::uint32_t> runs_; // runs_[P]: launches equal to the one P before them, in a row
+    PeriodRuns runs_;
 
     bool following_ = false;
     bool confirmed_ = false; // the followed cycle gives steps

@@ -227,3 +227,38 @@ TEST(LaunchCycle, AnEagerPyTorchLoopGivesItsWholeStep) {
         EXPECT_EQ((b + 4 - starts.front()) % one.size(), 0u) << "a step began at launch " << b;
     EXPECT_TRUE(f.ends.empty());
 }
+
+// The runs the search keeps sparse are every period's runs, as comparing each launch with the one
+// P before it for every P gives them: on random streams over small and large alphabets, with a
+// short reach so that occurrences fall out of it and forgotten signatures come back.
+TEST(PeriodRuns, EqualEveryPeriodsRunComparedLaunchByLaunch) {
+    using roofline::collect::PeriodRuns;
+    for (const std::uint64_t alphabet : {2u, 3u, 7u, 1000u}) {
+        constexpr std::size_t kReach = 40;
+        PeriodRuns sparse(kReach);
+        std::vector<std::uint32_t> dense(kReach + 1, 0);
+        Stream history;
+        std::uint64_t x = 12345 + alphabet;
+        for (int i = 0; i < 3000; ++i) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            // Stretches of a repeated block now and then, so that long runs occur.
+            const std::uint64_t sig = (i / 200) % 2 == 0 && history.size() > 12
+                                          ? history[history.size() - 12]
+                                          : (x >> 33) % alphabet;
+            for (std::size_t p = 1; p <= kReach; ++p)
+                dense[p] = p <= history.size() && history[history.size() - p] == sig
+                               ? dense[p] + 1
+                               : 0;
+            history.push_back(sig);
+            sparse.add(sig);
+            for (std::size_t p = 1; p <= kReach; ++p)
+                ASSERT_EQ(sparse.run(p), dense[p])
+                    << "alphabet " << alphabet << ", launch " << i << ", period " << p;
+            std::size_t active = 0;
+            for (std::size_t p = 1; p <= kReach; ++p)
+                active += dense[p] > 0;
+            ASSERT_EQ(sparse.active().size(), active);
+            ASSERT_TRUE(std::is_sorted(sparse.active().begin(), sparse.active().end()));
+        }
+    }
+}
