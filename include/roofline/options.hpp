@@ -24,6 +24,11 @@ enum class CollectionMode {
     /// One record per scope instance covering all its kernels (SASS FLOP counters included);
     /// replayed over iterations like IterationReplay. The cheapest.
     ScopeReplay,
+    /// One record per kernel launch, no repeated step needed: a window of launches runs once as
+    /// the program runs it, then libroofline launches it again for the other passes from a copy
+    /// of device memory saved before it, and gives the program its memory back. For one-shot
+    /// code: several times cheaper than KernelReplay (docs/design/0026).
+    WindowReplay,
 };
 
 /// What a Session measures of each scope instance on the host (Options::hostTiming).
@@ -91,7 +96,7 @@ enum class TensorCounters {
 ///     opt.nvtxInclude = {"train/step/"};
 ///     roofline::Session session{opt};
 struct ROOFLINE_API Options {
-    CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope
+    CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope|window
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
     /// The instruction roofline's counters beside the set (off by default; GH100: no pass more
     /// beside the default set). ROOFLINE_METRICS=+instructions, or `full+instructions`.

@@ -3,6 +3,8 @@
 // cupti::RangeProfiler and cupti::Host (collect/cupti_backend.cpp); tests use a fake to drive the
 // collector's state machines on the CPU. Every call may throw roofline::Error; the collector turns
 // a throw into "profiling failed mid-run" and never lets it reach the application.
+#include "core/launch.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -112,6 +114,27 @@ public:
     /// Ends profiling on the device for good (the session's teardown). Never throws.
     virtual void disable() noexcept {}
     virtual BackendCost cost() const noexcept { return {}; }
+
+    // Window replay (collect/window_replay, docs/design/0026-launches-no-step-covers.md): the
+    // device's memory saved and restored around a window of launches libroofline launches again.
+    /// The launch `l` (its driver call and parameters, during its callback) recorded, in window
+    /// order; false, with why, when it cannot be launched again.
+    virtual bool recordLaunch(const core::Launch& l, std::string& why) {
+        (void)l;
+        why = "this backend cannot launch kernels again";
+        return false;
+    }
+    /// The device's memory saved: as it is before the window (`after` false), or after it (the
+    /// program's own results, given back at the end).
+    virtual void saveMemory(bool after) { (void)after; }
+    /// The memory as saved (before or after the window); waits for it.
+    virtual void restoreMemory(bool after) { (void)after; }
+    /// The recorded launches launched again, in order; waits for them.
+    virtual void relaunchRecorded() {}
+    /// The device's work so far done (before memory is saved).
+    virtual void synchronize() {}
+    /// The saved memory and the recorded launches let go. Never throws.
+    virtual void forgetWindow() noexcept {}
     /// The device's peak rates per cycle (core/device_peaks.hpp: peakMetrics order), evaluated on
     /// the first image that held a range; empty until then or where the device has none.
     virtual std::vector<double> peakValues() const { return {}; }

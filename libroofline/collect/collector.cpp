@@ -2,6 +2,7 @@
 #include "collect/iteration_replay.hpp"
 #include "collect/kernel_replay.hpp"
 #include "collect/scope_replay.hpp"
+#include "collect/window_replay.hpp"
 
 #include "core/log.hpp"
 
@@ -30,7 +31,7 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     if (slots_.empty()) // timing-only with no device backends
         slots_.push_back(std::make_unique<DeviceSlot>(0, nullptr, shared_));
     shared_.observeFirst = c.observesFirstIteration() && level == Level::Counters;
-    shared_.graphKernelsTimed = facts_.replaysKernels;
+    shared_.graphKernelsTimed = facts_.replaysKernels || facts_.relaunchesWindows;
     std::vector<DeviceSlot*> slots;
     for (auto& s : slots_)
         slots.push_back(s.get());
@@ -43,6 +44,9 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
         break;
     case CollectionMode::IterationReplay:
         strategy_ = std::make_unique<IterationReplay>(shared_, std::move(slots));
+        break;
+    case CollectionMode::WindowReplay:
+        strategy_ = std::make_unique<WindowReplay>(shared_, std::move(slots));
         break;
     }
     // Reuse observes iterations before it measures, and the first iteration is observed only: no
@@ -167,6 +171,13 @@ void Collector::onGraphLaunch(std::size_t slot) noexcept {
     if (level() != Level::Counters || s.failed)
         return;
     strategy_->graphLaunch(s);
+}
+
+void Collector::onMemoryOperation(std::size_t slot) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_ || slot >= slots_.size() || level() != Level::Counters || slots_[slot]->failed)
+        return;
+    strategy_->memoryOperation(*slots_[slot]);
 }
 
 // ---- replay helper and end --------------------------------------------------------------------

@@ -60,6 +60,9 @@ public:
     /// A module was loaded into device slot `slot`'s context (lazy loading, JIT compilation).
     /// Lock-free: it may be called from inside any driver call, including the collector's own.
     void onCodeLoaded(std::size_t slot) noexcept;
+    /// A driver call that changes memory (an allocation, a copy, a free ...) is about to run in
+    /// slot's context: window replay closes its window first.
+    void onMemoryOperation(std::size_t slot) noexcept;
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;

@@ -1,5 +1,7 @@
 #include "collect/cupti_backend.hpp"
 
+#include <roofline/error.hpp>
+
 #include "core/device_peaks.hpp"
 #include "core/log.hpp"
 #include "core/metric_catalog.hpp"
@@ -259,6 +261,73 @@ void CuptiBackend::flushCaches() noexcept {
     // Writing twice the L2 size evicts what the previous pass left there.
     d->memsetD32(static_cast<CUdeviceptr>(flushBuffer_), 0u, bytes / 4);
     d->ctxSynchronize();
+}
+
+} // namespace roofline::collect
+
+// ---- window replay ----------------------------------------------------------------------------
+
+namespace roofline::collect {
+
+bool CuptiBackend::recordLaunch(const core::Launch& l, std::string& why) {
+    if (!l.driverParams) {
+        why = "its driver call was not seen";
+        return false;
+    }
+    cupti::RecordedLaunch r;
+    if (!r.record(l.driverCall, l.driverParams, why))
+        return false;
+    recorded_.push_back(std::move(r));
+    return true;
+}
+
+void CuptiBackend::synchronize() {
+    ContextGuard g(context_);
+    const cupti::DriverApi* d = cupti::driver();
+    if (!d)
+        throw roofline::Error(roofline::ErrorCode::Cuda, "the CUDA driver is not loaded");
+    const CUresult r = d->ctxSynchronize();
+    if (r != CUDA_SUCCESS)
+        throw roofline::Error(roofline::ErrorCode::Cuda,
+                    "waiting for the device failed (CUDA error " + std::to_string(r) + ")",
+                    static_cast<int>(r));
+}
+
+void CuptiBackend::saveMemory(bool after) {
+    ContextGuard g(context_);
+    std::unique_ptr<cupti::Checkpoint>& c = after ? after_ : before_;
+    if (!c)
+        c = std::make_unique<cupti::Checkpoint>(context_);
+    c->save();
+}
+
+void CuptiBackend::restoreMemory(bool after) {
+    {
+        ContextGuard g(context_);
+        std::unique_ptr<cupti::Checkpoint>& c = after ? after_ : before_;
+        if (!c)
+            throw roofline::Error(roofline::ErrorCode::InvalidState, "restoring device memory that was not saved");
+        c->restore();
+    }
+    synchronize();
+}
+
+void CuptiBackend::relaunchRecorded() {
+    {
+        ContextGuard g(context_);
+        for (const cupti::RecordedLaunch& r : recorded_)
+            r.relaunch();
+    }
+    synchronize();
+}
+
+void CuptiBackend::forgetWindow() noexcept {
+    recorded_.clear();
+    ContextGuard g(context_);
+    if (before_)
+        before_->free();
+    if (after_)
+        after_->free();
 }
 
 } // namespace roofline::collect

@@ -7,6 +7,7 @@
 #include "core/stopwatch.hpp"
 #include "cupti/host.hpp"
 #include "cupti/l2_flush.hpp"
+#include "cupti/relaunch.hpp"
 #include "cupti/target.hpp"
 
 #include <memory>
@@ -47,6 +48,12 @@ public:
     void disable() noexcept override { profiler_->disable(); }
     BackendCost cost() const noexcept override { return cost_; }
     std::vector<double> peakValues() const override { return peaks_; }
+    bool recordLaunch(const core::Launch& l, std::string& why) override;
+    void saveMemory(bool after) override;
+    void restoreMemory(bool after) override;
+    void relaunchRecorded() override;
+    void synchronize() override;
+    void forgetWindow() noexcept override;
     /// True on a thread that is inside one of the backend's CUPTI/driver calls (code the
     /// profiler loads for itself is not the application's).
     static bool insideCall() noexcept;
@@ -69,6 +76,8 @@ private:
     core::SteadyClock::time_point passBegan_{};
     std::vector<std::string> peakMetrics_; // core::peakMetrics for the chip
     std::vector<double> peaks_;            // their values, from the first image with a range
+    std::vector<cupti::RecordedLaunch> recorded_;       // window replay: the window's launches
+    std::unique_ptr<cupti::Checkpoint> before_, after_; // and the memory around it
 };
 
 } // namespace roofline::collect

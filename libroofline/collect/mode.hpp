@@ -24,6 +24,12 @@ struct ModeFacts {
     bool measuresAgain = false;
     /// Records are put back in program order at the end (windows measured out of order).
     bool programOrder = false;
+    /// libroofline launches a recorded window of launches again for each pass after the first,
+    /// restoring device memory (docs/design/0026): graph and communication kernels are timed by
+    /// activity records, and no flush kernel may run inside a pass.
+    bool relaunchesWindows = false;
+    /// Launches outside every scope are measured too (a program with no range at all).
+    bool measuresOutsideScopes = false;
 };
 
 inline ModeFacts modeFacts(CollectionMode mode) noexcept {
@@ -39,6 +45,9 @@ inline ModeFacts modeFacts(CollectionMode mode) noexcept {
         f.rangePerLaunch = false;
         f.followsIterations = f.scopeLevels = true;
         break;
+    case CollectionMode::WindowReplay:
+        f.relaunchesWindows = f.measuresOutsideScopes = true;
+        break;
     }
     return f;
 }
@@ -47,12 +56,16 @@ inline ModeFacts modeFacts(CollectionMode mode) noexcept {
 /// replay restores this process's device memory between a kernel's passes while its peers'
 /// communication kernels write into it (NCCL's all-reduce of DDP runs beside backward): the
 /// restore undoes their writes -- a DDP job's losses changed under it on two H100s, and on two
-/// H200s it hung. Such a job gets iteration replay, which replays no kernel; `why` says so.
+/// H200s it hung. Window replay restores memory too. Such a job gets iteration replay, which
+/// replays no kernel; `why` says so.
 inline CollectionMode modeForJob(CollectionMode requested, int worldSize, std::string* why) {
-    if (requested != CollectionMode::KernelReplay || worldSize <= 1)
+    if ((requested != CollectionMode::KernelReplay &&
+         requested != CollectionMode::WindowReplay) ||
+        worldSize <= 1)
         return requested;
     if (why)
-        *why = "kernel replay refused in a job of " + std::to_string(worldSize) +
+        *why = std::string(requested == CollectionMode::KernelReplay ? "kernel" : "window") +
+               " replay refused in a job of " + std::to_string(worldSize) +
                " ranks: it restores this process's GPU memory between a kernel's passes while "
                "the other ranks' communication kernels write into it, which changes what the job "
                "computes (or hangs it); using iteration replay, which replays no kernel";

@@ -8,6 +8,7 @@
 
 #include "core/log.hpp"
 #include "cupti/graph_replay.hpp"
+#include "cupti/relaunch.hpp"
 
 #include <chrono>
 
@@ -91,6 +92,11 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     const std::size_t slot = slotOf(event.context);
     if (slot == devices.size())
         return; // a context we do not profile
+    if (event.kind == cupti::LaunchEvent::Kind::MemoryOperation) {
+        if (!CuptiBackend::insideCall()) // libroofline's own copies and sets are not the program's
+            collector->onMemoryOperation(slot);
+        return;
+    }
     const bool graph = event.kind == cupti::LaunchEvent::Kind::Graph;
     if (graph && (!event.graphKernels || event.graphKernels->empty())) {
         static std::atomic<bool> warned{false};
@@ -192,6 +198,7 @@ void SessionState::goIdle() noexcept {
         setScopeTarget(nullptr);
     cupti::LaunchTracker::timeCallbacks(HostTiming::Off);
     cupti::replaceGraphLaunches(false); // graphs run as they are once the profile is complete
+    cupti::LaunchTracker::followMemoryOperations(false);
     // No launch may be between its entry and exit callbacks when the session stops following
     // them: its exit would never release the launch-order lock its entry took. Holding the lock
     // waits for one in flight (a second at most, as a launch waits for it).
@@ -228,6 +235,7 @@ void SessionState::goIdle() noexcept {
 }
 
 void SessionState::teardown() noexcept {
+    cupti::LaunchTracker::followMemoryOperations(false);
     for (auto& d : devices)
         if (d.backend)
             d.backend->disable();
@@ -295,6 +303,15 @@ void SessionState::begin(const CollectorConfig& config,
         options.iterationRange.empty() && options.processScopes)
         foundSteps = std::make_unique<FoundSteps>(scopes);
     scopes.foundSteps = foundSteps.get();
+    // Window replay closes its window before any driver call that changes memory.
+    if (level == Level::Counters && modeFacts(config.mode).relaunchesWindows) {
+        std::string why;
+        if (!cupti::windowReplayAvailable(&why))
+            core::log().warn("libroofline: window replay is unavailable here ({}): launches get "
+                             "timing only",
+                             why);
+        cupti::LaunchTracker::followMemoryOperations(true);
+    }
     setScopeTarget(&scopes); // ranges open now are adopted at their next event
     unbalancedAtStart = collect::unbalancedPops();
     if (options.flushOnExit)

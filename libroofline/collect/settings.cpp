@@ -54,7 +54,7 @@ std::size_t autoRangesPerImageMax(const Capabilities& capabilities) {
 bool needsKernelFlush(const Options& options, const core::ProcessIdentity& process) {
     const ModeFacts facts = modeFacts(jobMode(options, process, nullptr));
     return options.cacheFlush == CacheFlush::Kernel && facts.rangePerLaunch &&
-           !facts.replaysKernels;
+           !facts.replaysKernels && !facts.relaunchesWindows;
 }
 
 Settings resolveSettings(const Options& options, const core::ProcessIdentity& process,
@@ -77,7 +77,8 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
         // Before each kernel: kernel replay flushes so anyway; inside iteration replay's passes
         // a flush kernel precedes each launch; scope replay's ranges would count a flush kernel
         // in the scope, so it flushes before each pass.
-        s.flushEachKernel = facts.rangePerLaunch && !facts.replaysKernels;
+        s.flushEachKernel =
+            facts.rangePerLaunch && !facts.replaysKernels && !facts.relaunchesWindows;
         s.flushPasses = !s.flushEachKernel;
         if (!facts.rangePerLaunch)
             core::log().info("libroofline: ROOFLINE_CACHE_FLUSH=kernel: scope replay measures "

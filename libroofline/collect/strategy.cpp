@@ -1,5 +1,6 @@
 #include "collect/strategy.hpp"
 #include "collect/framework_context.hpp"
+#include "collect/mode.hpp"
 #include "collect/notes.hpp"
 
 #include "core/demangle.hpp"
@@ -15,7 +16,7 @@ Shared::Shared(CollectorConfig c, Level l)
       model(config.iterationRange) {}
 
 bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
-    if (!model.insideAnyScope(stack))
+    if (!model.insideAnyScope(stack) && !modeFacts(config.mode).measuresOutsideScopes)
         return false; // outside every scope: not profiled
     if (config.filter.hasNvtxFilter() &&
         !config.filter.nvtxAdmits(model.views(stack), model.startEndViews()))

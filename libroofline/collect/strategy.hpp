@@ -182,6 +182,8 @@ public:
     virtual void launch(DeviceSlot& slot, const Launch& l, const Stack& stack) = 0;
     /// A CUDA graph launch, before its kernels run: the profiler must not collect then.
     virtual void graphLaunch(DeviceSlot& slot) = 0;
+    /// A driver call that changes memory is about to run (only window replay follows them).
+    virtual void memoryOperation(DeviceSlot& slot) { (void)slot; }
     /// Code was loaded since the profiler was enabled: it is re-created before measuring again.
     virtual void renewStaleProfiler(DeviceSlot& slot) = 0;
     /// The slot's launches run under the profiler now.

@@ -33,6 +33,10 @@ struct Launch {
     /// A kernel node of a CUDA graph: CUPTI's id of the node in the application's graph (the
     /// graph launch's node, or the one a replayed node launch stands for); 0: not a graph's.
     std::uint64_t graphNode = 0;
+    /// The driver call making the launch (CUPTI's callback id) and its parameters, valid during
+    /// the callback only: what window replay records to launch it again (0 / null: unknown).
+    unsigned driverCall = 0;
+    const void* driverParams = nullptr;
 
     std::uint32_t sharedMemBytes() const noexcept { return dynamicSharedBytes + staticSharedBytes; }
     LaunchKey identity() const { return {mangledName, grid, block}; }

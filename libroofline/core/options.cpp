@@ -59,6 +59,8 @@ const char* toString(CollectionMode mode) noexcept {
         return "kernel-replay";
     case CollectionMode::ScopeReplay:
         return "scope-replay";
+    case CollectionMode::WindowReplay:
+        return "window-replay";
     }
     return "unknown";
 }
@@ -155,9 +157,11 @@ template <typename E, std::size_t N> std::string wordOf(E value, const Word<E> (
 const Word<CollectionMode> kModes[] = {{"iteration", CollectionMode::IterationReplay},
                                        {"kernel", CollectionMode::KernelReplay},
                                        {"scope", CollectionMode::ScopeReplay},
+                                       {"window", CollectionMode::WindowReplay},
                                        {"iteration-replay", CollectionMode::IterationReplay},
                                        {"kernel-replay", CollectionMode::KernelReplay},
-                                       {"scope-replay", CollectionMode::ScopeReplay}};
+                                       {"scope-replay", CollectionMode::ScopeReplay},
+                                       {"window-replay", CollectionMode::WindowReplay}};
 const Word<MetricSet> kMetricSets[] = {{"full", MetricSet::Full},
                                        {"core", MetricSet::Core},
                                        {"memory", MetricSet::Memory},

@@ -86,6 +86,9 @@ const DriverApi* load() noexcept {
                        resolve(lib, "cuLaunchKernel", api.launchKernel);
     if (!flush)
         api.launchKernel = nullptr; // l2_flush.cpp checks this one
+    if (!resolve(lib, "cuFuncGetParamInfo", api.funcGetParamInfo) ||
+        !resolve(lib, "cuKernelGetParamInfo", api.kernelGetParamInfo))
+        api.funcGetParamInfo = nullptr; // relaunch.cpp checks this one
     gLoadError.clear();
     return &api;
 }

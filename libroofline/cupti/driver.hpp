@@ -68,6 +68,10 @@ struct DriverApi {
     decltype(&::cuModuleUnload) moduleUnload;
     decltype(&::cuModuleGetFunction) moduleGetFunction;
     decltype(&::cuLaunchKernel) launchKernel;
+    // A launch recorded to be launched again (cupti/relaunch.cpp); optional: null when the driver
+    // lacks one of them, and window replay is then unavailable.
+    decltype(&::cuFuncGetParamInfo) funcGetParamInfo;
+    decltype(&::cuKernelGetParamInfo) kernelGetParamInfo;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

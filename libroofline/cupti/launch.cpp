@@ -6,6 +6,7 @@
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/graph_replay.hpp"
+#include "cupti/relaunch.hpp"
 #include "cupti/trace.hpp"
 
 #include <cuda.h>
@@ -293,6 +294,7 @@ namespace {
 std::atomic<LaunchTracker*> gTarget{nullptr};
 std::atomic<HostTiming> gCallbackClocks{HostTiming::Off};
 CUpti_SubscriberHandle gProcessSubscriber = nullptr;
+std::atomic<bool> gFollowMemory{false};
 
 // detachAtNextCall(): attached, a detach waiting for a driver call's exit, detached. The detach
 // and a tracker's own unsubscription (a session stopping meanwhile) never overlap.
@@ -380,6 +382,19 @@ void LaunchTracker::timeCallbacks(HostTiming clocks) noexcept {
     gCallbackClocks.store(clocks, std::memory_order_relaxed);
 }
 
+void LaunchTracker::followMemoryOperations(bool on) noexcept {
+    LaunchTracker* t = gTarget.load(std::memory_order_acquire);
+    CUpti_SubscriberHandle handle = gProcessSubscriber ? gProcessSubscriber
+                                    : t               ? t->subscriber_
+                                                      : nullptr;
+    if (!handle || gFollowMemory.load() == on)
+        return;
+    for (const unsigned cbid : memoryCallbacks())
+        ROOFLINE_CUPTI_LOG(cuptiEnableCallback(on ? 1 : 0, handle, CUPTI_CB_DOMAIN_DRIVER_API,
+                                               static_cast<CUpti_CallbackId>(cbid)));
+    gFollowMemory.store(on, std::memory_order_release);
+}
+
 LaunchTracker* LaunchTracker::active() noexcept {
     return gTarget.load(std::memory_order_acquire);
 }
@@ -430,6 +445,15 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
         }
         return;
     }
+    if (gFollowMemory.load(std::memory_order_relaxed) && changesMemory(cbid)) {
+        if (info->callbackSite == CUPTI_API_ENTER) {
+            LaunchEvent m;
+            m.kind = LaunchEvent::Kind::MemoryOperation;
+            m.context = info->context;
+            self->sink_(m, self->user_);
+        }
+        return;
+    }
     LaunchEvent e;
     e.context = info->context;
     const bool graphLaunch = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
@@ -464,6 +488,8 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
         e.calledWallNs = core::steadyNowNs();
     }
     e.launch.correlationId = info->correlationId;
+    e.launch.driverCall = cbid;
+    e.launch.driverParams = info->functionParams;
     CUfunction f = nullptr;
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:

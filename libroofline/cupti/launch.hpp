@@ -42,7 +42,9 @@ struct LaunchEvent {
     /// can turn replacement on for this very launch; a Graph event follows. Other sinks ignore it.
     /// Captured: a kernel launch into a stream being captured added graph node
     /// `launch.graphNode` (its kernel `launch.mangledName`); the kernel runs when the graph does.
-    enum class Kind { Kernel, Graph, ModuleLoaded, GraphAhead, Captured };
+    /// MemoryOperation: a driver call that allocates, frees, copies or sets memory, or destroys a
+    /// stream, context or module, is about to run (only while followMemoryOperations(true)).
+    enum class Kind { Kernel, Graph, ModuleLoaded, GraphAhead, Captured, MemoryOperation };
     Kind kind = Kind::Kernel;
     /// Kind::Kernel: the launch as the callback read it (its name valid during the sink call;
     /// nullptr when unknown); Kind::Graph: its stream and API call. The session places it.
@@ -90,6 +92,10 @@ public:
     /// the callbacks return at once. For a profile that is complete; a later subscription (a new
     /// session) attaches CUPTI again. Never throws.
     static void detachAtNextCall() noexcept;
+    /// Whether driver calls that change memory (cupti/relaunch.hpp, changesMemory) reach the
+    /// sink as Kind::MemoryOperation events, process-wide: window replay closes its window
+    /// before each. Off by default (no callback on such calls). Never throws.
+    static void followMemoryOperations(bool on) noexcept;
     /// CUPTI was detached (detachAtNextCall()): the subscriptions made before are gone.
     static bool detached() noexcept;
     /// Attaches CUPTI again after a detach, before a new session initializes the profiler:

@@ -203,6 +203,11 @@ public:
     /// The GPU side of a launch: `work` is what its counters would read; `stale`: the launch
     /// entered after code was loaded while this profiler was enabled.
     void kernel(double work, bool stale = false) {
+        memory = memory * 3 + static_cast<std::uint64_t>(work); // what the kernel computes
+        if (pendingRecord_) {
+            pendingRecord_ = false;
+            recorded_.push_back(work);
+        }
         if (!running_)
             return;
         if (stale)
@@ -231,11 +236,56 @@ public:
     /// The profiler is started: a kernel launched now runs under it.
     bool collecting() const { return running_; }
 
+    // Window replay: the device's memory is one number each kernel changes (in order).
+    std::uint64_t memory = 1;
+    std::vector<std::string> windowLog; ///< save0/1, restore0/1, relaunch N, forget, sync
+    bool recordLaunch(const core::Launch& l, std::string& why) override {
+        alive();
+        if (std::string(l.mangledName).find("unrecordable") != std::string::npos) {
+            why = "its arguments are not readable";
+            return false;
+        }
+        pendingRecord_ = true; // its work is known when it runs (kernel())
+        return true;
+    }
+    void saveMemory(bool after) override {
+        alive();
+        if (failSaveAfter && after)
+            throw Error(ErrorCode::Cupti, "saving the device's memory failed (injected)");
+        saved_[after] = memory;
+        hasSaved_[after] = true;
+        windowLog.push_back(after ? "save1" : "save0");
+    }
+    void restoreMemory(bool after) override {
+        alive();
+        EXPECT_TRUE(hasSaved_[after]) << "restored memory that was not saved";
+        memory = saved_[after];
+        windowLog.push_back(after ? "restore1" : "restore0");
+    }
+    void relaunchRecorded() override {
+        alive();
+        windowLog.push_back("relaunch " + std::to_string(recorded_.size()));
+        for (const double w : recorded_)
+            kernel(w);
+    }
+    void synchronize() override { windowLog.push_back("sync"); }
+    void forgetWindow() noexcept override {
+        recorded_.clear();
+        hasSaved_[0] = hasSaved_[1] = false;
+        windowLog.push_back("forget");
+    }
+    bool failSaveAfter = false;
+
     int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0, selects = 0;
     std::size_t configuration() const { return config_; }
     int hazards = 0; ///< launches measured that would have crashed CUPTI
 
 private:
+    bool pendingRecord_ = false;
+    std::vector<double> recorded_;
+    std::uint64_t saved_[2] = {0, 0};
+    bool hasSaved_[2] = {false, false};
+
     std::size_t rangeFor(const std::string& name) {
         const std::uint64_t bit = std::uint64_t{1} << (pass_ % 64);
         if (pass_ == 0) {

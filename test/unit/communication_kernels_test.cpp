@@ -5,6 +5,7 @@
 #include "collector_harness.hpp"
 #include "core/launch.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -118,6 +119,28 @@ TEST(CommunicationKernels, KernelReplayIsRefusedInAJobOfSeveralRanks) {
         EXPECT_TRUE(none.empty());
     }
     EXPECT_EQ(modeForJob(CollectionMode::ScopeReplay, 8, nullptr), CollectionMode::ScopeReplay);
+    // Window replay restores memory too.
+    why.clear();
+    EXPECT_EQ(modeForJob(CollectionMode::WindowReplay, 4, &why), CollectionMode::IterationReplay);
+    EXPECT_NE(why.find("window replay refused in a job of 4 ranks"), std::string::npos) << why;
+    EXPECT_EQ(modeForJob(CollectionMode::WindowReplay, 1, nullptr), CollectionMode::WindowReplay);
+}
+
+// Window replay launches nothing again that waits for peers: a communication kernel runs once,
+// unmeasured, timed, and the launches around it are measured in windows of their own.
+TEST(CommunicationKernels, WindowReplayRunsThemOnceBetweenWindows) {
+    Harness h(CollectionMode::WindowReplay, 2, 8);
+    h.launch("gemm", 1);
+    h.launch("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50);
+    h.launch("gemm", 2);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 3u);
+    EXPECT_EQ(l[0].values, all(1));
+    EXPECT_NE(l[1].note.find("NCCL kernel waits for other GPUs' kernels"), std::string::npos)
+        << l[1].note;
+    EXPECT_EQ(l[2].values, all(2));
+    const auto& log = h.backend.windowLog;
+    EXPECT_EQ(std::count(log.begin(), log.end(), "forget"), 2) << "closed before it";
 }
 
 } // namespace

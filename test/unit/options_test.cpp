@@ -21,6 +21,15 @@ struct Env {
 };
 } // namespace
 
+// Window replay by either of its names, and back to its name for the recording.
+TEST(Options, WindowReplayIsAMode) {
+    for (const char* name : {"window", "window-replay"}) {
+        Env env("ROOFLINE_MODE", name);
+        EXPECT_EQ(Options::fromEnvironment().mode, CollectionMode::WindowReplay) << name;
+    }
+    EXPECT_STREQ(toString(CollectionMode::WindowReplay), "window-replay");
+}
+
 TEST(Options, EveryFieldHasAnEnvironmentVariable) {
     Env a("ROOFLINE_MODE", "scope"), b("ROOFLINE_METRICS", "core"), c("ROOFLINE_DEVICE", "-1"),
         d("ROOFLINE_RANGES_PER_IMAGE", "12"), e("ROOFLINE_ITERATION_RANGE", "step"),

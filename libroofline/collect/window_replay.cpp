@@ -1,0 +1,154 @@
+#include "collect/window_replay.hpp"
+#include "collect/notes.hpp"
+#include "core/launch.hpp"
+#include "core/log.hpp"
+
+#include <string>
+
+namespace roofline::collect {
+
+void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
+    open_.resize(slots_.size(), false);
+    if (!shared_.admits(l, stack)) { // it runs unmeasured: the window must not miss it
+        s.guard([&] { close(s); });
+        return;
+    }
+    const std::int64_t index = shared_.addLaunch(l, stack);
+    if (const char* library = core::communicationLibrary(l.mangledName)) {
+        unmeasured(s, index,
+                   std::string("no counters: a ") + library +
+                       " kernel waits for other GPUs' kernels, so it cannot be launched again "
+                       "(iteration replay, which launches nothing again, measures it)");
+        return;
+    }
+    if (l.graphNode != 0) {
+        unmeasured(s, index, "no counters: a CUDA graph's node, which window replay does not "
+                             "launch again");
+        return;
+    }
+    std::string why;
+    s.guard([&] {
+        if (isOpen(s) && s.members.size() >= s.launchesInImage())
+            close(s); // image full
+        if (!s.backend->recordLaunch(l, why))
+            return;
+        if (!isOpen(s))
+            open(s);
+        s.members.push_back(index);
+    });
+    if (!why.empty())
+        unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);
+    else if (s.failed)
+        appendNote(shared_.records[index].note, shared_.timingReason);
+}
+
+void WindowReplay::unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why) {
+    s.guard([&] { close(s); });
+    shared_.timingNeeded();
+    appendNote(shared_.records[record].note, why);
+}
+
+void WindowReplay::graphLaunch(DeviceSlot& s) {
+    s.guard([&] { close(s); });
+    shared_.timingNeeded();
+}
+
+void WindowReplay::memoryOperation(DeviceSlot& s) {
+    s.guard([&] { close(s); });
+}
+
+void WindowReplay::renewStaleProfiler(DeviceSlot& s) {
+    if (!s.stale())
+        return;
+    s.guard([&] { close(s); }); // every pass relaunched on a fresh profiler
+    s.reenableIfStale(0);
+}
+
+bool WindowReplay::profiling(const DeviceSlot& s) const {
+    return !s.failed && isOpen(s);
+}
+
+void WindowReplay::finish() {
+    for (DeviceSlot* s : slots_)
+        if (s->usable())
+            s->guard([&] { close(*s); });
+}
+
+void WindowReplay::open(DeviceSlot& s) {
+    CounterBackend& b = *s.backend;
+    s.acquireIfReleased();
+    b.synchronize(); // the work before the window is not the window's
+    if (shared_.config.flushPasses)
+        b.flushCaches();
+    b.saveMemory(false);
+    b.start();
+    open_[s.index] = true;
+}
+
+void WindowReplay::close(DeviceSlot& s) {
+    if (!isOpen(s))
+        return;
+    open_[s.index] = false;
+    CounterBackend& b = *s.backend;
+    const bool loaded = s.stale(); // code loaded meanwhile: this profiler measures no more
+    bool all = false;
+    try {
+        all = b.stop(); // pass 0: the program's own run of the window
+        if (!all || loaded)
+            replay(s, loaded);
+    } catch (...) {
+        b.forgetWindow();
+        throw;
+    }
+    b.forgetWindow();
+    int chunk = -1;
+    std::vector<RangeValues> ranges = s.evaluateImage(chunk);
+    assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
+                 false, [](std::size_t, core::LaunchInfo&) {});
+    if (inferTensorMetrics(s)) // the window is gone: its records keep what they have
+        for (std::int64_t m : s.members)
+            if (m >= 0)
+                appendNote(shared_.records[m].note,
+                           "partial: its MMA work needs tensor counters collected from now on");
+    s.members.clear();
+    ++shared_.tally.groupsCompleted;
+    b.configure(); // a fresh image for the next window
+}
+
+void WindowReplay::replay(DeviceSlot& s, bool fresh) {
+    CounterBackend& b = *s.backend;
+    b.synchronize();
+    b.saveMemory(true); // what the program computed, given back at the end
+    bool programs = true; // the device holds the program's own memory
+    try {
+        if (fresh)
+            s.recreate(0); // pass 0 was measured by a profiler that saw code loaded: redone
+        bool all = false;
+        for (std::size_t pass = fresh ? 0 : 1; !all && pass < kMaxPasses; ++pass) {
+            programs = false;
+            b.restoreMemory(false);
+            if (shared_.config.flushPasses)
+                b.flushCaches();
+            b.start();
+            b.relaunchRecorded();
+            all = b.stop();
+        }
+        b.restoreMemory(true);
+        programs = true;
+    } catch (...) {
+        if (!programs) {
+            try {
+                b.restoreMemory(true);
+                programs = true;
+            } catch (...) {
+            }
+        }
+        if (!programs)
+            core::log().error("libroofline: window replay could not give the program its device "
+                              "memory back after a failed pass: what the program computes from "
+                              "here on may differ");
+        throw;
+    }
+}
+
+} // namespace roofline::collect
