@@ -80,18 +80,7 @@ void KernelReplay::closeWindow(DeviceSlot& s) {
     pause(s);
     if (s.members.empty())
         return;
-    int chunk = -1;
-    std::vector<RangeValues> ranges = s.evaluateImage(chunk);
-    assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
-                 false, [](std::size_t, core::LaunchInfo&) {});
-    if (inferTensorMetrics(s)) // no launch is measured again: its records keep what they have
-        for (std::int64_t m : s.members)
-            if (m >= 0)
-                appendNote(shared_.records[m].note,
-                           "partial: its MMA work needs tensor counters collected from now on");
-    s.members.clear();
-    ++shared_.tally.groupsCompleted;
-    s.backend->configure(); // the same image, fresh, for the next window
+    recordLaunchRanges(s);
 }
 
 } // namespace roofline::collect

@@ -217,6 +217,10 @@ protected:
     /// backend collects them from now on and true is returned: the window is to be measured
     /// again (its records, partial -- those metrics NaN -- are the caller's to keep or drop).
     bool inferTensorMetrics(DeviceSlot& slot);
+    /// Kernel and window replay: the slot's image evaluated into its member records, one range a
+    /// launch (none is measured again: where tensor counters were found missing its record keeps
+    /// what it has, marked partial), then a fresh image configured for the next window.
+    void recordLaunchRanges(DeviceSlot& slot);
     /// Before a cycle's first pass, while every profiler is released: the tensor metrics the
     /// kernels' names suggest (a warp MMA type: CollectorConfig::anticipateTensorMetrics) are
     /// collected from the first pass on -- no profiler is re-created and no window measured

@@ -101,18 +101,7 @@ void WindowReplay::close(DeviceSlot& s) {
         throw;
     }
     b.forgetWindow();
-    int chunk = -1;
-    std::vector<RangeValues> ranges = s.evaluateImage(chunk);
-    assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
-                 false, [](std::size_t, core::LaunchInfo&) {});
-    if (inferTensorMetrics(s)) // the window is gone: its records keep what they have
-        for (std::int64_t m : s.members)
-            if (m >= 0)
-                appendNote(shared_.records[m].note,
-                           "partial: its MMA work needs tensor counters collected from now on");
-    s.members.clear();
-    ++shared_.tally.groupsCompleted;
-    b.configure(); // a fresh image for the next window
+    recordLaunchRanges(s);
 }
 
 void WindowReplay::replay(DeviceSlot& s, bool fresh) {

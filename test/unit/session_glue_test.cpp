@@ -235,24 +235,26 @@ TEST(SessionGlue, ALaunchSkipOrCountMeasuresEachSelectedLaunch) {
     EXPECT_EQ(config(o).launchSkip, 100u);
 }
 
-// A program that opens no range at all (an eager PyTorch loop, a C++ trainer written for ncu):
-// model set-up launches, then steps of identical layers with a first step that differs. Under
-// `roofline run`'s process-wide scopes the step is found in the launch stream: one whole step
-// is measured in program order, every launch with its values, and the session goes idle.
-TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
-    const std::string path = tempPath("session-glue-no-nvtx");
+// A session begun as `roofline run` begins one (process-wide scopes) on the fake device, its
+// recording going to `path`; returns the fake backend.
+FakeBackend* startedAsRun(SessionState& s, const std::string& path) {
     std::remove(path.c_str());
     Options o;
     o.processScopes = true;
-    SessionState s;
     CollectorConfig config;
     FakeBackend* fake = fakeDevice(s, path, o, config, 1);
     s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
-    ASSERT_NE(s.foundSteps, nullptr);
+    return fake;
+}
 
+// A program's launches into a session, as the driver callbacks feed them (entry, the kernel on
+// the fake device, exit), with the step (`current`, the caller's) at which the session went idle.
+struct ProgramLaunches {
+    SessionState& s;
+    FakeBackend* fake;
     std::uint64_t launches = 0;
     int idleFromStep = -1, current = 0;
-    const auto launch = [&](const std::string& name, std::uint32_t gridX) {
+    void operator()(const std::string& name, std::uint32_t gridX) {
         ++launches;
         if (s.idleWallNs != 0) {
             if (idleFromStep < 0)
@@ -272,7 +274,20 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
         cupti::LaunchEvent exit;
         exit.exit = true;
         s.onLaunch(exit);
-    };
+    }
+};
+
+// A program that opens no range at all (an eager PyTorch loop, a C++ trainer written for ncu):
+// model set-up launches, then steps of identical layers with a first step that differs. Under
+// `roofline run`'s process-wide scopes the step is found in the launch stream: one whole step
+// is measured in program order, every launch with its values, and the session goes idle.
+TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
+    const std::string path = tempPath("session-glue-no-nvtx");
+    SessionState s;
+    ProgramLaunches launch{s, startedAsRun(s, path)};
+    ASSERT_NE(s.foundSteps, nullptr);
+    int& idleFromStep = launch.idleFromStep;
+    int& current = launch.current;
     constexpr int kLayers = 4;
     constexpr std::uint64_t kStep = 1 + 2 * kLayers + 1 + kLayers + 1;
     for (int i = 0; i < 5; ++i)
@@ -316,36 +331,11 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
 // LaunchCycle::kConfirmLaunches launches -- and the set-up before the first end is no step.
 TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromItsFramework) {
     const std::string path = tempPath("session-glue-framework-step");
-    std::remove(path.c_str());
-    Options o;
-    o.processScopes = true;
     SessionState s;
-    CollectorConfig config;
-    FakeBackend* fake = fakeDevice(s, path, o, config, 1);
-    s.begin(config, {s.devices[0].backend.get()}, Level::Counters);
+    ProgramLaunches launch{s, startedAsRun(s, path)};
     ASSERT_NE(s.foundSteps, nullptr);
-
-    std::uint64_t launches = 0;
-    int idleFromStep = -1, current = 0;
-    const auto launch = [&](const std::string& name, std::uint32_t gridX) {
-        ++launches;
-        if (s.idleWallNs != 0) {
-            if (idleFromStep < 0)
-                idleFromStep = current;
-            return;
-        }
-        cupti::LaunchEvent e;
-        e.launch.mangledName = name.c_str();
-        e.launch.grid = {gridX, 1, 1};
-        e.launch.block = {128, 1, 1};
-        e.launch.correlationId = launches;
-        s.onLaunch(e);
-        if (s.idleWallNs == 0)
-            fake->kernel(1 + gridX);
-        cupti::LaunchEvent exit;
-        exit.exit = true;
-        s.onLaunch(exit);
-    };
+    int& idleFromStep = launch.idleFromStep;
+    int& current = launch.current;
     for (int i = 0; i < 5; ++i)
         launch("init_weights", 16); // set-up
     constexpr int kLayers = 3;
