@@ -121,6 +121,8 @@ FoundSteps::Summary FoundSteps::summary() const {
     s.cycle = lastCycle_;
     s.launches = launches_;
     s.frameworkSteps = frameworkSteps_;
+    s.steps = stepsOpened_;
+    s.following = frameworkSteps_ > 0 || cycle_.length() != 0;
     try {
         s.source = source_;
     } catch (...) {

@@ -46,6 +46,8 @@ public:
         std::uint64_t launches = 0; ///< launches while the program opened no range
         std::uint64_t frameworkSteps = 0; ///< the framework's step ends seen
         std::string source;               ///< what the framework named them
+        std::uint64_t steps = 0;          ///< steps opened
+        bool following = false;           ///< steps still came at the end (a step source held)
     };
     Summary summary() const;
 

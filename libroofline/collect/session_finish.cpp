@@ -308,12 +308,24 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
 }
 
-std::string SessionState::whyNoRecord() const {
-    if (!records.empty() || !foundSteps)
+std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
+    if (!foundSteps)
         return {};
     const FoundSteps::Summary f = foundSteps->summary();
     if (f.programRanges || f.launches == 0)
         return {};
+    if (!records.empty()) {
+        // Records, none with counters, and a step the stream stopped repeating: its passes never
+        // lined up (a decoding loop whose kernels change as its cache grows), and more steps of
+        // the same program would not help.
+        if (unmeasured < records.size() || f.cycle == 0 || f.frameworkSteps > 0 || f.following)
+            return {};
+        return "; no launch got counters: the step found in the launch stream (" +
+               std::to_string(f.cycle) + " launches) stopped repeating after " +
+               std::to_string(f.steps) +
+               " steps -- its launches change from step to step, as a decoding loop's do: "
+               "`roofline run --mode window` measures every launch";
+    }
     if (f.frameworkSteps > 0)
         return "; no record: the program opened no NVTX range, and its steps (where " + f.source +
                "'s step ends, seen " + std::to_string(f.frameworkSteps) +
@@ -355,7 +367,7 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                          "saved to %s%s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
                          saved.c_str(), idleAfter.c_str(), unrecorded.c_str(),
-                         whyNoRecord().c_str());
+                         whyNoRecord(unmeasured).c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

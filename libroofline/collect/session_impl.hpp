@@ -81,9 +81,10 @@ struct SessionState : SessionDevices, SetupTimings {
     /// The summary lines at the end of a session (what was measured, what it cost).
     void summarize(const CollectionCounts& counts, std::size_t unmeasured,
                    const BackendCost& cost) const noexcept;
-    /// Why a run with no NVTX range of its own ends with no record, for its exit line ("" when
-    /// it has records or the program had ranges).
-    std::string whyNoRecord() const;
+    /// Why a run with no NVTX range of its own ends with no record, or with `unmeasured` (all)
+    /// records without counters because its step stopped repeating, for its exit line ("" when
+    /// there is nothing to explain, or the program had ranges).
+    std::string whyNoRecord(std::size_t unmeasured) const;
     /// Saves the recording to outputPath (another process's file is never overwritten).
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };

@@ -321,7 +321,7 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromTheLaunchStream) {
         EXPECT_EQ(k.scopePath, "step #") << k.name;
     }
     EXPECT_EQ(openProcessRanges(), 0u) << "the found step closes with the session";
-    EXPECT_EQ(s.whyNoRecord(), "") << "records: nothing to explain";
+    EXPECT_EQ(s.whyNoRecord(0), "") << "records: nothing to explain";
     std::remove(path.c_str());
 }
 
@@ -367,5 +367,37 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromItsFramework) {
     EXPECT_EQ(s.records.front().name, "embedding") << "a step begins after the last one's end";
     EXPECT_EQ(s.records.back().name, "adamw");
     EXPECT_EQ(openProcessRanges(), 0u);
+    std::remove(path.c_str());
+}
+
+// A step found in the launch stream that stops repeating once measuring began (a decoding loop
+// whose kernels change as its cache grows): its records have no counters, and running more steps
+// would not help -- the exit line says so, and what measures such a program.
+TEST(SessionGlue, AStepThatStopsRepeatingSaysSoAtExit) {
+    const std::string path = tempPath("session-glue-stops-repeating");
+    SessionState s;
+    ProgramLaunches launch{s, startedAsRun(s, path)};
+    ASSERT_NE(s.foundSteps, nullptr);
+    constexpr int kStep = 16;
+    const auto step = [&] {
+        for (int k = 0; k < kStep; ++k)
+            launch("kernel_" + std::to_string(k), 4);
+    };
+    // Until the second found step (the first is observed only) has run whole.
+    for (int i = 0; i < 1000 && s.foundSteps->summary().steps < 2; ++i)
+        step();
+    ASSERT_EQ(s.foundSteps->summary().steps, 2u);
+    for (int i = 0; i < 3000; ++i)
+        launch("decode_" + std::to_string(i), 4); // never the same launches again
+    s.finish();
+    ASSERT_EQ(s.records.size(), static_cast<std::size_t>(kStep));
+    std::size_t unmeasured = 0;
+    for (const KernelRecord& k : s.records)
+        unmeasured += k.measured ? 0 : 1;
+    ASSERT_EQ(unmeasured, s.records.size());
+    const std::string why = s.whyNoRecord(unmeasured);
+    EXPECT_NE(why.find("stopped repeating after 2 steps"), std::string::npos) << why;
+    EXPECT_NE(why.find("--mode window"), std::string::npos) << why;
+    EXPECT_EQ(s.whyNoRecord(unmeasured - 1), "") << "some counters: nothing to explain";
     std::remove(path.c_str());
 }
