@@ -310,6 +310,11 @@ void SessionState::begin(const CollectorConfig& config,
             core::log().warn("libroofline: window replay is unavailable here ({}): launches get "
                              "timing only",
                              why);
+        else
+            core::log().warn("libroofline: window replay restores device and pinned host memory "
+                             "after each window: a thread storing into pinned memory while "
+                             "another closes a window would lose the store (a DataLoader's "
+                             "pin-memory thread); use it on one-shot programs");
         cupti::LaunchTracker::followMemoryOperations(true);
     }
     setScopeTarget(&scopes); // ranges open now are adopted at their next event
