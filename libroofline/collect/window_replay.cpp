@@ -80,8 +80,13 @@ void WindowReplay::open(DeviceSlot& s) {
     b.synchronize(); // the work before the window is not the window's
     if (shared_.config.flushPasses)
         b.flushCaches();
-    b.saveMemory(false);
-    b.start();
+    try {
+        b.saveMemory(false);
+        b.start();
+    } catch (...) {
+        b.forgetWindow(); // no checkpoint may stay in device memory the program could need
+        throw;
+    }
     open_[s.index] = true;
 }
 

@@ -141,6 +141,21 @@ TEST(WindowReplay, AFailedPassGivesTheProgramItsMemoryBack) {
     EXPECT_EQ(log.back(), "forget");
 }
 
+// A window that cannot open (its first pass refused) keeps nothing: no checkpoint stays in memory
+// the program could need, the launch runs as it is, and the device gives timing from then on.
+TEST(WindowReplay, AWindowThatCannotOpenKeepsNothing) {
+    Harness h(CollectionMode::WindowReplay, 3, 16);
+    h.backend.failStartAt = 1;
+    h.launch("a", 1);
+    h.launch("b", 2);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(h.backend.memory, unprofiled({1, 2}));
+    EXPECT_EQ(h.backend.windowLog, (std::vector<std::string>{"sync", "save0", "forget"}));
+    for (const auto& r : l)
+        EXPECT_TRUE(r.values.empty() || std::isnan(r.values[0])) << "no counters";
+}
+
 // A failure saving the memory after the window changes nothing the program has: no restore.
 TEST(WindowReplay, AFailedSaveLeavesTheProgramsMemoryAlone) {
     Harness h(CollectionMode::WindowReplay, 3, 16);
