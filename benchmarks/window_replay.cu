@@ -323,8 +323,8 @@ int run(int argc, char** argv) {
                     mb, win.ranges.size(), exact, n, dramClose,
                     samePasses ? "bitwise the program's" : "DIFFER",
                     sameState ? "bitwise the program's own" : "DIFFERS", win.passes, win.ms,
-                    win.ms / n, saveMs, restoreMs, relaunchMs, ker.ms, ker.ms / n,
-                    win.firstStartMs, ker.firstStartMs, ok ? "" : "  FAIL");
+                    win.ms / n, saveMs, restoreMs, relaunchMs, ker.ms, ker.ms / n, win.firstStartMs,
+                    ker.firstStartMs, ok ? "" : "  FAIL");
         cudaFree(ballast);
     }
     cuptiUnsubscribe(sub);

@@ -38,7 +38,7 @@ struct TrainConfig {
     /// weight gradients) computes 12.5% more, padded tiles the tensor cores really execute.
     int vocab = 1024;
     std::uint64_t seed = 1234;
-    bool validation = true;     ///< a validation forward inside step 0
+    bool validation = true; ///< a validation forward inside step 0
     /// Also validate inside step n for n > 0 and n % validateEvery == 0 (0: step 0 only), as
     /// trainers that validate every N steps do.
     int validateEvery = 0;

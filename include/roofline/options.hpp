@@ -96,7 +96,8 @@ enum class TensorCounters {
 ///     opt.nvtxInclude = {"train/step/"};
 ///     roofline::Session session{opt};
 struct ROOFLINE_API Options {
-    CollectionMode mode = CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope|window
+    CollectionMode mode =
+        CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope|window
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
     /// The instruction roofline's counters beside the set (off by default; GH100: no pass more
     /// beside the default set). ROOFLINE_METRICS=+instructions, or `full+instructions`.

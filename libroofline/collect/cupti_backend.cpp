@@ -1,13 +1,13 @@
 #include "collect/cupti_backend.hpp"
 
-#include <roofline/error.hpp>
-
 #include "core/device_peaks.hpp"
 #include "core/log.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/trace.hpp"
+
+#include <roofline/error.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -263,11 +263,7 @@ void CuptiBackend::flushCaches() noexcept {
     d->ctxSynchronize();
 }
 
-} // namespace roofline::collect
-
 // ---- window replay ----------------------------------------------------------------------------
-
-namespace roofline::collect {
 
 bool CuptiBackend::recordLaunch(const core::Launch& l, std::string& why) {
     if (!l.driverParams) {
@@ -285,10 +281,10 @@ void CuptiBackend::synchronize() {
     ContextGuard g(context_);
     const cupti::DriverApi* d = cupti::driver();
     if (!d)
-        throw roofline::Error(roofline::ErrorCode::Cuda, "the CUDA driver is not loaded");
+        throw Error(ErrorCode::Cuda, "the CUDA driver is not loaded");
     const CUresult r = d->ctxSynchronize();
     if (r != CUDA_SUCCESS)
-        throw roofline::Error(roofline::ErrorCode::Cuda,
+        throw Error(ErrorCode::Cuda,
                     "waiting for the device failed (CUDA error " + std::to_string(r) + ")",
                     static_cast<int>(r));
 }
@@ -306,7 +302,7 @@ void CuptiBackend::restoreMemory(bool after) {
         ContextGuard g(context_);
         std::unique_ptr<cupti::Checkpoint>& c = after ? after_ : before_;
         if (!c)
-            throw roofline::Error(roofline::ErrorCode::InvalidState, "restoring device memory that was not saved");
+            throw Error(ErrorCode::InvalidState, "restoring device memory that was not saved");
         c->restore();
     }
     synchronize();

@@ -74,9 +74,9 @@ private:
     BackendCost cost_;
     bool freshObject_ = true; ///< the profiler object has not started yet
     core::SteadyClock::time_point passBegan_{};
-    std::vector<std::string> peakMetrics_; // core::peakMetrics for the chip
-    std::vector<double> peaks_;            // their values, from the first image with a range
-    std::vector<cupti::RecordedLaunch> recorded_;       // window replay: the window's launches
+    std::vector<std::string> peakMetrics_;        // core::peakMetrics for the chip
+    std::vector<double> peaks_;                   // their values, from the first image with a range
+    std::vector<cupti::RecordedLaunch> recorded_; // window replay: the window's launches
     std::unique_ptr<cupti::Checkpoint> before_, after_; // and the memory around it
 };
 

@@ -41,9 +41,9 @@ public:
 
     /// What the search found, for the exit line.
     struct Summary {
-        bool programRanges = false; ///< the program's own ranges took over
-        std::size_t cycle = 0;      ///< the step's launches (0: none found)
-        std::uint64_t launches = 0; ///< launches while the program opened no range
+        bool programRanges = false;       ///< the program's own ranges took over
+        std::size_t cycle = 0;            ///< the step's launches (0: none found)
+        std::uint64_t launches = 0;       ///< launches while the program opened no range
         std::uint64_t frameworkSteps = 0; ///< the framework's step ends seen
         std::string source;               ///< what the framework named them
         std::uint64_t steps = 0;          ///< steps opened
@@ -62,7 +62,7 @@ private:
     bool open_ = false;
     bool programRanges_ = false;
     std::uint64_t stepsOpened_ = 0;
-    std::uint64_t launches_ = 0; // while the program opened no range
+    std::uint64_t launches_ = 0;       // while the program opened no range
     std::uint64_t frameworkSteps_ = 0; // >0: steps follow the framework's, not the stream
     bool openAtNextLaunch_ = false;
     std::string source_;

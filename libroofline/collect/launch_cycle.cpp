@@ -53,9 +53,9 @@ void PeriodRuns::add(std::uint64_t signature) {
 }
 
 std::uint32_t PeriodRuns::run(std::size_t period) const {
-    const auto it = std::lower_bound(
-        active_.begin(), active_.end(), period,
-        [](const std::pair<std::uint32_t, std::uint32_t>& e, std::size_t p) { return e.first < p; });
+    const auto it = std::lower_bound(active_.begin(), active_.end(), period,
+                                     [](const std::pair<std::uint32_t, std::uint32_t>& e,
+                                        std::size_t p) { return e.first < p; });
     return it != active_.end() && it->first == period ? it->second : 0;
 }
 
@@ -108,8 +108,8 @@ std::size_t LaunchCycle::adoptable() const {
             if (p % d != 0)
                 continue;
             const std::size_t e = p / d; // d's pair: a divisor too, below p where d > 1
-            repeated = (d < p && runs_.run(d) >= p - d) ||
-                       (d > 1 && e != d && runs_.run(e) >= p - e);
+            repeated =
+                (d < p && runs_.run(d) >= p - d) || (d > 1 && e != d && runs_.run(e) >= p - e);
         }
         if (repeated)
             continue;

@@ -2,16 +2,16 @@
 // The step of a program that opens no range of its own, found in its launch stream: the shortest
 // cycle of launch signatures (kernel, block, shared memory; not the grid, which real steps vary
 // with their data -- an embedding's backward, a decoder's attention over a growing cache) that
-// repeats
-// (docs/design/0024-the-step-without-nvtx.md). Pure: no CUDA, no lock (the caller holds one).
+// repeats (docs/design/0024-the-step-without-nvtx.md). Pure: no CUDA, no lock (the caller holds
+// one).
 //
 // The rule, launch by launch:
 //  1. Searching. For every period P up to `longestCycle`, the run of launches equal to the one P
-//     before them (PeriodRuns). A cycle of P is adopted once its run reaches P (the last 2P launches are two
-//     copies of one block): the smallest such P longer than every cycle that broke before, and
-//     not itself a repetition of a shorter block (two of a model's identical layers are not a
-//     cycle of their own), nor one that holds a known cycle (steps with a validation pass
-//     between). The cycle begins where that periodic stretch began.
+//     before them (PeriodRuns). A cycle of P is adopted once its run reaches P (the last 2P
+//     launches are two copies of one block): the smallest such P longer than every cycle that
+//     broke before, and not itself a repetition of a shorter block (two of a model's identical
+//     layers are not a cycle of their own), nor one that holds a known cycle (steps with a
+//     validation pass between). The cycle begins where that periodic stretch began.
 //  2. Confirming. An adopted cycle gives no step until the stream held it kConfirmCopies times
 //     over and for kConfirmLaunches launches. A model's identical layers repeat inside a step,
 //     and a layer's own kernels inside it: their cycles are adopted, and break (at the head, at

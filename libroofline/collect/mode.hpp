@@ -59,8 +59,7 @@ inline ModeFacts modeFacts(CollectionMode mode) noexcept {
 /// H200s it hung. Window replay restores memory too. Such a job gets iteration replay, which
 /// replays no kernel; `why` says so.
 inline CollectionMode modeForJob(CollectionMode requested, int worldSize, std::string* why) {
-    if ((requested != CollectionMode::KernelReplay &&
-         requested != CollectionMode::WindowReplay) ||
+    if ((requested != CollectionMode::KernelReplay && requested != CollectionMode::WindowReplay) ||
         worldSize <= 1)
         return requested;
     if (why)

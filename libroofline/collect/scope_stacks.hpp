@@ -14,9 +14,9 @@
 
 namespace roofline::collect {
 
-/// What a running session gives the scope stacks: where pushes and pops go.
 class FoundSteps;
 
+/// What a running session gives the scope stacks: where pushes and pops go.
 struct ScopeTarget {
     std::uint32_t generation = 0; ///< unique per session, never 0
     bool listenNvtx = true;       ///< NVTX ranges reach the session (Options::listenNvtx)

@@ -334,7 +334,7 @@ std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
         return "; no record: the program opened no NVTX range and its " +
                std::to_string(f.launches) + " launches never repeated as a step for " +
                std::to_string(LaunchCycle::kConfirmLaunches) +
-                " launches (a one-shot program, or too few steps): `roofline run --mode window` "
+               " launches (a one-shot program, or too few steps): `roofline run --mode window` "
                "measures every launch, or put an NVTX range around each step";
     return "; no record: the step found in the launch stream (" + std::to_string(f.cycle) +
            " launches) ended before one was measured: run more steps";

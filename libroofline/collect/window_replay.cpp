@@ -22,8 +22,9 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         return;
     }
     if (l.graphNode != 0) {
-        unmeasured(s, index, "no counters: a CUDA graph's node, which window replay does not "
-                             "launch again");
+        unmeasured(s, index,
+                   "no counters: a CUDA graph's node, which window replay does not "
+                   "launch again");
         return;
     }
     std::string why;
@@ -112,7 +113,7 @@ void WindowReplay::close(DeviceSlot& s) {
 void WindowReplay::replay(DeviceSlot& s, bool fresh) {
     CounterBackend& b = *s.backend;
     b.synchronize();
-    b.saveMemory(true); // what the program computed, given back at the end
+    b.saveMemory(true);   // what the program computed, given back at the end
     bool programs = true; // the device holds the program's own memory
     try {
         if (fresh)

@@ -384,9 +384,9 @@ void LaunchTracker::timeCallbacks(HostTiming clocks) noexcept {
 
 void LaunchTracker::followMemoryOperations(bool on) noexcept {
     LaunchTracker* t = gTarget.load(std::memory_order_acquire);
-    CUpti_SubscriberHandle handle = gProcessSubscriber ? gProcessSubscriber
-                                    : t               ? t->subscriber_
-                                                      : nullptr;
+    CUpti_SubscriberHandle handle = gProcessSubscriber; // else the tracker's own
+    if (!handle && t)
+        handle = t->subscriber_;
     if (!handle || gFollowMemory.load() == on)
         return;
     for (const unsigned cbid : memoryCallbacks())

@@ -65,9 +65,9 @@ bool copyArguments(CUfunction f, void** params, std::vector<std::uint8_t>& bytes
                    std::vector<std::size_t>& offsets, std::string& why) {
     const DriverApi* d = driver();
     std::size_t offset = 0, size = 0;
-    const bool kernel = d->funcGetParamInfo(f, 0, &offset, &size) != CUDA_SUCCESS &&
-                        d->kernelGetParamInfo(reinterpret_cast<CUkernel>(f), 0, &offset, &size) ==
-                            CUDA_SUCCESS;
+    const bool kernel =
+        d->funcGetParamInfo(f, 0, &offset, &size) != CUDA_SUCCESS &&
+        d->kernelGetParamInfo(reinterpret_cast<CUkernel>(f), 0, &offset, &size) == CUDA_SUCCESS;
     for (std::size_t i = 0;; ++i) {
         const CUresult r =
             kernel ? d->kernelGetParamInfo(reinterpret_cast<CUkernel>(f), i, &offset, &size)
@@ -110,18 +110,32 @@ bool copyExtra(void** extra, std::vector<std::uint8_t>& bytes, std::string& why)
 }
 
 std::vector<unsigned> findMemoryCallbacks() {
-    static constexpr std::string_view kPrefixes[] = {
-        "cuMemcpy",        "cuMemset",         "cuMemAlloc",     "cuMemFree",
-        "cuMemHostAlloc",  "cuMemHostRegister", "cuMemHostUnregister", "cuMemMap",
-        "cuMemUnmap",      "cuMemRelease",     "cuMemCreate",    "cuMemPool",
-        "cuMemPrefetch",   "cuMemDiscard",     "cuArray",        "cuMipmappedArray",
-        "cuStreamDestroy", "cuCtxDestroy",     "cuCtxReset",     "cuDevicePrimaryCtxReset",
-        "cuModuleUnload",  "cuLibraryUnload"};
+    static constexpr std::string_view kPrefixes[] = {"cuMemcpy",
+                                                     "cuMemset",
+                                                     "cuMemAlloc",
+                                                     "cuMemFree",
+                                                     "cuMemHostAlloc",
+                                                     "cuMemHostRegister",
+                                                     "cuMemHostUnregister",
+                                                     "cuMemMap",
+                                                     "cuMemUnmap",
+                                                     "cuMemRelease",
+                                                     "cuMemCreate",
+                                                     "cuMemPool",
+                                                     "cuMemPrefetch",
+                                                     "cuMemDiscard",
+                                                     "cuArray",
+                                                     "cuMipmappedArray",
+                                                     "cuStreamDestroy",
+                                                     "cuCtxDestroy",
+                                                     "cuCtxReset",
+                                                     "cuDevicePrimaryCtxReset",
+                                                     "cuModuleUnload",
+                                                     "cuLibraryUnload"};
     std::vector<unsigned> out;
     for (unsigned cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
         const char* name = nullptr;
-        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS ||
-            !name)
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name)
             continue;
         const std::string_view n(name);
         if (std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
@@ -137,9 +151,10 @@ struct RecordedLaunch::Data {
     CUfunction f = nullptr;
     unsigned grid[3] = {}, block[3] = {}, shared = 0;
     CUstream stream = nullptr;
-    bool cooperative = false, ex = false, extra = false;
-    std::vector<std::uint8_t> bytes;    // the arguments, one after the other (or `extra`'s buffer)
-    std::vector<std::size_t> offsets;   // where each argument begins, and the end
+    bool ex = false;                 // launched through cuLaunchKernelEx, with `attributes`
+    bool extra = false;              // `bytes` is one argument buffer passed through `extra`
+    std::vector<std::uint8_t> bytes; // the arguments, one after the other (or `extra`'s buffer)
+    std::vector<void*> args;         // where each argument is in `bytes`, as the driver takes them
     std::vector<CUlaunchAttribute> attributes;
 };
 
@@ -161,23 +176,36 @@ bool RecordedLaunch::record(unsigned cbid, const void* params, std::string& why)
         if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
             cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
             const auto* p = static_cast<const cuLaunchKernel_params*>(params);
-            *d = Data{p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                      {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes, p->hStream};
+            *d = Data{p->f,
+                      {p->gridDimX, p->gridDimY, p->gridDimZ},
+                      {p->blockDimX, p->blockDimY, p->blockDimZ},
+                      p->sharedMemBytes,
+                      p->hStream};
             args = p->kernelParams;
             extra = p->extra;
         } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
                    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
             const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
-            *d = Data{p->f, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                      {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes, p->hStream};
-            d->cooperative = true;
+            *d = Data{p->f,
+                      {p->gridDimX, p->gridDimY, p->gridDimZ},
+                      {p->blockDimX, p->blockDimY, p->blockDimZ},
+                      p->sharedMemBytes,
+                      p->hStream};
+            d->ex = true; // launched again through cuLaunchKernelEx, cooperative by attribute
+            CUlaunchAttribute a{};
+            a.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+            a.value.cooperative = 1;
+            d->attributes.push_back(a);
             args = p->kernelParams;
         } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
                    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
             const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
             const CUlaunchConfig* c = p->config;
-            *d = Data{p->f, {c->gridDimX, c->gridDimY, c->gridDimZ},
-                      {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, c->hStream};
+            *d = Data{p->f,
+                      {c->gridDimX, c->gridDimY, c->gridDimZ},
+                      {c->blockDimX, c->blockDimY, c->blockDimZ},
+                      c->sharedMemBytes,
+                      c->hStream};
             d->ex = true;
             d->attributes.assign(c->attrs, c->attrs + c->numAttrs);
             args = p->kernelParams;
@@ -188,15 +216,16 @@ bool RecordedLaunch::record(unsigned cbid, const void* params, std::string& why)
         }
         if (!d->stream && perThread)
             d->stream = CU_STREAM_PER_THREAD;
-        if (args) {
-            if (!copyArguments(d->f, args, d->bytes, d->offsets, why))
+        std::vector<std::size_t> offsets;
+        if (args || !extra) { // no `extra` and no arguments: a kernel that takes none, or refused
+            if (!copyArguments(d->f, args, d->bytes, offsets, why))
                 return false;
-        } else if (extra) {
+            for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+                d->args.push_back(d->bytes.data() + offsets[i]); // `bytes` is complete: stable
+        } else {
             d->extra = true;
             if (!copyExtra(extra, d->bytes, why))
                 return false;
-        } else if (!copyArguments(d->f, nullptr, d->bytes, d->offsets, why)) {
-            return false; // a kernel with arguments and no way to read them
         }
         d_ = std::move(d);
         return true;
@@ -211,37 +240,26 @@ void RecordedLaunch::relaunch() const {
         throw Error(ErrorCode::InvalidState, "relaunch of a launch that was not recorded");
     const DriverApi* drv = driver();
     OwnLaunches own; // not the program's launch: the launch callbacks leave it alone
-    std::vector<std::uint8_t> bytes = d_->bytes; // the driver reads them: a copy it may keep
-    std::vector<void*> args;
-    std::size_t size = bytes.size();
-    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, bytes.data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
-                     &size, CU_LAUNCH_PARAM_END};
-    if (!d_->extra)
-        for (std::size_t i = 0; i + 1 < d_->offsets.size(); ++i)
-            args.push_back(bytes.data() + d_->offsets[i]);
-    void** params = d_->extra ? nullptr : args.data();
+    // The driver only reads what these point to.
+    std::size_t size = d_->bytes.size();
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::uint8_t*>(d_->bytes.data()),
+                     CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    void** params = d_->extra ? nullptr : const_cast<void**>(d_->args.data());
     void** extras = d_->extra ? extra : nullptr;
     CUresult r = CUDA_SUCCESS;
-    if (!d_->ex && !d_->cooperative) {
+    if (!d_->ex) {
         r = drv->launchKernel(d_->f, d_->grid[0], d_->grid[1], d_->grid[2], d_->block[0],
                               d_->block[1], d_->block[2], d_->shared, d_->stream, params, extras);
     } else {
         if (!drv->launchKernelEx)
             throw Error(ErrorCode::Cuda, "the driver lacks cuLaunchKernelEx");
-        std::vector<CUlaunchAttribute> attributes = d_->attributes;
-        if (d_->cooperative) {
-            CUlaunchAttribute a{};
-            a.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-            a.value.cooperative = 1;
-            attributes.push_back(a);
-        }
         CUlaunchConfig c{};
         c.gridDimX = d_->grid[0], c.gridDimY = d_->grid[1], c.gridDimZ = d_->grid[2];
         c.blockDimX = d_->block[0], c.blockDimY = d_->block[1], c.blockDimZ = d_->block[2];
         c.sharedMemBytes = d_->shared;
         c.hStream = d_->stream;
-        c.attrs = attributes.data();
-        c.numAttrs = static_cast<unsigned>(attributes.size());
+        c.attrs = const_cast<CUlaunchAttribute*>(d_->attributes.data());
+        c.numAttrs = static_cast<unsigned>(d_->attributes.size());
         r = drv->launchKernelEx(&c, d_->f, params, extras);
     }
     if (r != CUDA_SUCCESS)

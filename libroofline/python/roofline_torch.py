@@ -285,14 +285,10 @@ class _Hook:
         if not returned or obj is None or self.lib is None:
             return
         if self.stepper is None or self.stepper[0]() is None:  # the first to step (or its heir)
-            kind = type(obj)
-            name = kind.__qualname__
-            if kind.__module__.startswith("torch.optim"):
-                name = "torch.optim." + name
-            elif kind.__module__.startswith("torch.profiler"):
-                name = "torch.profiler." + name
-            else:
-                name = kind.__module__ + "." + name
+            kind = type(obj)  # named by its package where it is PyTorch's ("torch.optim.AdamW")
+            package = next((p for p in ("torch.optim", "torch.profiler")
+                            if kind.__module__.startswith(p)), kind.__module__)
+            name = package + "." + kind.__qualname__
             try:
                 self.stepper = (weakref.ref(obj), name)
             except TypeError:  # not weakly referenced: not a stepper we follow

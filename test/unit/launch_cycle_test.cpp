@@ -246,9 +246,8 @@ TEST(PeriodRuns, EqualEveryPeriodsRunComparedLaunchByLaunch) {
                                           ? history[history.size() - 12]
                                           : (x >> 33) % alphabet;
             for (std::size_t p = 1; p <= kReach; ++p)
-                dense[p] = p <= history.size() && history[history.size() - p] == sig
-                               ? dense[p] + 1
-                               : 0;
+                dense[p] =
+                    p <= history.size() && history[history.size() - p] == sig ? dense[p] + 1 : 0;
             history.push_back(sig);
             sparse.add(sig);
             for (std::size_t p = 1; p <= kReach; ++p)
