@@ -14,6 +14,7 @@
 #include "cupti/target.hpp"
 
 #include "bench_helpers.hpp"
+#include "fma_work.cuh"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -30,14 +31,7 @@ namespace {
 namespace cupti = roofline::cupti;
 namespace core = roofline::core;
 
-// Work of a known size: every thread reads one float, runs `fmas` FMAs on it and writes it.
-__global__ void work(float* x, int fmas) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = x[i];
-    for (int k = 0; k < fmas; ++k)
-        v = fmaf(v, 1.0001f, 0.5f);
-    x[i] = v;
-}
+using bench_work::work;
 
 struct Kernels {
     float* data = nullptr;

@@ -17,6 +17,7 @@
 #include "cupti/target.hpp"
 
 #include "bench_helpers.hpp"
+#include "fma_work.cuh"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -40,15 +41,7 @@ using NV::Cupti::Checkpoint::CUpti_Checkpoint;
 
 constexpr int kBlocks = 264, kThreads = 256;
 
-// Work of a known size: every thread runs `fmas` FMAs on its value, in place, so each kernel
-// reads what the one before it wrote.
-__global__ void work(float* x, int fmas) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = x[i];
-    for (int k = 0; k < fmas; ++k)
-        v = fmaf(v, 1.0001f, 0.5f);
-    x[i] = v;
-}
+using bench_work::work;
 
 // Streams `n` floats (DRAM traffic of a known size): y = x + y.
 __global__ void stream(const float* x, float* y, int n) {
