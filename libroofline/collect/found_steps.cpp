@@ -42,11 +42,13 @@ void FoundSteps::open(Stack& stack) noexcept {
     }
 }
 
-bool FoundSteps::launch(const core::Launch& l, bool graph, Stack& stack) noexcept {
+bool FoundSteps::launch(const core::Launch& l, bool graph, Stack& stack,
+                        std::size_t kernels) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (programRanges_)
         return false;
     ++launches_;
+    kernels_ += kernels;
     bool complete = false;
     if (programRangeOpen(stack, complete))
         return complete;
@@ -82,6 +84,56 @@ bool FoundSteps::launch(const core::Launch& l, bool graph, Stack& stack) noexcep
 
 bool FoundSteps::frameworkStep(const char* source, Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
+    try {
+        return stepEnds(std::string(source ? source : "") + "'s step", stack);
+    } catch (...) {
+        return false; // out of memory: no step ends here
+    }
+}
+
+bool FoundSteps::moduleRunEnded(const std::string& module, Stack& stack) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (programRanges_)
+        return false;
+    try {
+        const std::uint64_t launches = kernels_ - kernelsAtModuleEnd_;
+        kernelsAtModuleEnd_ = kernels_;
+        auto it = modules_.find(module);
+        if (it == modules_.end()) {
+            if (modules_.size() < kModulesFollowed)
+                modules_.emplace(module, ModuleRuns{1, launches});
+            return false;
+        }
+        ModuleRuns& m = it->second;
+        ++m.runs;
+        m.launches = launches;
+        // "XlaModule:#hlo_module=jit_step,program_id=3#" -> "a run of XLA executable jit_step"
+        std::string source = "a run of XLA executable ";
+        if (const std::size_t at = module.find("hlo_module="); at != std::string::npos)
+            source += module.substr(at + 11, module.find_first_of(",#", at + 11) - at - 11);
+        else
+            source += module;
+        if (module != stepModule_) {
+            const auto step = modules_.find(stepModule_);
+            if (m.launches < kStepLaunches ||
+                (step != modules_.end() && step->second.launches >= m.launches))
+                return false;
+            if (!stepModule_.empty()) {
+                core::log().info("libroofline: the program's step ends where {} ends from now on "
+                                 "({} launches, {} before)",
+                                 source, m.launches,
+                                 step == modules_.end() ? 0 : step->second.launches);
+                source_ = source;
+            }
+            stepModule_ = module;
+        }
+        return stepEnds(source, stack);
+    } catch (...) {
+        return false; // out of memory: no step ends here
+    }
+}
+
+bool FoundSteps::stepEnds(const std::string& source, Stack& stack) noexcept {
     if (programRanges_)
         return false;
     bool complete = false;
@@ -89,12 +141,12 @@ bool FoundSteps::frameworkStep(const char* source, Stack& stack) noexcept {
         return complete;
     if (frameworkSteps_++ == 0) {
         try {
-            source_ = source ? source : "";
+            source_ = source;
         } catch (...) {
             // out of memory: the step goes unnamed in the exit line
         }
         core::log().info("libroofline: the program opens no NVTX range: its step ends where "
-                         "{}'s step ends (after {} launches), no longer searched in its launch "
+                         "{} ends (after {} launches), no longer searched in its launch "
                          "stream",
                          source_, launches_);
     }
@@ -129,6 +181,25 @@ FoundSteps::Summary FoundSteps::summary() const {
         // out of memory: unnamed
     }
     return s;
+}
+
+bool xlaModuleRange(std::string_view domain, std::string_view name) noexcept {
+    return domain == "TSL" && name.substr(0, 10) == "XlaModule:";
+}
+
+void rangeClosed(std::string_view domain, const std::string& name) noexcept {
+    if (!xlaModuleRange(domain, name))
+        return;
+    ScopeTarget* t = scopeTarget();
+    if (t == nullptr || t->foundSteps == nullptr)
+        return;
+    bool complete = false;
+    {
+        SessionStack open(*t);
+        complete = t->foundSteps->moduleRunEnded(name, open.stack());
+    }
+    if (complete && t->complete)
+        t->complete(t->user);
 }
 
 void frameworkStepEnds(const char* source) noexcept {

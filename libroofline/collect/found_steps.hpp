@@ -7,7 +7,9 @@
 //  1. the program's ranges: a launch inside a range of the program's (not a library's) closes
 //     the found step and ends the search for good;
 //  2. the framework's step, as its hook observes it (roofline_step_end: a PyTorch optimizer's
-//     step() returned): each one ends the step open, and the next launch begins one;
+//     step() returned), or as XLA annotates it (JAX: the end of a run of the first executable
+//     that runs twice, its "XlaModule" range in NVTX domain "TSL"): each one ends the step open,
+//     and the next launch begins one;
 //  3. the launch stream: each direct launch's signature goes to a LaunchCycle, whose steps
 //     open and close at the cycle's first launch.
 // Pure logic (no CUDA); one lock of its own.
@@ -17,6 +19,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace roofline::collect {
 
@@ -30,11 +34,21 @@ public:
     /// caller lets the session go idle, this launch unrecorded, once it holds no lock).
     /// `graph`: a CUDA graph's launch (a step begins at it, but the launch stream's search
     /// does not see it).
-    bool launch(const core::Launch& launch, bool graph, Stack& stack) noexcept;
+    /// `kernels`: the kernels the launch runs (a graph's kernel nodes).
+    bool launch(const core::Launch& launch, bool graph, Stack& stack,
+                std::size_t kernels = 1) noexcept;
     /// The framework's step ends (`source` names it: "torch.optim.AdamW"), on `stack` (locked):
     /// the step open ends, and the launch stream is no longer searched. Returns whether the
     /// profile is complete now, as launch() does.
     bool frameworkStep(const char* source, Stack& stack) noexcept;
+    /// An XLA executable's run ended (`module`: its annotation, "XlaModule:#hlo_module=jit_step,
+    /// program_id=3#"), on `stack` (locked). The program's step is the executable that ran at
+    /// least twice with the most launches in its last run, at least kStepLaunches: one run once
+    /// is set-up (initialisation, a first compile), and JAX runs each eager operation as an
+    /// executable of a launch or two. Its runs' ends are the framework's step ends, as
+    /// frameworkStep's; a larger one that runs twice later takes over. Returns as frameworkStep
+    /// does.
+    bool moduleRunEnded(const std::string& module, Stack& stack) noexcept;
     /// At the stop, on the stack a SessionStack gave: the open step closes unseen (a later session
     /// must not adopt it).
     void drop(Stack& stack) noexcept;
@@ -45,7 +59,7 @@ public:
         std::size_t cycle = 0;            ///< the step's launches (0: none found)
         std::uint64_t launches = 0;       ///< launches while the program opened no range
         std::uint64_t frameworkSteps = 0; ///< the framework's step ends seen
-        std::string source;               ///< what the framework named them
+        std::string source;               ///< where they end: "torch.optim.AdamW's step"
         std::uint64_t steps = 0;          ///< steps opened
         bool following = false;           ///< steps still came at the end (a step source held)
     };
@@ -53,6 +67,7 @@ public:
 
 private:
     bool programRangeOpen(Stack& stack, bool& complete) noexcept;
+    bool stepEnds(const std::string& source, Stack& stack) noexcept; // mutex_ held
     void open(Stack& stack) noexcept;
 
     ScopeTarget& target_;
@@ -66,11 +81,31 @@ private:
     std::uint64_t frameworkSteps_ = 0; // >0: steps follow the framework's, not the stream
     bool openAtNextLaunch_ = false;
     std::string source_;
+    // XLA executables' runs ended, by annotation: runs, and the launches since the run before
+    // ended (the last run's launches); the one whose runs are steps.
+    struct ModuleRuns {
+        std::uint64_t runs = 0, launches = 0;
+    };
+    std::unordered_map<std::string, ModuleRuns> modules_;
+    std::string stepModule_;
+    std::uint64_t kernels_ = 0, kernelsAtModuleEnd_ = 0;
+
+public:
+    static constexpr std::size_t kModulesFollowed = 1024;
+    /// The fewest launches a run of an XLA executable has to be the program's step.
+    static constexpr std::uint64_t kStepLaunches = 8;
 };
 
 /// The framework's step ends (collect/framework_api.cpp): told to the session running now, if
 /// it searches for the step (ScopeTarget::foundSteps); the session goes idle when that completed
 /// its profile. Never throws, never blocks on more than the process's scope stack.
 void frameworkStepEnds(const char* source) noexcept;
+
+/// NVTX domain `domain`'s range `name` was closed on this thread (collect/scope_stacks.cpp, after
+/// the pop, outside every lock): an XLA executable's run ends when it is an "XlaModule" range of
+/// domain "TSL". Told to the session running now, as frameworkStepEnds does.
+void rangeClosed(std::string_view domain, const std::string& name) noexcept;
+/// Whether a range of `domain` named `name` is an XLA executable's run.
+bool xlaModuleRange(std::string_view domain, std::string_view name) noexcept;
 
 } // namespace roofline::collect

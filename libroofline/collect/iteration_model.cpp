@@ -28,9 +28,11 @@ std::vector<core::NvtxRange> IterationModel::startEndViews() const {
 }
 
 bool libraryDomain(std::string_view domain) noexcept {
+    // "TSL": XLA's runtime (JAX, TensorFlow) annotates each executable and each of its
+    // operations in it once a tool is attached -- its operations, not the program's step.
     static constexpr std::string_view kLibraries[] = {
-        "NCCL",   "RCCL",  "NVSHMEM",  "cuDNN",    "CUDNN", "cuBLAS", "cuBLASLt",
-        "CUBLAS", "cuFFT", "cuSPARSE", "cuSOLVER", "NPP",   "nvJPEG", "TensorRT"};
+        "NCCL",  "RCCL",     "NVSHMEM",  "cuDNN", "CUDNN",  "cuBLAS",   "cuBLASLt", "CUBLAS",
+        "cuFFT", "cuSPARSE", "cuSOLVER", "NPP",   "nvJPEG", "TensorRT", "TSL"};
     return std::find(std::begin(kLibraries), std::end(kLibraries), domain) != std::end(kLibraries);
 }
 

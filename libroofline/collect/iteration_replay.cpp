@@ -453,10 +453,12 @@ bool IterationReplay::pending() const {
 
 // At an iteration's end: every launch of the steady iteration has its record and no replay group
 // or reuse cycle is in progress or waiting. Graph launches keep getting records of their own,
-// launch by launch, so a program that launches graphs is never done.
+// launch by launch, so a program that launches graphs is never done. Nor is one whose iterations
+// launch nothing: ranges around host work (a framework's annotations) measured nothing.
 bool IterationReplay::done() const {
     if (shared_.level != Level::Counters || shared_.config.measureAfterComplete ||
-        shared_.model.drivenByHelper() || shared_.tally.graphLaunches > 0 || shared_.limitReached())
+        shared_.model.drivenByHelper() || shared_.tally.graphLaunches > 0 ||
+        shared_.limitReached() || shared_.model.steadyLaunches() == 0)
         return false;
     for (const auto& d : devices_) {
         if (!d->replay.slot->usable())

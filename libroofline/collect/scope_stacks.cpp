@@ -1,4 +1,5 @@
 #include "collect/scope_stacks.hpp"
+#include "collect/found_steps.hpp"
 #include "collect/iteration_model.hpp"
 
 #include <string_view>
@@ -169,6 +170,22 @@ bool popOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread,
     return sessionPop(*t, tracked.stack, d);
 }
 
+// The name of domain `d`'s innermost range on `stack` into `name` when it is an XLA executable's
+// run (it stays empty otherwise, or when there is no memory to copy it).
+void closingName(const Stack& stack, std::string_view d, std::string& name) noexcept {
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+        if (it->domain == d) {
+            if (xlaModuleRange(d, it->name)) {
+                try {
+                    name = it->name;
+                } catch (...) {
+                    name.clear(); // out of memory: this run's end goes unseen
+                }
+            }
+            return;
+        }
+}
+
 } // namespace
 
 void setScopeTarget(ScopeTarget* target) noexcept {
@@ -234,6 +251,11 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
         }
     }
     const std::string_view d = domain ? domain : "";
+    // An XLA executable's run ends with its range (a framework's step, FoundSteps): its name,
+    // read before the pop, on this thread's stack, where XLA opened it.
+    std::string closing;
+    if (d == "TSL")
+        closingName(threadTracked().stack, d, closing);
     bool inProcess = false;
     {
         // Whichever thread opened it, as Nsight Compute's process-wide push/pop scope does.
@@ -249,6 +271,8 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
     // lock: it switches CUPTI's callbacks off).
     if (t && t->complete && t->collector->takeCompletion())
         t->complete(t->user);
+    if (!closing.empty())
+        rangeClosed(d, closing);
 }
 
 void openFoundStep(ScopeTarget& t, Stack& stack, const char* name) noexcept {

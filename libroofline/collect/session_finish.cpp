@@ -328,7 +328,7 @@ std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
     }
     if (f.frameworkSteps > 0)
         return "; no record: the program opened no NVTX range, and its steps (where " + f.source +
-               "'s step ends, seen " + std::to_string(f.frameworkSteps) +
+               " ends, seen " + std::to_string(f.frameworkSteps) +
                " times) ended before one was measured: run more steps";
     if (f.cycle == 0)
         return "; no record: the program opened no NVTX range and its " +

@@ -162,7 +162,8 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     {
         SessionStack open(scopes);
         if (foundSteps)
-            complete = foundSteps->launch(l, graph, open.stack());
+            complete =
+                foundSteps->launch(l, graph, open.stack(), graph ? event.graphKernels->size() : 1);
         if (!complete)
             feed(open.stack());
     }

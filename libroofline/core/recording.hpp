@@ -43,7 +43,9 @@ struct Coverage {
     /// The session's first iteration was not measured (observed only, the default, or replaced
     /// because the next one launched other kernels): steady-state iterations were.
     bool firstIterationSkipped = false;
-    bool complete() const noexcept { return known && launchesCovered >= launchesPerIteration; }
+    bool complete() const noexcept {
+        return known && launchesPerIteration > 0 && launchesCovered >= launchesPerIteration;
+    }
 };
 
 struct Recording {

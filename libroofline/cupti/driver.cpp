@@ -59,6 +59,7 @@ const DriverApi* load() noexcept {
     resolve(lib, "cuStreamIsCapturing", api.streamIsCapturing);
     resolve(lib, "cuStreamGetCaptureInfo_v3", api.streamGetCaptureInfo);
     resolve(lib, "cuGraphNodeFindInClone", api.graphNodeFindInClone);
+    resolve(lib, "cuGraphKernelNodeSetParams_v2", api.graphKernelNodeSetParams);
     const bool replay =
         resolve(lib, "cuGraphClone", api.graphClone) &&
         resolve(lib, "cuGraphDestroy", api.graphDestroy) &&

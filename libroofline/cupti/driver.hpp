@@ -54,6 +54,9 @@ struct DriverApi {
     decltype(&::cuGraphEventRecordNodeGetEvent) graphEventRecordNodeGetEvent;
     decltype(&::cuGraphEventWaitNodeGetEvent) graphEventWaitNodeGetEvent;
     decltype(&::cuGraphKernelNodeGetAttribute) graphKernelNodeGetAttribute;
+    /// Optional: an executable graph's kernel node changed in place is changed in its clone too;
+    /// without it such a graph is launched as it is.
+    decltype(&::cuGraphKernelNodeSetParams) graphKernelNodeSetParams; // _v2
     decltype(&::cuLaunchKernelEx) launchKernelEx;
     decltype(&::cuMemsetD2D8Async) memsetD2D8Async;
     decltype(&::cuMemsetD2D16Async) memsetD2D16Async;

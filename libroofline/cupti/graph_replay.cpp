@@ -1,6 +1,8 @@
 #include "cupti/graph_replay.hpp"
 
+#include "core/log.hpp"
 #include "cupti/driver.hpp"
+#include "cupti/graph_plan.hpp"
 
 #include <cupti.h>
 
@@ -13,29 +15,11 @@
 namespace roofline::cupti {
 namespace {
 
-// One node to issue, with what the clone holds of it (argument arrays stay valid while it lives).
-struct Step {
-    CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
-    CUDA_KERNEL_NODE_PARAMS kernel{};
-    CUlaunchAttribute attributes[3]{};
-    unsigned attributeCount = 0;
-    CUDA_MEMSET_NODE_PARAMS memset{};
-    CUDA_MEMCPY3D copy{};
-    CUDA_HOST_NODE_PARAMS host{};
-    CUevent event = nullptr;
-    std::uint64_t origin = 0; // graphNodeId() of the application's node it stands for (0: unknown)
-};
-
+// A graph launch's replacement: its plan, and the empty executable graph launched in its place.
 struct Plan {
-    CUgraph clone = nullptr;
-    CUgraphExec empty = nullptr; // launched in the graph's place (same context)
-    std::vector<Step> steps;
-    std::string unsupported; // a node the host cannot issue; empty: replayable
-    ~Plan() {
-        const DriverApi* d = driver();
-        if (d && d->graphClone && clone)
-            d->graphDestroy(clone);
-    }
+    std::mutex mutex; // the plan: issued on the launching thread, changed by node setters
+    GraphPlan graph;
+    CUgraphExec empty = nullptr; // same context as the application's graph
 };
 
 struct Plans {
@@ -53,187 +37,6 @@ std::atomic<bool> gReplace{false};
 thread_local bool tRemembering = false;
 // The node of the application's graph whose kernel this thread is launching in its place.
 thread_local std::uint64_t tReplayed = 0;
-
-const char* typeName(CUgraphNodeType type) {
-    switch (type) {
-    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
-        return "memory allocation";
-    case CU_GRAPH_NODE_TYPE_MEM_FREE:
-        return "memory free";
-    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
-        return "conditional";
-    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
-    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
-        return "external semaphore";
-    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
-        return "batch memory operation";
-    default:
-        return "unknown";
-    }
-}
-
-// The kernel node's launch attributes that change how it runs: cluster dimensions (sm90 GEMMs),
-// cooperative launch, priority.
-void readAttributes(const DriverApi* d, CUgraphNode node, Step& s) {
-    CUlaunchAttributeValue v{};
-    if (d->graphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v) ==
-            CUDA_SUCCESS &&
-        v.clusterDim.x > 0) {
-        s.attributes[s.attributeCount].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        s.attributes[s.attributeCount++].value = v;
-    }
-    v = {};
-    if (d->graphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) == CUDA_SUCCESS &&
-        v.cooperative) {
-        s.attributes[s.attributeCount].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-        s.attributes[s.attributeCount++].value = v;
-    }
-    v = {};
-    if (d->graphKernelNodeGetAttribute(node, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v) == CUDA_SUCCESS &&
-        v.priority != 0) {
-        s.attributes[s.attributeCount].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
-        s.attributes[s.attributeCount++].value = v;
-    }
-}
-
-// The nodes of `graph` in an order that respects its edges, child graphs expanded; `origins`
-// (top level only) gives the application's node each of the clone's stands for.
-void listNodes(const DriverApi* d, CUgraph graph, Plan& plan, int depth,
-               const std::unordered_map<CUgraphNode, CUgraphNode>* origins = nullptr) {
-    if (depth > 16) {
-        plan.unsupported = "child graphs nested more than 16 deep";
-        return;
-    }
-    std::vector<CUgraphNode> nodes;
-    switch (nodesInOrder(*d, graph, nodes)) {
-    case GraphRead::Ok:
-        break;
-    case GraphRead::NodesUnreadable:
-        plan.unsupported = "a graph whose nodes could not be read";
-        return;
-    case GraphRead::EdgesUnreadable:
-        plan.unsupported = "a graph whose edges could not be read";
-        return;
-    case GraphRead::Cycle:
-        plan.unsupported = "a graph with a cycle";
-        return;
-    }
-    for (std::size_t i = 0; i < nodes.size() && plan.unsupported.empty(); ++i) {
-        Step s;
-        if (d->graphNodeGetType(nodes[i], &s.type) != CUDA_SUCCESS) {
-            plan.unsupported = "a node whose type could not be read";
-            return;
-        }
-        CUresult r = CUDA_SUCCESS;
-        switch (s.type) {
-        case CU_GRAPH_NODE_TYPE_EMPTY:
-            continue;
-        case CU_GRAPH_NODE_TYPE_GRAPH: {
-            CUgraph child = nullptr;
-            r = d->graphChildGraphNodeGetGraph(nodes[i], &child);
-            if (r == CUDA_SUCCESS)
-                listNodes(d, child, plan, depth + 1);
-            break;
-        }
-        case CU_GRAPH_NODE_TYPE_KERNEL:
-            r = d->graphKernelNodeGetParams(nodes[i], &s.kernel);
-            if (r == CUDA_SUCCESS)
-                readAttributes(d, nodes[i], s);
-            if (origins)
-                if (const auto it = origins->find(nodes[i]); it != origins->end())
-                    s.origin = graphNodeId(it->second);
-            break;
-        case CU_GRAPH_NODE_TYPE_MEMSET:
-            r = d->graphMemsetNodeGetParams(nodes[i], &s.memset);
-            break;
-        case CU_GRAPH_NODE_TYPE_MEMCPY:
-            r = d->graphMemcpyNodeGetParams(nodes[i], &s.copy);
-            break;
-        case CU_GRAPH_NODE_TYPE_HOST:
-            r = d->graphHostNodeGetParams(nodes[i], &s.host);
-            break;
-        case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
-            r = d->graphEventRecordNodeGetEvent(nodes[i], &s.event);
-            break;
-        case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
-            r = d->graphEventWaitNodeGetEvent(nodes[i], &s.event);
-            break;
-        default:
-            plan.unsupported = std::string("a ") + typeName(s.type) + " node";
-            return;
-        }
-        if (r != CUDA_SUCCESS) {
-            plan.unsupported = "a node whose parameters could not be read";
-            return;
-        }
-        if (s.type != CU_GRAPH_NODE_TYPE_GRAPH)
-            plan.steps.push_back(s);
-    }
-}
-
-CUresult issue(const DriverApi* d, const Step& s, CUstream stream) {
-    switch (s.type) {
-    case CU_GRAPH_NODE_TYPE_KERNEL: {
-        const CUDA_KERNEL_NODE_PARAMS& p = s.kernel;
-        CUlaunchConfig config{};
-        config.gridDimX = p.gridDimX;
-        config.gridDimY = p.gridDimY;
-        config.gridDimZ = p.gridDimZ;
-        config.blockDimX = p.blockDimX;
-        config.blockDimY = p.blockDimY;
-        config.blockDimZ = p.blockDimZ;
-        config.sharedMemBytes = p.sharedMemBytes;
-        config.hStream = stream;
-        config.attrs = const_cast<CUlaunchAttribute*>(s.attributes);
-        config.numAttrs = s.attributeCount;
-        // A library kernel (CUkernel) launches as a function in the current context.
-        CUfunction f = p.func ? p.func : reinterpret_cast<CUfunction>(p.kern);
-        return d->launchKernelEx(&config, f, p.kernelParams, p.extra);
-    }
-    case CU_GRAPH_NODE_TYPE_MEMSET: {
-        const CUDA_MEMSET_NODE_PARAMS& p = s.memset;
-        const std::size_t rowBytes = p.width * p.elementSize;
-        const std::size_t pitch = p.height <= 1 && p.pitch < rowBytes ? rowBytes : p.pitch;
-        const std::size_t height = p.height ? p.height : 1;
-        if (p.elementSize == 1)
-            return d->memsetD2D8Async(p.dst, pitch, static_cast<unsigned char>(p.value), p.width,
-                                      height, stream);
-        if (p.elementSize == 2)
-            return d->memsetD2D16Async(p.dst, pitch, static_cast<unsigned short>(p.value), p.width,
-                                       height, stream);
-        return d->memsetD2D32Async(p.dst, pitch, p.value, p.width, height, stream);
-    }
-    case CU_GRAPH_NODE_TYPE_MEMCPY:
-        return d->memcpy3DAsync(&s.copy, stream);
-    case CU_GRAPH_NODE_TYPE_HOST:
-        return d->launchHostFunc(stream, s.host.fn, s.host.userData);
-    case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
-        return d->eventRecord(s.event, stream);
-    case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
-        return d->streamWaitEvent(stream, s.event, 0);
-    default:
-        return CUDA_SUCCESS;
-    }
-}
-
-// The clone's nodes -> the nodes of `graph` they were cloned from (null when the driver cannot
-// say): a replayed kernel is named by what was current where its node was captured.
-std::unique_ptr<std::unordered_map<CUgraphNode, CUgraphNode>>
-originsOf(const DriverApi* d, CUgraph graph, CUgraph clone) {
-    std::size_t count = 0;
-    if (!d->graphNodeFindInClone || d->graphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS)
-        return nullptr;
-    std::vector<CUgraphNode> nodes(count);
-    if (count && d->graphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS)
-        return nullptr;
-    auto origins = std::make_unique<std::unordered_map<CUgraphNode, CUgraphNode>>();
-    for (std::size_t i = 0; i < count && i < nodes.size(); ++i) {
-        CUgraphNode cloned = nullptr;
-        if (d->graphNodeFindInClone(&cloned, nodes[i], clone) == CUDA_SUCCESS && cloned)
-            (*origins)[cloned] = nodes[i];
-    }
-    return origins;
-}
 
 } // namespace
 
@@ -256,11 +59,16 @@ GraphRead nodesInOrder(const DriverApi& d, CUgraph graph, std::vector<CUgraphNod
         return GraphRead::NodesUnreadable;
     nodes.resize(count);
     std::vector<CUgraphNode> from, to;
+    // With edge data: a graph with programmatic (PDL) edges, as XLA builds them, refuses a query
+    // without it (CUDA_ERROR_LOSSY_QUERY). Every edge is taken as a full dependency: issued in
+    // this order on one stream, a programmatic edge's kernels run one after the other.
+    std::vector<CUgraphEdgeData> data;
     if (d.graphGetEdges &&
         d.graphGetEdges(graph, nullptr, nullptr, nullptr, &edges) == CUDA_SUCCESS && edges) {
         from.resize(edges);
         to.resize(edges);
-        if (d.graphGetEdges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) {
+        data.resize(edges);
+        if (d.graphGetEdges(graph, from.data(), to.data(), data.data(), &edges) != CUDA_SUCCESS) {
             ordered = std::move(nodes);
             return GraphRead::EdgesUnreadable;
         }
@@ -314,24 +122,84 @@ void rememberGraph(CUgraphExec exec, CUgraph graph) noexcept {
     } busy;
     try {
         auto plan = std::make_shared<Plan>();
-        if (d->graphClone(&plan->clone, graph) != CUDA_SUCCESS) {
-            plan->clone = nullptr;
-            plan->unsupported = "a graph that could not be cloned";
-        } else {
-            listNodes(d, plan->clone, *plan, 0, originsOf(d, graph, plan->clone).get());
+        plan->graph.build(*d, graph);
+        if (plan->graph.unsupported().empty()) {
             CUgraph empty = nullptr;
-            if (plan->unsupported.empty() && d->graphCreate(&empty, 0) == CUDA_SUCCESS) {
+            if (d->graphCreate(&empty, 0) == CUDA_SUCCESS) {
                 if (d->graphInstantiate(&plan->empty, empty, 0) != CUDA_SUCCESS)
                     plan->empty = nullptr;
                 d->graphDestroy(empty);
             }
-            if (plan->unsupported.empty() && !plan->empty)
-                plan->unsupported = "no empty graph to launch in its place";
+            if (!plan->empty)
+                plan->graph.markStale("no empty graph to launch in its place");
         }
+        core::log().debug("libroofline: graph {} remembered: {} steps, {} child graphs{}{}",
+                          static_cast<const void*>(exec), plan->graph.steps(),
+                          plan->graph.childGraphs(),
+                          plan->graph.unsupported().empty() ? "" : "; not replayable: ",
+                          plan->graph.unsupported());
         std::lock_guard<std::mutex> lock(plans().mutex);
         plans().byExec[exec] = std::move(plan);
     } catch (...) { // out of memory: that graph runs as it is
         forgetGraph(exec);
+    }
+}
+
+namespace {
+
+// The plan of `exec` changed in place by `follow` (under its lock); false when there is none.
+// A change it could not follow leaves the graph stale, `why` saying so.
+template <typename Follow>
+void followChange(CUgraphExec exec, const char* why, Follow follow) noexcept {
+    const DriverApi* d = driver();
+    std::shared_ptr<Plan> plan;
+    {
+        std::lock_guard<std::mutex> lock(plans().mutex);
+        const auto it = plans().byExec.find(exec);
+        if (it == plans().byExec.end())
+            return;
+        plan = it->second;
+    }
+    if (!plan->graph.unsupported().empty())
+        return; // stale already: the first reason stays
+    bool followed = false;
+    try {
+        std::lock_guard<std::mutex> lock(plan->mutex);
+        followed = d && follow(*d, plan->graph);
+    } catch (...) {
+        followed = false; // out of memory
+    }
+    if (!followed)
+        staleGraph(exec, why);
+}
+
+} // namespace
+
+void updateGraphKernel(CUgraphExec exec, CUgraphNode node,
+                       const CUDA_KERNEL_NODE_PARAMS& params) noexcept {
+    followChange(exec, "a kernel node changed in place that its copy could not follow",
+                 [&](const DriverApi& d, GraphPlan& g) { return g.followKernel(d, node, params); });
+}
+
+void updateChildGraph(CUgraphExec exec, CUgraphNode node, CUgraph child) noexcept {
+    followChange(
+        exec, "a child graph changed in place that its copy could not follow",
+        [&](const DriverApi& d, GraphPlan& g) { return g.followChildGraph(d, node, child); });
+}
+
+void staleGraph(CUgraphExec exec, const char* why) noexcept {
+    std::shared_ptr<Plan> gone;
+    try {
+        auto stale = std::make_shared<Plan>();
+        stale->graph.markStale(why);
+        std::lock_guard<std::mutex> lock(plans().mutex);
+        const auto it = plans().byExec.find(exec);
+        if (it == plans().byExec.end() || !it->second->graph.unsupported().empty())
+            return; // unknown, or stale already: the first reason stays
+        gone = std::move(it->second);
+        it->second = std::move(stale);
+    } catch (...) {
+        forgetGraph(exec); // out of memory: unknown from now on, launched as it is too
     }
 }
 
@@ -365,19 +233,15 @@ bool launchGraphNodes(CUgraphExec* exec, CUstream stream, std::string& why) noex
         why = "a graph instantiated before profiling began, or changed node by node since";
         return false;
     }
-    if (!plan->unsupported.empty()) {
-        why = "the graph has " + plan->unsupported;
+    if (!plan->graph.unsupported().empty()) {
+        why = "the graph has " + plan->graph.unsupported();
         return false;
     }
-    for (const Step& s : plan->steps) {
-        tReplayed = s.origin;
-        const CUresult issued = issue(d, s, stream);
-        tReplayed = 0;
-        if (issued != CUDA_SUCCESS) {
-            // Nodes before this one ran: the rest must run too, as the graph would have them.
-            why = "a node could not be issued: the graph ran as it is after the nodes before it";
-            return false;
-        }
+    std::lock_guard<std::mutex> lock(plan->mutex);
+    if (plan->graph.issue(*d, stream, tReplayed) != CUDA_SUCCESS) {
+        // Nodes before this one ran: the rest must run too, as the graph would have them.
+        why = "a node could not be issued: the graph ran as it is after the nodes before it";
+        return false;
     }
     *exec = plan->empty;
     return true;

@@ -8,8 +8,10 @@
 //
 // Each instantiated graph is cloned at instantiation (its application may destroy the source
 // graph) and its nodes listed then; cuGraphExecUpdate lists them again from the update's graph.
-// Per-node setters on an executable graph (cuGraphExec*NodeSetParams) make its clone stale: that
-// graph is then launched as it is.
+// A kernel node or child graph of an executable graph changed in place
+// (cuGraphExecKernelNodeSetParams, cuGraphExecChildGraphNodeSetParams, cuGraphExecNodeSetParams:
+// XLA points its command buffers at each run's buffers so) is followed (cupti/graph_plan.hpp).
+// Other per-node setters make the clone stale: that graph is then launched as it is.
 #include <cuda.h>
 
 #include <cstdint>
@@ -38,6 +40,16 @@ void rememberGraph(CUgraphExec exec, CUgraph graph) noexcept;
 bool rememberingGraph() noexcept;
 /// At cuGraphExecDestroy, or when a node setter changed `exec` (its list no longer matches).
 void forgetGraph(CUgraphExec exec) noexcept;
+/// A node setter changed `exec` in a way its clone does not follow: it is launched as it is from
+/// now on, `why` (a static string) saying so.
+void staleGraph(CUgraphExec exec, const char* why) noexcept;
+/// After a kernel node setter changed `node` of `exec` to `params`: the clone's node follows
+/// (or, when it cannot, the graph goes stale).
+void updateGraphKernel(CUgraphExec exec, CUgraphNode node,
+                       const CUDA_KERNEL_NODE_PARAMS& params) noexcept;
+/// After cuGraphExecChildGraphNodeSetParams changed child graph node `node` of `exec` to hold
+/// `child`'s nodes: the plan lists them in place of the old ones (or the graph goes stale).
+void updateChildGraph(CUgraphExec exec, CUgraphNode node, CUgraph child) noexcept;
 
 /// At cuGraphLaunch's entry, when replaceGraphLaunches(true): launches the nodes of `*exec` on
 /// `stream` and points `*exec` at an empty executable graph. False (nothing launched, `*exec`

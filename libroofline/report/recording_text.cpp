@@ -36,7 +36,9 @@ std::string describe(const core::Coverage& c) {
              (c.windowAcrossEnd ? ", one across the iteration's end" : "");
     s += "), " + std::to_string(c.iterationsRun) + " run, " + std::to_string(c.launchesCovered) +
          " of " + std::to_string(c.launchesPerIteration) + " launches covered" +
-         (c.complete() ? " (complete)" : " (incomplete: run more iterations)");
+         (c.complete()                  ? " (complete)"
+          : c.launchesPerIteration == 0 ? " (its iterations launch no kernel: nothing measured)"
+                                        : " (incomplete: run more iterations)");
     if (c.firstIterationSkipped)
         s += "; the first iteration was not measured (warm-up: lazily loaded kernels, validation, "
              "state created on first use)";

@@ -18,6 +18,7 @@ namespace {
 std::vector<CUgraphNode> gNodes;
 std::vector<std::pair<CUgraphNode, CUgraphNode>> gEdges;
 bool gEdgesFail = false;
+bool gProgrammatic = false; // the edges carry data, as PDL edges do: a query without it fails
 
 CUgraphNode node(std::uintptr_t n) {
     return reinterpret_cast<CUgraphNode>(n);
@@ -31,14 +32,21 @@ CUresult getNodes(CUgraph, CUgraphNode* nodes, std::size_t* count) {
     return CUDA_SUCCESS;
 }
 
-CUresult getEdges(CUgraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData*,
+CUresult getEdges(CUgraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* data,
                   std::size_t* count) {
     if (from && gEdgesFail)
         return CUDA_ERROR_INVALID_VALUE;
+    if (from && gProgrammatic && !data)
+        return CUDA_ERROR_LOSSY_QUERY;
     if (from)
         for (std::size_t i = 0; i < *count && i < gEdges.size(); ++i) {
             from[i] = gEdges[i].first;
             to[i] = gEdges[i].second;
+            if (data) {
+                data[i] = CUgraphEdgeData{};
+                data[i].type = gProgrammatic ? CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
+                                             : CU_GRAPH_DEPENDENCY_TYPE_DEFAULT;
+            }
         }
     *count = gEdges.size();
     return CUDA_SUCCESS;
@@ -83,4 +91,15 @@ TEST(GraphOrder, UnreadableEdgesAndACycleSaySo) {
     std::vector<CUgraphNode> out{node(9)};
     EXPECT_EQ(nodesInOrder(none, nullptr, out), GraphRead::NodesUnreadable);
     EXPECT_TRUE(out.empty());
+}
+
+// XLA's graphs carry programmatic edges (their kernels may start before the previous one ends):
+// the edges are read with their data and taken as full dependencies.
+TEST(GraphOrder, ProgrammaticEdgesAreRead) {
+    gNodes = {node(1), node(2), node(3)};
+    gEdges = {{node(3), node(1)}, {node(1), node(2)}};
+    gEdgesFail = false;
+    gProgrammatic = true;
+    EXPECT_EQ(ordered(GraphRead::Ok), (std::vector<CUgraphNode>{node(3), node(1), node(2)}));
+    gProgrammatic = false;
 }

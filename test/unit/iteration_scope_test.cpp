@@ -162,6 +162,7 @@ TEST(IterationScope, ALibrarysRangeAroundTheLoopIsNotTheIteration) {
     EXPECT_EQ(l.back().scopePath, "Train step #/Layer 1");
     EXPECT_EQ(l.back().values, all(2)) << l.back().note;
     EXPECT_TRUE(libraryDomain("NCCL"));
+    EXPECT_TRUE(libraryDomain("TSL")); // XLA's per-operation annotations
     EXPECT_FALSE(libraryDomain(""));
     EXPECT_FALSE(libraryDomain("MyTrainer"));
 }

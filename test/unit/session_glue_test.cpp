@@ -355,7 +355,7 @@ TEST(SessionGlue, AProgramWithNoRangeGetsItsStepFromItsFramework) {
     const FoundSteps::Summary found = s.foundSteps->summary();
     EXPECT_EQ(found.cycle, 0u) << "no cycle confirmed in so few launches";
     EXPECT_GE(found.frameworkSteps, 2u);
-    EXPECT_EQ(found.source, "torch.optim.AdamW");
+    EXPECT_EQ(found.source, "torch.optim.AdamW's step");
     s.finish();
     ASSERT_EQ(s.records.size(), kStep);
     EXPECT_TRUE(s.recorded.coverage.complete()) << report::describe(s.recorded.coverage);
@@ -399,5 +399,60 @@ TEST(SessionGlue, AStepThatStopsRepeatingSaysSoAtExit) {
     EXPECT_NE(why.find("stopped repeating after 2 steps"), std::string::npos) << why;
     EXPECT_NE(why.find("--mode window"), std::string::npos) << why;
     EXPECT_EQ(s.whyNoRecord(unmeasured - 1), "") << "some counters: nothing to explain";
+    std::remove(path.c_str());
+}
+
+// A JAX program (no range of its own): XLA annotates each run of a jitted executable ("XlaModule"
+// in NVTX domain "TSL") and each operation in it. Those are not the program's steps; the step is
+// a run of the executable that ran twice with the most launches -- not JAX's eager operations
+// (each an executable of a launch or two, run over and over at set-up and between steps), nor
+// set-up run once, nor an evaluation that runs now and then with fewer launches.
+TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
+    const std::string path = tempPath("session-glue-xla-step");
+    SessionState s;
+    ProgramLaunches launch{s, startedAsRun(s, path)};
+    ASSERT_NE(s.foundSteps, nullptr);
+    const auto run = [&](const std::string& module, const std::vector<std::string>& kernels) {
+        trackPush("TSL", ("XlaModule:#hlo_module=" + module + ",program_id=7#").c_str(), true);
+        for (const std::string& k : kernels) {
+            trackPush("TSL", ("Thunk:#hlo_op=" + k + "#").c_str(), true);
+            launch(k, 4);
+            trackPop("TSL", true);
+        }
+        trackPop("TSL", true);
+    };
+    for (int layer = 0; layer < 6; ++layer) { // initialisation, eager
+        run("jit__normal", {"rng_fusion", "rng_fusion", "multiply_fusion"});
+        run("jit_convert_element_type", {"convert_fusion"});
+    }
+    run("jit_init_optimizer", {"broadcast", "broadcast", "broadcast", "broadcast", "broadcast",
+                               "broadcast", "broadcast", "broadcast", "broadcast"});
+    std::vector<std::string> step;
+    for (int layer = 0; layer < 3; ++layer)
+        for (const char* k : {"gemm_fusion", "loop_gelu_fusion", "input_reduce_fusion"})
+            step.push_back(k);
+    step.push_back("loop_subtract_fusion");
+    for (launch.current = 0; launch.current < 30 && launch.idleFromStep < 0; ++launch.current) {
+        run("jit_split", {"threefry"}); // a fresh key each step, eager
+        run("jit_step", step);
+        if (launch.current % 4 == 3)
+            run("jit_eval", {"gemm_fusion", "gemm_fusion", "gemm_fusion", "gemm_fusion",
+                             "gemm_fusion", "gemm_fusion", "gemm_fusion", "input_reduce_fusion"});
+    }
+    EXPECT_GE(launch.idleFromStep, 2);
+    EXPECT_LE(launch.idleFromStep, 12) << "idle once the profile was complete";
+    const FoundSteps::Summary found = s.foundSteps->summary();
+    EXPECT_FALSE(found.programRanges) << "XLA's annotations are not the program's ranges";
+    EXPECT_EQ(found.source, "a run of XLA executable jit_step");
+    s.finish();
+    std::vector<std::string> measured{"threefry"}; // a step begins after the last one's end
+    measured.insert(measured.end(), step.begin(), step.end());
+    ASSERT_EQ(s.records.size(), measured.size());
+    EXPECT_TRUE(s.recorded.coverage.complete()) << report::describe(s.recorded.coverage);
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+        EXPECT_EQ(s.records[i].name, measured[i]);
+        EXPECT_TRUE(s.records[i].measured) << s.records[i].name << ": " << s.records[i].note;
+        EXPECT_EQ(s.records[i].scopePath.substr(0, 6), "step #") << s.records[i].scopePath;
+    }
     std::remove(path.c_str());
 }

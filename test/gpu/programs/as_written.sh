@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Programs as their authors write them (test/gpu/programs/*.py: a Hugging Face Trainer, a
-# Lightning Trainer, a compiled ResNet-18, KV-cache decoding, a benchmark script), none with an
-# NVTX range, run unprofiled and under `roofline run` with no flags. One row per program: records,
-# records with counters, what the exit line says, and whether the program's result (its last
-# line, "result: ...") is bit for bit the unprofiled one's -- a changed result fails the row, and
-# so does a training loop (its step is its optimizer's) with a launch of its step left without
-# counters. Decoding and the benchmark script get no counters yet: their rows only report.
+# Lightning Trainer, a compiled ResNet-18, KV-cache decoding, a benchmark script, a JAX training
+# loop whose jitted step XLA runs as CUDA graphs), none with an NVTX range, run unprofiled and
+# under `roofline run` with no flags. One row per program: records, records with counters, what
+# the exit line says, and whether the program's result (its last line, "result: ...") is bit for
+# bit the unprofiled one's -- a changed result fails the row, and so does a training loop (its
+# step is its optimizer's, or its jitted step's) with a launch of its step left without counters.
+# Decoding and the benchmark script get no counters by default: their rows only report.
 #   as_written.sh ROOFLINE_CLI OUT_DIR [PROGRAM...]    (default: every program)
 set -uo pipefail
 cli="$1"
@@ -13,15 +14,26 @@ out="$2"
 shift 2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$out"
-if ! python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  echo "SKIPPED no PyTorch with CUDA: these programs need it"
+torch=0 jax=0
+python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch=1
+python3 -c "import jax; assert jax.devices()[0].platform == 'gpu'" 2>/dev/null && jax=1
+if [[ $torch == 0 && $jax == 0 ]]; then
+  echo "SKIPPED no PyTorch and no JAX with CUDA: these programs need one of them"
   exit 0
 fi
 programs=("$@")
-[[ ${#programs[@]} -gt 0 ]] || programs=(hf_trainer lightning_mlp resnet_compiled hf_generate bench_ops)
+[[ ${#programs[@]} -gt 0 ]] ||
+  programs=(hf_trainer lightning_mlp resnet_compiled hf_generate bench_ops jax_train)
 export TORCHINDUCTOR_CACHE_DIR="$out/inductor-cache" HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# XLA's GEMM and reduction choices vary from run to run unless asked not to: with this flag an
+# unprofiled JAX run's result is the same bit for bit each time, so a profiled one can be checked.
+export XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_deterministic_ops=true"
 fail=0
 for p in "${programs[@]}"; do
+  if [[ $p == jax_* && $jax == 0 ]] || [[ $p != jax_* && $torch == 0 ]]; then
+    echo "$p: skipped, its framework is not installed with CUDA"
+    continue
+  fi
   rm -f "$out/$p.rfl"
   t0=$SECONDS
   timeout 600 python3 "$here/$p.py" >"$out/$p.plain.txt" 2>&1 ||
@@ -44,7 +56,7 @@ print(f'{len(rows)} records, {sum(r[\"measured\"] == \"1\" for r in rows)} with 
 " "$out/$p.csv" 2>/dev/null || echo "unreadable")
   fi
   case "$p" in
-    hf_trainer|lightning_mlp|resnet_compiled)
+    hf_trainer|lightning_mlp|resnet_compiled|jax_train)
       read -r n _ m _ <<<"${counts//,/}"
       [[ "$n" =~ ^[0-9]+$ && "$n" -gt 0 && "$n" == "$m" ]] ||
         { echo "FAIL $p: every launch of its step with counters expected ($counts)"; fail=1; } ;;
