@@ -1,4 +1,5 @@
 #include "report/kernel_names.hpp"
+#include "report/operator_names.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -186,6 +187,9 @@ std::string abbreviate(const std::string& name, std::size_t width, const Familie
     width = std::max<std::size_t>(width, 8);
     if (name.size() <= width)
         return name;
+    // Framework operators ("aten::_to_copy+aten::native_layer_norm [backward]"): whole ones.
+    if (operatorLabel(name))
+        return fitOperators(name, width);
     // base[token]: the token (a functor, an op) whole if it can be, the base shrunk.
     if (name.back() == ']') {
         if (const std::size_t open = name.find('['); open != std::string::npos && open > 0) {
@@ -285,6 +289,19 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
             }
             if (names[i].size() <= width)
                 continue;
+            // operator labels: the first operator, and the first one where they differ
+            if (operatorLabel(names[i])) {
+                std::size_t keep = 0;
+                for (const std::size_t o : rows)
+                    if (names[o] != names[i] && operatorLabel(names[o]))
+                        if (const std::size_t k = firstOperatorDifference(names[i], names[o]);
+                            k != std::string::npos)
+                            keep = std::max(keep, k);
+                if (keep > 0) {
+                    out[i] = fitOperators(names[i], width, keep);
+                    continue;
+                }
+            }
             // a head of the name, the cut mark, then the name from just before the difference
             const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
             const std::size_t tailLength = names[i].size() - tailFrom;

@@ -3,6 +3,7 @@
 #include "core/framework_ops.hpp"
 #include "report/aggregate.hpp"
 #include "report/format.hpp"
+#include "report/operator_names.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -10,7 +11,14 @@
 #include <unordered_map>
 
 namespace roofline::report {
+
 namespace {
+
+// An operator label in `width` characters: whole operators (fitOperators), anything else cut in
+// the middle.
+std::string operatorCell(const std::string& label, std::size_t width) {
+    return operatorLabel(label) ? fitOperators(label, width) : shorten(label, width);
+}
 
 // Under this share of its FLOPs on tensor cores a tensor-core operator "did not use them".
 constexpr double kMostlyCudaCores = 0.5;
@@ -131,10 +139,10 @@ void printTensorCoreUse(const std::vector<KernelRecord>& records,
             << std::setw(9) << "launches" << std::setw(12) << "time ms" << std::setw(8) << "%time"
             << std::setw(14) << "on tensor" << '\n';
         for (std::size_t i = 0; i < n; ++i)
-            out << "  " << std::left << std::setw(52) << shorten(tc[i]->label, 50) << std::right
-                << std::setw(9) << tc[i]->launches << std::setw(12) << milliseconds(tc[i]->seconds)
-                << std::setw(8) << percent(tc[i]->seconds, all) << std::setw(14)
-                << percent(tc[i]->tensorFlops, tc[i]->flops) << '\n';
+            out << "  " << std::left << std::setw(52) << operatorCell(tc[i]->label, 50)
+                << std::right << std::setw(9) << tc[i]->launches << std::setw(12)
+                << milliseconds(tc[i]->seconds) << std::setw(8) << percent(tc[i]->seconds, all)
+                << std::setw(14) << percent(tc[i]->tensorFlops, tc[i]->flops) << '\n';
         if (n < tc.size())
             out << "  (" << tc.size() - n << " more; --top 0 lists all)\n";
     }
@@ -144,7 +152,7 @@ void printTensorCoreUse(const std::vector<KernelRecord>& records,
     }
     out << "could run on tensor cores, did not (" << missed.size() << "):\n";
     for (const OperatorUse* u : missed)
-        out << "  " << std::left << std::setw(40) << shorten(u->label, 38) << std::right
+        out << "  " << std::left << std::setw(40) << operatorCell(u->label, 38) << std::right
             << std::setw(10) << milliseconds(u->seconds) << " ms  " << whyNotTensorCores(*u, facts)
             << (u->shapes.empty() ? "" : "; shapes " + shorten(u->shapes, 60)) << '\n';
 }
