@@ -183,36 +183,36 @@ FoundSteps::Summary FoundSteps::summary() const {
     return s;
 }
 
+namespace {
+
+// Tells the session running now, if it searches for the step, that one ended (`ends` on its
+// FoundSteps and stack, locked); the session goes idle when that completed its profile.
+template <typename Ends> void tellSession(Ends ends) noexcept {
+    ScopeTarget* t = scopeTarget();
+    if (t == nullptr || t->foundSteps == nullptr)
+        return;
+    bool complete = false;
+    {
+        SessionStack open(*t);
+        complete = ends(*t->foundSteps, open.stack());
+    }
+    if (complete && t->complete) // nothing left to measure: the session goes idle, no lock held
+        t->complete(t->user);
+}
+
+} // namespace
+
 bool xlaModuleRange(std::string_view domain, std::string_view name) noexcept {
     return domain == "TSL" && name.substr(0, 10) == "XlaModule:";
 }
 
 void rangeClosed(std::string_view domain, const std::string& name) noexcept {
-    if (!xlaModuleRange(domain, name))
-        return;
-    ScopeTarget* t = scopeTarget();
-    if (t == nullptr || t->foundSteps == nullptr)
-        return;
-    bool complete = false;
-    {
-        SessionStack open(*t);
-        complete = t->foundSteps->moduleRunEnded(name, open.stack());
-    }
-    if (complete && t->complete)
-        t->complete(t->user);
+    if (xlaModuleRange(domain, name))
+        tellSession([&](FoundSteps& f, Stack& s) { return f.moduleRunEnded(name, s); });
 }
 
 void frameworkStepEnds(const char* source) noexcept {
-    ScopeTarget* t = scopeTarget();
-    if (t == nullptr || t->foundSteps == nullptr)
-        return;
-    bool complete = false;
-    {
-        SessionStack open(*t);
-        complete = t->foundSteps->frameworkStep(source, open.stack());
-    }
-    if (complete && t->complete) // nothing left to measure: the session goes idle, no lock held
-        t->complete(t->user);
+    tellSession([&](FoundSteps& f, Stack& s) { return f.frameworkStep(source, s); });
 }
 
 } // namespace roofline::collect

@@ -95,6 +95,21 @@ CUresult issueStep(const DriverApi& d, const GraphStep& s, CUstream stream) {
     }
 }
 
+// The nodes of `graph` in order into `nodes`: null, or why they cannot be issued in order.
+const char* readInOrder(const DriverApi& d, CUgraph graph, std::vector<CUgraphNode>& nodes) {
+    switch (nodesInOrder(d, graph, nodes)) {
+    case GraphRead::Ok:
+        return nullptr;
+    case GraphRead::NodesUnreadable:
+        return "a graph whose nodes could not be read";
+    case GraphRead::EdgesUnreadable:
+        return "a graph whose edges could not be read";
+    case GraphRead::Cycle:
+        return "a graph with a cycle";
+    }
+    return "a graph whose nodes could not be read";
+}
+
 // The nodes of `graph` -> the clone's (empty when the driver cannot say): a replayed kernel is
 // named by what was current where its node was captured, and a node changed in place is found.
 std::unordered_map<CUgraphNode, CUgraphNode> clonesOf(const DriverApi& d, CUgraph graph,
@@ -134,17 +149,8 @@ void GraphPlan::build(const DriverApi& d, CUgraph graph) {
         return;
     }
     std::vector<CUgraphNode> nodes;
-    switch (nodesInOrder(d, clone_, nodes)) {
-    case GraphRead::Ok:
-        break;
-    case GraphRead::NodesUnreadable:
-        unsupported_ = "a graph whose nodes could not be read";
-        return;
-    case GraphRead::EdgesUnreadable:
-        unsupported_ = "a graph whose edges could not be read";
-        return;
-    case GraphRead::Cycle:
-        unsupported_ = "a graph with a cycle";
+    if (const char* why = readInOrder(d, clone_, nodes)) {
+        unsupported_ = why;
         return;
     }
     std::unordered_map<CUgraphNode, std::size_t> segmentOfClone;
@@ -172,17 +178,8 @@ void GraphPlan::listNodes(const DriverApi& d, CUgraph graph, std::vector<GraphSt
         return;
     }
     std::vector<CUgraphNode> nodes;
-    switch (nodesInOrder(d, graph, nodes)) {
-    case GraphRead::Ok:
-        break;
-    case GraphRead::NodesUnreadable:
-        why = "a graph whose nodes could not be read";
-        return;
-    case GraphRead::EdgesUnreadable:
-        why = "a graph whose edges could not be read";
-        return;
-    case GraphRead::Cycle:
-        why = "a graph with a cycle";
+    if (const char* unreadable = readInOrder(d, graph, nodes)) {
+        why = unreadable;
         return;
     }
     for (std::size_t i = 0; i < nodes.size() && why.empty(); ++i)
