@@ -340,6 +340,34 @@ std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
            " launches) ended before one was measured: run more steps";
 }
 
+std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
+    if (unmeasured == 0)
+        return {};
+    const auto startsWith = [](const std::string& s, std::string_view head) {
+        return s.compare(0, head.size(), head) == 0;
+    };
+    std::size_t graph = 0, cutShort = 0;
+    for (const KernelRecord& k : records) {
+        if (k.measured)
+            continue;
+        if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
+            ++graph;
+        else if (startsWith(k.note, "not measured: the profile stopped") ||
+                 startsWith(k.note, "replay incomplete"))
+            ++cutShort;
+    }
+    std::string why;
+    if (graph > 0) {
+        const std::string reason = cupti::graphRanAsItIs();
+        why += "; " + std::to_string(graph) + " of them kernels of CUDA graphs that ran as they " +
+               "are" + (reason.empty() ? "" : " (" + reason + ")");
+    }
+    if (cutShort > 0)
+        why += "; " + std::to_string(cutShort) +
+               " of them not measured before the session stopped: run more steps";
+    return why;
+}
+
 void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) const noexcept {
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
@@ -362,12 +390,14 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                           " launches outside every step (set-up, warm-up, between steps) got no "
                           "record"
                     : std::string();
+            std::string why = whyNoRecord(unmeasured);
+            if (why.empty())
+                why = whyUnmeasured(unmeasured);
             std::fprintf(stderr,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
                          "saved to %s%s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str(), unrecorded.c_str(),
-                         whyNoRecord(unmeasured).c_str());
+                         saved.c_str(), idleAfter.c_str(), unrecorded.c_str(), why.c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

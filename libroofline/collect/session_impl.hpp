@@ -85,6 +85,9 @@ struct SessionState : SessionDevices, SetupTimings {
     /// records without counters because its step stopped repeating, for its exit line ("" when
     /// there is nothing to explain, or the program had ranges).
     std::string whyNoRecord(std::size_t unmeasured) const;
+    /// For the exit line: why records have no counters, by their kind ("; 1534 of them kernels
+    /// of CUDA graphs that ran as they are (...)"); "" when nothing needs saying.
+    std::string whyUnmeasured(std::size_t unmeasured) const;
     /// Saves the recording to outputPath (another process's file is never overwritten).
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };

@@ -38,7 +38,34 @@ thread_local bool tRemembering = false;
 // The node of the application's graph whose kernel this thread is launching in its place.
 thread_local std::uint64_t tReplayed = 0;
 
+struct AsItIs {
+    std::mutex mutex;
+    std::string why;
+};
+AsItIs& asItIs() {
+    static AsItIs* a = new AsItIs(); // never destroyed: read at exit
+    return *a;
+}
+
 } // namespace
+
+void noteGraphRanAsItIs(const std::string& why) noexcept {
+    AsItIs& a = asItIs();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    if (a.why.empty()) {
+        try {
+            a.why = why;
+        } catch (...) {
+            // out of memory: the exit line goes without the reason
+        }
+    }
+}
+
+std::string graphRanAsItIs() {
+    AsItIs& a = asItIs();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    return a.why;
+}
 
 std::uint64_t replayedNode() noexcept {
     return tReplayed;

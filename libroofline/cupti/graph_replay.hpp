@@ -56,6 +56,10 @@ void updateChildGraph(CUgraphExec exec, CUgraphNode node, CUgraph child) noexcep
 /// untouched) when the graph is unknown or has a node the host cannot issue; `why` then says
 /// which. Called on the launching thread, inside the driver's callback.
 bool launchGraphNodes(CUgraphExec* exec, CUstream stream, std::string& why) noexcept;
+/// The first reason a graph launch ran as it is while launches were replaced (what
+/// launchGraphNodes() said), kept for the exit line; "" when none did.
+void noteGraphRanAsItIs(const std::string& why) noexcept;
+std::string graphRanAsItIs();
 /// Inside launchGraphNodes(), while it launches a kernel node on this thread: the node of the
 /// application's graph that kernel stands for (its graphNodeId()); 0 otherwise.
 std::uint64_t replayedNode() noexcept;

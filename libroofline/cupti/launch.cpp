@@ -612,10 +612,12 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
                 return;
             }
             static std::atomic<bool> warned{false};
-            if (!warned.exchange(true))
+            if (!warned.exchange(true)) {
+                noteGraphRanAsItIs(why);
                 core::log().warn("libroofline: a CUDA graph launch ran as it is, its kernels "
                                  "without counters: {}",
                                  why);
+            }
         }
         e.kind = LaunchEvent::Kind::Graph;
         e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);

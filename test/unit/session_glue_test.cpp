@@ -5,6 +5,7 @@
 #include "collect/session_impl.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
+#include "cupti/graph_replay.hpp"
 #include "report/recording_text.hpp"
 #include "unit/collector_harness.hpp"
 #include "unit/train_loop_shape.hpp"
@@ -211,6 +212,13 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
             EXPECT_FALSE(k.measured);
             EXPECT_EQ(k.scopePath, "Train step 0"); // one step: no numbered family yet
         }
+        // The exit line says why they have no counters, with the graph's reason when one ran as
+        // it is while launches were replaced.
+        cupti::noteGraphRanAsItIs("the graph has a conditional node");
+        cupti::noteGraphRanAsItIs("a later reason"); // the first one stays
+        EXPECT_EQ(loop.s.whyUnmeasured(2), "; 2 of them kernels of CUDA graphs that ran as they "
+                                           "are (the graph has a conditional node)");
+        EXPECT_EQ(loop.s.whyUnmeasured(0), "");
     }
     EXPECT_EQ(core::loadRecording(path).launches.size(), 2u);
     std::remove(path.c_str());
