@@ -2,6 +2,7 @@
 #include "collect/iteration_model.hpp"
 
 #include "core/log.hpp"
+#include "core/xla_ops.hpp"
 
 #include <algorithm>
 #include <string>
@@ -203,7 +204,7 @@ template <typename Ends> void tellSession(Ends ends) noexcept {
 } // namespace
 
 bool xlaModuleRange(std::string_view domain, std::string_view name) noexcept {
-    return domain == "TSL" && name.substr(0, 10) == "XlaModule:";
+    return domain == core::kXlaDomain && core::xlaExecutableRun(name);
 }
 
 void rangeClosed(std::string_view domain, const std::string& name) noexcept {

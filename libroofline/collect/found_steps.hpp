@@ -101,7 +101,7 @@ public:
 /// its profile. Never throws, never blocks on more than the process's scope stack.
 void frameworkStepEnds(const char* source) noexcept;
 
-/// NVTX domain `domain`'s range `name` was closed on this thread (collect/scope_stacks.cpp, after
+/// NVTX domain `domain`'s range `name` was closed on this thread (collect/scope_tracker.cpp, after
 /// the pop, outside every lock): an XLA executable's run ends when it is an "XlaModule" range of
 /// domain "TSL". Told to the session running now, as frameworkStepEnds does.
 void rangeClosed(std::string_view domain, const std::string& name) noexcept;

@@ -4,6 +4,7 @@
 #include "core/framework_ops.hpp"
 #include "core/launch.hpp"
 #include "core/log.hpp"
+#include "core/xla_ops.hpp"
 
 #include <limits>
 #include <memory>
@@ -41,9 +42,17 @@ struct GraphCall {
     std::size_t site = kNoSite; // index in ThreadState::ops of the site frame open, if any
 };
 
+// One of XLA's ranges: an operation it runs, or a run of an executable (`run`: its name).
+struct XlaFrame {
+    core::XlaOperation operation;
+    std::string run;
+};
+
 struct ThreadState {
     std::vector<OpFrame> ops;
-    std::vector<bool> opened; // per open default-domain range: kept here (true) or a scope
+    std::vector<bool> opened;    // per open default-domain range: kept here (true) or a scope
+    std::vector<XlaFrame> xla;   // XLA's ranges open (domain "TSL"): operations and runs
+    std::vector<bool> xlaOpened; // per open "TSL" range: kept here (true) or a scope
     std::vector<ModuleFrame> modules;
     std::vector<GraphCall> graphCalls;
 };
@@ -209,7 +218,40 @@ void describeCompiled(const ThreadState& t, const GraphCall& call, const OpFrame
 
 } // namespace
 
+// XLA's ranges (domain "TSL"): its operations are kept here, its executables' runs are scopes
+// (the step is found from them: collect/found_steps).
+bool xlaPushed(const char* name) noexcept {
+    try {
+        ThreadState& t = mine();
+        XlaFrame f;
+        const bool kept =
+            name && (core::parseXlaOperation(name, f.operation) || core::xlaExecutableRun(name));
+        if (kept) {
+            if (f.operation.hlo.empty() && f.operation.op.empty())
+                f.run = name;
+            t.xla.push_back(std::move(f));
+        }
+        t.xlaOpened.push_back(kept);
+        return kept;
+    } catch (...) {
+        return false; // out of memory: the range is a scope as named
+    }
+}
+
+bool xlaPopped() noexcept {
+    ThreadState& t = mine();
+    if (t.xlaOpened.empty())
+        return false;
+    const bool op = t.xlaOpened.back();
+    t.xlaOpened.pop_back();
+    if (op && !t.xla.empty())
+        t.xla.pop_back();
+    return op;
+}
+
 bool pushed(const char* domain, const char* name) noexcept {
+    if (domain && domain == core::kXlaDomain)
+        return xlaPushed(name);
     if (!defaultDomain(domain))
         return false;
     try {
@@ -255,7 +297,22 @@ bool pushed(const char* domain, const char* name) noexcept {
     }
 }
 
+void closingRun(const char* domain, std::string& run) noexcept {
+    if (!domain || domain != core::kXlaDomain)
+        return;
+    const ThreadState& t = mine();
+    if (t.xlaOpened.empty() || !t.xlaOpened.back() || t.xla.empty())
+        return;
+    try {
+        run = t.xla.back().run;
+    } catch (...) {
+        run.clear(); // out of memory: this run's end goes unseen
+    }
+}
+
 bool popped(const char* domain) noexcept {
+    if (domain && domain == core::kXlaDomain)
+        return xlaPopped();
     if (!defaultDomain(domain))
         return false;
     ThreadState& t = mine();
@@ -288,6 +345,13 @@ void describe(core::LaunchInfo& info, std::uint64_t graphNode) {
     if (graphNode != 0 && recallNode(graphNode, info))
         return;
     const ThreadState& t = mine();
+    if (!t.xla.empty() && !t.xla.back().operation.op.empty()) { // an operation XLA runs (JAX)
+        const core::XlaOperation& x = t.xla.back().operation;
+        info.op = x.op;
+        info.phase = x.phase;
+        info.module = x.module;
+        return;
+    }
     const OpFrame* backward = nullptr;
     const OpFrame* optimizer = nullptr;
     const OpFrame* innermost = nullptr;

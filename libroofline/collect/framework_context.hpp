@@ -18,11 +18,16 @@
 namespace roofline::collect::framework {
 
 /// A range pushed on this thread. Returns true when it is one of the framework's ranges -- its
-/// name carries PyTorch's per-call fields: an operator, a backward node, a record_function -- kept
-/// here, never on the scope stacks; false for a plain range, a scope of the program as named.
+/// name carries PyTorch's per-call fields: an operator, a backward node, a record_function; or it
+/// is one of XLA's operations or runs of an executable (core/xla_ops.hpp) -- kept here, never on
+/// the scope stacks; false
+/// for a plain range, a scope of the program as named.
 bool pushed(const char* domain, const char* name) noexcept;
 /// A range of `domain` popped on this thread: true when it closes an operator range kept here.
 bool popped(const char* domain) noexcept;
+/// Before a pop of `domain` on this thread: when it closes a run of an XLA executable, that run's
+/// range name into `run` (left as it is otherwise).
+void closingRun(const char* domain, std::string& run) noexcept;
 
 /// The framework's module `path` begins (ends) its forward on this thread; `top`: a top-level
 /// module, named by its class, whose name is no prefix of its submodules' paths.

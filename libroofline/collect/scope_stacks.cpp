@@ -1,7 +1,12 @@
 #include "collect/scope_stacks.hpp"
 #include "collect/found_steps.hpp"
+#include "collect/framework_context.hpp"
 #include "collect/iteration_model.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <string_view>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -170,20 +175,14 @@ bool popOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread,
     return sessionPop(*t, tracked.stack, d);
 }
 
-// The name of domain `d`'s innermost range on `stack` into `name` when it is an XLA executable's
-// run (it stays empty otherwise, or when there is no memory to copy it).
-void closingName(const Stack& stack, std::string_view d, std::string& name) noexcept {
-    for (auto it = stack.rbegin(); it != stack.rend(); ++it)
-        if (it->domain == d) {
-            if (xlaModuleRange(d, it->name)) {
-                try {
-                    name = it->name;
-                } catch (...) {
-                    name.clear(); // out of memory: this run's end goes unseen
-                }
-            }
-            return;
-        }
+// ROOFLINE_TRACE_NVTX=1: one stderr line per NVTX push and pop, with the thread and where it went
+// (a scope or a framework operator) -- for reports of scope paths that look wrong.
+bool traceNvtx() noexcept {
+    static const bool on = [] {
+        const char* v = std::getenv("ROOFLINE_TRACE_NVTX");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
 }
 
 } // namespace
@@ -251,11 +250,6 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
         }
     }
     const std::string_view d = domain ? domain : "";
-    // An XLA executable's run ends with its range (a framework's step, FoundSteps): its name,
-    // read before the pop, on this thread's stack, where XLA opened it.
-    std::string closing;
-    if (d == "TSL")
-        closingName(threadTracked().stack, d, closing);
     bool inProcess = false;
     {
         // Whichever thread opened it, as Nsight Compute's process-wide push/pop scope does.
@@ -271,8 +265,6 @@ void trackPop(const char* domain, bool fromNvtx) noexcept {
     // lock: it switches CUPTI's callbacks off).
     if (t && t->complete && t->collector->takeCompletion())
         t->complete(t->user);
-    if (!closing.empty())
-        rangeClosed(d, closing);
 }
 
 void openFoundStep(ScopeTarget& t, Stack& stack, const char* name) noexcept {
@@ -310,4 +302,31 @@ SessionStack::SessionStack(ScopeTarget& target) noexcept {
     stack_ = &mine.stack;
 }
 
+// A framework's ranges (PyTorch's operators and record_functions, XLA's operations and runs) go
+// to the framework context, never on the scope stacks.
+void nvtxPushed(const char* domain, const char* name) noexcept {
+    const bool op = framework::pushed(domain, name);
+    if (traceNvtx())
+        std::fprintf(stderr, "[roofline nvtx] %llu push %s '%s' '%s'\n",
+                     static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
+                     domain ? domain : "", name ? name : "");
+    if (!op)
+        trackPush(domain, name, true);
+}
+
+void nvtxPopped(const char* domain) noexcept {
+    // An XLA executable's run ends (a framework's step: collect/found_steps): its name, read
+    // before the pop.
+    std::string run;
+    framework::closingRun(domain, run);
+    const bool op = framework::popped(domain);
+    if (traceNvtx())
+        std::fprintf(stderr, "[roofline nvtx] %llu pop %s '%s'\n",
+                     static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
+                     domain ? domain : "");
+    if (!op)
+        trackPop(domain, true);
+    if (!run.empty())
+        rangeClosed(domain ? domain : "", run);
+}
 } // namespace roofline::collect

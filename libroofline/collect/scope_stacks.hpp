@@ -40,6 +40,11 @@ ScopeTarget* scopeTarget() noexcept;
 /// a session that does not listen to NVTX); false: a ProfileScope.
 void trackPush(const char* domain, const char* name, bool fromNvtx = false) noexcept;
 void trackPop(const char* domain, bool fromNvtx = false) noexcept;
+/// A range the application pushed or popped through NVTX (collect/scope_tracker.cpp): a
+/// framework's operation goes to the framework context (collect/framework_context.hpp), anything
+/// else on the scope stacks; the end of a run of an XLA executable is told to the step search.
+void nvtxPushed(const char* domain, const char* name) noexcept;
+void nvtxPopped(const char* domain) noexcept;
 
 /// The stack `target`'s collector sees for this thread's events: the thread's own, or the
 /// process's (locked for the caller while this lives), its open ranges adopted first.

@@ -1,12 +1,7 @@
 // ProfileScope and the NVTX listener feed the scope stacks (collect/scope_stacks.hpp), from the
 // moment libroofline is loaded, whether a session runs or not.
-#include "collect/framework_context.hpp"
 #include "collect/scope_stacks.hpp"
 #include "nvtx/listener.hpp"
-
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include <roofline/profile_scope.hpp>
 
@@ -19,40 +14,12 @@ Collector* startEndTarget() noexcept {
     return t && t->listenNvtx ? t->collector : nullptr;
 }
 
-// ROOFLINE_TRACE_NVTX=1: one stderr line per NVTX push and pop, with the thread and where it went
-// (a scope or a framework operator) -- for reports of scope paths that look wrong.
-bool traceNvtx() noexcept {
-    static const bool on = [] {
-        const char* v = std::getenv("ROOFLINE_TRACE_NVTX");
-        return v && std::strcmp(v, "1") == 0;
-    }();
-    return on;
-}
-
 class NvtxToScopes final : public nvtx::Listener {
 public:
     NvtxToScopes() { nvtx::setListener(this); }
     ~NvtxToScopes() override { nvtx::setListener(nullptr); }
-    // A framework's ranges (PyTorch's operators, record_functions) go to the framework context,
-    // never on the scope stacks.
-    void push(const char* domain, const char* name) noexcept override {
-        const bool op = framework::pushed(domain, name);
-        if (traceNvtx())
-            std::fprintf(stderr, "[roofline nvtx] %llu push %s '%s' '%s'\n",
-                         static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
-                         domain ? domain : "", name ? name : "");
-        if (!op)
-            trackPush(domain, name, true);
-    }
-    void pop(const char* domain) noexcept override {
-        const bool op = framework::popped(domain);
-        if (traceNvtx())
-            std::fprintf(stderr, "[roofline nvtx] %llu pop %s '%s'\n",
-                         static_cast<unsigned long long>(currentThreadId()), op ? "op" : "scope",
-                         domain ? domain : "");
-        if (!op)
-            trackPop(domain, true);
-    }
+    void push(const char* domain, const char* name) noexcept override { nvtxPushed(domain, name); }
+    void pop(const char* domain) noexcept override { nvtxPopped(domain); }
     void start(std::uint64_t id, const char* domain, const char* name) noexcept override {
         if (Collector* c = startEndTarget())
             c->onRangeStart(id, domain, name);

@@ -411,41 +411,46 @@ TEST(SessionGlue, AStepThatStopsRepeatingSaysSoAtExit) {
 }
 
 // A JAX program (no range of its own): XLA annotates each run of a jitted executable ("XlaModule"
-// in NVTX domain "TSL") and each operation in it. Those are not the program's steps; the step is
-// a run of the executable that ran twice with the most launches -- not JAX's eager operations
-// (each an executable of a launch or two, run over and over at set-up and between steps), nor
-// set-up run once, nor an evaluation that runs now and then with fewer launches.
+// in NVTX domain "TSL") and each operation in it ("Thunk"). Those are not the program's steps; the
+// step is a run of the executable that ran twice with the most launches -- not JAX's eager
+// operations (each an executable of a launch or two, run over and over at set-up and between
+// steps), nor set-up run once, nor an evaluation that runs now and then with fewer launches. The
+// operations name the launches' operator, phase and module, and stay out of their scope paths.
 TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
     const std::string path = tempPath("session-glue-xla-step");
     SessionState s;
     ProgramLaunches launch{s, startedAsRun(s, path)};
     ASSERT_NE(s.foundSteps, nullptr);
-    const auto run = [&](const std::string& module, const std::vector<std::string>& kernels) {
-        trackPush("TSL", ("XlaModule:#hlo_module=" + module + ",program_id=7#").c_str(), true);
+    // As the NVTX listener hands them on.
+    const auto push = [](const std::string& name) { nvtxPushed("TSL", name.c_str()); };
+    const auto pop = [] { nvtxPopped("TSL"); };
+    // A kernel "k" runs in operation "Thunk:#name=jit(<fn>)/<where>,hlo_op=k.1,...#".
+    const auto run = [&](const std::string& fn, const std::vector<std::string>& kernels,
+                         const std::string& where) {
+        push("XlaModule:#hlo_module=jit_" + fn + ",program_id=7#");
         for (const std::string& k : kernels) {
-            trackPush("TSL", ("Thunk:#hlo_op=" + k + "#").c_str(), true);
+            push("Thunk:#name=jit(" + fn + ")/" + where + ",hlo_op=" + k +
+                 ".1,unique_hlo_op_id=4#");
             launch(k, 4);
-            trackPop("TSL", true);
+            pop();
         }
-        trackPop("TSL", true);
+        pop();
     };
     for (int layer = 0; layer < 6; ++layer) { // initialisation, eager
-        run("jit__normal", {"rng_fusion", "rng_fusion", "multiply_fusion"});
-        run("jit_convert_element_type", {"convert_fusion"});
+        run("_normal", {"rng_fusion", "rng_fusion", "multiply_fusion"}, "mul");
+        run("convert_element_type", {"convert_fusion"}, "convert_element_type");
     }
-    run("jit_init_optimizer", {"broadcast", "broadcast", "broadcast", "broadcast", "broadcast",
-                               "broadcast", "broadcast", "broadcast", "broadcast"});
+    run("init_optimizer", std::vector<std::string>(9, "broadcast"), "broadcast_in_dim");
     std::vector<std::string> step;
     for (int layer = 0; layer < 3; ++layer)
         for (const char* k : {"gemm_fusion", "loop_gelu_fusion", "input_reduce_fusion"})
             step.push_back(k);
     step.push_back("loop_subtract_fusion");
     for (launch.current = 0; launch.current < 30 && launch.idleFromStep < 0; ++launch.current) {
-        run("jit_split", {"threefry"}); // a fresh key each step, eager
-        run("jit_step", step);
+        run("split", {"threefry"}, "threefry2x32"); // a fresh key each step, eager
+        run("step", step, "transpose(jvp(MLP))/Dense_0/dot_general");
         if (launch.current % 4 == 3)
-            run("jit_eval", {"gemm_fusion", "gemm_fusion", "gemm_fusion", "gemm_fusion",
-                             "gemm_fusion", "gemm_fusion", "gemm_fusion", "input_reduce_fusion"});
+            run("eval", std::vector<std::string>(8, "gemm_fusion"), "MLP/Dense_0/dot_general");
     }
     EXPECT_GE(launch.idleFromStep, 2);
     EXPECT_LE(launch.idleFromStep, 12) << "idle once the profile was complete";
@@ -458,9 +463,19 @@ TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
     ASSERT_EQ(s.records.size(), measured.size());
     EXPECT_TRUE(s.recorded.coverage.complete()) << report::describe(s.recorded.coverage);
     for (std::size_t i = 0; i < measured.size(); ++i) {
-        EXPECT_EQ(s.records[i].name, measured[i]);
-        EXPECT_TRUE(s.records[i].measured) << s.records[i].name << ": " << s.records[i].note;
-        EXPECT_EQ(s.records[i].scopePath.substr(0, 6), "step #") << s.records[i].scopePath;
+        const KernelRecord& k = s.records[i];
+        EXPECT_EQ(k.name, measured[i]);
+        EXPECT_TRUE(k.measured) << k.name << ": " << k.note;
+        EXPECT_EQ(k.scopePath, "step #") << "XLA's ranges are no scopes";
+        if (i == 0) {
+            EXPECT_EQ(k.op, "jax::threefry2x32");
+            EXPECT_EQ(k.module, "split");
+            continue;
+        }
+        EXPECT_EQ(k.op, "jax::dot_general") << k.name;
+        EXPECT_EQ(k.phase, "backward") << k.name;
+        EXPECT_EQ(k.module, "MLP.Dense_0") << k.name;
     }
+    EXPECT_EQ(openProcessRanges(), 0u);
     std::remove(path.c_str());
 }
