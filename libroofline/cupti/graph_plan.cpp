@@ -142,7 +142,9 @@ GraphPlan::~GraphPlan() {
         d->graphDestroy(clone_);
 }
 
-void GraphPlan::build(const DriverApi& d, CUgraph graph) {
+void GraphPlan::build(const DriverApi& d, CUgraph graph, std::uint64_t (*nodeId)(CUgraphNode)) {
+    if (!nodeId)
+        nodeId = &graphNodeId;
     if (d.graphClone(&clone_, graph) != CUDA_SUCCESS) {
         clone_ = nullptr;
         unsupported_ = "a graph that could not be cloned";
@@ -156,7 +158,10 @@ void GraphPlan::build(const DriverApi& d, CUgraph graph) {
     std::unordered_map<CUgraphNode, std::size_t> segmentOfClone;
     for (const CUgraphNode n : nodes) {
         segmentOfClone[n] = segments_.size();
-        listNode(d, n, segments_.emplace_back().steps, 0, unsupported_);
+        Segment& segment = segments_.emplace_back();
+        if (d.graphNodeGetType(n, &segment.type) != CUDA_SUCCESS)
+            segment.type = CU_GRAPH_NODE_TYPE_EMPTY;
+        listNode(d, n, segment.steps, 0, unsupported_);
         if (!unsupported_.empty())
             return;
     }
@@ -165,9 +170,9 @@ void GraphPlan::build(const DriverApi& d, CUgraph graph) {
         if (it == segmentOfClone.end())
             continue;
         segmentOf_[original] = it->second;
-        std::vector<GraphStep>& steps = segments_[it->second].steps;
-        if (steps.size() == 1 && steps.front().type == CU_GRAPH_NODE_TYPE_KERNEL)
-            steps.front().origin = graphNodeId(original);
+        Segment& segment = segments_[it->second];
+        if (segment.type == CU_GRAPH_NODE_TYPE_KERNEL && segment.steps.size() == 1)
+            segment.steps.front().origin = nodeId(original);
     }
 }
 
@@ -243,9 +248,10 @@ bool GraphPlan::followKernel(const DriverApi& d, CUgraphNode node,
     const auto it = segmentOf_.find(node);
     if (!d.graphKernelNodeSetParams || it == segmentOf_.end())
         return false;
-    std::vector<GraphStep>& steps = segments_[it->second].steps;
-    if (steps.size() != 1 || steps.front().type != CU_GRAPH_NODE_TYPE_KERNEL)
+    Segment& segment = segments_[it->second];
+    if (segment.type != CU_GRAPH_NODE_TYPE_KERNEL || segment.steps.size() != 1)
         return false;
+    std::vector<GraphStep>& steps = segment.steps;
     // The clone's node takes the new parameters (it copies the arguments), and the step reads
     // them back from it: their storage is the clone's.
     GraphStep& s = steps.front();
@@ -259,7 +265,7 @@ bool GraphPlan::followKernel(const DriverApi& d, CUgraphNode node,
 
 bool GraphPlan::followChildGraph(const DriverApi& d, CUgraphNode node, CUgraph child) {
     const auto it = segmentOf_.find(node);
-    if (it == segmentOf_.end() || !child)
+    if (it == segmentOf_.end() || !child || segments_[it->second].type != CU_GRAPH_NODE_TYPE_GRAPH)
         return false;
     Segment fresh;
     if (d.graphClone(&fresh.clone, child) != CUDA_SUCCESS)
@@ -273,6 +279,7 @@ bool GraphPlan::followChildGraph(const DriverApi& d, CUgraphNode node, CUgraph c
     Segment& old = segments_[it->second];
     if (old.clone)
         d.graphDestroy(old.clone); // its launches copied their arguments when they were issued
+    fresh.type = old.type;
     old = std::move(fresh);
     return true;
 }

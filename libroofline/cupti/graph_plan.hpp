@@ -39,8 +39,8 @@ public:
     ~GraphPlan();
 
     /// Clones `graph` and lists its nodes; unsupported() then says why the host cannot issue
-    /// them, if it cannot.
-    void build(const DriverApi& d, CUgraph graph);
+    /// them, if it cannot. `nodeId` names the application's nodes (CUPTI's graphNodeId).
+    void build(const DriverApi& d, CUgraph graph, std::uint64_t (*nodeId)(CUgraphNode) = nullptr);
     /// A plan that is never issued: `why` says what changed its graph.
     void markStale(std::string why) { unsupported_ = std::move(why); }
     /// Empty when every node can be issued; else "a conditional node", ...
@@ -62,6 +62,7 @@ public:
 
 private:
     struct Segment {
+        CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY; // the top-level node's
         std::vector<GraphStep> steps;
         CUgraph clone = nullptr; // a child graph cloned when it was changed in place: owned
     };
