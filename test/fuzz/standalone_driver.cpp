@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
     std::size_t runs = 0;
     for (const auto& f : files) {
         std::ifstream in(f, std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "cannot read seed '%s': give existing files or directories\n",
+                         f.string().c_str());
+            return 2;
+        }
         const std::vector<std::uint8_t> seed((std::istreambuf_iterator<char>(in)),
                                              std::istreambuf_iterator<char>());
         run(seed);
