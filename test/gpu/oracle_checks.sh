@@ -59,6 +59,7 @@ if [[ "${3:-}" == torch-ncu* ]]; then # torch-ncu: both loops; torch-ncu:MODEL: 
   exit $rc
 fi
 
+rc=0 # any oracle comparison that fails fails the script
 echo "== training step: plain, libroofline (iteration replay, process scopes), ncu"
 t "$step" --steps 8 > "$out/plain.log"
 ROOFLINE_PUSH_POP_SCOPE=process t "$step" --steps 8 --profile --output "$out/ours.rfl" > "$out/ours.log" 2>&1
@@ -74,13 +75,13 @@ if command -v ncu >/dev/null; then
   t ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
     --cache-control none --nvtx --nvtx-push-pop-scope process --nvtx-include "Train step 5/" \
     --metrics "$metrics" "$step" --steps 8 > "$out/ncu.csv" 2> "$out/ncu.err"
-  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv" || rc=1
   echo "-- libroofline's own 'Train step 5/' include against the same ncu run"
-  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours_step5.csv" "$out/ncu.csv"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/ours_step5.csv" "$out/ncu.csv" || rc=1
   echo "-- the training step without --profile (no Session constructed) under roofline run, against the same ncu run"
   t "$cli" run -o "$out/run_step.rfl" -- "$step" --steps 12 2>&1 | grep -E "\[roofline|steps," | cut -c1-250
   "$cli" report "$out/run_step.rfl" --csv "$out/run_step.csv" > /dev/null
-  python3 "$root/test/gpu/ncu_oracle.py" "$out/run_step.csv" "$out/ncu.csv"
+  python3 "$root/test/gpu/ncu_oracle.py" "$out/run_step.csv" "$out/ncu.csv" || rc=1
 else
   echo "ncu not on the PATH: no oracle"
 fi
@@ -102,7 +103,8 @@ for model in conv transformer; do
 done
 
 if command -v ncu >/dev/null; then
-  torch_vs_ncu conv
-  torch_vs_ncu transformer
-  torch_vs_ncu graphed
+  torch_vs_ncu conv || rc=1
+  torch_vs_ncu transformer || rc=1
+  torch_vs_ncu graphed || rc=1
 fi
+exit $rc
