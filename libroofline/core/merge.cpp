@@ -135,6 +135,10 @@ Recording mergeRecordings(std::vector<MergeInput> inputs) {
         requireSame(inputs[0], in, "byte definition", inputs[0].recording.bytes,
                     in.recording.bytes);
         requireSame(inputs[0], in, "mode", inputs[0].recording.mode, in.recording.mode);
+        // DRAM bytes from a cold cache and from the cache the program left are different
+        // quantities: ranks with different flushes do not compare.
+        requireSame(inputs[0], in, "cache flush", inputs[0].recording.cacheFlush,
+                    in.recording.cacheFlush);
         requireSame(inputs[0], in, "ranks sharing the profile",
                     std::to_string(inputs[0].recording.shareCount),
                     std::to_string(in.recording.shareCount));

@@ -116,6 +116,11 @@ TEST(Merge, RefusesWhatCannotBeComparedAndSaysWhy) {
                   .find("'b.rfl' was recorded "
                         "with metrics"),
               std::string::npos);
+    Recording flushed = trainStep(1);
+    flushed.cacheFlush = flushed.cacheFlush == "on" ? "off" : "on";
+    EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}, {"b.rfl", flushed}})
+                  .find("'b.rfl' was recorded with cache flush '" + flushed.cacheFlush + "'"),
+              std::string::npos);
     Recording hopper = trainStep(1);
     hopper.chip = "GB100";
     EXPECT_NE(mergeError({{"a.rfl", trainStep(0)}, {"b.rfl", hopper}}).find("chip 'GB100'"),
