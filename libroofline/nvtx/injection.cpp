@@ -1,5 +1,7 @@
 #include "nvtx/listener.hpp"
 
+#include "core/option_table.hpp"
+
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
@@ -88,29 +90,46 @@ void doEnd(nvtxRangeId_t id) {
         l->end(id);
 }
 
-int NVTX_API rangePushA(const char* m) { return doPush("", m); }
-int NVTX_API rangePushW(const wchar_t* m) { return doPush("", names().intern(narrow(m))); }
-int NVTX_API rangePushEx(const nvtxEventAttributes_t* a) { return doPush("", messageOf(a)); }
-int NVTX_API rangePop() { return doPop(""); }
-nvtxRangeId_t NVTX_API rangeStartA(const char* m) { return doStart("", m); }
+int NVTX_API rangePushA(const char* m) {
+    return doPush("", m);
+}
+int NVTX_API rangePushW(const wchar_t* m) {
+    return doPush("", names().intern(narrow(m)));
+}
+int NVTX_API rangePushEx(const nvtxEventAttributes_t* a) {
+    return doPush("", messageOf(a));
+}
+int NVTX_API rangePop() {
+    return doPop("");
+}
+nvtxRangeId_t NVTX_API rangeStartA(const char* m) {
+    return doStart("", m);
+}
 nvtxRangeId_t NVTX_API rangeStartW(const wchar_t* m) {
     return doStart("", names().intern(narrow(m)));
 }
 nvtxRangeId_t NVTX_API rangeStartEx(const nvtxEventAttributes_t* a) {
     return doStart("", messageOf(a));
 }
-void NVTX_API rangeEnd(nvtxRangeId_t id) { doEnd(id); }
+void NVTX_API rangeEnd(nvtxRangeId_t id) {
+    doEnd(id);
+}
 
 int NVTX_API domainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
     return doPush(domainName(d), messageOf(a));
 }
-int NVTX_API domainRangePop(nvtxDomainHandle_t d) { return doPop(domainName(d)); }
+int NVTX_API domainRangePop(nvtxDomainHandle_t d) {
+    return doPop(domainName(d));
+}
 nvtxRangeId_t NVTX_API domainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
     return doStart(domainName(d), messageOf(a));
 }
-void NVTX_API domainRangeEnd(nvtxDomainHandle_t, nvtxRangeId_t id) { doEnd(id); }
+void NVTX_API domainRangeEnd(nvtxDomainHandle_t, nvtxRangeId_t id) {
+    doEnd(id);
+}
 nvtxDomainHandle_t NVTX_API domainCreateA(const char* name) {
-    return reinterpret_cast<nvtxDomainHandle_t>(const_cast<char*>(names().intern(name ? name : "")));
+    return reinterpret_cast<nvtxDomainHandle_t>(
+        const_cast<char*>(names().intern(name ? name : "")));
 }
 nvtxDomainHandle_t NVTX_API domainCreateW(const wchar_t* name) {
     return reinterpret_cast<nvtxDomainHandle_t>(const_cast<char*>(names().intern(narrow(name))));
@@ -162,10 +181,25 @@ int attach(NvtxGetExportTableFunc_t getExportTable) {
     return 1;
 }
 
+// ROOFLINE_NVTX as the options table reads it (0, off, false, no); a value it refuses leaves
+// listening on (the session says what is wrong with it when it reads its options).
+bool listeningTurnedOff() noexcept {
+    const char* v = std::getenv("ROOFLINE_NVTX");
+    const core::OptionRow* row = core::optionRow("ROOFLINE_NVTX");
+    if (!v || !row || !row->parse)
+        return false;
+    try {
+        Options o;
+        row->parse(o, v);
+        return !o.listenNvtx;
+    } catch (...) {
+        return false;
+    }
+}
+
 // At load: become the NVTX injection unless a tool already is (or ROOFLINE_NVTX=0).
 __attribute__((constructor)) void prepareInjection() {
-    const char* off = std::getenv("ROOFLINE_NVTX");
-    if (off && (std::string(off) == "0" || std::string(off) == "off"))
+    if (listeningTurnedOff())
         return;
     Dl_info info{};
     if (!dladdr(reinterpret_cast<void*>(&attach), &info) || !info.dli_fname)
