@@ -19,15 +19,15 @@
 
 #include <roofline/error.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <utility>
-#include <CLI/CLI.hpp>
-#include <memory>
 
 namespace roofline::cli {
 
@@ -138,7 +138,11 @@ void writeOutput(const std::string& path, const char* what, std::ostream& human,
     human << "wrote " << what << ' ' << path << '\n';
 }
 
-int report(const ReportArgs& args) {
+namespace {
+
+// Outputs that cannot be written are refused before any work: two on standard output, one over
+// an input, a chart that is neither SVG nor HTML.
+void checkOutputs(const ReportArgs& args) {
     if ((args.csv == "-") + (args.json == "-") + (args.hostCsv == "-") > 1)
         throw Error(ErrorCode::InvalidArgument,
                     "--csv, --json and --host-csv: only one of them can write to standard output "
@@ -152,24 +156,15 @@ int report(const ReportArgs& args) {
                     "--chart needs a file path (FILE.svg or FILE.html), not '-'");
     if (!args.chart.empty())
         report::checkChartPath(args.chart); // before any work: out.png is refused, not renamed
-    // With CSV or JSON on standard output, everything meant for people goes to standard error.
-    std::ostream& human =
-        args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;
-    const GroupBy by = parseGroupBy(args.groupBy);
-    const std::size_t top = args.top != ReportArgs::kDefaultTop ? args.top
-                            : by == GroupBy::Launch             ? 0
-                                                                : 25;
-    const Evaluated e = evaluate(args.file, args.ceilings);
+}
+
+// The recording's header: file, device, bytes, kernels, caches, coverage, process, framework,
+// ceilings.
+std::string headerText(const ReportArgs& args, const Evaluated& e,
+                       const std::vector<KernelRecord>& records) {
     const core::Recording& rec = e.recording;
-    const bool filtered = !args.name.empty() || !args.scope.empty();
-    const std::vector<KernelRecord> records =
-        cutModules(filtered ? filterRecords(e.records, args.name, args.scope) : e.records,
-                   moduleDepthOf(args.groupBy));
-    std::size_t measured = 0;
-    for (const auto& r : records)
-        measured += r.measured ? 1 : 0;
-    // The header's lines fit the terminal as the table does (--wide: as they are).
-    const std::size_t width = args.wide ? 0 : report::terminalWidth();
+    const std::size_t measured = static_cast<std::size_t>(std::count_if(
+        records.begin(), records.end(), [](const KernelRecord& r) { return r.measured; }));
     std::ostringstream header;
     header << "recording " << args.file << " (format v" << rec.version << ", libroofline "
            << rec.libraryVersion << ", " << rec.createdUtc << ")\n"
@@ -190,85 +185,77 @@ int report(const ReportArgs& args) {
            << (rec.process.pid != 0 ? "process   " + core::describe(rec.process) + "\n" : "")
            << (rec.framework.empty() ? "" : "framework " + frameworkText(rec.framework) + "\n")
            << "ceilings  " << e.ceilings.used.name << ": " << e.ceilings.used.source << "\n";
-    human << report::wrapLines(header.str(), width);
-    if (!args.brief) {
-        report::printCeilings(e.ceilings, human, false);
-        if (rec.platform.cpu.threads > 0) {
-            std::ostringstream platform;
-            core::printPlatform(rec.platform, platform);
-            human << report::wrapLines(platform.str(), width);
-        }
+    return header.str();
+}
+
+// The kernel table of `records` grouped `by`, with the ranks' spread and the framework's
+// operators after it.
+void printKernels(const ReportArgs& args, const Evaluated& e,
+                  const std::vector<KernelRecord>& records, GroupBy by, std::size_t top,
+                  std::size_t width, std::ostream& human) {
+    TableOptions table;
+    table.maxRows = top;
+    table.sortByTime = args.sortByTime;
+    table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
+    table.grouped = by != GroupBy::Launch;
+    table.wide = args.wide;
+    table.verbatimNames = report::frameworkRows(by);
+    if (table.verbatimNames)
+        table.nameHeader = by == GroupBy::Op ? "operator" : "module";
+    else if (by == GroupBy::Scope) // one row per scope, named by its longest-running kernel
+        table.nameHeader = "top kernel";
+    const std::string missing = missingRoofNote(e.ceilings.used);
+    if (!missing.empty())
+        table.boundMark = "*";
+    for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
+        table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
+    if (table.grouped)
+        human << report::wrapLines(
+            std::string("rows      ") + rowsDescription(by) +
+                " (--group-by kernel|name+scope|name|scope|op|module[:DEPTH]|launch)\n",
+            width);
+    printTable(groupRecords(records, by, e.ceilings.used), human, table);
+    if (!missing.empty())
+        human << "  * " << missing << '\n';
+    // A merged recording: each rank's time, and the kernels the slowest rank holds up.
+    report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
+                       top == 0 ? 10 : top);
+    if (by == GroupBy::Op)
+        report::printTensorCoreUse(records, e.recording.framework, human, top);
+    else if (by != GroupBy::Module && hasOperators(records))
+        human << '\n'
+              << report::wrapLines("framework operators and modules are recorded: --group-by "
+                                   "op (with tensor-core use) or --group-by module[:DEPTH] "
+                                   "sums them\n",
+                                   width);
+}
+
+// `--host`: the host time of each scope, and libroofline's own share of the session.
+void printHost(const ReportArgs& args, const core::Recording& rec, std::size_t top,
+               std::size_t width, std::ostream& human) {
+    human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
+    const std::size_t hostWidth = args.wide ? 100000 : report::terminalWidth();
+    if (rec.sessionSeconds <= 0)
+        human << report::wrapLines(
+            "this recording has no host side: it was made before libroofline timed scopes "
+            "on the host, or with ROOFLINE_HOST_TIMING=off\n",
+            width);
+    else
+        printHostTable(rec.hostScopes, rec.hostRunSeconds, human, top, hostWidth);
+    if (rec.profilerSeconds > 0) {
+        char line[300];
+        std::snprintf(line, sizeof line,
+                      "session %.3f ms (start to stop), of which libroofline's measured work "
+                      "on the application's threads %.3f ms; the shares' base %.3f ms\n",
+                      rec.sessionSeconds * 1e3, rec.profilerSeconds * 1e3,
+                      rec.hostRunSeconds * 1e3);
+        human << report::wrapLines(line, width);
     }
-    human << '\n';
-    if (filtered)
-        human << "filter    " << records.size() << " of " << e.records.size() << " records ("
-              << filtersText(args, " ") << ")\n\n";
-    if (records.empty()) {
-        human << (filtered ? "no record matches the filters; "
-                           : "no kernels in this recording: no kernel ran inside a profiled scope "
-                             "(check the NVTX filters and that the work ran between Session "
-                             "start and stop); ")
-              << "outputs asked for are written empty\n";
-    } else {
-        TableOptions table;
-        table.maxRows = top;
-        table.sortByTime = args.sortByTime;
-        table.sortBy = args.sort.empty() && by != GroupBy::Launch ? "time" : args.sort;
-        table.grouped = by != GroupBy::Launch;
-        table.wide = args.wide;
-        table.verbatimNames = report::frameworkRows(by);
-        if (table.verbatimNames)
-            table.nameHeader = by == GroupBy::Op ? "operator" : "module";
-        else if (by == GroupBy::Scope) // one row per scope, named by its longest-running kernel
-            table.nameHeader = "top kernel";
-        const std::string missing = missingRoofNote(e.ceilings.used);
-        if (!missing.empty())
-            table.boundMark = "*";
-        for (const auto& r : e.records) // "%time": of everything profiled, filtered or not
-            table.totalSeconds += r.timeSeconds > 0 ? r.timeSeconds : 0;
-        if (table.grouped)
-            human << report::wrapLines(
-                std::string("rows      ") + rowsDescription(by) +
-                    " (--group-by kernel|name+scope|name|scope|op|module[:DEPTH]|launch)\n",
-                width);
-        printTable(groupRecords(records, by, e.ceilings.used), human, table);
-        if (!missing.empty())
-            human << "  * " << missing << '\n';
-        // A merged recording: each rank's time, and the kernels the slowest rank holds up.
-        report::printRanks(records, by == GroupBy::Launch ? GroupBy::NameScope : by, human,
-                           top == 0 ? 10 : top);
-        if (by == GroupBy::Op)
-            report::printTensorCoreUse(records, rec.framework, human, top);
-        else if (by != GroupBy::Module && hasOperators(records))
-            human << '\n'
-                  << report::wrapLines("framework operators and modules are recorded: --group-by "
-                                       "op (with tensor-core use) or --group-by module[:DEPTH] "
-                                       "sums them\n",
-                                       width);
-    }
-    if (args.host) {
-        human << "\nhost time per scope (" << rec.hostScopes.size() << " scope(s) and thread(s))\n";
-        const std::size_t hostWidth = args.wide ? 100000 : report::terminalWidth();
-        if (rec.sessionSeconds <= 0)
-            human << report::wrapLines(
-                "this recording has no host side: it was made before libroofline timed scopes "
-                "on the host, or with ROOFLINE_HOST_TIMING=off\n",
-                width);
-        else
-            printHostTable(rec.hostScopes, rec.hostRunSeconds, human, top, hostWidth);
-        if (rec.profilerSeconds > 0) {
-            char line[300];
-            std::snprintf(line, sizeof line,
-                          "session %.3f ms (start to stop), of which libroofline's measured work "
-                          "on the application's threads %.3f ms; the shares' base %.3f ms\n",
-                          rec.sessionSeconds * 1e3, rec.profilerSeconds * 1e3,
-                          rec.hostRunSeconds * 1e3);
-            human << report::wrapLines(line, width);
-        }
-    }
-    writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
-    writeOutput(args.hostCsv, "host CSV", human,
-                [&](std::ostream& o) { writeHostCsv(rec.hostScopes, rec.hostRunSeconds, o); });
+}
+
+// What the JSON says about the recording beside its records.
+ReportContext reportContext(const ReportArgs& args, const Evaluated& e) {
+    const core::Recording& rec = e.recording;
     ReportContext context;
     context.sessionSeconds = rec.sessionSeconds;
     context.profilerSeconds = rec.profilerSeconds;
@@ -284,20 +271,74 @@ int report(const ReportArgs& args) {
     context.metrics = rec.metrics;
     context.ceilings = e.ceilings.used;
     context.bytes = rec.bytes;
-    writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(records, o, context); });
-    if (!args.chart.empty()) {
-        ChartOptions options;
-        options.labels = args.labels;
-        options.groupBy = by;
-        options.hostScopes = rec.hostScopes;
-        options.subtitle = args.file + " on " + rec.device.name +
-                           "; roofs: " + e.ceilings.used.name + "; bytes: " + rec.bytes;
-        const ChartFiles charts = writeRooflineChart(records, e.ceilings.used, args.chart, options);
-        for (const auto& n : charts.notes)
-            human << "chart: " << n << '\n';
-        for (const auto& f : charts.files)
-            human << "wrote " << f << '\n';
+    return context;
+}
+
+// `--chart FILE`: the roofline charts of `records`, and the files written.
+void writeCharts(const ReportArgs& args, const Evaluated& e,
+                 const std::vector<KernelRecord>& records, GroupBy by, std::ostream& human) {
+    ChartOptions options;
+    options.labels = args.labels;
+    options.groupBy = by;
+    options.hostScopes = e.recording.hostScopes;
+    options.subtitle = args.file + " on " + e.recording.device.name +
+                       "; roofs: " + e.ceilings.used.name + "; bytes: " + e.recording.bytes;
+    const ChartFiles charts = writeRooflineChart(records, e.ceilings.used, args.chart, options);
+    for (const auto& n : charts.notes)
+        human << "chart: " << n << '\n';
+    for (const auto& f : charts.files)
+        human << "wrote " << f << '\n';
+}
+
+} // namespace
+
+int report(const ReportArgs& args) {
+    checkOutputs(args);
+    // With CSV or JSON on standard output, everything meant for people goes to standard error.
+    std::ostream& human =
+        args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;
+    const GroupBy by = parseGroupBy(args.groupBy);
+    const std::size_t top = args.top != ReportArgs::kDefaultTop ? args.top
+                            : by == GroupBy::Launch             ? 0
+                                                                : 25;
+    const Evaluated e = evaluate(args.file, args.ceilings);
+    const core::Recording& rec = e.recording;
+    const bool filtered = !args.name.empty() || !args.scope.empty();
+    const std::vector<KernelRecord> records =
+        cutModules(filtered ? filterRecords(e.records, args.name, args.scope) : e.records,
+                   moduleDepthOf(args.groupBy));
+    // The header's lines fit the terminal as the table does (--wide: as they are).
+    const std::size_t width = args.wide ? 0 : report::terminalWidth();
+    human << report::wrapLines(headerText(args, e, records), width);
+    if (!args.brief) {
+        report::printCeilings(e.ceilings, human, false);
+        if (rec.platform.cpu.threads > 0) {
+            std::ostringstream platform;
+            core::printPlatform(rec.platform, platform);
+            human << report::wrapLines(platform.str(), width);
+        }
     }
+    human << '\n';
+    if (filtered)
+        human << "filter    " << records.size() << " of " << e.records.size() << " records ("
+              << filtersText(args, " ") << ")\n\n";
+    if (records.empty())
+        human << (filtered ? "no record matches the filters; "
+                           : "no kernels in this recording: no kernel ran inside a profiled scope "
+                             "(check the NVTX filters and that the work ran between Session "
+                             "start and stop); ")
+              << "outputs asked for are written empty\n";
+    else
+        printKernels(args, e, records, by, top, width, human);
+    if (args.host)
+        printHost(args, rec, top, width, human);
+    writeOutput(args.csv, "CSV", human, [&](std::ostream& o) { writeCsv(records, o); });
+    writeOutput(args.hostCsv, "host CSV", human,
+                [&](std::ostream& o) { writeHostCsv(rec.hostScopes, rec.hostRunSeconds, o); });
+    writeOutput(args.json, "JSON", human,
+                [&](std::ostream& o) { writeJson(records, o, reportContext(args, e)); });
+    if (!args.chart.empty())
+        writeCharts(args, e, records, by, human);
     if (filtered && records.empty() && !e.records.empty()) {
         // On standard error whatever went to standard output, and a status a script can test.
         std::cerr << "roofline report: no record matches " << filtersText(args, " and ") << " (of "
@@ -331,11 +372,12 @@ Command addReport(CLI::App& app) {
     reportCmd->add_flag("--brief", report.brief,
                         "a short header (recording, device, coverage, roofs' source) instead of "
                         "the roofs table and the platform");
-    reportCmd->add_option("--chart", report.chart,
-                          "also draw the hierarchical roofline: FILE.html (every chart in one page, "
-                          "with hover details) or FILE.svg (one file per precision family drawn: "
-                          "FILE-fp64.svg, FILE-fp32.svg, FILE-fp16.svg, FILE-tensor.svg; FILE.svg "
-                          "itself when only one is); other extensions are refused");
+    reportCmd->add_option(
+        "--chart", report.chart,
+        "also draw the hierarchical roofline: FILE.html (every chart in one page, "
+        "with hover details) or FILE.svg (one file per precision family drawn: "
+        "FILE-fp64.svg, FILE-fp32.svg, FILE-fp16.svg, FILE-tensor.svg; FILE.svg "
+        "itself when only one is); other extensions are refused");
     reportCmd->add_option("--labels", report.labels, "label the N kernels with most time (chart)")
         ->check(CLI::Range(0, 50))
         ->capture_default_str();
