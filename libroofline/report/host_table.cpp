@@ -61,66 +61,57 @@ std::string bound(const HostScope& s) {
     return hostBound(s) + (s.profiledTimes ? "*" : steady ? "" : "~");
 }
 
-} // namespace
+// A column of the host table: its head and width, when it goes on a narrow line (highest `drop`
+// first; 0: always shown), its side, and its cell.
+struct Column {
+    const char* head;
+    std::size_t width;
+    int drop;
+    bool left;
+    std::function<std::string(const HostScope&)> value;
+};
 
-void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out,
-                    std::size_t maxRows, std::size_t width) {
-    if (scopes.empty()) {
-        out << "no host scopes (no ProfileScope or NVTX range closed while the session ran, or "
-               "host timing off: ROOFLINE_HOST_TIMING)\n";
-        return;
-    }
-    if (width == 0)
-        width = report::terminalWidth();
-    // Columns: the scope's name takes what the others leave; on a narrow line the optional ones
-    // go, highest `drop` first, until the row fits.
-    using Value = std::function<std::string(const HostScope&)>;
-    struct Column {
-        const char* head;
-        std::size_t width;
-        int drop; // 0: always shown
-        bool left;
-        Value value;
-    };
+std::vector<Column> hostColumns(double runSeconds) {
     const auto perCallCpu = [](const HostScope& s) {
         if (s.steadyCalls > 0 && s.steadyWallSeconds >= 0)
             return s.steadyCpuSeconds;
         return s.cpuSeconds >= 0 && s.calls ? s.cpuSeconds / static_cast<double>(s.calls) : -1.0;
     };
     const auto shareOf = [runSeconds](double HostScope::*seconds) {
-        return [runSeconds, seconds](const HostScope& s) { return msShare(s.*seconds, runSeconds); };
+        return
+            [runSeconds, seconds](const HostScope& s) { return msShare(s.*seconds, runSeconds); };
     };
-    std::vector<Column> columns = {
-        {"thread", 8, 3, true, [](const HostScope& s) { return thread(s.threadId); }},
-        {"calls", 7, 0, false, calls},
-        {"wall/call ms", 12, 0, false,
-         [](const HostScope& s) { return report::milliseconds(s.hostWallPerCall()); }},
-        {"first ms", 10, 4, false,
-         [](const HostScope& s) {
-             return s.firstWallSeconds < 0 ? std::string("-")
-                                           : report::milliseconds(s.firstWallSeconds) +
-                                                 (s.firstProfiled ? "p" : "");
-         }},
-        {"CPU/call ms", 11, 5, false,
-         [&](const HostScope& s) {
-             const double cpu = perCallCpu(s);
-             return cpu >= 0 ? report::milliseconds(cpu) : std::string("-");
-         }},
-        {"GPU/call ms", 11, 0, false,
-         [](const HostScope& s) {
-             return s.kernels ? report::milliseconds(s.gpuPerCall()) : std::string("-");
-         }},
-        {"idle", 5, 0, false, idle},
-        {"bound", 11, 0, true, bound},
-        {"self wall ms", 16, 6, false, shareOf(&HostScope::selfWallSeconds)},
-        {"wall ms", 16, 7, false, shareOf(&HostScope::wallSeconds)},
-        {"self CPU ms", 16, 8, false, shareOf(&HostScope::selfCpuSeconds)},
-        {"CPU ms", 16, 9, false, shareOf(&HostScope::cpuSeconds)}};
+    return {{"thread", 8, 3, true, [](const HostScope& s) { return thread(s.threadId); }},
+            {"calls", 7, 0, false, calls},
+            {"wall/call ms", 12, 0, false,
+             [](const HostScope& s) { return report::milliseconds(s.hostWallPerCall()); }},
+            {"first ms", 10, 4, false,
+             [](const HostScope& s) {
+                 return s.firstWallSeconds < 0 ? std::string("-")
+                                               : report::milliseconds(s.firstWallSeconds) +
+                                                     (s.firstProfiled ? "p" : "");
+             }},
+            {"CPU/call ms", 11, 5, false,
+             [perCallCpu](const HostScope& s) {
+                 const double cpu = perCallCpu(s);
+                 return cpu >= 0 ? report::milliseconds(cpu) : std::string("-");
+             }},
+            {"GPU/call ms", 11, 0, false,
+             [](const HostScope& s) {
+                 return s.kernels ? report::milliseconds(s.gpuPerCall()) : std::string("-");
+             }},
+            {"idle", 5, 0, false, idle},
+            {"bound", 11, 0, true, bound},
+            {"self wall ms", 16, 6, false, shareOf(&HostScope::selfWallSeconds)},
+            {"wall ms", 16, 7, false, shareOf(&HostScope::wallSeconds)},
+            {"self CPU ms", 16, 8, false, shareOf(&HostScope::selfCpuSeconds)},
+            {"CPU ms", 16, 9, false, shareOf(&HostScope::cpuSeconds)}};
+}
+
+// The optional columns that fit beside scope names `longest` long in `width`; returns the width
+// the scope's name gets.
+std::size_t fitColumns(std::vector<Column>& columns, std::size_t longest, std::size_t width) {
     constexpr std::size_t kScopeMin = 16;
-    const auto rows = byWallTime(scopes);
-    std::size_t longest = 5;
-    for (const HostScope* s : rows)
-        longest = std::max(longest, s->scopePath.size());
     const auto used = [&] {
         std::size_t w = 0;
         for (const Column& c : columns)
@@ -133,28 +124,12 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
         columns.erase(std::remove_if(columns.begin(), columns.end(),
                                      [&](const Column& c) { return c.drop == drop; }),
                       columns.end());
-    const std::size_t scopeW =
-        std::min(longest, width > used() + kScopeMin ? width - used() : kScopeMin);
-    // One line: the scope and each column's cell (cut to its width), without trailing blanks.
-    const auto line = [&](const std::string& scope, const auto& cellOf) {
-        std::string text = report::padRight(scope, scopeW);
-        for (const Column& c : columns) {
-            const std::string v = cellOf(c).substr(0, c.width);
-            text += ' ' + (c.left ? report::padRight(v, c.width) : report::padLeft(v, c.width));
-        }
-        text.erase(text.find_last_not_of(' ') + 1);
-        return text + '\n';
-    };
-    out << line("scope", [](const Column& c) { return std::string(c.head); });
-    for (std::size_t row = 0; row < rows.size(); ++row) {
-        if (maxRows != 0 && row == maxRows) {
-            out << "  ... " << rows.size() - maxRows << " more (--top 0: all)\n";
-            break;
-        }
-        const HostScope& s = *rows[row];
-        out << line(report::shortenScope(s.scopePath, scopeW),
-                    [&](const Column& c) { return c.value(s); });
-    }
+    return std::min(longest, width > used() + kScopeMin ? width - used() : kScopeMin);
+}
+
+// What the columns mean, and the notes the scopes call for.
+void printHostNotes(const std::vector<HostScope>& scopes, double runSeconds, std::size_t width,
+                    std::ostream& out) {
     std::string notes;
     char tail[300];
     std::snprintf(tail, sizeof tail, "%% of %.3f ms. ", runSeconds * 1e3);
@@ -197,6 +172,48 @@ void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std
                       ours * 1e3);
         out << report::wrapLines(tail, width);
     }
+}
+
+} // namespace
+
+void printHostTable(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out,
+                    std::size_t maxRows, std::size_t width) {
+    if (scopes.empty()) {
+        out << "no host scopes (no ProfileScope or NVTX range closed while the session ran, or "
+               "host timing off: ROOFLINE_HOST_TIMING)\n";
+        return;
+    }
+    if (width == 0)
+        width = report::terminalWidth();
+    // Columns: the scope's name takes what the others leave; on a narrow line the optional ones
+    // go, highest `drop` first, until the row fits.
+    std::vector<Column> columns = hostColumns(runSeconds);
+    const auto rows = byWallTime(scopes);
+    std::size_t longest = 5;
+    for (const HostScope* s : rows)
+        longest = std::max(longest, s->scopePath.size());
+    const std::size_t scopeW = fitColumns(columns, longest, width);
+    // One line: the scope and each column's cell (cut to its width), without trailing blanks.
+    const auto line = [&](const std::string& scope, const auto& cellOf) {
+        std::string text = report::padRight(scope, scopeW);
+        for (const Column& c : columns) {
+            const std::string v = cellOf(c).substr(0, c.width);
+            text += ' ' + (c.left ? report::padRight(v, c.width) : report::padLeft(v, c.width));
+        }
+        text.erase(text.find_last_not_of(' ') + 1);
+        return text + '\n';
+    };
+    out << line("scope", [](const Column& c) { return std::string(c.head); });
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+        if (maxRows != 0 && row == maxRows) {
+            out << "  ... " << rows.size() - maxRows << " more (--top 0: all)\n";
+            break;
+        }
+        const HostScope& s = *rows[row];
+        out << line(report::shortenScope(s.scopePath, scopeW),
+                    [&](const Column& c) { return c.value(s); });
+    }
+    printHostNotes(scopes, runSeconds, width, out);
 }
 
 void writeHostCsv(const std::vector<HostScope>& scopes, double runSeconds, std::ostream& out) {
