@@ -257,9 +257,20 @@ std::string stackedBarsSvg(const std::vector<std::string>& series,
     return o.str();
 }
 
-std::string violinSvg(const std::vector<Distribution>& distributions, const PlotText& text) {
-    std::ostringstream o;
-    header(o, text, "violins");
+namespace {
+
+// The value axis of violins: linear, or logarithmic when the timings span more than 20x
+// (engines of one layer) -- the densities are then estimated on the log too.
+struct ViolinAxis {
+    report::LinearAxis linear;
+    report::LogAxis log;
+    bool logScale = false;
+    double map(double v) const { return logScale ? log.map(v) : linear.map(v); }
+    double fwd(double v) const { return logScale ? std::log10(v) : v; }
+    double inv(double t) const { return logScale ? std::pow(10.0, t) : t; }
+};
+
+ViolinAxis violinAxis(const std::vector<Distribution>& distributions) {
     double lo = 0, hi = 0;
     bool any = false;
     for (const auto& d : distributions)
@@ -269,41 +280,93 @@ std::string violinSvg(const std::vector<Distribution>& distributions, const Plot
                 hi = any ? std::max(hi, v) : v;
                 any = true;
             }
-    // timings that span more than 20x (engines of one layer) go on a log axis, in which the
-    // densities are estimated too
-    const bool logScale = any && lo > 0 && hi / lo > 20;
     const double pad = any ? std::max((hi - lo) * 0.1, std::fabs(hi) * 0.02) : 1;
-    const report::LinearAxis linear =
-        report::fitLinearAxis(any ? std::max(0.0, lo - pad) : 0, any ? hi + pad : 1, kB, kT);
-    const report::LogAxis log = report::fitLogAxis({lo, hi}, kB, kT, 1);
-    const auto fwd = [&](double v) { return logScale ? std::log10(v) : v; };
-    const auto inv = [&](double t) { return logScale ? std::pow(10.0, t) : t; };
-    struct {
-        const report::LinearAxis* linear;
-        const report::LogAxis* log;
-        bool useLog;
-        double map(double v) const { return useLog ? log->map(v) : linear->map(v); }
-    } y{&linear, &log, logScale};
-    if (logScale) {
-        o << "<g class=\"y-axis log\" data-y-min=\"" << log.lo << "\" data-y-max=\"" << log.hi
-          << "\">\n";
-        for (double d : log.decades())
-            for (double m : {1.0, 2.0, 5.0}) {
-                const double t = d * m;
-                if (t > log.hi)
-                    break;
-                o << "<line x1=\"" << kL << "\" y1=\"" << report::px(log.map(t)) << "\" x2=\"" << kR
-                  << "\" y2=\"" << report::px(log.map(t))
-                  << "\" stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"" << (kL - 6) << "\" y=\""
-                  << report::px(log.map(t) + 4) << "\" text-anchor=\"end\">" << report::siNumber(t)
-                  << "</text>\n";
-            }
-        o << "<text class=\"axis-label\" transform=\"translate(22," << (kT + kB) / 2
-          << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(text.yLabel)
-          << " (log scale)</text>\n</g>\n";
-    } else {
-        yAxis(o, linear, text.yLabel);
+    return {report::fitLinearAxis(any ? std::max(0.0, lo - pad) : 0, any ? hi + pad : 1, kB, kT),
+            report::fitLogAxis({lo, hi}, kB, kT, 1), any && lo > 0 && hi / lo > 20};
+}
+
+void violinYAxis(std::ostringstream& o, const ViolinAxis& y, const std::string& label) {
+    if (!y.logScale) {
+        yAxis(o, y.linear, label);
+        return;
     }
+    const report::LogAxis& log = y.log;
+    o << "<g class=\"y-axis log\" data-y-min=\"" << log.lo << "\" data-y-max=\"" << log.hi
+      << "\">\n";
+    for (double d : log.decades())
+        for (double m : {1.0, 2.0, 5.0}) {
+            const double t = d * m;
+            if (t > log.hi)
+                break;
+            o << "<line x1=\"" << kL << "\" y1=\"" << report::px(log.map(t)) << "\" x2=\"" << kR
+              << "\" y2=\"" << report::px(log.map(t))
+              << "\" stroke=\"#e4e4e4\"/><text class=\"tick\" x=\"" << (kL - 6) << "\" y=\""
+              << report::px(log.map(t) + 4) << "\" text-anchor=\"end\">" << report::siNumber(t)
+              << "</text>\n";
+        }
+    o << "<text class=\"axis-label\" transform=\"translate(22," << (kT + kB) / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">" << report::escapeXml(label)
+      << " (log scale)</text>\n</g>\n";
+}
+
+// One violin of the sorted samples `s` centred at `cx`: its body (a Gaussian kernel density,
+// Silverman's bandwidth), its range, its median and its samples.
+void drawViolin(std::ostringstream& o, const std::vector<double>& s, double cx, double halfWidth,
+                const char* color, const ViolinAxis& y) {
+    const double n = static_cast<double>(s.size());
+    std::vector<double> t(s.size());
+    std::transform(s.begin(), s.end(), t.begin(), [&](double v) { return y.fwd(v); });
+    const double mean = std::accumulate(t.begin(), t.end(), 0.0) / n;
+    double var = 0;
+    for (double v : t)
+        var += (v - mean) * (v - mean);
+    const double sd = std::sqrt(var / std::max(1.0, n - 1));
+    // Silverman's rule; a floor so identical samples still draw a shape
+    const double bw =
+        std::max(1.06 * sd * std::pow(n, -0.2), std::max(std::fabs(mean) * 0.005, 1e-30));
+    const int steps = 48;
+    const double a = t.front() - 2 * bw, b = t.back() + 2 * bw;
+    std::vector<double> density(steps + 1);
+    double peak = 0;
+    for (int k = 0; k <= steps; ++k) {
+        const double at = a + (b - a) * k / steps;
+        double sum = 0;
+        for (double v : t)
+            sum += std::exp(-0.5 * ((at - v) / bw) * ((at - v) / bw));
+        density[k] = sum;
+        peak = std::max(peak, sum);
+    }
+    std::string right, left;
+    for (int k = 0; k <= steps; ++k) {
+        const double at = y.inv(a + (b - a) * k / steps);
+        const double w = peak > 0 ? halfWidth * density[k] / peak : 0;
+        right += report::px(cx + w) + "," + report::px(y.map(at)) + " ";
+        left = report::px(cx - w) + "," + report::px(y.map(at)) + " " + left;
+    }
+    o << "<polygon class=\"body\" points=\"" << right << left << "\" fill=\"" << color
+      << "\" fill-opacity=\"0.45\" stroke=\"" << color << "\"/>\n";
+    const double median =
+        s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+    o << "<line class=\"range\" x1=\"" << report::px(cx) << "\" y1=\""
+      << report::px(y.map(s.front())) << "\" x2=\"" << report::px(cx) << "\" y2=\""
+      << report::px(y.map(s.back())) << "\" stroke=\"#333\"/>\n";
+    o << "<line class=\"median\" x1=\"" << report::px(cx - halfWidth * 0.6) << "\" y1=\""
+      << report::px(y.map(median)) << "\" x2=\"" << report::px(cx + halfWidth * 0.6) << "\" y2=\""
+      << report::px(y.map(median)) << "\" stroke=\"#000\" stroke-width=\"2\"><title>median "
+      << report::siNumber(median) << ", min " << report::siNumber(s.front()) << ", max "
+      << report::siNumber(s.back()) << ", " << s.size() << " samples</title></line>\n";
+    for (double v : s)
+        o << "<circle class=\"sample\" cx=\"" << report::px(cx) << "\" cy=\""
+          << report::px(y.map(v)) << "\" r=\"1.8\" fill=\"#222\"/>\n";
+}
+
+} // namespace
+
+std::string violinSvg(const std::vector<Distribution>& distributions, const PlotText& text) {
+    std::ostringstream o;
+    header(o, text, "violins");
+    const ViolinAxis y = violinAxis(distributions);
+    violinYAxis(o, y, text.yLabel);
     const double slot =
         distributions.empty() ? 0 : (kR - kL) / static_cast<double>(distributions.size());
     const double halfWidth = std::min(40.0, slot * 0.42);
@@ -317,55 +380,8 @@ std::string violinSvg(const std::vector<Distribution>& distributions, const Plot
         const double cx = kL + slot * (static_cast<double>(i) + 0.5);
         o << "<g class=\"violin\" data-label=\"" << report::escapeXml(distributions[i].label)
           << "\" data-samples=\"" << s.size() << "\">\n";
-        if (!s.empty()) {
-            const double n = static_cast<double>(s.size());
-            std::vector<double> t(s.size());
-            std::transform(s.begin(), s.end(), t.begin(), fwd);
-            const double mean = std::accumulate(t.begin(), t.end(), 0.0) / n;
-            double var = 0;
-            for (double v : t)
-                var += (v - mean) * (v - mean);
-            const double sd = std::sqrt(var / std::max(1.0, n - 1));
-            // Silverman's rule; a floor so identical samples still draw a shape
-            const double bw =
-                std::max(1.06 * sd * std::pow(n, -0.2), std::max(std::fabs(mean) * 0.005, 1e-30));
-            const int steps = 48;
-            const double a = t.front() - 2 * bw, b = t.back() + 2 * bw;
-            std::vector<double> density(steps + 1);
-            double peak = 0;
-            for (int k = 0; k <= steps; ++k) {
-                const double at = a + (b - a) * k / steps;
-                double sum = 0;
-                for (double v : t)
-                    sum += std::exp(-0.5 * ((at - v) / bw) * ((at - v) / bw));
-                density[k] = sum;
-                peak = std::max(peak, sum);
-            }
-            std::string right, left;
-            for (int k = 0; k <= steps; ++k) {
-                const double at = inv(a + (b - a) * k / steps);
-                const double w = peak > 0 ? halfWidth * density[k] / peak : 0;
-                right += report::px(cx + w) + "," + report::px(y.map(at)) + " ";
-                left = report::px(cx - w) + "," + report::px(y.map(at)) + " " + left;
-            }
-            o << "<polygon class=\"body\" points=\"" << right << left << "\" fill=\""
-              << kPalette[i % 10] << "\" fill-opacity=\"0.45\" stroke=\"" << kPalette[i % 10]
-              << "\"/>\n";
-            const double median =
-                s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
-            o << "<line class=\"range\" x1=\"" << report::px(cx) << "\" y1=\""
-              << report::px(y.map(s.front())) << "\" x2=\"" << report::px(cx) << "\" y2=\""
-              << report::px(y.map(s.back())) << "\" stroke=\"#333\"/>\n";
-            o << "<line class=\"median\" x1=\"" << report::px(cx - halfWidth * 0.6) << "\" y1=\""
-              << report::px(y.map(median)) << "\" x2=\"" << report::px(cx + halfWidth * 0.6)
-              << "\" y2=\"" << report::px(y.map(median))
-              << "\" stroke=\"#000\" stroke-width=\"2\"><title>median " << report::siNumber(median)
-              << ", min " << report::siNumber(s.front()) << ", max " << report::siNumber(s.back())
-              << ", " << s.size() << " samples</title></line>\n";
-            for (double v : s)
-                o << "<circle class=\"sample\" cx=\"" << report::px(cx) << "\" cy=\""
-                  << report::px(y.map(v)) << "\" r=\"1.8\" fill=\"#222\"/>\n";
-        }
+        if (!s.empty())
+            drawViolin(o, s, cx, halfWidth, kPalette[i % 10], y);
         o << "</g>\n";
         xLabel(o, cx, distributions[i].label);
     }
