@@ -76,42 +76,80 @@ Comparison compareRecords(const std::vector<KernelRecord>& a, const std::vector<
     return c;
 }
 
+namespace {
+
+// A row of the comparison as printed: its name, the identity that tells it apart, its scope, its
+// cells and its bound in A and B.
+struct ShownRow {
+    std::string name, identity, scope, bound;
+    std::vector<std::string> cells;
+};
+
+ShownRow shownRow(const Comparison& c, std::size_t i, const Ceilings& ceilingsA,
+                  const Ceilings& ceilingsB) {
+    const KernelGroup* a = side(c.a, c.rows[i].first);
+    const KernelGroup* b = side(c.b, c.rows[i].second);
+    const KernelGroup* any = a ? a : b;
+    ShownRow r;
+    const bool verbatim = frameworkRows(c.by);
+    r.name = c.by == GroupBy::Scope ? "[scope] " + displayName(any->name)
+             : verbatim             ? any->name
+                                    : displayName(any->name);
+    r.identity = any->name;
+    r.scope = c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
+    char ta[32], tb[32];
+    std::snprintf(ta, sizeof ta, "%.1f", a ? a->seconds * 1e6 : 0.0);
+    std::snprintf(tb, sizeof tb, "%.1f", b ? b->seconds * 1e6 : 0.0);
+    const auto change = [&](double va, double vb) {
+        return (a ? shortNumber(va) : std::string("-")) + " -> " +
+               (b ? shortNumber(vb) : std::string("-"));
+    };
+    r.cells = {a ? ta : "-",
+               b ? tb : "-",
+               ratio(a ? a->seconds : 0, b ? b->seconds : 0),
+               change(a ? a->totalFlops() : 0, b ? b->totalFlops() : 0),
+               change(a ? a->bytes[2] : 0, b ? b->bytes[2] : 0),
+               change(dramIntensity(a), dramIntensity(b))};
+    r.bound = a && b ? arrow(boundText(a, ceilingsA), boundText(b, ceilingsB))
+              : a    ? "only in A: " + boundText(a, ceilingsA)
+                     : "only in B: " + boundText(b, ceilingsB);
+    return r;
+}
+
+// The line after the rows: the total times, what matched, and what to try when nothing did.
+void printComparisonTotals(const Comparison& c, std::ostream& out) {
+    char line[1024];
+    std::snprintf(line, sizeof line,
+                  "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
+                  "matched by %s\n",
+                  c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
+                  c.matched, c.a.size(), c.b.size(), toString(c.by));
+    out << line;
+    if (c.matched != 0 || c.a.empty() || c.b.empty())
+        return;
+    if (frameworkRows(c.by))
+        out << "nothing matched by " << toString(c.by)
+            << ": a recording whose rows are all '(no operator)' or '(no module)' was made "
+               "without framework operators (a PyTorch program not run under `roofline run`, "
+               "or recorded by an older libroofline)\n";
+    else if (c.by == GroupBy::Scope)
+        out << "no scope matched: A's scopes (such as '" << c.a.front().scope
+            << "') are not B's (such as '" << c.b.front().scope
+            << "'); compare kernels whatever their scope with --by name\n";
+    else
+        out << "no kernel matched: when B runs other kernels (another engine, another batch "
+               "size), compare whole scopes with --by scope\n";
+}
+
+} // namespace
+
 void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
                      std::ostream& out, std::size_t top, const CompareTableOptions& options) {
     const std::size_t rows = top ? std::min(top, c.rows.size()) : c.rows.size();
-    struct Row {
-        std::string name, identity, scope, bound;
-        std::vector<std::string> cells;
-    };
-    std::vector<Row> shown;
+    std::vector<ShownRow> shown;
     std::vector<std::string> names, identities, paths;
     for (std::size_t i = 0; i < rows; ++i) {
-        const KernelGroup* a = side(c.a, c.rows[i].first);
-        const KernelGroup* b = side(c.b, c.rows[i].second);
-        const KernelGroup* any = a ? a : b;
-        Row r;
-        const bool verbatim = frameworkRows(c.by);
-        r.name = c.by == GroupBy::Scope ? "[scope] " + displayName(any->name)
-                 : verbatim             ? any->name
-                                        : displayName(any->name);
-        r.identity = any->name;
-        r.scope = c.by == GroupBy::Name ? "-" : (any->scope.empty() ? "-" : any->scope);
-        char ta[32], tb[32];
-        std::snprintf(ta, sizeof ta, "%.1f", a ? a->seconds * 1e6 : 0.0);
-        std::snprintf(tb, sizeof tb, "%.1f", b ? b->seconds * 1e6 : 0.0);
-        const auto change = [&](double va, double vb) {
-            return (a ? shortNumber(va) : std::string("-")) + " -> " +
-                   (b ? shortNumber(vb) : std::string("-"));
-        };
-        r.cells = {a ? ta : "-",
-                   b ? tb : "-",
-                   ratio(a ? a->seconds : 0, b ? b->seconds : 0),
-                   change(a ? a->totalFlops() : 0, b ? b->totalFlops() : 0),
-                   change(a ? a->bytes[2] : 0, b ? b->bytes[2] : 0),
-                   change(dramIntensity(a), dramIntensity(b))};
-        r.bound = a && b ? arrow(boundText(a, ceilingsA), boundText(b, ceilingsB))
-                  : a    ? "only in A: " + boundText(a, ceilingsA)
-                         : "only in B: " + boundText(b, ceilingsB);
+        ShownRow r = shownRow(c, i, ceilingsA, ceilingsB);
         names.push_back(r.name);
         identities.push_back(r.identity);
         paths.push_back(r.scope == "-" ? std::string() : r.scope);
@@ -126,14 +164,14 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
                                          {"DRAM bytes A -> B", 17, 2},
                                          {"AI(DRAM) A -> B", 15, 1}};
     std::size_t longestName = 6, longestScope = 5, boundW = 12;
-    for (const Row& r : shown) {
+    for (const ShownRow& r : shown) {
         for (std::size_t k = 0; k < columns.size(); ++k)
             columns[k].width = std::max(columns[k].width, r.cells[k].size());
         longestName = std::max(longestName, r.name.size());
         boundW = std::max(boundW, r.bound.size());
     }
     const std::string shared = options.wide ? std::string() : sharedScopePrefix(paths);
-    for (const Row& r : shown)
+    for (const ShownRow& r : shown)
         longestScope =
             std::max(longestScope, r.scope.size() - (r.scope == "-" ? 0 : shared.size()));
     boundW = std::min<std::size_t>(boundW, 28);
@@ -147,37 +185,17 @@ void printComparison(const Comparison& c, const Ceilings& ceilingsA, const Ceili
     out << padRight("kernel", kernelW) << "  " << padRight("scope", scopeW) << "  "
         << numberCells(columns, columnHeads(columns)) << " bound A -> B\n";
     for (std::size_t i = 0; i < shown.size(); ++i) {
-        const Row& r = shown[i];
+        const ShownRow& r = shown[i];
         const std::string scope = r.scope == "-" ? r.scope : r.scope.substr(shared.size());
         out << padRight(shortNames[i], kernelW) << "  "
             << padRight(options.wide ? scope : shortenScope(scope, scopeW), scopeW) << "  "
             << numberCells(columns, r.cells) << ' ' << r.bound << '\n';
     }
-    char line[1024];
     if (rows < c.rows.size())
         out << "  ... " << (c.rows.size() - rows) << " more rows (--top 0 for all)\n";
     if (std::any_of(shortNames.begin(), shortNames.end(), cutName))
         out << "  " << kCutNamesNote << '\n';
-    std::snprintf(line, sizeof line,
-                  "\ntotal time A %.1f us, B %.1f us (B/A %s); %zu of %zu A and %zu B groups "
-                  "matched by %s\n",
-                  c.secondsA * 1e6, c.secondsB * 1e6, ratio(c.secondsA, c.secondsB).c_str(),
-                  c.matched, c.a.size(), c.b.size(), toString(c.by));
-    out << line;
-    if (c.matched == 0 && !c.a.empty() && !c.b.empty()) {
-        if (frameworkRows(c.by))
-            out << "nothing matched by " << toString(c.by)
-                << ": a recording whose rows are all '(no operator)' or '(no module)' was made "
-                   "without framework operators (a PyTorch program not run under `roofline run`, "
-                   "or recorded by an older libroofline)\n";
-        else if (c.by == GroupBy::Scope)
-            out << "no scope matched: A's scopes (such as '" << c.a.front().scope
-                << "') are not B's (such as '" << c.b.front().scope
-                << "'); compare kernels whatever their scope with --by name\n";
-        else
-            out << "no kernel matched: when B runs other kernels (another engine, another batch "
-                   "size), compare whole scopes with --by scope\n";
-    }
+    printComparisonTotals(c, out);
 }
 
 void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
@@ -190,7 +208,8 @@ void writeComparisonCsv(const Comparison& c, const Ceilings& ceilingsA, const Ce
     };
     out << "name,scope,in_a,in_b,launches_a,launches_b,time_s_a,time_s_b,time_ratio,flops_a,"
            "flops_b,tensor_share_a,tensor_share_b,bytes_l1_a,bytes_l1_b,bytes_l2_a,bytes_l2_b,"
-           "bytes_dram_a,bytes_dram_b,ai_dram_a,ai_dram_b,bound_a,bound_b,kernel_id_a,kernel_id_b\n";
+           "bytes_dram_a,bytes_dram_b,ai_dram_a,ai_dram_b,bound_a,bound_b,kernel_id_a,kernel_id_"
+           "b\n";
     for (const auto& [ia, ib] : c.rows) {
         const KernelGroup* a = side(c.a, ia);
         const KernelGroup* b = side(c.b, ib);
