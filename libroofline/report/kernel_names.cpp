@@ -218,6 +218,70 @@ std::string abbreviate(const std::string& name, std::size_t width, const Familie
     return shrinkWords(name, width);
 }
 
+// Row `i`, whose first abbreviation `current` reads like the others of `rows`, abbreviated so that
+// it reads apart from them: cut around the first place where its name (or, when the names are
+// equal, its full identity) differs from another's.
+std::string toldApart(const std::vector<std::string>& names,
+                      const std::vector<std::string>& identities,
+                      const std::vector<std::size_t>& rows, std::size_t i, std::size_t width,
+                      const Families& families, const std::string& current) {
+    // the first place where this name (or, when the names are equal, the full identity)
+    // differs from another that reads alike
+    std::size_t differ = 0;
+    bool sameName = false;
+    std::string whole = names[i];
+    for (const std::size_t o : rows) {
+        if (identities[o] == identities[i])
+            continue;
+        sameName = sameName || names[o] == names[i];
+        const std::string& a = names[o] == names[i] ? identities[i] : names[i];
+        const std::string& b = names[o] == names[i] ? identities[o] : names[o];
+        std::size_t k = 0;
+        while (k < a.size() && k < b.size() && a[k] == b[k])
+            ++k;
+        if (names[o] == names[i])
+            whole = identities[i];
+        differ = std::max(differ, k);
+    }
+    if (sameName) {
+        // the identity's word at the difference, after the name:
+        // "reduce_kernel[sum_f~]~long"
+        std::size_t from = differ, to = differ;
+        while (from > 0 && std::isalnum(static_cast<unsigned char>(whole[from - 1])))
+            --from;
+        while (to < whole.size() && std::isalnum(static_cast<unsigned char>(whole[to])))
+            ++to;
+        const std::string word =
+            cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
+        const std::string told =
+            abbreviate(names[i], width - word.size() - kCutSize, families) + kCut + word;
+        return told.size() <= width
+                   ? told
+                   : cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
+    }
+    if (names[i].size() <= width)
+        return current;
+    // operator labels: the first operator, and the first one where they differ
+    if (operatorLabel(names[i])) {
+        std::size_t keep = 0;
+        for (const std::size_t o : rows)
+            if (names[o] != names[i] && operatorLabel(names[o]))
+                if (const std::size_t k = firstOperatorDifference(names[i], names[o]);
+                    k != std::string::npos)
+                    keep = std::max(keep, k);
+        if (keep > 0)
+            return fitOperators(names[i], width, keep);
+    }
+    // a head of the name, the cut mark, then the name from just before the difference
+    const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
+    const std::size_t tailLength = names[i].size() - tailFrom;
+    const std::size_t head = std::min(
+        tailFrom, tailLength + kCutSize < width ? width - tailLength - kCutSize : std::size_t{5});
+    return head == 0 ? cutEnd(names[i], width)
+                     : names[i].substr(0, head) + kCut +
+                           cutEnd(names[i].substr(tailFrom), width - head - kCutSize);
+}
+
 } // namespace
 
 std::string abbreviateName(const std::string& name, std::size_t width,
@@ -252,66 +316,8 @@ std::vector<std::string> abbreviateNames(const std::vector<std::string>& names,
             firstRow.emplace(std::make_pair(names[i], identities[i]), i).second)
             alike[first[i]].push_back(i);
     for (const auto& [abbreviation, rows] : alike)
-        for (const std::size_t i : rows) {
-            // the first place where this name (or, when the names are equal, the full identity)
-            // differs from another that reads alike
-            std::size_t differ = 0;
-            bool sameName = false;
-            std::string whole = names[i];
-            for (const std::size_t o : rows) {
-                if (identities[o] == identities[i])
-                    continue;
-                sameName = sameName || names[o] == names[i];
-                const std::string& a = names[o] == names[i] ? identities[i] : names[i];
-                const std::string& b = names[o] == names[i] ? identities[o] : names[o];
-                std::size_t k = 0;
-                while (k < a.size() && k < b.size() && a[k] == b[k])
-                    ++k;
-                if (names[o] == names[i])
-                    whole = identities[i];
-                differ = std::max(differ, k);
-            }
-            if (sameName) {
-                // the identity's word at the difference, after the name:
-                // "reduce_kernel[sum_f~]~long"
-                std::size_t from = differ, to = differ;
-                while (from > 0 && std::isalnum(static_cast<unsigned char>(whole[from - 1])))
-                    --from;
-                while (to < whole.size() && std::isalnum(static_cast<unsigned char>(whole[to])))
-                    ++to;
-                const std::string word =
-                    cutEnd(whole.substr(from, std::max<std::size_t>(to - from, 1)), width / 2);
-                out[i] =
-                    abbreviate(names[i], width - word.size() - kCutSize, families) + kCut + word;
-                if (out[i].size() > width)
-                    out[i] = cutEnd(names[i], width - word.size() - kCutSize) + kCut + word;
-                continue;
-            }
-            if (names[i].size() <= width)
-                continue;
-            // operator labels: the first operator, and the first one where they differ
-            if (operatorLabel(names[i])) {
-                std::size_t keep = 0;
-                for (const std::size_t o : rows)
-                    if (names[o] != names[i] && operatorLabel(names[o]))
-                        if (const std::size_t k = firstOperatorDifference(names[i], names[o]);
-                            k != std::string::npos)
-                            keep = std::max(keep, k);
-                if (keep > 0) {
-                    out[i] = fitOperators(names[i], width, keep);
-                    continue;
-                }
-            }
-            // a head of the name, the cut mark, then the name from just before the difference
-            const std::size_t tailFrom = differ > 2 ? differ - 2 : 0;
-            const std::size_t tailLength = names[i].size() - tailFrom;
-            const std::size_t head =
-                std::min(tailFrom, tailLength + kCutSize < width ? width - tailLength - kCutSize
-                                                                 : std::size_t{5});
-            out[i] = head == 0 ? cutEnd(names[i], width)
-                               : names[i].substr(0, head) + kCut +
-                                     cutEnd(names[i].substr(tailFrom), width - head - kCutSize);
-        }
+        for (const std::size_t i : rows)
+            out[i] = toldApart(names, identities, rows, i, width, families, out[i]);
     for (std::size_t i = 0; i < names.size(); ++i)
         if (const auto it = firstRow.find({names[i], identities[i]}); it != firstRow.end())
             out[i] = out[it->second];
