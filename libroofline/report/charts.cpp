@@ -34,15 +34,11 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                 "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
-} // namespace
-
-ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ceilings& ceilings,
-                              const std::string& path, const ChartOptions& options) {
+// The FLOP families the groups' kernels belong to (`present`), and notes on the kernels no chart
+// draws.
+std::vector<std::string> drawnFamilies(const std::vector<report::KernelGroup>& groups, double total,
+                                       bool (&present)[report::kFamilyCount]) {
     using namespace report;
-    ChartFiles result;
-    const auto groups = aggregate(records, options.groupBy);
-    const double total = totalSeconds(groups);
-    bool present[kFamilyCount] = {};
     std::size_t noWork = 0, noTime = 0, unmeasured = 0;
     double noWorkSeconds = 0;
     for (const auto& g : groups) {
@@ -57,16 +53,27 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
         else
             present[static_cast<std::size_t>(f)] = true;
     }
+    std::vector<std::string> notes;
     if (noWork)
-        result.notes.push_back(std::to_string(noWork) + " kernel(s) with no floating-point work (" +
-                               percent(noWorkSeconds, total) +
-                               " of time) are not drawn: their intensity is 0");
+        notes.push_back(std::to_string(noWork) + " kernel(s) with no floating-point work (" +
+                        report::percent(noWorkSeconds, total) +
+                        " of time) are not drawn: their intensity is 0");
     if (noTime)
-        result.notes.push_back(std::to_string(noTime) +
-                               " kernel(s) with zero measured time are not drawn");
+        notes.push_back(std::to_string(noTime) +
+                        " kernel(s) with zero measured time are not drawn");
     if (unmeasured)
-        result.notes.push_back(std::to_string(unmeasured) +
-                               " launch(es) without counter values are not drawn");
+        notes.push_back(std::to_string(unmeasured) +
+                        " launch(es) without counter values are not drawn");
+    return notes;
+}
+
+// One chart per FLOP family present: its kernels, title and notes.
+std::vector<report::ChartSpec> familyCharts(const std::vector<report::KernelGroup>& groups,
+                                            double total,
+                                            const bool (&present)[report::kFamilyCount],
+                                            const Ceilings& ceilings, const ChartOptions& options,
+                                            const std::vector<std::string>& notes) {
+    using namespace report;
     std::vector<ChartSpec> specs;
     for (std::size_t f = 0; f < kFamilyCount; ++f) {
         if (!present[f])
@@ -77,17 +84,32 @@ ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ce
                      toString(spec.family);
         spec.subtitle = options.subtitle.empty() ? "roofs: " + ceilings.name : options.subtitle;
         spec.ceilings = ceilings;
-        spec.kernels = chartKernels(groups, spec.family, ceilings, total, options.labels,
-                                    frameworkRows(options.groupBy));
+        spec.kernels = report::chartKernels(groups, spec.family, ceilings, total, options.labels,
+                                            report::frameworkRows(options.groupBy));
         double familySeconds = 0;
         for (const auto& k : spec.kernels)
             familySeconds += k.share * total;
-        spec.notes.push_back(
-            std::to_string(spec.kernels.size()) + " kernel(s), " + percent(familySeconds, total) +
-            " of profiled time; y: " + toString(spec.family) + " FLOP/s; roofs: " + ceilings.name);
-        spec.notes.insert(spec.notes.end(), result.notes.begin(), result.notes.end());
+        spec.notes.push_back(std::to_string(spec.kernels.size()) + " kernel(s), " +
+                             report::percent(familySeconds, total) + " of profiled time; y: " +
+                             toString(spec.family) + " FLOP/s; roofs: " + ceilings.name);
+        spec.notes.insert(spec.notes.end(), notes.begin(), notes.end());
         specs.push_back(std::move(spec));
     }
+    return specs;
+}
+
+} // namespace
+
+ChartFiles writeRooflineChart(const std::vector<KernelRecord>& records, const Ceilings& ceilings,
+                              const std::string& path, const ChartOptions& options) {
+    using namespace report;
+    ChartFiles result;
+    const auto groups = aggregate(records, options.groupBy);
+    const double total = totalSeconds(groups);
+    bool present[kFamilyCount] = {};
+    result.notes = drawnFamilies(groups, total, present);
+    const std::vector<ChartSpec> specs =
+        familyCharts(groups, total, present, ceilings, options, result.notes);
     // The instruction roofline, where the records have its counters: every kernel has a place
     // there, those without floating-point work included.
     const bool html = endsWith(lower(path), ".html");
