@@ -96,7 +96,8 @@ std::size_t firstOperatorDifference(const std::string& a, const std::string& b) 
 std::string fitOperators(const std::string& name, std::size_t width, std::size_t keep) {
     if (name.size() <= width)
         return name;
-    const auto [base, phase] = splitPhase(name);
+    const auto parts = splitPhase(name);
+    const std::string_view base = parts.first, phase = parts.second;
     const std::vector<std::string> ops = operatorsOf(base);
     const std::size_t n = ops.size();
     const bool withKeep = keep > 0 && keep < n;
