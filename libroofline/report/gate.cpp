@@ -166,14 +166,24 @@ GateRule parseGateRule(const std::string& text) {
     return r;
 }
 
-GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
-                        const GateOptions& options) {
-    GateResult result;
-    // each group's time in A and in A's repeats: its spread, % of the median
+namespace {
+
+// The spread of a group's times in A and its repeats: (max - min) as % of the median.
+double spreadOf(std::vector<double> v) {
+    if (v.size() < 2)
+        return 0.0;
+    std::sort(v.begin(), v.end());
+    const double median = v[v.size() / 2];
+    return median > 0 ? 100.0 * (v.back() - v.front()) / median : 0.0;
+}
+
+// Each of A's groups' times in A and in A's repeats (`totals`: the whole of each).
+std::map<std::string, std::vector<double>> timesOfA(const Comparison& c, const GateOptions& options,
+                                                    std::vector<double>& totals) {
     std::map<std::string, std::vector<double>> times;
     for (const auto& g : c.a)
         times[g.key].push_back(g.seconds);
-    std::vector<double> totals = {c.secondsA};
+    totals = {c.secondsA};
     for (const auto& repeat : options.repeats) {
         const auto groups = aggregate(repeat, c.by);
         double total = 0;
@@ -184,14 +194,56 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
         }
         totals.push_back(total);
     }
+    return times;
+}
+
+// `rule` on a group in A and in B (`qa`, `qb`: its quantity in each; `noise`: its time's spread
+// in A): the finding, and whether it breaks the rule.
+bool judge(const GateRule& rule, double qa, double qb, double noise, GateFinding& f) {
+    if (rule.quantity == GateRule::Quantity::Roof) {
+        f.change = qb - qa;
+        return f.change < -rule.limit;
+    }
+    if (rule.absolute) {
+        f.change = qb - qa;
+        return f.change > rule.limit;
+    }
+    if (!(qa > 0))
+        return false;
+    f.change = 100.0 * (qb - qa) / qa;
+    if (rule.quantity == GateRule::Quantity::Time) {
+        f.noise = noise;
+        f.limit = std::max(rule.limit, 2 * noise);
+    }
+    return f.change > f.limit;
+}
+
+// The rules on the whole run's time, the spread of A's repeats widening relative limits.
+void judgeTotals(const Comparison& c, const GateOptions& options, double noise,
+                 GateResult& result) {
+    for (const GateRule& rule : options.rules) {
+        if (rule.quantity != GateRule::Quantity::Total)
+            continue;
+        GateFinding f{"(total)", rule, c.secondsA, c.secondsB, 0, rule.limit, noise};
+        if (rule.absolute) {
+            f.change = c.secondsB - c.secondsA;
+        } else if (c.secondsA > 0) {
+            f.change = 100.0 * (c.secondsB - c.secondsA) / c.secondsA;
+            f.limit = std::max(rule.limit, 2 * f.noise);
+        }
+        if (f.change > f.limit)
+            result.failures.push_back(f);
+    }
+}
+
+} // namespace
+
+GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ceilings& ceilingsB,
+                        const GateOptions& options) {
+    GateResult result;
+    std::vector<double> totals;
+    std::map<std::string, std::vector<double>> times = timesOfA(c, options, totals);
     std::vector<std::size_t> judged(options.rules.size(), 0); // groups each rule could judge
-    const auto spread = [](std::vector<double> v) {
-        if (v.size() < 2)
-            return 0.0;
-        std::sort(v.begin(), v.end());
-        const double median = v[v.size() / 2];
-        return median > 0 ? 100.0 * (v.back() - v.front()) / median : 0.0;
-    };
     for (const auto& [ia, ib] : c.rows) {
         if (ia < 0 || ib < 0) {
             ++(ia < 0 ? result.onlyB : result.onlyA);
@@ -206,7 +258,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
             continue;
         }
         ++result.checked;
-        const double noise = spread(times[a.key]);
+        const double noise = spreadOf(times[a.key]);
         for (std::size_t ri = 0; ri < options.rules.size(); ++ri) {
             const GateRule& rule = options.rules[ri];
             if (rule.quantity == GateRule::Quantity::Total)
@@ -217,22 +269,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
                 continue;
             ++judged[ri];
             GateFinding f{groupName(b, c.by), rule, qa, qb, 0, rule.limit, 0};
-            bool fails = false;
-            if (rule.quantity == GateRule::Quantity::Roof) {
-                f.change = qb - qa;
-                fails = f.change < -rule.limit;
-            } else if (rule.absolute) {
-                f.change = qb - qa;
-                fails = f.change > rule.limit;
-            } else if (qa > 0) {
-                f.change = 100.0 * (qb - qa) / qa;
-                if (rule.quantity == GateRule::Quantity::Time) {
-                    f.noise = noise;
-                    f.limit = std::max(rule.limit, 2 * noise);
-                }
-                fails = f.change > f.limit;
-            }
-            if (fails)
+            if (judge(rule, qa, qb, noise, f))
                 result.failures.push_back(f);
         }
     }
@@ -241,19 +278,7 @@ GateResult evaluateGate(const Comparison& c, const Ceilings& ceilingsA, const Ce
             (options.rules[ri].quantity == GateRule::Quantity::Sectors ||
              options.rules[ri].quantity == GateRule::Quantity::Wavefronts))
             result.unchecked.push_back(options.rules[ri]);
-    for (const GateRule& rule : options.rules) {
-        if (rule.quantity != GateRule::Quantity::Total)
-            continue;
-        GateFinding f{"(total)", rule, c.secondsA, c.secondsB, 0, rule.limit, spread(totals)};
-        if (rule.absolute) {
-            f.change = c.secondsB - c.secondsA;
-        } else if (c.secondsA > 0) {
-            f.change = 100.0 * (c.secondsB - c.secondsA) / c.secondsA;
-            f.limit = std::max(rule.limit, 2 * f.noise);
-        }
-        if (f.change > f.limit)
-            result.failures.push_back(f);
-    }
+    judgeTotals(c, options, spreadOf(totals), result);
     return result;
 }
 
