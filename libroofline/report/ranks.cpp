@@ -74,15 +74,17 @@ std::string percentOver(double slow, double fast) {
 
 } // namespace
 
-void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
-                std::size_t top) {
-    // Per rank, compute and communication apart: a communication kernel's time is mostly waiting
-    // for its peers (and under profiling, for peers slowed by their passes), so it names no
-    // straggler.
-    struct Split {
-        std::size_t launches = 0, commLaunches = 0;
-        double compute = 0, comm = 0;
-    };
+namespace {
+
+// A rank's launches and GPU time, compute and communication apart: a communication kernel's time
+// is mostly waiting for its peers (and under profiling, for peers slowed by their passes), so it
+// names no straggler.
+struct Split {
+    std::size_t launches = 0, commLaunches = 0;
+    double compute = 0, comm = 0;
+};
+
+std::map<int, Split> splitByRank(const std::vector<KernelRecord>& records) {
     std::map<int, Split> split;
     for (const auto& r : records) {
         if (r.rank < 0)
@@ -97,24 +99,29 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
             s.compute += t;
         }
     }
-    if (split.empty())
-        return; // one process's records
-    if (std::any_of(records.begin(), records.end(),
-                    [](const KernelRecord& r) { return r.countersRank >= 0; })) {
-        // Each launch's counters, its time among them, come from the rank that measured it.
-        std::map<int, std::size_t> own;
-        for (const auto& r : records)
-            if (r.rank >= 0 && r.measured && r.countersRank < 0)
-                ++own[r.rank];
-        out << "\nranks     " << split.size()
-            << " (merged recording; the ranks shared the profile: each launch's counters and "
-               "time come from the rank that measured it, so kernel times are not compared "
-               "between ranks -- record without ROOFLINE_SHARE_RANKS for that)\n";
-        for (const auto& [rank, v] : split)
-            out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
-                << " launches, " << own[rank] << " measured on it\n";
-        return;
-    }
+    return split;
+}
+
+// Ranks that shared the profile: each launch's counters and time come from the rank that
+// measured it, so only how many each rank measured is shown.
+void printSharedRanks(const std::vector<KernelRecord>& records, const std::map<int, Split>& split,
+                      std::ostream& out) {
+    std::map<int, std::size_t> own;
+    for (const auto& r : records)
+        if (r.rank >= 0 && r.measured && r.countersRank < 0)
+            ++own[r.rank];
+    out << "\nranks     " << split.size()
+        << " (merged recording; the ranks shared the profile: each launch's counters and "
+           "time come from the rank that measured it, so kernel times are not compared "
+           "between ranks -- record without ROOFLINE_SHARE_RANKS for that)\n";
+    for (const auto& [rank, v] : split)
+        out << "  rank " << std::setw(4) << rank << "  " << std::setw(7) << v.launches
+            << " launches, " << own[rank] << " measured on it\n";
+}
+
+// Each rank's compute and communication time, the slowest rank's compute named when it is more
+// than 1% over the fastest's.
+void printRankTimes(const std::map<int, Split>& split, std::ostream& out) {
     double fastest = split.begin()->second.compute, slowest = fastest;
     int slowestRank = split.begin()->first;
     bool anyComm = false;
@@ -146,6 +153,11 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
         out << "  communication kernels (NCCL, NVSHMEM) wait for their peers: their time is mostly "
                "waiting, not work, and was taken while the ranks were being profiled (each "
                "rank's replay passes hold the others up) -- it is not compared between ranks\n";
+}
+
+// The compute kernels whose time differs most between ranks, largest excess first.
+void printSpreads(const std::vector<KernelRecord>& records, GroupBy by, std::size_t top,
+                  std::ostream& out) {
     std::vector<RankSpread> spreads = rankSpread(records, by);
     spreads.erase(std::remove_if(spreads.begin(), spreads.end(),
                                  [](const RankSpread& s) { return s.excessSeconds() <= 0; }),
@@ -172,6 +184,22 @@ void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostre
     }
     if (n < spreads.size())
         out << "  (" << spreads.size() - n << " more; --top 0 lists all)\n";
+}
+
+} // namespace
+
+void printRanks(const std::vector<KernelRecord>& records, GroupBy by, std::ostream& out,
+                std::size_t top) {
+    const std::map<int, Split> split = splitByRank(records);
+    if (split.empty())
+        return; // one process's records
+    if (std::any_of(records.begin(), records.end(),
+                    [](const KernelRecord& r) { return r.countersRank >= 0; })) {
+        printSharedRanks(records, split, out);
+        return;
+    }
+    printRankTimes(split, out);
+    printSpreads(records, by, top, out);
 }
 
 } // namespace roofline::report
