@@ -396,6 +396,106 @@ std::string saveRecordingOnce(const Recording& rec, const std::string& path, lon
     return writeFileOnce(path, pid, [&rec](std::ostream& out) { writeRecording(rec, out); });
 }
 
+namespace {
+
+// A recording's sections in place: META first, one CONF, one VALS (version 2 on), any number of
+// CDAT; anything else is refused.
+struct Sections {
+    std::string meta;
+    bool haveConfig = false, haveValues = false;
+    std::vector<std::uint8_t> values;
+};
+
+Sections placeSections(std::vector<FileSection>& sections, std::uint32_t version, Recording& rec,
+                       const Corrupt& r) {
+    Sections placed;
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+        FileSection& s = sections[i];
+        if (s.tag == "META" && i == 0)
+            placed.meta.assign(s.data.begin(), s.data.end());
+        else if (s.tag == "CONF" && !placed.haveConfig)
+            rec.configImage = std::move(s.data), placed.haveConfig = true;
+        else if (s.tag == "VALS" && version >= 2 && !placed.haveValues)
+            placed.values = std::move(s.data), placed.haveValues = true;
+        else if (s.tag == "CDAT")
+            rec.counterData.push_back(std::move(s.data));
+        else
+            r.corrupt("unexpected section '" + s.tag + "' at position " + std::to_string(i));
+    }
+    if (placed.meta.empty() || !placed.haveConfig)
+        r.corrupt("the META or CONF section is missing");
+    return placed;
+}
+
+// What META says of the recording as a whole (not its launches).
+void recordingFromJson(const nlohmann::json& meta, Recording& rec, const Corrupt& r,
+                       const std::string& what) {
+    rec.libraryVersion = meta.at("library_version").get<std::string>();
+    rec.createdUtc = meta.at("created_utc").get<std::string>();
+    rec.mode = meta.at("mode").get<std::string>();
+    rec.status = meta.value("status", std::string("counters"));
+    rec.cacheFlush = meta.value("cache_flush", std::string("off"));
+    rec.bytes = meta.value("byte_definition", std::string("nersc"));
+    if (rec.bytes != "nersc" && rec.bytes != "ncu")
+        r.corrupt("its byte definition '" + rec.bytes + "' is unknown");
+    rec.chip = meta.at("chip").get<std::string>();
+    rec.device = deviceFromJson(meta.at("device"));
+    rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
+    rec.passes = integerAt<std::uint64_t>(meta, "passes");
+    rec.droppedRanges = integerAt<std::uint64_t>(meta, "dropped_ranges");
+    if (meta.contains("coverage")) // absent in older recordings
+        rec.coverage = coverageFromJson(meta.at("coverage"));
+    if (meta.contains("process")) // absent in older recordings
+        rec.process = processFromJson(meta.at("process"));
+    if (meta.contains("host")) // absent in older recordings
+        hostFromJson(meta.at("host"), rec);
+    if (meta.contains("device_peaks")) // absent in older recordings
+        rec.devicePeaks = devicePeaksFromJson(meta.at("device_peaks"), r);
+    if (meta.contains("share") && meta.at("share").is_object()) { // absent: not shared
+        rec.shareIndex = integerAt<std::uint32_t>(meta.at("share"), "rank");
+        rec.shareCount = integerAt<std::uint32_t>(meta.at("share"), "ranks");
+        if (rec.shareCount < 2 || rec.shareIndex >= rec.shareCount)
+            r.corrupt("its share names rank " + std::to_string(rec.shareIndex) + " of " +
+                      std::to_string(rec.shareCount));
+    }
+    if (meta.contains("platform") && meta.at("platform").is_object())
+        rec.platform = platformFromJson(meta.at("platform"), what);
+    // absent in older recordings
+    if (meta.contains("framework") && meta.at("framework").is_object())
+        for (const auto& [key, value] : meta.at("framework").items()) {
+            if (!value.is_string())
+                r.corrupt("its framework fact '" + key + "' is not a string");
+            rec.framework[key] = value.get<std::string>();
+        }
+    if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
+        r.corrupt("META announces a different number of counter-data chunks than the file has");
+}
+
+// The launches META lists, each measured one with its row of VALS.
+void launchesFromJson(const nlohmann::json& meta, const Sections& placed, std::uint32_t version,
+                      Recording& rec, const Corrupt& r) {
+    std::size_t measured = 0;
+    for (const auto& l : meta.at("launches")) {
+        rec.launches.push_back(launchFromJson(l));
+        measured += l.value("measured", false) ? 1 : 0;
+    }
+    const std::size_t row = rec.metrics.size() * sizeof(double);
+    if (version >= 2 && (!placed.haveValues || placed.values.size() != measured * row))
+        r.corrupt("its VALS section does not hold " + std::to_string(measured) + " rows of " +
+                  std::to_string(rec.metrics.size()) + " values");
+    std::size_t offset = 0;
+    for (std::size_t i = 0; version >= 2 && i < rec.launches.size(); ++i) {
+        if (!meta.at("launches")[i].value("measured", false))
+            continue;
+        auto& v = rec.launches[i].values;
+        v.resize(rec.metrics.size());
+        std::memcpy(v.data(), placed.values.data() + offset, row);
+        offset += row;
+    }
+}
+
+} // namespace
+
 Recording readRecording(std::istream& in, const std::string& what) {
     const Corrupt r{what};
     std::uint32_t version = 0;
@@ -403,83 +503,11 @@ Recording readRecording(std::istream& in, const std::string& what) {
         readSections(in, what, ContainerRules{kRecordingVersion, &minSections}, version);
     Recording rec;
     rec.version = version;
-    std::string metaText;
-    bool haveConfig = false, haveValues = false;
-    std::vector<std::uint8_t> valueBytes;
-    for (std::size_t i = 0; i < sections.size(); ++i) {
-        FileSection& s = sections[i];
-        if (s.tag == "META" && i == 0)
-            metaText.assign(s.data.begin(), s.data.end());
-        else if (s.tag == "CONF" && !haveConfig)
-            rec.configImage = std::move(s.data), haveConfig = true;
-        else if (s.tag == "VALS" && version >= 2 && !haveValues)
-            valueBytes = std::move(s.data), haveValues = true;
-        else if (s.tag == "CDAT")
-            rec.counterData.push_back(std::move(s.data));
-        else
-            r.corrupt("unexpected section '" + s.tag + "' at position " + std::to_string(i));
-    }
-    if (metaText.empty() || !haveConfig)
-        r.corrupt("the META or CONF section is missing");
+    const Sections placed = placeSections(sections, version, rec, r);
     try {
-        const auto meta = parseBounded(metaText);
-        rec.libraryVersion = meta.at("library_version").get<std::string>();
-        rec.createdUtc = meta.at("created_utc").get<std::string>();
-        rec.mode = meta.at("mode").get<std::string>();
-        rec.status = meta.value("status", std::string("counters"));
-        rec.cacheFlush = meta.value("cache_flush", std::string("off"));
-        rec.bytes = meta.value("byte_definition", std::string("nersc"));
-        if (rec.bytes != "nersc" && rec.bytes != "ncu")
-            r.corrupt("its byte definition '" + rec.bytes + "' is unknown");
-        rec.chip = meta.at("chip").get<std::string>();
-        rec.device = deviceFromJson(meta.at("device"));
-        rec.metrics = meta.at("metrics").get<std::vector<std::string>>();
-        rec.passes = integerAt<std::uint64_t>(meta, "passes");
-        rec.droppedRanges = integerAt<std::uint64_t>(meta, "dropped_ranges");
-        if (meta.contains("coverage")) // absent in older recordings
-            rec.coverage = coverageFromJson(meta.at("coverage"));
-        if (meta.contains("process")) // absent in older recordings
-            rec.process = processFromJson(meta.at("process"));
-        if (meta.contains("host")) // absent in older recordings
-            hostFromJson(meta.at("host"), rec);
-        if (meta.contains("device_peaks")) // absent in older recordings
-            rec.devicePeaks = devicePeaksFromJson(meta.at("device_peaks"), r);
-        if (meta.contains("share") && meta.at("share").is_object()) { // absent: not shared
-            rec.shareIndex = integerAt<std::uint32_t>(meta.at("share"), "rank");
-            rec.shareCount = integerAt<std::uint32_t>(meta.at("share"), "ranks");
-            if (rec.shareCount < 2 || rec.shareIndex >= rec.shareCount)
-                r.corrupt("its share names rank " + std::to_string(rec.shareIndex) + " of " +
-                          std::to_string(rec.shareCount));
-        }
-        if (meta.contains("platform") && meta.at("platform").is_object())
-            rec.platform = platformFromJson(meta.at("platform"), what);
-        // absent in older recordings
-        if (meta.contains("framework") && meta.at("framework").is_object())
-            for (const auto& [key, value] : meta.at("framework").items()) {
-                if (!value.is_string())
-                    r.corrupt("its framework fact '" + key + "' is not a string");
-                rec.framework[key] = value.get<std::string>();
-            }
-        if (integerAt<std::size_t>(meta, "counter_data_chunks") != rec.counterData.size())
-            r.corrupt("META announces a different number of counter-data chunks than the file has");
-        std::size_t measured = 0;
-        for (const auto& l : meta.at("launches")) {
-            rec.launches.push_back(launchFromJson(l));
-            measured += l.value("measured", false) ? 1 : 0;
-        }
-        const std::size_t row = rec.metrics.size() * sizeof(double);
-        if (version >= 2 && (!haveValues || valueBytes.size() != measured * row))
-            r.corrupt("its VALS section does not hold " + std::to_string(measured) + " rows of " +
-                      std::to_string(rec.metrics.size()) + " values");
-        std::size_t offset = 0;
-        for (std::size_t i = 0; version >= 2 && i < rec.launches.size(); ++i) {
-            if (!meta.at("launches")[i].value("measured", false))
-                continue;
-            auto& v = rec.launches[i].values;
-            v.resize(rec.metrics.size());
-            std::memcpy(v.data(), valueBytes.data() + offset, row);
-            offset += row;
-        }
+        const auto meta = parseBounded(placed.meta);
+        recordingFromJson(meta, rec, r, what);
+        launchesFromJson(meta, placed, version, rec, r);
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
