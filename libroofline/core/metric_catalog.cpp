@@ -109,144 +109,153 @@ void attainablePeakShares(ChipProfile& p) {
     p.peakByteShare[static_cast<std::size_t>(MemoryLevel::L2)] = 0.59;
 }
 
-std::vector<ChipProfile> buildCatalog() {
-    std::vector<ChipProfile> all;
-
-    // Volta: the NERSC formula. Each HMMA.884 warp instruction is 512 FP16 FLOPs on Volta only
+// Volta: the NERSC formula.
+ChipProfile volta() {
+    // Each HMMA.884 warp instruction is 512 FP16 FLOPs on Volta only
     // (on Hopper the same counter also counts HFMA2.MMA, see FACTS.md).
-    ChipProfile volta = base("Volta", {"GV100"});
-    at(volta, FlopKind::TensorFP16) = single("sm__inst_executed_pipe_tensor.sum", 512);
-    volta.validation = "not validated on hardware here (no Volta GPU): NERSC formulas as published";
-    all.push_back(volta);
+    ChipProfile p = base("Volta", {"GV100"});
+    at(p, FlopKind::TensorFP16) = single("sm__inst_executed_pipe_tensor.sum", 512);
+    p.validation = "not validated on hardware here (no Volta GPU): NERSC formulas as published";
+    return p;
+}
 
+ChipProfile ampere() {
     // Ampere and newer: sm__ops_path_tensor_* count tensor FLOPs directly (an FMA = 2 ops).
-    ChipProfile ampere = base("Ampere", {"GA100"});
-    at(ampere, FlopKind::TensorFP16) = sum(
+    ChipProfile p = base("Ampere", {"GA100"});
+    at(p, FlopKind::TensorFP16) = sum(
         {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
-    at(ampere, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
-    at(ampere, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
-    at(ampere, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
-    at(ampere, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
-    attainablePeakShares(ampere);
-    ampere.validation = "not validated on hardware here (no Ampere GPU); same counter semantics as "
-                        "the Hopper calibration assumed";
-    all.push_back(ampere);
+    at(p, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(p, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(p, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    at(p, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    attainablePeakShares(p);
+    p.validation = "not validated on hardware here (no Ampere GPU); same counter semantics as "
+                   "the Hopper calibration assumed";
+    return p;
+}
 
-    ChipProfile ada = ampere;
-    ada.family = "Ada";
-    ada.chips = {"AD102", "AD103", "AD104", "AD106", "AD107"};
-    at(ada, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
-    ada.validation = "not validated on hardware here (no Ada GPU); same counter semantics as the "
-                     "Hopper calibration assumed";
-    all.push_back(ada);
+// Ada: Ampere's counters, and FP8.
+ChipProfile ada(ChipProfile p) {
+    p.family = "Ada";
+    p.chips = {"AD102", "AD103", "AD104", "AD106", "AD107"};
+    at(p, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
+    p.validation = "not validated on hardware here (no Ada GPU); same counter semantics as the "
+                   "Hopper calibration assumed";
+    return p;
+}
 
-    ChipProfile hopper = base("Hopper", {"GH100"});
-    attainablePeakShares(hopper);
-    at(hopper, FlopKind::TensorFP16) = single("sm__ops_path_tensor_src_fp16.sum"); // both dst types
-    at(hopper, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
-    at(hopper, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
-    at(hopper, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
-    at(hopper, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
-    at(hopper, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
-    // Tensor counters by detection (design 0008): the MMA instruction counters per family, the
-    // HFMA2.MMA count (register moves the compiler issues on the tensor pipe: not MMA work) and
-    // the three warpgroup-MMA op counters fit in 3 passes with the core set, against 7 for the
-    // full set. Measured on the H100 (2026-11-23, training step, 108 cuBLASLt GEMM launches): the
-    // hmma instruction counter counts warpgroup MMA too (hmma = gmma + hfma2 on every GEMM), and
-    // each hgmma op counter equals its per-type src counter exactly. So a launch without warp
-    // MMA beyond those (hmma - hfma2 - gmma = 0) has exactly its hgmma ops as FP16/BF16/TF32
-    // tensor work -- 0 without GMMA -- and one without DMMA no FP64 tensor work. INT8 needs no
-    // IMMA and no unexplained tensor instruction (an integer warpgroup MMA counted as GMMA but not
-    // on the hmma pipe leaves hmma - hfma2 - gmma negative). FP8 is collected (no stand-in).
-    {
-        const std::string inst = "sm__inst_executed_pipe_tensor_op_";
-        const std::string gmma = "sm__ops_path_tensor_op_hgmma_src_";
-        TensorDetection& d = hopper.tensorDetection;
-        d.counters = {inst + "dmma.sum",
-                      inst + "gmma.sum",
-                      inst + "hmma.sum",
-                      inst + "imma.sum",
-                      inst + "hmma_type_hfma2.sum",
-                      gmma + "bf16_dst_fp32.sum",
-                      gmma + "fp16.sum",
-                      gmma + "tf32_dst_fp32.sum"};
-        const Formula warpMma{{{inst + "hmma.sum", 1.0},
-                               {inst + "hmma_type_hfma2.sum", -1.0},
-                               {inst + "gmma.sum", -1.0}}};
-        d.inferences = {
-            {"sm__ops_path_tensor_src_fp64.sum", {single(inst + "dmma.sum")}, ""},
-            {"sm__ops_path_tensor_src_int8.sum", {single(inst + "imma.sum"), warpMma}, ""},
-            {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", {warpMma}, gmma + "bf16_dst_fp32.sum"},
-            {"sm__ops_path_tensor_src_fp16.sum", {warpMma}, gmma + "fp16.sum"},
-            {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", {warpMma}, gmma + "tf32_dst_fp32.sum"},
-        };
-        // Warp MMA of one type: measured with Nsight Compute on the H200 (GH100; design 0022) --
-        // cuDNN's TF32 convolution kernels and the fp32 memory-efficient attention count 2048
-        // TF32 ops per warp MMA instruction (m16n8k8), FlashAttention-2's BF16 and FP16 kernels
-        // 4096 (m16n8k16): each type's largest mma.sync shape.
-        d.warpMma = warpMma;
-        d.warpTypes = {
-            {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
-             gmma + "tf32_dst_fp32.sum",
-             2048,
-             {"tf32", "tfloat32"},
-             {{"fmha_cutlass", "f32"}}},
-            {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
-             gmma + "bf16_dst_fp32.sum",
-             4096,
-             {"bf16", "bfloat16"},
-             {}},
-            {"sm__ops_path_tensor_src_fp16.sum",
-             gmma + "fp16.sum",
-             4096,
-             {"fp16", "half", "f16"},
-             {}},
-        };
-        // Seen on the H100 and H200 (design 0022): cuDNN's `sm80_xmma_*`,
-        // `cutlass_tensorop_s1688*` and CUTLASS 2 `ImplicitGemmConvolution<... Sm80 ...>`
-        // convolutions, FlashAttention-2 (`flash_fwd_kernel`, `flash_bwd_*`) and the
-        // memory-efficient attention (`fmha_cutlass*_sm80`) run warp MMA; `sm90_xmma_*`,
-        // `nvjet_sm90_*` and CUTLASS 3 `*_sm90_*` GEMMs run warpgroup MMA.
-        d.warpKernelMarkers = {
-            "sm70",     "sm_70", "sm75",      "sm_75",     "sm80",        "sm_80",  "sm86",
-            "sm_86",    "sm89",  "sm_89",     "volta",     "turing",      "ampere", "s884",
-            "h884",     "s1688", "h1688",     "s16816",    "h16816",      "i8816",  "i16832",
-            "tensorop", "wmma",  "flash_fwd", "flash_bwd", "fmha_cutlass"};
-        d.warpgroupKernelMarkers = {"sm90", "sm_90",     "sm100", "sm_100",
-                                    "gmma", "warpgroup", "nvjet"};
-        d.validation = "H100: calibration kernels (FFMA, DFMA, WMMA FP16/BF16/TF32, DMMA, IMMA) "
-                       "and cuBLASLt GEMMs (warpgroup MMA) give the same FLOPs per kind with "
-                       "detection as with every tensor counter (GpuTensorDetection.*); hgmma op "
-                       "counters equal to the src counters on 108 training-step GEMMs";
-    }
+// Tensor counters by detection (design 0008): the MMA instruction counters per family, the
+// HFMA2.MMA count (register moves the compiler issues on the tensor pipe: not MMA work) and
+// the three warpgroup-MMA op counters fit in 3 passes with the core set, against 7 for the
+// full set. Measured on the H100 (2026-11-23, training step, 108 cuBLASLt GEMM launches): the
+// hmma instruction counter counts warpgroup MMA too (hmma = gmma + hfma2 on every GEMM), and
+// each hgmma op counter equals its per-type src counter exactly. So a launch without warp
+// MMA beyond those (hmma - hfma2 - gmma = 0) has exactly its hgmma ops as FP16/BF16/TF32
+// tensor work -- 0 without GMMA -- and one without DMMA no FP64 tensor work. INT8 needs no
+// IMMA and no unexplained tensor instruction (an integer warpgroup MMA counted as GMMA but not
+// on the hmma pipe leaves hmma - hfma2 - gmma negative). FP8 is collected (no stand-in).
+TensorDetection hopperDetection() {
+    TensorDetection d;
+    const std::string inst = "sm__inst_executed_pipe_tensor_op_";
+    const std::string gmma = "sm__ops_path_tensor_op_hgmma_src_";
+    d.counters = {inst + "dmma.sum",
+                  inst + "gmma.sum",
+                  inst + "hmma.sum",
+                  inst + "imma.sum",
+                  inst + "hmma_type_hfma2.sum",
+                  gmma + "bf16_dst_fp32.sum",
+                  gmma + "fp16.sum",
+                  gmma + "tf32_dst_fp32.sum"};
+    const Formula warpMma{{{inst + "hmma.sum", 1.0},
+                           {inst + "hmma_type_hfma2.sum", -1.0},
+                           {inst + "gmma.sum", -1.0}}};
+    d.inferences = {
+        {"sm__ops_path_tensor_src_fp64.sum", {single(inst + "dmma.sum")}, ""},
+        {"sm__ops_path_tensor_src_int8.sum", {single(inst + "imma.sum"), warpMma}, ""},
+        {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", {warpMma}, gmma + "bf16_dst_fp32.sum"},
+        {"sm__ops_path_tensor_src_fp16.sum", {warpMma}, gmma + "fp16.sum"},
+        {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", {warpMma}, gmma + "tf32_dst_fp32.sum"},
+    };
+    // Warp MMA of one type: measured with Nsight Compute on the H200 (GH100; design 0022) --
+    // cuDNN's TF32 convolution kernels and the fp32 memory-efficient attention count 2048
+    // TF32 ops per warp MMA instruction (m16n8k8), FlashAttention-2's BF16 and FP16 kernels
+    // 4096 (m16n8k16): each type's largest mma.sync shape.
+    d.warpMma = warpMma;
+    d.warpTypes = {
+        {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+         gmma + "tf32_dst_fp32.sum",
+         2048,
+         {"tf32", "tfloat32"},
+         {{"fmha_cutlass", "f32"}}},
+        {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+         gmma + "bf16_dst_fp32.sum",
+         4096,
+         {"bf16", "bfloat16"},
+         {}},
+        {"sm__ops_path_tensor_src_fp16.sum", gmma + "fp16.sum", 4096, {"fp16", "half", "f16"}, {}},
+    };
+    // Seen on the H100 and H200 (design 0022): cuDNN's `sm80_xmma_*`,
+    // `cutlass_tensorop_s1688*` and CUTLASS 2 `ImplicitGemmConvolution<... Sm80 ...>`
+    // convolutions, FlashAttention-2 (`flash_fwd_kernel`, `flash_bwd_*`) and the
+    // memory-efficient attention (`fmha_cutlass*_sm80`) run warp MMA; `sm90_xmma_*`,
+    // `nvjet_sm90_*` and CUTLASS 3 `*_sm90_*` GEMMs run warpgroup MMA.
+    d.warpKernelMarkers = {"sm70",      "sm_70",       "sm75",   "sm_75",    "sm80",  "sm_80",
+                           "sm86",      "sm_86",       "sm89",   "sm_89",    "volta", "turing",
+                           "ampere",    "s884",        "h884",   "s1688",    "h1688", "s16816",
+                           "h16816",    "i8816",       "i16832", "tensorop", "wmma",  "flash_fwd",
+                           "flash_bwd", "fmha_cutlass"};
+    d.warpgroupKernelMarkers = {"sm90", "sm_90", "sm100", "sm_100", "gmma", "warpgroup", "nvjet"};
+    d.validation = "H100: calibration kernels (FFMA, DFMA, WMMA FP16/BF16/TF32, DMMA, IMMA) "
+                   "and cuBLASLt GEMMs (warpgroup MMA) give the same FLOPs per kind with "
+                   "detection as with every tensor counter (GpuTensorDetection.*); hgmma op "
+                   "counters equal to the src counters on 108 training-step GEMMs";
+    return d;
+}
+
+ChipProfile hopper() {
+    ChipProfile p = base("Hopper", {"GH100"});
+    attainablePeakShares(p);
+    at(p, FlopKind::TensorFP16) = single("sm__ops_path_tensor_src_fp16.sum"); // both dst types
+    at(p, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(p, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(p, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    at(p, FlopKind::TensorFP8) = single("sm__ops_path_tensor_src_fp8.sum");
+    at(p, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    p.tensorDetection = hopperDetection();
     // Nsight Compute's roofline sections on CC >= 9.0 (FACTS.md).
-    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::L1)] =
+    p.bytesNcu[static_cast<std::size_t>(MemoryLevel::L1)] =
         single("l1tex__lsu_writeback_active_mem_lgds.sum", 128);
-    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::L2)] =
+    p.bytesNcu[static_cast<std::size_t>(MemoryLevel::L2)] =
         single("lts__lts2xbar_cycles_active.sum", 32);
-    hopper.bytesNcu[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
-    hopper.validation =
+    p.bytesNcu[static_cast<std::size_t>(MemoryLevel::DRAM)] = single("dram__bytes.sum");
+    p.validation =
         "validated on H100 SXM (GH100) 2026-11-22 with calibration kernels: FP32 FFMA and FP64 "
         "DFMA exact; FP16 counts HFMA2 instructions (packed factor 2 assumed); tensor FP16 (both "
         "accumulators), BF16, TF32 and FP64 MMA exact; 2026-11-23: cuBLASLt GEMMs of BF16, "
         "FP16, TF32, FP8 (warpgroup MMA) and INT8 (IMMA) exact";
-    all.push_back(hopper);
+    return p;
+}
 
-    ChipProfile blackwell = base("Blackwell", {"GB100"});
-    at(blackwell, FlopKind::TensorFP16) = sum(
+ChipProfile blackwell() {
+    ChipProfile p = base("Blackwell", {"GB100"});
+    at(p, FlopKind::TensorFP16) = sum(
         {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
-    at(blackwell, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
-    at(blackwell, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
-    at(blackwell, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    at(p, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    at(p, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
+    at(p, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
     // FP8 here is the fp8/fp6/fp4 path together: the counters do not separate them.
-    at(blackwell, FlopKind::TensorFP8) = sum({"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
-                                              "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"});
-    at(blackwell, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
-    attainablePeakShares(blackwell);
-    blackwell.validation = "not validated on hardware here (no Blackwell GPU); same counter "
-                           "semantics as the Hopper calibration assumed";
-    all.push_back(blackwell);
-    return all;
+    at(p, FlopKind::TensorFP8) = sum({"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
+                                      "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"});
+    at(p, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
+    attainablePeakShares(p);
+    p.validation = "not validated on hardware here (no Blackwell GPU); same counter "
+                   "semantics as the Hopper calibration assumed";
+    return p;
+}
+
+std::vector<ChipProfile> buildCatalog() {
+    const ChipProfile a = ampere();
+    return {volta(), a, ada(a), hopper(), blackwell()};
 }
 
 } // namespace
