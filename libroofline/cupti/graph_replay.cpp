@@ -230,6 +230,81 @@ void staleGraph(CUgraphExec exec, const char* why) noexcept {
     }
 }
 
+namespace {
+
+// What a node setter other than a kernel node's changed, for the graph's records.
+const char* setterChange(unsigned cbid) noexcept {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams:
+        return "a copy node changed in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams:
+        return "a memset node changed in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams:
+        return "a host node changed in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams:
+        return "a child graph changed in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent:
+        return "an event node changed in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled:
+        return "a node enabled or disabled in place";
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams:
+        return "a node other than a kernel changed in place";
+    default:
+        return "a kernel node changed in place through an older call";
+    }
+}
+
+} // namespace
+
+void nodeSetterReturned(unsigned cbid, const void* functionParams,
+                        const void* functionReturnValue) noexcept {
+    const CUresult* result = static_cast<const CUresult*>(functionReturnValue);
+    if (result && *result != CUDA_SUCCESS)
+        return; // nothing changed
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2) {
+        const auto* p =
+            static_cast<const cuGraphExecKernelNodeSetParams_v2_params*>(functionParams);
+        if (p->nodeParams) {
+            updateGraphKernel(p->hGraphExec, p->hNode, *p->nodeParams);
+            return;
+        }
+    }
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams) {
+        const auto* p =
+            static_cast<const cuGraphExecChildGraphNodeSetParams_params*>(functionParams);
+        updateChildGraph(p->hGraphExec, p->hNode, p->childGraph);
+        return;
+    }
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams) {
+        const auto* p = static_cast<const cuGraphExecNodeSetParams_params*>(functionParams);
+        if (p->nodeParams && p->nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+            updateChildGraph(p->hGraphExec, p->hNode, p->nodeParams->graph.graph);
+            return;
+        }
+        if (p->nodeParams && p->nodeParams->type == CU_GRAPH_NODE_TYPE_KERNEL) {
+            const CUDA_KERNEL_NODE_PARAMS_v3& k = p->nodeParams->kernel;
+            CUDA_KERNEL_NODE_PARAMS params{};
+            params.func = k.func;
+            params.gridDimX = k.gridDimX;
+            params.gridDimY = k.gridDimY;
+            params.gridDimZ = k.gridDimZ;
+            params.blockDimX = k.blockDimX;
+            params.blockDimY = k.blockDimY;
+            params.blockDimZ = k.blockDimZ;
+            params.sharedMemBytes = k.sharedMemBytes;
+            params.kernelParams = k.kernelParams;
+            params.extra = k.extra;
+            params.kern = k.kern;
+            params.ctx = k.ctx;
+            updateGraphKernel(p->hGraphExec, p->hNode, params);
+            return;
+        }
+    }
+    // Every setter's parameters begin with the executable graph.
+    staleGraph(*static_cast<const CUgraphExec*>(functionParams), setterChange(cbid));
+}
+
 void forgetGraph(CUgraphExec exec) noexcept {
     std::shared_ptr<Plan> gone;
     {

@@ -50,6 +50,11 @@ void updateGraphKernel(CUgraphExec exec, CUgraphNode node,
 /// After cuGraphExecChildGraphNodeSetParams changed child graph node `node` of `exec` to hold
 /// `child`'s nodes: the plan lists them in place of the old ones (or the graph goes stale).
 void updateChildGraph(CUgraphExec exec, CUgraphNode node, CUgraph child) noexcept;
+/// At the exit of a per-node setter on an executable graph (CUPTI driver callback `cbid`, its
+/// parameters and return value): a kernel node's or child graph's change is followed
+/// (updateGraphKernel, updateChildGraph), any other leaves the graph stale, saying which.
+void nodeSetterReturned(unsigned cbid, const void* functionParams,
+                        const void* functionReturnValue) noexcept;
 
 /// At cuGraphLaunch's entry, when replaceGraphLaunches(true): launches the nodes of `*exec` on
 /// `stream` and points `*exec` at an empty executable graph. False (nothing launched, `*exec`

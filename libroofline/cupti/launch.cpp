@@ -153,78 +153,6 @@ Graphs& graphs() {
     return *g;
 }
 
-// What a node setter other than a kernel node's changed, for the graph's records.
-const char* setterChange(unsigned cbid) noexcept {
-    switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams:
-        return "a copy node changed in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams:
-        return "a memset node changed in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams:
-        return "a host node changed in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams:
-        return "a child graph changed in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent:
-        return "an event node changed in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled:
-        return "a node enabled or disabled in place";
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams:
-        return "a node other than a kernel changed in place";
-    default:
-        return "a kernel node changed in place through an older call";
-    }
-}
-
-// A per-node setter on an executable graph, at its exit: a kernel node's new parameters follow
-// it into the graph's clone; any other change leaves the clone stale.
-void onNodeSetter(unsigned cbid, const CUpti_CallbackData* info) {
-    const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
-    if (result && *result != CUDA_SUCCESS)
-        return; // nothing changed
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2) {
-        const auto* p =
-            static_cast<const cuGraphExecKernelNodeSetParams_v2_params*>(info->functionParams);
-        if (p->nodeParams) {
-            updateGraphKernel(p->hGraphExec, p->hNode, *p->nodeParams);
-            return;
-        }
-    }
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams) {
-        const auto* p =
-            static_cast<const cuGraphExecChildGraphNodeSetParams_params*>(info->functionParams);
-        updateChildGraph(p->hGraphExec, p->hNode, p->childGraph);
-        return;
-    }
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams) {
-        const auto* p = static_cast<const cuGraphExecNodeSetParams_params*>(info->functionParams);
-        if (p->nodeParams && p->nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
-            updateChildGraph(p->hGraphExec, p->hNode, p->nodeParams->graph.graph);
-            return;
-        }
-        if (p->nodeParams && p->nodeParams->type == CU_GRAPH_NODE_TYPE_KERNEL) {
-            const CUDA_KERNEL_NODE_PARAMS_v3& k = p->nodeParams->kernel;
-            CUDA_KERNEL_NODE_PARAMS params{};
-            params.func = k.func;
-            params.gridDimX = k.gridDimX;
-            params.gridDimY = k.gridDimY;
-            params.gridDimZ = k.gridDimZ;
-            params.blockDimX = k.blockDimX;
-            params.blockDimY = k.blockDimY;
-            params.blockDimZ = k.blockDimZ;
-            params.sharedMemBytes = k.sharedMemBytes;
-            params.kernelParams = k.kernelParams;
-            params.extra = k.extra;
-            params.kern = k.kern;
-            params.ctx = k.ctx;
-            updateGraphKernel(p->hGraphExec, p->hNode, params);
-            return;
-        }
-    }
-    // Every setter's parameters begin with the executable graph.
-    staleGraph(*static_cast<const CUgraphExec*>(info->functionParams), setterChange(cbid));
-}
-
 void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
     if (info->callbackSite != CUPTI_API_EXIT || rememberingGraph())
         return; // the empty graph graph_replay.cpp instantiates is not the application's
@@ -241,7 +169,7 @@ void onGraphCall(unsigned cbid, const CUpti_CallbackData* info) {
         cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags &&
         cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams &&
         cbid != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz) {
-        onNodeSetter(cbid, info);
+        nodeSetterReturned(cbid, info->functionParams, info->functionReturnValue);
         return;
     }
     const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
