@@ -92,6 +92,19 @@ bool FoundSteps::frameworkStep(const char* source, Stack& stack) noexcept {
     }
 }
 
+namespace {
+
+// "XlaModule:#hlo_module=jit_step,program_id=3#" -> "a run of XLA executable jit_step"
+std::string runSource(const std::string& module) {
+    const std::size_t at = module.find("hlo_module=");
+    if (at == std::string::npos)
+        return "a run of XLA executable " + module;
+    return "a run of XLA executable " +
+           module.substr(at + 11, module.find_first_of(",#", at + 11) - at - 11);
+}
+
+} // namespace
+
 bool FoundSteps::moduleRunEnded(const std::string& module, Stack& stack) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (programRanges_)
@@ -108,27 +121,21 @@ bool FoundSteps::moduleRunEnded(const std::string& module, Stack& stack) noexcep
         ModuleRuns& m = it->second;
         ++m.runs;
         m.launches = launches;
-        // "XlaModule:#hlo_module=jit_step,program_id=3#" -> "a run of XLA executable jit_step"
-        std::string source = "a run of XLA executable ";
-        if (const std::size_t at = module.find("hlo_module="); at != std::string::npos)
-            source += module.substr(at + 11, module.find_first_of(",#", at + 11) - at - 11);
-        else
-            source += module;
         if (module != stepModule_) {
             const auto step = modules_.find(stepModule_);
             if (m.launches < kStepLaunches ||
                 (step != modules_.end() && step->second.launches >= m.launches))
                 return false;
             if (!stepModule_.empty()) {
+                source_ = runSource(module);
                 core::log().info("libroofline: the program's step ends where {} ends from now on "
                                  "({} launches, {} before)",
-                                 source, m.launches,
+                                 source_, m.launches,
                                  step == modules_.end() ? 0 : step->second.launches);
-                source_ = source;
             }
             stepModule_ = module;
         }
-        return stepEnds(source, stack);
+        return stepEnds(runSource(module), stack);
     } catch (...) {
         return false; // out of memory: no step ends here
     }

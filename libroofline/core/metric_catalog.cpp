@@ -119,9 +119,9 @@ ChipProfile volta() {
     return p;
 }
 
-ChipProfile ampere() {
-    // Ampere and newer: sm__ops_path_tensor_* count tensor FLOPs directly (an FMA = 2 ops).
-    ChipProfile p = base("Ampere", {"GA100"});
+// Ampere and newer: sm__ops_path_tensor_* count tensor FLOPs directly (an FMA = 2 ops), per
+// source type -- FP16 split by its accumulator (Hopper counts both in one counter).
+void opsPathTensor(ChipProfile& p) {
     at(p, FlopKind::TensorFP16) = sum(
         {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
     at(p, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
@@ -129,6 +129,11 @@ ChipProfile ampere() {
     at(p, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
     at(p, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
     attainablePeakShares(p);
+}
+
+ChipProfile ampere() {
+    ChipProfile p = base("Ampere", {"GA100"});
+    opsPathTensor(p);
     p.validation = "not validated on hardware here (no Ampere GPU); same counter semantics as "
                    "the Hopper calibration assumed";
     return p;
@@ -238,16 +243,10 @@ ChipProfile hopper() {
 
 ChipProfile blackwell() {
     ChipProfile p = base("Blackwell", {"GB100"});
-    at(p, FlopKind::TensorFP16) = sum(
-        {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"});
-    at(p, FlopKind::TensorBF16) = single("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
-    at(p, FlopKind::TensorTF32) = single("sm__ops_path_tensor_src_tf32_dst_fp32.sum");
-    at(p, FlopKind::TensorFP64) = single("sm__ops_path_tensor_src_fp64.sum");
+    opsPathTensor(p);
     // FP8 here is the fp8/fp6/fp4 path together: the counters do not separate them.
     at(p, FlopKind::TensorFP8) = sum({"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum",
                                       "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"});
-    at(p, FlopKind::TensorINT8) = single("sm__ops_path_tensor_src_int8.sum");
-    attainablePeakShares(p);
     p.validation = "not validated on hardware here (no Blackwell GPU); same counter "
                    "semantics as the Hopper calibration assumed";
     return p;
