@@ -14,6 +14,7 @@
 // collect/observed_iteration and collect/repeats.
 #include "collect/observed_iteration.hpp"
 #include "collect/reuse_plan.hpp"
+#include "collect/samples.hpp"
 #include "collect/window_chooser.hpp"
 
 #include <cstddef>
@@ -26,15 +27,6 @@
 #include <vector>
 
 namespace roofline::collect {
-
-/// Whether two launches' values agree in every work counter of `metrics` (instruction and
-/// operation counts, L1 bytes: equal for the same work), within one part in a thousand (some
-/// kernels' counts vary that much from run to run). Counters missing (NaN) in either are not
-/// compared.
-bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
-              const std::vector<std::size_t>& workMetrics);
-/// The positions in `metricNames` of the work counters.
-std::vector<std::size_t> workCounters(const std::vector<std::string>& metricNames);
 
 class ReuseWindows final : public WindowChooser {
 public:

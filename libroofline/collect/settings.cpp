@@ -96,7 +96,7 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
                                                          ? options.rangesPerImageMax
                                                          : autoRangesPerImageMax(capabilities));
 
-    s.reuseSamples = facts.measuresAgain ? options.reuseSamples : 0;
+    s.reuseSamples = facts.measuresAgain || facts.relaunchesWindows ? options.reuseSamples : 0;
     if (s.reuseSamples > 0 && (options.launchSkip > 0 || options.launchCount > 0)) {
         // A launch skip and count select launches in program order: each selected one is
         // measured itself, as Nsight Compute's --launch-skip/--launch-count do.

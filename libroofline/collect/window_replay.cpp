@@ -7,6 +7,12 @@
 
 namespace roofline::collect {
 
+WindowReplay::WindowReplay(Shared& shared, std::vector<DeviceSlot*> slots)
+    : Strategy(shared, std::move(slots)) {
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
+}
+
 void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     open_.resize(slots_.size(), false);
     if (!shared_.admits(l, stack)) { // it runs unmeasured: the window must not miss it
@@ -27,6 +33,9 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
                    "launch again");
         return;
     }
+    const std::string signature = WindowSignatures::of(l);
+    if (shares(s, signature, index))
+        return;
     std::string why;
     s.guard([&] {
         if (isOpen(s) && s.members.size() >= s.launchesInImage())
@@ -36,11 +45,26 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         if (!isOpen(s))
             open(s);
         s.members.push_back(index);
+        signatures_[s.index].measuring(signature, index);
     });
     if (!why.empty())
         unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);
     else if (s.failed)
         appendNote(shared_.records[index].note, shared_.timingReason);
+}
+
+bool WindowReplay::shares(DeviceSlot& s, const std::string& signature, std::int64_t index) {
+    WindowSignatures& signatures = signatures_[s.index];
+    WindowSignatures::Take take = signatures.take(signature);
+    if (take == WindowSignatures::Take::CloseFirst) {
+        s.guard([&] { close(s); });
+        take = signatures.take(signature);
+    }
+    if (take != WindowSignatures::Take::Share)
+        return false;
+    s.guard([&] { close(s); }); // it runs unmeasured: the window must not miss it
+    signatures.sharing(signature, index);
+    return true;
 }
 
 void WindowReplay::unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why) {
@@ -73,6 +97,13 @@ void WindowReplay::finish() {
     for (DeviceSlot* s : slots_)
         if (s->usable())
             s->guard([&] { close(*s); });
+    for (const WindowSignatures& w : signatures_) {
+        shared_.tally.reused += w.fill(shared_.records);
+        if (w.measured() + w.shared() > 0)
+            core::log().info("libroofline: window replay: {} launches of {} signatures, {} "
+                             "measured in windows, {} took their signature's samples' mean",
+                             w.measured() + w.shared(), w.signatures(), w.measured(), w.shared());
+    }
 }
 
 void WindowReplay::open(DeviceSlot& s) {
@@ -95,6 +126,11 @@ void WindowReplay::close(DeviceSlot& s) {
     if (!isOpen(s))
         return;
     open_[s.index] = false;
+    struct Closed { // the window's samples are compared however it ends
+        WindowSignatures& signatures;
+        const RecordStore& records;
+        ~Closed() { signatures.windowClosed(records); }
+    } closed{signatures_[s.index], shared_.records};
     CounterBackend& b = *s.backend;
     const bool loaded = s.stale(); // code loaded meanwhile: this profiler measures no more
     bool all = false;

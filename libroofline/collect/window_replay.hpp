@@ -7,14 +7,17 @@
 // closes, inside that call, the program waiting: the device's memory as the program left it is
 // saved, each further pass restores the memory saved when the window opened and launches the
 // recorded kernels again, and the program's memory is given back. Code loaded while a window was
-// open (design 0005) makes every pass a relaunch on a fresh profiler.
+// open (design 0005) makes every pass a relaunch on a fresh profiler. A launch whose signature
+// has its samples, which did the same work, runs outside every window and takes their mean
+// (collect/window_signatures).
 #include "collect/strategy.hpp"
+#include "collect/window_signatures.hpp"
 
 namespace roofline::collect {
 
 class WindowReplay final : public Strategy {
 public:
-    using Strategy::Strategy;
+    WindowReplay(Shared& shared, std::vector<DeviceSlot*> slots);
 
     void launch(DeviceSlot& slot, const Launch& l, const Stack& stack) override;
     void graphLaunch(DeviceSlot& slot) override;
@@ -41,8 +44,12 @@ private:
     void replay(DeviceSlot& s, bool all);
     /// A launch that runs unmeasured: the open window closes before it.
     void unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why);
+    /// Whether record `index` of `signature` is left to its signature's samples (the open window
+    /// closed before it), rather than measured.
+    bool shares(DeviceSlot& s, const std::string& signature, std::int64_t index);
 
-    std::vector<bool> open_; // per slot: a window is open (its pass 0 running)
+    std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
+    std::vector<WindowSignatures> signatures_; // per slot
 };
 
 } // namespace roofline::collect
