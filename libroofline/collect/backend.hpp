@@ -124,6 +124,14 @@ public:
         why = "this backend cannot launch kernels again";
         return false;
     }
+    /// The bytes of the arguments launch `l` passes (during its callback), appended to `bytes`;
+    /// false when they cannot be read. Launches of one kernel, grid and block with the same
+    /// argument bytes do the same work unless the data they read decides it.
+    virtual bool launchArguments(const core::Launch& l, std::string& bytes) {
+        (void)l;
+        (void)bytes;
+        return false;
+    }
     /// The device's memory saved: as it is before the window (`after` false), or after it (the
     /// program's own results, given back at the end).
     virtual void saveMemory(bool after) { (void)after; }

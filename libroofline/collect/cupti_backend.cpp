@@ -277,6 +277,10 @@ bool CuptiBackend::recordLaunch(const core::Launch& l, std::string& why) {
     return true;
 }
 
+bool CuptiBackend::launchArguments(const core::Launch& l, std::string& bytes) {
+    return l.driverParams && cupti::launchArguments(l.driverCall, l.driverParams, bytes);
+}
+
 void CuptiBackend::synchronize() {
     ContextGuard g(context_);
     const cupti::DriverApi* d = cupti::driver();

@@ -49,6 +49,7 @@ public:
     BackendCost cost() const noexcept override { return cost_; }
     std::vector<double> peakValues() const override { return peaks_; }
     bool recordLaunch(const core::Launch& l, std::string& why) override;
+    bool launchArguments(const core::Launch& l, std::string& bytes) override;
     void saveMemory(bool after) override;
     void restoreMemory(bool after) override;
     void relaunchRecorded() override;

@@ -11,6 +11,7 @@ WindowReplay::WindowReplay(Shared& shared, std::vector<DeviceSlot*> slots)
     : Strategy(shared, std::move(slots)) {
     for (std::size_t i = 0; i < slots_.size(); ++i)
         signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
+    shareableRun_.assign(slots_.size(), 0);
 }
 
 void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
@@ -33,7 +34,9 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
                    "launch again");
         return;
     }
-    const std::string signature = WindowSignatures::of(l);
+    std::string signature = WindowSignatures::of(l);
+    if (!s.usable() || !s.backend->launchArguments(l, signature))
+        signature += "#" + std::to_string(index); // arguments unknown: a signature of its own
     if (shares(s, signature, index))
         return;
     std::string why;
@@ -56,13 +59,17 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
 bool WindowReplay::shares(DeviceSlot& s, const std::string& signature, std::int64_t index) {
     WindowSignatures& signatures = signatures_[s.index];
     WindowSignatures::Take take = signatures.take(signature);
-    if (take == WindowSignatures::Take::CloseFirst) {
-        s.guard([&] { close(s); });
-        take = signatures.take(signature);
+    if (take == WindowSignatures::Take::Measure) {
+        shareableRun_[s.index] = 0;
+        return false;
     }
-    if (take != WindowSignatures::Take::Share)
+    // Inside an open window, measured where it is while that costs less than the window it
+    // would end.
+    if (isOpen(s) && ++shareableRun_[s.index] <= kShareableInWindow)
         return false;
     s.guard([&] { close(s); }); // it runs unmeasured: the window must not miss it
+    if (signatures.take(signature) != WindowSignatures::Take::Share)
+        return false;
     signatures.sharing(signature, index);
     return true;
 }
@@ -120,6 +127,7 @@ void WindowReplay::open(DeviceSlot& s) {
         throw;
     }
     open_[s.index] = true;
+    shareableRun_[s.index] = 0;
 }
 
 void WindowReplay::close(DeviceSlot& s) {

@@ -29,6 +29,11 @@ public:
     /// Passes a window may take before it is given up (a configuration that never says it has
     /// all its passes).
     static constexpr std::size_t kMaxPasses = 64;
+    /// Launches in a row whose signature has its samples that an open window still measures
+    /// before it closes to let the next run outside it: a window's passes cost about as much as
+    /// this many ranges (a CUPTI Start and Stop per pass, ~14 ms, against ~1 ms a range and pass
+    /// on an H200).
+    static constexpr std::size_t kShareableInWindow = 16;
 
 private:
     bool isOpen(const DeviceSlot& s) const noexcept {
@@ -50,6 +55,7 @@ private:
 
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot
+    std::vector<std::size_t> shareableRun_;    // per slot: such launches measured in a row
 };
 
 } // namespace roofline::collect

@@ -36,8 +36,8 @@ void WindowSignatures::measuring(const std::string& signature, std::int64_t reco
     if (samples_ == 0)
         return;
     Signature& s = bySignature_[signature];
-    if (s.differs)
-        return; // measured on its own, no sample
+    if (s.differs || s.samples.size() + s.pending.size() >= samples_)
+        return; // measured where it runs, no sample needed
     if (s.pending.empty())
         open_.push_back(signature);
     s.pending.push_back(record);

@@ -145,7 +145,55 @@ std::vector<unsigned> findMemoryCallbacks() {
     return out;
 }
 
+// A launch's kernel and arguments, from its driver callback's parameters; false for a call
+// that is no kernel launch libroofline knows.
+bool kernelAndArguments(unsigned cbid, const void* params, CUfunction& f, void**& args,
+                        void**& extra) {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+        const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+        f = p->f, args = p->kernelParams, extra = p->extra;
+        return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+        const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+        f = p->f, args = p->kernelParams, extra = nullptr;
+        return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+        f = p->f, args = p->kernelParams, extra = p->extra;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
 } // namespace
+
+bool launchArguments(unsigned cbid, const void* params, std::string& bytes) noexcept {
+    try {
+        CUfunction f = nullptr;
+        void** args = nullptr;
+        void** extra = nullptr;
+        if (!params || !windowReplayAvailable() ||
+            !kernelAndArguments(cbid, params, f, args, extra))
+            return false;
+        std::vector<std::uint8_t> b;
+        std::vector<std::size_t> offsets;
+        std::string why;
+        if (args || !extra ? !copyArguments(f, args, b, offsets, why) : !copyExtra(extra, b, why))
+            return false;
+        bytes.append(b.begin(), b.end());
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
 
 struct RecordedLaunch::Data {
     CUfunction f = nullptr;

@@ -35,6 +35,11 @@ private:
     std::unique_ptr<Data> d_;
 };
 
+/// The bytes of the arguments the launch of driver callback `cbid` passes (`params`: its
+/// CUpti_CallbackData::functionParams, at API entry), appended to `bytes`: each argument at the
+/// size the driver gives, or the `extra` buffer. False when they cannot be read.
+bool launchArguments(unsigned cbid, const void* params, std::string& bytes) noexcept;
+
 /// The device memory of a context, saved once and restored as often as needed (CUPTI's
 /// checkpoint: device and pinned host allocations). Freed by free() or the destructor.
 class Checkpoint {

@@ -239,6 +239,12 @@ public:
     // Window replay: the device's memory is one number each kernel changes (in order).
     std::uint64_t memory = 1;
     std::vector<std::string> windowLog; ///< save0/1, restore0/1, relaunch N, forget, sync
+    std::string arguments; ///< the bytes of the next launches' arguments (launchArguments)
+    bool launchArguments(const core::Launch& l, std::string& bytes) override {
+        (void)l;
+        bytes += arguments;
+        return true;
+    }
     bool recordLaunch(const core::Launch& l, std::string& why) override {
         alive();
         if (std::string(l.mangledName).find("unrecordable") != std::string::npos) {

@@ -2,6 +2,7 @@
 // backend: a benchmark loop's repeats take the mean of their signature's two samples instead of
 // windows of their own, samples that did different work make every launch measured, and the
 // program's memory is its own whatever is measured.
+#include "collect/window_replay.hpp"
 #include "collect/window_signatures.hpp"
 #include "unit/collector_harness.hpp"
 
@@ -39,85 +40,111 @@ long windows(const Harness& h) {
 
 } // namespace
 
-// A benchmark script: two operations, each launched ten times. Each signature's first two
-// launches are measured in a window; the third closes it, finds the samples agree, and from then
-// on its launches run outside every window and take the samples' mean, marked as such.
+constexpr std::size_t kRun = WindowReplay::kShareableInWindow;
+
+// A benchmark script: two operations, each launched 40 times. Each signature's first two
+// launches are samples; the open window goes on measuring the launches after them while that
+// costs less than a window (kShareableInWindow of them), then closes, finds the samples agree,
+// and the remaining launches run outside every window and take the samples' mean, marked so.
 TEST(WindowSignatures, ABenchmarksRepeatsTakeTheirSignaturesSamples) {
-    Harness h(CollectionMode::WindowReplay, 3, 16, sampled(2));
+    Harness h(CollectionMode::WindowReplay, 3, 64, sampled(2));
     std::vector<double> works;
-    for (int i = 0; i < 10; ++i) {
+    for (int i = 0; i < 40; ++i) {
         works.push_back(5);
         h.launch("gemm", 5);
     }
-    for (int i = 0; i < 10; ++i) {
+    for (int i = 0; i < 40; ++i) {
         works.push_back(2);
         h.launch("softmax", 2, {4, 1, 1});
     }
     auto& l = h.finish();
-    ASSERT_EQ(l.size(), 20u);
+    ASSERT_EQ(l.size(), 80u);
     for (std::size_t i = 0; i < l.size(); ++i) {
         EXPECT_EQ(l[i].values, all(works[i])) << i << ": " << l[i].note;
-        const bool sample = i % 10 < 2;
-        EXPECT_EQ(l[i].reusedSamples, sample ? 0u : 2u) << i;
-        if (!sample) {
+        const bool measured = i % 40 < 2 + kRun;
+        EXPECT_EQ(l[i].reusedSamples, measured ? 0u : 2u) << i;
+        if (!measured) {
+            const std::size_t first = i < 40 ? 0 : 40;
             EXPECT_NE(l[i].note.find("reused: mean of 2 measured launches of the same signature "
                                      "(launches " +
-                                     std::to_string(i < 10 ? 0 : 10) + ", " +
-                                     std::to_string(i < 10 ? 1 : 11) + ")"),
+                                     std::to_string(first) + ", " + std::to_string(first + 1) +
+                                     ")"),
                       std::string::npos)
                 << l[i].note;
         }
     }
-    EXPECT_EQ(windows(h), 2) << "one window per signature's samples";
+    EXPECT_EQ(windows(h), 2) << "one window per operation";
     EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
 }
 
-// Launches of one kernel with one grid that do different work (a scan over inputs of other
-// lengths): their samples disagree, so every launch of the signature is measured on its own and
-// none takes a mean.
+// Launches of one kernel and grid with other arguments (a random fill of tensors of other sizes,
+// whose grid is capped): other signatures, each with its samples -- never another's mean.
+TEST(WindowSignatures, OtherArgumentsAreAnotherSignature) {
+    Harness h(CollectionMode::WindowReplay, 2, 64, sampled(2));
+    std::vector<double> works;
+    for (int size = 1; size <= 2; ++size) {
+        h.backend.arguments = "numel=" + std::to_string(size * 1000);
+        for (int i = 0; i < 30; ++i) {
+            works.push_back(size);
+            h.launch("normal_fill", size);
+        }
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 60u);
+    for (std::size_t i = 0; i < l.size(); ++i)
+        EXPECT_EQ(l[i].values, all(works[i])) << i << ": " << l[i].note;
+    EXPECT_EQ(l[59].reusedSamples, 2u);
+    EXPECT_NE(l[59].note.find("(launches 30, 31)"), std::string::npos) << l[59].note;
+}
+
+// Launches of one kernel with one grid and arguments that do different work (a scan whose
+// length is in device memory): their samples disagree, so every launch of the signature is
+// measured on its own and none takes a mean.
 TEST(WindowSignatures, SamplesThatDidDifferentWorkMeasureEveryLaunch) {
-    Harness h(CollectionMode::WindowReplay, 2, 16, sampled(2));
-    const std::vector<double> works = {1, 2, 3, 4, 5, 6};
-    for (const double w : works)
-        h.launch("scan", w);
+    Harness h(CollectionMode::WindowReplay, 2, 64, sampled(2));
+    std::vector<double> works;
+    for (int i = 0; i < 40; ++i) {
+        works.push_back(1 + i % 3);
+        h.launch("scan", works.back());
+    }
     auto& l = h.finish();
     ASSERT_EQ(l.size(), works.size());
     for (std::size_t i = 0; i < l.size(); ++i) {
         EXPECT_EQ(l[i].values, all(works[i])) << i << ": " << l[i].note;
         EXPECT_EQ(l[i].reusedSamples, 0u) << i;
     }
+    EXPECT_EQ(windows(h), 2) << "the first window closes to share; its samples differ, so the "
+                                "launches go on in a second";
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
-// The grid is part of the signature: a decoding loop's attention kernel whose grid grows with
-// the sequence gets samples for each grid; a kernel of a fixed grid is measured twice in all.
-TEST(WindowSignatures, EachGridIsASignatureOfItsOwn) {
-    Harness h(CollectionMode::WindowReplay, 2, 16, sampled(2));
-    std::vector<double> works;
-    for (std::uint32_t step = 0; step < 6; ++step) {
-        works.push_back(1);
-        h.launch("linear", 1);
-        works.push_back(3 + step / 2);
-        h.launch("attention", 3 + step / 2, {1 + step / 2, 1, 1});
-    }
-    auto& l = h.finish();
-    ASSERT_EQ(l.size(), 12u);
-    std::size_t measured = 0;
-    for (std::size_t i = 0; i < l.size(); ++i) {
-        EXPECT_EQ(l[i].values, all(works[i])) << i << ": " << l[i].note;
-        measured += l[i].reusedSamples == 0 ? 1 : 0;
-    }
-    EXPECT_EQ(measured, 2u + 6u) << "linear twice, each of three attention grids twice";
-    EXPECT_EQ(h.backend.memory, unprofiled(works));
+// The grid is part of the signature.
+TEST(WindowSignatures, TheSignatureIsKernelGridBlockAndSharedMemory) {
+    core::Launch a;
+    a.mangledName = "attention";
+    a.grid = {4, 1, 1};
+    core::Launch b = a;
+    EXPECT_EQ(WindowSignatures::of(a), WindowSignatures::of(b));
+    b.grid = {5, 1, 1};
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
+    b = a;
+    b.block = {128, 1, 1};
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
+    b = a;
+    b.dynamicSharedBytes = 1024;
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
+    b = a;
+    b.mangledName = "attention2";
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
 }
 
 // Samples 0 (ROOFLINE_REUSE=0): every launch measured, as before signatures.
 TEST(WindowSignatures, NoSamplesMeasuresEveryLaunch) {
-    Harness h(CollectionMode::WindowReplay, 2, 16, sampled(0));
-    for (int i = 0; i < 5; ++i)
+    Harness h(CollectionMode::WindowReplay, 2, 64, sampled(0));
+    for (int i = 0; i < 40; ++i)
         h.launch("gemm", 5);
     auto& l = h.finish();
-    ASSERT_EQ(l.size(), 5u);
+    ASSERT_EQ(l.size(), 40u);
     for (const auto& r : l) {
         EXPECT_EQ(r.values, all(5));
         EXPECT_EQ(r.reusedSamples, 0u);
