@@ -34,9 +34,9 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
                    "launch again");
         return;
     }
-    WindowSignatures::Launch signature{WindowSignatures::familyOf(l), {}};
-    if (!s.usable() || !s.backend->launchArguments(l, signature.arguments))
-        signature.family += "#" + std::to_string(index); // arguments unknown: its own family
+    std::string signature = WindowSignatures::of(l) + '|';
+    if (!s.usable() || !s.backend->launchArguments(l, signature))
+        signature += "#" + std::to_string(index); // arguments unknown: a signature of its own
     if (shares(s, signature, index))
         return;
     std::string why;
@@ -56,8 +56,7 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         appendNote(shared_.records[index].note, shared_.timingReason);
 }
 
-bool WindowReplay::shares(DeviceSlot& s, const WindowSignatures::Launch& signature,
-                          std::int64_t index) {
+bool WindowReplay::shares(DeviceSlot& s, const std::string& signature, std::int64_t index) {
     WindowSignatures& signatures = signatures_[s.index];
     WindowSignatures::Take take = signatures.take(signature);
     if (take == WindowSignatures::Take::Measure) {
@@ -108,10 +107,9 @@ void WindowReplay::finish() {
     for (const WindowSignatures& w : signatures_) {
         shared_.tally.reused += w.fill(shared_.records);
         if (w.measured() + w.shared() > 0)
-            core::log().info("libroofline: window replay: {} launches in {} classes of kernel, "
-                             "grid, block and arguments, {} measured in windows, {} took their "
-                             "class's samples' mean",
-                             w.measured() + w.shared(), w.classes(), w.measured(), w.shared());
+            core::log().info("libroofline: window replay: {} launches of {} signatures, {} "
+                             "measured in windows, {} took their signature's samples' mean",
+                             w.measured() + w.shared(), w.signatures(), w.measured(), w.shared());
     }
 }
 

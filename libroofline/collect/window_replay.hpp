@@ -7,9 +7,9 @@
 // closes, inside that call, the program waiting: the device's memory as the program left it is
 // saved, each further pass restores the memory saved when the window opened and launches the
 // recorded kernels again, and the program's memory is given back. Code loaded while a window was
-// open (design 0005) makes every pass a relaunch on a fresh profiler. A launch whose class --
-// kernel, grid, block, the argument bytes that are not buffers -- has its samples, which did the
-// same work, runs outside every window and takes their mean (collect/window_signatures).
+// open (design 0005) makes every pass a relaunch on a fresh profiler. A launch whose signature
+// has its samples, which did the same work, runs outside every window and takes their mean
+// (collect/window_signatures).
 #include "collect/strategy.hpp"
 #include "collect/window_signatures.hpp"
 
@@ -51,7 +51,7 @@ private:
     void unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why);
     /// Whether record `index` of `signature` is left to its signature's samples (the open window
     /// closed before it), rather than measured.
-    bool shares(DeviceSlot& s, const WindowSignatures::Launch& signature, std::int64_t index);
+    bool shares(DeviceSlot& s, const std::string& signature, std::int64_t index);
 
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot

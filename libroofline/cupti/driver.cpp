@@ -90,6 +90,7 @@ const DriverApi* load() noexcept {
     if (!resolve(lib, "cuFuncGetParamInfo", api.funcGetParamInfo) ||
         !resolve(lib, "cuKernelGetParamInfo", api.kernelGetParamInfo))
         api.funcGetParamInfo = nullptr; // relaunch.cpp checks this one
+    resolve(lib, "cuPointerGetAttributes", api.pointerGetAttributes);
     gLoadError.clear();
     return &api;
 }

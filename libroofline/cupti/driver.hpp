@@ -75,6 +75,8 @@ struct DriverApi {
     // lacks one of them, and window replay is then unavailable.
     decltype(&::cuFuncGetParamInfo) funcGetParamInfo;
     decltype(&::cuKernelGetParamInfo) kernelGetParamInfo;
+    // Which argument words are addresses (window replay's classes); optional.
+    decltype(&::cuPointerGetAttributes) pointerGetAttributes;
 };
 
 /// The driver's functions, or null when libcuda.so.1 (or one of them) cannot be loaded.

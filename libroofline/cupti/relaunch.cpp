@@ -3,6 +3,8 @@
 #include "cupti/driver.hpp"
 #include "cupti/l2_flush.hpp"
 
+#include "core/launch_arguments.hpp"
+
 #include <roofline/error.hpp>
 
 #include <cuda.h>
@@ -173,6 +175,39 @@ bool kernelAndArguments(unsigned cbid, const void* params, CUfunction& f, void**
     }
 }
 
+// Whether `v` is the address of memory the driver knows (device, pinned, managed), the ranges
+// it names cached. Called under the collector's lock.
+bool isAddress(std::uint64_t v) {
+    static core::AddressCache cache;
+    switch (cache.lookup(v)) {
+    case core::AddressCache::Known::Address:
+        return true;
+    case core::AddressCache::Known::NotAddress:
+        return false;
+    case core::AddressCache::Known::Unknown:
+        break;
+    }
+    const DriverApi* d = driver();
+    if (!d || !d->pointerGetAttributes)
+        return false;
+    unsigned type = 0;
+    CUdeviceptr start = 0;
+    std::size_t size = 0;
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void* out[] = {&type, &start, &size};
+    // Not an address: success, the values left zero (cuPointerGetAttributes' contract).
+    if (d->pointerGetAttributes(3, which, out, static_cast<CUdeviceptr>(v)) != CUDA_SUCCESS ||
+        type == 0) {
+        cache.addNotAddress(v);
+        return false;
+    }
+    if (size > 0)
+        cache.addRange(start, size);
+    return true;
+}
+
 } // namespace
 
 bool launchArguments(unsigned cbid, const void* params, std::string& bytes) noexcept {
@@ -188,7 +223,11 @@ bool launchArguments(unsigned cbid, const void* params, std::string& bytes) noex
         std::string why;
         if (args || !extra ? !copyArguments(f, args, b, offsets, why) : !copyExtra(extra, b, why))
             return false;
-        bytes.append(b.begin(), b.end());
+        if (offsets.empty())
+            offsets = {0, b.size()}; // `extra`'s buffer: one argument block
+        std::string own(b.begin(), b.end());
+        core::zeroAddresses(own, offsets, isAddress);
+        bytes += own;
         return true;
     } catch (...) {
         return false;

@@ -37,7 +37,9 @@ private:
 
 /// The bytes of the arguments the launch of driver callback `cbid` passes (`params`: its
 /// CUpti_CallbackData::functionParams, at API entry), appended to `bytes`: each argument at the
-/// size the driver gives, or the `extra` buffer. False when they cannot be read.
+/// size the driver gives, or the `extra` buffer, with every word that holds the address of
+/// memory the driver knows set to zero (core/launch_arguments.hpp; cuPointerGetAttributes, its
+/// ranges cached). False when they cannot be read.
 bool launchArguments(unsigned cbid, const void* params, std::string& bytes) noexcept;
 
 /// The device memory of a context, saved once and restored as often as needed (CUPTI's

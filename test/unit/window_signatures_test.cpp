@@ -118,52 +118,24 @@ TEST(WindowSignatures, SamplesThatDidDifferentWorkMeasureEveryLaunch) {
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
-// The family is kernel, grid, block and dynamic shared memory.
-TEST(WindowSignatures, TheFamilyIsKernelGridBlockAndSharedMemory) {
+// The grid is part of the signature.
+TEST(WindowSignatures, TheSignatureIsKernelGridBlockAndSharedMemory) {
     core::Launch a;
     a.mangledName = "attention";
     a.grid = {4, 1, 1};
     core::Launch b = a;
-    EXPECT_EQ(WindowSignatures::familyOf(a), WindowSignatures::familyOf(b));
+    EXPECT_EQ(WindowSignatures::of(a), WindowSignatures::of(b));
     b.grid = {5, 1, 1};
-    EXPECT_NE(WindowSignatures::familyOf(a), WindowSignatures::familyOf(b));
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
     b = a;
     b.block = {128, 1, 1};
-    EXPECT_NE(WindowSignatures::familyOf(a), WindowSignatures::familyOf(b));
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
     b = a;
     b.dynamicSharedBytes = 1024;
-    EXPECT_NE(WindowSignatures::familyOf(a), WindowSignatures::familyOf(b));
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
     b = a;
     b.mangledName = "attention2";
-    EXPECT_NE(WindowSignatures::familyOf(a), WindowSignatures::familyOf(b));
-}
-
-// A decoding loop's layers: one GEMM per layer, each with its own weights (the pointer
-// differs) and the same sizes. Two layers are the samples; the bytes that differed between them
-// are let go, so every other layer and step takes their mean -- while a launch with another
-// size (its kept bytes differ) is a class of its own, with samples of its own.
-TEST(WindowSignatures, BuffersAreLetGoSizesKept) {
-    using W = WindowSignatures;
-    W w(2, {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum"});
-    RecordStore records;
-    auto launch = [&](const std::string& pointer, const std::string& size, double work) {
-        core::LaunchInfo info;
-        info.values = {work};
-        const std::int64_t r = records.add(info);
-        return std::make_pair(W::Launch{"gemm", pointer + size}, r);
-    };
-    const auto [l0, r0] = launch("AAAA", "0064", 5);
-    const auto [l1, r1] = launch("BBBB", "0064", 5);
-    EXPECT_EQ(w.take(l0), W::Take::Measure);
-    w.measuring(l0, r0);
-    EXPECT_EQ(w.take(l1), W::Take::Measure) << "the class's second sample";
-    w.measuring(l1, r1);
-    EXPECT_EQ(w.take(W::Launch{"gemm", "CCCC0064"}), W::Take::CloseFirst);
-    w.windowClosed(records);
-    EXPECT_EQ(w.take(W::Launch{"gemm", "CCCC0064"}), W::Take::Share) << "another buffer";
-    EXPECT_EQ(w.take(W::Launch{"gemm", "AAAA0128"}), W::Take::Measure) << "another size";
-    EXPECT_EQ(w.take(W::Launch{"gemm", "AAAA00640"}), W::Take::Measure) << "another length";
-    EXPECT_EQ(w.take(W::Launch{"gemv", "AAAA0064"}), W::Take::Measure) << "another family";
+    EXPECT_NE(WindowSignatures::of(a), WindowSignatures::of(b));
 }
 
 // Samples 0 (ROOFLINE_REUSE=0): every launch measured, as before signatures.
@@ -188,21 +160,20 @@ TEST(WindowSignatures, LaunchesWithoutValuesAreNoSamples) {
     core::LaunchInfo info;
     records.add(info);
     records.add(info);
-    const WindowSignatures::Launch k{"k", "args"};
-    w.measuring(k, 0);
-    w.measuring(k, 1);
-    EXPECT_EQ(w.take(k), WindowSignatures::Take::CloseFirst);
+    w.measuring("k", 0);
+    w.measuring("k", 1);
+    EXPECT_EQ(w.take("k"), WindowSignatures::Take::CloseFirst);
     w.windowClosed(records);
-    EXPECT_EQ(w.take(k), WindowSignatures::Take::Measure) << "no values: measured again";
+    EXPECT_EQ(w.take("k"), WindowSignatures::Take::Measure) << "no values: measured again";
     info.values = {8};
     records.add(info);
     records.add(info);
-    w.measuring(k, 2);
-    w.measuring(k, 3);
+    w.measuring("k", 2);
+    w.measuring("k", 3);
     w.windowClosed(records);
-    EXPECT_EQ(w.take(k), WindowSignatures::Take::Share);
+    EXPECT_EQ(w.take("k"), WindowSignatures::Take::Share);
     records.add(core::LaunchInfo{});
-    w.sharing(k, 4);
+    w.sharing("k", 4);
     EXPECT_EQ(w.fill(records), 1u);
     EXPECT_EQ(records[4].values, std::vector<double>{8});
     EXPECT_EQ(records[4].reusedSamples, 2u);
