@@ -209,6 +209,13 @@ struct ROOFLINE_API Options {
     /// Python programs it runs (docs/profiling-programs.md#pytorch). false: the hook is not put on
     /// PYTHONPATH, and one already there binds nothing. ROOFLINE_TORCH_HOOK
     bool torchHook = true;
+    /// No counters: kernel durations, names and scopes only, from CUPTI's activity records (the
+    /// cheapest profile; also how the fallback is tested). ROOFLINE_TIMING_ONLY
+    bool timingOnly = false;
+    /// The profiler is re-created before it measures again once code was loaded while it was
+    /// enabled (docs/design/0005-code-loaded-while-profiling.md). false only reproduces the CUPTI
+    /// crash it prevents. ROOFLINE_REENABLE_ON_CODE_LOAD
+    bool reenableOnCodeLoad = true;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

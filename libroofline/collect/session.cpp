@@ -80,9 +80,9 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         s.settings = collect::resolveSettings(options, s.process, collect::Capabilities{});
         config = collect::collectorConfig(s.settings);
     };
-    if (const char* v = std::getenv("ROOFLINE_TIMING_ONLY"); v && std::string(v) == "1") {
+    if (options.timingOnly) {
         resolveWithoutDevices();
-        cause = "ROOFLINE_TIMING_ONLY=1";
+        cause = "Options::timingOnly, ROOFLINE_TIMING_ONLY=1";
         fallback = collect::Fallback{collect::Fallback::Action::TimingOnly,
                                      "libroofline: timing only, as asked (" + cause + ")"};
         core::log().info("{}", fallback->message);
@@ -140,8 +140,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                 s.ceilings = collect::deviceCeilings(s.devices[0].info);
         }
     }
-    if (const char* v = std::getenv("ROOFLINE_REENABLE_ON_CODE_LOAD"); v && std::string(v) == "0")
-        config.reenableOnCodeLoad = false; // only to reproduce the CUPTI crash it prevents
+    config.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
     s.begin(config, backends, level);
     if (collect::injected())
         std::fprintf(

@@ -314,12 +314,11 @@ TEST(GpuGraphs, ScopeReplayMeasuresAgainAroundAnOccasionalGraph) {
 
 TEST(GpuGraphs, TimingOnlyGraphKernelsGetNamesScopesAndDurations) {
     ROOFLINE_REQUIRE_GPU();
-    ::setenv("ROOFLINE_TIMING_ONLY", "1", 1);
     cal::Buffers buffers;
     roofline::Options options;
     options.flushOnExit = false;
+    options.timingOnly = true;
     roofline::Session session{options};
-    ::unsetenv("ROOFLINE_TIMING_ONLY");
     CapturedGraph graph{buffers};
     {
         roofline::ProfileScope s{"timed"};
