@@ -137,11 +137,7 @@ public:
     /// the iteration: the next group, when its window begins there or later in this iteration
     /// and the chooser can tell it now -- its passes then start this iteration, not the next one.
     /// None: the next group is chosen as the next iteration begins (nextGroup).
-    virtual std::optional<GroupStart> chain(Shared& shared, std::size_t position) {
-        (void)shared;
-        (void)position;
-        return std::nullopt;
-    }
+    virtual std::optional<GroupStart> chain(Shared& shared, std::size_t position) = 0;
     /// The iteration's passes are handled: the next window, or the current one given up.
     virtual IterationVerdict iterationEnded(Shared& shared, const IterationFacts& facts) = 0;
     virtual ChooserState state(const Shared& shared) const = 0;
