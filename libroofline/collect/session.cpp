@@ -38,10 +38,9 @@ std::string devicesText(const std::vector<collect::SessionDevice>& devices, int 
     return (devices.size() > 1 ? "devices " : "device ") + ordinals + " (" + names + ")";
 }
 
-} // namespace
-
-Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
-    collect::SessionState& s = *impl_;
+// The options a session cannot run with; the process and where it records; whether NVTX ranges
+// will be heard.
+void prepare(collect::SessionState& s, const Options& options) {
     if (options.rangesPerImage == 0)
         throw Error(ErrorCode::InvalidArgument, "Options::rangesPerImage must be at least 1");
     if (options.scopeLevels == 0)
@@ -58,7 +57,10 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         core::log().warn("libroofline: NVTX_INJECTION64_PATH points to another tool ({}): "
                          "application NVTX ranges go there, so only ProfileScopes are seen",
                          nvtx::otherInjection());
+}
 
+// The process's one active session is `s` from now on, or this throws.
+void claimProcess(collect::SessionState& s) {
     s.generation = collect::nextGeneration();
     collect::SessionState* expected = nullptr;
     if (!collect::gActive.compare_exchange_strong(expected, &s))
@@ -68,80 +70,97 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                           "under it, or run the program without `roofline run`"
                         : "a roofline::Session is already active in this process: stop() it first");
     collect::setProfileState(collect::ProfileState::Collecting);
+}
 
-    collect::Level level = collect::Level::Counters;
-    const std::unique_ptr<collect::CounterPlatform> platform = collect::cuptiPlatform();
+// The session gives the process back (a constructor that throws leaves nothing behind).
+void releaseProcess(collect::SessionState& s) {
+    collect::gActive.store(nullptr);
+    collect::setProfileState(collect::ProfileState::Stopped);
+    s.teardown();
+}
+
+// What a session starts with: its counters set up on its devices, or the reason it has none.
+struct Start {
+    collect::CollectorConfig config;
     std::vector<collect::CounterBackend*> backends;
     std::optional<collect::Fallback> fallback;
     std::string cause; // why there are no counters
-    collect::CollectorConfig config;
+};
+
+// Counters set up on the devices, or the fallback their failure (or Options::timingOnly) asks
+// for; a failure that allows none is rethrown with the process given back.
+Start setUpOrFallBack(collect::SessionState& s, const Options& options,
+                      collect::CounterPlatform& platform) {
+    Start start;
     // The settings of a session without counters: nothing the devices can do changes them.
     const auto resolveWithoutDevices = [&] {
         s.settings = collect::resolveSettings(options, s.process, collect::Capabilities{});
-        config = collect::collectorConfig(s.settings);
+        start.config = collect::collectorConfig(s.settings);
     };
     if (options.timingOnly) {
         resolveWithoutDevices();
-        cause = "Options::timingOnly, ROOFLINE_TIMING_ONLY=1";
-        fallback = collect::Fallback{collect::Fallback::Action::TimingOnly,
-                                     "libroofline: timing only, as asked (" + cause + ")"};
-        core::log().info("{}", fallback->message);
-    } else {
-        try {
-            collect::setUpCounters(s, options, config, *platform);
-            for (auto& d : s.devices)
-                backends.push_back(d.backend.get());
-        } catch (const Error& e) {
-            s.tracker.reset();
-            for (auto& d : s.devices)
-                d.backend.reset();
-            if (s.settings.rangesPerImage == 0) // opening a device failed: not resolved yet
-                resolveWithoutDevices();
-            fallback = collect::decideFallback(e.code(), e.what());
-            if (fallback->action == collect::Fallback::Action::Rethrow) {
-                collect::gActive.store(nullptr);
-                collect::setProfileState(collect::ProfileState::Stopped);
-                s.teardown();
-                throw;
-            }
-            cause = e.what();
-            core::log().warn("{}", fallback->message);
-        } catch (...) {
-            collect::gActive.store(nullptr); // e.g. out of memory: no session, nothing dangling
-            collect::setProfileState(collect::ProfileState::Stopped);
-            s.teardown();
+        start.cause = "Options::timingOnly, ROOFLINE_TIMING_ONLY=1";
+        start.fallback =
+            collect::Fallback{collect::Fallback::Action::TimingOnly,
+                              "libroofline: timing only, as asked (" + start.cause + ")"};
+        core::log().info("{}", start.fallback->message);
+        return start;
+    }
+    try {
+        collect::setUpCounters(s, options, start.config, platform);
+        for (auto& d : s.devices)
+            start.backends.push_back(d.backend.get());
+    } catch (const Error& e) {
+        s.tracker.reset();
+        for (auto& d : s.devices)
+            d.backend.reset();
+        if (s.settings.rangesPerImage == 0) // opening a device failed: not resolved yet
+            resolveWithoutDevices();
+        start.fallback = collect::decideFallback(e.code(), e.what());
+        if (start.fallback->action == collect::Fallback::Action::Rethrow) {
+            releaseProcess(s);
             throw;
         }
+        start.cause = e.what();
+        core::log().warn("{}", start.fallback->message);
+    } catch (...) {
+        releaseProcess(s); // e.g. out of memory: no session, nothing dangling
+        throw;
     }
-    if (fallback) {
-        const collect::Fallback& fb = *fallback;
-        level = collect::Level::TimingOnly;
-        s.status = fb.action == collect::Fallback::Action::Nothing
-                       ? "nothing recorded: no CUDA device"
-                       : "timing only: " + cause;
-        config.timingReason = s.status;
-        if (fb.action == collect::Fallback::Action::TimingOnly) {
-            if (s.devices.empty())
-                try {
-                    collect::SessionDevice d;
-                    platform->open(std::max(0, options.device), d);
-                    s.devices.push_back(std::move(d));
-                } catch (...) {
-                }
-            try {
-                platform->subscribe(s, &collect::launchSink, &s);
-            } catch (const std::exception& t) {
-                core::log().warn("libroofline: no launch callbacks ({}): records come from "
-                                 "activity timestamps without scopes",
-                                 t.what());
-            }
-            s.startTiming();
-            if (!s.devices.empty())
-                s.ceilings = collect::deviceCeilings(s.devices[0].info);
+    return start;
+}
+
+// A session without counters: its status, and -- where timing is what is left -- a device, the
+// launch callbacks and activity timing.
+void fallBack(collect::SessionState& s, const Options& options, Start& start,
+              collect::CounterPlatform& platform) {
+    const collect::Fallback& fb = *start.fallback;
+    s.status = fb.action == collect::Fallback::Action::Nothing ? "nothing recorded: no CUDA device"
+                                                               : "timing only: " + start.cause;
+    start.config.timingReason = s.status;
+    if (fb.action != collect::Fallback::Action::TimingOnly)
+        return;
+    if (s.devices.empty())
+        try {
+            collect::SessionDevice d;
+            platform.open(std::max(0, options.device), d);
+            s.devices.push_back(std::move(d));
+        } catch (...) {
         }
+    try {
+        platform.subscribe(s, &collect::launchSink, &s);
+    } catch (const std::exception& t) {
+        core::log().warn("libroofline: no launch callbacks ({}): records come from "
+                         "activity timestamps without scopes",
+                         t.what());
     }
-    config.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
-    s.begin(config, backends, level);
+    s.startTiming();
+    if (!s.devices.empty())
+        s.ceilings = collect::deviceCeilings(s.devices[0].info);
+}
+
+// The lines that say what is profiled and how.
+void announce(const collect::SessionState& s, const Options& options, collect::Level level) {
     if (collect::injected())
         std::fprintf(
             stderr, "[roofline] profiling %s, %s: %s; recording to %s at exit\n",
@@ -163,6 +182,23 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
                                        " configurations, one per pass)"
                                  : std::string(),
             s.settings.rangesPerImage, toString(s.settings.cacheFlush));
+}
+
+} // namespace
+
+Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
+    collect::SessionState& s = *impl_;
+    prepare(s, options);
+    claimProcess(s);
+    const std::unique_ptr<collect::CounterPlatform> platform = collect::cuptiPlatform();
+    Start start = setUpOrFallBack(s, options, *platform);
+    const collect::Level level =
+        start.fallback ? collect::Level::TimingOnly : collect::Level::Counters;
+    if (start.fallback)
+        fallBack(s, options, start, *platform);
+    start.config.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
+    s.begin(start.config, start.backends, level);
+    announce(s, options, level);
 }
 
 Session::~Session() {
