@@ -1,8 +1,4 @@
 #include "collect/collector.hpp"
-#include "collect/iteration_replay.hpp"
-#include "collect/kernel_replay.hpp"
-#include "collect/scope_replay.hpp"
-#include "collect/window_replay.hpp"
 
 #include "core/log.hpp"
 
@@ -23,7 +19,8 @@ CollectorConfig normalized(CollectorConfig c) {
 
 } // namespace
 
-Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level)
+Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level,
+                     const MakeStrategy& makeStrategy)
     : shared_(normalized(std::move(config)), level), facts_(modeFacts(shared_.config.mode)) {
     const CollectorConfig& c = shared_.config;
     for (CounterBackend* b : backends)
@@ -35,20 +32,7 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     std::vector<DeviceSlot*> slots;
     for (auto& s : slots_)
         slots.push_back(s.get());
-    switch (c.mode) {
-    case CollectionMode::KernelReplay:
-        strategy_ = std::make_unique<KernelReplay>(shared_, std::move(slots));
-        break;
-    case CollectionMode::ScopeReplay:
-        strategy_ = std::make_unique<ScopeReplay>(shared_, std::move(slots));
-        break;
-    case CollectionMode::IterationReplay:
-        strategy_ = std::make_unique<IterationReplay>(shared_, std::move(slots));
-        break;
-    case CollectionMode::WindowReplay:
-        strategy_ = std::make_unique<WindowReplay>(shared_, std::move(slots));
-        break;
-    }
+    strategy_ = makeStrategy(shared_, std::move(slots));
     // Reuse observes iterations before it measures, and the first iteration is observed only: no
     // profiler until the first pass (code loaded meanwhile -- a first iteration's lazy loading --
     // costs no re-creation).

@@ -13,7 +13,6 @@
 #include "collect/collection_result.hpp"
 #include "collect/collector_config.hpp"
 #include "collect/frame.hpp"
-#include "collect/host_timing.hpp"
 #include "collect/iteration_model.hpp"
 #include "collect/records.hpp"
 #include "collect/strategy.hpp"
@@ -33,9 +32,14 @@
 
 namespace roofline::collect {
 
+/// The strategy a collector runs, for its mode (the session's: session/strategies.hpp).
+using MakeStrategy =
+    std::function<std::unique_ptr<Strategy>(Shared& shared, std::vector<DeviceSlot*> slots)>;
+
 class Collector {
 public:
-    Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level);
+    Collector(CollectorConfig config, std::vector<CounterBackend*> backends, Level level,
+              const MakeStrategy& makeStrategy);
     ~Collector();
 
     /// After `stack.back()` was pushed on thread `thread`.

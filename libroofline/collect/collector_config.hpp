@@ -102,6 +102,9 @@ struct CollectorConfig {
     /// and the number of ranks; shareCount 1: this rank measures everything.
     std::uint32_t shareIndex = 0, shareCount = 1;
     bool shares() const noexcept { return reuses() && shareCount > 1; }
+    /// Names a launch's framework operator, phase and module from what the framework is doing on
+    /// the launching thread (the session's: scopes/framework_context); empty: none named.
+    std::function<void(core::LaunchInfo& info, std::uint64_t graphNode)> describe;
     /// The values' metric names (notes name the metric whose samples spread most).
     std::vector<std::string> metricNames;
     /// Aligned replay from the first group on; otherwise from the first replayed pass that ran

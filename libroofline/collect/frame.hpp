@@ -1,13 +1,38 @@
 #pragma once
 // An open push/pop range (an NVTX range or a ProfileScope) and a thread's stack of them: what the
-// collector attributes launches to. Pure: no CUDA.
-#include "collect/host_timing.hpp"
-
+// collector attributes launches to, with its host side (HostFrame: scopes/host_timing keeps the
+// times). Pure: no CUDA.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace roofline::collect {
+
+struct HostNode;
+
+/// A scope instance's host side, kept in its stack frame.
+struct HostFrame {
+    HostNode* node = nullptr; ///< null: not timed
+    void* tree = nullptr;     ///< the tree the node is in
+    std::int64_t wallStartNs = 0;
+    std::int64_t cpuStartNs = -1; ///< -1: no CPU clock
+    std::int64_t childWallNs = 0, childCpuNs = 0;
+    std::uint64_t thread = 0; ///< the pushing thread (its CPU clock)
+    bool childCpuUnknown = false;
+    /// Kernels launched while it was open (counted by the session at each launch, records or
+    /// not): with the mean GPU time of the scope's records, its GPU time per call.
+    mutable std::uint64_t launches = 0;
+    /// libroofline's own work while it was open (counter collection at scope boundaries and
+    /// launches, nested instances included), taken out of its wall and CPU time.
+    mutable std::int64_t profilerWallNs = 0, profilerCpuNs = 0;
+    /// Kernels ran under the profiler while it was open: CUPTI's
+    /// work inside those launches is in its host time, and cannot be measured apart. Such
+    /// instances are left out of the scope's times when it has others.
+    mutable bool profiled = false;
+    /// Opened before the session saw it (adopted at the session's start): its instance's start
+    /// is unknown, so it adds no time; its nested instances are timed under its path.
+    bool partial = false;
+};
 
 /// One open push/pop range (an NVTX range or a ProfileScope) on a thread.
 struct Frame {

@@ -147,8 +147,8 @@ HostClocks HostTimes::pop(const HostFrame& frame, HostFrame* parent,
     } else if (!frame.profiled) {
         const std::uint64_t i = steady.count.load(std::memory_order_relaxed);
         steady.wallNs[i % HostSamples::kSamples].store(wall, std::memory_order_relaxed);
-        steady.cpuNs[i % HostSamples::kSamples].store(
-            cpuKnown && !frame.childCpuUnknown ? cpu : -1, std::memory_order_relaxed);
+        steady.cpuNs[i % HostSamples::kSamples].store(cpuKnown && !frame.childCpuUnknown ? cpu : -1,
+                                                      std::memory_order_relaxed);
         steady.count.store(i + 1, std::memory_order_release);
     }
     HostSums& n = frame.profiled ? frame.node->profiled : frame.node->clean;
@@ -284,7 +284,8 @@ void steadyState(const HostSamples& h, HostScope& s) {
     s.steadyCalls = count;
     if (count == 0)
         return;
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(count, HostSamples::kSamples));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(count, HostSamples::kSamples));
     std::vector<std::int64_t> wall(n), cpu(n);
     for (std::size_t i = 0; i < n; ++i) {
         wall[i] = h.wallNs[i].load(std::memory_order_relaxed);

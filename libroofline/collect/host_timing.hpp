@@ -2,6 +2,8 @@
 // Host time per scope: each push/pop range instance gets its wall time and its
 // thread's CPU time; instances add up per scope path and thread in a tree of nodes, one tree per
 // thread (or one for process-wide scopes), read once at stop. Pure C++: unit-tested on the CPU.
+#include "collect/frame.hpp"
+
 #include <roofline/host_scope.hpp>
 #include <roofline/options.hpp>
 
@@ -14,32 +16,6 @@
 #include <vector>
 
 namespace roofline::collect {
-
-struct HostNode;
-
-/// A scope instance's host side, kept in its stack frame.
-struct HostFrame {
-    HostNode* node = nullptr; ///< null: not timed
-    void* tree = nullptr;     ///< the tree the node is in
-    std::int64_t wallStartNs = 0;
-    std::int64_t cpuStartNs = -1; ///< -1: no CPU clock
-    std::int64_t childWallNs = 0, childCpuNs = 0;
-    std::uint64_t thread = 0; ///< the pushing thread (its CPU clock)
-    bool childCpuUnknown = false;
-    /// Kernels launched while it was open (counted by the session at each launch, records or
-    /// not): with the mean GPU time of the scope's records, its GPU time per call.
-    mutable std::uint64_t launches = 0;
-    /// libroofline's own work while it was open (counter collection at scope boundaries and
-    /// launches, nested instances included), taken out of its wall and CPU time.
-    mutable std::int64_t profilerWallNs = 0, profilerCpuNs = 0;
-    /// Kernels ran under the profiler while it was open: CUPTI's
-    /// work inside those launches is in its host time, and cannot be measured apart. Such
-    /// instances are left out of the scope's times when it has others.
-    mutable bool profiled = false;
-    /// Opened before the session saw it (adopted at the session's start): its instance's start
-    /// is unknown, so it adds no time; its nested instances are timed under its path.
-    bool partial = false;
-};
 
 /// The clocks at one moment on the application's thread: the start or end of some libroofline
 /// work, or of a scope instance. At a scope boundary one reading serves both, the instance's

@@ -1,7 +1,6 @@
 #include "collect/iteration_replay.hpp"
 #include "collect/notes.hpp"
 #include "collect/plain_windows.hpp"
-#include "collect/reuse_windows.hpp"
 
 #include "core/log.hpp"
 
@@ -11,19 +10,20 @@
 namespace roofline::collect {
 IterationReplay::Device::Device(IterationReplay& o, DeviceSlot& slot)
     : owner(&o), replay(slot), checker(makePassChecker(o.aligned_, slot)) {
-    if (o.reuse_)
-        windows = std::make_unique<ReuseWindows>(o.shared_.config, o.serials_, slot);
+    if (o.reuse_ && o.makeReuse_)
+        windows = o.makeReuse_(o.shared_.config, o.serials_, slot);
     else
         windows = std::make_unique<PlainWindows>(slot);
 }
 
-IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots)
-    : Strategy(shared, std::move(slots)) {
+IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots,
+                                 MakeReuseChooser makeReuse)
+    : Strategy(shared, std::move(slots)), makeReuse_(std::move(makeReuse)) {
     const CollectorConfig& config = shared_.config;
     aligned_ = config.alignedPasses > 0 && config.alignFromStart;
     if (aligned_)
         passes_ = config.alignedPasses;
-    reuse_ = config.reuses() && shared_.level == Level::Counters;
+    reuse_ = config.reuses() && shared_.level == Level::Counters && makeReuse_;
     for (DeviceSlot* s : slots_)
         devices_.push_back(std::make_unique<Device>(*this, *s));
 }

@@ -25,7 +25,7 @@ namespace roofline::collect {
 
 class IterationReplay final : public Strategy {
 public:
-    IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots);
+    IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots, MakeReuseChooser makeReuse);
     ~IterationReplay() override;
 
     void iterationBegins() override;
@@ -107,6 +107,7 @@ private:
         false;           // aligned passes in use (from the start, or since a pass went out of step)
     bool reuse_ = false; // repeated-launch reuse (CollectorConfig::reuses(), with counters)
     std::uint64_t serials_ = 0; // Frame::serial given so far (reuse)
+    MakeReuseChooser makeReuse_;
 };
 
 } // namespace roofline::collect

@@ -5,6 +5,7 @@
 #include "collect/framework_context.hpp"
 #include "collect/mode.hpp"
 #include "collect/session_impl.hpp"
+#include "collect/strategies.hpp"
 
 #include "core/log.hpp"
 #include "cupti/graph_replay.hpp"
@@ -268,13 +269,16 @@ CollectorConfig collectorConfig(const Settings& settings) {
     config.flushEachKernel = settings.flushEachKernel;
     config.keepImageBytes = options.keepImagesMiB << 20;
     config.measureAfterComplete = !options.idleWhenComplete;
+    config.describe = [](core::LaunchInfo& info, std::uint64_t graphNode) {
+        framework::describe(info, graphNode);
+    };
     return config;
 }
 
 void SessionState::begin(const CollectorConfig& config,
                          const std::vector<CounterBackend*>& backends, Level level) {
     const Options& options = settings.options;
-    collector = std::make_unique<Collector>(config, backends, level);
+    collector = std::make_unique<Collector>(config, backends, level, makeStrategy);
     hostTimes = std::make_unique<HostTimes>(options.hostTiming, options.processScopes);
     startWallNs = HostTimes::wallNow();
     // The launch callbacks note when they begin, so that all of libroofline's work on a launch

@@ -1,5 +1,4 @@
 #include "collect/strategy.hpp"
-#include "collect/framework_context.hpp"
 #include "collect/mode.hpp"
 #include "collect/notes.hpp"
 
@@ -54,7 +53,8 @@ core::LaunchInfo Shared::launchInfo(const Launch& l, const Stack& stack) const {
     info.threadId = l.threadId;
     info.correlationId = l.correlationId;
     info.device = l.device;
-    framework::describe(info, l.graphNode);
+    if (config.describe)
+        config.describe(info, l.graphNode);
     return info;
 }
 

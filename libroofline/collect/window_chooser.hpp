@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -147,5 +148,9 @@ public:
     /// The stop: what an unfinished cycle still gives.
     virtual void finish(Shared& shared) = 0;
 };
+
+/// Iteration replay's chooser when it reuses samples (the session's: replay/reuse).
+using MakeReuseChooser = std::function<std::unique_ptr<WindowChooser>(
+    const CollectorConfig& config, std::uint64_t& serials, const DeviceSlot& slot)>;
 
 } // namespace roofline::collect

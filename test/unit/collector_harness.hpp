@@ -4,6 +4,7 @@
 // with NaN for what its passes did not reach, images of fixed capacity) and a harness that drives
 // a Collector through it: the collector's state machines tested on the CPU.
 #include "collect/collector.hpp"
+#include "collect/strategies.hpp"
 
 #include <roofline/error.hpp>
 
@@ -343,8 +344,8 @@ struct Harness {
             CollectorConfig config = {}, std::size_t aligned = 0)
         : backend(passes, capacity, mode == CollectionMode::ScopeReplay,
                   mode == CollectionMode::KernelReplay, aligned),
-          collector(withMode(std::move(config), mode, passes, aligned), {&backend},
-                    Level::Counters) {
+          collector(withMode(std::move(config), mode, passes, aligned), {&backend}, Level::Counters,
+                    makeStrategy) {
         backend.configure();
         if (aligned > 0 && config.alignFromStart) // as the session creates its backend
             backend.selectConfiguration(1);

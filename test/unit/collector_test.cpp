@@ -414,7 +414,7 @@ TEST(CollectorThreads, PathsComeFromTheLaunchingThreadsStack) {
 TEST(CollectorTimingOnly, RecordsLaunchesWithTheReason) {
     CollectorConfig c;
     c.timingReason = "timing only: counters restricted";
-    Collector collector(c, {}, Level::TimingOnly);
+    Collector collector(c, {}, Level::TimingOnly, makeStrategy);
     Stack stack{{"", "step", {}}};
     Launch e;
     e.mangledName = "_Z3fooi";

@@ -230,6 +230,7 @@ TEST(CompiledFramework, LaunchesMeasuredWhileTheProgramProfilesKeepTheReferences
     config.reuseSamples = 2;
     config.iterationsPerPass = collect::testing::kAuto;
     config.measureAfterComplete = false;
+    config.describe = [](core::LaunchInfo& info, std::uint64_t node) { fw::describe(info, node); };
     collect::testing::Harness h(CollectionMode::IterationReplay, 2, 8, config);
     int unnamed = 0;
     for (int step = 0; step < 12; ++step) {

@@ -3,6 +3,7 @@
 // machine records, without the dispatcher.
 #include "collect/iteration_replay.hpp"
 #include "collect/kernel_replay.hpp"
+#include "collect/reuse_windows.hpp"
 #include "collect/scope_replay.hpp"
 #include "collector_harness.hpp"
 
@@ -13,6 +14,13 @@
 
 namespace roofline::collect {
 namespace {
+
+// Iteration replay's reuse chooser, as the session makes it.
+MakeReuseChooser reuseChooser() {
+    return [](const CollectorConfig& config, std::uint64_t& serials, const DeviceSlot& slot) {
+        return std::make_unique<ReuseWindows>(config, serials, slot);
+    };
+}
 
 using testing::all;
 using testing::FakeBackend;
@@ -144,7 +152,7 @@ TEST(IterationReplayStrategy, WindowsCoverTheIterationThenItIsDone) {
     Shared shared(config, Level::Counters);
     FakeBackend backend(2, 4, false, false);
     DeviceSlot slot(0, &backend, shared);
-    IterationReplay strategy(shared, {&slot});
+    IterationReplay strategy(shared, {&slot}, reuseChooser());
     Driver d{shared, strategy, backend, slot, {}};
     int iterations = 0;
     for (; iterations < 10 && !strategy.done(); ++iterations) {
@@ -178,7 +186,7 @@ TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers)
     Shared shared(config, Level::Counters);
     FakeBackend backend(2, 16, false, false);
     DeviceSlot slot(0, &backend, shared);
-    IterationReplay strategy(shared, {&slot});
+    IterationReplay strategy(shared, {&slot}, reuseChooser());
     ASSERT_TRUE(strategy.progress().reuses);
     Driver d{shared, strategy, backend, slot, {}};
     int iterations = 0;
@@ -220,7 +228,7 @@ TEST(IterationReplayStrategy, ABackendThatThrowsTurnsTheSessionToTimingOnly) {
     FakeBackend backend(2, 4, false, false);
     backend.failStartAt = 2; // pass 1 cannot start
     DeviceSlot slot(0, &backend, shared);
-    IterationReplay strategy(shared, {&slot});
+    IterationReplay strategy(shared, {&slot}, reuseChooser());
     Driver d{shared, strategy, backend, slot, {}};
     for (int step = 0; step < 2; ++step) {
         d.push("step");
