@@ -1,7 +1,7 @@
 // What host timing adds to a scope: HostTimes' push and pop of one nested scope
 // instance, in each mode, and the two clocks it reads (google-benchmark; no GPU needed). The
 // target is 100 ns per scope for the timing on the host path.
-#include "collect/host_timing.hpp"
+#include "scopes/host_timing.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 // roofline-bench-launch-cycle: what the search for a program's step in its launch stream
-// (collect/launch_cycle, design 0024) costs per launch, on streams shaped like real ones. CPU
+// (scopes/launch_cycle, design 0024) costs per launch, on streams shaped like real ones. CPU
 // only; prints ns per launch for each stream:
 //  - a training step: 267 launches of 40 kernels, 4 identical layers (an eager GPT);
 //  - a stream that never repeats (a one-shot program, a benchmark timing distinct cases);
@@ -7,7 +7,7 @@
 //    kernel between distinct GEMMs);
 //  - one kernel launched again and again (a solver's inner loop).
 //   roofline-bench-launch-cycle [launches]
-#include "collect/launch_cycle.hpp"
+#include "scopes/launch_cycle.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // per launch for a training-step-like iteration (155 launches: an embedding, 12 layers of 4
 // launches in their own scopes, 96 backward launches repeated in one scope, a tail).
 //   roofline-bench-observe [iterations]
-#include "collect/observed_iteration.hpp"
+#include "replay/reuse/observed_iteration.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // `roofline run [options] -- COMMAND ARGS...`: profiles an unmodified program. Sets the ROOFLINE_*
 // variables of the options given, points CUDA_INJECTION64_PATH (and NVTX_INJECTION64_PATH) at
 // libroofline.so, and execs the command: every process of it that launches a kernel profiles
-// itself and saves its own recording at exit (collect/injection.cpp, docs/profiling-programs.md).
+// itself and saves its own recording at exit (session/injection.cpp, docs/profiling-programs.md).
 #include "cli/commands.hpp"
 #include "core/option_table.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the collector needs from a device's counter hardware. The real implementation wraps
-// cupti::RangeProfiler and cupti::Host (collect/cupti_backend.cpp); tests use a fake to drive the
+// cupti::RangeProfiler and cupti::Host (session/cupti_backend.cpp); tests use a fake to drive the
 // collector's state machines on the CPU. Every call may throw roofline::Error; the collector turns
 // a throw into "profiling failed mid-run" and never lets it reach the application.
 #include "core/launch.hpp"
@@ -115,7 +115,7 @@ public:
     virtual void disable() noexcept {}
     virtual BackendCost cost() const noexcept { return {}; }
 
-    // Window replay (collect/window_replay, docs/design/0026-launches-no-step-covers.md): the
+    // Window replay (replay/window_replay, docs/design/0026-launches-no-step-covers.md): the
     // device's memory saved and restored around a window of launches libroofline launches again.
     /// The launch `l` (its driver call and parameters, during its callback) recorded, in window
     /// order; false, with why, when it cannot be launched again.

@@ -1,6 +1,6 @@
 #pragma once
 // What a device's counter backend is created with: one value, decided by the counter set-up
-// (collect/counter_setup) from the session's settings, and taken whole by the backend.
+// (session/counter_setup) from the session's settings, and taken whole by the backend.
 #include "cupti/target.hpp"
 
 #include <cstddef>

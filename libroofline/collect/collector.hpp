@@ -3,11 +3,11 @@
 // (docs/design/0015-collector-by-strategy.md). It is the dispatcher -- one lock, admission, scope
 // paths and iterations (IterationModel), completion -- in front of one strategy chosen by the
 // collection mode:
-//   kernel replay     one range per admitted launch (collect/kernel_replay);
+//   kernel replay     one range per admitted launch (replay/kernel_replay);
 //   iteration replay  one record per admitted launch, an iteration covered window by window by
 //                     groups of replay passes, positional or aligned, with reuse cycles choosing
-//                     the windows when repeated launches are reused (collect/iteration_replay);
-//   scope replay      one record per scope instance (collect/scope_replay).
+//                     the windows when repeated launches are reused (replay/iteration_replay);
+//   scope replay      one record per scope instance (replay/scope_replay).
 // Pure logic: no CUDA, no CUPTI; thread-safe (one mutex).
 #include "collect/backend.hpp"
 #include "collect/collection_result.hpp"

@@ -22,7 +22,7 @@
 namespace roofline::collect {
 
 /// The domain of the steps libroofline finds in the launch stream of a program that opens no range
-/// of its own (collect/found_steps): each such frame opens an iteration.
+/// of its own (scopes/found_steps): each such frame opens an iteration.
 inline constexpr const char* kFoundStepDomain = "libroofline.step";
 
 /// Domains of libraries' own ranges (NCCL, cuDNN, cuBLAS, ...): they describe calls into the

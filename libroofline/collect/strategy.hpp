@@ -1,8 +1,8 @@
 #pragma once
 // What the collector's strategies share, and the interface each one implements
 // (docs/design/0015-collector-by-strategy.md, 0018). One strategy serves a session, chosen by its
-// mode: KernelReplay (collect/kernel_replay), ScopeReplay (collect/scope_replay) and
-// IterationReplay (collect/iteration_replay: a pass schedule, a pass checker, a window placement
+// mode: KernelReplay (replay/kernel_replay), ScopeReplay (replay/scope_replay) and
+// IterationReplay (replay/iteration_replay: a pass schedule, a pass checker, a window placement
 // and a window chooser per device). Every call comes under the collector's lock. Pure logic: no
 // CUDA, no CUPTI; tested with the fake backend (test/unit/collector_harness.hpp).
 #include "collect/backend.hpp"

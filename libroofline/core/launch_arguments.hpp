@@ -1,6 +1,6 @@
 #pragma once
 // A launch's argument bytes as window replay's classes compare them
-// (collect/window_signatures): which buffers a launch reads and writes does not decide its work,
+// (replay/window_signatures): which buffers a launch reads and writes does not decide its work,
 // its sizes do, so the words that hold addresses of memory the driver knows are set to zero.
 // Pure: the driver's answer comes through `isAddress`.
 #include <cstddef>

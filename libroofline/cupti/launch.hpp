@@ -76,7 +76,7 @@ public:
     LaunchTracker(const LaunchTracker&) = delete;
     LaunchTracker& operator=(const LaunchTracker&) = delete;
 
-    /// The injection's subscription (collect/injection.cpp), made before any Session exists and
+    /// The injection's subscription (session/injection.cpp), made before any Session exists and
     /// kept for the life of the process: launches go to `sink` until a LaunchTracker is
     /// constructed, and go back to it when that one is destroyed. Throws Error(ProfilerBusy) when
     /// a subscription exists already.

@@ -1,6 +1,6 @@
 // Aligned iteration replay: alignLaunches, AlignedGroup, and the collector driving a backend with
 // one single-pass configuration per pass (docs/design/0006-per-launch-replay-check.md).
-#include "collect/aligned_replay.hpp"
+#include "replay/aligned_replay.hpp"
 #include "collector_harness.hpp"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // with NaN for what its passes did not reach, images of fixed capacity) and a harness that drives
 // a Collector through it: the collector's state machines tested on the CPU.
 #include "collect/collector.hpp"
-#include "collect/strategies.hpp"
+#include "session/strategies.hpp"
 
 #include <roofline/error.hpp>
 

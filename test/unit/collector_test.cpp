@@ -1,5 +1,5 @@
 // The collector's state machines driven through the fake counter backend of collector_harness.hpp.
-#include "collect/fallback.hpp"
+#include "session/fallback.hpp"
 #include "report/recording_text.hpp"
 #include "unit/collector_harness.hpp"
 

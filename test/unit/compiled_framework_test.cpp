@@ -3,7 +3,7 @@
 // pushes them on an H100 (emit_nvtx over test/gpu/torch_matrix.py --compile default): the
 // compiled region, the autograd function around the graph, the graph's call, and one range per
 // call site -- a Triton kernel's name, or the operator an extern kernel runs.
-#include "collect/framework_context.hpp"
+#include "scopes/framework_context.hpp"
 #include "core/compiled_sites.hpp"
 #include "unit/collector_harness.hpp"
 

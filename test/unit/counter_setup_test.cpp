@@ -1,8 +1,8 @@
 // The session's counter set-up on a fake platform: which devices it opens, which metrics it
 // collects from the start, the passes, aligned passes and tensor counters by detection, per
 // collection mode -- what a session on a GPU decides, decided on the CPU.
-#include "collect/counter_setup.hpp"
-#include "collect/session_impl.hpp"
+#include "session/counter_setup.hpp"
+#include "session/session_state.hpp"
 #include "collector_harness.hpp"
 #include "core/metric_catalog.hpp"
 

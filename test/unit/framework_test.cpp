@@ -2,7 +2,7 @@
 // nodes linked to their forward operator by autograd's sequence number, module paths, and the
 // reports by operator and module. Range names as PyTorch 2.11 writes them (emit_nvtx on an H100
 // run of examples/pytorch/train_transformer.py).
-#include "collect/framework_context.hpp"
+#include "scopes/framework_context.hpp"
 #include "core/framework_ops.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"

@@ -1,7 +1,7 @@
 // Host time per scope on the CPU: scopes of known sleep and busy time, nesting (self
 // against total time), threads, process-wide scopes, the GPU time of records inside a scope, the
 // bound each scope gets, and the recording, table and CSV that carry it.
-#include "collect/host_timing.hpp"
+#include "scopes/host_timing.hpp"
 #include "core/host_scopes.hpp"
 #include "core/recording.hpp"
 #include "unit/minimal_recording.hpp"

@@ -1,7 +1,7 @@
-// The step found in the launch stream (collect/launch_cycle): streams built by hand, as programs
+// The step found in the launch stream (scopes/launch_cycle): streams built by hand, as programs
 // with no NVTX range launch them -- identical layers inside a step, a different first step, a
 // validation pass every few steps, a stream that never repeats -- and where each step begins.
-#include "collect/launch_cycle.hpp"
+#include "scopes/launch_cycle.hpp"
 
 #include <gtest/gtest.h>
 

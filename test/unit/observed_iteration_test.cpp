@@ -1,6 +1,6 @@
 // Repeated launches (docs/design/0009): signatures of an iteration's launches from their scope
 // instances, with blocks repeated inside one instance labelled by phase.
-#include "collect/observed_iteration.hpp"
+#include "replay/reuse/observed_iteration.hpp"
 
 #include <gtest/gtest.h>
 

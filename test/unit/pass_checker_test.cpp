@@ -1,7 +1,7 @@
 // The pass checkers alone, fed tables of launches per pass as iteration replay feeds them, on the
 // fake backend: which launch keeps its values, which loses them and why, and what a completed
 // group gives each member.
-#include "collect/pass_checker.hpp"
+#include "replay/pass_checker.hpp"
 #include "collector_harness.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // and launch (start a pass, measure a launch into range r, end the pass), with a listener that
 // does what a strategy minimally does (a pass started; a pass stopped, the next one, the group
 // complete after its passes).
-#include "collect/pass_schedule.hpp"
+#include "replay/pass_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Repeats inside one scope instance (docs/design/0009): a backward pass of identical layers in
 // one NVTX range is found as one block of launches repeated, and its launches labelled by phase.
-#include "collect/repeats.hpp"
+#include "replay/reuse/repeats.hpp"
 
 #include <gtest/gtest.h>
 

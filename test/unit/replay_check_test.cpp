@@ -1,5 +1,5 @@
 // collect::ReplayCheck: each launch of a replayed pass against pass 0's at the same position.
-#include "collect/replay_check.hpp"
+#include "replay/replay_check.hpp"
 
 #include <gtest/gtest.h>
 

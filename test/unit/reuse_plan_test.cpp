@@ -1,5 +1,5 @@
 // Repeated launches measured less often: the windows ReusePlan chooses.
-#include "collect/reuse_plan.hpp"
+#include "replay/reuse/reuse_plan.hpp"
 
 #include <gtest/gtest.h>
 

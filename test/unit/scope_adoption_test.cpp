@@ -3,7 +3,7 @@
 // that launch. The scope stacks track every range from the start of the process, and a session
 // adopts those open when it starts: the first launch gets its full path, the iteration scope is
 // known from the start, and the pops that follow balance.
-#include "collect/scope_stacks.hpp"
+#include "scopes/scope_stacks.hpp"
 #include "unit/collector_harness.hpp"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // backend in its device slot (its null primary context is the slot's), fed launch events as the
 // driver callbacks feed them, with the ranges of a trainer already open when it starts. What it
 // saves is read back and evaluated as `roofline report` does.
-#include "collect/session_impl.hpp"
+#include "session/session_state.hpp"
 #include "core/recording.hpp"
 #include "cupti/evaluate.hpp"
 #include "cupti/graph_replay.hpp"

@@ -1,6 +1,6 @@
 // A session's settings resolved once from its options, its job and what its devices can do: each
 // decision that departs from the options, in one place.
-#include "collect/settings.hpp"
+#include "session/settings.hpp"
 
 #include <gtest/gtest.h>
 

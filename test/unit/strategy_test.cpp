@@ -1,10 +1,10 @@
 // Each collection strategy alone on the fake backend, driven as the collector drives it (scope
 // pushes and pops through the iteration model, launches through the strategy): what its own state
 // machine records, without the dispatcher.
-#include "collect/iteration_replay.hpp"
-#include "collect/kernel_replay.hpp"
-#include "collect/reuse_windows.hpp"
-#include "collect/scope_replay.hpp"
+#include "replay/iteration_replay.hpp"
+#include "replay/kernel_replay.hpp"
+#include "replay/reuse/reuse_windows.hpp"
+#include "replay/scope_replay.hpp"
 #include "collector_harness.hpp"
 
 #include <gtest/gtest.h>

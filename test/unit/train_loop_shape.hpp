@@ -4,7 +4,7 @@
 // validates, the profiler starting at the first launch with three ranges already open. The ranges
 // go to the process's scope stacks (as NVTX pushes and pops do); what a launch reaches is the
 // driver: the collector alone, or a whole session.
-#include "collect/scope_stacks.hpp"
+#include "scopes/scope_stacks.hpp"
 #include "core/recording.hpp"
 
 #include <gtest/gtest.h>

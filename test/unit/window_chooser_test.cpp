@@ -1,8 +1,8 @@
 // The window choosers alone: which window each next group measures, what a group's completion
 // covers, when nothing is left -- driven by the facts iteration replay hands them at each
 // iteration's end, on the fake backend.
-#include "collect/plain_windows.hpp"
-#include "collect/reuse_windows.hpp"
+#include "replay/plain_windows.hpp"
+#include "replay/reuse/reuse_windows.hpp"
 #include "collector_harness.hpp"
 
 #include <gtest/gtest.h>

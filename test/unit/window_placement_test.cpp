@@ -1,6 +1,6 @@
 // collect::WindowPlacement: a replay window inside the iteration takes its passes only where the
 // same launches ran before it.
-#include "collect/window_placement.hpp"
+#include "replay/window_placement.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Window replay through the collector on the fake backend (collect/window_replay): each window
+// Window replay through the collector on the fake backend (replay/window_replay): each window
 // runs once as the program runs it and is launched again for the other passes from the memory
 // saved before it; the program's memory -- a number each kernel changes in order -- must end as
 // the program computed it, whatever closes the window and whatever fails.

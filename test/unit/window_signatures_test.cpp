@@ -1,9 +1,9 @@
-// Window replay's signatures (collect/window_signatures) through the collector on the fake
+// Window replay's signatures (replay/window_signatures) through the collector on the fake
 // backend: a benchmark loop's repeats take the mean of their signature's two samples instead of
 // windows of their own, samples that did different work make every launch measured, and the
 // program's memory is its own whatever is measured.
-#include "collect/window_replay.hpp"
-#include "collect/window_signatures.hpp"
+#include "replay/window_replay.hpp"
+#include "replay/window_signatures.hpp"
 #include "unit/collector_harness.hpp"
 
 #include <gtest/gtest.h>

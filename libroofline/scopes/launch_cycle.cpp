@@ -1,0 +1,223 @@
+#include "scopes/launch_cycle.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace roofline::collect {
+
+namespace {
+
+constexpr std::uint32_t kRunCap = std::numeric_limits<std::uint32_t>::max() / 2;
+
+// Whether `part` occurs in `cycle` read round (any rotation).
+bool occursIn(const std::vector<std::uint64_t>& part, const std::vector<std::uint64_t>& cycle) {
+    const std::size_t n = cycle.size(), m = part.size();
+    if (m == 0 || m > n)
+        return false;
+    for (std::size_t start = 0; start < n; ++start) {
+        std::size_t k = 0;
+        while (k < m && cycle[(start + k) % n] == part[k])
+            ++k;
+        if (k == m)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+void PeriodRuns::add(std::uint64_t signature) {
+    Seen& s = seen_[signature];
+    while (s.first < s.at.size() && next_ - s.at[s.first] > longest_)
+        ++s.first;
+    // The periods at which the signature occurred, ascending (its occurrences, newest first),
+    // merged with the runs that were going on.
+    scratch_.clear();
+    std::size_t a = 0;
+    for (std::size_t k = s.at.size(); k > s.first; --k) {
+        const auto p = static_cast<std::uint32_t>(next_ - s.at[k - 1]);
+        while (a < active_.size() && active_[a].first < p)
+            ++a;
+        const std::uint32_t r = a < active_.size() && active_[a].first == p ? active_[a].second : 0;
+        scratch_.emplace_back(p, r + (r < kRunCap));
+    }
+    active_.swap(scratch_);
+    if (s.first > 64 && 2 * s.first > s.at.size()) {
+        s.at.erase(s.at.begin(), s.at.begin() + static_cast<std::ptrdiff_t>(s.first));
+        s.first = 0;
+    }
+    s.at.push_back(next_++);
+    if (next_ % longest_ == 0) // signatures not seen within reach are forgotten
+        for (auto it = seen_.begin(); it != seen_.end();)
+            it = next_ - it->second.at.back() > longest_ ? seen_.erase(it) : std::next(it);
+}
+
+std::uint32_t PeriodRuns::run(std::size_t period) const {
+    const auto it = std::lower_bound(active_.begin(), active_.end(), period,
+                                     [](const std::pair<std::uint32_t, std::uint32_t>& e,
+                                        std::size_t p) { return e.first < p; });
+    return it != active_.end() && it->first == period ? it->second : 0;
+}
+
+LaunchCycle::LaunchCycle(std::size_t longestCycle)
+    : longest_(std::max<std::size_t>(1, longestCycle)), runs_(longest_) {
+    history_.reserve(2 * longest_);
+}
+
+LaunchCycle::Event LaunchCycle::launch(std::uint64_t signature) {
+    runs_.add(signature);
+    remember(signature);
+    ++seen_;
+    const Known* resume = resumable(signature);
+    Event e = Event::None;
+    if (following_)
+        e = followed(signature);
+    if (resume && !(following_ && confirmed_)) {
+        // A known cycle matched whole: the next launch begins it (a tentative cycle gives way).
+        cycle_ = resume->cycle;
+        position_ = 0;
+        copies_ = copiesNeeded_ = 0;
+        following_ = confirmed_ = true;
+    } else if (!following_) {
+        if (const std::size_t period = adoptable())
+            adopt(period);
+    }
+    if (inStep_)
+        ++inSteps_;
+    return e;
+}
+
+void LaunchCycle::remember(std::uint64_t signature) {
+    if (history_.size() >= 2 * longest_) // keep the last longest_: every period's reach
+        history_.erase(history_.begin(),
+                       history_.begin() + static_cast<std::ptrdiff_t>(history_.size() - longest_));
+    history_.push_back(signature);
+}
+
+std::size_t LaunchCycle::adoptable() const {
+    const std::size_t top = std::min(longest_, history_.size() / 2);
+    for (const auto& [p, run] : runs_.active()) {
+        if (p <= floor_ || run < p)
+            continue;
+        if (p > top)
+            break;
+        // Not a repetition of a shorter block: the last p launches are not periodic with a
+        // divisor of p.
+        bool repeated = false;
+        for (std::size_t d = 1; d * d <= p && !repeated; ++d) {
+            if (p % d != 0)
+                continue;
+            const std::size_t e = p / d; // d's pair: a divisor too, below p where d > 1
+            repeated =
+                (d < p && runs_.run(d) >= p - d) || (d > 1 && e != d && runs_.run(e) >= p - e);
+        }
+        if (repeated)
+            continue;
+        // Nor a known step with something between its instances (a validation pass every few
+        // steps): the known step resumes after it.
+        if (!known_.empty()) {
+            const std::vector<std::uint64_t> last(history_.end() - static_cast<std::ptrdiff_t>(p),
+                                                  history_.end());
+            if (std::any_of(known_.begin(), known_.end(),
+                            [&](const Known& k) { return occursIn(k.cycle, last); }))
+                continue;
+        }
+        return p;
+    }
+    return 0;
+}
+
+// The periodic stretch of `period` ends with the launch just seen: it began runs + period
+// launches ago, and the cycle begins there.
+void LaunchCycle::adopt(std::size_t period) {
+    const std::uint64_t stretch = static_cast<std::uint64_t>(runs_.run(period)) + period;
+    const std::uint64_t start = seen_ - stretch; // absolute index of the stretch's first launch
+    const std::uint64_t oldest = seen_ - history_.size();
+    cycle_.assign(period, 0);
+    for (std::uint64_t i = seen_ - period; i < seen_; ++i)
+        cycle_[(i - start) % period] = history_[i - oldest];
+    position_ = (seen_ - start) % period;
+    copies_ = stretch / period;
+    copiesNeeded_ =
+        std::max<std::uint64_t>(kConfirmCopies, (kConfirmLaunches + period - 1) / period);
+    following_ = true;
+    confirmed_ = false;
+    if (copies_ >= copiesNeeded_)
+        confirm();
+}
+
+LaunchCycle::Event LaunchCycle::followed(std::uint64_t signature) {
+    if (signature != cycle_[position_]) { // the cycle breaks before this launch
+        floor_ = std::max(floor_, cycle_.size());
+        following_ = confirmed_ = false;
+        const bool open = inStep_;
+        inStep_ = false;
+        return open ? Event::Ends : Event::None;
+    }
+    Event e = Event::None;
+    if (position_ == 0 && confirmed_) {
+        e = Event::Begins;
+        inStep_ = true;
+        ++steps_;
+    }
+    if (++position_ == cycle_.size()) {
+        position_ = 0;
+        if (++copies_ >= copiesNeeded_ && !confirmed_)
+            confirm();
+    }
+    return e;
+}
+
+void LaunchCycle::confirm() {
+    confirmed_ = true;
+    forgetNestedIn(cycle_);
+    for (const Known& k : known_)
+        if (k.cycle.size() == cycle_.size() && occursIn(k.cycle, cycle_))
+            return; // known already (the same cycle, found again)
+    if (known_.size() >= kKnownCycles)
+        known_.erase(known_.begin());
+    known_.push_back(Known{cycle_, 0});
+}
+
+// Known cycles follow the stream from their first signature on; one matched whole (the longest,
+// if several) may resume at the next launch.
+const LaunchCycle::Known* LaunchCycle::resumable(std::uint64_t signature) {
+    const Known* best = nullptr;
+    for (Known& k : known_) {
+        if (signature == k.cycle[k.matched])
+            ++k.matched;
+        else
+            k.matched = signature == k.cycle[0] ? 1 : 0;
+        if (k.matched == k.cycle.size()) {
+            k.matched = 0;
+            if (!best || k.cycle.size() > best->cycle.size())
+                best = &k;
+        }
+    }
+    return best;
+}
+
+void LaunchCycle::forgetNestedIn(const std::vector<std::uint64_t>& cycle) {
+    known_.erase(std::remove_if(known_.begin(), known_.end(),
+                                [&](const Known& k) {
+                                    return k.cycle.size() < cycle.size() &&
+                                           occursIn(k.cycle, cycle);
+                                }),
+                 known_.end());
+}
+
+std::uint64_t launchSignature(const core::Launch& launch) noexcept {
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a
+    const auto mix = [&h](std::uint64_t byte) {
+        h ^= byte;
+        h *= 1099511628211ull;
+    };
+    for (const char* c = launch.mangledName ? launch.mangledName : ""; *c; ++c)
+        mix(static_cast<unsigned char>(*c));
+    for (const std::uint64_t v : {launch.block.x, launch.block.y, launch.block.z})
+        mix(v);
+    mix(launch.sharedMemBytes());
+    return h;
+}
+
+} // namespace roofline::collect

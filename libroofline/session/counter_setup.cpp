@@ -1,0 +1,202 @@
+// The counter set-up's decisions (which devices, metrics, passes, aligned passes, detection) and
+// the platform that carries them out on a GPU.
+#include "session/counter_setup.hpp"
+#include "collect/mode.hpp"
+#include "session/session_state.hpp"
+
+#include "core/ceilings_file.hpp"
+#include "core/log.hpp"
+#include "core/platform.hpp"
+#include "core/stopwatch.hpp"
+#include "core/tensor_inference.hpp"
+#include "cupti/device.hpp"
+#include "cupti/host.hpp"
+
+#include <roofline/error.hpp>
+
+namespace roofline::collect {
+namespace {
+
+cupti::RangeMode rangeMode(const ModeFacts& facts) {
+    if (facts.replaysKernels)
+        return cupti::RangeMode::AutoKernelReplay;
+    return facts.rangePerLaunch ? cupti::RangeMode::AutoUserReplay
+                                : cupti::RangeMode::UserUserReplay;
+}
+
+class CuptiPlatform final : public CounterPlatform {
+public:
+    int deviceCount() override { return cupti::deviceCount(); }
+    void open(int ordinal, SessionDevice& d) override {
+        d.context = cupti::PrimaryContext(ordinal, d.info);
+    }
+    void initializeProfiler(SessionDevices& s) override {
+        cupti::LaunchTracker::attachAgain(); // a session before this one detached CUPTI
+        s.profiler.emplace();
+    }
+    std::string chipName(int ordinal) override { return cupti::chipName(ordinal); }
+    bool prepareKernelFlush(SessionDevice& d) override {
+        try {
+            d.kernelFlush = std::make_unique<cupti::L2Flush>(d.info.l2Bytes);
+            return true;
+        } catch (const std::exception& e) {
+            core::log().warn("libroofline: caches cannot be flushed before each kernel ({}): "
+                             "they are flushed before each pass instead",
+                             e.what());
+            return false;
+        }
+    }
+    cupti::ConfigImage configImage(const std::string& chip,
+                                   const std::vector<std::string>& metrics) override {
+        return cupti::Host(chip).configImage(metrics);
+    }
+    void subscribe(SessionDevices& s, cupti::LaunchSink sink, void* user) override {
+        s.tracker = std::make_unique<cupti::LaunchTracker>(sink, user);
+    }
+    std::unique_ptr<CounterBackend> backend(SessionDevice& d, const BackendSpec& spec) override {
+        return std::make_unique<CuptiBackend>(d.context.get(), spec, d.info.l2Bytes,
+                                              std::move(d.kernelFlush));
+    }
+};
+
+} // namespace
+
+void launchSink(const cupti::LaunchEvent& event, void* s) noexcept {
+    static_cast<SessionState*>(s)->onLaunch(event);
+}
+
+std::unique_ptr<CounterPlatform> cuptiPlatform() {
+    return std::make_unique<CuptiPlatform>();
+}
+
+void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
+                   CounterPlatform& platform) {
+    using core::msSince;
+    const auto start = core::SteadyClock::now();
+    std::vector<int> ordinals;
+    if (options.device < 0)
+        for (int i = 0, n = platform.deviceCount(); i < n; ++i)
+            ordinals.push_back(i);
+    else
+        ordinals.push_back(options.device);
+    if (ordinals.empty())
+        throw Error(ErrorCode::NoDevice, "no CUDA device is visible");
+    for (int ordinal : ordinals) {
+        SessionDevice d;
+        platform.open(ordinal, d);
+        s.devices.push_back(std::move(d));
+    }
+    // The settings, once: what the options ask, as far as these devices can do it.
+    Capabilities can;
+    can.memoryAvailable = core::readMemoryAvailable();
+    if (needsKernelFlush(options, s.process))
+        for (auto& d : s.devices)
+            can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;
+    s.settings = resolveSettings(options, s.process, can);
+    config = collectorConfig(s.settings);
+    const Settings& settings = s.settings;
+    const ModeFacts facts = modeFacts(settings.mode);
+    s.deviceMs = msSince(start);
+    const auto initStart = core::SteadyClock::now();
+    platform.initializeProfiler(s);
+    s.cuptiInitMs = msSince(initStart);
+    for (auto& d : s.devices)
+        d.info.chip = platform.chipName(d.info.ordinal);
+    const std::string& chip = s.devices[0].info.chip;
+    for (const auto& d : s.devices)
+        if (d.info.chip != chip)
+            throw Error(ErrorCode::UnsupportedChip,
+                        "devices of different chips (" + chip + ", " + d.info.chip +
+                            ") in one session: profile them with ROOFLINE_DEVICE one at a time");
+    const core::ChipProfile profile =
+        core::withBytes(core::profileForChip(chip), settings.options.bytes);
+    // Tensor counters by detection (design 0008): only where a launch whose MMA kind needs more
+    // counters can be measured again in a later iteration.
+    const bool detect =
+        facts.measuresAgain && settings.options.tensorCounters == TensorCounters::Detect;
+    s.metrics = core::sessionMetrics(profile, settings.options.metrics, detect);
+    std::vector<std::string> initial =
+        core::initialMetrics(profile, settings.options.metrics, detect);
+    // The instruction roofline's group, when asked for: collected from the start (design 0023).
+    const std::vector<std::string> group = settings.options.instructionMetrics
+                                               ? core::instructionMetrics(profile)
+                                               : std::vector<std::string>{};
+    core::addMetrics(s.metrics, group);
+    core::addMetrics(initial, group);
+    const bool detecting = initial != s.metrics;
+    const auto imagesStart = core::SteadyClock::now();
+    cupti::ConfigImage image = platform.configImage(chip, initial);
+    s.configImage = image.bytes;
+    const std::size_t levels = facts.scopeLevels ? settings.options.scopeLevels : 1;
+    s.passes = image.passes * levels;
+    std::vector<cupti::Configuration> configurations{{std::move(initial), std::move(image.bytes)}};
+    // Aligned passes (docs/design/0006): their single-pass configurations are built when they
+    // are switched on (auto) or right away (on).
+    config.alignAvailable =
+        facts.measuresAgain && settings.options.alignPasses != AlignPasses::Off && image.passes > 1;
+    config.alignFromStart =
+        config.alignAvailable && settings.options.alignPasses == AlignPasses::On;
+    if (detecting) {
+        config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
+            return core::inferTensorMetrics(profile, metrics, values);
+        };
+        config.chooseTensorMetrics =
+            [profile, metrics = s.metrics](const std::set<std::string>& unknown,
+                                           const std::vector<const core::LaunchInfo*>& launches,
+                                           const std::set<std::string>& added) {
+                std::vector<core::TensorEvidence> evidence;
+                for (const core::LaunchInfo* l : launches)
+                    evidence.push_back({&l->values, l->name});
+                return core::tensorMetricsToCollect(profile, metrics, unknown, evidence, added);
+            };
+        config.anticipateTensorMetrics = [profile](const std::vector<std::string>& kernels,
+                                                   std::string& why) {
+            const core::WarpMmaType* t = core::anticipatedWarpMmaType(profile, kernels, &why);
+            return t ? std::vector<std::string>{t->metric} : std::vector<std::string>{};
+        };
+        s.tensorDetection = true;
+    }
+    config.passes = s.passes;
+    config.metricNames = s.metrics;
+    s.configImagesMs = msSince(imagesStart);
+    s.ceilings = deviceCeilings(s.devices[0].info);
+    const auto trackerStart = core::SteadyClock::now();
+    platform.subscribe(s, &launchSink, &s);
+    s.trackerMs = msSince(trackerStart);
+    const auto profilersStart = core::SteadyClock::now();
+    BackendSpec spec;
+    spec.chip = chip;
+    spec.metrics = s.metrics;
+    spec.configurations = std::move(configurations);
+    spec.rangesPerImage = settings.rangesPerImage;
+    spec.mode = rangeMode(facts);
+    spec.levels = static_cast<std::uint16_t>(levels);
+    spec.fallback =
+        detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
+    if (detecting)
+        core::addMetrics(spec.fallback, group);
+    // The collector keeps the profiler released until its first pass: created only to check the
+    // permission, not configured.
+    spec.released = config.profilerReleasedAtStart();
+    for (auto& d : s.devices) {
+        d.backend = platform.backend(d, spec);
+        if (config.alignFromStart) {
+            config.alignedPasses = d.backend->prepareAligned();
+            d.backend->selectConfiguration(1);
+            s.configurations = d.backend->configurations() - 1;
+        }
+    }
+    if (config.alignFromStart)
+        s.passes = config.alignedPasses;
+    s.profilersMs = msSince(profilersStart);
+    s.setupMs = msSince(start);
+}
+
+Ceilings deviceCeilings(const core::DeviceInfo& info) {
+    core::CeilingsChoice choice = core::chooseCeilings(info);
+    if (!choice.warning.empty())
+        core::log().warn("libroofline: {}", choice.warning);
+    return choice.used;
+}
+
+} // namespace roofline::collect
