@@ -69,10 +69,10 @@ std::unique_ptr<CounterPlatform> cuptiPlatform() {
     return std::make_unique<CuptiPlatform>();
 }
 
-void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
-                   CounterPlatform& platform) {
-    using core::msSince;
-    const auto start = core::SteadyClock::now();
+namespace {
+
+// The devices the options name (every visible one for device -1), opened.
+void openDevices(SessionState& s, const Options& options, CounterPlatform& platform) {
     std::vector<int> ordinals;
     if (options.device < 0)
         for (int i = 0, n = platform.deviceCount(); i < n; ++i)
@@ -86,20 +86,23 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
         platform.open(ordinal, d);
         s.devices.push_back(std::move(d));
     }
-    // The settings, once: what the options ask, as far as these devices can do it.
+}
+
+// The settings, once: what the options ask, as far as these devices can do it.
+void resolveOnDevices(SessionState& s, const Options& options, CounterPlatform& platform) {
     Capabilities can;
     can.memoryAvailable = core::readMemoryAvailable();
     if (needsKernelFlush(options, s.process))
         for (auto& d : s.devices)
             can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;
     s.settings = resolveSettings(options, s.process, can);
-    config = collectorConfig(s.settings);
-    const Settings& settings = s.settings;
-    const ModeFacts facts = modeFacts(settings.mode);
-    s.deviceMs = msSince(start);
+}
+
+// The profiler initialized and the devices' chip, which must be one.
+std::string sessionChip(SessionState& s, CounterPlatform& platform) {
     const auto initStart = core::SteadyClock::now();
     platform.initializeProfiler(s);
-    s.cuptiInitMs = msSince(initStart);
+    s.cuptiInitMs = core::msSince(initStart);
     for (auto& d : s.devices)
         d.info.chip = platform.chipName(d.info.ordinal);
     const std::string& chip = s.devices[0].info.chip;
@@ -108,52 +111,101 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
             throw Error(ErrorCode::UnsupportedChip,
                         "devices of different chips (" + chip + ", " + d.info.chip +
                             ") in one session: profile them with ROOFLINE_DEVICE one at a time");
-    const core::ChipProfile profile =
-        core::withBytes(core::profileForChip(chip), settings.options.bytes);
+    return chip;
+}
+
+// The metrics collected from the first pass, and the instruction roofline's group among them.
+struct FirstMetrics {
+    std::vector<std::string> initial, group;
+    bool detecting = false; ///< fewer than the session's metrics: tensor counters by detection
+};
+
+FirstMetrics chooseMetrics(SessionState& s, const core::ChipProfile& profile,
+                           const ModeFacts& facts) {
+    const Options& options = s.settings.options;
     // Tensor counters by detection (design 0008): only where a launch whose MMA kind needs more
     // counters can be measured again in a later iteration.
-    const bool detect =
-        facts.measuresAgain && settings.options.tensorCounters == TensorCounters::Detect;
-    s.metrics = core::sessionMetrics(profile, settings.options.metrics, detect);
-    std::vector<std::string> initial =
-        core::initialMetrics(profile, settings.options.metrics, detect);
+    const bool detect = facts.measuresAgain && options.tensorCounters == TensorCounters::Detect;
+    s.metrics = core::sessionMetrics(profile, options.metrics, detect);
+    FirstMetrics m;
+    m.initial = core::initialMetrics(profile, options.metrics, detect);
     // The instruction roofline's group, when asked for: collected from the start (design 0023).
-    const std::vector<std::string> group = settings.options.instructionMetrics
-                                               ? core::instructionMetrics(profile)
-                                               : std::vector<std::string>{};
-    core::addMetrics(s.metrics, group);
-    core::addMetrics(initial, group);
-    const bool detecting = initial != s.metrics;
+    if (options.instructionMetrics)
+        m.group = core::instructionMetrics(profile);
+    core::addMetrics(s.metrics, m.group);
+    core::addMetrics(m.initial, m.group);
+    m.detecting = m.initial != s.metrics;
+    return m;
+}
+
+// The collector's hooks for tensor counters by detection.
+void detectTensorCounters(CollectorConfig& config, const core::ChipProfile& profile,
+                          const std::vector<std::string>& metrics) {
+    config.infer = [profile, metrics](std::vector<double>& values) {
+        return core::inferTensorMetrics(profile, metrics, values);
+    };
+    config.chooseTensorMetrics = [profile,
+                                  metrics](const std::set<std::string>& unknown,
+                                           const std::vector<const core::LaunchInfo*>& launches,
+                                           const std::set<std::string>& added) {
+        std::vector<core::TensorEvidence> evidence;
+        for (const core::LaunchInfo* l : launches)
+            evidence.push_back({&l->values, l->name});
+        return core::tensorMetricsToCollect(profile, metrics, unknown, evidence, added);
+    };
+    config.anticipateTensorMetrics = [profile](const std::vector<std::string>& kernels,
+                                               std::string& why) {
+        const core::WarpMmaType* t = core::anticipatedWarpMmaType(profile, kernels, &why);
+        return t ? std::vector<std::string>{t->metric} : std::vector<std::string>{};
+    };
+}
+
+// Each device's backend made from `spec`; aligned passes prepared where they run from the start.
+void createBackends(SessionState& s, CollectorConfig& config, const BackendSpec& spec,
+                    CounterPlatform& platform) {
+    for (auto& d : s.devices) {
+        d.backend = platform.backend(d, spec);
+        if (config.alignFromStart) {
+            config.alignedPasses = d.backend->prepareAligned();
+            d.backend->selectConfiguration(1);
+            s.configurations = d.backend->configurations() - 1;
+        }
+    }
+    if (config.alignFromStart)
+        s.passes = config.alignedPasses;
+}
+
+} // namespace
+
+void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
+                   CounterPlatform& platform) {
+    using core::msSince;
+    const auto start = core::SteadyClock::now();
+    openDevices(s, options, platform);
+    resolveOnDevices(s, options, platform);
+    config = collectorConfig(s.settings);
+    const Settings& settings = s.settings;
+    const ModeFacts facts = modeFacts(settings.mode);
+    s.deviceMs = msSince(start);
+    const std::string chip = sessionChip(s, platform);
+    const core::ChipProfile profile =
+        core::withBytes(core::profileForChip(chip), settings.options.bytes);
+    FirstMetrics first = chooseMetrics(s, profile, facts);
     const auto imagesStart = core::SteadyClock::now();
-    cupti::ConfigImage image = platform.configImage(chip, initial);
+    cupti::ConfigImage image = platform.configImage(chip, first.initial);
     s.configImage = image.bytes;
     const std::size_t levels = facts.scopeLevels ? settings.options.scopeLevels : 1;
     s.passes = image.passes * levels;
-    std::vector<cupti::Configuration> configurations{{std::move(initial), std::move(image.bytes)}};
+    std::vector<cupti::Configuration> configurations{
+        {std::move(first.initial), std::move(image.bytes)}};
     // Aligned passes (docs/design/0006): their single-pass configurations are built when they
     // are switched on (auto) or right away (on).
     config.alignAvailable =
         facts.measuresAgain && settings.options.alignPasses != AlignPasses::Off && image.passes > 1;
     config.alignFromStart =
         config.alignAvailable && settings.options.alignPasses == AlignPasses::On;
-    if (detecting) {
-        config.infer = [profile, metrics = s.metrics](std::vector<double>& values) {
-            return core::inferTensorMetrics(profile, metrics, values);
-        };
-        config.chooseTensorMetrics =
-            [profile, metrics = s.metrics](const std::set<std::string>& unknown,
-                                           const std::vector<const core::LaunchInfo*>& launches,
-                                           const std::set<std::string>& added) {
-                std::vector<core::TensorEvidence> evidence;
-                for (const core::LaunchInfo* l : launches)
-                    evidence.push_back({&l->values, l->name});
-                return core::tensorMetricsToCollect(profile, metrics, unknown, evidence, added);
-            };
-        config.anticipateTensorMetrics = [profile](const std::vector<std::string>& kernels,
-                                                   std::string& why) {
-            const core::WarpMmaType* t = core::anticipatedWarpMmaType(profile, kernels, &why);
-            return t ? std::vector<std::string>{t->metric} : std::vector<std::string>{};
-        };
+    if (first.detecting) {
+        detectTensorCounters(config, profile, s.metrics);
         s.tensorDetection = true;
     }
     config.passes = s.passes;
@@ -171,23 +223,14 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     spec.rangesPerImage = settings.rangesPerImage;
     spec.mode = rangeMode(facts);
     spec.levels = static_cast<std::uint16_t>(levels);
-    spec.fallback =
-        detecting ? core::requiredMetrics(profile, MetricSet::Full) : std::vector<std::string>{};
-    if (detecting)
-        core::addMetrics(spec.fallback, group);
+    if (first.detecting) {
+        spec.fallback = core::requiredMetrics(profile, MetricSet::Full);
+        core::addMetrics(spec.fallback, first.group);
+    }
     // The collector keeps the profiler released until its first pass: created only to check the
     // permission, not configured.
     spec.released = config.profilerReleasedAtStart();
-    for (auto& d : s.devices) {
-        d.backend = platform.backend(d, spec);
-        if (config.alignFromStart) {
-            config.alignedPasses = d.backend->prepareAligned();
-            d.backend->selectConfiguration(1);
-            s.configurations = d.backend->configurations() - 1;
-        }
-    }
-    if (config.alignFromStart)
-        s.passes = config.alignedPasses;
+    createBackends(s, config, spec, platform);
     s.profilersMs = msSince(profilersStart);
     s.setupMs = msSince(start);
 }
