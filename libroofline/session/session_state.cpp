@@ -2,9 +2,9 @@
 // on a device slot with the scopes open on their thread, the wiring of a session once its devices
 // are set up, idling once the profile is complete, and the teardown. No CUDA call of its own: a
 // session built from fake backends runs on the CPU (test/unit/session_glue_test.cpp).
-#include "scopes/framework_context.hpp"
-#include "collect/mode.hpp"
 #include "session/session_state.hpp"
+#include "collect/mode.hpp"
+#include "scopes/framework_context.hpp"
 #include "session/strategies.hpp"
 
 #include "core/log.hpp"
@@ -67,29 +67,35 @@ std::recursive_timed_mutex gLaunchOrder;
 thread_local int tLaunchLocks = 0;
 } // namespace
 
-void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
+bool SessionState::handledAside(const cupti::LaunchEvent& event) noexcept {
     if (event.kind == cupti::LaunchEvent::Kind::GraphAhead)
-        return; // the Graph event follows
+        return true; // the Graph event follows
     if (event.exit) {
         if (tLaunchLocks > 0) {
             --tLaunchLocks;
             gLaunchOrder.unlock();
         }
-        return;
+        return true;
     }
     if (!ready.load(std::memory_order_acquire) || idle.load(std::memory_order_acquire))
-        return; // the session is still being set up, or the profile is complete
+        return true; // the session is still being set up, or the profile is complete
     if (event.kind == cupti::LaunchEvent::Kind::Captured) {
         framework::captured(event.launch.graphNode, event.launch.mangledName);
-        return;
+        return true;
     }
     if (event.kind == cupti::LaunchEvent::Kind::ModuleLoaded) {
         if (CuptiBackend::insideCall())
-            return;
+            return true;
         if (const std::size_t slot = slotOf(event.context); slot < devices.size())
             collector->onCodeLoaded(slot);
-        return;
+        return true;
     }
+    return false;
+}
+
+void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
+    if (handledAside(event))
+        return;
     const std::size_t slot = slotOf(event.context);
     if (slot == devices.size())
         return; // a context we do not profile
@@ -107,6 +113,10 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
                              "after the Session is constructed, or profile with `roofline run`)");
         return;
     }
+    launched(event, slot, graph);
+}
+
+void SessionState::launched(const cupti::LaunchEvent& event, std::size_t slot, bool graph) {
     // libroofline's own work on the launch, from the callback's start (reading the kernel,
     // waiting for other threads' launches, the collector), is taken out of the host times of
     // the scope the launch is in.
@@ -128,35 +138,6 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
         if (collector->level() != Level::Counters)
             startTiming();
     }
-    // A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
-    const auto feed = [&](const Stack& stack) {
-        // Host timing: every open scope instance counts the kernels launched in it.
-        if (hostTimes->on()) {
-            const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
-            for (const Frame& f : stack)
-                f.host.launches += kernels;
-        }
-        bool profiled = false; // the kernel runs under the profiler
-        if (!graph) {
-            profiled = collector->onLaunch(l, stack);
-        } else {
-            l.inGraph = true;
-            for (const cupti::GraphKernel& k : *event.graphKernels) {
-                l.mangledName = k.mangledName.c_str();
-                l.grid = k.grid;
-                l.block = k.block;
-                l.dynamicSharedBytes = k.sharedMemBytes;
-                l.staticSharedBytes = k.staticSharedBytes;
-                l.registers = k.registers;
-                l.graphNode = k.node;
-                collector->onLaunch(l, stack);
-            }
-        }
-        hostTimes->profilerEnd(ours, stack.empty() ? nullptr : &stack.back().host, l.threadId);
-        if (profiled && hostTimes->on()) // these instances' host times include CUPTI's work
-            for (const Frame& f : stack)
-                f.host.profiled = true;
-    };
     // The ranges open on this thread (or anywhere in the process), those opened before the
     // session included; in a program that opens none, the step found in its launch stream.
     bool complete = false;
@@ -166,10 +147,41 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
             complete =
                 foundSteps->launch(l, graph, open.stack(), graph ? event.graphKernels->size() : 1);
         if (!complete)
-            feed(open.stack());
+            feed(event, l, graph, open.stack(), ours);
     }
     if (complete) // the step just closed left nothing to measure: this launch runs unrecorded
         goIdle();
+}
+
+// A graph launch: each of its kernel nodes, in dependency order, with the scopes open now.
+void SessionState::feed(const cupti::LaunchEvent& event, Launch& l, bool graph, const Stack& stack,
+                        const HostClocks& ours) {
+    // Host timing: every open scope instance counts the kernels launched in it.
+    if (hostTimes->on()) {
+        const std::uint64_t kernels = graph ? event.graphKernels->size() : 1;
+        for (const Frame& f : stack)
+            f.host.launches += kernels;
+    }
+    bool profiled = false; // the kernel runs under the profiler
+    if (!graph) {
+        profiled = collector->onLaunch(l, stack);
+    } else {
+        l.inGraph = true;
+        for (const cupti::GraphKernel& k : *event.graphKernels) {
+            l.mangledName = k.mangledName.c_str();
+            l.grid = k.grid;
+            l.block = k.block;
+            l.dynamicSharedBytes = k.sharedMemBytes;
+            l.staticSharedBytes = k.staticSharedBytes;
+            l.registers = k.registers;
+            l.graphNode = k.node;
+            collector->onLaunch(l, stack);
+        }
+    }
+    hostTimes->profilerEnd(ours, stack.empty() ? nullptr : &stack.back().host, l.threadId);
+    if (profiled && hostTimes->on()) // these instances' host times include CUPTI's work
+        for (const Frame& f : stack)
+            f.host.profiled = true;
 }
 
 std::size_t SessionState::slotOf(const void* context) const noexcept {

@@ -2,17 +2,17 @@
 // Session internals: the one active session of the process, its devices, the collector, and the
 // per-thread scope stacks fed by ProfileScope and the NVTX listener.
 #include "collect/collector.hpp"
-#include "session/cupti_backend.hpp"
-#include "scopes/found_steps.hpp"
-#include "scopes/host_timing.hpp"
-#include "scopes/scope_stacks.hpp"
-#include "session/session_devices.hpp"
-#include "session/settings.hpp"
 #include "core/device_info.hpp"
 #include "core/recording.hpp"
 #include "cupti/activity.hpp"
 #include "cupti/device.hpp"
 #include "cupti/launch.hpp"
+#include "scopes/found_steps.hpp"
+#include "scopes/host_timing.hpp"
+#include "scopes/scope_stacks.hpp"
+#include "session/cupti_backend.hpp"
+#include "session/session_devices.hpp"
+#include "session/settings.hpp"
 
 #include <roofline/kernel_record.hpp>
 #include <roofline/options.hpp>
@@ -67,6 +67,16 @@ struct SessionState : SessionDevices, SetupTimings {
     void begin(const CollectorConfig& config, const std::vector<CounterBackend*>& backends,
                Level level);
     void onLaunch(const cupti::LaunchEvent& event) noexcept;
+    /// onLaunch's events that are no launch of a profiled context (a launch's exit, a capture,
+    /// a module load, a launch before the session is ready or once idle): handled; true then.
+    bool handledAside(const cupti::LaunchEvent& event) noexcept;
+    /// A kernel launch, or a graph launch's kernels, on device slot `slot`, to the step search
+    /// and the collector with the scopes open now.
+    void launched(const cupti::LaunchEvent& event, std::size_t slot, bool graph);
+    /// `l` (each of a graph launch's kernels) to the collector with `stack`, the host times of
+    /// its scopes told; `ours`: when libroofline's work on the launch began.
+    void feed(const cupti::LaunchEvent& event, Launch& l, bool graph, const Stack& stack,
+              const HostClocks& ours);
     /// The device slot whose context this is; devices.size() for a context not profiled.
     std::size_t slotOf(const void* context) const noexcept;
     /// Switches to (or starts in) timing-only: CUPTI activity records for kernel durations.
