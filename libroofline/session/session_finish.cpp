@@ -1,9 +1,9 @@
 // The end of a session: the collector's launches with their durations and values become the
 // recording (evaluated on the host), the summary says what was measured and what it cost, and the
 // recording is saved once.
+#include "core/ceilings_file.hpp"
 #include "scopes/framework_context.hpp"
 #include "session/session_state.hpp"
-#include "core/ceilings_file.hpp"
 
 #include "core/demangle.hpp"
 #include "core/device_peaks.hpp"
@@ -124,6 +124,28 @@ void SessionState::finish() noexcept {
     const double teardownMs = split();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
     const CollectionCounts counts = result.counts;
+    evaluate(std::move(result), peaks);
+    const double recordsMs = split();
+    addRunContext();
+    const double contextMs = split();
+    std::size_t unmeasured = 0;
+    for (const auto& r : records)
+        unmeasured += r.measured ? 0 : 1;
+    summarize(counts, unmeasured, cost);
+    if (!outputPath.empty())
+        saveOnce(counts, unmeasured);
+    const double savedMs = split();
+    if (counts.level == Level::Counters)
+        core::log().info("libroofline: stopping took {:.0f} ms: collection's end {:.0f} ms, "
+                         "CUPTI detached {:.0f} ms, records evaluated {:.0f} ms, platform and "
+                         "host times {:.0f} ms, summary and recording written {:.0f} ms",
+                         core::msSince(began), collectionMs, teardownMs, recordsMs, contextMs,
+                         savedMs);
+}
+
+// The recording of `result` with the session's context, and its records evaluated (every
+// record without counters, saying why, when evaluation fails).
+void SessionState::evaluate(CollectionResult result, const std::vector<double>& peaks) noexcept {
     try {
         RecordingContext context;
         context.libraryVersion = ROOFLINE_VERSION_STRING;
@@ -160,7 +182,11 @@ void SessionState::finish() noexcept {
             records.push_back(
                 core::unmeasuredRecord(l, std::string("evaluation failed: ") + e.what()));
     }
-    const double recordsMs = split();
+}
+
+// What the recording says of the run beside its records: the framework's facts, the platform,
+// the host times per scope.
+void SessionState::addRunContext() noexcept {
     try {
         recorded.framework = framework::facts();
     } catch (...) {
@@ -185,20 +211,6 @@ void SessionState::finish() noexcept {
             recorded.hostScopes.clear();
         }
     }
-    const double contextMs = split();
-    std::size_t unmeasured = 0;
-    for (const auto& r : records)
-        unmeasured += r.measured ? 0 : 1;
-    summarize(counts, unmeasured, cost);
-    if (!outputPath.empty())
-        saveOnce(counts, unmeasured);
-    const double savedMs = split();
-    if (counts.level == Level::Counters)
-        core::log().info("libroofline: stopping took {:.0f} ms: collection's end {:.0f} ms, "
-                         "CUPTI detached {:.0f} ms, records evaluated {:.0f} ms, platform and "
-                         "host times {:.0f} ms, summary and recording written {:.0f} ms",
-                         core::msSince(began), collectionMs, teardownMs, recordsMs, contextMs,
-                         savedMs);
 }
 
 void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,

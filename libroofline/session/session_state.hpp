@@ -88,6 +88,10 @@ struct SessionState : SessionDevices, SetupTimings {
     void goIdle() noexcept;
     /// Session::stop(): idempotent, never throws.
     void finish() noexcept;
+    /// finish()'s parts: the recording of `result` and its records evaluated; what the
+    /// recording says of the run beside them (framework, platform, host times).
+    void evaluate(CollectionResult result, const std::vector<double>& peaks) noexcept;
+    void addRunContext() noexcept;
     /// The summary lines at the end of a session (what was measured, what it cost).
     void summarize(const CollectionCounts& counts, std::size_t unmeasured,
                    const BackendCost& cost) const noexcept;
