@@ -215,6 +215,14 @@ void SessionState::addRunContext() noexcept {
 
 void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                              const BackendCost& cost) const noexcept {
+    summarizeRecords(c, unmeasured);
+    summarizeCost(c, unmeasured, cost);
+    summarizeReplay(c);
+}
+
+// How complete the profile is, and which records lack something.
+void SessionState::summarizeRecords(const CollectionCounts& c,
+                                    std::size_t unmeasured) const noexcept {
     if (recorded.coverage.known) {
         // An incomplete profile is said at warning level: a loop that ran too few iterations
         // (the first one is observed only) must not look like a complete one.
@@ -240,6 +248,11 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
                          "passes could not be matched (no values; each record says why)",
                          records.size() - unmeasured - c.tally.differing, c.tally.differing,
                          c.tally.unmatched);
+}
+
+// What was recorded, and what it cost.
+void SessionState::summarizeCost(const CollectionCounts& c, std::size_t unmeasured,
+                                 const BackendCost& cost) const noexcept {
     core::log().info("libroofline: {} records ({} without counters), {} dropped ranges, {} replay "
                      "mismatches, {} unbalanced NVTX pops, {} profiler re-creations after code "
                      "loads ({} launches measured again later, {} kernels loaded ahead of their "
@@ -260,6 +273,11 @@ void SessionState::summarize(const CollectionCounts& c, std::size_t unmeasured,
             trackerMs, profilersMs, cost.starts, cost.startMs, cost.objectStartMs,
             cost.objectStarts, cost.passMs, cost.stopMs, cost.ranges, cost.creations,
             cost.creationMs, cost.evaluationMs);
+}
+
+// What the replay did on the way: reuse, tensor detection, windows measured again, the first
+// iteration, graph launches, unbalanced pops, idling.
+void SessionState::summarizeReplay(const CollectionCounts& c) const noexcept {
     if (c.tally.reused > 0)
         core::log().info("libroofline: {} records reuse the mean of their signature's measured "
                          "launches ({} samples per signature; ROOFLINE_REUSE=0 measures every "

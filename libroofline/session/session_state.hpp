@@ -95,6 +95,10 @@ struct SessionState : SessionDevices, SetupTimings {
     /// The summary lines at the end of a session (what was measured, what it cost).
     void summarize(const CollectionCounts& counts, std::size_t unmeasured,
                    const BackendCost& cost) const noexcept;
+    void summarizeRecords(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
+    void summarizeCost(const CollectionCounts& counts, std::size_t unmeasured,
+                       const BackendCost& cost) const noexcept;
+    void summarizeReplay(const CollectionCounts& counts) const noexcept;
     /// Why a run with no NVTX range of its own ends with no record, or with `unmeasured` (all)
     /// records without counters because its step stopped repeating, for its exit line ("" when
     /// there is nothing to explain, or the program had ranges).
