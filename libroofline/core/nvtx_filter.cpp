@@ -29,6 +29,143 @@ std::optional<Pattern> compile(const std::string& text, std::size_t at,
 
 } // namespace
 
+// The expression's text read character by character into its domain and its ranges (the pieces
+// between '/'), each piece remembering where it starts for error positions.
+struct NvtxExpression::Parser {
+    struct Piece {
+        std::string value;
+        std::size_t at;
+        bool star = false;
+    };
+    Parser(NvtxExpression& expression, const std::string& expressionText, std::size_t start)
+        : e(expression), text(expressionText), bodyStart(start), current{"", start} {}
+
+    NvtxExpression& e;
+    const std::string& text;
+    std::size_t bodyStart; ///< where the range part starts (after "regex:" and a domain)
+    Piece current;
+    std::vector<Piece> pieces;
+    bool sawSlash = false, sawDomain = false;
+
+    void read() {
+        for (std::size_t i = bodyStart; i < text.size(); ++i)
+            if (!syntax(i))
+                literal(i);
+    }
+    // The character at `i` as the syntax reads it; false: it is part of a name.
+    bool syntax(std::size_t& i) {
+        const char c = text[i];
+        if (c == '\\') {
+            escape(i);
+            return true;
+        }
+        if (c == '@') {
+            domainEnds(i);
+            return true;
+        }
+        if (e.regex_ && inCharacterClass(i)) {
+            current.value += c;
+            return true;
+        }
+        if (c == '[' || c == ']') {
+            anchor(i);
+            return true;
+        }
+        if (c == '/') {
+            rangeEnds(i);
+            return true;
+        }
+        if (c == '*' && current.value.empty() &&
+            (i + 1 == text.size() || text[i + 1] == '/' || text[i + 1] == ']')) {
+            current.star = true;
+            return true;
+        }
+        return false;
+    }
+    void escape(std::size_t& i) {
+        if (i + 1 == text.size())
+            fail(text, i, "a backslash must be followed by the character it escapes");
+        const char next = text[i + 1];
+        if (e.regex_ && !isSpecial(next))
+            current.value += '\\'; // a regex escape such as \d stays for the regex
+        current.value += next;
+        ++i;
+    }
+    void domainEnds(std::size_t i) {
+        if (sawDomain)
+            fail(text, i, "a second '@' (only one domain per expression; escape it as \\@)");
+        if (sawSlash || !pieces.empty() || i == bodyStart)
+            fail(text, i,
+                 i == bodyStart ? "empty domain name before '@'"
+                                : "'@' must follow the domain name at the start");
+        sawDomain = true;
+        e.hasDomain_ = true;
+        e.domain_.literal = current.value;
+        if (e.regex_)
+            e.domain_.pattern = compile(text, current.at, current.value);
+        current = Piece{"", i + 1};
+        bodyStart = i + 1;
+    }
+    // A regex's '[' or ']' that belongs to a character class, not to the stack anchors.
+    bool inCharacterClass(std::size_t i) const {
+        if (text[i] == '[')
+            return i != bodyStart;
+        if (text[i] == ']')
+            return i + 1 != text.size() ||
+                   std::count(current.value.begin(), current.value.end(), '[') >
+                       std::count(current.value.begin(), current.value.end(), ']');
+        return false;
+    }
+    void anchor(std::size_t i) {
+        if (text[i] == '[') {
+            if (i != bodyStart)
+                fail(text, i,
+                     "'[' (bottom of stack) may only start the range part; escape it as \\[");
+            e.anchorBottom_ = true;
+            e.pushPop_ = true;
+            current.at = i + 1;
+            return;
+        }
+        if (i + 1 != text.size())
+            fail(text, i, "']' (top of stack) may only end the expression; escape it as \\]");
+        e.anchorTop_ = true;
+        e.pushPop_ = true;
+    }
+    void rangeEnds(std::size_t i) {
+        sawSlash = true;
+        e.pushPop_ = true;
+        if (current.value.empty() && !current.star)
+            fail(text, i, "empty range name before '/'");
+        pieces.push_back(current);
+        current = Piece{"", i + 1};
+    }
+    void literal(std::size_t i) {
+        const char c = text[i];
+        if (current.star || (c == '*' && !e.regex_))
+            fail(text, i, "'*' stands for whole ranges only (write A/*/B; escape it as \\*)");
+        current.value += c;
+    }
+    // The last piece, the checks on the whole, and the tokens.
+    void finish() {
+        if (!current.value.empty() || current.star)
+            pieces.push_back(current);
+        else if (!sawSlash || e.anchorTop_)
+            fail(text, text.size() > 0 ? text.size() - 1 : 0, "missing range name");
+        if (pieces.empty())
+            fail(text, bodyStart, "missing range name");
+        if (!e.pushPop_ && pieces.size() == 1 && pieces[0].star)
+            fail(text, pieces[0].at, "'*' alone matches everything; leave the filter out instead");
+        for (const Piece& p : pieces) {
+            Token t;
+            t.wildcard = p.star;
+            t.literal = p.value;
+            if (e.regex_ && !p.star)
+                t.pattern = compile(text, p.at, p.value);
+            e.tokens_.push_back(std::move(t));
+        }
+    }
+};
+
 NvtxExpression NvtxExpression::parse(const std::string& text) {
     NvtxExpression e;
     e.text_ = text;
@@ -40,106 +177,9 @@ NvtxExpression NvtxExpression::parse(const std::string& text) {
     }
     if (pos == text.size())
         fail(text, pos, "empty expression");
-    // Split into unescaped pieces; remember where each piece starts for error positions.
-    struct Piece {
-        std::string value;
-        std::size_t at;
-        bool star = false;
-    };
-    std::vector<Piece> pieces;
-    Piece current{"", pos};
-    bool sawSlash = false, sawDomain = false;
-    std::size_t bodyStart = pos;
-    for (std::size_t i = pos; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\\') {
-            if (i + 1 == text.size())
-                fail(text, i, "a backslash must be followed by the character it escapes");
-            const char next = text[i + 1];
-            if (e.regex_ && !isSpecial(next))
-                current.value += '\\'; // a regex escape such as \d stays for the regex
-            current.value += next;
-            ++i;
-            continue;
-        }
-        if (c == '@') {
-            if (sawDomain)
-                fail(text, i, "a second '@' (only one domain per expression; escape it as \\@)");
-            if (sawSlash || !pieces.empty() || i == bodyStart)
-                fail(text, i,
-                     i == bodyStart ? "empty domain name before '@'"
-                                    : "'@' must follow the domain name at the start");
-            sawDomain = true;
-            e.hasDomain_ = true;
-            e.domain_.literal = current.value;
-            if (e.regex_)
-                e.domain_.pattern = compile(text, current.at, current.value);
-            current = Piece{"", i + 1};
-            bodyStart = i + 1;
-            continue;
-        }
-        if (c == '[' && e.regex_ && i != bodyStart) { // a character class
-            current.value += c;
-            continue;
-        }
-        if (c == ']' && e.regex_ &&
-            (i + 1 != text.size() ||
-             std::count(current.value.begin(), current.value.end(), '[') >
-                 std::count(current.value.begin(), current.value.end(), ']'))) {
-            current.value += c;
-            continue;
-        }
-        if (c == '[') {
-            if (i != bodyStart)
-                fail(text, i,
-                     "'[' (bottom of stack) may only start the range part; escape it "
-                     "as \\[");
-            e.anchorBottom_ = true;
-            e.pushPop_ = true;
-            current.at = i + 1;
-            continue;
-        }
-        if (c == ']') {
-            if (i + 1 != text.size())
-                fail(text, i, "']' (top of stack) may only end the expression; escape it as \\]");
-            e.anchorTop_ = true;
-            e.pushPop_ = true;
-            continue;
-        }
-        if (c == '/') {
-            sawSlash = true;
-            e.pushPop_ = true;
-            if (current.value.empty() && !current.star)
-                fail(text, i, "empty range name before '/'");
-            pieces.push_back(current);
-            current = Piece{"", i + 1};
-            continue;
-        }
-        if (c == '*' && current.value.empty() &&
-            (i + 1 == text.size() || text[i + 1] == '/' || text[i + 1] == ']')) {
-            current.star = true;
-            continue;
-        }
-        if (current.star || (c == '*' && !e.regex_))
-            fail(text, i, "'*' stands for whole ranges only (write A/*/B; escape it as \\*)");
-        current.value += c;
-    }
-    if (!current.value.empty() || current.star)
-        pieces.push_back(current);
-    else if (!sawSlash || e.anchorTop_)
-        fail(text, text.size() > 0 ? text.size() - 1 : 0, "missing range name");
-    if (pieces.empty())
-        fail(text, bodyStart, "missing range name");
-    if (!e.pushPop_ && pieces.size() == 1 && pieces[0].star)
-        fail(text, pieces[0].at, "'*' alone matches everything; leave the filter out instead");
-    for (const Piece& p : pieces) {
-        Token t;
-        t.wildcard = p.star;
-        t.literal = p.value;
-        if (e.regex_ && !p.star)
-            t.pattern = compile(text, p.at, p.value);
-        e.tokens_.push_back(std::move(t));
-    }
+    Parser parser(e, text, pos);
+    parser.read();
+    parser.finish();
     return e;
 }
 

@@ -31,6 +31,7 @@ public:
     const std::string& text() const noexcept { return text_; }
 
 private:
+    struct Parser;
     struct Token {
         bool wildcard = false;
         std::string literal;
