@@ -1,7 +1,7 @@
 #include "scopes/scope_stacks.hpp"
+#include "collect/iteration_model.hpp"
 #include "scopes/found_steps.hpp"
 #include "scopes/framework_context.hpp"
-#include "collect/iteration_model.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -37,9 +37,11 @@ ProcessTracked& processTracked() noexcept {
     return *p;
 }
 
-// NVTX ranges of this thread that a session not listening to NVTX ignored (never on a stack):
-// their pops are balanced against this count, so they never pop a ProfileScope's frame.
-thread_local int tIgnored = 0;
+// NVTX ranges of this thread that a session not listening to NVTX ignored, innermost last, each
+// with the stack that still holds it -- the one that session does not follow: 'p' the process's,
+// 't' the thread's. Their pops close them there (a later session must not adopt a range that is
+// closed), and never pop a ProfileScope's frame.
+thread_local std::vector<char> tIgnored;
 
 HostTimes* hostOf(const ScopeTarget& t) noexcept {
     return t.hostTimes && t.hostTimes->on() ? t.hostTimes : nullptr;
@@ -74,10 +76,13 @@ void adopt(ScopeTarget& t, Tracked& tracked, bool ownThread) noexcept {
     open.swap(tracked.stack);
     try {
         tracked.stack.reserve(open.size());
+        std::size_t dropped = 0;
         for (Frame& f : open) {
             if (f.nvtx && !t.listenNvtx) {
+                // Outer to any range ignored since: below them. The process's stack, which this
+                // session does not follow, still holds it.
                 if (ownThread)
-                    ++tIgnored;
+                    tIgnored.insert(tIgnored.begin() + static_cast<std::ptrdiff_t>(dropped++), 'p');
                 continue;
             }
             Frame& fresh = tracked.stack.emplace_back();
@@ -120,6 +125,24 @@ void pushOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread, con
     f.nvtx = nvtx;
     if (followed)
         pushed(*t, tracked.stack);
+}
+
+// Closes domain `d`'s innermost NVTX range on `where` ('p' the process's stack, 't' the
+// thread's), unseen by any session; false when none is open there.
+bool ignoredPop(char where, std::string_view d) noexcept {
+    const auto close = [d](Stack& stack) {
+        for (std::size_t i = stack.size(); i > 0; --i)
+            if (stack[i - 1].nvtx && stack[i - 1].domain == d) {
+                stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i - 1));
+                return true;
+            }
+        return false;
+    };
+    if (where == 't')
+        return close(threadTracked().stack);
+    ProcessTracked& p = processTracked();
+    std::lock_guard<std::recursive_mutex> lock(p.mutex);
+    return close(p.tracked.stack);
 }
 
 bool plainPop(Stack& stack, std::string_view d) noexcept {
@@ -218,14 +241,22 @@ std::size_t openProcessRanges() noexcept {
 // (Options::processScopes) with its collector told, the other as it is, for a later session.
 void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
     ScopeTarget* t = scopeTarget();
-    if (t && fromNvtx && !t->listenNvtx) {
-        ++tIgnored;
-        return;
-    }
     try {
         const char* d = domain ? domain : "";
         const char* n = name ? name : "";
         const std::uint64_t thread = currentThreadId();
+        if (t && fromNvtx && !t->listenNvtx) { // only on the stack the session does not follow
+            tIgnored.reserve(tIgnored.size() + 1);
+            if (t->processScopes) {
+                pushOn(t, false, threadTracked(), true, d, n, thread, true);
+            } else {
+                ProcessTracked& p = processTracked();
+                std::lock_guard<std::recursive_mutex> lock(p.mutex);
+                pushOn(t, false, p.tracked, false, d, n, thread, true);
+            }
+            tIgnored.push_back(t->processScopes ? 't' : 'p'); // reserved: no throw
+            return;
+        }
         {
             ProcessTracked& p = processTracked();
             std::lock_guard<std::recursive_mutex> lock(p.mutex);
@@ -240,12 +271,15 @@ void trackPush(const char* domain, const char* name, bool fromNvtx) noexcept {
 void trackPop(const char* domain, bool fromNvtx) noexcept {
     ScopeTarget* t = scopeTarget();
     if (fromNvtx && (!t || !t->listenNvtx)) {
-        if (tIgnored > 0) {
-            --tIgnored;
+        if (!tIgnored.empty()) {
+            const char where = tIgnored.back();
+            tIgnored.pop_back();
+            ignoredPop(where, domain ? domain : "");
             return;
         }
-        if (t) { // the session ignores NVTX ranges: this pop matches no push it ignored
-            gUnbalanced.fetch_add(1);
+        if (t) { // the session ignores NVTX ranges: one it dropped from the stack it follows
+            if (!ignoredPop(t->processScopes ? 't' : 'p', domain ? domain : ""))
+                gUnbalanced.fetch_add(1);
             return;
         }
     }

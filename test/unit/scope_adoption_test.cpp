@@ -195,7 +195,7 @@ TEST(ScopeAdoption, RangesStillOpenWhenASessionStopsAreAdoptedByTheNext) {
 }
 
 TEST(ScopeAdoption, ASessionIgnoringNvtxNeverPopsAProfileScopeForAnNvtxRange) {
-    const std::size_t before = openThreadRanges();
+    const std::size_t before = openThreadRanges(), beforeProcess = openProcessRanges();
     push("nvtx outer"); // NVTX, before the session: left out by a session ignoring NVTX
     {
         TargetSession s(false, HostTiming::Off, /*listenNvtx=*/false);
@@ -212,4 +212,26 @@ TEST(ScopeAdoption, ASessionIgnoringNvtxNeverPopsAProfileScopeForAnNvtxRange) {
         EXPECT_EQ(launches[1].scopePath, "scope");
     }
     EXPECT_EQ(openThreadRanges(), before);
+    EXPECT_EQ(openProcessRanges(), beforeProcess)
+        << "the process's stack, which that session did not follow, closed the NVTX ranges too";
+}
+
+// The same with a session that follows the process's stack: the ranges it ignored -- opened
+// before it, or while it ran -- are closed on the thread's stack as well, so a later session
+// adopts none of them.
+TEST(ScopeAdoption, RangesASessionIgnoredAreClosedForTheNext) {
+    const std::size_t before = openThreadRanges(), beforeProcess = openProcessRanges();
+    push("nvtx outer");
+    {
+        TargetSession s(true, HostTiming::Off, /*listenNvtx=*/false);
+        push("nvtx inner");
+        trackPush("", "scope");
+        s.launch("k");
+        trackPop("");
+        pop(); // "nvtx inner"
+        pop(); // "nvtx outer"
+        s.stop();
+    }
+    EXPECT_EQ(openThreadRanges(), before);
+    EXPECT_EQ(openProcessRanges(), beforeProcess) << "a later session adopts none of them";
 }
