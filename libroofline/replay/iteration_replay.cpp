@@ -10,7 +10,7 @@
 namespace roofline::collect {
 IterationReplay::Device::Device(IterationReplay& o, DeviceSlot& slot)
     : owner(&o), replay(slot), checker(makePassChecker(o.aligned_, slot)) {
-    if (o.reuse_ && o.makeReuse_)
+    if (o.reuse_) // only with a chooser to make
         windows = o.makeReuse_(o.shared_.config, o.serials_, slot);
     else
         windows = std::make_unique<PlainWindows>(slot);

@@ -34,11 +34,14 @@ void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
                    "launch again");
         return;
     }
-    std::string signature = WindowSignatures::of(l) + '|';
-    if (!s.usable() || !s.backend->launchArguments(l, signature))
-        signature += "#" + std::to_string(index); // arguments unknown: a signature of its own
-    if (shares(s, signature, index))
-        return;
+    std::string signature; // read only where launches share their signature's samples
+    if (signatures_[s.index].on()) {
+        signature = WindowSignatures::of(l) + '|';
+        if (!s.usable() || !s.backend->launchArguments(l, signature))
+            signature += "#" + std::to_string(index); // arguments unknown: a signature of its own
+        if (shares(s, signature, index))
+            return;
+    }
     std::string why;
     s.guard([&] {
         if (isOpen(s) && s.members.size() >= s.launchesInImage())

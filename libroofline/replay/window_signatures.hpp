@@ -41,6 +41,8 @@ public:
     /// Every sharing record gets its samples' mean and a note; returns how many got one.
     std::size_t fill(RecordStore& records) const;
 
+    /// Launches share their signature's samples (samples per signature above 0).
+    bool on() const noexcept { return samples_ > 0; }
     std::size_t signatures() const noexcept { return bySignature_.size(); }
     std::size_t measured() const noexcept { return measured_; }
     std::size_t shared() const noexcept { return shared_; }

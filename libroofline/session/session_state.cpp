@@ -281,9 +281,7 @@ CollectorConfig collectorConfig(const Settings& settings) {
     config.flushEachKernel = settings.flushEachKernel;
     config.keepImageBytes = options.keepImagesMiB << 20;
     config.measureAfterComplete = !options.idleWhenComplete;
-    config.describe = [](core::LaunchInfo& info, std::uint64_t graphNode) {
-        framework::describe(info, graphNode);
-    };
+    config.describe = &framework::describe;
     return config;
 }
 

@@ -3,8 +3,8 @@
 // pushes them on an H100 (emit_nvtx over test/gpu/torch_matrix.py --compile default): the
 // compiled region, the autograd function around the graph, the graph's call, and one range per
 // call site -- a Triton kernel's name, or the operator an extern kernel runs.
-#include "scopes/framework_context.hpp"
 #include "core/compiled_sites.hpp"
+#include "scopes/framework_context.hpp"
 #include "unit/collector_harness.hpp"
 
 #include <roofline/error.hpp>
@@ -230,7 +230,7 @@ TEST(CompiledFramework, LaunchesMeasuredWhileTheProgramProfilesKeepTheReferences
     config.reuseSamples = 2;
     config.iterationsPerPass = collect::testing::kAuto;
     config.measureAfterComplete = false;
-    config.describe = [](core::LaunchInfo& info, std::uint64_t node) { fw::describe(info, node); };
+    config.describe = &fw::describe;
     collect::testing::Harness h(CollectionMode::IterationReplay, 2, 8, config);
     int unnamed = 0;
     for (int step = 0; step < 12; ++step) {
