@@ -98,11 +98,11 @@ void adopt(ScopeTarget& t, Tracked& tracked, bool ownThread) noexcept {
     }
 }
 
-// The innermost open range of domain `d`, as NVTX pops it (push/pop stacks are per domain);
-// stack.size() when none.
-std::size_t innermost(const Stack& stack, std::string_view d) noexcept {
+// The innermost open range of domain `d` (an NVTX range only, when `nvtxOnly`), as NVTX pops it
+// (push/pop stacks are per domain); stack.size() when none.
+std::size_t innermost(const Stack& stack, std::string_view d, bool nvtxOnly = false) noexcept {
     for (std::size_t i = stack.size(); i > 0; --i)
-        if (stack[i - 1].domain == d)
+        if (stack[i - 1].domain == d && (stack[i - 1].nvtx || !nvtxOnly))
             return i - 1;
     return stack.size();
 }
@@ -129,28 +129,24 @@ void pushOn(ScopeTarget* t, bool followed, Tracked& tracked, bool ownThread, con
 
 // Closes domain `d`'s innermost NVTX range on `where` ('p' the process's stack, 't' the
 // thread's), unseen by any session; false when none is open there.
-bool ignoredPop(char where, std::string_view d) noexcept {
-    const auto close = [d](Stack& stack) {
-        for (std::size_t i = stack.size(); i > 0; --i)
-            if (stack[i - 1].nvtx && stack[i - 1].domain == d) {
-                stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i - 1));
-                return true;
-            }
-        return false;
-    };
-    if (where == 't')
-        return close(threadTracked().stack);
-    ProcessTracked& p = processTracked();
-    std::lock_guard<std::recursive_mutex> lock(p.mutex);
-    return close(p.tracked.stack);
-}
-
-bool plainPop(Stack& stack, std::string_view d) noexcept {
-    const std::size_t i = innermost(stack, d);
+// Closes domain `d`'s innermost range (NVTX only, when `nvtxOnly`) on `stack`, unseen by any
+// session; false when none is open there.
+bool plainPop(Stack& stack, std::string_view d, bool nvtxOnly = false) noexcept {
+    const std::size_t i = innermost(stack, d, nvtxOnly);
     if (i == stack.size())
         return false;
     stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
     return true;
+}
+
+// Closes domain `d`'s innermost NVTX range on `where` ('p' the process's stack, 't' the
+// thread's), unseen by any session; false when none is open there.
+bool ignoredPop(char where, std::string_view d) noexcept {
+    if (where == 't')
+        return plainPop(threadTracked().stack, d, true);
+    ProcessTracked& p = processTracked();
+    std::lock_guard<std::recursive_mutex> lock(p.mutex);
+    return plainPop(p.tracked.stack, d, true);
 }
 
 // The session sees the pop of domain `d`'s innermost range. NVTX keeps one push/pop stack per
