@@ -107,7 +107,8 @@ struct ROOFLINE_API Options {
     int device = 0; ///< CUDA device ordinal; -1: every visible device. ROOFLINE_DEVICE
     /// Ranges one counter-data image holds before it is decoded, evaluated and reused. Not a limit
     /// on kernels. Host memory per range on the H100: ~0.6 MB of image (full set) plus ~1.4 MiB
-    /// inside CUPTI, so the default keeps profiling state near 190 MiB. ROOFLINE_RANGES_PER_IMAGE
+    /// inside CUPTI, so the default keeps profiling state near 190 MiB. Window replay takes at most
+    /// 32 (its windows are short; an image is initialized at each). ROOFLINE_RANGES_PER_IMAGE
     std::size_t rangesPerImage = 96;
     /// Repeated-launch reuse: the most ranges a cycle's image grows to (from rangesPerImage) where
     /// a larger image measures the cycle in fewer windows, so in fewer iterations; 0 (auto): 1/32

@@ -30,6 +30,16 @@ struct BackendCost {
     /// Inside passes, from Start to Stop: the window's launches, serialized, each a range.
     double passMs = 0;
     double stopMs = 0; ///< in Stop, with its wait
+    /// Window replay: device memory saved and restored (CUPTI's checkpoint), with the wait for
+    /// each restore.
+    std::size_t memoryCopies = 0;
+    double memoryMs = 0;
+    /// Window replay: waits for the device before a window and before its replay (mostly the
+    /// program's own work queued before them).
+    double waitMs = 0;
+    /// Window replay: launches recorded to be launched again, and their arguments read for
+    /// their signatures (on the program's launching thread).
+    double recordMs = 0;
     /// Adds `other`'s.
     void add(const BackendCost& other) noexcept {
         creations += other.creations;
@@ -42,6 +52,10 @@ struct BackendCost {
         objectStartMs += other.objectStartMs;
         passMs += other.passMs;
         stopMs += other.stopMs;
+        memoryCopies += other.memoryCopies;
+        memoryMs += other.memoryMs;
+        waitMs += other.waitMs;
+        recordMs += other.recordMs;
     }
 };
 

@@ -17,6 +17,7 @@ framework.h, roofline_compiled_graph). Parsing needs no torch; finding the graph
 """
 import gc
 import re
+import sys
 
 _SOURCE = re.compile(r"#\s*(?:Topologically Sorted|Unsorted) Source Nodes: \[(.*?)\], "
                      r"Original ATen: \[(.*?)\]")
@@ -175,9 +176,11 @@ class Finder:
     modules) and Inductor's compiled graphs (with their output code), found among the objects the
     process holds -- the only references to them are the compiler's own."""
 
-    def __init__(self, torch, compiled_fx_graph):
+    def __init__(self, torch, compiled_fx_graph=None):
         self.fx_graph_module = torch.fx.GraphModule
-        self.compiled_fx_graph = compiled_fx_graph  # Inductor's class of a compiled graph
+        # Inductor's class of a compiled graph: looked up once Inductor is imported (a backend
+        # other than Inductor compiles none).
+        self.compiled_fx_graph = compiled_fx_graph
         self.dynamo_modules = []  # (compile id, {node name: module path}), newest last
         self.seen = set()  # ids of the graphs reported, each kept alive in `kept` (ids unique)
         self.kept = []
@@ -192,6 +195,9 @@ class Finder:
     def new_graphs(self):
         """[(key, table)] of the compiled graphs found since the last call."""
         fresh_gms, fresh_compiled = [], []
+        if self.compiled_fx_graph is None:
+            output_code = sys.modules.get("torch._inductor.output_code")
+            self.compiled_fx_graph = getattr(output_code, "CompiledFxGraph", None)
         # By type alone: an object's own __class__ may warn (deprecated aliases) or raise (a
         # weak proxy whose object is gone).
         for o in gc.get_objects():

@@ -70,6 +70,7 @@ class _Hook:
         self.compiles_pending = False  # a compilation ended before the profile collected
         self.entering = False  # our own emit_nvtx is being entered (its start is not the program's)
         self.stepper = None  # (weak reference, name) of the object whose step() ends the steps
+        self.dynamo_waiter = None  # waits for the program to import Dynamo (torch.compile)
 
     # ---- installation -------------------------------------------------------------------------
     def install(self):
@@ -114,7 +115,13 @@ class _Hook:
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self.forked)
         atexit.register(self.at_exit)
-        self.watch_compiles()
+        # Dynamo and Inductor cost seconds to import: they are watched once the program imports
+        # them itself (torch.compile does), never imported for it.
+        if "torch._dynamo" in sys.modules:
+            self.watch_compiles()
+        else:
+            self.dynamo_waiter = _WhenImported("torch._dynamo", lambda _: self.watch_compiles())
+            sys.meta_path.insert(0, self.dynamo_waiter)
 
     def uninstall(self):
         """Everything of ours off; ranges off on this thread if they are ours."""
@@ -140,6 +147,9 @@ class _Hook:
                     self.lib.roofline_module_exit()
         local.followed, local.parents = [], []
         self.finder = None
+        if self.dynamo_waiter is not None:
+            self.dynamo_waiter.leave()
+            self.dynamo_waiter = None
         if self.compiled_callback is not None and not self.in_compiled:
             handler, callback = self.compiled_callback
             self.compiled_callback = None
@@ -357,12 +367,13 @@ class _Hook:
     def watch_compiles(self):
         """Reads the graphs each compilation made once it ends (Dynamo's callbacks run outside
         the code it traces)."""
+        if self.finished or self.finder is not None:
+            return
         try:
             from torch._dynamo.callback import callback_handler
-            from torch._inductor.output_code import CompiledFxGraph
         except Exception:  # another PyTorch: compiled kernels keep the operators their names tell
             return
-        self.finder = roofline_compiled.Finder(self.torch, CompiledFxGraph)
+        self.finder = roofline_compiled.Finder(self.torch)
         callback_handler.register_end_callback(self.compiled)
         self.compiled_callback = (callback_handler, self.compiled)
 
@@ -451,19 +462,25 @@ def _torch_imported(torch):
             _hook.fail(e)
 
 
-class _WhenTorchImported(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: at the import of torch it wraps that one import so that the hook
-    installs once torch is complete, then leaves torch's loader as it was."""
+class _WhenImported(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: at the import of module `name` it wraps that one import so that
+    `then(module)` runs once the module is complete, then leaves the module's loader as it was.
+    The program imports what it imports, when it does: the hook waits for it."""
+
+    def __init__(self, name, then):
+        self.name = name
+        self.then = then
 
     def find_spec(self, name, path, target=None):
-        if name != "torch":
+        if name != self.name:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("torch")
+        self.leave()
+        spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         loader = spec.loader
         run = loader.exec_module
+        then = self.then
 
         def exec_module(module):
             try:
@@ -473,15 +490,24 @@ class _WhenTorchImported(importlib.abc.MetaPathFinder):
                     del loader.exec_module  # the loader's own method again
                 except AttributeError:
                     pass
-            _torch_imported(module)
+            try:
+                then(module)
+            except Exception as e:  # never into the program's import
+                _say(f"PyTorch hook: {type(e).__name__} after importing {module.__name__}: {e}")
 
         loader.exec_module = exec_module
         return spec
+
+    def leave(self):
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
 
 
 def arm():
     """Installs the hook when torch is imported (now, if it already was)."""
     if "torch" in sys.modules:
         _torch_imported(sys.modules["torch"])
-    elif not any(isinstance(f, _WhenTorchImported) for f in sys.meta_path):
-        sys.meta_path.insert(0, _WhenTorchImported())
+    elif not any(isinstance(f, _WhenImported) and f.name == "torch" for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenImported("torch", _torch_imported))

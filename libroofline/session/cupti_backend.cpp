@@ -270,18 +270,31 @@ bool CuptiBackend::recordLaunch(const core::Launch& l, std::string& why) {
         why = "its driver call was not seen";
         return false;
     }
+    const auto t0 = Clock::now();
     cupti::RecordedLaunch r;
-    if (!r.record(l.driverCall, l.driverParams, why))
-        return false;
-    recorded_.push_back(std::move(r));
-    return true;
+    const bool recorded = r.record(l.driverCall, l.driverParams, why);
+    if (recorded)
+        recorded_.push_back(std::move(r));
+    cost_.recordMs += msSince(t0);
+    return recorded;
 }
 
 bool CuptiBackend::launchArguments(const core::Launch& l, std::string& bytes) {
-    return l.driverParams && cupti::launchArguments(l.driverCall, l.driverParams, bytes);
+    if (!l.driverParams)
+        return false;
+    const auto t0 = Clock::now();
+    const bool read = cupti::launchArguments(l.driverCall, l.driverParams, bytes);
+    cost_.recordMs += msSince(t0);
+    return read;
 }
 
 void CuptiBackend::synchronize() {
+    const auto t0 = Clock::now();
+    wait();
+    cost_.waitMs += msSince(t0);
+}
+
+void CuptiBackend::wait() {
     ContextGuard g(context_);
     const cupti::DriverApi* d = cupti::driver();
     if (!d)
@@ -295,13 +308,17 @@ void CuptiBackend::synchronize() {
 
 void CuptiBackend::saveMemory(bool after) {
     ContextGuard g(context_);
+    const auto t0 = Clock::now();
     std::unique_ptr<cupti::Checkpoint>& c = after ? after_ : before_;
     if (!c)
         c = std::make_unique<cupti::Checkpoint>(context_);
     c->save();
+    ++cost_.memoryCopies;
+    cost_.memoryMs += msSince(t0);
 }
 
 void CuptiBackend::restoreMemory(bool after) {
+    const auto t0 = Clock::now();
     {
         ContextGuard g(context_);
         std::unique_ptr<cupti::Checkpoint>& c = after ? after_ : before_;
@@ -309,7 +326,9 @@ void CuptiBackend::restoreMemory(bool after) {
             throw Error(ErrorCode::InvalidState, "restoring device memory that was not saved");
         c->restore();
     }
-    synchronize();
+    wait();
+    ++cost_.memoryCopies;
+    cost_.memoryMs += msSince(t0);
 }
 
 void CuptiBackend::relaunchRecorded() {
@@ -318,7 +337,7 @@ void CuptiBackend::relaunchRecorded() {
         for (const cupti::RecordedLaunch& r : recorded_)
             r.relaunch();
     }
-    synchronize();
+    wait(); // inside the pass
 }
 
 void CuptiBackend::forgetWindow() noexcept {

@@ -62,6 +62,8 @@ public:
 private:
     /// A profiler object was created since `since` (a re-creation, for the cost summary).
     void created(core::SteadyClock::time_point since) noexcept;
+    /// Waits for the context's work (throws roofline::Error).
+    void wait();
 
     void* context_;
     std::vector<std::string> metrics_;

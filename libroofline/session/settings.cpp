@@ -9,6 +9,8 @@
 namespace roofline::collect {
 namespace {
 
+constexpr std::size_t kWindowRangesPerImage = 32;
+
 CollectionMode jobMode(const Options& options, const core::ProcessIdentity& process,
                        std::string* refused) {
     return modeForJob(options.mode, process.worldSize, refused);
@@ -92,6 +94,12 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
         }
     }
     s.rangesPerImage = options.rangesPerImage;
+    // A window holds the launches between two of the program's synchronizing calls, mostly few:
+    // an image of 32 ranges is initialized at each window, and set up at each profiler object's
+    // first Start, at a third of the cost of 96 (bench_ops under window replay, medians of three
+    // runs on an H200: 12.5 s against 13.8 s; 16 ranges: 13.0 s).
+    if (facts.relaunchesWindows)
+        s.rangesPerImage = std::min(s.rangesPerImage, kWindowRangesPerImage);
     s.rangesPerImageMax = std::max(s.rangesPerImage, options.rangesPerImageMax > 0
                                                          ? options.rangesPerImageMax
                                                          : autoRangesPerImageMax(capabilities));

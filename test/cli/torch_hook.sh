@@ -26,7 +26,7 @@ mkdir -p "$dir/site" "$dir/fake/torch"
 echo 'print("the shadowed sitecustomize ran")' >"$dir/site/sitecustomize.py"
 probe='import sys
 print("torch imported:", "torch" in sys.modules)
-print("armed:", any(type(f).__name__ == "_WhenTorchImported" for f in sys.meta_path))'
+print("armed:", any(type(f).__name__ == "_WhenImported" and f.name == "torch" for f in sys.meta_path))'
 out="$(PYTHONPATH="$hook:$dir/site" python3 -c "$probe" 2>&1)"
 echo "$out"
 grep -q "the shadowed sitecustomize ran" <<<"$out" || fail "the shadowed sitecustomize did not run"

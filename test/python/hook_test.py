@@ -306,6 +306,23 @@ net(1)
 check(not modules() and not autograd.calls and roofline_torch._hook.finished, "nothing")
 print("switched off ok")
 ''',
+    # Dynamo and Inductor cost seconds to import: the hook never imports them for the program.
+    # It waits for the program's own import of Dynamo (torch.compile's), then watches compiles.
+    "compiler_imported_by_the_program": r'''
+state["loaded"] = True
+state["now"] = COLLECTING
+net(1)
+check("torch._dynamo" not in sys.modules and "torch._inductor" not in sys.modules,
+      "the compiler's packages not imported by the hook")
+dynamo = torch._dynamo  # as torch.compile reaches it: PyTorch's lazy import
+from torch._dynamo.callback import callback_handler
+check(len(callback_handler.end_callbacks) == 1, "the compile callback registered on its import")
+check("torch._inductor" not in sys.modules, "Inductor still not imported")
+callback_handler.run_end_callbacks()  # a compile that made no Inductor graph (another backend)
+check(not [e for e in log if e[0] == "roofline_compiled_graph"], "nothing sent")
+check(not any(type(f).__name__ == "_WhenImported" for f in sys.meta_path), "no waiter left")
+print("compiler imported by the program ok")
+''',
     # At the end of each compilation, Inductor's compiled graphs (their output code) and
     # Dynamo's graphs (their nodes' modules) are read and each graph's sites sent.
     "compiled": r'''

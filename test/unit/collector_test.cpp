@@ -502,6 +502,10 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     a.objectStartMs = 8;
     a.passMs = 9;
     a.stopMs = 11;
+    a.memoryCopies = 12;
+    a.memoryMs = 13;
+    a.waitMs = 14;
+    a.recordMs = 15;
     roofline::collect::BackendCost sum = a;
     sum.add(a);
     EXPECT_EQ(sum.creations, 2u);
@@ -514,4 +518,8 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     EXPECT_DOUBLE_EQ(sum.objectStartMs, 16);
     EXPECT_DOUBLE_EQ(sum.passMs, 18);
     EXPECT_DOUBLE_EQ(sum.stopMs, 22);
+    EXPECT_EQ(sum.memoryCopies, 24u);
+    EXPECT_DOUBLE_EQ(sum.memoryMs, 26);
+    EXPECT_DOUBLE_EQ(sum.waitMs, 28);
+    EXPECT_DOUBLE_EQ(sum.recordMs, 30);
 }

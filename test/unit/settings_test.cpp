@@ -32,6 +32,19 @@ TEST(Settings, ImagesGrowAsTheMemoryAvailableAllows) {
     EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 300u);
 }
 
+// Window replay's windows are short: its images hold at most 32 ranges; other modes keep the
+// size asked for.
+TEST(Settings, WindowReplayKeepsItsImagesSmall) {
+    Options o;
+    o.mode = CollectionMode::WindowReplay;
+    EXPECT_EQ(resolveSettings(o, {}, {}).rangesPerImage, 32u);
+    o.rangesPerImage = 8;
+    EXPECT_EQ(resolveSettings(o, {}, {}).rangesPerImage, 8u);
+    o.mode = CollectionMode::IterationReplay;
+    o.rangesPerImage = 96;
+    EXPECT_EQ(resolveSettings(o, {}, {}).rangesPerImage, 96u);
+}
+
 TEST(Settings, TheCacheFlushIsWhatIsDone) {
     Options o;
     Settings s = resolveSettings(o, {}, {});
