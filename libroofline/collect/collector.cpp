@@ -182,7 +182,7 @@ bool Collector::needsPass() noexcept {
     if (pending && !progressed) {
         core::log().warn("libroofline: needsPass(): the last pass opened no iteration scope "
                          "(ROOFLINE_ITERATION_RANGE='{}'); ending the replay",
-                         shared_.config.iterationRange);
+                         shared_.config.options.iterationRange);
         pending = false;
     }
     if (!pending)

@@ -3,6 +3,7 @@
 // policies a session derives from its options. Pure: no CUDA.
 #include "collect/frame.hpp"
 #include "collect/mode.hpp"
+#include "collect/settings.hpp"
 #include "core/launch.hpp"
 #include "core/nvtx_filter.hpp"
 
@@ -29,35 +30,26 @@ using core::sameLaunch;
 
 enum class Level { Counters, TimingOnly };
 
-struct CollectorConfig {
-    CollectionMode mode = CollectionMode::IterationReplay;
-    core::KernelFilter filter;
-    std::uint64_t launchSkip = 0;
-    std::uint64_t launchCount = 0; ///< 0: no limit
-    std::string iterationRange;    ///< name of the iteration scope; "": the outermost scope
-    std::size_t scopeLevels = 1;
-    std::size_t iterationsPerPass = 0; ///< iteration replay; 0: as many as half an image holds
-    std::size_t passes = 1;            ///< passes per group (CUPTI passes x nesting levels)
-    bool flushPasses = false;          ///< caches flushed before each pass (kernel replay: kernel)
-    /// Iteration replay: the L2 flushed before each measured kernel inside the passes (as ncu's
-    /// --cache-control all), by a kernel that takes a range of its own (left out).
-    bool flushEachKernel = false;
-    /// Ranges one measured launch takes in a pass: the flush kernel's range, then its own.
-    std::size_t rangesPerLaunch() const noexcept { return flushEachKernel ? 2 : 1; }
-    std::size_t keepImageBytes = 0; ///< raw counter-data images kept for the recording
-    std::string timingReason;       ///< Level::TimingOnly: why (goes into every record's note)
-    /// Re-create the profiler before measuring again once code was loaded while it was enabled
-    /// (CUPTI crashes collecting SASS metrics on a profiler that saw code loaded:
-    /// docs/design/0005-code-loaded-while-profiling.md). Off only to reproduce that crash.
-    bool reenableOnCodeLoad = true;
-    /// Skip: the first iteration is observed with the profiler released (its lazy code loads
-    /// cost no re-creation, CUPTI's first start comes on a steady iteration), measuring starts
-    /// at the second. SkipIfDifferent: a replay group whose pass 0 was the session's first
-    /// iteration and whose pass 1 launched other kernels (warm-up, validation, lazy
-    /// initialization) starts again on a later iteration. Measure: neither. (The session passes
-    /// Options::firstIteration, Skip by default; the collector's own default is the plain
-    /// mechanism, as reuseSamples' is.)
-    FirstIteration firstIteration = FirstIteration::Measure;
+/// What the collector reads: the session's settings, resolved once from its options and never
+/// written back (collect/settings.hpp: mode, cache flush, reuse and its share, and the options
+/// as given), the kernel filter built from them, and what the session's counter set-up found
+/// (passes, metric names, aligned replay, tensor counters by detection) with the session's hook
+/// for framework operators.
+///
+/// A config made without settings (tests, a program driving the collector itself) takes the
+/// plain mechanisms: the first iteration measured, measuring going on after completion, no reuse.
+struct CollectorConfig : Settings {
+    CollectorConfig();
+    /// The settings, and the filter and image limit derived from their options.
+    explicit CollectorConfig(const Settings& settings);
+
+    core::KernelFilter filter;      ///< from options.nvtxInclude, nvtxExclude and kernelName
+    std::size_t keepImageBytes = 0; ///< raw counter-data images kept (options.keepImagesMiB)
+
+    // ---- what the counter set-up found --------------------------------------------------------
+    std::size_t passes = 1; ///< passes per group (CUPTI passes x nesting levels)
+    /// The values' metric names (notes name the metric whose samples spread most).
+    std::vector<std::string> metricNames;
     /// Iteration replay: passes of aligned replay (docs/design/0006), whose single-pass
     /// configurations are the backend's configurations 1..n; 0: not available. Configuration 0
     /// holds every metric (`passes` passes, combined by position).
@@ -65,6 +57,9 @@ struct CollectorConfig {
     /// Aligned replay can be switched to (CounterBackend::prepareAligned() builds its
     /// configurations then).
     bool alignAvailable = false;
+    /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
+    /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
+    bool alignFromStart = false;
     /// Tensor counters by detection (docs/design/0008): fills a completed launch's inferred
     /// metrics in its values and returns those that stay unknown (collected from then on, and the
     /// launch's window measured again). Empty: every metric is collected from the start.
@@ -82,14 +77,15 @@ struct CollectorConfig {
     std::function<std::vector<std::string>(const std::vector<std::string>& kernels,
                                            std::string& why)>
         anticipateTensorMetrics;
-    /// Iteration replay: samples measured per launch signature, the other launches of the
-    /// signature reuse their mean (docs/design/0009); 0: every launch measured. With reuse the
-    /// first iteration is observed only, and profiling stops once every signature of an
-    /// iteration has its samples (until an iteration launches a signature without).
-    std::size_t reuseSamples = 0;
-    /// With reuse: the most ranges a cycle's image grows to, from the backend's, where a larger
-    /// image measures the cycle in fewer iterations; 0: the backend's.
-    std::size_t rangesPerImageMax = 0;
+
+    // ---- the session's ------------------------------------------------------------------------
+    /// Level::TimingOnly: why (goes into every record's note).
+    std::string timingReason;
+    /// Names a launch's framework operator, phase and module from what the framework is doing on
+    /// the launching thread (the session's: scopes/framework_context); empty: none named.
+    std::function<void(core::LaunchInfo& info, std::uint64_t graphNode)> describe;
+
+    // ---- reuse's limits (tests lower them) ----------------------------------------------------
     /// Launches whose signature has its samples, left inside a window when fewer than this lie
     /// between two that need measuring. By default any run that fits the image: a window of its
     /// own costs a group of passes -- as many iterations -- while a launch inside one costs a
@@ -98,30 +94,20 @@ struct CollectorConfig {
     /// Signatures a program may show before observation stops, once a profile is complete (only
     /// grids that change with every iteration keep adding ones, and host memory with them).
     std::size_t reuseMaxSignatures = std::size_t{1} << 16;
-    /// Reuse shared across data-parallel ranks (Options::shareAcrossRanks): this rank's index
-    /// and the number of ranks; shareCount 1: this rank measures everything.
-    std::uint32_t shareIndex = 0, shareCount = 1;
-    bool shares() const noexcept { return reuses() && shareCount > 1; }
-    /// Names a launch's framework operator, phase and module from what the framework is doing on
-    /// the launching thread (the session's: scopes/framework_context); empty: none named.
-    std::function<void(core::LaunchInfo& info, std::uint64_t graphNode)> describe;
-    /// The values' metric names (notes name the metric whose samples spread most).
-    std::vector<std::string> metricNames;
-    /// Aligned replay from the first group on; otherwise from the first replayed pass that ran
-    /// other kernels than pass 0 (an insertion or omission), whose group is measured again.
-    bool alignFromStart = false;
-    /// Iteration replay: measuring goes on once every launch of one iteration has its record
-    /// (positional replay measures every iteration again; reuse keeps observing). false (the
-    /// session's Options::idleWhenComplete): positional replay stops there, and the collector
-    /// reports the completion (takeCompletion). A program that loops on needsPass() decides
-    /// itself when it is done: then measuring always goes on.
-    bool measureAfterComplete = true;
 
+    /// Iteration replay: measuring goes on once every launch of one iteration has its record
+    /// (positional replay measures every iteration again; reuse keeps observing). Off
+    /// (Options::idleWhenComplete): positional replay stops there, and the collector reports
+    /// the completion (takeCompletion). A program that loops on needsPass() decides itself when
+    /// it is done: then measuring always goes on.
+    bool measuresAfterComplete() const noexcept { return !options.idleWhenComplete; }
+    /// Reuse shared across data-parallel ranks.
+    bool shares() const noexcept { return reuses() && shareCount > 1; }
     /// Repeated-launch reuse is on (iteration replay with samples per signature).
     bool reuses() const noexcept { return modeFacts(mode).measuresAgain && reuseSamples > 0; }
     /// The first iteration is observed only (FirstIteration::Skip; kernel replay has none).
     bool observesFirstIteration() const noexcept {
-        return firstIteration == FirstIteration::Skip && modeFacts(mode).followsIterations;
+        return options.firstIteration == FirstIteration::Skip && modeFacts(mode).followsIterations;
     }
     /// Nothing is measured before the first pass of a later iteration: the session creates the
     /// profiler only to check the permission, and the collector keeps it released until then.

@@ -12,7 +12,7 @@ namespace roofline::collect {
 
 Shared::Shared(CollectorConfig c, Level l)
     : config(std::move(c)), level(l), timingReason(config.timingReason),
-      model(config.iterationRange) {}
+      model(config.options.iterationRange) {}
 
 bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
     if (!model.insideAnyScope(stack) && !modeFacts(config.mode).measuresOutsideScopes)
@@ -31,7 +31,7 @@ bool Shared::admits(const Launch& l, const Stack& stack) {
 }
 
 bool Shared::admitsCounted() {
-    if (skipped_ < config.launchSkip) {
+    if (skipped_ < config.options.launchSkip) {
         ++skipped_;
         return false;
     }
@@ -129,7 +129,7 @@ void DeviceSlot::fail(const std::string& why) noexcept {
 }
 
 bool DeviceSlot::stale() const noexcept {
-    return shared_.config.reenableOnCodeLoad && backend && !failed && !backend->released() &&
+    return shared_.config.options.reenableOnCodeLoad && backend && !failed && !backend->released() &&
            loads_.load() != loadsAtEnable;
 }
 

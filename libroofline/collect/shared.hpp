@@ -76,7 +76,7 @@ public:
     /// (FirstIteration::Skip).
     bool observingFirst() const noexcept { return observeFirst && model.seen() == 1; }
     bool limitReached() const noexcept {
-        return config.launchCount != 0 && taken_ >= config.launchCount;
+        return config.options.launchCount != 0 && taken_ >= config.options.launchCount;
     }
     /// A launch's record, its demangled name left to the caller.
     core::LaunchInfo launchInfo(const Launch& l, const Stack& stack) const;

@@ -91,7 +91,7 @@ void IterationReplay::iterationEnds() {
         d.windows->iterationObserved(config, schedule.inGroup());
         // The replay helper keeps one iteration per pass.
         if (schedule.iterationEnds(s.launchesInImage(), schedule.launches(),
-                                   {config.iterationsPerPass, !shared_.helperActive}, d))
+                                   {config.options.iterationsPerPass, !shared_.helperActive}, d))
             endIteration(d);
     }
 }
@@ -456,7 +456,7 @@ bool IterationReplay::pending() const {
 // launch by launch, so a program that launches graphs is never done. Nor is one whose iterations
 // launch nothing: ranges around host work (a framework's annotations) measured nothing.
 bool IterationReplay::done() const {
-    if (shared_.level != Level::Counters || shared_.config.measureAfterComplete ||
+    if (shared_.level != Level::Counters || shared_.config.measuresAfterComplete() ||
         shared_.model.drivenByHelper() || shared_.tally.graphLaunches > 0 ||
         shared_.limitReached() || shared_.model.steadyLaunches() == 0)
         return false;

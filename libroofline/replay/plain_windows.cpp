@@ -10,7 +10,7 @@ namespace roofline::collect {
 // profiler is released (its counter-data image and CUPTI's per-range state with it).
 GroupStart PlainWindows::nextGroup(Shared& shared, bool restarting) {
     GroupStart g;
-    if (!shared.config.measureAfterComplete && !shared.model.drivenByHelper() && !restarting &&
+    if (!shared.config.measuresAfterComplete() && !shared.model.drivenByHelper() && !restarting &&
         covers(shared)) {
         if (completedAt_ == 0) // the iteration before this one completed it
             completedAt_ = shared.model.seen() - 1;
@@ -43,7 +43,7 @@ void PlainWindows::groupCompleted(Shared&, const CompletedGroup& group) {
 std::optional<GroupStart> PlainWindows::chain(Shared& shared, std::size_t position) {
     if (whole_ || position != offset_ + slot_->launchesInImage())
         return std::nullopt;
-    if (!shared.config.measureAfterComplete && !shared.model.drivenByHelper() && covers(shared))
+    if (!shared.config.measuresAfterComplete() && !shared.model.drivenByHelper() && covers(shared))
         return std::nullopt; // complete: the next iteration's nextGroup() says so
     offset_ = position;
     chained_ = true;

@@ -94,7 +94,7 @@ void ReplayDevice::renewStaleProfiler(Shared& shared, std::size_t firstConfig) {
 
 bool ReplayDevice::firstIterationDiffers(Shared& shared, const std::string& difference,
                                          std::size_t firstConfig) {
-    if (shared.config.firstIteration != FirstIteration::SkipIfDifferent ||
+    if (shared.config.options.firstIteration != FirstIteration::SkipIfDifferent ||
         schedule.groupStart() != 1 || !shared.firstIterationIssue.empty() || difference.empty())
         return false;
     shared.firstIterationIssue = difference;
@@ -122,7 +122,7 @@ void ReplayDevice::noteMismatch(Shared& shared, const std::string& what) {
 namespace {
 
 std::string moreIterations(const Shared& shared) {
-    const std::string& range = shared.config.iterationRange;
+    const std::string& range = shared.config.options.iterationRange;
     return "run more iterations of " +
            (range.empty() ? std::string("the outermost scope") : "'" + range + "'") +
            ", use Session::needsPass(), or set ROOFLINE_ITERATION_RANGE";

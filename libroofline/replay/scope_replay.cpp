@@ -43,7 +43,7 @@ void ScopeReplay::iterationEnds() {
         if (s.failed)
             continue;
         d.replay.schedule.iterationEnds(s.rangesInImage(), d.scopeCount,
-                                        {config.iterationsPerPass, !shared_.helperActive}, d);
+                                        {config.options.iterationsPerPass, !shared_.helperActive}, d);
     }
 }
 
@@ -97,7 +97,7 @@ void ScopeReplay::scopePushed(Stack& stack) {
     const std::size_t level = stack.size() - base; // 1: the iteration scope itself
     Frame& f = stack.back();
     f.records.assign(slots_.size(), -2); // -2: no CUPTI range pushed
-    if (level > config.scopeLevels)
+    if (level > config.options.scopeLevels)
         return;
     if (level > 1 && config.filter.hasNvtxFilter() &&
         !config.filter.nvtxAdmits(model.views(stack), model.startEndViews()))

@@ -196,7 +196,7 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
         start.fallback ? collect::Level::TimingOnly : collect::Level::Counters;
     if (start.fallback)
         fallBack(s, options, start, *platform);
-    start.config.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
+    start.config.options.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
     s.begin(start.config, start.backends, level);
     announce(s, options, level);
 }

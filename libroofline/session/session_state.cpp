@@ -262,25 +262,7 @@ void SessionState::teardown() noexcept {
 }
 
 CollectorConfig collectorConfig(const Settings& settings) {
-    const Options& options = settings.options;
-    CollectorConfig config;
-    config.mode = settings.mode;
-    config.filter =
-        core::KernelFilter(options.nvtxInclude, options.nvtxExclude, options.kernelName);
-    config.launchSkip = options.launchSkip;
-    config.launchCount = options.launchCount;
-    config.iterationRange = options.iterationRange;
-    config.scopeLevels = options.scopeLevels;
-    config.iterationsPerPass = options.iterationsPerPass;
-    config.firstIteration = options.firstIteration;
-    config.reuseSamples = settings.reuseSamples;
-    config.rangesPerImageMax = settings.rangesPerImageMax;
-    config.shareIndex = settings.shareIndex;
-    config.shareCount = settings.shareCount;
-    config.flushPasses = settings.flushPasses;
-    config.flushEachKernel = settings.flushEachKernel;
-    config.keepImageBytes = options.keepImagesMiB << 20;
-    config.measureAfterComplete = !options.idleWhenComplete;
+    CollectorConfig config(settings);
     config.describe = &framework::describe;
     return config;
 }

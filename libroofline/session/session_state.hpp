@@ -110,8 +110,8 @@ struct SessionState : SessionDevices, SetupTimings {
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;
 };
 
-/// What the collector is told by the settings; the counter set-up adds passes, aligned replay
-/// and tensor detection.
+/// What the collector reads: the settings, with the session's hook for framework operators. The
+/// counter set-up adds what it finds (passes, metric names, aligned replay, tensor detection).
 CollectorConfig collectorConfig(const Settings& settings);
 
 /// The active session, or null. The ProfileScope hot path reads it with one atomic load.

@@ -51,12 +51,17 @@ std::size_t autoRangesPerImageMax(const Capabilities& capabilities) {
         std::min(kMost, capabilities.memoryAvailable / 32 / kBytesPerRange));
 }
 
+// A flush kernel can precede each measured launch inside the passes: a mode with a range per
+// launch that replays no kernel and relaunches no window (iteration replay).
+bool flushKernelFits(const ModeFacts& facts) {
+    return facts.rangePerLaunch && !facts.replaysKernels && !facts.relaunchesWindows;
+}
+
 } // namespace
 
 bool needsKernelFlush(const Options& options, const core::ProcessIdentity& process) {
-    const ModeFacts facts = modeFacts(jobMode(options, process, nullptr));
-    return options.cacheFlush == CacheFlush::Kernel && facts.rangePerLaunch &&
-           !facts.replaysKernels && !facts.relaunchesWindows;
+    return options.cacheFlush == CacheFlush::Kernel &&
+           flushKernelFits(modeFacts(jobMode(options, process, nullptr)));
 }
 
 Settings resolveSettings(const Options& options, const core::ProcessIdentity& process,
@@ -79,8 +84,7 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
         // Before each kernel: kernel replay flushes so anyway; inside iteration replay's passes
         // a flush kernel precedes each launch; scope replay's ranges would count a flush kernel
         // in the scope, so it flushes before each pass.
-        s.flushEachKernel =
-            facts.rangePerLaunch && !facts.replaysKernels && !facts.relaunchesWindows;
+        s.flushEachKernel = flushKernelFits(facts);
         s.flushPasses = !s.flushEachKernel;
         if (!facts.rangePerLaunch)
             core::log().info("libroofline: ROOFLINE_CACHE_FLUSH=kernel: scope replay measures "

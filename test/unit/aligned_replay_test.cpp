@@ -122,7 +122,7 @@ CollectorConfig alignedFromStart() {
 CollectorConfig measureFirst(bool fromStart = true) {
     CollectorConfig c;
     c.alignFromStart = fromStart;
-    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
+    c.options.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     return c;
 }
 
@@ -233,7 +233,7 @@ TEST(CollectorAlignedReplay, AnInsertionPushesOnlyTheWindowsLastLaunchOut) {
 
 TEST(CollectorAlignedReplay, AFirstIterationThatDiffersIsSkippedAndTheGroupStartsAtConfigZero) {
     CollectorConfig c = alignedFromStart();
-    c.firstIteration = FirstIteration::SkipIfDifferent;
+    c.options.firstIteration = FirstIteration::SkipIfDifferent;
     Harness h(CollectionMode::IterationReplay, 2, 8, c, 3);
     int n = 0;
     h.trainStepWithValidation(n++);

@@ -74,7 +74,7 @@ TEST(CodeLoad, LoadsOfAFirstIterationObservedOnlyCostNoReCreation) {
     // so its lazily loaded kernels restart nothing (on the H100: 7 re-creations and a group lost
     // in step 0 of the training step when it was measured).
     CollectorConfig c;
-    c.firstIteration = FirstIteration::Skip;
+    c.options.firstIteration = FirstIteration::Skip;
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     int iterations = 0;
     while (h.collector.needsPass() && iterations < 20)
@@ -168,7 +168,7 @@ TEST(CodeLoad, ScopeReplayRestartsAGroupWhosePassesWereLost) {
 TEST(CodeLoad, WithoutTheWorkaroundStaleProfilersMeasure) {
     // What the GPU test CodeLoadedWhileProfiling reproduces on the H100 as a segmentation fault.
     CollectorConfig c;
-    c.reenableOnCodeLoad = false;
+    c.options.reenableOnCodeLoad = false;
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     h.firstLaunch("verify", 5);
     EXPECT_EQ(replay(h), 3);

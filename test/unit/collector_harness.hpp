@@ -357,10 +357,10 @@ struct Harness {
         c.alignedPasses = aligned;
         c.alignAvailable = aligned > 0;
         c.keepImageBytes = c.keepImageBytes ? c.keepImageBytes : 1000;
-        if (c.iterationsPerPass == kAuto)
-            c.iterationsPerPass = 0;
-        else if (c.iterationsPerPass == 0)
-            c.iterationsPerPass = 1; // one iteration per pass unless a test asks for sharing
+        if (c.options.iterationsPerPass == kAuto)
+            c.options.iterationsPerPass = 0;
+        else if (c.options.iterationsPerPass == 0)
+            c.options.iterationsPerPass = 1; // one iteration per pass unless a test asks for sharing
         return c;
     }
     void push(const char* name, const char* domain = "") {

@@ -19,7 +19,7 @@ TEST(CollectorIterationReplay, AFirstIterationThatDiffersIsSkippedNotMerged) {
     // steady-state records come from steps 2-3 and no record merges a validation kernel's
     // counters with a training kernel's.
     CollectorConfig c;
-    c.firstIteration = FirstIteration::SkipIfDifferent;
+    c.options.firstIteration = FirstIteration::SkipIfDifferent;
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());
@@ -75,7 +75,7 @@ TEST(CollectorIterationReplay, LaunchesOutsideEveryStepAreCounted) {
 
 TEST(CollectorIterationReplay, AFirstIterationLikeTheRestIsMeasured) {
     CollectorConfig c;
-    c.firstIteration = FirstIteration::SkipIfDifferent;
+    c.options.firstIteration = FirstIteration::SkipIfDifferent;
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     int n = 0;
     do {
@@ -97,7 +97,7 @@ TEST(CollectorIterationReplay, TheFirstIterationIsObservedOnlyWithNoProfiler) {
     // with the profiler released, so nothing of it is measured, and measuring starts at step 1.
     for (CollectionMode mode : {CollectionMode::IterationReplay, CollectionMode::ScopeReplay}) {
         CollectorConfig c;
-        c.firstIteration = FirstIteration::Skip;
+        c.options.firstIteration = FirstIteration::Skip;
         Harness h(mode, 2, 8, c);
         EXPECT_TRUE(h.backend.released()); // from the start: as the session creates it
         int n = 0;
@@ -180,7 +180,7 @@ TEST(CollectorIterationReplay, AStepFilterWithReuseRecordsThatStep) {
 TEST(CollectorIterationReplay, AStepFilterWithReuseIsNotCompleteBeforeItsStep) {
     CollectorConfig c;
     c.reuseSamples = 2;
-    c.measureAfterComplete = false;
+    c.options.idleWhenComplete = true;
     c.filter = core::KernelFilter({"Train step 5/"}, {}, "");
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     int n = 0;
@@ -207,7 +207,7 @@ TEST(CollectorIterationReplay, AStepFilterWithReuseIsNotCompleteBeforeItsStep) {
 TEST(CollectorIterationReplay, AnOddSecondIterationIsNotTheReference) {
     CollectorConfig c;
     c.reuseSamples = 2;
-    c.measureAfterComplete = false;
+    c.options.idleWhenComplete = true;
     Harness h(CollectionMode::IterationReplay, 2, 16, c);
     int n = 0;
     bool complete = false;

@@ -156,7 +156,7 @@ TEST(CollectorIterationReplay, OneKernelAtTwoSizesUnderOneGridKeepsEachLaunchsWo
     c.reuseSamples = 2;
     c.metricNames = {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", "dram__bytes.sum",
                      "l1tex__t_bytes.sum"};
-    c.measureAfterComplete = false; // as a session that goes idle once complete
+    c.options.idleWhenComplete = true; // as a session that goes idle once complete
     Harness h(CollectionMode::IterationReplay, 3, 8, c); // images of 8: not the whole step
     const auto step = [&](int n) {
         h.push(("Train step " + std::to_string(n)).c_str());

@@ -32,7 +32,7 @@ std::vector<double> shown(const std::vector<double>& values) {
 // Passes 0 and 1 on steps 0 and 1; the job ends inside step 2, whose pass 2 ran k0 and k1.
 TEST(CollectorStop, APassStoppedHalfwayGivesItsCountersToTheLaunchesItReached) {
     CollectorConfig c;
-    c.iterationRange = "step";
+    c.options.iterationRange = "step";
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     for (int s = 0; s < 2; ++s) {
         h.push("step");

@@ -87,7 +87,7 @@ TEST(CollectorIterationReplay, AWindowMeasuredAgainForTensorCountersTakesInTheSp
         SCOPED_TRACE(detection ? "tensor counters by detection" : "every counter from the start");
         CollectorConfig c;
         c.reuseSamples = 2;
-        c.measureAfterComplete = false;
+        c.options.idleWhenComplete = true;
         c.metricNames = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum",
                          "sm__ops_path_tensor_src_bf16_dst_fp32.sum"};
         bool grown = false;
@@ -182,7 +182,7 @@ TEST(CollectorIterationReplay, AWarpMmaTypeTheKernelNamesSuggestIsCollectedFromT
         SCOPED_TRACE(named ? "named for TF32 warp MMA" : "no name hint");
         CollectorConfig c;
         c.reuseSamples = 2;
-        c.measureAfterComplete = false;
+        c.options.idleWhenComplete = true;
         std::set<std::string> collected;
         c.infer = [&collected](std::vector<double>& values) {
             if (values[0] == 5.0 && !collected.count("tf32")) // warp MMA of a type not collected
@@ -235,7 +235,7 @@ TEST(CollectorIterationReplay, AWarpMmaTypeTheKernelNamesSuggestIsCollectedFromT
 TEST(CollectorIterationReplay, AWrongGuessFromKernelNamesIsFollowedByTheUnknownMetrics) {
     CollectorConfig c;
     c.reuseSamples = 2;
-    c.measureAfterComplete = false;
+    c.options.idleWhenComplete = true;
     std::set<std::string> collected;
     c.infer = [&collected](std::vector<double>& values) {
         if (values[0] == 6.0 && !collected.count("bf16")) // BF16 warp MMA, not the named TF32

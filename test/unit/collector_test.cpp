@@ -46,8 +46,8 @@ TEST(CollectorKernelReplay, OneRecordPerScopedLaunchAcrossImageReuse) {
 TEST(CollectorKernelReplay, FiltersStopTheProfilerForRefusedLaunches) {
     CollectorConfig c;
     c.filter = core::KernelFilter({"b/"}, {}, "regex:^keep");
-    c.launchSkip = 1;
-    c.launchCount = 2;
+    c.options.launchSkip = 1;
+    c.options.launchCount = 2;
     Harness h(CollectionMode::KernelReplay, 2, 8, c);
     h.push("a");
     h.launch("keep_a", 1); // not under b
@@ -88,7 +88,7 @@ TEST(CollectorIterationReplay, PassIOnIterationIAssemblesEachKernelsCounters) {
 
 TEST(CollectorIterationReplay, ShortIterationsShareAPassUpToAnImage) {
     CollectorConfig c;
-    c.iterationsPerPass = kAuto;
+    c.options.iterationsPerPass = kAuto;
     Harness h(CollectionMode::IterationReplay, 2, 12, c); // 2 kernels per step: 3 steps a pass
     for (int it = 0; it < 12; ++it) {
         h.push("step");
@@ -109,7 +109,7 @@ TEST(CollectorIterationReplay, ShortIterationsShareAPassUpToAnImage) {
 
 TEST(CollectorIterationReplay, ADifferentKernelInAReplayedPassCostsOnlyThatLaunch) {
     CollectorConfig c;
-    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
+    c.options.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("kern_a", 1);
@@ -159,7 +159,7 @@ TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
     // Pass 1 launches an extra kernel before the third one: CUPTI's auto ranges are positional,
     // so every later launch of that pass lands one range further.
     CollectorConfig c;
-    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
+    c.options.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     for (int k = 0; k < 5; ++k)
@@ -185,7 +185,7 @@ TEST(CollectorIterationReplay, AnInsertedLaunchCostsTheLaunchesItShifts) {
 
 TEST(CollectorIterationReplay, APassThatEndsEarlyCostsTheLaunchesItLacks) {
     CollectorConfig c;
-    c.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
+    c.options.firstIteration = FirstIteration::Measure; // pass 0 is the first iteration here
     Harness h(CollectionMode::IterationReplay, 2, 8, c);
     h.push("step");
     h.launch("a", 1);
@@ -292,7 +292,7 @@ TEST(CollectorIterationReplay, AGroupCutShortKeepsWhatItsPassesGaveAndSaysHowToF
 
 TEST(CollectorIterationReplay, IterationRangeNamesTheLoopBody) {
     CollectorConfig c;
-    c.iterationRange = "step";
+    c.options.iterationRange = "step";
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     h.push("train");
     for (int s = 0; s < 3; ++s) {
@@ -322,7 +322,7 @@ TEST(CollectorIterationReplay, CachesFlushedBeforeEachPassWhenAsked) {
 
 TEST(CollectorScopeReplay, OneRecordPerScopeWithAllItsKernels) {
     CollectorConfig c;
-    c.scopeLevels = 2;
+    c.options.scopeLevels = 2;
     Harness h(CollectionMode::ScopeReplay, 2, 8, c);
     for (int it = 0; it < 2; ++it) {
         h.push("step");
@@ -355,7 +355,7 @@ TEST(CollectorScopeReplay, OneRecordPerScopeWithAllItsKernels) {
 
 TEST(CollectorScopeReplay, ShortIterationsShareAPassAsDistinctRanges) {
     CollectorConfig c;
-    c.iterationsPerPass = kAuto;
+    c.options.iterationsPerPass = kAuto;
     Harness h(CollectionMode::ScopeReplay, 2, 8, c); // one scope a step: 4 steps a pass
     for (int it = 0; it < 8; ++it) {
         h.push("step");

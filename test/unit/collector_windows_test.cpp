@@ -219,7 +219,7 @@ static void trainingStepsShape(std::size_t rangesPerImageMax) {
     constexpr int kLayers = 28;
     CollectorConfig c;
     c.reuseSamples = 2;
-    c.measureAfterComplete = false;
+    c.options.idleWhenComplete = true;
     c.rangesPerImageMax = rangesPerImageMax;
     Harness h(CollectionMode::IterationReplay, 3, 96, c);
     const auto gemm = [&](double work, std::uint32_t m, std::uint32_t n) {
@@ -316,7 +316,7 @@ TEST(CollectorIterationReplay, ImagesGrowWhereFewerWindowsMeasureAsManyRanges) {
         SCOPED_TRACE("images up to " + std::to_string(most) + " ranges");
         CollectorConfig c;
         c.reuseSamples = 2;
-        c.measureAfterComplete = false;
+        c.options.idleWhenComplete = true;
         c.rangesPerImageMax = most;
         Harness h(CollectionMode::IterationReplay, 3, 96, c);
         int n = 0;

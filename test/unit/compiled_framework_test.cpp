@@ -226,10 +226,10 @@ TEST(CompiledFramework, AGraphNodeIsNamedWhereItWasCaptured) {
 TEST(CompiledFramework, LaunchesMeasuredWhileTheProgramProfilesKeepTheReferencesNames) {
     fw::reset();
     collect::CollectorConfig config; // the session's defaults: reuse, first iteration observed
-    config.firstIteration = FirstIteration::Skip;
+    config.options.firstIteration = FirstIteration::Skip;
     config.reuseSamples = 2;
-    config.iterationsPerPass = collect::testing::kAuto;
-    config.measureAfterComplete = false;
+    config.options.iterationsPerPass = collect::testing::kAuto;
+    config.options.idleWhenComplete = true;
     config.describe = &fw::describe;
     collect::testing::Harness h(CollectionMode::IterationReplay, 2, 8, config);
     int unnamed = 0;

@@ -58,7 +58,7 @@ int trainWhileNeeded(Harness& h, int first) {
 
 TEST(IterationScope, NumberedStepsShareOneScopePathAndKeepTheirInstance) {
     CollectorConfig c;
-    c.iterationRange = "Train step";
+    c.options.iterationRange = "Train step";
     Harness h(CollectionMode::IterationReplay, 3, 8, c);
     EXPECT_EQ(trainWhileNeeded(h, 35), 38); // three passes, one numbered step each
     auto& l = h.finish();
@@ -108,7 +108,7 @@ TEST(IterationScope, OneOffNumberedScopesKeepTheirNamesUnlessConfigured) {
     for (const bool configured : {false, true}) {
         CollectorConfig c;
         if (configured)
-            c.iterationRange = "conv";
+            c.options.iterationRange = "conv";
         Harness h(CollectionMode::KernelReplay, 1, 8, c);
         for (const char* name : {"conv1", "conv2", "c3.seer17"}) {
             h.push(name);

@@ -236,11 +236,11 @@ TEST(SessionGlue, ALaunchSkipOrCountMeasuresEachSelectedLaunch) {
     EXPECT_EQ(config(o).reuseSamples, 2u);
     o.launchCount = 10;
     EXPECT_EQ(config(o).reuseSamples, 0u);
-    EXPECT_EQ(config(o).launchCount, 10u);
+    EXPECT_EQ(config(o).options.launchCount, 10u);
     o.launchCount = 0;
     o.launchSkip = 100;
     EXPECT_EQ(config(o).reuseSamples, 0u);
-    EXPECT_EQ(config(o).launchSkip, 100u);
+    EXPECT_EQ(config(o).options.launchSkip, 100u);
 }
 
 // A session begun as `roofline run` begins one (process-wide scopes) on the fake device, its

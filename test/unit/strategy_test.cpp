@@ -67,7 +67,7 @@ CollectorConfig configFor(CollectionMode mode, std::size_t passes) {
     CollectorConfig c;
     c.mode = mode;
     c.passes = passes;
-    c.iterationsPerPass = 1;
+    c.options.iterationsPerPass = 1;
     return c;
 }
 
@@ -95,8 +95,8 @@ TEST(KernelReplayStrategy, OneRecordPerAdmittedLaunchAcrossFullImages) {
 
 TEST(ScopeReplayStrategy, OneRecordPerScopeInstanceSummingItsKernels) {
     CollectorConfig config = configFor(CollectionMode::ScopeReplay, 2);
-    config.scopeLevels = 2;
-    config.iterationRange = "step";
+    config.options.scopeLevels = 2;
+    config.options.iterationRange = "step";
     Shared shared(config, Level::Counters);
     FakeBackend backend(2, 8, true, false);
     DeviceSlot slot(0, &backend, shared);
@@ -148,7 +148,7 @@ TEST(ScopeReplayStrategy, APassWithOtherKernelsMarksTheGroup) {
 // more to measure.
 TEST(IterationReplayStrategy, WindowsCoverTheIterationThenItIsDone) {
     CollectorConfig config = configFor(CollectionMode::IterationReplay, 2);
-    config.measureAfterComplete = false;
+    config.options.idleWhenComplete = true;
     Shared shared(config, Level::Counters);
     FakeBackend backend(2, 4, false, false);
     DeviceSlot slot(0, &backend, shared);
@@ -182,7 +182,7 @@ TEST(IterationReplayStrategy, WindowsCoverTheIterationThenItIsDone) {
 TEST(IterationReplayStrategy, ReuseCycleMeasuresOneLayerAndReusesItForTheOthers) {
     CollectorConfig config = configFor(CollectionMode::IterationReplay, 2);
     config.reuseSamples = 1;
-    config.measureAfterComplete = false;
+    config.options.idleWhenComplete = true;
     Shared shared(config, Level::Counters);
     FakeBackend backend(2, 16, false, false);
     DeviceSlot slot(0, &backend, shared);

@@ -30,10 +30,10 @@ CollectorConfig sessionDefaults(std::size_t reuseSamples, std::uint32_t shareInd
     c.rangesPerImageMax = rangesPerImageMax;
     c.shareIndex = shareIndex;
     c.shareCount = shareCount;
-    c.firstIteration = FirstIteration::Skip;
+    c.options.firstIteration = FirstIteration::Skip;
     c.reuseSamples = reuseSamples;
-    c.iterationsPerPass = kAuto;
-    c.measureAfterComplete = false; // Options::idleWhenComplete
+    c.options.iterationsPerPass = kAuto;
+    c.options.idleWhenComplete = true; // Options::idleWhenComplete
     return c;
 }
 

@@ -21,7 +21,7 @@ CompletedGroup recorded(Window window, const std::vector<std::int64_t>& members)
 
 TEST(PlainWindows, WindowAfterWindowUntilTheSteadyIterationIsCovered) {
     CollectorConfig config;
-    config.measureAfterComplete = false;
+    config.options.idleWhenComplete = true;
     Shared shared(config, Level::Counters);
     FakeBackend backend(1, 4, false, false);
     DeviceSlot slot(0, &backend, shared);
@@ -66,7 +66,7 @@ TEST(PlainWindows, WindowAfterWindowUntilTheSteadyIterationIsCovered) {
 // launch where it filled, on the same iteration, and the iteration's end moves nothing further.
 TEST(PlainWindows, TheNextWindowBeginsWhereTheImageFilled) {
     CollectorConfig config;
-    config.measureAfterComplete = false;
+    config.options.idleWhenComplete = true;
     Shared shared(config, Level::Counters);
     FakeBackend backend(1, 4, false, false);
     DeviceSlot slot(0, &backend, shared);
