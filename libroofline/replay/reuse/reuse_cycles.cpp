@@ -26,19 +26,19 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
                         return id != ReusePlan::kNotMeasured && !plan_.familyMeasured(id);
                     });
     bool steady = iteration_.families == prevFamilies_;
-    if (!steady && !cycle_ && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
+    if (!steady && !cycling() && (cyclesDone_ == 0 || unmeasured) && ++unsteady_ >= kSteadyAttempts)
         steady = true;
     // The first iteration is the odd one of most programs: the second is taken as the reference
     // at once, and the third checks it (iterationEnded) -- one iteration sooner than waiting for
     // two alike.
-    const bool optimistic = !steady && !cycle_ && cyclesDone_ == 0 && observedIterations_ == 2;
+    const bool optimistic = !steady && !cycling() && cyclesDone_ == 0 && observedIterations_ == 2;
     steady = steady || optimistic;
     prevFamilies_ = iteration_.families;
-    if (steady && !cycle_ && !facts.inGroup && !facts.restartPending) {
+    if (steady && !cycling() && !facts.inGroup && !facts.restartPending) {
         const bool sharedAway = maybeStart(unmeasured, shared.limitReached(), facts, changes);
         // A new reference: its cycle measures the launches a dropped group kept -- or, where
         // other ranks measure all of it, its records say which rank does.
-        if (cycle_ || sharedAway)
+        if (cycling() || sharedAway)
             dropProvisional(shared);
         if (sharedAway) {
             emitReused(shared);
@@ -46,8 +46,8 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
             ++cyclesDone_;
             coveredWhole_ = true;
         }
-        if (cycle_ && optimistic) { // the next iteration must launch the same families
-            verifying_ = true;
+        if (cycling() && optimistic) { // the next iteration must launch the same families
+            phase_ = Phase::Verifying;
             verifyFamilies_ = prevFamilies_;
         }
         // A steady iteration with nothing left to measure: done -- once the filters admitted
@@ -55,14 +55,15 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
         const bool admitted =
             std::any_of(iteration_.signatures.begin(), iteration_.signatures.end(),
                         [](std::uint32_t id) { return id != ReusePlan::kNotMeasured; });
-        if (!cycle_ && cyclesDone_ == 0 && admitted) {
+        if (!cycling() && cyclesDone_ == 0 && admitted) {
             cyclesDone_ = 1;
             coveredWhole_ = true; // nothing of it was left to measure
         }
     }
-    if (cycle_)
+    if (cycling())
         unsteady_ = 0;
-    awaiting_ = !cycle_ && unmeasured;
+    else
+        phase_ = unmeasured ? Phase::Awaiting : Phase::Searching;
 }
 
 // The cycle's windows with an image of `capacity` launches, and the iterations they take: the
@@ -195,7 +196,7 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     largestImage_ = std::max(largestImage_, ranges);
     takeReference();
     rewind_ = false;
-    cycle_ = true;
+    phase_ = Phase::Measuring;
     offset_ = w->begin;
     windowEnd_ = w->end;
     windows_ = 1;
@@ -216,7 +217,7 @@ void ReuseWindows::takeReference() {
 }
 
 bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
-    if (!cycle_)
+    if (!cycling())
         return false;
     std::optional<Window> w;
     if (rewind_) {

@@ -55,7 +55,7 @@ void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, 
     static const std::string none;
     const std::uint32_t scope = observed_.scope(uniform ? *uniform : none);
     observed_.add(l.mangledName, l.grid, l.block, l.sharedMemBytes(), scope, instance, parent, in);
-    if (cycle_ || !in)
+    if (cycling() || !in)
         return;
     if (iteration_.launches.size() < idx)
         iteration_.launches.resize(idx);
@@ -67,7 +67,7 @@ void ReuseWindows::observe(Shared& shared, const Launch& l, const Stack& stack, 
 // The reference's signature at `at` or, when the current iteration ran another launch there (a
 // data-dependent grid), its own (as observed) at the reference's place.
 std::uint32_t ReuseWindows::measuredSignature(std::size_t at) {
-    if (!cycle_ || at >= reference_.signatures.size() || at >= reference_.shapes.size() ||
+    if (!cycling() || at >= reference_.signatures.size() || at >= reference_.shapes.size() ||
         at >= reference_.labels.size())
         return ReusePlan::kNotMeasured;
     if (observed_.shape(at) == reference_.shapes[at])
@@ -91,7 +91,8 @@ void ReuseWindows::iterationObserved(const CollectorConfig& config, bool groupOp
 // Once a profile is complete, a program that keeps showing new signatures stops being observed
 // (later new kernels are not profiled; the log says so).
 void ReuseWindows::stopObservingIfUnbounded(const CollectorConfig& config, bool groupOpen) {
-    if (plan_.signatures() <= config.reuseMaxSignatures || cyclesDone_ == 0 || cycle_ || groupOpen)
+    if (plan_.signatures() <= config.reuseMaxSignatures || cyclesDone_ == 0 || cycling() ||
+        groupOpen)
         return;
     core::log().info("libroofline: {} distinct launch signatures (a grid that changes with every "
                      "iteration?): repeated launches are no longer observed, so kernels first "
@@ -177,7 +178,7 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
 // is searched from the start again), nor while the second iteration is still checked against
 // the third (a cycle dropped then would lose the window begun).
 std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
-    if (!cycle_ || rewind_ || verifying_)
+    if (phase_ != Phase::Measuring || rewind_)
         return std::nullopt;
     const auto w = nextWindow(resumeFrom());
     if (!w || w->begin < position)
@@ -226,7 +227,7 @@ Window ReuseWindows::window() const noexcept {
 
 GroupStart ReuseWindows::nextGroup(Shared&, bool) {
     GroupStart g;
-    if (rewind_ && cycle_) {
+    if (rewind_ && cycling()) {
         rewind_ = false;
         if (const auto w = rewound(g.changes)) {
             offset_ = w->begin;
@@ -284,8 +285,8 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
         plan(shared, facts, v.changes);
         return v;
     };
-    if (verifying_ && cycle_) {
-        verifying_ = false;
+    if (phase_ == Phase::Verifying) {
+        phase_ = Phase::Measuring;
         if (iteration_.families != verifyFamilies_) {
             // The second iteration was not the steady one after all: the cycle starts again on
             // an iteration that launches what the one before it did.
@@ -319,14 +320,14 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
         // another cycle begins now or later.
         const bool keep = cyclesDone_ == 0 && !facts.firstPassIn;
         planned();
-        v.keepDropped = keep && !cycle_;
+        v.keepDropped = keep && !cycling();
         return v;
     }
     return planned();
 }
 
 void ReuseWindows::dropCycle() {
-    cycle_ = false;
+    phase_ = Phase::Searching;
     chained_ = false;
     wraps_ = false;
     tailBegin_ = Window::kOpen;
@@ -343,9 +344,10 @@ void ReuseWindows::dropCycle() {
 
 ChooserState ReuseWindows::state(const Shared& shared) const {
     ChooserState s;
-    s.holdsBack = !cycle_;
-    s.pending = cycle_ || ((cyclesDone_ == 0 || awaiting_) && !shared.limitReached());
-    s.done = cyclesDone_ > 0 && !cycle_ && !awaiting_;
+    s.holdsBack = !cycling();
+    s.pending =
+        cycling() || ((cyclesDone_ == 0 || phase_ == Phase::Awaiting) && !shared.limitReached());
+    s.done = cyclesDone_ > 0 && phase_ == Phase::Searching;
     s.windowAt = offset_;
     s.signatures = plan_.signatures();
     return s;
@@ -389,14 +391,14 @@ void ReuseWindows::finish(Shared& shared) {
         provisional_.clear();
         recorded(shared, members);
     }
-    if (!cycle_ && reference_.launches.empty())
+    if (!cycling() && reference_.launches.empty())
         return;
     try {
         emitReused(shared);
     } catch (...) {
         // out of memory: those records are missing, as unmeasured launches are
     }
-    cycle_ = false;
+    phase_ = Phase::Searching;
 }
 
 } // namespace roofline::collect

@@ -133,7 +133,7 @@ private:
     }
     /// The reference's launch at `position` when the filters admitted it there.
     const core::LaunchInfo* referenceAdmitted(std::size_t position) const noexcept {
-        return cycle_ && position < reference_.launches.size() &&
+        return cycling() && position < reference_.launches.size() &&
                        !reference_.launches[position].mangledName.empty()
                    ? &reference_.launches[position]
                    : nullptr;
@@ -153,13 +153,23 @@ private:
     // A group dropped before its last pass, before any cycle completed: its records and their
     // signatures, kept for the stop unless a new reference replaces them (dropProvisional).
     std::vector<std::pair<std::int64_t, std::uint32_t>> provisional_;
-    bool cycle_ = false;     // a cycle of windows over reference_ is in progress
+    /// Where reuse is. Searching: iterations are observed for a steady one to take as the
+    /// reference. Awaiting: the last iteration launched what no cycle measured yet, and the
+    /// replay helper waits for it to form a steady iteration. Verifying: a cycle of windows over
+    /// the reference runs, the reference taken from the second iteration before it was known to
+    /// be steady (the first is the odd one: validation, lazy loading, state created on first
+    /// use) -- the next iteration must launch the same families, or the cycle is dropped.
+    /// Measuring: a cycle of windows over the reference runs.
+    enum class Phase { Searching, Awaiting, Verifying, Measuring };
+    Phase phase_ = Phase::Searching;
+    bool cycling() const noexcept {
+        return phase_ == Phase::Verifying || phase_ == Phase::Measuring;
+    }
     std::size_t offset_ = 0; // the current window: [offset_, windowEnd_)
     std::size_t windowEnd_ = 0;
     std::size_t windows_ = 0; // windows of the current cycle so far
     std::size_t cyclesDone_ = 0;
     std::size_t unsteady_ = 0; // observed iterations that differed from the one before
-    bool awaiting_ = false;    // the last iteration launched what no cycle measured yet
     bool rewind_ = false;      // a split: the next window is searched from the start again
     bool chained_ = false;     // the last completed window's successor was chosen as it completed
     // The current window goes across the iteration's end: [offset_, the end) and the next
@@ -174,11 +184,7 @@ private:
     /// The cycle's next window from `from`, before the tail a window across the end measured.
     std::optional<Window> nextWindow(std::size_t from) const;
     std::size_t observedIterations_ = 0;
-    // The first cycle refers to the second iteration before it is known to be steady (the first
-    // is the odd one: validation, lazy loading, state created on first use); the next iteration
-    // must launch the same families, or the cycle is dropped.
-    bool verifying_ = false;
-    std::vector<std::uint32_t> verifyFamilies_;
+    std::vector<std::uint32_t> verifyFamilies_; // Phase::Verifying: the families to launch again
     std::vector<bool> measuredPos_;
     std::size_t cycleRanges_ = 0;  // the cycle's longest window: what its image holds
     std::size_t maxRanges_ = 0;    // the most an image may grow to (CollectorConfig)
