@@ -228,3 +228,60 @@ class Finder:
                     best, overlap = modules, k
             out.append((key, sites_table(sites, best, is_backward(g.source_code or ""))))
         return out
+
+
+class Watcher:
+    """Each compilation's graphs sent to libroofline once it ends (Dynamo's end-of-compile
+    callback runs outside the code it traces). Started once the program imports Dynamo; graphs
+    compiled before libroofline collects are sent when it starts (report())."""
+
+    def __init__(self, torch, collecting, send, fail):
+        self.torch = torch
+        self.collecting = collecting  # () -> bool: libroofline collects now
+        self.send = send  # (key, table): one compiled graph's call sites
+        self.fail = fail  # (exception): the hook turns itself off
+        self.finder = None
+        self.handler = None  # Dynamo's callback handler while the callback is registered
+        self.in_callback = False  # inside that callback: it cannot be removed now
+        self.unreported = False  # a compilation ended before libroofline collected
+
+    def start(self):
+        if self.finder is not None:
+            return
+        try:
+            from torch._dynamo.callback import callback_handler
+        except ImportError:  # another PyTorch: compiled kernels keep the operators their names tell
+            return
+        self.finder = Finder(self.torch)
+        callback_handler.register_end_callback(self.compiled)
+        self.handler = callback_handler
+
+    def compiled(self, args):
+        if self.handler is None:
+            return  # stopped while inside this callback
+        self.in_callback = True
+        try:
+            if self.collecting():
+                self.report()
+            else:
+                self.unreported = True
+        except Exception as e:  # never into Dynamo: the hook says why and turns itself off
+            self.fail(e)
+        finally:
+            self.in_callback = False
+
+    def report(self):
+        """The graphs compiled since the last report, sent."""
+        self.unreported = False
+        if self.finder is None:
+            return
+        for key, table in self.finder.new_graphs():
+            self.send(key, table)
+
+    def stop(self):
+        handler, self.handler, self.finder = self.handler, None, None
+        if handler is not None and not self.in_callback:
+            try:
+                handler.remove_end_callback(self.compiled)
+            except ValueError:  # Dynamo's list no longer holds it: nothing left to remove
+                pass

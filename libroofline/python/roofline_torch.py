@@ -30,6 +30,8 @@ turns attribution off with one message -- it never raises into the program.
 libroofline's C entry points are bound from include/roofline/framework.h (roofline_framework).
 """
 import atexit
+import collections
+import enum
 import importlib.abc
 import importlib.util
 import os
@@ -40,6 +42,7 @@ import weakref
 
 import roofline_compiled
 import roofline_framework
+import roofline_ranges
 
 _COMPILER_PACKAGES = ("torch._dynamo.", "torch._inductor.")
 _TOOL_IDS = (3, 4)  # sys.monitoring ids no tool claims by convention (0-2 and 5 are taken)
@@ -50,27 +53,54 @@ def _say(text):
     sys.stderr.write(f"[roofline] {text}\n")
 
 
+class _Phase(enum.Enum):
+    """The hook's life. WAITING: libroofline is not loaded in this process, or its profile has
+    not started: modules run unseen. COLLECTING: counters are collected (the facts were sent on
+    entering it): modules and steps are named, PyTorch's operator ranges are on. FINISHED: the
+    profile completed or stopped, or the hook failed or was switched off: nothing of it is left."""
+    WAITING = "waiting"
+    COLLECTING = "collecting"
+    FINISHED = "finished"
+
+
+_NOT_LOADED = 0  # ROOFLINE_PROFILE_NOT_STARTED (framework.h), while libroofline is not loaded
+
+
+class _Named(collections.namedtuple("_Named", "path top ref")):
+    """A module named so far: its path, whether it is a top-level one, a weak reference to it."""
+
+
+class _Stepper(collections.namedtuple("_Stepper", "ref name")):
+    """The object whose step() ends the program's steps (weakly referenced), and its name."""
+
+
+# What a module call on the stack is to the hook (per thread, innermost last).
+_FOLLOWED = "followed"  # named for libroofline (its path entered)
+_UNFOLLOWED = "unfollowed"  # not named: the profile did not collect at its top-level call
+_COMPILER = "compiler"  # the compiler's own wrapper: no module of the program, adds nothing
+
+
 class _Hook:
     def __init__(self, torch):
         self.torch = torch
+        self.phase = _Phase.WAITING
         self.lib = None
         self.next_load_check = 0.0
         self.tool = None
         self.codes = {}  # code object -> what its start means: "module", "step", "profiler", ...
-        self.paths = {}  # id(module) -> (path, top, weak reference), for the modules named so far
+        self.paths = {}  # id(module) -> _Named, for the modules named so far
         self.local = threading.local()
-        self.nvtx = None  # the emit_nvtx context while our ranges are on
-        self.nvtx_thread = None
-        self.aside = False  # a profiler of the program's runs: our ranges stay off until it ends
-        self.facts_sent = False
-        self.finished = False
-        self.finder = None
-        self.compiled_callback = None
-        self.in_compiled = False  # inside Dynamo's end-of-compile callback
-        self.compiles_pending = False  # a compilation ended before the profile collected
-        self.entering = False  # our own emit_nvtx is being entered (its start is not the program's)
-        self.stepper = None  # (weak reference, name) of the object whose step() ends the steps
+        self.ranges = roofline_ranges.Ranges(torch)
+        self.compiles = roofline_compiled.Watcher(
+            torch, lambda: self.phase is _Phase.COLLECTING,
+            lambda key, table: self.lib.roofline_compiled_graph(key.encode(), table.encode()),
+            self.fail)
+        self.stepper = None  # _Stepper
         self.dynamo_waiter = None  # waits for the program to import Dynamo (torch.compile)
+
+    @property
+    def finished(self):
+        return self.phase is _Phase.FINISHED
 
     # ---- installation -------------------------------------------------------------------------
     def install(self):
@@ -123,12 +153,16 @@ class _Hook:
             self.dynamo_waiter = _WhenImported("torch._dynamo", lambda _: self.watch_compiles())
             sys.meta_path.insert(0, self.dynamo_waiter)
 
+    def watch_compiles(self):
+        if not self.finished:
+            self.compiles.start()
+
     def uninstall(self):
         """Everything of ours off; ranges off on this thread if they are ours."""
         if self.finished:
             return
-        self.finished = True
-        self.nvtx_off()
+        self.phase = _Phase.FINISHED
+        self.ranges.turn_off()
         if self.tool is not None:
             mon = sys.monitoring
             try:
@@ -138,25 +172,18 @@ class _Hook:
                 for event in (mon.events.PY_START, mon.events.PY_RETURN, mon.events.PY_UNWIND):
                     mon.register_callback(self.tool, event, None)
                 mon.free_tool_id(self.tool)
-            except Exception:  # a tool id freed already: the callbacks see `finished`, do nothing
+            except ValueError:  # the tool id was freed already: the callbacks see FINISHED
                 pass
         local = self.calls()
         if self.lib is not None:
-            for followed in local.followed:
-                if followed:
+            for call in local.followed:
+                if call == _FOLLOWED:
                     self.lib.roofline_module_exit()
         local.followed, local.parents = [], []
-        self.finder = None
         if self.dynamo_waiter is not None:
             self.dynamo_waiter.leave()
             self.dynamo_waiter = None
-        if self.compiled_callback is not None and not self.in_compiled:
-            handler, callback = self.compiled_callback
-            self.compiled_callback = None
-            try:
-                handler.remove_end_callback(callback)
-            except Exception:
-                pass
+        self.compiles.stop()
 
     def fail(self, error):
         if not self.finished:
@@ -164,20 +191,21 @@ class _Hook:
                  f"{error}")
             try:
                 self.uninstall()
-            except Exception:
-                self.finished = True
+            except Exception as e:
+                self.phase = _Phase.FINISHED
+                _say(f"PyTorch hook: not all of it could be removed: {type(e).__name__}: {e}")
 
     # ---- libroofline --------------------------------------------------------------------------
     def state(self):
-        """libroofline's profile state; NOT_STARTED while it is not loaded in this process."""
+        """libroofline's profile state; _NOT_LOADED while it is not loaded in this process."""
         if self.lib is None:
             now = time.monotonic()
             if now < self.next_load_check:
-                return 0
+                return _NOT_LOADED
             self.next_load_check = now + _LOAD_CHECK_S
             self.lib = roofline_framework.loaded_library()
             if self.lib is None:
-                return 0
+                return _NOT_LOADED
             if not self.lib.roofline_torch_hook_enabled():
                 self.uninstall()  # ROOFLINE_TORCH_HOOK=0
                 return self.lib.PROFILE_STOPPED
@@ -186,47 +214,22 @@ class _Hook:
     def tick(self):
         """At a module call or an optimizer step: follow the profile's state. False once done."""
         state = self.state()
-        if state == 0:  # PROFILE_NOT_STARTED
+        if state == _NOT_LOADED:
             return False
         if state == self.lib.PROFILE_COLLECTING:
-            if not self.facts_sent:
-                self.facts_sent = True
+            if self.phase is _Phase.WAITING:
+                self.phase = _Phase.COLLECTING
                 self.send_facts()  # the program has set TF32 and autocast by now
-            if self.compiles_pending:
-                self.compiles_pending = False
-                self.report_compiled()  # graphs compiled before the session collected
+            if self.compiles.unreported:
+                self.compiles.report()  # graphs compiled before the session collected
             # On a thread of the program's, not the autograd engine's (a checkpointed layer runs
             # its forward again there): the engine's threads inherit the ranges from the caller.
-            if (self.nvtx is None and not self.aside and
-                    not isinstance(threading.current_thread(), threading._DummyThread)):
-                self.nvtx_on()
+            self.ranges.turn_on()
             return True
         # Complete or stopped: nothing left to name. The ranges go off on their own thread.
-        if self.nvtx is None or self.nvtx_thread == threading.get_ident():
+        if self.ranges.off_or_here():
             self.uninstall()
         return False
-
-    # ---- NVTX operator ranges ---------------------------------------------------------------
-    def nvtx_on(self):
-        prof = self.torch.autograd.profiler
-        if getattr(self.torch.autograd, "_profiler_enabled", lambda: False)():
-            return  # the program's own profiler is on (or still ending): it keeps the thread
-        ctx = prof.emit_nvtx(record_shapes=True)
-        self.entering = True
-        try:
-            ctx.__enter__()
-        except RuntimeError:
-            self.aside = True  # a profiler of the program's holds this thread
-            return
-        finally:
-            self.entering = False
-        self.nvtx, self.nvtx_thread = ctx, threading.get_ident()
-
-    def nvtx_off(self):
-        if self.nvtx is None or self.nvtx_thread != threading.get_ident():
-            return
-        ctx, self.nvtx, self.nvtx_thread = self.nvtx, None, None
-        ctx.__exit__(None, None, None)
 
     # ---- monitoring callbacks (never raise) -------------------------------------------------
     def on_start(self, code, offset):
@@ -238,11 +241,10 @@ class _Hook:
                 self.module_started(sys._getframe(1))
             elif kind == "step":
                 self.step_started(sys._getframe(1))
-            elif kind == "profiler" and not self.entering:
-                self.aside = True  # the program's own profiler starts: ours steps aside first
-                self.nvtx_off()
-            elif kind == "profiler ends" and self.nvtx is None:
-                self.aside = False  # back on at the next module call, once the program's is off
+            elif kind == "profiler":
+                self.ranges.program_profiler_starts()
+            elif kind == "profiler ends":
+                self.ranges.program_profiler_ends()
         except Exception as e:
             self.fail(e)
         return None
@@ -294,18 +296,18 @@ class _Hook:
         obj, local.stepping = local.stepping, None
         if not returned or obj is None or self.lib is None:
             return
-        if self.stepper is None or self.stepper[0]() is None:  # the first to step (or its heir)
+        if self.stepper is None or self.stepper.ref() is None:  # the first to step (or its heir)
             kind = type(obj)  # named by its package where it is PyTorch's ("torch.optim.AdamW")
             package = next((p for p in ("torch.optim", "torch.profiler")
                             if kind.__module__.startswith(p)), kind.__module__)
             name = package + "." + kind.__qualname__
             try:
-                self.stepper = (weakref.ref(obj), name)
+                self.stepper = _Stepper(weakref.ref(obj), name)
             except TypeError:  # not weakly referenced: not a stepper we follow
                 return
-        if self.stepper[0]() is obj and \
+        if self.stepper.ref() is obj and \
                 self.lib.roofline_profile_state() == self.lib.PROFILE_COLLECTING:
-            self.lib.roofline_step_end(self.stepper[1].encode())
+            self.lib.roofline_step_end(self.stepper.name.encode())
 
     # ---- modules ----------------------------------------------------------------------------
     # Per thread: the open module calls (each followed or not: a top-level call is followed when
@@ -320,20 +322,20 @@ class _Hook:
 
     def path_of(self, module, top_level):
         known = self.paths.get(id(module))
-        if known is not None and known[2]() is module:
-            return known[0], known[1]
+        if known is not None and known.ref() is module:
+            return known.path, known.top
         parents = self.calls().parents
         if top_level:
             # A top-level call names itself (by its class) and every module under it.
             for name, sub in module.named_modules(remove_duplicate=False):
                 if name and id(sub) not in self.paths:
-                    self.paths[id(sub)] = (name, False, weakref.ref(sub))
-            self.paths[id(module)] = (type(module).__name__, True, weakref.ref(module))
+                    self.paths[id(sub)] = _Named(name, False, weakref.ref(sub))
+            self.paths[id(module)] = _Named(type(module).__name__, True, weakref.ref(module))
         else:  # a module called from another, but not registered under it
-            self.paths[id(module)] = (parents[-1] + "." + type(module).__name__, False,
-                                      weakref.ref(module))
+            self.paths[id(module)] = _Named(parents[-1] + "." + type(module).__name__, False,
+                                            weakref.ref(module))
         entry = self.paths[id(module)]
-        return entry[0], entry[1]
+        return entry.path, entry.top
 
     def module_started(self, frame):
         local = self.calls()
@@ -342,60 +344,26 @@ class _Hook:
             # The compiler's own modules -- torch.compile's wrapper around the model, DDP's
             # wrappers around each compiled bucket -- are no module of the program: the program's
             # module around them is the one the kernels inside belong to.
-            local.followed.append(None)
+            local.followed.append(_COMPILER)
             return
-        real = [f for f in local.followed if f is not None]
+        real = [call for call in local.followed if call != _COMPILER]
         top_level = not real
-        follow = self.tick() if top_level else real[-1]
+        follow = self.tick() if top_level else real[-1] == _FOLLOWED
         if follow and not self.finished:
             path, top = self.path_of(module, top_level)
             self.lib.roofline_module_enter(path.encode(), 1 if top else 0)
             local.parents.append(path)
+            local.followed.append(_FOLLOWED)
         else:
-            follow = False
-        local.followed.append(follow)
+            local.followed.append(_UNFOLLOWED)
 
     def module_ended(self):
         local = self.calls()
         if not local.followed:
             return
-        if local.followed.pop():
+        if local.followed.pop() == _FOLLOWED:
             local.parents.pop()
             self.lib.roofline_module_exit()
-
-    # ---- torch.compile ----------------------------------------------------------------------
-    def watch_compiles(self):
-        """Reads the graphs each compilation made once it ends (Dynamo's callbacks run outside
-        the code it traces)."""
-        if self.finished or self.finder is not None:
-            return
-        try:
-            from torch._dynamo.callback import callback_handler
-        except Exception:  # another PyTorch: compiled kernels keep the operators their names tell
-            return
-        self.finder = roofline_compiled.Finder(self.torch)
-        callback_handler.register_end_callback(self.compiled)
-        self.compiled_callback = (callback_handler, self.compiled)
-
-    def compiled(self, args):
-        if self.finished:
-            return
-        self.in_compiled = True
-        try:
-            if self.lib is not None and self.facts_sent:
-                self.report_compiled()
-            else:
-                self.compiles_pending = True
-        except Exception as e:
-            self.fail(e)
-        finally:
-            self.in_compiled = False
-
-    def report_compiled(self):
-        if self.finder is None:
-            return
-        for key, table in self.finder.new_graphs():
-            self.lib.roofline_compiled_graph(key.encode(), table.encode())
 
     # ---- lifetime ---------------------------------------------------------------------------
     def send_facts(self):
@@ -413,24 +381,17 @@ class _Hook:
         PyTorch's profiler state it inherited is let go, without CUDA (the child may not use it),
         and the hook stays off there."""
         try:
-            if self.nvtx is not None and self.nvtx_thread == threading.get_ident():
-                self.nvtx = None
-                disable = getattr(self.torch.autograd, "_disable_profiler", None)
-                if disable is not None:
-                    disable()
-                stop = getattr(self.torch.autograd.profiler, "_run_on_profiler_stop", None)
-                if stop is not None:
-                    stop()
-            self.nvtx = None
+            self.ranges.forked()
             self.uninstall()
-        except Exception:
-            self.finished = True
+        except Exception as e:
+            self.phase = _Phase.FINISHED
+            _say(f"PyTorch hook in a forked child: {type(e).__name__}: {e}")
 
     def at_exit(self):
         try:
             self.uninstall()
-        except Exception:
-            pass
+        except Exception as e:  # the program's exit goes on: said, not raised
+            _say(f"PyTorch hook at exit: {type(e).__name__}: {e}")
 
 
 _hook = None
@@ -441,7 +402,7 @@ def _older_python():
     try:
         if roofline_framework.loaded_library() is None:
             return
-    except Exception:
+    except Exception:  # libroofline cannot be read here: this process was not profiled by it
         return
     _say(f"PyTorch operators and modules are named from Python 3.12 on (sys.monitoring); this "
          f"is Python {sys.version_info[0]}.{sys.version_info[1]}: its kernels carry none. A loop "

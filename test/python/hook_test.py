@@ -95,8 +95,12 @@ check(not modules() and not autograd.calls, "nothing before libroofline is loade
 state["loaded"] = True
 net(1)
 check(not modules() and not autograd.calls, "nothing before the session starts")
+phase = lambda: roofline_torch._hook.phase.value
+ranges = lambda: roofline_torch._hook.ranges.state
+check(phase() == "waiting" and ranges() == "off", "waiting, ranges off")
 state["now"] = COLLECTING
 check(net(1) == 6, "the forward's result")
+check(phase() == "collecting" and ranges() == "on", "collecting, ranges on")
 check(autograd.calls and autograd.calls[0][0] == "nvtx on" and autograd.calls[0][2],
       "ranges on, with shapes")
 check(modules() == ["Net", "blocks.b0", "blocks.b0.linear", "head"], "module paths")
@@ -111,6 +115,7 @@ torch.optim.SGD().step()
 state["now"] = COMPLETE
 net(1)
 check(autograd.calls[-1][0] == "nvtx off", "ranges off once complete")
+check(phase() == "finished" and ranges() == "off", "finished, ranges off")
 check(sys.monitoring.get_tool(roofline_torch._hook.tool) is None, "monitoring tool freed")
 n = len(log)
 net(1)
