@@ -18,6 +18,7 @@ framework.h, roofline_compiled_graph). Parsing needs no torch; finding the graph
 import gc
 import re
 import sys
+import weakref
 
 _SOURCE = re.compile(r"#\s*(?:Topologically Sorted|Unsorted) Source Nodes: \[(.*?)\], "
                      r"Original ATen: \[(.*?)\]")
@@ -182,8 +183,11 @@ class Finder:
         # other than Inductor compiles none).
         self.compiled_fx_graph = compiled_fx_graph
         self.dynamo_modules = []  # (compile id, {node name: module path}), newest last
-        self.seen = set()  # ids of the graphs reported, each kept alive in `kept` (ids unique)
-        self.kept = []
+        # The graphs reported by id, held weakly (by identity: a dataclass graph is not
+        # hashable): a graph the compiler lets go is not kept alive, and its id leaves with it.
+        # One that cannot be weakly referenced is kept (its id then stays its own).
+        self.seen = weakref.WeakValueDictionary()
+        self.kept = {}
 
     def _dynamo_modules(self, gm):
         out = {}
@@ -191,6 +195,16 @@ class Finder:
             stack = node.meta.get("nn_module_stack")
             out[node.name] = module_path(list(stack.values())[-1][0]) if stack else ""
         return out
+
+    def _seen(self, graph):
+        """Whether `graph` was reported; marks it reported."""
+        if self.seen.get(id(graph)) is graph or self.kept.get(id(graph)) is graph:
+            return True
+        try:
+            self.seen[id(graph)] = graph
+        except TypeError:  # not weakly referenced
+            self.kept[id(graph)] = graph
+        return False
 
     def new_graphs(self):
         """[(key, table)] of the compiled graphs found since the last call."""
@@ -206,11 +220,8 @@ class Finder:
                 fresh_compiled.append(o)
             elif issubclass(kind, self.fx_graph_module) and "dynamo_compile_id" in o.meta:
                 fresh_gms.append(o)
-        fresh_gms = [g for g in fresh_gms if id(g) not in self.seen]
-        fresh_compiled = [g for g in fresh_compiled if id(g) not in self.seen]
-        for g in fresh_gms + fresh_compiled:
-            self.seen.add(id(g))
-            self.kept.append(g)
+        fresh_gms = [g for g in fresh_gms if not self._seen(g)]
+        fresh_compiled = [g for g in fresh_compiled if not self._seen(g)]
         for gm in fresh_gms:
             self.dynamo_modules.append((str(gm.meta.get("dynamo_compile_id")),
                                         self._dynamo_modules(gm)))

@@ -353,6 +353,11 @@ check(lines[4].startswith("triton_per_fused__to_copy_native_layer_norm_view_3\tb
       lines[4])
 callback_handler.run_end_callbacks()
 check(len([e for e in log if e[0] == "roofline_compiled_graph"]) == 1, "each graph once")
+import weakref
+reported = weakref.ref(graph)
+del graph
+gc.collect()
+check(reported() is None, "a reported graph is not kept alive by the hook")
 state["now"] = COMPLETE
 net(1)
 check(not callback_handler.end_callbacks, "the compile callback removed")
