@@ -186,7 +186,10 @@ std::vector<Shape> shapes(int sms, const std::vector<int>& threads,
 
 } // namespace
 
-core::MeasuredCeilings measure(const SweepOptions& options) {
+namespace {
+
+// The device measure() runs on (its properties), after checking there is one.
+cudaDeviceProp selectDevice(int device) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         cudaGetLastError();
@@ -195,18 +198,21 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
                     "CUDA device or driver); run it on the machine with the GPU, or use `roofline "
                     "ceilings --show` to print the cached and bundled ceilings");
     }
-    if (options.device < 0 || options.device >= count)
-        throw Error(ErrorCode::NoDevice, "no CUDA device " + std::to_string(options.device) +
+    if (device < 0 || device >= count)
+        throw Error(ErrorCode::NoDevice, "no CUDA device " + std::to_string(device) +
                                              " (this machine has " + std::to_string(count) + ")");
-    check(cudaSetDevice(options.device), "cudaSetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
     cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, options.device), "cudaGetDeviceProperties");
-    int clockKHz = 0, memoryKHz = 0, driver = 0;
-    cudaDeviceGetAttribute(&clockKHz, cudaDevAttrClockRate, options.device);
-    cudaDeviceGetAttribute(&memoryKHz, cudaDevAttrMemoryClockRate, options.device);
-    cudaDriverGetVersion(&driver);
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    return prop;
+}
 
-    const auto started = std::chrono::steady_clock::now();
+// What the ceilings are measured on: the device, its clocks and the driver.
+core::MeasuredCeilings describeDevice(const cudaDeviceProp& prop, int device, bool quick) {
+    int clockKHz = 0, memoryKHz = 0, driver = 0;
+    cudaDeviceGetAttribute(&clockKHz, cudaDevAttrClockRate, device);
+    cudaDeviceGetAttribute(&memoryKHz, cudaDevAttrMemoryClockRate, device);
+    cudaDriverGetVersion(&driver);
     core::MeasuredCeilings out;
     out.deviceName = prop.name;
     out.computeMajor = prop.major;
@@ -217,33 +223,63 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
     out.driverVersion = driver;
     out.createdUtc = core::utcNow();
     out.libraryVersion = ROOFLINE_VERSION_STRING;
-    out.quick = options.quick;
+    out.quick = quick;
+    return out;
+}
 
-    const int sms = prop.multiProcessorCount;
-    const int maxPerSm = prop.maxThreadsPerMultiProcessor;
-    const bool quick = options.quick;
-    Sweep sweep(options);
-    auto finish = [&](Best& b, const std::string& roof) {
+// One sweep of the device's roofs, family by family; each roof's best run goes into `out`.
+class Roofs {
+public:
+    Roofs(const SweepOptions& options, const cudaDeviceProp& prop, core::MeasuredCeilings& out)
+        : prop_(prop), out_(out), sweep_(options), quick_(options.quick),
+          sms_(prop.multiProcessorCount), maxPerSm_(prop.maxThreadsPerMultiProcessor) {}
+
+    void cudaCores();
+    void tensorCores();
+    void fp64TensorCores();
+    void l1AndShared();
+    void l2();
+    void dram();
+
+private:
+    void finish(Best& b, const std::string& roof) {
         b.m.roof = roof;
         if (b.m.perSecond <= 0 && b.m.note.empty())
             b.m.note = "every configuration was refused by the device";
-        sweep.report(b.m);
-        out.roofs.push_back(b.m);
-    };
+        sweep_.report(b.m);
+        out_.roofs.push_back(b.m);
+    }
+    std::vector<Shape> streamShapes() const {
+        return quick_ ? shapes(sms_, {1024}, {2}, maxPerSm_)
+                      : shapes(sms_, {256, 512, 1024}, {1, 2, 4}, maxPerSm_);
+    }
+    std::vector<int> unrolls() const {
+        return quick_ ? std::vector<int>{4} : std::vector<int>{1, 2, 4, 8};
+    }
 
-    // CUDA-core FMA: FP64, FP32, FP16 (packed half2).
-    const auto fmaShapes = quick ? shapes(sms, {256}, {4, 8}, maxPerSm)
-                                 : shapes(sms, {128, 256, 512, 1024}, {1, 2, 4, 8, 16}, maxPerSm);
-    const std::vector<int> fmaChains = quick ? std::vector<int>{8} : std::vector<int>{4, 8, 16};
+    const cudaDeviceProp& prop_;
+    core::MeasuredCeilings& out_;
+    Sweep sweep_;
+    const bool quick_;
+    const int sms_, maxPerSm_;
+};
+
+// CUDA-core FMA: FP64, FP32, FP16 (packed half2), and the warp-issue roof from FP32's best.
+void Roofs::cudaCores() {
+    const auto fmaShapes = quick_
+                               ? shapes(sms_, {256}, {4, 8}, maxPerSm_)
+                               : shapes(sms_, {128, 256, 512, 1024}, {1, 2, 4, 8, 16}, maxPerSm_);
+    const std::vector<int> fmaChains = quick_ ? std::vector<int>{8} : std::vector<int>{4, 8, 16};
     for (auto [kind, roof] : {std::pair{Fma::FP64, FlopKind::FP64},
                               {Fma::FP32, FlopKind::FP32},
                               {Fma::FP16x2, FlopKind::FP16}}) {
         Best best;
         for (const Shape& s : fmaShapes)
             for (int chains : fmaChains) {
-                const Trial r = sweep.rate(
-                    [&](int iters) { return launchFma(kind, chains, s, iters, sweep.probe()); },
-                    [&](int iters) { return fmaWork(kind, chains, s, iters); }, 64, true);
+                const Fma k = kind;
+                const Trial r = sweep_.rate(
+                    [&](int iters) { return launchFma(k, chains, s, iters, sweep_.probe()); },
+                    [&](int iters) { return fmaWork(k, chains, s, iters); }, 64, true);
                 best.offer(r, toString(kind), shapeText(s, "chains", chains));
             }
         finish(best, std::string(toString(roof)));
@@ -258,13 +294,15 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
             finish(issue, std::string(core::kWarpIssueRoof));
         }
     }
+}
 
-    // Tensor cores: wgmma needs Hopper (sm_90a); DMMA (FP64) exists from sm_80.
-    const bool hopper = prop.major == 9 && prop.minor == 0;
+// Tensor cores: wgmma needs Hopper (sm_90a).
+void Roofs::tensorCores() {
+    const bool hopper = prop_.major == 9 && prop_.minor == 0;
     const bool wgmma = hopper && mmaBuilt(Mma::BF16);
     const auto wgmmaShapes =
-        quick ? std::vector<Shape>{{sms * 2, 128}}
-              : std::vector<Shape>{{sms, 128}, {sms * 2, 128}, {sms * 3, 128}, {sms, 256}};
+        quick_ ? std::vector<Shape>{{sms_ * 2, 128}}
+               : std::vector<Shape>{{sms_, 128}, {sms_ * 2, 128}, {sms_ * 3, 128}, {sms_, 256}};
     for (auto [kind, roof] : {std::pair{Mma::FP16, FlopKind::TensorFP16},
                               {Mma::BF16, FlopKind::TensorBF16},
                               {Mma::TF32, FlopKind::TensorTF32},
@@ -277,51 +315,57 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
                                    "datasheet roof used";
         } else {
             for (const Shape& s : wgmmaShapes) {
-                const Trial r = sweep.rate(
-                    [&](int iters) { return launchMma(kind, 1, s, iters, sweep.probe()); },
-                    [&](int iters) { return mmaWork(kind, 1, s, iters); }, 16, true);
+                const Mma k = kind;
+                const Trial r = sweep_.rate(
+                    [&](int iters) { return launchMma(k, 1, s, iters, sweep_.probe()); },
+                    [&](int iters) { return mmaWork(k, 1, s, iters); }, 16, true);
                 best.offer(r, toString(kind), shapeText(s));
             }
         }
         finish(best, std::string(toString(roof)));
     }
-    {
-        Best best;
-        if (prop.major < 8) {
-            best.m.note = "FP64 tensor cores need compute capability 8.0 or newer";
-        } else {
-            const auto dmmaShapes = quick ? shapes(sms, {256}, {2}, maxPerSm)
-                                          : shapes(sms, {128, 256, 512}, {1, 2, 4}, maxPerSm);
-            const std::vector<int> chains = quick ? std::vector<int>{4} : std::vector<int>{2, 4, 8};
-            std::vector<Mma> kinds{Mma::FP64_m8n8k4};
-            if (prop.major >= 9)
-                kinds.push_back(Mma::FP64_m16n8k16);
-            for (Mma kind : kinds)
-                for (const Shape& s : dmmaShapes)
-                    for (int c : chains) {
-                        const Trial r = sweep.rate(
-                            [&](int iters) { return launchMma(kind, c, s, iters, sweep.probe()); },
-                            [&](int iters) { return mmaWork(kind, c, s, iters); }, 16, true);
-                        best.offer(r, toString(kind), shapeText(s, "chains", c));
-                    }
-        }
-        finish(best, std::string(toString(FlopKind::TensorFP64)));
-    }
+}
 
-    // L1 (global loads that hit in L1) and shared memory: a small window per block, read again
-    // and again.
-    const auto localShapes = quick ? shapes(sms, {512}, {2}, maxPerSm)
-                                   : shapes(sms, {256, 512, 1024}, {1, 2, 4}, maxPerSm);
+// FP64 tensor cores: DMMA exists from sm_80.
+void Roofs::fp64TensorCores() {
+    Best best;
+    if (prop_.major < 8) {
+        best.m.note = "FP64 tensor cores need compute capability 8.0 or newer";
+    } else {
+        const auto dmmaShapes = quick_ ? shapes(sms_, {256}, {2}, maxPerSm_)
+                                       : shapes(sms_, {128, 256, 512}, {1, 2, 4}, maxPerSm_);
+        const std::vector<int> chains = quick_ ? std::vector<int>{4} : std::vector<int>{2, 4, 8};
+        std::vector<Mma> kinds{Mma::FP64_m8n8k4};
+        if (prop_.major >= 9)
+            kinds.push_back(Mma::FP64_m16n8k16);
+        for (Mma kind : kinds)
+            for (const Shape& s : dmmaShapes)
+                for (int c : chains) {
+                    const Trial r = sweep_.rate(
+                        [&](int iters) { return launchMma(kind, c, s, iters, sweep_.probe()); },
+                        [&](int iters) { return mmaWork(kind, c, s, iters); }, 16, true);
+                    best.offer(r, toString(kind), shapeText(s, "chains", c));
+                }
+    }
+    finish(best, std::string(toString(FlopKind::TensorFP64)));
+}
+
+// L1 (global loads that hit in L1) and shared memory: a small window per block, read again and
+// again.
+void Roofs::l1AndShared() {
+    const auto localShapes = quick_ ? shapes(sms_, {512}, {2}, maxPerSm_)
+                                    : shapes(sms_, {256, 512, 1024}, {1, 2, 4}, maxPerSm_);
     const std::vector<std::uint32_t> windows =
-        quick ? std::vector<std::uint32_t>{16384} : std::vector<std::uint32_t>{8192, 16384, 32768};
+        quick_ ? std::vector<std::uint32_t>{16384} : std::vector<std::uint32_t>{8192, 16384, 32768};
     DeviceBuffer window(64 * 1024);
     for (auto [kind, roof] : {std::pair{Local::L1, "L1"}, {Local::Shared, "shared"}}) {
         Best best;
         for (const Shape& s : localShapes)
             for (std::uint32_t w : windows) {
-                const Trial r = sweep.rate(
-                    [&](int reps) { return launchLocal(kind, s, window.get(), w, reps); },
-                    [&](int reps) { return localWork(kind, s, reps); }, 64, false);
+                const Local k = kind;
+                const Trial r =
+                    sweep_.rate([&](int reps) { return launchLocal(k, s, window.get(), w, reps); },
+                                [&](int reps) { return localWork(k, s, reps); }, 64, false);
                 char text[160];
                 std::snprintf(text, sizeof text, "%s, %u KiB window", shapeText(s).c_str(),
                               w / 1024);
@@ -329,63 +373,75 @@ core::MeasuredCeilings measure(const SweepOptions& options) {
             }
         finish(best, roof);
     }
+}
 
-    // L2: working sets of an eighth and a quarter of L2, read with ld.global.cg (L1 bypassed).
-    const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
-    const auto streamShapes = quick ? shapes(sms, {1024}, {2}, maxPerSm)
-                                    : shapes(sms, {256, 512, 1024}, {1, 2, 4}, maxPerSm);
-    const std::vector<int> unrolls = quick ? std::vector<int>{4} : std::vector<int>{1, 2, 4, 8};
-    {
-        Best best;
-        std::vector<std::size_t> sets;
-        for (std::size_t f : quick ? std::vector<std::size_t>{4} : std::vector<std::size_t>{8, 4})
-            sets.push_back(std::max<std::size_t>(l2 / f, 1 << 20) & ~std::size_t(15));
-        DeviceBuffer buffer(*std::max_element(sets.begin(), sets.end()));
-        for (std::size_t bytes : sets)
-            for (const Shape& s : streamShapes)
-                for (int u : unrolls) {
-                    const std::uint64_t n = bytes / 16;
-                    const Trial r = sweep.rate(
-                        [&](int reps) {
-                            return launchStream(Stream::ReadL2, u, s, buffer.get(), nullptr, n,
-                                                reps);
-                        },
-                        [&](int reps) { return streamWork(Stream::ReadL2, n, reps); }, 4, false);
+// L2: working sets of an eighth and a quarter of L2, read with ld.global.cg (L1 bypassed).
+void Roofs::l2() {
+    const std::size_t l2 = static_cast<std::size_t>(prop_.l2CacheSize);
+    Best best;
+    std::vector<std::size_t> sets;
+    for (std::size_t f : quick_ ? std::vector<std::size_t>{4} : std::vector<std::size_t>{8, 4})
+        sets.push_back(std::max<std::size_t>(l2 / f, 1 << 20) & ~std::size_t(15));
+    DeviceBuffer buffer(*std::max_element(sets.begin(), sets.end()));
+    for (std::size_t bytes : sets)
+        for (const Shape& s : streamShapes())
+            for (int u : unrolls()) {
+                const std::uint64_t n = bytes / 16;
+                const Trial r = sweep_.rate(
+                    [&](int reps) {
+                        return launchStream(Stream::ReadL2, u, s, buffer.get(), nullptr, n, reps);
+                    },
+                    [&](int reps) { return streamWork(Stream::ReadL2, n, reps); }, 4, false);
+                char text[160];
+                std::snprintf(text, sizeof text, "%s, unroll %d, %.1f MiB working set",
+                              shapeText(s).c_str(), u, double(bytes) / 1048576.0);
+                best.offer(r, toString(Stream::ReadL2), text);
+            }
+    finish(best, "L2");
+}
+
+// DRAM: read and copy through buffers far larger than L2.
+void Roofs::dram() {
+    const std::size_t l2 = static_cast<std::size_t>(prop_.l2CacheSize);
+    std::size_t freeBytes = 0, totalBytes = 0;
+    check(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
+    std::size_t bytes = quick_ ? std::size_t(512) << 20 : std::size_t(2) << 30;
+    bytes = std::min(bytes, freeBytes / 4) & ~std::size_t(15);
+    Best best;
+    if (bytes < 8 * l2) {
+        best.m.note = "not enough free device memory for buffers 8x larger than L2";
+    } else {
+        DeviceBuffer a(bytes), b(bytes);
+        const std::uint64_t n = bytes / 16;
+        for (Stream kind : {Stream::Read, Stream::Copy})
+            for (const Shape& s : streamShapes())
+                for (int u : unrolls()) {
+                    // one pass over the buffer per launch: a second pass could hit in L2
+                    const Trial r = sweep_.rate(
+                        [&](int) { return launchStream(kind, u, s, a.get(), b.get(), n, 1); },
+                        [&](int) { return streamWork(kind, n, 1); }, 0, false);
                     char text[160];
-                    std::snprintf(text, sizeof text, "%s, unroll %d, %.1f MiB working set",
+                    std::snprintf(text, sizeof text, "%s, unroll %d, %.0f MiB",
                                   shapeText(s).c_str(), u, double(bytes) / 1048576.0);
-                    best.offer(r, toString(Stream::ReadL2), text);
+                    best.offer(r, toString(kind), text);
                 }
-        finish(best, "L2");
     }
+    finish(best, "DRAM");
+}
 
-    // DRAM: read and copy through buffers far larger than L2.
-    {
-        std::size_t freeBytes = 0, totalBytes = 0;
-        check(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
-        std::size_t bytes = quick ? std::size_t(512) << 20 : std::size_t(2) << 30;
-        bytes = std::min(bytes, freeBytes / 4) & ~std::size_t(15);
-        Best best;
-        if (bytes < 8 * l2) {
-            best.m.note = "not enough free device memory for buffers 8x larger than L2";
-        } else {
-            DeviceBuffer a(bytes), b(bytes);
-            const std::uint64_t n = bytes / 16;
-            for (Stream kind : {Stream::Read, Stream::Copy})
-                for (const Shape& s : streamShapes)
-                    for (int u : unrolls) {
-                        // one pass over the buffer per launch: a second pass could hit in L2
-                        const Trial r = sweep.rate(
-                            [&](int) { return launchStream(kind, u, s, a.get(), b.get(), n, 1); },
-                            [&](int) { return streamWork(kind, n, 1); }, 0, false);
-                        char text[160];
-                        std::snprintf(text, sizeof text, "%s, unroll %d, %.0f MiB",
-                                      shapeText(s).c_str(), u, double(bytes) / 1048576.0);
-                        best.offer(r, toString(kind), text);
-                    }
-        }
-        finish(best, "DRAM");
-    }
+} // namespace
+
+core::MeasuredCeilings measure(const SweepOptions& options) {
+    const cudaDeviceProp prop = selectDevice(options.device);
+    const auto started = std::chrono::steady_clock::now();
+    core::MeasuredCeilings out = describeDevice(prop, options.device, options.quick);
+    Roofs roofs(options, prop, out);
+    roofs.cudaCores();
+    roofs.tensorCores();
+    roofs.fp64TensorCores();
+    roofs.l1AndShared();
+    roofs.l2();
+    roofs.dram();
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return out;
 }

@@ -27,6 +27,8 @@ struct LaunchTrackerAccess {
                                     const void* info) {
         LaunchTracker::callback(static_cast<int>(domain), cbid, info);
     }
+    /// `e` to the tracker's sink.
+    static void emit(LaunchTracker* t, const LaunchEvent& e) noexcept { t->sink_(e, t->user_); }
 };
 
 namespace {
@@ -403,34 +405,188 @@ void LaunchTracker::dispatch(const LaunchEvent& event) noexcept {
         t->sink_(event, t->user_);
 }
 
-void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
-    if (const int state = gDetach.load(std::memory_order_acquire); state != kAttached) {
-        // A detach is due: at a driver call's exit (no CUPTI call of this thread in flight),
-        // once, on whichever thread gets here first.
-        if (state == kDetachPending && domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-            static_cast<const CUpti_CallbackData*>(raw)->callbackSite == CUPTI_API_EXIT) {
-            std::lock_guard<std::mutex> lock(gDetachMutex);
-            int expected = kDetachPending;
-            if (gDetach.compare_exchange_strong(expected, kDetached, std::memory_order_acq_rel)) {
-                ROOFLINE_CUPTI_LOG(cuptiFinalize());
-                gProcessSubscriber = nullptr;
-            }
+namespace {
+
+using Sink = LaunchTrackerAccess;
+
+// A detach is due: at a driver call's exit (no CUPTI call of this thread in flight), once, on
+// whichever thread gets here first. False while attached.
+bool detachIfDue(int domain, const void* raw) noexcept {
+    const int state = gDetach.load(std::memory_order_acquire);
+    if (state == kAttached)
+        return false;
+    if (state == kDetachPending && domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+        static_cast<const CUpti_CallbackData*>(raw)->callbackSite == CUPTI_API_EXIT) {
+        std::lock_guard<std::mutex> lock(gDetachMutex);
+        int expected = kDetachPending;
+        if (gDetach.compare_exchange_strong(expected, kDetached, std::memory_order_acq_rel)) {
+            ROOFLINE_CUPTI_LOG(cuptiFinalize());
+            gProcessSubscriber = nullptr;
+        }
+    }
+    return true;
+}
+
+// Code loaded (or JIT-compiled) into a context: from any driver call that needs it, including
+// loadBeforeLaunch() for a lazily loaded kernel's first launch.
+void codeLoaded(LaunchTracker* self, const void* raw) noexcept {
+    const auto* resource = static_cast<const CUpti_ResourceData*>(raw);
+    traceCodeLoad("module loaded into context %p", static_cast<void*>(resource->context));
+    tLoadedInside = true;
+    LaunchEvent e;
+    e.kind = LaunchEvent::Kind::ModuleLoaded;
+    e.context = resource->context;
+    Sink::emit(self, e);
+}
+
+bool isGraphLaunch(unsigned cbid) noexcept {
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+// A launch's driver call returns: a kernel captured into a graph becomes its node, and the
+// launch (or graph launch) ends -- unless the graph launch ran as its nodes.
+void launchReturned(LaunchTracker* self, unsigned cbid, const CUpti_CallbackData* info) noexcept {
+    const bool graphLaunch = isGraphLaunch(cbid);
+    if (graphLaunch && tGraphReplaced) { // its nodes were launches of their own
+        tGraphReplaced = false;
+        return;
+    }
+    if (tCapture.open && !graphLaunch) { // its node is in the graph now
+        tCapture.open = false;
+        const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
+        if (!result || *result == CUDA_SUCCESS) {
+            LaunchEvent c;
+            c.kind = LaunchEvent::Kind::Captured;
+            c.context = info->context;
+            c.launch.mangledName = tCapture.name.c_str();
+            c.launch.graphNode = capturedNode(tCapture.stream);
+            if (c.launch.graphNode != 0)
+                Sink::emit(self, c);
+        }
+    }
+    LaunchEvent e;
+    e.context = info->context;
+    if (graphLaunch)
+        e.kind = LaunchEvent::Kind::Graph;
+    e.exit = true;
+    Sink::emit(self, e);
+}
+
+// A graph launch: run as its nodes while counters are collected (graph_replay.hpp), else as it
+// is, with the kernels the graph holds.
+void graphLaunched(LaunchTracker* self, unsigned cbid, const CUpti_CallbackData* info,
+                   LaunchEvent& e) noexcept {
+    auto* p = static_cast<cuGraphLaunch_params*>(const_cast<void*>(info->functionParams));
+    if (!graphLaunchesReplaced()) { // a session starting on this launch may turn it on
+        LaunchEvent ahead;
+        ahead.kind = LaunchEvent::Kind::GraphAhead;
+        ahead.context = info->context;
+        Sink::emit(self, ahead);
+        if (LaunchTracker* now = gTarget.load(std::memory_order_acquire))
+            self = now; // the session it started, if it did, takes this launch
+    }
+    if (graphLaunchesReplaced() && !capturing(reinterpret_cast<std::uint64_t>(p->hStream), 0)) {
+        // Its nodes are launched here, one by one, and an empty graph runs in its place
+        // (graph_replay.hpp): each kernel node reaches this callback as a launch.
+        CUstream stream = p->hStream;
+        if (!stream && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
+            stream = CU_STREAM_PER_THREAD;
+        std::string why;
+        if (launchGraphNodes(&p->hGraph, stream, why)) {
+            tGraphReplaced = true;
+            return;
+        }
+        static std::atomic<bool> warned{false};
+        if (!warned.exchange(true)) {
+            noteGraphRanAsItIs(why);
+            core::log().warn("libroofline: a CUDA graph launch ran as it is, its kernels "
+                             "without counters: {}",
+                             why);
+        }
+    }
+    e.kind = LaunchEvent::Kind::Graph;
+    e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);
+    std::shared_ptr<const std::vector<GraphKernel>> kernels;
+    {
+        std::lock_guard<std::mutex> lock(graphs().mutex);
+        auto it = graphs().byExec.find(p->hGraph);
+        if (it != graphs().byExec.end())
+            kernels = it->second; // kept alive through the sink call
+    }
+    e.graphKernels = kernels.get();
+    Sink::emit(self, e);
+}
+
+// A kernel launch's function (`f`), grid, block, shared memory and stream, read from its driver
+// call's parameters; false for a call that launches no kernel.
+bool kernelLaunched(unsigned cbid, const void* params, LaunchEvent& e, CUfunction& f) noexcept {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+        const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+        fromClassic(p, e);
+        f = p->f;
+        return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+        const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+        fromClassic(p, e);
+        f = p->f;
+        return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+        const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+        if (p->config) {
+            e.launch.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
+            e.launch.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
+            e.launch.dynamicSharedBytes = p->config->sharedMemBytes;
+            e.launch.stream = reinterpret_cast<std::uint64_t>(p->config->hStream);
+        }
+        f = p->f;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+// A kernel launch about to run: captured into a graph (its node named at the call's return), or
+// its kernel loaded and the launch sent to the session.
+void kernelAboutToRun(LaunchTracker* self, unsigned cbid, const CUpti_CallbackData* info,
+                      CUfunction f, LaunchEvent& e) noexcept {
+    if (capturing(e.launch.stream, cbid)) {
+        tCapture.open = true;
+        tCapture.stream = streamOf(e.launch.stream, cbid);
+        const char* name = info->symbolName ? info->symbolName : functionName(f);
+        try {
+            tCapture.name = name ? name : "<unknown kernel>";
+        } catch (...) { // out of memory: the node goes unnamed
+            tCapture.open = false;
         }
         return;
     }
+    loadBeforeLaunch(f, e);
+    e.launch.mangledName = info->symbolName ? info->symbolName : functionName(f);
+    if (!e.launch.mangledName)
+        e.launch.mangledName = "<unknown kernel>";
+    e.launch.graphNode = replayedNode(); // a node of a replaced graph launch, or 0
+    traceCodeLoad("launch %s", e.launch.mangledName);
+    Sink::emit(self, e);
+}
+
+} // namespace
+
+void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
+    if (detachIfDue(domain, raw))
+        return;
     LaunchTracker* self = gTarget.load(std::memory_order_acquire);
     if (!self || OwnLaunches::active())
         return; // libroofline's own kernels (the L2 flush) are not the program's
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
-        // Code loaded (or JIT-compiled) into a context: from any driver call that needs it,
-        // including loadBeforeLaunch() below for a lazily loaded kernel's first launch.
-        const auto* resource = static_cast<const CUpti_ResourceData*>(raw);
-        traceCodeLoad("module loaded into context %p", static_cast<void*>(resource->context));
-        tLoadedInside = true;
-        LaunchEvent e;
-        e.kind = LaunchEvent::Kind::ModuleLoaded;
-        e.context = resource->context;
-        self->sink_(e, self->user_);
+        codeLoaded(self, raw);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
@@ -449,38 +605,16 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
             LaunchEvent m;
             m.kind = LaunchEvent::Kind::MemoryOperation;
             m.context = info->context;
-            self->sink_(m, self->user_);
+            Sink::emit(self, m);
         }
+        return;
+    }
+    if (info->callbackSite == CUPTI_API_EXIT) {
+        launchReturned(self, cbid, info);
         return;
     }
     LaunchEvent e;
     e.context = info->context;
-    const bool graphLaunch = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-                             cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-    if (info->callbackSite == CUPTI_API_EXIT) {
-        if (graphLaunch && tGraphReplaced) { // its nodes were launches of their own
-            tGraphReplaced = false;
-            return;
-        }
-        if (tCapture.open && !graphLaunch) { // its node is in the graph now
-            tCapture.open = false;
-            const CUresult* result = static_cast<const CUresult*>(info->functionReturnValue);
-            if (!result || *result == CUDA_SUCCESS) {
-                LaunchEvent c;
-                c.kind = LaunchEvent::Kind::Captured;
-                c.context = info->context;
-                c.launch.mangledName = tCapture.name.c_str();
-                c.launch.graphNode = capturedNode(tCapture.stream);
-                if (c.launch.graphNode != 0)
-                    self->sink_(c, self->user_);
-            }
-        }
-        if (graphLaunch)
-            e.kind = LaunchEvent::Kind::Graph;
-        e.exit = true;
-        self->sink_(e, self->user_);
-        return;
-    }
     if (const HostTiming clocks = gCallbackClocks.load(std::memory_order_relaxed);
         clocks != HostTiming::Off) {
         e.calledCpuNs = clocks == HostTiming::Cpu ? core::threadCpuNowNs() : -1;
@@ -489,98 +623,13 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
     e.launch.correlationId = info->correlationId;
     e.launch.driverCall = cbid;
     e.launch.driverParams = info->functionParams;
+    if (isGraphLaunch(cbid)) {
+        graphLaunched(self, cbid, info, e);
+        return;
+    }
     CUfunction f = nullptr;
-    switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-        const auto* p = static_cast<const cuLaunchKernel_params*>(info->functionParams);
-        fromClassic(p, e);
-        f = p->f;
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
-        const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(info->functionParams);
-        fromClassic(p, e);
-        f = p->f;
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-        const auto* p = static_cast<const cuLaunchKernelEx_params*>(info->functionParams);
-        if (p->config) {
-            e.launch.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
-            e.launch.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
-            e.launch.dynamicSharedBytes = p->config->sharedMemBytes;
-            e.launch.stream = reinterpret_cast<std::uint64_t>(p->config->hStream);
-        }
-        f = p->f;
-        break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: {
-        auto* p = static_cast<cuGraphLaunch_params*>(const_cast<void*>(info->functionParams));
-        if (!graphLaunchesReplaced()) { // a session starting on this launch may turn it on
-            LaunchEvent ahead;
-            ahead.kind = LaunchEvent::Kind::GraphAhead;
-            ahead.context = info->context;
-            self->sink_(ahead, self->user_);
-            if (LaunchTracker* now = gTarget.load(std::memory_order_acquire))
-                self = now; // the session it started, if it did, takes this launch
-        }
-        if (graphLaunchesReplaced() && !capturing(reinterpret_cast<std::uint64_t>(p->hStream), 0)) {
-            // Its nodes are launched here, one by one, and an empty graph runs in its place
-            // (graph_replay.hpp): each kernel node reaches this callback as a launch.
-            CUstream stream = p->hStream;
-            if (!stream && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)
-                stream = CU_STREAM_PER_THREAD;
-            std::string why;
-            if (launchGraphNodes(&p->hGraph, stream, why)) {
-                tGraphReplaced = true;
-                return;
-            }
-            static std::atomic<bool> warned{false};
-            if (!warned.exchange(true)) {
-                noteGraphRanAsItIs(why);
-                core::log().warn("libroofline: a CUDA graph launch ran as it is, its kernels "
-                                 "without counters: {}",
-                                 why);
-            }
-        }
-        e.kind = LaunchEvent::Kind::Graph;
-        e.launch.stream = reinterpret_cast<std::uint64_t>(p->hStream);
-        std::shared_ptr<const std::vector<GraphKernel>> kernels;
-        {
-            std::lock_guard<std::mutex> lock(graphs().mutex);
-            auto it = graphs().byExec.find(p->hGraph);
-            if (it != graphs().byExec.end())
-                kernels = it->second; // kept alive through the sink call
-        }
-        e.graphKernels = kernels.get();
-        self->sink_(e, self->user_);
-        return;
-    }
-    default:
-        return;
-    }
-    if (capturing(e.launch.stream, cbid)) {
-        tCapture.open = true;
-        tCapture.stream = streamOf(e.launch.stream, cbid);
-        const char* name = info->symbolName ? info->symbolName : functionName(f);
-        try {
-            tCapture.name = name ? name : "<unknown kernel>";
-        } catch (...) { // out of memory: the node goes unnamed
-            tCapture.open = false;
-        }
-        return;
-    }
-    loadBeforeLaunch(f, e);
-    e.launch.mangledName = info->symbolName ? info->symbolName : functionName(f);
-    if (!e.launch.mangledName)
-        e.launch.mangledName = "<unknown kernel>";
-    e.launch.graphNode = replayedNode(); // a node of a replaced graph launch, or 0
-    traceCodeLoad("launch %s", e.launch.mangledName);
-    self->sink_(e, self->user_);
+    if (kernelLaunched(cbid, info->functionParams, e, f))
+        kernelAboutToRun(self, cbid, info, f, e);
 }
 
 } // namespace roofline::cupti
