@@ -346,191 +346,224 @@ void attached(const std::string& cli, const std::string& base, const Setting& s,
                 restText, s.what.c_str());
 }
 
+// What the command line gave.
+struct Args {
+    std::string program, cli, outDir = "bench-overhead";
+    int layers = 12, steps = 4;
+    std::string settingsList;
+    bool noNcu = false;
+    int attachedSteps = 100;
+};
+
+// The plain run: its step times (step 0 apart: it validates) and the whole process.
+struct Plain {
+    Run run;
+    StepLog steps;
+    double step0 = 0, stepN = 0;
+};
+
+// Nsight Compute's records of the last step, and what they cost.
+struct Oracle {
+    std::vector<KernelRecord> records;
+    double perKernel = 0; // ms above the plain run, per kernel
+};
+
+// One libroofline setting's records of one iteration.
+struct Row {
+    Setting s;
+    std::vector<KernelRecord> records;
+};
+
+Oracle runNcu(const Args& a, const std::string& base, const Plain& plain) {
+    Oracle o;
+    const bool haveNcu = !a.noNcu && std::system("command -v ncu > /dev/null 2>&1") == 0;
+    if (!haveNcu) {
+        std::printf("ncu: %s\n", a.noNcu ? "not run (--no-ncu)" : "not on the PATH: no oracle");
+        return o;
+    }
+    const roofline::core::ChipProfile& chip = roofline::core::profileForChip("GH100");
+    const std::vector<std::string> metrics = roofline::core::requiredMetrics(chip);
+    std::string list;
+    for (const auto& m : metrics)
+        list += (list.empty() ? "" : ",") + m;
+    const std::string cmd =
+        "ncu --csv --page raw --print-units base --print-kernel-base mangled "
+        "--clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process "
+        "--nvtx-include 'Train step " +
+        std::to_string(a.steps - 1) + "/' --metrics " + list + " " + base + " --steps " +
+        std::to_string(a.steps);
+    const Run ncu = runCommand(cmd, fs::path(a.outDir) / "ncu.csv");
+    o.records = readNcu(ncu.out, chip, metrics);
+    const std::size_t kernels = o.records.size();
+    const double cost = ncu.wallMs - plain.run.wallMs;
+    o.perKernel = kernels ? cost / static_cast<double>(kernels) : 0;
+    std::printf("ncu (21 metrics, one step, --clock-control none --cache-control none): %zu "
+                "kernels, %.0f ms above the plain run, %.1f ms per kernel (rc %d)\n",
+                kernels, cost, o.perKernel, ncu.rc);
+    return o;
+}
+
+// One setting's profiled step: its cost line in the table, and its records (none if it failed).
+bool runSetting(const Args& a, const std::string& base, const Setting& s, const Plain& plain,
+                const Oracle& oracle, std::vector<Row>& rows) {
+    // Process-wide push/pop scopes: the program runs backward on a worker thread.
+    const std::string common = "env ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
+    const fs::path rec = fs::path(a.outDir) / (s.name + ".rfl");
+    const Run r = runCommand(common + s.env + " " + base + " --steps 1 --profile --output '" +
+                                 rec.string() + "'",
+                             fs::path(a.outDir) / (s.name + ".log"));
+    const StepLog l = parseSteps(r.out);
+    if (r.rc != 0 || l.stepMs.empty() || !fs::exists(rec)) {
+        std::printf("%-9s failed (rc %d): see %s/%s.log\n", s.name.c_str(), r.rc, a.outDir.c_str(),
+                    s.name.c_str());
+        return false;
+    }
+    double above = 0;
+    for (std::size_t i = 0; i < l.stepMs.size(); ++i)
+        above += l.stepMs[i] - (i == 0 ? plain.step0 : plain.stepN);
+    const double cost = l.setupMs + above + l.stopMs;
+    roofline::core::Recording recording = roofline::core::loadRecording(rec.string());
+    const std::size_t kernels = recording.coverage.launchesPerIteration;
+    std::vector<KernelRecord> records;
+    try {
+        records = roofline::cupti::evaluateRecording(recording, roofline::Ceilings{});
+    } catch (const std::exception& e) {
+        std::printf("%-9s: evaluating %s failed: %s\n", s.name.c_str(), rec.string().c_str(),
+                    e.what());
+    }
+    const double perKernel = kernels ? cost / static_cast<double>(kernels) : 0;
+    // Host memory for profiling state: the peak above the plain run's.
+    std::printf("%-9s %5zu %6llu %8.0f %8.0f %9.0f %8.0f %10.2f %7.1fx %9.1f %8.0f | %s\n",
+                s.name.c_str(), l.stepMs.size(), static_cast<unsigned long long>(recording.passes),
+                l.setupMs, above, l.stopMs, cost, perKernel,
+                perKernel > 0 && oracle.perKernel > 0 ? oracle.perKernel / perKernel : 0,
+                above / static_cast<double>(l.stepMs.size()), l.peakMiB - plain.steps.peakMiB,
+                s.what.c_str());
+    if (!l.costLine.empty())
+        std::printf("%-9s   %s; %s\n", "", roofline::report::describe(recording.coverage).c_str(),
+                    l.costLine.c_str());
+    rows.push_back({s, oneIteration(std::move(records))});
+    return true;
+}
+
+void accuracyTable(const char* title, const std::vector<Row>& rows,
+                   const std::vector<KernelRecord>& reference, const std::string& skip) {
+    std::printf("\n%s\n", title);
+    std::printf("%-9s %8s %12s %8s %8s %8s %8s %22s\n", "setting", "matched", "FLOPs equal", "L1",
+                "L2", "DRAM", "time", "median |err| L1/L2/DRAM");
+    for (const Row& row : rows) {
+        if (row.s.name == "scope" || row.s.name == skip)
+            continue; // scope: one record per step, nothing to match per kernel
+        const Accuracy a = compare(row.records, reference);
+        const std::string reused =
+            a.reusedMatched ? " (" + std::to_string(a.reusedMatched) + " reused)" : "";
+        std::printf("%-9s %4zu/%-3zu %8zu/%-3zu %8.3f %8.3f %8.3f %8.3f %8.3f/%.3f/%.3f%s\n",
+                    row.s.name.c_str(), a.matched, a.theirs, a.flopsEqual, a.matched,
+                    a.bytesRatio[0], a.bytesRatio[1], a.bytesRatio[2], a.timeRatio,
+                    a.bytesMedianErr[0], a.bytesMedianErr[1], a.bytesMedianErr[2], reused.c_str());
+        std::printf("%-9s   %s\n", "", verdict(a, Bounds{}).c_str());
+        if (!a.firstFlopDiff.empty())
+            std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
+    }
+}
+
+void attachedRuns(const Args& a, const fs::path& self, const std::string& base,
+                  const std::vector<Setting>& settings) {
+    const std::string cli =
+        a.cli.empty() ? (self.parent_path() / "libroofline" / "roofline").string() : a.cli;
+    const Run longPlain = runCommand(base + " --steps " + std::to_string(a.attachedSteps),
+                                     fs::path(a.outDir) / "attached-plain.log");
+    const StepLog lp = parseSteps(longPlain.out);
+    const double plainMs =
+        lp.stepMs.size() > 2 ? median({lp.stepMs.begin() + 1, lp.stepMs.end()}) : 0;
+    std::printf("\nattached to a %d-step run (`roofline run`, no flags but the setting's, "
+                "OMP_NUM_THREADS=4): median step time, ms\n",
+                a.attachedSteps);
+    std::printf("%-9s %10s %10s %10s %18s | %s\n", "setting", "plain", "profiling", "idle after",
+                "after", "what");
+    for (const Setting& s : settings)
+        if (s.name == "default" || s.name == "no-reuse")
+            attached(cli, base, s, a.attachedSteps, plainMs, a.outDir);
+}
+
+void defineOptions(CLI::App& app, Args& a) {
+    app.add_option("--program", a.program, "the training-step program (default: beside this one)");
+    app.add_option("--roofline-cli", a.cli, "the roofline CLI (default: beside this one)");
+    app.add_option("--layers", a.layers,
+                   "transformer layers of the training step (12: GPT-2 small)");
+    app.add_option("--steps", a.steps, "steps of the plain run; ncu profiles the last one");
+    app.add_option("--settings", a.settingsList, "comma-separated subset of the settings");
+    app.add_option("--out", a.outDir, "directory for logs, recordings and ncu's CSV");
+    app.add_flag("--no-ncu", a.noNcu, "do not run Nsight Compute even when it is on the PATH");
+    app.add_option("--timeout", gTimeoutSeconds, "seconds each run may take (default 300)");
+    app.add_option("--attached-steps", a.attachedSteps,
+                   "steps of the runs under `roofline run` that measure the cost once the profile "
+                   "is complete (0: none)");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"roofline-bench-overhead: the cost of a complete per-kernel roofline of one "
                  "training step, per libroofline setting and under ncu, with accuracy against ncu"};
-    std::string program, cli, outDir = "bench-overhead";
-    int layers = 12, steps = 4;
-    std::string settingsList;
-    bool noNcu = false;
-    app.add_option("--program", program, "the training-step program (default: beside this one)");
-    app.add_option("--roofline-cli", cli, "the roofline CLI (default: beside this one)");
-    app.add_option("--layers", layers, "transformer layers of the training step (12: GPT-2 small)");
-    app.add_option("--steps", steps, "steps of the plain run; ncu profiles the last one");
-    app.add_option("--settings", settingsList, "comma-separated subset of the settings");
-    app.add_option("--out", outDir, "directory for logs, recordings and ncu's CSV");
-    app.add_flag("--no-ncu", noNcu, "do not run Nsight Compute even when it is on the PATH");
-    app.add_option("--timeout", gTimeoutSeconds, "seconds each run may take (default 300)");
-    int attachedSteps = 100;
-    app.add_option("--attached-steps", attachedSteps,
-                   "steps of the runs under `roofline run` that measure the cost once the profile "
-                   "is complete (0: none)");
+    Args a;
+    defineOptions(app, a);
     CLI11_PARSE(app, argc, argv);
     std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line as it is printed (logs, pipes)
-    if (steps < 2) {
+    if (a.steps < 2) {
         std::fprintf(stderr, "--steps must be at least 2 (step 0 differs: validation)\n");
         return 2;
     }
     const fs::path self = fs::absolute(fs::path(argv[0])).parent_path();
-    if (program.empty())
-        program = (self.parent_path() / "examples" / "train_step").string();
-    if (!fs::exists(program)) {
+    if (a.program.empty())
+        a.program = (self.parent_path() / "examples" / "train_step").string();
+    if (!fs::exists(a.program)) {
         std::fprintf(stderr, "training-step program not found: %s (pass --program)\n",
-                     program.c_str());
+                     a.program.c_str());
         return 2;
     }
-    fs::create_directories(outDir);
-    const std::string base = "'" + program + "' --layers " + std::to_string(layers);
-    // Process-wide push/pop scopes: the program runs backward on a worker thread.
-    const std::string common = "env ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
-
+    fs::create_directories(a.outDir);
+    const std::string base = "'" + a.program + "' --layers " + std::to_string(a.layers);
     std::vector<Setting> settings;
     for (const Setting& s : allSettings())
-        if (settingsList.empty() ||
-            ("," + settingsList + ",").find("," + s.name + ",") != std::string::npos)
+        if (a.settingsList.empty() ||
+            ("," + a.settingsList + ",").find("," + s.name + ",") != std::string::npos)
             settings.push_back(s);
 
     // 1. plain
-    const Run plain =
-        runCommand(base + " --steps " + std::to_string(steps), fs::path(outDir) / "plain.log");
-    const StepLog plainSteps = parseSteps(plain.out);
-    if (plain.rc != 0 || plainSteps.stepMs.size() < 2) {
-        std::fprintf(stderr, "the plain run failed (rc %d): see %s/plain.log\n", plain.rc,
-                     outDir.c_str());
+    Plain plain;
+    plain.run =
+        runCommand(base + " --steps " + std::to_string(a.steps), fs::path(a.outDir) / "plain.log");
+    plain.steps = parseSteps(plain.run.out);
+    if (plain.run.rc != 0 || plain.steps.stepMs.size() < 2) {
+        std::fprintf(stderr, "the plain run failed (rc %d): see %s/plain.log\n", plain.run.rc,
+                     a.outDir.c_str());
         return 1;
     }
-    const double step0 = plainSteps.stepMs[0];
-    const double stepN = median({plainSteps.stepMs.begin() + 1, plainSteps.stepMs.end()});
+    plain.step0 = plain.steps.stepMs[0];
+    plain.stepN = median({plain.steps.stepMs.begin() + 1, plain.steps.stepMs.end()});
     std::printf("training step: %s, %d layers; plain: %.1f ms per step (step 0 %.1f ms), whole "
                 "process %.0f ms for %d steps\n",
-                program.c_str(), layers, stepN, step0, plain.wallMs, steps);
-
-    // 3. ncu first: its records are the oracle for every setting.
-    std::vector<KernelRecord> ncuRecords;
-    double ncuCost = 0;
-    std::size_t ncuKernels = 0;
-    const bool haveNcu = !noNcu && std::system("command -v ncu > /dev/null 2>&1") == 0;
-    const roofline::core::ChipProfile& chip = roofline::core::profileForChip("GH100");
-    const std::vector<std::string> metrics = roofline::core::requiredMetrics(chip);
-    if (haveNcu) {
-        std::string list;
-        for (const auto& m : metrics)
-            list += (list.empty() ? "" : ",") + m;
-        const std::string cmd =
-            "ncu --csv --page raw --print-units base --print-kernel-base mangled "
-            "--clock-control none --cache-control none --nvtx --nvtx-push-pop-scope process "
-            "--nvtx-include 'Train step " +
-            std::to_string(steps - 1) + "/' --metrics " + list + " " + base + " --steps " +
-            std::to_string(steps);
-        const Run ncu = runCommand(cmd, fs::path(outDir) / "ncu.csv");
-        ncuRecords = readNcu(ncu.out, chip, metrics);
-        ncuKernels = ncuRecords.size();
-        ncuCost = ncu.wallMs - plain.wallMs;
-        std::printf("ncu (21 metrics, one step, --clock-control none --cache-control none): %zu "
-                    "kernels, %.0f ms above the plain run, %.1f ms per kernel (rc %d)\n",
-                    ncuKernels, ncuCost,
-                    ncuKernels ? ncuCost / static_cast<double>(ncuKernels) : 0.0, ncu.rc);
-    } else {
-        std::printf("ncu: %s\n", noNcu ? "not run (--no-ncu)" : "not on the PATH: no oracle");
-    }
-    const double ncuPerKernel = ncuKernels ? ncuCost / static_cast<double>(ncuKernels) : 0;
-
-    // 2. libroofline settings
+                a.program.c_str(), a.layers, plain.stepN, plain.step0, plain.run.wallMs, a.steps);
+    // 2. ncu first: its records are the oracle for every setting.
+    const Oracle oracle = runNcu(a, base, plain);
+    // 3. libroofline settings
     std::printf("\n%-9s %5s %6s %8s %8s %9s %8s %10s %8s %9s %8s | %s\n", "setting", "iters",
                 "passes", "set-up", "steps+", "stop", "cost", "ms/kernel", "vs ncu", "ms/iter",
                 "+MiB", "what");
-    struct Row {
-        Setting s;
-        std::vector<KernelRecord> records;
-    };
     std::vector<Row> rows;
-    for (const Setting& s : settings) {
-        const fs::path rec = fs::path(outDir) / (s.name + ".rfl");
-        const Run r = runCommand(common + s.env + " " + base + " --steps 1 --profile --output '" +
-                                     rec.string() + "'",
-                                 fs::path(outDir) / (s.name + ".log"));
-        const StepLog l = parseSteps(r.out);
-        if (r.rc != 0 || l.stepMs.empty() || !fs::exists(rec)) {
-            std::printf("%-9s failed (rc %d): see %s/%s.log\n", s.name.c_str(), r.rc,
-                        outDir.c_str(), s.name.c_str());
-            continue;
-        }
-        double above = 0;
-        for (std::size_t i = 0; i < l.stepMs.size(); ++i)
-            above += l.stepMs[i] - (i == 0 ? step0 : stepN);
-        const double cost = l.setupMs + above + l.stopMs;
-        roofline::core::Recording recording = roofline::core::loadRecording(rec.string());
-        const std::size_t kernels = recording.coverage.launchesPerIteration;
-        std::vector<KernelRecord> records;
-        try {
-            records = roofline::cupti::evaluateRecording(recording, roofline::Ceilings{});
-        } catch (const std::exception& e) {
-            std::printf("%-9s: evaluating %s failed: %s\n", s.name.c_str(), rec.string().c_str(),
-                        e.what());
-        }
-        const double perKernel = kernels ? cost / static_cast<double>(kernels) : 0;
-        // Host memory for profiling state: the peak above the plain run's.
-        std::printf("%-9s %5zu %6llu %8.0f %8.0f %9.0f %8.0f %10.2f %7.1fx %9.1f %8.0f | %s\n",
-                    s.name.c_str(), l.stepMs.size(),
-                    static_cast<unsigned long long>(recording.passes), l.setupMs, above, l.stopMs,
-                    cost, perKernel,
-                    perKernel > 0 && ncuPerKernel > 0 ? ncuPerKernel / perKernel : 0,
-                    above / static_cast<double>(l.stepMs.size()), l.peakMiB - plainSteps.peakMiB,
-                    s.what.c_str());
-        if (!l.costLine.empty())
-            std::printf("%-9s   %s; %s\n", "",
-                        roofline::report::describe(recording.coverage).c_str(), l.costLine.c_str());
-        rows.push_back({s, oneIteration(std::move(records))});
-    }
-
-    const auto table = [&](const char* title, const std::vector<KernelRecord>& reference,
-                           const std::string& skip) {
-        std::printf("\n%s\n", title);
-        std::printf("%-9s %8s %12s %8s %8s %8s %8s %22s\n", "setting", "matched", "FLOPs equal",
-                    "L1", "L2", "DRAM", "time", "median |err| L1/L2/DRAM");
-        for (const Row& row : rows) {
-            if (row.s.name == "scope" || row.s.name == skip)
-                continue; // scope: one record per step, nothing to match per kernel
-            const Accuracy a = compare(row.records, reference);
-            const std::string reused =
-                a.reusedMatched ? " (" + std::to_string(a.reusedMatched) + " reused)" : "";
-            std::printf("%-9s %4zu/%-3zu %8zu/%-3zu %8.3f %8.3f %8.3f %8.3f %8.3f/%.3f/%.3f%s\n",
-                        row.s.name.c_str(), a.matched, a.theirs, a.flopsEqual, a.matched,
-                        a.bytesRatio[0], a.bytesRatio[1], a.bytesRatio[2], a.timeRatio,
-                        a.bytesMedianErr[0], a.bytesMedianErr[1], a.bytesMedianErr[2],
-                        reused.c_str());
-            std::printf("%-9s   %s\n", "", verdict(a, Bounds{}).c_str());
-            if (!a.firstFlopDiff.empty())
-                std::printf("%-9s   first FLOP difference: %s\n", "", a.firstFlopDiff.c_str());
-        }
-    };
-    if (attachedSteps > 2) {
-        if (cli.empty())
-            cli = (self.parent_path() / "libroofline" / "roofline").string();
-        const Run longPlain = runCommand(base + " --steps " + std::to_string(attachedSteps),
-                                         fs::path(outDir) / "attached-plain.log");
-        const StepLog lp = parseSteps(longPlain.out);
-        const double plainMs =
-            lp.stepMs.size() > 2 ? median({lp.stepMs.begin() + 1, lp.stepMs.end()}) : 0;
-        std::printf("\nattached to a %d-step run (`roofline run`, no flags but the setting's, "
-                    "OMP_NUM_THREADS=4): median step time, ms\n",
-                    attachedSteps);
-        std::printf("%-9s %10s %10s %10s %18s | %s\n", "setting", "plain", "profiling",
-                    "idle after", "after", "what");
-        for (const Setting& s : settings)
-            if (s.name == "default" || s.name == "no-reuse")
-                attached(cli, base, s, attachedSteps, plainMs, outDir);
-    }
+    for (const Setting& s : settings)
+        runSetting(a, base, s, plain, oracle, rows);
+    if (a.attachedSteps > 2)
+        attachedRuns(a, self, base, settings);
     for (const Row& row : rows)
         if (row.s.name == "exact")
-            table("against exact (every launch and every counter, measured by libroofline the "
-                  "same way): what detection and reuse change",
-                  row.records, "exact");
-    if (!ncuRecords.empty())
-        table("accuracy against ncu, launch by launch (kernels matched by name in order; bytes "
-              "and time: ours/ncu over the matched launches)",
-              ncuRecords, "");
+            accuracyTable("against exact (every launch and every counter, measured by libroofline "
+                          "the same way): what detection and reuse change",
+                          rows, row.records, "exact");
+    if (!oracle.records.empty())
+        accuracyTable("accuracy against ncu, launch by launch (kernels matched by name in order; "
+                      "bytes and time: ours/ncu over the matched launches)",
+                      rows, oracle.records, "");
     return 0;
 }

@@ -177,176 +177,249 @@ CaseResult rnnCaseHeader(const RnnCase& c, int index) {
     return r;
 }
 
+namespace {
+
+// One RNN case on the device: its descriptors, its buffers with the inputs filled, and the three
+// operations a pass times.
+class RnnRun {
+public:
+    RnnRun(const RnnCase& c, int index, RunContext& ctx) : c_(c), ctx_(ctx) {
+        describe(s_, c, ctx);
+        type_ = elementTypeOf(c.precision);
+        eb_ = static_cast<std::size_t>(workloads::elementBytes(c.precision));
+        allocate();
+        fill(index);
+    }
+
+    void forward() {
+        BENCH_CUDNN(cudnnRNNForward(ctx_.handle, s_.rnn, CUDNN_FWD_MODE_TRAINING, lengths(),
+                                    s_.xDesc, x_.get(), s_.yDesc, y_.get(), s_.hDesc, hx_.get(),
+                                    hy_.get(), s_.hDesc, cell(cx_), cell(cy_), s_.weightBytes,
+                                    weights_.get(), s_.workspaceBytes, workspace_.get(),
+                                    s_.reserveBytes, reserve_.get()));
+    }
+    void backwardData() {
+        BENCH_CUDNN(cudnnRNNBackwardData_v8(
+            ctx_.handle, s_.rnn, lengths(), s_.yDesc, y_.get(), dy_.get(), s_.xDesc, dx_.get(),
+            s_.hDesc, hx_.get(), dhy_.get(), dhx_.get(), s_.hDesc, cell(cx_), cell(dcy_),
+            cell(dcx_), s_.weightBytes, weights_.get(), s_.workspaceBytes, workspace_.get(),
+            s_.reserveBytes, reserve_.get()));
+    }
+    void backwardWeights() {
+        BENCH_CUDNN(cudnnRNNBackwardWeights_v8(
+            ctx_.handle, s_.rnn, CUDNN_WGRAD_MODE_ADD, lengths(), s_.xDesc, x_.get(), s_.hDesc,
+            hx_.get(), s_.yDesc, y_.get(), s_.weightBytes, dweights_.get(), s_.workspaceBytes,
+            workspace_.get(), s_.reserveBytes, reserve_.get()));
+    }
+    /// The case's pass.
+    std::function<void()> work() {
+        if (c_.pass == RnnPass::Forward)
+            return [this] { forward(); };
+        if (c_.pass == RnnPass::BackwardData)
+            return [this] { backwardData(); };
+        return [this] { backwardWeights(); };
+    }
+    /// Runs the pass (and those it needs) once, against a double-precision reference that reads
+    /// the same (rounded) inputs and weights.
+    Accumulated verify();
+    /// Runs what the pass needs before it is timed (the forward pass, and backward data before
+    /// the weights' gradients).
+    void prepare() {
+        forward();
+        if (c_.pass != RnnPass::Forward)
+            backwardData();
+    }
+    double workspaceBytes() const {
+        return static_cast<double>(s_.workspaceBytes + s_.reserveBytes);
+    }
+
+private:
+    bool lstm() const { return c_.cell == RnnCell::Lstm; }
+    void* cell(const DeviceBuffer& b) const { return lstm() ? b.get() : nullptr; }
+    const int* lengths() const { return seqLengths_.as<int>(); }
+    void allocate();
+    void fill(int index);
+    /// The reference's weights: cuDNN's weight blocks as doubles.
+    RnnRefWeights referenceWeights(const WeightLayout& layout, const RnnRefShape& shape);
+    /// `count` elements of `src` as doubles, in a buffer the run owns.
+    const double* asDoubles(const void* src, long long count, const char* what) {
+        owned_.emplace_back(sizeof(double) * static_cast<std::size_t>(count), what);
+        toDouble(src, type_, owned_.back().as<double>(), count, ctx_.stream);
+        return owned_.back().as<const double>();
+    }
+    void compareBackward(RnnReference& ref, const WeightLayout& layout, const double* cxd,
+                         Accumulated& acc);
+
+    const RnnCase& c_;
+    RunContext& ctx_;
+    RnnSetup s_;
+    ElementType type_{};
+    std::size_t eb_ = 0;
+    std::size_t xCount_ = 0, yCount_ = 0, hCount_ = 0;
+    DeviceBuffer x_, y_, dx_, dy_, hx_, hy_, cx_, cy_, dhx_, dhy_, dcx_, dcy_;
+    DeviceBuffer weights_, dweights_, workspace_, reserve_, seqLengths_;
+    std::vector<DeviceBuffer> owned_; // the reference's inputs
+};
+
+void RnnRun::allocate() {
+    const long long N = c_.batch, T = c_.seq, H = c_.hidden, I = c_.input;
+    const long long D = c_.directions(), P = c_.layers * D;
+    xCount_ = static_cast<std::size_t>(T * N * I);
+    yCount_ = static_cast<std::size_t>(T * N * D * H);
+    hCount_ = static_cast<std::size_t>(P * N * H);
+    x_ = DeviceBuffer(xCount_ * eb_, "x");
+    y_ = DeviceBuffer(yCount_ * eb_, "y");
+    dx_ = DeviceBuffer(xCount_ * eb_, "dx");
+    dy_ = DeviceBuffer(yCount_ * eb_, "dy");
+    hx_ = DeviceBuffer(hCount_ * eb_, "hx");
+    hy_ = DeviceBuffer(hCount_ * eb_, "hy");
+    cx_ = DeviceBuffer(hCount_ * eb_, "cx");
+    cy_ = DeviceBuffer(hCount_ * eb_, "cy");
+    dhx_ = DeviceBuffer(hCount_ * eb_, "dhx");
+    dhy_ = DeviceBuffer(hCount_ * eb_, "dhy");
+    dcx_ = DeviceBuffer(hCount_ * eb_, "dcx");
+    dcy_ = DeviceBuffer(hCount_ * eb_, "dcy");
+    weights_ = DeviceBuffer(s_.weightBytes, "weights");
+    dweights_ = DeviceBuffer(s_.weightBytes, "weight grads");
+    workspace_ = DeviceBuffer(s_.workspaceBytes, "workspace");
+    reserve_ = DeviceBuffer(s_.reserveBytes, "reserve");
+    seqLengths_ = DeviceBuffer(sizeof(int) * static_cast<std::size_t>(N), "sequence lengths");
+    std::vector<int> lengths(static_cast<std::size_t>(N), static_cast<int>(T));
+    BENCH_CUDA(cudaMemcpyAsync(seqLengths_.get(), lengths.data(), seqLengths_.bytes(),
+                               cudaMemcpyHostToDevice, ctx_.stream));
+}
+
+void RnnRun::fill(int index) {
+    int tensor = 0;
+    auto fill = [&](DeviceBuffer& b, std::size_t count, float scale) {
+        fillUniform(b.get(), static_cast<long long>(count), type_,
+                    caseSeed(ctx_.settings.seed, index, tensor++), -scale, scale, ctx_.stream);
+    };
+    fill(x_, xCount_, 1.0f);
+    fill(hx_, hCount_, 1.0f);
+    fill(dy_, yCount_, 1.0f);
+    fill(dhy_, hCount_, 1.0f);
+    if (lstm()) {
+        fill(cx_, hCount_, 1.0f);
+        fill(dcy_, hCount_, 1.0f);
+    }
+    fill(weights_, s_.weightBytes / eb_, 1.0f / std::sqrt(static_cast<float>(c_.hidden)));
+}
+
+RnnRefWeights RnnRun::referenceWeights(const WeightLayout& layout, const RnnRefShape& shape) {
+    const long long H = c_.hidden;
+    const int D = static_cast<int>(c_.directions());
+    RnnRefWeights refWeights;
+    std::vector<const double*>* sides[4] = {&refWeights.W, &refWeights.R, &refWeights.bW,
+                                            &refWeights.bR};
+    for (int side = 0; side < 4; ++side)
+        for (std::size_t k = 0; k < layout.offset[side].size(); ++k) {
+            const int layer = static_cast<int>(k) / c_.gates() / D;
+            const long long expected =
+                side >= 2 ? H : H * (side == 0 ? shape.layerInput(layer) : H);
+            if (layout.count[side][k] != expected)
+                throw std::runtime_error(
+                    "cuDNN reports a weight block of " + std::to_string(layout.count[side][k]) +
+                    " elements where " + std::to_string(expected) + " were expected");
+            sides[side]->push_back(
+                asDoubles(static_cast<const char*>(weights_.get()) +
+                              static_cast<std::size_t>(layout.offset[side][k]) * eb_,
+                          layout.count[side][k], "reference weights"));
+        }
+    return refWeights;
+}
+
+Accumulated RnnRun::verify() {
+    struct Release { // the reference's buffers go once it is done, before the pass is timed
+        std::vector<DeviceBuffer>& buffers;
+        ~Release() { buffers.clear(); }
+    } release{owned_};
+    const WeightLayout layout = weightLayout(s_, c_, ctx_, weights_.get());
+    RnnRefShape shape;
+    shape.cell = static_cast<RefCell>(static_cast<int>(c_.cell));
+    shape.layers = static_cast<int>(c_.layers);
+    shape.directions = static_cast<int>(c_.directions());
+    shape.gates = c_.gates();
+    shape.hidden = c_.hidden;
+    shape.input = c_.input;
+    shape.seq = c_.seq;
+    shape.batch = c_.batch;
+    const RnnRefWeights refWeights = referenceWeights(layout, shape);
+    const long long xs = static_cast<long long>(xCount_), ys = static_cast<long long>(yCount_),
+                    hs = static_cast<long long>(hCount_);
+    const double* xd = asDoubles(x_.get(), xs, "ref x");
+    const double* hxd = asDoubles(hx_.get(), hs, "ref hx");
+    const double* cxd = nullptr; // the cell state: zeros unless LSTM
+    if (lstm()) {
+        cxd = asDoubles(cx_.get(), hs, "ref cx");
+    } else {
+        owned_.emplace_back(sizeof(double) * hCount_, "ref zero cx");
+        BENCH_CUDA(cudaMemsetAsync(owned_.back().get(), 0, owned_.back().bytes(), ctx_.stream));
+        cxd = owned_.back().as<const double>();
+    }
+    RnnReference ref(shape, refWeights, ctx_.stream);
+    ref.forward(xd, hxd, cxd);
+    Accumulated acc;
+    forward();
+    if (c_.pass != RnnPass::Forward) {
+        compareBackward(ref, layout, cxd, acc);
+        return acc;
+    }
+    acc.add(compareWithReference(y_.get(), type_, ref.y(), ys, ctx_.stream));
+    acc.add(compareWithReference(hy_.get(), type_, ref.hy(), hs, ctx_.stream));
+    if (lstm())
+        acc.add(compareWithReference(cy_.get(), type_, ref.cy(), hs, ctx_.stream));
+    return acc;
+}
+
+// Backward data against the reference's, and -- for the weights' pass -- the weights' gradients.
+void RnnRun::compareBackward(RnnReference& ref, const WeightLayout& layout, const double* cxd,
+                             Accumulated& acc) {
+    const long long xs = static_cast<long long>(xCount_), ys = static_cast<long long>(yCount_),
+                    hs = static_cast<long long>(hCount_);
+    const double* dyd = asDoubles(dy_.get(), ys, "ref dy");
+    const double* dhyd = asDoubles(dhy_.get(), hs, "ref dhy");
+    const double* dcyd = lstm() ? asDoubles(dcy_.get(), hs, "ref dcy") : cxd;
+    ref.backwardData(dyd, dhyd, dcyd);
+    BENCH_CUDA(cudaMemsetAsync(dx_.get(), 0xFF, dx_.bytes(), ctx_.stream));
+    backwardData();
+    if (c_.pass == RnnPass::BackwardData) {
+        acc.add(compareWithReference(dx_.get(), type_, ref.dx(), xs, ctx_.stream));
+        acc.add(compareWithReference(dhx_.get(), type_, ref.dhx(), hs, ctx_.stream));
+        if (lstm())
+            acc.add(compareWithReference(dcx_.get(), type_, ref.dcx(), hs, ctx_.stream));
+        return;
+    }
+    ref.backwardWeights();
+    BENCH_CUDA(cudaMemsetAsync(dweights_.get(), 0, dweights_.bytes(), ctx_.stream));
+    backwardWeights();
+    for (int side = 0; side < 4; ++side)
+        for (std::size_t k = 0; k < layout.offset[side].size(); ++k) {
+            const int pl = static_cast<int>(k) / c_.gates();
+            const int g = static_cast<int>(k) % c_.gates();
+            acc.add(compareWithReference(static_cast<const char*>(dweights_.get()) +
+                                             static_cast<std::size_t>(layout.offset[side][k]) * eb_,
+                                         type_, ref.weightGrad(side, pl, g), layout.count[side][k],
+                                         ctx_.stream));
+        }
+}
+
+} // namespace
+
 std::vector<CaseResult> runRnnCase(const RnnCase& c, int index, RunContext& ctx) {
     CaseResult r = rnnCaseHeader(c, index);
     if (ctx.settings.tolerance > 0)
         r.tolerance = ctx.settings.tolerance;
     guardCase(r, [&] {
-        RnnSetup s;
-        describe(s, c, ctx);
-        const ElementType type = elementTypeOf(c.precision);
-        const std::size_t eb = static_cast<std::size_t>(workloads::elementBytes(c.precision));
-        const long long N = c.batch, T = c.seq, H = c.hidden, I = c.input;
-        const long long D = c.directions(), P = c.layers * D;
-        const std::size_t xCount = static_cast<std::size_t>(T * N * I);
-        const std::size_t yCount = static_cast<std::size_t>(T * N * D * H);
-        const std::size_t hCount = static_cast<std::size_t>(P * N * H);
-        DeviceBuffer x(xCount * eb, "x"), y(yCount * eb, "y"), dx(xCount * eb, "dx"),
-            dy(yCount * eb, "dy");
-        DeviceBuffer hx(hCount * eb, "hx"), hy(hCount * eb, "hy"), cx(hCount * eb, "cx"),
-            cy(hCount * eb, "cy"), dhx(hCount * eb, "dhx"), dhy(hCount * eb, "dhy"),
-            dcx(hCount * eb, "dcx"), dcy(hCount * eb, "dcy");
-        DeviceBuffer weights(s.weightBytes, "weights"), dweights(s.weightBytes, "weight grads");
-        DeviceBuffer workspace(s.workspaceBytes, "workspace"), reserve(s.reserveBytes, "reserve");
-        r.workspaceBytes = static_cast<double>(s.workspaceBytes + s.reserveBytes);
-        DeviceBuffer seqLengths(sizeof(int) * static_cast<std::size_t>(N), "sequence lengths");
-        {
-            std::vector<int> lengths(static_cast<std::size_t>(N), static_cast<int>(T));
-            BENCH_CUDA(cudaMemcpyAsync(seqLengths.get(), lengths.data(), seqLengths.bytes(),
-                                       cudaMemcpyHostToDevice, ctx.stream));
-        }
-        const bool lstm = c.cell == RnnCell::Lstm;
-        int tensor = 0;
-        auto fill = [&](DeviceBuffer& b, std::size_t count, float scale) {
-            fillUniform(b.get(), static_cast<long long>(count), type,
-                        caseSeed(ctx.settings.seed, index, tensor++), -scale, scale, ctx.stream);
-        };
-        fill(x, xCount, 1.0f);
-        fill(hx, hCount, 1.0f);
-        fill(dy, yCount, 1.0f);
-        fill(dhy, hCount, 1.0f);
-        if (lstm) {
-            fill(cx, hCount, 1.0f);
-            fill(dcy, hCount, 1.0f);
-        }
-        fill(weights, s.weightBytes / eb, 1.0f / std::sqrt(static_cast<float>(H)));
-        const int* devLengths = seqLengths.as<int>();
-        void* cxp = lstm ? cx.get() : nullptr;
-        void* cyp = lstm ? cy.get() : nullptr;
-        auto forward = [&] {
-            BENCH_CUDNN(cudnnRNNForward(
-                ctx.handle, s.rnn, CUDNN_FWD_MODE_TRAINING, devLengths, s.xDesc, x.get(), s.yDesc,
-                y.get(), s.hDesc, hx.get(), hy.get(), s.hDesc, cxp, cyp, s.weightBytes,
-                weights.get(), s.workspaceBytes, workspace.get(), s.reserveBytes, reserve.get()));
-        };
-        auto backwardData = [&] {
-            BENCH_CUDNN(cudnnRNNBackwardData_v8(
-                ctx.handle, s.rnn, devLengths, s.yDesc, y.get(), dy.get(), s.xDesc, dx.get(),
-                s.hDesc, hx.get(), dhy.get(), dhx.get(), s.hDesc, cxp, lstm ? dcy.get() : nullptr,
-                lstm ? dcx.get() : nullptr, s.weightBytes, weights.get(), s.workspaceBytes,
-                workspace.get(), s.reserveBytes, reserve.get()));
-        };
-        auto backwardWeights = [&] {
-            BENCH_CUDNN(cudnnRNNBackwardWeights_v8(
-                ctx.handle, s.rnn, CUDNN_WGRAD_MODE_ADD, devLengths, s.xDesc, x.get(), s.hDesc,
-                hx.get(), s.yDesc, y.get(), s.weightBytes, dweights.get(), s.workspaceBytes,
-                workspace.get(), s.reserveBytes, reserve.get()));
-        };
-
+        RnnRun run(c, index, ctx);
+        r.workspaceBytes = run.workspaceBytes();
         if (ctx.settings.verify) {
-            // The reference reads the same (rounded) inputs and weights, in double.
-            const WeightLayout layout = weightLayout(s, c, ctx, weights.get());
-            std::vector<DeviceBuffer> owned;
-            auto toDoubleBuffer = [&](const void* src, long long count, const char* what) {
-                owned.emplace_back(sizeof(double) * static_cast<std::size_t>(count), what);
-                toDouble(src, type, owned.back().as<double>(), count, ctx.stream);
-                return owned.back().as<const double>();
-            };
-            RnnRefShape shape;
-            shape.cell = static_cast<RefCell>(static_cast<int>(c.cell));
-            shape.layers = static_cast<int>(c.layers);
-            shape.directions = static_cast<int>(D);
-            shape.gates = c.gates();
-            shape.hidden = H;
-            shape.input = I;
-            shape.seq = T;
-            shape.batch = N;
-            RnnRefWeights refWeights;
-            std::vector<const double*>* sides[4] = {&refWeights.W, &refWeights.R, &refWeights.bW,
-                                                    &refWeights.bR};
-            for (int side = 0; side < 4; ++side)
-                for (std::size_t k = 0; k < layout.offset[side].size(); ++k) {
-                    const int layer = static_cast<int>(k) / c.gates() / static_cast<int>(D);
-                    const long long expected =
-                        side >= 2 ? H : H * (side == 0 ? shape.layerInput(layer) : H);
-                    if (layout.count[side][k] != expected)
-                        throw std::runtime_error("cuDNN reports a weight block of " +
-                                                 std::to_string(layout.count[side][k]) +
-                                                 " elements where " + std::to_string(expected) +
-                                                 " were expected");
-                    sides[side]->push_back(
-                        toDoubleBuffer(static_cast<const char*>(weights.get()) +
-                                           static_cast<std::size_t>(layout.offset[side][k]) * eb,
-                                       layout.count[side][k], "reference weights"));
-                }
-            const double* xd = toDoubleBuffer(x.get(), static_cast<long long>(xCount), "ref x");
-            const double* hxd = toDoubleBuffer(hx.get(), static_cast<long long>(hCount), "ref hx");
-            const double* cxd = nullptr; // the cell state: zeros unless LSTM
-            if (lstm) {
-                cxd = toDoubleBuffer(cx.get(), static_cast<long long>(hCount), "ref cx");
-            } else {
-                owned.emplace_back(sizeof(double) * hCount, "ref zero cx");
-                BENCH_CUDA(
-                    cudaMemsetAsync(owned.back().get(), 0, owned.back().bytes(), ctx.stream));
-                cxd = owned.back().as<const double>();
-            }
-            RnnReference ref(shape, refWeights, ctx.stream);
-            ref.forward(xd, hxd, cxd);
-            Accumulated acc;
-            forward();
-            if (c.pass == RnnPass::Forward) {
-                acc.add(compareWithReference(y.get(), type, ref.y(), static_cast<long long>(yCount),
-                                             ctx.stream));
-                acc.add(compareWithReference(hy.get(), type, ref.hy(),
-                                             static_cast<long long>(hCount), ctx.stream));
-                if (lstm)
-                    acc.add(compareWithReference(cy.get(), type, ref.cy(),
-                                                 static_cast<long long>(hCount), ctx.stream));
-            } else {
-                const double* dyd =
-                    toDoubleBuffer(dy.get(), static_cast<long long>(yCount), "ref dy");
-                const double* dhyd =
-                    toDoubleBuffer(dhy.get(), static_cast<long long>(hCount), "ref dhy");
-                const double* dcyd =
-                    lstm ? toDoubleBuffer(dcy.get(), static_cast<long long>(hCount), "ref dcy")
-                         : cxd;
-                ref.backwardData(dyd, dhyd, dcyd);
-                BENCH_CUDA(cudaMemsetAsync(dx.get(), 0xFF, dx.bytes(), ctx.stream));
-                backwardData();
-                if (c.pass == RnnPass::BackwardData) {
-                    acc.add(compareWithReference(dx.get(), type, ref.dx(),
-                                                 static_cast<long long>(xCount), ctx.stream));
-                    acc.add(compareWithReference(dhx.get(), type, ref.dhx(),
-                                                 static_cast<long long>(hCount), ctx.stream));
-                    if (lstm)
-                        acc.add(compareWithReference(dcx.get(), type, ref.dcx(),
-                                                     static_cast<long long>(hCount), ctx.stream));
-                } else {
-                    ref.backwardWeights();
-                    BENCH_CUDA(cudaMemsetAsync(dweights.get(), 0, dweights.bytes(), ctx.stream));
-                    backwardWeights();
-                    for (int side = 0; side < 4; ++side)
-                        for (std::size_t k = 0; k < layout.offset[side].size(); ++k) {
-                            const int pl = static_cast<int>(k) / c.gates();
-                            const int g = static_cast<int>(k) % c.gates();
-                            acc.add(compareWithReference(
-                                static_cast<const char*>(dweights.get()) +
-                                    static_cast<std::size_t>(layout.offset[side][k]) * eb,
-                                type, ref.weightGrad(side, pl, g), layout.count[side][k],
-                                ctx.stream));
-                        }
-                }
-            }
+            const Accumulated acc = run.verify();
             judge(r, acc.error, acc.nonFinite, r.tolerance);
         } else {
-            forward();
-            if (c.pass != RnnPass::Forward)
-                backwardData();
+            run.prepare();
         }
-        const auto& work = c.pass == RnnPass::Forward ? std::function<void()>(forward)
-                           : c.pass == RnnPass::BackwardData
-                               ? std::function<void()>(backwardData)
-                               : std::function<void()>(backwardWeights);
+        const std::function<void()> work = run.work();
         const auto times = timeRuns(work, ctx.stream, ctx.settings.warmup, ctx.settings.repeats);
         r.repeats = static_cast<int>(times.size());
         r.eventMedianSeconds = median(times);
