@@ -190,102 +190,133 @@ CaseResult convCaseHeader(const ConvCase& c, int index) {
     return r;
 }
 
-std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ctx) {
-    CaseResult header = convCaseHeader(c, index);
-    if (ctx.settings.tolerance > 0)
-        header.tolerance = ctx.settings.tolerance;
-    if (const std::string why = c.invalidReason(); !why.empty()) {
-        header.status = CaseStatus::Invalid;
-        header.reason = why;
-        return {header};
-    }
-    std::vector<CaseResult> results;
-    std::unique_ptr<ConvGraph> graph;
-    ConvBuffers buffers;
-    const bool prepared = guardCase(header, [&] {
-        PhaseTimer timer(ctx.phases, &PhaseTimes::setup);
-        graph = std::make_unique<ConvGraph>(ctx.handle, c);
-        buffers = prepare(c, index, ctx);
+namespace {
+
+// cuDNN's heuristic order for this case: each engine's rank in it (SEER data sets compare the
+// model's pick with the heuristic's). A failed query only leaves the ranks unknown, unless it
+// left the device unusable (false, with `query` saying why).
+bool heuristicOrder(ConvGraph& graph, RunContext& ctx, CaseResult& query,
+                    std::vector<std::int64_t>& order) {
+    return guardCase(query, [&] {
+        PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
+        for (const ConvPlan& p : graph.heuristicPlans(16))
+            if (std::find(order.begin(), order.end(), p.engine) == order.end())
+                order.push_back(p.engine);
     });
-    if (!prepared || header.status != CaseStatus::Passed)
-        return {header};
+}
 
-    if (ctx.settings.algo == AlgoMode::Every) {
-        // cuDNN's heuristic order for this case: each engine's rank in it (SEER data sets compare
-        // the model's pick with the heuristic's).
-        // A failed query only leaves the ranks unknown, unless it left the device unusable.
-        std::vector<std::int64_t> heuristicOrder;
-        CaseResult query = header;
-        if (!guardCase(query, [&] {
-                PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
-                for (const ConvPlan& p : graph->heuristicPlans(16))
-                    if (std::find(heuristicOrder.begin(), heuristicOrder.end(), p.engine) ==
-                        heuristicOrder.end())
-                        heuristicOrder.push_back(p.engine);
-            }))
-            return {query};
-        std::vector<ConvPlan> passedPlans; // run and timed: profiled together below
-        std::vector<std::size_t> passedIndex;
-        const auto& only = ctx.settings.engines;
-        for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
-            if (!only.empty() && std::find(only.begin(), only.end(), e) == only.end())
-                continue;
-            CaseResult r = header;
-            r.scope += "/eng" + std::to_string(e); // profiled inside the configuration's scope
-            r.algorithm = "eng" + std::to_string(e);
-            const auto rank = std::find(heuristicOrder.begin(), heuristicOrder.end(), e);
-            r.heuristicRank =
-                rank == heuristicOrder.end() ? -1 : static_cast<int>(rank - heuristicOrder.begin());
-            std::string whyNot;
-            ConvPlan plan;
-            {
-                PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
-                plan = graph->planForEngine(e, whyNot);
-            }
-            if (!plan.plan.get()) {
-                r.status = CaseStatus::Unsupported;
-                r.reason = "cuDNN: " + whyNot;
-            } else if (const std::string m = graph->precisionMismatch(plan); !m.empty()) {
-                r.algorithm = plan.name();
-                r.status = CaseStatus::Unsupported;
-                r.reason = m;
-            } else if (const std::uint64_t limit = workspaceLimit(ctx);
-                       static_cast<std::uint64_t>(plan.workspaceBytes) > limit) {
-                r.algorithm = plan.name();
-                r.status = CaseStatus::NoMemory;
-                r.reason = "workspace " + mib(plan.workspaceBytes) + " does not fit (limit " +
-                           mib(static_cast<std::int64_t>(limit)) + ")";
-            } else if (!guardCase(r, [&] { runPlan(c, *graph, plan, buffers, ctx, r, false); })) {
-                results.push_back(r);
-                return results; // the device is unusable: the driver skips what remains
-            } else if (r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed) {
-                passedPlans.push_back(std::move(plan));
-                passedIndex.push_back(results.size());
-            }
-            results.push_back(r);
-        }
-        profileTogether(*graph, passedPlans, passedIndex, results, buffers, ctx);
-        if (results.empty()) {
-            header.status = CaseStatus::Unsupported;
-            header.reason = "cuDNN reports no engine for this graph";
-            results.push_back(header);
-        }
-        return results;
+// Engine `e` of the case, run and timed when cuDNN offers it for this case, its precision and
+// the workspace limit. False when the device became unusable.
+bool runEngine(const ConvCase& c, ConvGraph& graph, std::int64_t e, ConvBuffers& buffers,
+               RunContext& ctx, const std::vector<std::int64_t>& order, CaseResult& r,
+               ConvPlan& plan) {
+    r.scope += "/eng" + std::to_string(e); // profiled inside the configuration's scope
+    r.algorithm = "eng" + std::to_string(e);
+    const auto rank = std::find(order.begin(), order.end(), e);
+    r.heuristicRank = rank == order.end() ? -1 : static_cast<int>(rank - order.begin());
+    std::string whyNot;
+    {
+        PhaseTimer timer(ctx.phases, &PhaseTimes::plans);
+        plan = graph.planForEngine(e, whyNot);
     }
+    if (!plan.plan.get()) {
+        r.status = CaseStatus::Unsupported;
+        r.reason = "cuDNN: " + whyNot;
+    } else if (const std::string m = graph.precisionMismatch(plan); !m.empty()) {
+        r.algorithm = plan.name();
+        r.status = CaseStatus::Unsupported;
+        r.reason = m;
+    } else if (const std::uint64_t limit = workspaceLimit(ctx);
+               static_cast<std::uint64_t>(plan.workspaceBytes) > limit) {
+        r.algorithm = plan.name();
+        r.status = CaseStatus::NoMemory;
+        r.reason = "workspace " + mib(plan.workspaceBytes) + " does not fit (limit " +
+                   mib(static_cast<std::int64_t>(limit)) + ")";
+    } else if (!guardCase(r, [&] { runPlan(c, graph, plan, buffers, ctx, r, false); })) {
+        return false;
+    }
+    return true;
+}
 
-    CaseResult r = header;
-    guardCase(r, [&] {
-        std::vector<ConvPlan> candidates;
-        std::string lastWhyNot;
-        if (ctx.settings.algo == AlgoMode::Heuristic) {
-            candidates = graph->heuristicPlans(16);
-        } else {
-            for (std::int64_t e = 0; e < graph->engineCount(); ++e) {
-                ConvPlan plan = graph->planForEngine(e, lastWhyNot);
-                if (plan.plan.get() && graph->precisionMismatch(plan).empty())
-                    candidates.push_back(std::move(plan));
-            }
+// --algo every: each engine a case of its own, those that ran profiled together.
+std::vector<CaseResult> runEveryEngine(const ConvCase& c, CaseResult header, ConvGraph& graph,
+                                       ConvBuffers& buffers, RunContext& ctx) {
+    std::vector<std::int64_t> order;
+    CaseResult query = header;
+    if (!heuristicOrder(graph, ctx, query, order))
+        return {query};
+    std::vector<CaseResult> results;
+    std::vector<ConvPlan> passedPlans; // run and timed: profiled together below
+    std::vector<std::size_t> passedIndex;
+    const auto& only = ctx.settings.engines;
+    for (std::int64_t e = 0; e < graph.engineCount(); ++e) {
+        if (!only.empty() && std::find(only.begin(), only.end(), e) == only.end())
+            continue;
+        CaseResult r = header;
+        ConvPlan plan;
+        if (!runEngine(c, graph, e, buffers, ctx, order, r, plan)) {
+            results.push_back(r);
+            return results; // the device is unusable: the driver skips what remains
         }
+        if (plan.plan.get() &&
+            (r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed)) {
+            passedPlans.push_back(std::move(plan));
+            passedIndex.push_back(results.size());
+        }
+        results.push_back(r);
+    }
+    profileTogether(graph, passedPlans, passedIndex, results, buffers, ctx);
+    if (results.empty()) {
+        header.status = CaseStatus::Unsupported;
+        header.reason = "cuDNN reports no engine for this graph";
+        results.push_back(header);
+    }
+    return results;
+}
+
+// The plans --algo heuristic or exhaustive chooses among (`lastWhyNot`: cuDNN's last refusal).
+std::vector<ConvPlan> candidatePlans(ConvGraph& graph, const RunContext& ctx,
+                                     std::string& lastWhyNot) {
+    if (ctx.settings.algo == AlgoMode::Heuristic)
+        return graph.heuristicPlans(16);
+    std::vector<ConvPlan> candidates;
+    for (std::int64_t e = 0; e < graph.engineCount(); ++e) {
+        ConvPlan plan = graph.planForEngine(e, lastWhyNot);
+        if (plan.plan.get() && graph.precisionMismatch(plan).empty())
+            candidates.push_back(std::move(plan));
+    }
+    return candidates;
+}
+
+// Every fitting plan timed briefly (as cudnnFind did): the fastest one's index.
+std::size_t fastestPlan(ConvGraph& graph, const std::vector<ConvPlan>& fitting,
+                        ConvBuffers& buffers, RunContext& ctx) {
+    std::size_t chosen = 0;
+    double best = std::numeric_limits<double>::max();
+    for (std::size_t i = 0; i < fitting.size(); ++i) {
+        DeviceBuffer ws(static_cast<std::size_t>(fitting[i].workspaceBytes), "workspace");
+        const BackendDescriptor pack = makeVariantPack(
+            buffers.tensor[0].get(), buffers.tensor[1].get(), buffers.tensor[2].get(), ws.get());
+        double t = std::numeric_limits<double>::max();
+        try {
+            t = median(timeRuns([&] { graph.execute(fitting[i], pack); }, ctx.stream, 1, 3));
+        } catch (const CudnnError&) {
+            continue; // refused at execution: not a candidate
+        }
+        if (t < best) {
+            best = t;
+            chosen = i;
+        }
+    }
+    return chosen;
+}
+
+// --algo heuristic or exhaustive: one plan chosen among those whose workspace fits, run.
+CaseResult runChosenPlan(const ConvCase& c, CaseResult r, ConvGraph& graph, ConvBuffers& buffers,
+                         RunContext& ctx) {
+    guardCase(r, [&] {
+        std::string lastWhyNot;
+        std::vector<ConvPlan> candidates = candidatePlans(graph, ctx, lastWhyNot);
         const std::uint64_t limit = workspaceLimit(ctx);
         std::int64_t smallestTooBig = 0;
         std::vector<ConvPlan> fitting;
@@ -309,34 +340,39 @@ std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ct
             }
             return;
         }
-        std::size_t chosen = 0;
-        if (ctx.settings.algo == AlgoMode::Exhaustive && fitting.size() > 1) {
-            // Time every candidate briefly (as cudnnFind did) and keep the fastest.
-            double best = std::numeric_limits<double>::max();
-            for (std::size_t i = 0; i < fitting.size(); ++i) {
-                DeviceBuffer ws(static_cast<std::size_t>(fitting[i].workspaceBytes), "workspace");
-                const BackendDescriptor pack =
-                    makeVariantPack(buffers.tensor[0].get(), buffers.tensor[1].get(),
-                                    buffers.tensor[2].get(), ws.get());
-                double t = std::numeric_limits<double>::max();
-                try {
-                    t = median(
-                        timeRuns([&] { graph->execute(fitting[i], pack); }, ctx.stream, 1, 3));
-                } catch (const CudnnError&) {
-                    continue; // refused at execution: not a candidate
-                }
-                if (t < best) {
-                    best = t;
-                    chosen = i;
-                }
-            }
-        }
-        runPlan(c, *graph, fitting[chosen], buffers, ctx, r);
-        if (ctx.settings.algo == AlgoMode::Exhaustive)
+        const bool exhaustive = ctx.settings.algo == AlgoMode::Exhaustive;
+        const std::size_t chosen =
+            exhaustive && fitting.size() > 1 ? fastestPlan(graph, fitting, buffers, ctx) : 0;
+        runPlan(c, graph, fitting[chosen], buffers, ctx, r);
+        if (exhaustive)
             r.algorithm += " fastest of " + std::to_string(fitting.size());
     });
-    results.push_back(r);
-    return results;
+    return r;
+}
+
+} // namespace
+
+std::vector<CaseResult> runConvCase(const ConvCase& c, int index, RunContext& ctx) {
+    CaseResult header = convCaseHeader(c, index);
+    if (ctx.settings.tolerance > 0)
+        header.tolerance = ctx.settings.tolerance;
+    if (const std::string why = c.invalidReason(); !why.empty()) {
+        header.status = CaseStatus::Invalid;
+        header.reason = why;
+        return {header};
+    }
+    std::unique_ptr<ConvGraph> graph;
+    ConvBuffers buffers;
+    const bool prepared = guardCase(header, [&] {
+        PhaseTimer timer(ctx.phases, &PhaseTimes::setup);
+        graph = std::make_unique<ConvGraph>(ctx.handle, c);
+        buffers = prepare(c, index, ctx);
+    });
+    if (!prepared || header.status != CaseStatus::Passed)
+        return {header};
+    if (ctx.settings.algo == AlgoMode::Every)
+        return runEveryEngine(c, header, *graph, buffers, ctx);
+    return {runChosenPlan(c, header, *graph, buffers, ctx)};
 }
 
 } // namespace roofline::bench

@@ -155,22 +155,18 @@ bool deviceUsable(std::string& why) {
 
 } // namespace
 
-int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& settings,
-             const SweepOutputs& outputs,
-             const std::function<std::vector<CaseResult>(std::size_t, RunContext&)>& runCase,
-             const std::function<CaseResult(std::size_t)>& skippedCase) {
+namespace {
+
+// CUDA and cuDNN set up on device 0 (its name in `deviceName`); false, said, when they cannot be.
+bool setUp(const std::string& tool, Resources& res, std::string& deviceName) {
     int devices = 0;
     const cudaError_t probe = cudaGetDeviceCount(&devices);
     if (probe != cudaSuccess || devices == 0) {
         std::cerr << tool << ": needs a CUDA GPU ("
                   << (probe != cudaSuccess ? cudaGetErrorString(probe) : "no device visible")
                   << "); nothing was run\n";
-        return 2;
+        return false;
     }
-    Resources res;
-    RunContext ctx;
-    ctx.settings = settings;
-    std::string deviceName;
     try {
         BENCH_CUDA(cudaStreamCreateWithFlags(&res.stream, cudaStreamNonBlocking));
         BENCH_CUDNN(cudnnCreate(&res.handle));
@@ -180,35 +176,28 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
         deviceName = prop.name;
     } catch (const std::exception& e) {
         std::cerr << tool << ": cannot set up CUDA/cuDNN: " << e.what() << '\n';
-        return 2;
+        return false;
     }
-    ctx.handle = res.handle;
-    ctx.stream = res.stream;
+    return true;
+}
 
-    std::unique_ptr<roofline::Session> session;
-    if (outputs.profile) {
-        try {
-            session = std::make_unique<roofline::Session>();
-        } catch (const std::exception& e) {
-            std::cerr << tool << ": profiling is off: " << e.what() << '\n';
-        }
-    }
-    ctx.session = session.get();
-    std::cerr << tool << ": " << caseCount << " cases on " << deviceName << " (cuDNN "
-              << cudnnGetVersion() << "), "
-              << (session ? "profiling: " + session->status() : std::string("not profiled"))
-              << '\n';
-
-    const bool tty = isatty(STDERR_FILENO) != 0;
-    PhaseTimes phases;
-    ctx.phases = &phases;
-    const double started = nowSeconds();
+// What the cases gave, and how many the time limit left out.
+struct Ran {
     std::vector<CaseResult> results;
-    std::string lost;
     std::size_t notReached = 0;
+    double seconds = 0;
+};
+
+Ran runCases(std::size_t caseCount, const RunSettings& settings, const SweepOutputs& outputs,
+             const std::function<std::vector<CaseResult>(std::size_t, RunContext&)>& runCase,
+             const std::function<CaseResult(std::size_t)>& skippedCase, RunContext& ctx) {
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    const double started = nowSeconds();
+    Ran ran;
+    std::string lost;
     for (std::size_t i = 0; i < caseCount; ++i) {
         if (settings.timeLimitSeconds > 0 && nowSeconds() - started >= settings.timeLimitSeconds) {
-            notReached = caseCount - i;
+            ran.notReached = caseCount - i;
             break;
         }
         std::vector<CaseResult> produced;
@@ -230,40 +219,48 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
             if (!outputs.quiet)
                 std::cerr << (tty ? "\r\033[K" : "") << workloads::progressLine(r, caseCount)
                           << '\n';
-            results.push_back(std::move(r));
+            ran.results.push_back(std::move(r));
         }
     }
+    ran.seconds = nowSeconds() - started;
+    return ran;
+}
 
-    const double casesSeconds = nowSeconds() - started;
-    if (session) {
-        std::vector<roofline::KernelRecord> records = session->stop();
-        const std::size_t orphans = workloads::attachRecords(results, std::move(records));
-        if (orphans)
-            std::cerr << tool << ": " << orphans << " records belonged to no case\n";
-        std::size_t unmeasured = 0; // cases that ran under the profiler, yet have no records
-        for (const auto& r : results)
-            if ((r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed) &&
-                r.records.empty())
-                ++unmeasured;
-        if (unmeasured)
-            std::cerr << tool << ": " << unmeasured
-                      << " cases ran but have no kernel records: their counters are missing "
-                         "(and they are not SEER rows); write a recording (--record) and read "
-                         "its coverage line to see where their launches went\n";
-        if (session->replayMismatches())
-            std::cerr << tool << ": " << session->replayMismatches()
-                      << " replay groups differed between passes (see the records' notes)\n";
-        if (!outputs.recording.empty()) {
-            try {
-                session->save(outputs.recording);
-                std::cerr << tool << ": recording written to " << outputs.recording
-                          << " (evaluate with: roofline report " << outputs.recording << ")\n";
-            } catch (const std::exception& e) {
-                std::cerr << tool << ": " << e.what() << '\n';
-            }
-        }
+// The session's records attached to their cases, what is missing said, the recording written.
+void finishSession(const std::string& tool, roofline::Session& session, const SweepOutputs& outputs,
+                   std::vector<CaseResult>& results) {
+    std::vector<roofline::KernelRecord> records = session.stop();
+    const std::size_t orphans = workloads::attachRecords(results, std::move(records));
+    if (orphans)
+        std::cerr << tool << ": " << orphans << " records belonged to no case\n";
+    std::size_t unmeasured = 0; // cases that ran under the profiler, yet have no records
+    for (const auto& r : results)
+        if ((r.status == CaseStatus::Passed || r.status == CaseStatus::VerifyFailed) &&
+            r.records.empty())
+            ++unmeasured;
+    if (unmeasured)
+        std::cerr << tool << ": " << unmeasured
+                  << " cases ran but have no kernel records: their counters are missing "
+                     "(and they are not SEER rows); write a recording (--record) and read "
+                     "its coverage line to see where their launches went\n";
+    if (session.replayMismatches())
+        std::cerr << tool << ": " << session.replayMismatches()
+                  << " replay groups differed between passes (see the records' notes)\n";
+    if (outputs.recording.empty())
+        return;
+    try {
+        session.save(outputs.recording);
+        std::cerr << tool << ": recording written to " << outputs.recording
+                  << " (evaluate with: roofline report " << outputs.recording << ")\n";
+    } catch (const std::exception& e) {
+        std::cerr << tool << ": " << e.what() << '\n';
     }
+}
 
+// The case table and its totals; the number of failed cases.
+int printResults(const Ran& ran, const PhaseTimes& phases, std::size_t caseCount,
+                 const RunSettings& settings, const SweepOutputs& outputs) {
+    const std::vector<CaseResult>& results = ran.results;
     std::cout << '\n';
     workloads::printCaseTable(results, std::cout);
     int passed = 0, failed = 0, other = 0;
@@ -275,31 +272,72 @@ int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& 
               << results.size() << " results: " << passed << " passed, " << failed
               << " failed verification or crashed, " << other
               << " not run (invalid, unsupported, no memory, skipped)\n";
-    std::cout << phaseSummary(phases, casesSeconds, caseCount - notReached) << '\n';
-    if (notReached)
-        std::cout << "time limit (" << settings.timeLimitSeconds << " s) reached: " << notReached
-                  << " of " << caseCount << " cases not run"
+    std::cout << phaseSummary(phases, ran.seconds, caseCount - ran.notReached) << '\n';
+    if (ran.notReached)
+        std::cout << "time limit (" << settings.timeLimitSeconds
+                  << " s) reached: " << ran.notReached << " of " << caseCount << " cases not run"
                   << (outputs.seerCsv.empty() ? std::string()
                                               : "; run again with --resume --seer-csv " +
                                                     outputs.seerCsv + " to continue")
                   << '\n';
-    try {
-        if (!outputs.casesCsv.empty())
-            workloads::writeCasesCsv(results, outputs.casesCsv);
-        if (!outputs.seerCsv.empty()) {
-            const std::size_t added = seer::writeSeerCsv(results, outputs.seerCsv, outputs.resumed);
-            std::cout << "wrote " << added << " SEER rows to " << outputs.seerCsv;
-            if (outputs.resume)
-                std::cout << " (" << outputs.resumed.size() + added << " in all)";
-            std::cout << '\n';
+    return failed;
+}
+
+void writeOutputs(const std::string& tool, const std::string& deviceName,
+                  const std::vector<CaseResult>& results, const SweepOutputs& outputs) {
+    if (!outputs.casesCsv.empty())
+        workloads::writeCasesCsv(results, outputs.casesCsv);
+    if (!outputs.seerCsv.empty()) {
+        const std::size_t added = seer::writeSeerCsv(results, outputs.seerCsv, outputs.resumed);
+        std::cout << "wrote " << added << " SEER rows to " << outputs.seerCsv;
+        if (outputs.resume)
+            std::cout << " (" << outputs.resumed.size() + added << " in all)";
+        std::cout << '\n';
+    }
+    if (!outputs.csv.empty())
+        workloads::writeRecordsCsv(results, outputs.csv);
+    if (!outputs.json.empty())
+        workloads::writeJson(results, tool, deviceName, outputs.json);
+    if (!outputs.plots.empty())
+        for (const auto& file : workloads::writePlots(results, tool, outputs.plots))
+            std::cout << "wrote " << file << '\n';
+}
+
+} // namespace
+
+int runSweep(const std::string& tool, std::size_t caseCount, const RunSettings& settings,
+             const SweepOutputs& outputs,
+             const std::function<std::vector<CaseResult>(std::size_t, RunContext&)>& runCase,
+             const std::function<CaseResult(std::size_t)>& skippedCase) {
+    Resources res;
+    std::string deviceName;
+    if (!setUp(tool, res, deviceName))
+        return 2;
+    RunContext ctx;
+    ctx.settings = settings;
+    ctx.handle = res.handle;
+    ctx.stream = res.stream;
+    std::unique_ptr<roofline::Session> session;
+    if (outputs.profile) {
+        try {
+            session = std::make_unique<roofline::Session>();
+        } catch (const std::exception& e) {
+            std::cerr << tool << ": profiling is off: " << e.what() << '\n';
         }
-        if (!outputs.csv.empty())
-            workloads::writeRecordsCsv(results, outputs.csv);
-        if (!outputs.json.empty())
-            workloads::writeJson(results, tool, deviceName, outputs.json);
-        if (!outputs.plots.empty())
-            for (const auto& file : workloads::writePlots(results, tool, outputs.plots))
-                std::cout << "wrote " << file << '\n';
+    }
+    ctx.session = session.get();
+    std::cerr << tool << ": " << caseCount << " cases on " << deviceName << " (cuDNN "
+              << cudnnGetVersion() << "), "
+              << (session ? "profiling: " + session->status() : std::string("not profiled"))
+              << '\n';
+    PhaseTimes phases;
+    ctx.phases = &phases;
+    Ran ran = runCases(caseCount, settings, outputs, runCase, skippedCase, ctx);
+    if (session)
+        finishSession(tool, *session, outputs, ran.results);
+    const int failed = printResults(ran, phases, caseCount, settings, outputs);
+    try {
+        writeOutputs(tool, deviceName, ran.results, outputs);
     } catch (const std::exception& e) {
         std::cerr << tool << ": " << e.what() << '\n';
         return 2;
