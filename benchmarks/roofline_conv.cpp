@@ -16,26 +16,26 @@
 using namespace roofline;
 using workloads::ConvCase;
 
-int main(int argc, char** argv) {
-    CLI::App app{"roofline-conv: cuDNN convolutions on the hierarchical roofline.\n"
-                 "Each case is verified against a reference, timed (CUDA events, median) and "
-                 "profiled by libroofline; the exit code is 1 only when a case failed "
-                 "verification or crashed.",
-                 "roofline-conv"};
-    bench::CommonCli cli;
+namespace {
+
+// What the command line gave beside the options every sweep shares.
+struct ConvArgs {
     std::string precisions = "fp32", layouts = "nchw", passes = "all";
+    bool seerOnly = false;
+};
+
+void defineOptions(CLI::App& app, bench::CommonCli& cli, ConvArgs& a) {
     bench::addCommonOptions(app, cli, true);
-    app.add_option("--precision", precisions,
+    app.add_option("--precision", a.precisions,
                    "fp32, tf32, fp16, bf16 (comma list) for cases whose file sets none");
-    app.add_option("--layout", layouts, "nchw/nhwc (ncdhw/ndhwc in 3D), comma list");
-    app.add_option("--pass", passes, "fwd, bwd-data, bwd-filter or all (comma list)");
+    app.add_option("--layout", a.layouts, "nchw/nhwc (ncdhw/ndhwc in 3D), comma list");
+    app.add_option("--pass", a.passes, "fwd, bwd-data, bwd-filter or all (comma list)");
     app.add_option("--engines", cli.settings.engines,
                    "with --algo every: only these cuDNN engines (global indices, comma list; "
                    "cases list which engines passed)")
         ->delimiter(',')
         ->check(CLI::NonNegativeNumber);
-    bool seerOnly = false;
-    app.add_flag("--seer-only", seerOnly,
+    app.add_flag("--seer-only", a.seerOnly,
                  "only the cases SEER's parameters describe (square 2D, ungrouped, undilated): "
                  "the others give no --seer-csv row, and --resume would run them every time");
     app.add_flag("--resume", cli.outputs.resume,
@@ -48,15 +48,64 @@ int main(int argc, char** argv) {
                "  roofline-conv --preset seer_random --algo every --pass fwd --seer-csv s.csv \\\n"
                "      --time-limit 300 --resume     (again until no case is left)\n"
                "Profiling follows the ROOFLINE_* environment variables (docs/configuration.md).");
+}
+
+// --resume: the cases the SEER data set does not hold yet. An exit status when there is
+// nothing to run or the data set cannot be read; -1 to go on.
+int resume(bench::CommonCli& cli, std::vector<ConvCase>& cases) {
+    if (cli.outputs.seerCsv.empty()) {
+        std::cerr << "roofline-conv: --resume continues a SEER data set: give it with "
+                     "--seer-csv FILE\n";
+        return 2;
+    }
+    try {
+        const std::size_t before = cases.size();
+        if (std::filesystem::exists(cli.outputs.seerCsv)) // absent: a first run
+            cli.outputs.resumed = seer::readDatasetFile(cli.outputs.seerCsv);
+        cases = seer::casesNotIn(cases, cli.outputs.resumed);
+        std::cerr << "roofline-conv: resuming " << cli.outputs.seerCsv << ": "
+                  << before - cases.size() << " of " << before << " cases already there, "
+                  << cases.size() << " to run\n";
+    } catch (const std::exception& e) {
+        std::cerr << "roofline-conv: cannot resume: " << e.what() << '\n';
+        return 2;
+    }
+    if (cases.empty()) {
+        std::cout << "every case is already in " << cli.outputs.seerCsv << '\n';
+        return 0;
+    }
+    return -1;
+}
+
+void list(const std::vector<ConvCase>& cases) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto r = bench::convCaseHeader(cases[i], static_cast<int>(i));
+        const std::string why = cases[i].invalidReason();
+        std::printf("%4zu  %-24s %-10s %-5s %-6s %-40s %10.4g GFLOP%s%s\n", i, r.scope.c_str(),
+                    r.pass.c_str(), r.precision.c_str(), r.layout.c_str(), r.shape.c_str(),
+                    r.analyticFlops / 1e9, why.empty() ? "" : "  invalid: ", why.c_str());
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"roofline-conv: cuDNN convolutions on the hierarchical roofline.\n"
+                 "Each case is verified against a reference, timed (CUDA events, median) and "
+                 "profiled by libroofline; the exit code is 1 only when a case failed "
+                 "verification or crashed.",
+                 "roofline-conv"};
+    bench::CommonCli cli;
+    ConvArgs a;
+    defineOptions(app, cli, a);
     CLI11_PARSE(app, argc, argv);
     if (bench::finishCommonOptions(cli))
         return 0; // --list-presets
-
     workloads::ConvDefaults defaults;
     try {
-        defaults.precisions = workloads::parsePrecisionList(precisions, "--precision");
-        defaults.layouts = workloads::parseConvLayouts(layouts, "--layout");
-        defaults.passes = workloads::parseConvPasses(passes, "--pass");
+        defaults.precisions = workloads::parsePrecisionList(a.precisions, "--precision");
+        defaults.layouts = workloads::parseConvLayouts(a.layouts, "--layout");
+        defaults.passes = workloads::parseConvPasses(a.passes, "--pass");
     } catch (const workloads::WorkloadError& e) {
         std::cerr << "roofline-conv: " << e.what() << '\n';
         return 2;
@@ -69,42 +118,16 @@ int main(int argc, char** argv) {
             },
             [&](const std::string& spec) { return workloads::parseConvSpec(spec, defaults); },
             &ConvCase::n, cases,
-            seerOnly ? std::function<bool(const ConvCase&)>(
-                           [](const ConvCase& c) { return !c.seerLine().empty(); })
-                     : nullptr,
+            a.seerOnly ? std::function<bool(const ConvCase&)>(
+                             [](const ConvCase& c) { return !c.seerLine().empty(); })
+                       : nullptr,
             "--seer-only (square 2D, ungrouped, undilated convolutions)"))
         return 2;
-    if (cli.outputs.resume) {
-        if (cli.outputs.seerCsv.empty()) {
-            std::cerr << "roofline-conv: --resume continues a SEER data set: give it with "
-                         "--seer-csv FILE\n";
-            return 2;
-        }
-        try {
-            const std::size_t before = cases.size();
-            if (std::filesystem::exists(cli.outputs.seerCsv)) // absent: a first run
-                cli.outputs.resumed = seer::readDatasetFile(cli.outputs.seerCsv);
-            cases = seer::casesNotIn(cases, cli.outputs.resumed);
-            std::cerr << "roofline-conv: resuming " << cli.outputs.seerCsv << ": "
-                      << before - cases.size() << " of " << before << " cases already there, "
-                      << cases.size() << " to run\n";
-        } catch (const std::exception& e) {
-            std::cerr << "roofline-conv: cannot resume: " << e.what() << '\n';
-            return 2;
-        }
-        if (cases.empty()) {
-            std::cout << "every case is already in " << cli.outputs.seerCsv << '\n';
-            return 0;
-        }
-    }
+    if (cli.outputs.resume)
+        if (const int status = resume(cli, cases); status >= 0)
+            return status;
     if (cli.list) {
-        for (std::size_t i = 0; i < cases.size(); ++i) {
-            const auto r = bench::convCaseHeader(cases[i], static_cast<int>(i));
-            const std::string why = cases[i].invalidReason();
-            std::printf("%4zu  %-24s %-10s %-5s %-6s %-40s %10.4g GFLOP%s%s\n", i, r.scope.c_str(),
-                        r.pass.c_str(), r.precision.c_str(), r.layout.c_str(), r.shape.c_str(),
-                        r.analyticFlops / 1e9, why.empty() ? "" : "  invalid: ", why.c_str());
-        }
+        list(cases);
         return 0;
     }
     return bench::runSweep(

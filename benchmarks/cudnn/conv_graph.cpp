@@ -133,19 +133,11 @@ std::string ConvPlan::name() const {
     return list.empty() ? n : n + " (" + list + ")";
 }
 
-ConvGraph::ConvGraph(cudnnHandle_t handle, const ConvCase& c) : handle_(handle), case_(c) {
-    const cudnnDataType_t type = cudnnDataTypeOf(c.precision);
-    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
-    const int nbDims = c.spatialDims + 2;
-    const auto out = c.output();
-    const ConvStrides strides = convStrides(c);
-    const std::int64_t xDims[5] = {c.n, c.c, c.input[0], c.input[1], c.input[2]};
-    const std::int64_t wDims[5] = {c.k, c.c / c.groups, c.filter[0], c.filter[1], c.filter[2]};
-    const std::int64_t yDims[5] = {c.n, c.k, out[0], out[1], out[2]};
-    makeTensor(tensors_[0], 1, type, nbDims, xDims, strides.x);
-    makeTensor(tensors_[1], 2, type, nbDims, wDims, strides.w);
-    makeTensor(tensors_[2], 3, type, nbDims, yDims, strides.y);
+namespace {
 
+// The convolution of the case: its spatial dimensions, paddings, strides and dilations.
+BackendDescriptor convolutionDescriptor(const ConvCase& c) {
+    const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
     const std::int64_t spatial = c.spatialDims;
     const int first = 3 - c.spatialDims;
     std::int64_t pre[3], post[3], stride[3], dilation[3];
@@ -156,67 +148,88 @@ ConvGraph::ConvGraph(cudnnHandle_t handle, const ConvCase& c) : handle_(handle),
         dilation[i] = c.dilation[static_cast<std::size_t>(first + i)];
     }
     const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-    convolution_ = BackendDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, spatial, pre);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, spatial, post);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, spatial, stride);
-    convolution_.set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, spatial, dilation);
-    convolution_.finalize();
+    BackendDescriptor d(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+    d.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial);
+    d.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    d.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+    d.set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, spatial, pre);
+    d.set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, spatial, post);
+    d.set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, spatial, stride);
+    d.set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, spatial, dilation);
+    d.finalize();
+    return d;
+}
 
-    const float alpha = 1.0f, beta = 0.0f;
-    cudnnBackendDescriptor_t conv = convolution_.get();
-    cudnnBackendDescriptor_t x = tensors_[0].get(), w = tensors_[1].get(), y = tensors_[2].get();
-    switch (c.pass) {
-    case ConvPass::Forward:
-        operation_ = BackendDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                       &x);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                       &w);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                       &y);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-        break;
+// A pass's operation descriptor and the attributes that name its x, w and y (each pass names
+// its own: X/W/Y forward, DX/W/DY backward data, X/DW/DY backward filter).
+struct OperationAttributes {
+    cudnnBackendDescriptorType_t type;
+    cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+};
+
+OperationAttributes operationAttributes(ConvPass pass) {
+    switch (pass) {
     case ConvPass::BackwardData:
-        operation_ =
-            BackendDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                       1, &x);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                       1, &w);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                       1, &y);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1,
-                       &alpha);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-        break;
+        return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
     case ConvPass::BackwardFilter:
-        operation_ =
-            BackendDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                       1, &x);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1,
-                       &alpha);
-        operation_.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1,
-                       &beta);
-        break;
+        return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
+    case ConvPass::Forward:
+    default:
+        return {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+                CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
     }
-    operation_.finalize();
+}
 
+// The pass over tensors x, w, y and the convolution: alpha 1, beta 0.
+BackendDescriptor operationDescriptor(ConvPass pass, cudnnBackendDescriptor_t x,
+                                      cudnnBackendDescriptor_t w, cudnnBackendDescriptor_t y,
+                                      cudnnBackendDescriptor_t conv) {
+    const OperationAttributes a = operationAttributes(pass);
+    const float alpha = 1.0f, beta = 0.0f;
+    BackendDescriptor d(a.type);
+    d.set(a.x, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    d.set(a.w, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
+    d.set(a.y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    d.set(a.conv, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
+    d.set(a.alpha, CUDNN_TYPE_FLOAT, 1, &alpha);
+    d.set(a.beta, CUDNN_TYPE_FLOAT, 1, &beta);
+    d.finalize();
+    return d;
+}
+
+} // namespace
+
+ConvGraph::ConvGraph(cudnnHandle_t handle, const ConvCase& c) : handle_(handle), case_(c) {
+    const cudnnDataType_t type = cudnnDataTypeOf(c.precision);
+    const int nbDims = c.spatialDims + 2;
+    const auto out = c.output();
+    const ConvStrides strides = convStrides(c);
+    const std::int64_t xDims[5] = {c.n, c.c, c.input[0], c.input[1], c.input[2]};
+    const std::int64_t wDims[5] = {c.k, c.c / c.groups, c.filter[0], c.filter[1], c.filter[2]};
+    const std::int64_t yDims[5] = {c.n, c.k, out[0], out[1], out[2]};
+    makeTensor(tensors_[0], 1, type, nbDims, xDims, strides.x);
+    makeTensor(tensors_[1], 2, type, nbDims, wDims, strides.w);
+    makeTensor(tensors_[2], 3, type, nbDims, yDims, strides.y);
+    convolution_ = convolutionDescriptor(c);
+    operation_ = operationDescriptor(c.pass, tensors_[0].get(), tensors_[1].get(),
+                                     tensors_[2].get(), convolution_.get());
     cudnnBackendDescriptor_t op = operation_.get();
     graph_ = BackendDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     graph_.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
