@@ -93,87 +93,78 @@ struct Row {
 
 } // namespace
 
-int main(int argc, char** argv) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
-        std::fprintf(stderr, "roofline-bench-ceilings: needs a GPU\n");
-        return 2;
-    }
-    std::vector<Row> rows;
+namespace {
 
-    // A large device-to-device copy: bytes read + written.
-    {
-        const std::size_t bytes = std::size_t(2) << 30;
-        void *src = nullptr, *dst = nullptr;
-        CHECK_CUDA(cudaMalloc(&src, bytes));
-        CHECK_CUDA(cudaMalloc(&dst, bytes));
-        CHECK_CUDA(cudaMemset(src, 1, bytes));
-        const double s = bestSeconds(
-            [&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 10);
-        rows.push_back({"cudaMemcpy D2D 2 GiB (read + write)", "DRAM", 2.0 * bytes / s});
-        cudaFree(src);
-        cudaFree(dst);
-    }
+// A large device-to-device copy: bytes read + written.
+Row deviceCopy() {
+    const std::size_t bytes = std::size_t(2) << 30;
+    void *src = nullptr, *dst = nullptr;
+    CHECK_CUDA(cudaMalloc(&src, bytes));
+    CHECK_CUDA(cudaMalloc(&dst, bytes));
+    CHECK_CUDA(cudaMemset(src, 1, bytes));
+    const double s = bestSeconds(
+        [&] { CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 10);
+    cudaFree(src);
+    cudaFree(dst);
+    return {"cudaMemcpy D2D 2 GiB (read + write)", "DRAM", 2.0 * bytes / s};
+}
 
-    // cuBLAS GEMMs, 8192^3 on random inputs, best of 10.
-    cublasHandle_t handle;
-    CHECK_CUBLAS(cublasCreate(&handle));
-    struct Gemm {
-        const char* what;
-        const char* roof;
-        cudaDataType ab, c;
-        cublasComputeType_t compute;
-        std::size_t elemAB, elemC;
-    };
-    const Gemm gemms[] = {
-        {"cublasGemmEx bf16 -> fp32 acc", "tensor_bf16", CUDA_R_16BF, CUDA_R_16BF,
-         CUBLAS_COMPUTE_32F, 2, 2},
-        {"cublasGemmEx fp16 -> fp32 acc", "tensor_fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F,
-         2, 2},
-        {"cublasGemmEx fp32, TF32 tensor cores", "tensor_tf32", CUDA_R_32F, CUDA_R_32F,
-         CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4},
-        {"cublasGemmEx int8 -> int32", "tensor_int8", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 1,
-         4},
-        {"cublasGemmEx fp64 (DMMA)", "tensor_fp64", CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, 8,
-         8},
-        {"cublasGemmEx fp32, pedantic (FFMA)", "fp32", CUDA_R_32F, CUDA_R_32F,
-         CUBLAS_COMPUTE_32F_PEDANTIC, 4, 4},
-    };
-    for (const Gemm& g : gemms) {
-        const int n = 8192;
-        void *a = nullptr, *b = nullptr, *c = nullptr;
-        CHECK_CUDA(cudaMalloc(&a, std::size_t(n) * n * g.elemAB));
-        CHECK_CUDA(cudaMalloc(&b, std::size_t(n) * n * g.elemAB));
-        CHECK_CUDA(cudaMalloc(&c, std::size_t(n) * n * g.elemC));
-        fillRandom<<<1024, 256>>>(a, std::size_t(n) * n, g.ab, 1);
-        fillRandom<<<1024, 256>>>(b, std::size_t(n) * n, g.ab, 2);
-        CHECK_CUDA(cudaGetLastError());
-        const double alphaD = 1, betaD = 0;
-        const float alphaF = 1, betaF = 0;
-        const int alphaI = 1, betaI = 0;
-        const void* alpha = g.compute == CUBLAS_COMPUTE_64F   ? static_cast<const void*>(&alphaD)
-                            : g.compute == CUBLAS_COMPUTE_32I ? static_cast<const void*>(&alphaI)
-                                                              : static_cast<const void*>(&alphaF);
-        const void* beta = g.compute == CUBLAS_COMPUTE_64F   ? static_cast<const void*>(&betaD)
-                           : g.compute == CUBLAS_COMPUTE_32I ? static_cast<const void*>(&betaI)
-                                                             : static_cast<const void*>(&betaF);
-        // int8 GEMMs need op(A) = T (row-major A) in cuBLAS
-        const cublasOperation_t opA = g.ab == CUDA_R_8I ? CUBLAS_OP_T : CUBLAS_OP_N;
-        const double s = bestSeconds(
-            [&] {
-                CHECK_CUBLAS(cublasGemmEx(handle, opA, CUBLAS_OP_N, n, n, n, alpha, a, g.ab, n, b,
-                                          g.ab, n, beta, c, g.c, n, g.compute,
-                                          CUBLAS_GEMM_DEFAULT));
-            },
-            10);
-        rows.push_back({std::string(g.what) + " 8192^3", g.roof, 2.0 * n * n * double(n) / s});
-        cudaFree(a);
-        cudaFree(b);
-        cudaFree(c);
-    }
-    cublasDestroy(handle);
+struct Gemm {
+    const char* what;
+    const char* roof;
+    cudaDataType ab, c;
+    cublasComputeType_t compute;
+    std::size_t elemAB, elemC;
+};
 
-    const std::string path = argc > 1 ? argv[1] : roofline::core::ceilingsCachePath(prop.name);
+const Gemm kGemms[] = {
+    {"cublasGemmEx bf16 -> fp32 acc", "tensor_bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F,
+     2, 2},
+    {"cublasGemmEx fp16 -> fp32 acc", "tensor_fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2,
+     2},
+    {"cublasGemmEx fp32, TF32 tensor cores", "tensor_tf32", CUDA_R_32F, CUDA_R_32F,
+     CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4},
+    {"cublasGemmEx int8 -> int32", "tensor_int8", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 1, 4},
+    {"cublasGemmEx fp64 (DMMA)", "tensor_fp64", CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, 8, 8},
+    {"cublasGemmEx fp32, pedantic (FFMA)", "fp32", CUDA_R_32F, CUDA_R_32F,
+     CUBLAS_COMPUTE_32F_PEDANTIC, 4, 4},
+};
+
+// A cuBLAS GEMM, 8192^3 on random inputs, best of 10.
+Row gemm(cublasHandle_t handle, const Gemm& g) {
+    const int n = 8192;
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    CHECK_CUDA(cudaMalloc(&a, std::size_t(n) * n * g.elemAB));
+    CHECK_CUDA(cudaMalloc(&b, std::size_t(n) * n * g.elemAB));
+    CHECK_CUDA(cudaMalloc(&c, std::size_t(n) * n * g.elemC));
+    fillRandom<<<1024, 256>>>(a, std::size_t(n) * n, g.ab, 1);
+    fillRandom<<<1024, 256>>>(b, std::size_t(n) * n, g.ab, 2);
+    CHECK_CUDA(cudaGetLastError());
+    const double alphaD = 1, betaD = 0;
+    const float alphaF = 1, betaF = 0;
+    const int alphaI = 1, betaI = 0;
+    const void* alpha = g.compute == CUBLAS_COMPUTE_64F   ? static_cast<const void*>(&alphaD)
+                        : g.compute == CUBLAS_COMPUTE_32I ? static_cast<const void*>(&alphaI)
+                                                          : static_cast<const void*>(&alphaF);
+    const void* beta = g.compute == CUBLAS_COMPUTE_64F   ? static_cast<const void*>(&betaD)
+                       : g.compute == CUBLAS_COMPUTE_32I ? static_cast<const void*>(&betaI)
+                                                         : static_cast<const void*>(&betaF);
+    // int8 GEMMs need op(A) = T (row-major A) in cuBLAS
+    const cublasOperation_t opA = g.ab == CUDA_R_8I ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const double s = bestSeconds(
+        [&] {
+            CHECK_CUBLAS(cublasGemmEx(handle, opA, CUBLAS_OP_N, n, n, n, alpha, a, g.ab, n, b, g.ab,
+                                      n, beta, c, g.c, n, g.compute, CUBLAS_GEMM_DEFAULT));
+        },
+        10);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    return {std::string(g.what) + " 8192^3", g.roof, 2.0 * n * n * double(n) / s};
+}
+
+// Each routine's rate beside the measured ceiling of its roof.
+void printRows(const cudaDeviceProp& prop, const std::string& path, const std::vector<Row>& rows) {
     roofline::core::MeasuredCeilings measured;
     bool have = false;
     try {
@@ -199,5 +190,23 @@ int main(int argc, char** argv) {
         std::printf("%-46s %-12s %14s %14s %9s\n", r.what.c_str(), r.roof.c_str(), routine, ceiling,
                     ratio);
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+        std::fprintf(stderr, "roofline-bench-ceilings: needs a GPU\n");
+        return 2;
+    }
+    std::vector<Row> rows;
+    rows.push_back(deviceCopy());
+    cublasHandle_t handle;
+    CHECK_CUBLAS(cublasCreate(&handle));
+    for (const Gemm& g : kGemms)
+        rows.push_back(gemm(handle, g));
+    cublasDestroy(handle);
+    printRows(prop, argc > 1 ? argv[1] : roofline::core::ceilingsCachePath(prop.name), rows);
     return 0;
 }

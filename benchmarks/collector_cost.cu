@@ -147,6 +147,70 @@ Result raw(const Workload& w, roofline::cupti::RangeMode mode, int groups, int i
 
 } // namespace
 
+namespace {
+
+struct Pair {
+    Result lib, floor;
+};
+
+// The modes asked for (`only`: one of them, or every one), each beside raw CUPTI's floor.
+std::vector<Pair> measureModes(Workload& w, int iterations, const std::string& only) {
+    const int groups = iterations / kItersPerPass > 0 ? iterations / kItersPerPass : 1;
+    const int scopeGroups = 1;
+    const int kernelReplayIterations = iterations / 5 > 0 ? iterations / 5 : 1;
+    std::vector<Pair> rows;
+    if (only.empty() || only == "iteration")
+        rows.push_back({library(w, roofline::CollectionMode::IterationReplay, groups),
+                        raw(w, roofline::cupti::RangeMode::AutoUserReplay, groups, kItersPerPass,
+                            "raw auto+user")});
+    if (only.empty() || only == "scope")
+        rows.push_back({library(w, roofline::CollectionMode::ScopeReplay, scopeGroups),
+                        raw(w, roofline::cupti::RangeMode::UserUserReplay, scopeGroups,
+                            kScopeItersPerPass, "raw user+user")});
+    if (only.empty() || only == "kernel")
+        rows.push_back({library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
+                        raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations,
+                            1, "raw auto+kernel")});
+    return rows;
+}
+
+void printModes(const std::vector<Pair>& rows, double plainPerKernel) {
+    std::printf("%-18s %9s %9s %12s %10s %12s %10s\n", "mode", "kernels", "records", "ms/kernel",
+                "x plain", "raw ms/kern", "overhead");
+    for (const auto& p : rows) {
+        const double overhead =
+            p.floor.perKernel() > 0 ? 100.0 * (p.lib.perKernel() / p.floor.perKernel() - 1.0) : 0.0;
+        std::printf("%-18s %9zu %9zu %12.3f %10.0f %12.3f %9.1f%%\n", p.lib.mode.c_str(),
+                    p.lib.kernels, p.lib.records, p.lib.perKernel(),
+                    p.lib.perKernel() / plainPerKernel, p.floor.perKernel(), overhead);
+    }
+    std::printf("(times include session set-up, evaluation of every record and tear-down)\n");
+}
+
+// Nsight Compute with the same metrics on the same workload, whole process: each mode's cost
+// against it.
+void compareWithNcu(const char* self, int iterations, const std::vector<Pair>& rows) {
+    std::string metrics;
+    for (const auto& m : roofline::core::requiredMetrics(
+             roofline::core::profileForChip(roofline::cupti::chipName(0)), gMetrics))
+        metrics += (metrics.empty() ? "" : ",") + m;
+    const std::string command = "ncu --clock-control none --metrics " + metrics + " " + self +
+                                " --workload " + std::to_string(iterations) + " > /dev/null 2>&1";
+    const auto t0 = Clock::now();
+    const int rc = std::system(command.c_str());
+    const double ncuMs = msSince(t0);
+    // Whole process, as users run it: start-up included, iterations x 3 kernels profiled.
+    const double ncuPerKernel = ncuMs / (iterations * Workload::kKernels);
+    std::printf("\nncu (same metrics, --clock-control none, whole process): %.1f ms/kernel "
+                "(exit %d)\n",
+                ncuPerKernel, rc);
+    for (const auto& p : rows)
+        std::printf("  %-18s %6.1fx cheaper than ncu\n", p.lib.mode.c_str(),
+                    ncuPerKernel / p.lib.perKernel());
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     int iterations = 64;
     std::string only; // --mode iteration|scope|kernel: that mode only
@@ -177,7 +241,7 @@ int main(int argc, char** argv) {
     Workload w;
     w.iteration(); // warm-up: module load, first-launch costs
     cudaDeviceSynchronize();
-    auto t0 = Clock::now();
+    const auto t0 = Clock::now();
     for (int i = 0; i < iterations; ++i)
         w.iteration();
     cudaDeviceSynchronize();
@@ -186,62 +250,13 @@ int main(int argc, char** argv) {
     std::printf("workload: %d iterations x %d kernels (FFMA, 16 MiB copy, DFMA), unprofiled "
                 "%.3f ms/kernel; metric set %s\n\n",
                 iterations, Workload::kKernels, plainPerKernel, toString(gMetrics));
-
     // One-time CUPTI costs (first profiler use in the process) are paid here, not by a mode.
     raw(w, roofline::cupti::RangeMode::AutoUserReplay, 1, 1, "warm-up");
-    const int groups = iterations / kItersPerPass > 0 ? iterations / kItersPerPass : 1;
-    const int scopeGroups = 1;
-    const int kernelReplayIterations = iterations / 5 > 0 ? iterations / 5 : 1;
-    struct Pair {
-        Result lib, floor;
-    };
-    std::vector<Pair> rows;
-    if (only.empty() || only == "iteration")
-        rows.push_back({library(w, roofline::CollectionMode::IterationReplay, groups),
-                        raw(w, roofline::cupti::RangeMode::AutoUserReplay, groups, kItersPerPass,
-                            "raw auto+user")});
-    if (only.empty() || only == "scope")
-        rows.push_back({library(w, roofline::CollectionMode::ScopeReplay, scopeGroups),
-                        raw(w, roofline::cupti::RangeMode::UserUserReplay, scopeGroups,
-                            kScopeItersPerPass, "raw user+user")});
-    if (only.empty() || only == "kernel")
-        rows.push_back({library(w, roofline::CollectionMode::KernelReplay, kernelReplayIterations),
-                        raw(w, roofline::cupti::RangeMode::AutoKernelReplay, kernelReplayIterations,
-                            1, "raw auto+kernel")});
-
-    std::printf("%-18s %9s %9s %12s %10s %12s %10s\n", "mode", "kernels", "records", "ms/kernel",
-                "x plain", "raw ms/kern", "overhead");
-    for (const auto& p : rows) {
-        const double overhead =
-            p.floor.perKernel() > 0 ? 100.0 * (p.lib.perKernel() / p.floor.perKernel() - 1.0) : 0.0;
-        std::printf("%-18s %9zu %9zu %12.3f %10.0f %12.3f %9.1f%%\n", p.lib.mode.c_str(),
-                    p.lib.kernels, p.lib.records, p.lib.perKernel(),
-                    p.lib.perKernel() / plainPerKernel, p.floor.perKernel(), overhead);
-    }
-    std::printf("(times include session set-up, evaluation of every record and tear-down)\n");
-
-    if (only.empty() && std::system("command -v ncu > /dev/null 2>&1") == 0) {
-        std::string metrics;
-        for (const auto& m : roofline::core::requiredMetrics(
-                 roofline::core::profileForChip(roofline::cupti::chipName(0)), gMetrics))
-            metrics += (metrics.empty() ? "" : ",") + m;
-        const int ncuIterations = iterations;
-        const std::string command = "ncu --clock-control none --metrics " + metrics + " " +
-                                    argv[0] + " --workload " + std::to_string(ncuIterations) +
-                                    " > /dev/null 2>&1";
-        t0 = Clock::now();
-        const int rc = std::system(command.c_str());
-        const double ncuMs = msSince(t0);
-        // Whole process, as users run it: start-up included, iterations x 3 kernels profiled.
-        const double ncuPerKernel = ncuMs / (ncuIterations * Workload::kKernels);
-        std::printf("\nncu (same metrics, --clock-control none, whole process): %.1f ms/kernel "
-                    "(exit %d)\n",
-                    ncuPerKernel, rc);
-        for (const auto& p : rows)
-            std::printf("  %-18s %6.1fx cheaper than ncu\n", p.lib.mode.c_str(),
-                        ncuPerKernel / p.lib.perKernel());
-    } else {
+    const std::vector<Pair> rows = measureModes(w, iterations, only);
+    printModes(rows, plainPerKernel);
+    if (only.empty() && std::system("command -v ncu > /dev/null 2>&1") == 0)
+        compareWithNcu(argv[0], iterations, rows);
+    else
         std::printf("\nncu not on PATH: no comparison with Nsight Compute\n");
-    }
     return 0;
 }

@@ -80,24 +80,13 @@ PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Hos
 
 } // namespace
 
-int main(int argc, char** argv) {
-    namespace cupti = roofline::cupti;
-    namespace core = roofline::core;
-    int small = 6, large = 96;
-    std::vector<std::string> only;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--small"))
-            small = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--large"))
-            large = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--groups"))
-            only = bench_helpers::commaList(argv[i + 1]);
-    }
-    void* context = nullptr;
-    cupti::openDevice(0, &context);
-    cupti::initializeProfiler();
-    const std::string chip = cupti::chipName(0);
-    const cupti::Host host(chip);
+namespace {
+
+namespace cupti = roofline::cupti;
+namespace core = roofline::core;
+
+// The metric groups measured: the session's sets and the counters they are made of.
+std::vector<Group> metricGroups(const std::string& chip) {
     const core::ChipProfile& profile = core::profileForChip(chip);
     const auto timeSet = core::requiredMetrics(profile, roofline::MetricSet::Time);
     const auto memory = core::requiredMetrics(profile, roofline::MetricSet::Memory);
@@ -114,7 +103,7 @@ int main(int argc, char** argv) {
         a.insert(a.end(), b.begin(), b.end());
         return a;
     };
-    std::vector<Group> groups = {
+    return {
         {"time", timeSet},
         {"memory", memory},
         {"sass", sass},
@@ -125,6 +114,53 @@ int main(int argc, char** argv) {
         {"fp16", {"sm__ops_path_tensor_src_fp16.sum"}},
         {"full", full},
     };
+}
+
+// One group's row: passes over `small` and `large` auto ranges (the cost per range and the fixed
+// cost per pass), the same with user ranges, decode and evaluation.
+void measureGroup(void* context, const cupti::Host& host, const Group& g, Workload& w, int small,
+                  int large) {
+    const cupti::ConfigImage image = host.configImage(g.metrics);
+    auto t0 = Clock::now();
+    cupti::RangeProfiler autoP(context, {{g.metrics, image.bytes}}, static_cast<std::size_t>(large),
+                               cupti::RangeMode::AutoUserReplay);
+    const double create = msSince(t0);
+    runGroup(autoP, host, g.metrics, w, small, false); // warm-up (SASS patching)
+    const PassTimes a = runGroup(autoP, host, g.metrics, w, small, false);
+    const PassTimes b = runGroup(autoP, host, g.metrics, w, large, false);
+    autoP.disable();
+    cupti::RangeProfiler userP(context, {{g.metrics, image.bytes}}, static_cast<std::size_t>(large),
+                               cupti::RangeMode::UserUserReplay);
+    runGroup(userP, host, g.metrics, w, small, true);
+    const PassTimes u = runGroup(userP, host, g.metrics, w, large, true);
+    userP.disable();
+    const double perRange = (b.perPass - a.perPass) / (large - small);
+    std::printf("%-9s %7zu %6zu | %9.2f %9.2f %10.3f %9.2f | %9.2f %10.3f | %8.2f %9.3f"
+                "  (create %.0f ms)\n",
+                g.name.c_str(), g.metrics.size(), b.passes, a.perPass, b.perPass, perRange,
+                a.perPass - perRange * small, u.perPass, u.perPass / large, b.decode,
+                b.ranges ? b.evaluate / b.ranges : 0.0, create);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int small = 6, large = 96;
+    std::vector<std::string> only;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--small"))
+            small = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--large"))
+            large = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--groups"))
+            only = bench_helpers::commaList(argv[i + 1]);
+    }
+    void* context = nullptr;
+    cupti::openDevice(0, &context);
+    cupti::initializeProfiler();
+    const std::string chip = cupti::chipName(0);
+    const cupti::Host host(chip);
+    const std::vector<Group> groups = metricGroups(chip);
     Workload w;
     for (int i = 0; i < 8; ++i)
         w.kernel(i);
@@ -138,28 +174,7 @@ int main(int argc, char** argv) {
         if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end())
             continue;
         try {
-            const cupti::ConfigImage image = host.configImage(g.metrics);
-            auto t0 = Clock::now();
-            cupti::RangeProfiler autoP(context, {{g.metrics, image.bytes}},
-                                       static_cast<std::size_t>(large),
-                                       cupti::RangeMode::AutoUserReplay);
-            const double create = msSince(t0);
-            runGroup(autoP, host, g.metrics, w, small, false); // warm-up (SASS patching)
-            const PassTimes a = runGroup(autoP, host, g.metrics, w, small, false);
-            const PassTimes b = runGroup(autoP, host, g.metrics, w, large, false);
-            autoP.disable();
-            cupti::RangeProfiler userP(context, {{g.metrics, image.bytes}},
-                                       static_cast<std::size_t>(large),
-                                       cupti::RangeMode::UserUserReplay);
-            runGroup(userP, host, g.metrics, w, small, true);
-            const PassTimes u = runGroup(userP, host, g.metrics, w, large, true);
-            userP.disable();
-            const double perRange = (b.perPass - a.perPass) / (large - small);
-            std::printf("%-9s %7zu %6zu | %9.2f %9.2f %10.3f %9.2f | %9.2f %10.3f | %8.2f %9.3f"
-                        "  (create %.0f ms)\n",
-                        g.name.c_str(), g.metrics.size(), b.passes, a.perPass, b.perPass, perRange,
-                        a.perPass - perRange * small, u.perPass, u.perPass / large, b.decode,
-                        b.ranges ? b.evaluate / b.ranges : 0.0, create);
+            measureGroup(context, host, g, w, small, large);
         } catch (const std::exception& e) {
             std::printf("%-9s failed: %s\n", g.name.c_str(), e.what());
         }
