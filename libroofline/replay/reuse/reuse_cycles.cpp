@@ -44,7 +44,7 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
             emitReused(shared);
             dropCycle();
             ++cyclesDone_;
-            coveredWhole_ = true;
+            covered_.whole = true;
         }
         if (cycling() && optimistic) { // the next iteration must launch the same families
             phase_ = Phase::Verifying;
@@ -57,7 +57,7 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
                         [](std::uint32_t id) { return id != ReusePlan::kNotMeasured; });
         if (!cycling() && cyclesDone_ == 0 && admitted) {
             cyclesDone_ = 1;
-            coveredWhole_ = true; // nothing of it was left to measure
+            covered_.whole = true; // nothing of it was left to measure
         }
     }
     if (cycling())
@@ -173,13 +173,13 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     }
     std::vector<Window> chosen = std::move(layout.windows);
     std::size_t ranges = layout.ranges;
-    wraps_ = layout.wraps;
-    tailBegin_ = wraps_ ? chosen.back().begin : Window::kOpen;
-    std::optional<Window> w = wraps_ ? Window{chosen.back().begin, chosen.front().end}
-                                     : plan_.next(iteration_.signatures, 0, ranges);
+    cycle_.wraps = layout.wraps;
+    cycle_.tailBegin = cycle_.wraps ? chosen.back().begin : Window::kOpen;
+    std::optional<Window> w = cycle_.wraps ? Window{chosen.back().begin, chosen.front().end}
+                                           : plan_.next(iteration_.signatures, 0, ranges);
     if (!w)
         return false;
-    cycleWrapped_ = wraps_;
+    cycle_.wrapped = cycle_.wraps;
     if (core::log().should_log(spdlog::level::debug)) {
         std::string list;
         for (const Window& p : chosen)
@@ -188,18 +188,18 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
         core::log().debug("libroofline: repeated-launch cycle over {} launches: windows {} in "
                           "images of {} ranges; across the iteration's end: {} ({} launches "
                           "before the iteration, {} passes, gap {})",
-                          L, list, ranges, wraps_ ? "yes" : "no", at.launchesBefore, at.passes,
-                          plan_.maxGap());
+                          L, list, ranges, cycle_.wraps ? "yes" : "no", at.launchesBefore,
+                          at.passes, plan_.maxGap());
     }
     changes.push_back(ImageChange{ranges});
-    cycleRanges_ = ranges;
+    cycle_.ranges = ranges;
     largestImage_ = std::max(largestImage_, ranges);
     takeReference();
-    rewind_ = false;
+    cycle_.rewind = false;
     phase_ = Phase::Measuring;
-    offset_ = w->begin;
-    windowEnd_ = w->end;
-    windows_ = 1;
+    cycle_.offset = w->begin;
+    cycle_.windowEnd = w->end;
+    cycle_.windows = 1;
     return false;
 }
 
@@ -213,18 +213,18 @@ void ReuseWindows::takeReference() {
                     std::move(shapes),     iteration_.families, std::move(iteration_.launches)};
     reference_.launches.resize(reference_.signatures.size());
     iteration_.launches.clear();
-    measuredPos_.assign(reference_.signatures.size(), false);
+    cycle_.measured.assign(reference_.signatures.size(), false);
 }
 
 bool ReuseWindows::advance(Shared& shared, ImageChanges& changes) {
     if (!cycling())
         return false;
     std::optional<Window> w;
-    if (rewind_) {
+    if (cycle_.rewind) {
         // After a split: the split signatures' positions not measured yet, wherever they are
         // (positions this cycle measured are not measured again).
         w = rewound(changes);
-        rewind_ = false;
+        cycle_.rewind = false;
     } else {
         w = nextWindow(resumeFrom());
     }

@@ -129,7 +129,7 @@ void ReuseWindows::emitReused(Shared& shared) {
     for (std::size_t p = 0; p < reference_.signatures.size() && p < reference_.launches.size();
          ++p) {
         const std::uint32_t sig = reference_.signatures[p];
-        if (sig == ReusePlan::kNotMeasured || measuredPos_[p] || held[p] ||
+        if (sig == ReusePlan::kNotMeasured || cycle_.measured[p] || held[p] ||
             reference_.launches[p].mangledName.empty())
             continue;
         core::LaunchInfo info = std::move(reference_.launches[p]);

@@ -142,7 +142,7 @@ void ReuseWindows::signaturesOf(Shared& shared, const std::vector<std::int64_t>&
 }
 
 void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
-    chained_ = false;
+    cycle_.chained = false;
     signaturesOf(shared, *group.members);
     if (group.outcome == CompletedGroup::Outcome::AgainForCounters) {
         inspect(shared, *group.members);
@@ -156,7 +156,7 @@ void ReuseWindows::groupCompleted(Shared& shared, const CompletedGroup& group) {
     }
     recorded(shared, *group.members);
     if (group.outcome == CompletedGroup::Outcome::Recorded)
-        coveredOffsets_.insert(group.window.begin); // not one cut short: its records are partial
+        covered_.offsets.insert(group.window.begin); // not one cut short: its records are partial
 }
 
 // A group measured again for more counters: its records' work counters (instruction counts, L1
@@ -169,7 +169,7 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
         if (const auto it = signatureOf_.find(m); m >= 0 && it != signatureOf_.end())
             touched.push_back(it->second);
     if (splitDisagreeing(shared, touched, members))
-        rewind_ = true;
+        cycle_.rewind = true;
 }
 
 // The cycle's windows lie in the reference's order: the next one begins after the one that just
@@ -178,13 +178,13 @@ void ReuseWindows::inspect(Shared& shared, const std::vector<std::int64_t>& memb
 // is searched from the start again), nor while the second iteration is still checked against
 // the third (a cycle dropped then would lose the window begun).
 std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
-    if (phase_ != Phase::Measuring || rewind_)
+    if (phase_ != Phase::Measuring || cycle_.rewind)
         return std::nullopt;
     const auto w = nextWindow(resumeFrom());
     if (!w || w->begin < position)
         return std::nullopt; // the cycle ends at the iteration's end (advance)
     enter(*w);
-    chained_ = true;
+    cycle_.chained = true;
     GroupStart g;
     g.window = window();
     g.iterationsPerPass = 1;
@@ -196,43 +196,44 @@ std::optional<GroupStart> ReuseWindows::chain(Shared&, std::size_t position) {
 // the iterations filled its image first): forward only, so a launch whose grid follows the data
 // (another signature every iteration) is never looked for again.
 std::size_t ReuseWindows::resumeFrom() const {
-    if (!wraps_)
-        return windowEnd_;
-    for (std::size_t p = 0; p < windowEnd_ && p < reference_.signatures.size(); ++p)
+    if (!cycle_.wraps)
+        return cycle_.windowEnd;
+    for (std::size_t p = 0; p < cycle_.windowEnd && p < reference_.signatures.size(); ++p)
         if (reference_.signatures[p] != ReusePlan::kNotMeasured &&
-            (p >= measuredPos_.size() || !measuredPos_[p]))
+            (p >= cycle_.measured.size() || !cycle_.measured[p]))
             return p;
-    return windowEnd_;
+    return cycle_.windowEnd;
 }
 
 std::optional<Window> ReuseWindows::nextWindow(std::size_t from) const {
-    auto w = plan_.next(reference_.signatures, from, cycleRanges_);
-    if (w && w->begin >= tailBegin_)
+    auto w = plan_.next(reference_.signatures, from, cycle_.ranges);
+    if (w && w->begin >= cycle_.tailBegin)
         return std::nullopt;
     if (w)
-        w->end = std::min(w->end, tailBegin_);
+        w->end = std::min(w->end, cycle_.tailBegin);
     return w;
 }
 
 void ReuseWindows::enter(const Window& w) {
-    offset_ = w.begin;
-    windowEnd_ = w.end;
-    wraps_ = false;
-    ++windows_;
+    cycle_.offset = w.begin;
+    cycle_.windowEnd = w.end;
+    cycle_.wraps = false;
+    ++cycle_.windows;
 }
 
 Window ReuseWindows::window() const noexcept {
-    return wraps_ ? Window{offset_, Window::kOpen, windowEnd_} : Window{offset_, windowEnd_};
+    return cycle_.wraps ? Window{cycle_.offset, Window::kOpen, cycle_.windowEnd}
+                        : Window{cycle_.offset, cycle_.windowEnd};
 }
 
 GroupStart ReuseWindows::nextGroup(Shared&, bool) {
     GroupStart g;
-    if (rewind_ && cycling()) {
-        rewind_ = false;
+    if (cycle_.rewind && cycling()) {
+        cycle_.rewind = false;
         if (const auto w = rewound(g.changes)) {
-            offset_ = w->begin;
-            windowEnd_ = w->end;
-            wraps_ = false;
+            cycle_.offset = w->begin;
+            cycle_.windowEnd = w->end;
+            cycle_.wraps = false;
         }
     }
     g.window = window();
@@ -243,13 +244,13 @@ GroupStart ReuseWindows::nextGroup(Shared&, bool) {
 std::optional<Window> ReuseWindows::rewound(ImageChanges& changes) {
     std::vector<std::uint32_t> left = reference_.signatures;
     for (std::size_t p = 0; p < left.size(); ++p)
-        if (p < measuredPos_.size() && measuredPos_[p])
+        if (p < cycle_.measured.size() && cycle_.measured[p])
             left[p] = ReusePlan::kNotMeasured;
-    const auto w = plan_.next(left, 0, std::max(cycleRanges_, slot_->launchesPerImage()));
-    if (w && w->end - w->begin > cycleRanges_) { // a larger image, between groups
-        cycleRanges_ = w->end - w->begin;
-        largestImage_ = std::max(largestImage_, cycleRanges_);
-        changes.push_back(ImageChange{cycleRanges_});
+    const auto w = plan_.next(left, 0, std::max(cycle_.ranges, slot_->launchesPerImage()));
+    if (w && w->end - w->begin > cycle_.ranges) { // a larger image, between groups
+        cycle_.ranges = w->end - w->begin;
+        largestImage_ = std::max(largestImage_, cycle_.ranges);
+        changes.push_back(ImageChange{cycle_.ranges});
     }
     return w;
 }
@@ -266,11 +267,11 @@ void ReuseWindows::recorded(Shared& shared, const std::vector<std::int64_t>& mem
             continue;
         plan_.addSample(sig->second, static_cast<std::size_t>(m));
         touched.push_back(sig->second);
-        if (info.position >= 0 && static_cast<std::size_t>(info.position) < measuredPos_.size())
-            measuredPos_[static_cast<std::size_t>(info.position)] = true;
+        if (info.position >= 0 && static_cast<std::size_t>(info.position) < cycle_.measured.size())
+            cycle_.measured[static_cast<std::size_t>(info.position)] = true;
     }
     if (splitDisagreeing(shared, touched))
-        rewind_ = true;
+        cycle_.rewind = true;
 }
 
 // ---- windows and cycles -----------------------------------------------------------------------
@@ -298,20 +299,20 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
             return planned();
         }
     }
-    const bool chained = std::exchange(chained_, false);
+    const bool chained = std::exchange(cycle_.chained, false);
     if (facts.groupCompleted && !chained) {
         if (advance(shared, v.changes)) {
-            coveredWhole_ = true;
-            cycleWindows_ = windows_;
+            covered_.whole = true;
+            covered_.windows = cycle_.windows;
         }
-    } else if (facts.inGroup && !facts.passStarted && facts.launches <= offset_) {
+    } else if (facts.inGroup && !facts.passStarted && facts.launches <= cycle_.offset) {
         // The iteration ended before the window: not the reference's shape. The cycle ends
         // without reused records (those of the windows completed so far stay); a later steady
         // iteration starts another.
         core::log().warn("libroofline: an iteration launched only {} kernels, none inside the "
                          "replay window that starts at launch {}: the repeated-launch cycle "
                          "starts again on a later iteration",
-                         facts.launches, offset_);
+                         facts.launches, cycle_.offset);
         v.dropGroup = true;
         dropCycle();
         // Its records are of steady iterations (pass 0 ran none of this one's launches; a later
@@ -328,11 +329,11 @@ IterationVerdict ReuseWindows::iterationEnded(Shared& shared, const IterationFac
 
 void ReuseWindows::dropCycle() {
     phase_ = Phase::Searching;
-    chained_ = false;
-    wraps_ = false;
-    tailBegin_ = Window::kOpen;
-    offset_ = 0;
-    windowEnd_ = 0;
+    cycle_.chained = false;
+    cycle_.wraps = false;
+    cycle_.tailBegin = Window::kOpen;
+    cycle_.offset = 0;
+    cycle_.windowEnd = 0;
     // Before any cycle completed, the reference's launches stay until another cycle takes a new
     // reference: a program that ends now (a short job whose last iteration was an evaluation)
     // still gets a record of each, measured, reused or saying why not.
@@ -348,7 +349,7 @@ ChooserState ReuseWindows::state(const Shared& shared) const {
     s.pending =
         cycling() || ((cyclesDone_ == 0 || phase_ == Phase::Awaiting) && !shared.limitReached());
     s.done = cyclesDone_ > 0 && phase_ == Phase::Searching;
-    s.windowAt = offset_;
+    s.windowAt = cycle_.offset;
     s.signatures = plan_.signatures();
     return s;
 }
@@ -356,18 +357,18 @@ ChooserState ReuseWindows::state(const Shared& shared) const {
 void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // Two observed iterations (a steady one), then the windows of a cycle.
     // (Each window after the first starts on the last iteration of the one before: chain().)
-    const std::size_t windows = std::max<std::size_t>(cycleWindows_, windows_);
+    const std::size_t windows = std::max<std::size_t>(covered_.windows, cycle_.windows);
     c.launchesPerImage = std::max<std::uint64_t>(c.launchesPerImage, largestImage_);
     // (A window across the iteration's end takes one iteration more than its passes.)
     c.windows = windows;
-    c.windowAcrossEnd = cycleWrapped_;
+    c.windowAcrossEnd = cycle_.wrapped;
     c.iterationsNeeded =
         2 + (windows == 0 ? 0
                           : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1) +
-                                (cycleWrapped_ ? 1 : 0));
-    c.launchesCovered = coveredWhole_ ? c.launchesPerIteration
-                                      : launchesCoveredBy(coveredOffsets_, c.launchesPerIteration,
-                                                          c.launchesPerImage);
+                                (cycle_.wrapped ? 1 : 0));
+    c.launchesCovered = covered_.whole ? c.launchesPerIteration
+                                       : launchesCoveredBy(covered_.offsets, c.launchesPerIteration,
+                                                           c.launchesPerImage);
 }
 
 void ReuseWindows::dropProvisional(Shared& shared) {

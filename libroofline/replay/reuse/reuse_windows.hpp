@@ -165,36 +165,47 @@ private:
     bool cycling() const noexcept {
         return phase_ == Phase::Verifying || phase_ == Phase::Measuring;
     }
-    std::size_t offset_ = 0; // the current window: [offset_, windowEnd_)
-    std::size_t windowEnd_ = 0;
-    std::size_t windows_ = 0; // windows of the current cycle so far
+    /// The cycle of windows over the reference: where its current window lies, and what it
+    /// measured. Set when a cycle starts (maybeStart); a dropped cycle clears its window
+    /// (dropCycle), while its window count, image size and measured positions stay for the
+    /// coverage and the records until the next cycle starts.
+    struct Cycle {
+        std::size_t offset = 0; ///< the current window: [offset, windowEnd)
+        std::size_t windowEnd = 0;
+        std::size_t windows = 0; ///< windows of the current cycle so far
+        /// The current window goes across the iteration's end: [offset, the end) and the next
+        /// iteration's [0, windowEnd) -- the cycle's last window and its first, measured as one.
+        bool wraps = false;
+        bool wrapped = false; ///< the cycle began with such a window (one iteration more)
+        /// Positions from here on were that window's tail: later windows of the cycle end
+        /// before it (a launch there whose grid follows the data has another signature in every
+        /// iteration).
+        std::size_t tailBegin = Window::kOpen;
+        bool rewind = false;  ///< a split: the next window is searched from the start again
+        bool chained = false; ///< the last completed window's successor was chosen as it completed
+        std::vector<bool> measured; ///< the reference's positions a window measured
+        std::size_t ranges = 0;     ///< the cycle's longest window: what its image holds
+    };
+    Cycle cycle_;
     std::size_t cyclesDone_ = 0;
     std::size_t unsteady_ = 0; // observed iterations that differed from the one before
-    bool rewind_ = false;      // a split: the next window is searched from the start again
-    bool chained_ = false;     // the last completed window's successor was chosen as it completed
-    // The current window goes across the iteration's end: [offset_, the end) and the next
-    // iteration's [0, windowEnd_) -- the cycle's last window and its first, measured as one.
-    bool wraps_ = false;
-    bool cycleWrapped_ = false; // the cycle began with such a window (one iteration more)
-    // Positions from here on were that window's tail: later windows of the cycle end before it
-    // (a launch there whose grid follows the data has another signature in every iteration).
-    std::size_t tailBegin_ = Window::kOpen;
     /// Where the cycle's next window is searched from.
     std::size_t resumeFrom() const;
     /// The cycle's next window from `from`, before the tail a window across the end measured.
     std::optional<Window> nextWindow(std::size_t from) const;
     std::size_t observedIterations_ = 0;
     std::vector<std::uint32_t> verifyFamilies_; // Phase::Verifying: the families to launch again
-    std::vector<bool> measuredPos_;
-    std::size_t cycleRanges_ = 0;  // the cycle's longest window: what its image holds
-    std::size_t maxRanges_ = 0;    // the most an image may grow to (CollectorConfig)
-    std::size_t largestImage_ = 0; // the largest image a cycle asked for
+    std::size_t maxRanges_ = 0;                 // the most an image may grow to (CollectorConfig)
+    std::size_t largestImage_ = 0;              // the largest image a cycle asked for
     std::size_t splits_ = 0;
     std::set<std::uint32_t> splitPositions_; // signatures a split gave the reference's launches
-    // Coverage (what completed cycles and windows cover).
-    bool coveredWhole_ = false;
-    std::size_t cycleWindows_ = 0;
-    std::set<std::size_t> coveredOffsets_; // window starts of completed groups
+    /// What completed cycles and windows cover.
+    struct Covered {
+        bool whole = false;            ///< a cycle completed (or nothing was left to measure)
+        std::size_t windows = 0;       ///< the last completed cycle's windows
+        std::set<std::size_t> offsets; ///< window starts of completed groups
+    };
+    Covered covered_;
 };
 
 } // namespace roofline::collect
