@@ -404,7 +404,7 @@ Oracle runNcu(const Args& a, const std::string& base, const Plain& plain) {
 }
 
 // One setting's profiled step: its cost line in the table, and its records (none if it failed).
-bool runSetting(const Args& a, const std::string& base, const Setting& s, const Plain& plain,
+void runSetting(const Args& a, const std::string& base, const Setting& s, const Plain& plain,
                 const Oracle& oracle, std::vector<Row>& rows) {
     // Process-wide push/pop scopes: the program runs backward on a worker thread.
     const std::string common = "env ROOFLINE_PUSH_POP_SCOPE=process ROOFLINE_LOG_LEVEL=info ";
@@ -416,7 +416,7 @@ bool runSetting(const Args& a, const std::string& base, const Setting& s, const 
     if (r.rc != 0 || l.stepMs.empty() || !fs::exists(rec)) {
         std::printf("%-9s failed (rc %d): see %s/%s.log\n", s.name.c_str(), r.rc, a.outDir.c_str(),
                     s.name.c_str());
-        return false;
+        return;
     }
     double above = 0;
     for (std::size_t i = 0; i < l.stepMs.size(); ++i)
@@ -443,7 +443,6 @@ bool runSetting(const Args& a, const std::string& base, const Setting& s, const 
         std::printf("%-9s   %s; %s\n", "", roofline::report::describe(recording.coverage).c_str(),
                     l.costLine.c_str());
     rows.push_back({s, oneIteration(std::move(records))});
-    return true;
 }
 
 void accuracyTable(const char* title, const std::vector<Row>& rows,

@@ -232,7 +232,10 @@ class Roofs {
 public:
     Roofs(const SweepOptions& options, const cudaDeviceProp& prop, core::MeasuredCeilings& out)
         : prop_(prop), out_(out), sweep_(options), quick_(options.quick),
-          sms_(prop.multiProcessorCount), maxPerSm_(prop.maxThreadsPerMultiProcessor) {}
+          sms_(prop.multiProcessorCount), maxPerSm_(prop.maxThreadsPerMultiProcessor),
+          streamShapes_(quick_ ? shapes(sms_, {1024}, {2}, maxPerSm_)
+                               : shapes(sms_, {256, 512, 1024}, {1, 2, 4}, maxPerSm_)),
+          unrolls_(quick_ ? std::vector<int>{4} : std::vector<int>{1, 2, 4, 8}) {}
 
     void cudaCores();
     void tensorCores();
@@ -249,19 +252,15 @@ private:
         sweep_.report(b.m);
         out_.roofs.push_back(b.m);
     }
-    std::vector<Shape> streamShapes() const {
-        return quick_ ? shapes(sms_, {1024}, {2}, maxPerSm_)
-                      : shapes(sms_, {256, 512, 1024}, {1, 2, 4}, maxPerSm_);
-    }
-    std::vector<int> unrolls() const {
-        return quick_ ? std::vector<int>{4} : std::vector<int>{1, 2, 4, 8};
-    }
 
     const cudaDeviceProp& prop_;
     core::MeasuredCeilings& out_;
     Sweep sweep_;
     const bool quick_;
     const int sms_, maxPerSm_;
+    // The L2 and DRAM streams' launch shapes and unrolls.
+    const std::vector<Shape> streamShapes_;
+    const std::vector<int> unrolls_;
 };
 
 // CUDA-core FMA: FP64, FP32, FP16 (packed half2), and the warp-issue roof from FP32's best.
@@ -384,8 +383,8 @@ void Roofs::l2() {
         sets.push_back(std::max<std::size_t>(l2 / f, 1 << 20) & ~std::size_t(15));
     DeviceBuffer buffer(*std::max_element(sets.begin(), sets.end()));
     for (std::size_t bytes : sets)
-        for (const Shape& s : streamShapes())
-            for (int u : unrolls()) {
+        for (const Shape& s : streamShapes_)
+            for (int u : unrolls_) {
                 const std::uint64_t n = bytes / 16;
                 const Trial r = sweep_.rate(
                     [&](int reps) {
@@ -414,8 +413,8 @@ void Roofs::dram() {
         DeviceBuffer a(bytes), b(bytes);
         const std::uint64_t n = bytes / 16;
         for (Stream kind : {Stream::Read, Stream::Copy})
-            for (const Shape& s : streamShapes())
-                for (int u : unrolls()) {
+            for (const Shape& s : streamShapes_)
+                for (int u : unrolls_) {
                     // one pass over the buffer per launch: a second pass could hit in L2
                     const Trial r = sweep_.rate(
                         [&](int) { return launchStream(kind, u, s, a.get(), b.get(), n, 1); },
