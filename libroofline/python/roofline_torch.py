@@ -68,10 +68,12 @@ _NOT_LOADED = 0  # ROOFLINE_PROFILE_NOT_STARTED (framework.h), while libroofline
 
 class _Named(collections.namedtuple("_Named", "path top ref")):
     """A module named so far: its path, whether it is a top-level one, a weak reference to it."""
+    __slots__ = ()
 
 
 class _Stepper(collections.namedtuple("_Stepper", "ref name")):
     """The object whose step() ends the program's steps (weakly referenced), and its name."""
+    __slots__ = ()
 
 
 # What a module call on the stack is to the hook (per thread, innermost last).
