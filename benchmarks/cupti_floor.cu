@@ -156,8 +156,13 @@ int main(int argc, char** argv) {
             only = bench_helpers::commaList(argv[i + 1]);
     }
     void* context = nullptr;
-    cupti::openDevice(0, &context);
-    cupti::initializeProfiler();
+    try {
+        cupti::openDevice(0, &context);
+        cupti::initializeProfiler();
+    } catch (const std::exception& e) {
+        std::printf("roofline-bench-cupti-floor: nothing to measure: %s\n", e.what());
+        return 0;
+    }
     const std::string chip = cupti::chipName(0);
     const cupti::Host host(chip);
     const std::vector<Group> groups = metricGroups(chip);
