@@ -1,5 +1,5 @@
 // roofline-bench-ceilings: what a large copy and cuBLAS reach on this GPU, beside the measured
-// ceilings (`roofline ceilings`) of the same roofs. The issue's bar: each ceiling within 10% of
+// ceilings (`roofline ceilings`) of the same roofs. The bar: each ceiling within 10% of
 // (or above) what these library routines reach. Prints figures; asserts nothing.
 //
 //   roofline-bench-ceilings [CEILINGS.json]   (default: the cache file of this device)
@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -195,6 +196,12 @@ void printRows(const cudaDeviceProp& prop, const std::string& path, const std::v
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
+        std::printf("roofline-bench-ceilings [CEILINGS.json]: what a large copy and cuBLAS GEMMs "
+                    "reach on device 0, beside the measured ceilings of the same roofs (default "
+                    "file: this device's ceilings cache, written by `roofline ceilings`)\n");
+        return 0;
+    }
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
         std::fprintf(stderr, "roofline-bench-ceilings: needs a GPU\n");

@@ -2,6 +2,7 @@
 
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
+#include "cupti/launch.hpp"
 
 #include <roofline/error.hpp>
 
@@ -125,6 +126,7 @@ std::string chipName(int ordinal) {
 }
 
 void initializeProfiler() {
+    LaunchTracker::attachAgain(); // a profile before this one detached CUPTI (cuptiFinalize)
     CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     ROOFLINE_CUPTI_CHECK(cuptiProfilerInitialize(&p));
 }

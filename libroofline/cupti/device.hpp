@@ -17,7 +17,8 @@ void releasePrimaryContext(int ordinal) noexcept;
 /// CUPTI's chip name ("GH100"); needs initializeProfiler() first.
 std::string chipName(int ordinal);
 
-/// cuptiProfilerInitialize; paired with deinitializeProfiler().
+/// cuptiProfilerInitialize, after attaching CUPTI again where a finished profile detached it
+/// (LaunchTracker::attachAgain); paired with deinitializeProfiler().
 void initializeProfiler();
 void deinitializeProfiler() noexcept;
 

@@ -31,8 +31,7 @@ public:
         d.context = cupti::PrimaryContext(ordinal, d.info);
     }
     void initializeProfiler(SessionDevices& s) override {
-        cupti::LaunchTracker::attachAgain(); // a session before this one detached CUPTI
-        s.profiler.emplace();
+        s.profiler.emplace(); // attaches CUPTI again where a session before this one detached it
     }
     std::string chipName(int ordinal) override { return cupti::chipName(ordinal); }
     bool prepareKernelFlush(SessionDevice& d) override {
