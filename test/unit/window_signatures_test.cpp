@@ -40,7 +40,7 @@ long windows(const Harness& h) {
 
 } // namespace
 
-constexpr std::size_t kRun = WindowReplay::kShareableInWindow;
+constexpr std::size_t kRun = Windows::kShareableInWindow;
 
 // A benchmark script: two operations, each launched 40 times. Each signature's first two
 // launches are samples; the open window goes on measuring the launches after them while that

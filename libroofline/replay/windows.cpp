@@ -1,0 +1,194 @@
+#include "replay/windows.hpp"
+#include "collect/notes.hpp"
+#include "core/launch.hpp"
+#include "core/log.hpp"
+
+#include <string>
+
+namespace roofline::collect {
+
+Windows::Windows(Shared& shared, std::size_t slots,
+                 std::function<void(DeviceSlot&)> recordRanges)
+    : shared_(shared), recordRanges_(std::move(recordRanges)), open_(slots, false) {
+    for (std::size_t i = 0; i < slots; ++i)
+        signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
+    shareableRun_.assign(slots, 0);
+}
+
+void Windows::close(DeviceSlot& s) noexcept {
+    s.guard([&] { closeOpen(s); });
+}
+
+std::size_t Windows::measured() const noexcept {
+    std::size_t n = 0;
+    for (const WindowSignatures& w : signatures_)
+        n += w.measured() + w.shared();
+    return n;
+}
+
+void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
+    if (!shared_.admits(l, stack)) { // it runs unmeasured: the window must not miss it
+        close(s);
+        return;
+    }
+    const std::int64_t index = shared_.addLaunch(l, stack);
+    if (const char* library = core::communicationLibrary(l.mangledName)) {
+        unmeasured(s, index,
+                   std::string("no counters: a ") + library +
+                       " kernel waits for other GPUs' kernels, so it cannot be launched again "
+                       "(iteration replay, which launches nothing again, measures it)");
+        return;
+    }
+    if (l.graphNode != 0) {
+        unmeasured(s, index,
+                   "no counters: a CUDA graph's node, which window replay does not "
+                   "launch again");
+        return;
+    }
+    std::string signature; // read only where launches share their signature's samples
+    if (signatures_[s.index].on()) {
+        signature = WindowSignatures::of(l) + '|';
+        if (!s.usable() || !s.backend->launchArguments(l, signature))
+            signature += "#" + std::to_string(index); // arguments unknown: a signature of its own
+        if (shares(s, signature, index))
+            return;
+    }
+    std::string why;
+    s.guard([&] {
+        if (isOpen(s) && s.members.size() >= s.launchesInImage())
+            closeOpen(s); // image full
+        if (!s.backend->recordLaunch(l, why))
+            return;
+        if (!isOpen(s))
+            open(s);
+        s.members.push_back(index);
+        signatures_[s.index].measuring(signature, index);
+    });
+    if (!why.empty())
+        unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);
+    else if (s.failed)
+        appendNote(shared_.records[index].note, shared_.timingReason);
+}
+
+bool Windows::shares(DeviceSlot& s, const std::string& signature, std::int64_t index) {
+    WindowSignatures& signatures = signatures_[s.index];
+    WindowSignatures::Take take = signatures.take(signature);
+    if (take == WindowSignatures::Take::Measure) {
+        shareableRun_[s.index] = 0;
+        return false;
+    }
+    // Inside an open window, measured where it is while that costs less than the window it
+    // would end.
+    if (isOpen(s) && ++shareableRun_[s.index] <= kShareableInWindow)
+        return false;
+    close(s); // it runs unmeasured: the window must not miss it
+    if (signatures.take(signature) != WindowSignatures::Take::Share)
+        return false;
+    signatures.sharing(signature, index);
+    return true;
+}
+
+void Windows::unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why) {
+    close(s);
+    shared_.timingNeeded();
+    appendNote(shared_.records[record].note, why);
+}
+
+void Windows::renewStaleProfiler(DeviceSlot& s) {
+    if (!s.stale())
+        return;
+    close(s); // every pass relaunched on a fresh profiler
+    s.reenableIfStale(0);
+}
+
+void Windows::finish(const std::vector<DeviceSlot*>& slots) {
+    for (DeviceSlot* s : slots)
+        if (s->usable())
+            close(*s);
+    for (const WindowSignatures& w : signatures_) {
+        shared_.tally.reused += w.fill(shared_.records);
+        if (w.measured() + w.shared() > 0)
+            core::log().info("libroofline: window replay: {} launches of {} signatures, {} "
+                             "measured in windows, {} took their signature's samples' mean",
+                             w.measured() + w.shared(), w.signatures(), w.measured(), w.shared());
+    }
+}
+
+void Windows::open(DeviceSlot& s) {
+    CounterBackend& b = *s.backend;
+    s.acquireIfReleased();
+    b.synchronize(); // the work before the window is not the window's
+    if (shared_.config.flushPasses)
+        b.flushCaches();
+    try {
+        b.saveMemory(false);
+        b.start();
+    } catch (...) {
+        b.forgetWindow(); // no checkpoint may stay in device memory the program could need
+        throw;
+    }
+    open_[s.index] = true;
+    shareableRun_[s.index] = 0;
+}
+
+void Windows::closeOpen(DeviceSlot& s) {
+    if (!isOpen(s))
+        return;
+    open_[s.index] = false;
+    struct Closed { // the window's samples are compared however it ends
+        WindowSignatures& signatures;
+        const RecordStore& records;
+        ~Closed() { signatures.windowClosed(records); }
+    } closed{signatures_[s.index], shared_.records};
+    CounterBackend& b = *s.backend;
+    const bool loaded = s.stale(); // code loaded meanwhile: this profiler measures no more
+    bool all = false;
+    try {
+        all = b.stop(); // pass 0: the program's own run of the window
+        if (!all || loaded)
+            replay(s, loaded);
+    } catch (...) {
+        b.forgetWindow();
+        throw;
+    }
+    b.forgetWindow();
+    recordRanges_(s);
+}
+
+void Windows::replay(DeviceSlot& s, bool fresh) {
+    CounterBackend& b = *s.backend;
+    b.synchronize();
+    b.saveMemory(true);   // what the program computed, given back at the end
+    bool programs = true; // the device holds the program's own memory
+    try {
+        if (fresh)
+            s.recreate(0); // pass 0 was measured by a profiler that saw code loaded: redone
+        bool all = false;
+        for (std::size_t pass = fresh ? 0 : 1; !all && pass < kMaxPasses; ++pass) {
+            programs = false;
+            b.restoreMemory(false);
+            if (shared_.config.flushPasses)
+                b.flushCaches();
+            b.start();
+            b.relaunchRecorded();
+            all = b.stop();
+        }
+        b.restoreMemory(true);
+        programs = true;
+    } catch (...) {
+        if (!programs) {
+            try {
+                b.restoreMemory(true);
+                programs = true;
+            } catch (...) {
+            }
+        }
+        if (!programs)
+            core::log().error("libroofline: window replay could not give the program its device "
+                              "memory back after a failed pass: what the program computes from "
+                              "here on may differ");
+        throw;
+    }
+}
+
+} // namespace roofline::collect

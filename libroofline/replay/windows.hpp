@@ -1,0 +1,78 @@
+#pragma once
+// Launches measured in recorded windows (docs/design/0026-launches-no-step-covers.md), no
+// repeated step needed, one range each: the mechanics window replay (replay/window_replay) is
+// made of, and that iteration replay uses for the launches no step covers. A window of launches
+// runs once as the program runs it -- pass 0 -- while each launch is recorded (collect/backend.hpp,
+// recordLaunch). Before anything the recorded launches could not repeat -- a driver call that
+// changes memory, a CUDA graph launch, a launch that cannot be recorded or is not admitted, a full
+// image, the end -- the window closes, inside that call, the program waiting: the device's memory
+// as the program left it is saved, each further pass restores the memory saved when the window
+// opened and launches the recorded kernels again, and the program's memory is given back. Code
+// loaded while a window was open (design 0005) makes every pass a relaunch on a fresh profiler. A
+// launch whose signature has its samples, which did the same work, runs outside every window and
+// takes their mean (replay/window_signatures). Pure logic: no CUDA, no CUPTI.
+#include "collect/shared.hpp"
+#include "replay/window_signatures.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace roofline::collect {
+
+class Windows {
+public:
+    /// `recordRanges`: a closed window's image evaluated into its members' records (the owning
+    /// strategy's Strategy::recordLaunchRanges, with its tensor counters by detection).
+    Windows(Shared& shared, std::size_t slots, std::function<void(DeviceSlot&)> recordRanges);
+
+    /// An admitted launch on `slot`, measured in a window (opened when none is), or left to its
+    /// signature's samples; a launch that cannot be launched again runs unmeasured and says why.
+    void launch(DeviceSlot& slot, const Launch& l, const Stack& stack);
+    /// The open window on `slot` closes (nothing when none is). Never throws: a failure turns
+    /// the device to timing only.
+    void close(DeviceSlot& slot) noexcept;
+    /// Code was loaded since the profiler was enabled: an open window closes, its passes
+    /// relaunched on a fresh profiler, and the profiler is re-created.
+    void renewStaleProfiler(DeviceSlot& slot);
+    bool isOpen(const DeviceSlot& s) const noexcept {
+        return s.index < open_.size() && open_[s.index];
+    }
+    /// The stop: open windows close, launches that took their signature's samples get them.
+    void finish(const std::vector<DeviceSlot*>& slots);
+    /// Launches measured in windows so far (every slot).
+    std::size_t measured() const noexcept;
+
+    /// Passes a window may take before it is given up (a configuration that never says it has
+    /// all its passes).
+    static constexpr std::size_t kMaxPasses = 64;
+    /// Launches in a row whose signature has its samples that an open window still measures
+    /// before it closes to let the next run outside it: a window's passes cost about as much as
+    /// this many ranges (a CUPTI Start and Stop per pass, ~14 ms, against ~1 ms a range and pass
+    /// on an H200).
+    static constexpr std::size_t kShareableInWindow = 16;
+
+private:
+    /// The window begins: the device's work done, its memory saved, pass 0 started.
+    void open(DeviceSlot& s);
+    /// The window ends: its other passes relaunched, the program's memory given back, its ranges
+    /// evaluated into its records.
+    void closeOpen(DeviceSlot& s);
+    /// Passes 1.. (all of them, on a fresh profiler, when code was loaded meanwhile), between
+    /// the memory saved before the window and the memory given back after it.
+    void replay(DeviceSlot& s, bool all);
+    /// A launch that runs unmeasured: the open window closes before it.
+    void unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why);
+    /// Whether record `index` of `signature` is left to its signature's samples (the open window
+    /// closed before it), rather than measured.
+    bool shares(DeviceSlot& s, const std::string& signature, std::int64_t index);
+
+    Shared& shared_;
+    std::function<void(DeviceSlot&)> recordRanges_;
+    std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
+    std::vector<WindowSignatures> signatures_; // per slot
+    std::vector<std::size_t> shareableRun_;    // per slot: such launches measured in a row
+};
+
+} // namespace roofline::collect
