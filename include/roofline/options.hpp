@@ -66,6 +66,13 @@ enum class AlignPasses {
     Off,  ///< positional: one configuration for all passes, combined by position
 };
 
+/// Iteration replay's launches that no step covers: see Options::outsideSteps.
+enum class OutsideSteps {
+    Auto,   ///< in windows where the session sees every allocation: under `roofline run`
+    Window, ///< in windows (the program's host memory is its own: no pinned or managed memory)
+    Skip,   ///< not measured: counted at the stop
+};
+
 /// What iteration and scope replay do with the session's first iteration: see
 /// Options::firstIteration.
 enum class FirstIteration {
@@ -181,6 +188,17 @@ struct ROOFLINE_API Options {
     /// (exact per launch), window by window. ROOFLINE_REUSE (docs/design/0009-repeated-launches.md,
     /// docs/design/0018-iteration-replay-from-parts.md)
     std::size_t reuseSamples = 2;
+    /// Iteration replay: launches no step covers -- set-up, warm-up, a program with no repeated
+    /// step (a benchmark script, a one-shot program, a decoding loop) -- are measured in recorded
+    /// windows as window replay measures them, until the first replay group of a step begins
+    /// (docs/design/0026-launches-no-step-covers.md). Windows restore the device's memory and
+    /// CUDA's pinned host memory, so none opens once the process has allocated pinned, mapped
+    /// or managed memory, nor while the device's memory is too full to be saved twice. Auto:
+    /// where the session started with the process (`roofline run`), so that every such
+    /// allocation was seen; Window: also for a Session constructed later (the caller vouches
+    /// that no pinned memory was allocated before it); Skip: never (counted at the stop).
+    /// ROOFLINE_OUTSIDE_STEPS=auto|window|skip
+    OutsideSteps outsideSteps = OutsideSteps::Auto;
     /// Iteration replay: once every launch of one iteration has its record, libroofline goes
     /// idle for the rest of the run -- the profiler released, scopes no longer followed or timed,
     /// CUPTI detached at the next driver call -- so that a long job runs at its unprofiled speed.
@@ -228,6 +246,7 @@ ROOFLINE_API const char* toString(CollectionMode mode) noexcept;
 ROOFLINE_API const char* toString(MetricSet set) noexcept;
 ROOFLINE_API const char* toString(CacheFlush flush) noexcept;
 ROOFLINE_API const char* toString(AlignPasses align) noexcept;
+ROOFLINE_API const char* toString(OutsideSteps outside) noexcept;
 ROOFLINE_API const char* toString(FirstIteration first) noexcept;
 ROOFLINE_API const char* toString(ByteDefinition bytes) noexcept;
 ROOFLINE_API const char* toString(TensorCounters counters) noexcept;

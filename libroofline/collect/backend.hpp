@@ -146,6 +146,12 @@ public:
         (void)bytes;
         return false;
     }
+    /// Whether the device has room for the two saves of its memory a window takes (before it and
+    /// after it), so that neither spills to host memory; false, with why, when not.
+    virtual bool checkpointsFit(std::string& why) {
+        (void)why;
+        return true;
+    }
     /// The device's memory saved: as it is before the window (`after` false), or after it (the
     /// program's own results, given back at the end).
     virtual void saveMemory(bool after) { (void)after; }

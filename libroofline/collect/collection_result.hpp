@@ -22,6 +22,9 @@ struct CollectionCounts {
     Level level = Level::Counters;
     std::string failure;             ///< counters failed mid-run: why
     std::string firstIterationIssue; ///< the first iteration was not measured: why
+    /// Launches outside every step that got no record (Tally::outsideIterations): why, where
+    /// such launches were measured in windows until something stopped them.
+    std::string outsideWhy;
     bool onlyObservedIterationRan = false;
     std::uint64_t completedAfterIterations = 0; ///< 0: not complete
     bool reuses = false;

@@ -164,6 +164,11 @@ void Collector::onMemoryOperation(std::size_t slot) noexcept {
     strategy_->memoryOperation(*slots_[slot]);
 }
 
+void Collector::onHostVisibleMemory() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shared_.hostVisibleMemory = true;
+}
+
 // ---- replay helper and end --------------------------------------------------------------------
 
 bool Collector::needsPass() noexcept {
@@ -244,6 +249,7 @@ CollectionResult Collector::finish() noexcept {
     result.counts.level = level();
     result.counts.failure = shared_.failure;
     result.counts.firstIterationIssue = shared_.firstIterationIssue;
+    result.counts.outsideWhy = shared_.outsideWhy;
     result.counts.onlyObservedIterationRan = shared_.observingFirst();
     result.counts.completedAfterIterations = completedAfterIterations();
     result.counts.reuses = reuses();

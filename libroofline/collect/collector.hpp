@@ -67,6 +67,9 @@ public:
     /// A driver call that changes memory (an allocation, a copy, a free ...) is about to run in
     /// slot's context: window replay closes its window first.
     void onMemoryOperation(std::size_t slot) noexcept;
+    /// The process allocated or registered host-visible memory (pinned, mapped, managed), on any
+    /// device: no window opens from then on (a window's restore would restore that memory too).
+    void onHostVisibleMemory() noexcept;
 
     /// The replay helper: `while (c.needsPass()) { ...one iteration... }`.
     bool needsPass() noexcept;

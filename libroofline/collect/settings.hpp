@@ -35,6 +35,9 @@ struct Settings {
     /// Options::shareAcrossRanks in a job of several ranks: this rank's index and the ranks
     /// sharing; shareCount 1: this rank measures everything.
     std::uint32_t shareIndex = 0, shareCount = 1;
+    /// Iteration replay: launches no step covers are measured in recorded windows until the
+    /// first replay group of a step begins (Options::outsideSteps, where windows can be relaunched).
+    bool windowsOutsideSteps = false;
 
     /// Ranges one measured launch takes in a pass: the flush kernel's, then its own.
     std::size_t rangesPerLaunch() const noexcept { return flushEachKernel ? 2 : 1; }

@@ -15,7 +15,8 @@ Shared::Shared(CollectorConfig c, Level l)
       model(config.options.iterationRange) {}
 
 bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
-    if (!model.insideAnyScope(stack) && !modeFacts(config.mode).measuresOutsideScopes)
+    if (!model.insideAnyScope(stack) && !modeFacts(config.mode).measuresOutsideScopes &&
+        !config.windowsOutsideSteps)
         return false; // outside every scope: not profiled
     if (config.filter.hasNvtxFilter() &&
         !config.filter.nvtxAdmits(model.views(stack), model.startEndViews()))

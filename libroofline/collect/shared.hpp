@@ -58,6 +58,12 @@ public:
     std::function<void(const std::string&)> onFailure;
     /// Graph kernels' records: their durations come from activity records (kernel replay).
     bool graphKernelsTimed = false;
+    /// The process allocated or registered memory the host can reach (pinned, mapped, managed):
+    /// a window's restore would restore it too, so no window opens from then on.
+    bool hostVisibleMemory = false;
+    /// Iteration replay measuring launches no step covers in windows: why the first of them that
+    /// got no record had none (the stop's line says it).
+    std::string outsideWhy;
     /// Heard when a launch runs unmeasured that activity records can time (kernel replay: a
     /// graph's kernels, a communication kernel), once the profiler stopped for it.
     std::function<void()> onTimingNeeded;

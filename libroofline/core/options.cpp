@@ -114,6 +114,18 @@ const char* toString(AlignPasses align) noexcept {
     return "unknown";
 }
 
+const char* toString(OutsideSteps outside) noexcept {
+    switch (outside) {
+    case OutsideSteps::Auto:
+        return "auto";
+    case OutsideSteps::Window:
+        return "window";
+    case OutsideSteps::Skip:
+        return "skip";
+    }
+    return "unknown";
+}
+
 const char* toString(FirstIteration first) noexcept {
     switch (first) {
     case FirstIteration::Skip:
@@ -185,6 +197,9 @@ const Word<AlignPasses> kAligns[] = {{"auto", AlignPasses::Auto},
                                      {"off", AlignPasses::Off},
                                      {"1", AlignPasses::On},
                                      {"0", AlignPasses::Off}};
+const Word<OutsideSteps> kOutsides[] = {{"auto", OutsideSteps::Auto},
+                                        {"window", OutsideSteps::Window},
+                                        {"skip", OutsideSteps::Skip}};
 const Word<TensorCounters> kTensorCounters[] = {{"detect", TensorCounters::Detect},
                                                 {"all", TensorCounters::All}};
 
@@ -306,6 +321,10 @@ const OptionRow kRows[] = {
     {"reuseSamples", "ROOFLINE_REUSE", "--reuse",
      ROOFLINE_INTEGER(reuseSamples, "ROOFLINE_REUSE", 0, 1000), "`2`",
      "samples per repeated launch signature, 0: every launch"},
+    {"outsideSteps", "ROOFLINE_OUTSIDE_STEPS", "--outside-steps",
+     ROOFLINE_CHOICE(outsideSteps, "ROOFLINE_OUTSIDE_STEPS", kOutsides), "`auto`",
+     "auto | window | skip: launches no step covers measured in windows (auto: under roofline "
+     "run)"},
     {"launchGraphNodes", "ROOFLINE_GRAPH_NODES", "--graph-nodes",
      ROOFLINE_BOOL(launchGraphNodes, "ROOFLINE_GRAPH_NODES"), "`1`",
      "1 | 0: while measuring, CUDA graph launches run as their nodes, so graph kernels get "

@@ -91,6 +91,7 @@ const DriverApi* load() noexcept {
         !resolve(lib, "cuKernelGetParamInfo", api.kernelGetParamInfo))
         api.funcGetParamInfo = nullptr; // relaunch.cpp checks this one
     resolve(lib, "cuPointerGetAttributes", api.pointerGetAttributes);
+    resolve(lib, "cuMemGetInfo_v2", api.memGetInfo);
     gLoadError.clear();
     return &api;
 }

@@ -75,6 +75,8 @@ struct DriverApi {
     // lacks one of them, and window replay is then unavailable.
     decltype(&::cuFuncGetParamInfo) funcGetParamInfo;
     decltype(&::cuKernelGetParamInfo) kernelGetParamInfo;
+    // Whether two checkpoints of the device's memory fit in it (window replay); optional.
+    decltype(&::cuMemGetInfo) memGetInfo;
     // Which argument words are addresses (window replay's classes); optional.
     decltype(&::cuPointerGetAttributes) pointerGetAttributes;
 };

@@ -605,6 +605,7 @@ void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcep
             LaunchEvent m;
             m.kind = LaunchEvent::Kind::MemoryOperation;
             m.context = info->context;
+            m.hostVisible = allocatesHostVisible(cbid, info->functionParams);
             Sink::emit(self, m);
         }
         return;

@@ -51,6 +51,9 @@ struct LaunchEvent {
     core::Launch launch{};
     void* context = nullptr;
     bool exit = false; ///< true: the launch call is returning (only kind and context are set)
+    /// Kind::MemoryOperation: the call allocates or registers host-visible memory (pinned,
+    /// mapped, managed: cupti/relaunch.hpp, allocatesHostVisible).
+    bool hostVisible = false;
     /// When the callback began (LaunchTracker::timeCallbacks; -1: not read), so that the
     /// session can take libroofline's whole work on the launch out of the host times.
     std::int64_t calledWallNs = -1, calledCpuNs = -1;

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string_view>
@@ -405,6 +406,50 @@ void Checkpoint::free() noexcept {
         api.free(&h_->c);
 }
 
+namespace {
+
+bool roomForCheckpoints(void* context, std::string& why) {
+    const DriverApi* d = driver();
+    if (!d || !d->memGetInfo) {
+        why = "the CUDA driver lacks cuMemGetInfo, so the room for window replay's memory "
+              "checkpoints is unknown";
+        return false;
+    }
+    std::size_t free = 0, total = 0;
+    const bool pushed = context && d->ctxPushCurrent(static_cast<CUcontext>(context)) == CUDA_SUCCESS;
+    const CUresult r = d->memGetInfo(&free, &total);
+    if (pushed) {
+        CUcontext popped = nullptr;
+        d->ctxPopCurrent(&popped);
+    }
+    if (r != CUDA_SUCCESS) {
+        why = "cuMemGetInfo failed, so the room for window replay's memory checkpoints is unknown";
+        return false;
+    }
+    constexpr std::size_t kSpare = std::size_t{256} << 20;
+    const std::size_t used = total - free;
+    if (free >= 2 * used + kSpare)
+        return true;
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "the device's memory cannot hold two copies of what is allocated on it "
+                  "(%.1f GiB in use, %.1f GiB free), which a window's replay saves",
+                  static_cast<double>(used) / kGiB, static_cast<double>(free) / kGiB);
+    why = text;
+    return false;
+}
+
+} // namespace
+
+bool checkpointsFit(void* context, std::string& why) noexcept {
+    try {
+        return roomForCheckpoints(context, why);
+    } catch (...) { // out of memory writing why
+        return false;
+    }
+}
+
 bool windowReplayAvailable(std::string* why) noexcept {
     const DriverApi* d = driver();
     if (!d || !d->funcGetParamInfo || !d->launchKernel) {
@@ -431,6 +476,44 @@ const std::vector<unsigned>& memoryCallbacks() noexcept {
         }
     }();
     return ids;
+}
+
+namespace {
+
+std::vector<unsigned> findHostVisibleAllocations() {
+    static constexpr std::string_view kPrefixes[] = {"cuMemHostAlloc", "cuMemAllocHost",
+                                                     "cuMemHostRegister", "cuMemAllocManaged"};
+    std::vector<unsigned> out;
+    for (unsigned cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name)
+            continue;
+        const std::string_view n(name);
+        if (std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                        [&](std::string_view p) { return n.substr(0, p.size()) == p; }))
+            out.push_back(cbid);
+    }
+    return out;
+}
+
+} // namespace
+
+bool allocatesHostVisible(unsigned cbid, const void* params) noexcept {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
+        const auto* p = static_cast<const cuMemCreate_params*>(params);
+        if (!p || !p->prop)
+            return true; // unknown: taken as host memory
+        const CUmemLocationType t = p->prop->location.type;
+        return t != CU_MEM_LOCATION_TYPE_DEVICE && t != CU_MEM_LOCATION_TYPE_INVALID;
+    }
+    static const std::vector<unsigned> ids = [] {
+        try {
+            return findHostVisibleAllocations();
+        } catch (...) {
+            return std::vector<unsigned>{};
+        }
+    }();
+    return std::find(ids.begin(), ids.end(), cbid) != ids.end();
 }
 
 bool changesMemory(unsigned cbid) noexcept {

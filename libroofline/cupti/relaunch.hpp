@@ -62,6 +62,12 @@ private:
     bool saved_ = false;
 };
 
+/// Whether the device of `context` has room for two checkpoints of what is allocated on it (the
+/// memory before a window and after it) with 256 MiB to spare, so that neither goes to host
+/// memory (seconds per window); false, with `why` (the figures), when not, or when the driver
+/// cannot say.
+bool checkpointsFit(void* context, std::string& why) noexcept;
+
 /// Whether launches can be recorded and memory checkpointed in this process (the driver's argument
 /// queries and CUPTI's checkpoint library); `why` says what is missing.
 bool windowReplayAvailable(std::string* why = nullptr) noexcept;
@@ -70,6 +76,11 @@ bool windowReplayAvailable(std::string* why = nullptr) noexcept;
 /// allocation or a free, a copy or a set, a stream, context, module or library destroyed or
 /// unloaded. Read once from CUPTI's callback names.
 bool changesMemory(unsigned cbid) noexcept;
+/// Whether driver API call `cbid`, with its callback's `params`, allocates or registers memory the
+/// host can reach (pinned, mapped, managed: cuMemHostAlloc, cuMemAllocHost, cuMemHostRegister,
+/// cuMemAllocManaged, cuMemCreate on a host location), which a checkpoint's restore would
+/// restore too. One of changesMemory()'s calls.
+bool allocatesHostVisible(unsigned cbid, const void* params) noexcept;
 /// Every such call, for the launch tracker to follow.
 const std::vector<unsigned>& memoryCallbacks() noexcept;
 

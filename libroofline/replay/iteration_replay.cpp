@@ -26,6 +26,9 @@ IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots,
     reuse_ = config.reuses() && shared_.level == Level::Counters && makeReuse_;
     for (DeviceSlot* s : slots_)
         devices_.push_back(std::make_unique<Device>(*this, *s));
+    if (config.windowsOutsideSteps && shared_.level == Level::Counters)
+        outside_ = std::make_unique<Windows>(shared_, slots_.size(), "launches no step covers",
+                                             [this](DeviceSlot& s) { recordLaunchRanges(s); });
 }
 
 IterationReplay::~IterationReplay() = default;
@@ -33,6 +36,8 @@ IterationReplay::~IterationReplay() = default;
 // ---- the program --------------------------------------------------------------------------------
 
 void IterationReplay::iterationBegins() {
+    for (DeviceSlot* s : slots_)
+        closeOutside(*s);
     for (auto& dp : devices_) {
         Device& d = *dp;
         PassSchedule& schedule = d.replay.schedule;
@@ -63,6 +68,10 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
     d.launch = &l;
     d.stack = &stack;
     if (!shared_.model.inside()) {
+        if (outside_ && outsideWindowed(d)) {
+            outside_->launch(s, l, stack);
+            return;
+        }
         // Between iterations: profiled only while a pass spans iterations (its range must be
         // accounted for), never recorded.
         ++d.between;
@@ -213,6 +222,8 @@ std::int64_t IterationReplay::record(Device& d, std::size_t position, bool insid
 }
 
 void IterationReplay::beginGroup(Device& d, const GroupStart& g, bool chained) {
+    if (!d.stepsBegun)
+        stepsBegin(d);
     changeImage(*d.replay.slot, g.changes);
     d.replay.beginGroup(shared_, g.window, g.iterationsPerPass, chained);
     d.checker->groupBegins();
@@ -412,6 +423,7 @@ bool IterationReplay::switchToAligned(Device& d) {
 void IterationReplay::metricsAdded(DeviceSlot& other) {
     if (!aligned_)
         return;
+    device(other).windowsReady = false; // at configuration 1 from here
     passes_ = other.backend->prepareAligned();
     other.configs = other.backend->configurations();
     other.backend->selectConfiguration(1);
@@ -421,15 +433,20 @@ void IterationReplay::metricsAdded(DeviceSlot& other) {
 // ---- the rest of the strategy -----------------------------------------------------------------
 
 void IterationReplay::graphLaunch(DeviceSlot& s) {
+    closeOutside(s);
     device(s).replay.graphLaunched(shared_, firstConfig());
 }
 
 void IterationReplay::renewStaleProfiler(DeviceSlot& s) {
+    if (outside_ && outside_->isOpen(s)) {
+        outside_->renewStaleProfiler(s); // its passes relaunched on a fresh profiler
+        return;
+    }
     device(s).replay.renewStaleProfiler(shared_, firstConfig());
 }
 
 bool IterationReplay::profiling(const DeviceSlot& s) const {
-    return device(s).replay.profiling();
+    return (outside_ && outside_->isOpen(s) && !s.failed) || device(s).replay.profiling();
 }
 
 void IterationReplay::quiesce(DeviceSlot& s) {

@@ -10,11 +10,14 @@
 //                                                records: plain (every launch) or reuse.
 // What it keeps itself is what joins them: a group completed into its records (tensor counters
 // by detection, design 0008), a window measured again when a later pass lost its launches, the
-// switch from positional to aligned passes (design 0006), completion and coverage.
+// switch from positional to aligned passes (design 0006), completion and coverage. Launches no
+// step covers are measured in recorded windows (replay/windows) until the device's first replay
+// group of a step begins, where CollectorConfig::windowsOutsideSteps (design 0026).
 #include "replay/pass_checker.hpp"
 #include "replay/replay_device.hpp"
 #include "replay/window_chooser.hpp"
 #include "replay/window_placement.hpp"
+#include "replay/windows.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +35,7 @@ public:
     void iterationEnds() override;
     void launch(DeviceSlot& slot, const Launch& l, const Stack& stack) override;
     void graphLaunch(DeviceSlot& slot) override;
+    void memoryOperation(DeviceSlot& slot) override;
     void renewStaleProfiler(DeviceSlot& slot) override;
     bool profiling(const DeviceSlot& slot) const override;
     bool pending() const override;
@@ -70,6 +74,8 @@ private:
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
         bool previousLost = false;          // it lost launches (else: it lacks tensor counters)
+        bool stepsBegun = false;   // a replay group began: windows outside the steps are over
+        bool windowsReady = false; // the backend is at configuration 0, the windows'
     };
     static constexpr std::size_t kLostRetries = 3;
 
@@ -101,6 +107,16 @@ private:
     bool switchToAligned(Device& d);
     void quiesce(DeviceSlot& slot) override;
     void metricsAdded(DeviceSlot& slot) override;
+    // ---- launches no step covers (iteration_replay_outside.cpp) ----
+    /// Whether a launch outside every iteration on `d` goes to a window now: not once a replay
+    /// group of a step began on the device, nor once the process holds host-visible memory
+    /// (what stops it goes to Shared::outsideWhy). The backend is taken to configuration 0.
+    bool outsideWindowed(Device& d);
+    /// The device's first replay group of a step begins: windows are over, and the backend goes
+    /// back to where iteration replay left it (released, at its first configuration).
+    void stepsBegin(Device& d);
+    /// Open windows close (an iteration begins, a graph launch, a memory operation).
+    void closeOutside(DeviceSlot& s);
 
     std::vector<std::unique_ptr<Device>> devices_;
     bool aligned_ =
@@ -108,6 +124,7 @@ private:
     bool reuse_ = false; // repeated-launch reuse (CollectorConfig::reuses(), with counters)
     std::uint64_t serials_ = 0; // Frame::serial given so far (reuse)
     MakeReuseChooser makeReuse_;
+    std::unique_ptr<Windows> outside_; // launches no step covers (windowsOutsideSteps), or null
 };
 
 } // namespace roofline::collect

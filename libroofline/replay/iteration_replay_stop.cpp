@@ -35,6 +35,8 @@ void IterationReplay::keepPreviousAttempt(Device& d) {
 }
 
 void IterationReplay::finish() {
+    if (outside_)
+        outside_->finish(slots_);
     for (auto& d : devices_) {
         const bool kept = keepCutShort(*d, true);
         keepPreviousAttempt(*d); // before the unfinished attempt is noted incomplete: it goes

@@ -7,9 +7,9 @@
 
 namespace roofline::collect {
 
-Windows::Windows(Shared& shared, std::size_t slots,
+Windows::Windows(Shared& shared, std::size_t slots, const char* what,
                  std::function<void(DeviceSlot&)> recordRanges)
-    : shared_(shared), recordRanges_(std::move(recordRanges)), open_(slots, false) {
+    : shared_(shared), what_(what), recordRanges_(std::move(recordRanges)), open_(slots, false) {
     for (std::size_t i = 0; i < slots; ++i)
         signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
     shareableRun_.assign(slots, 0);
@@ -53,10 +53,15 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         if (shares(s, signature, index))
             return;
     }
-    std::string why;
+    std::string why, full;
     s.guard([&] {
         if (isOpen(s) && s.members.size() >= s.launchesInImage())
             closeOpen(s); // image full
+        if (!isOpen(s) && !s.backend->checkpointsFit(full)) {
+            if (full.empty())
+                full = "the device's memory has no room for a window's checkpoints";
+            return;
+        }
         if (!s.backend->recordLaunch(l, why))
             return;
         if (!isOpen(s))
@@ -64,7 +69,9 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         s.members.push_back(index);
         signatures_[s.index].measuring(signature, index);
     });
-    if (!why.empty())
+    if (!full.empty())
+        unmeasured(s, index, "no counters: " + full);
+    else if (!why.empty())
         unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);
     else if (s.failed)
         appendNote(shared_.records[index].note, shared_.timingReason);
@@ -108,9 +115,10 @@ void Windows::finish(const std::vector<DeviceSlot*>& slots) {
     for (const WindowSignatures& w : signatures_) {
         shared_.tally.reused += w.fill(shared_.records);
         if (w.measured() + w.shared() > 0)
-            core::log().info("libroofline: window replay: {} launches of {} signatures, {} "
-                             "measured in windows, {} took their signature's samples' mean",
-                             w.measured() + w.shared(), w.signatures(), w.measured(), w.shared());
+            core::log().info("libroofline: {}: {} launches of {} signatures, {} measured in "
+                             "windows, {} took their signature's samples' mean",
+                             what_, w.measured() + w.shared(), w.signatures(), w.measured(),
+                             w.shared());
     }
 }
 

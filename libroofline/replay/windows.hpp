@@ -23,12 +23,16 @@ namespace roofline::collect {
 
 class Windows {
 public:
-    /// `recordRanges`: a closed window's image evaluated into its members' records (the owning
-    /// strategy's Strategy::recordLaunchRanges, with its tensor counters by detection).
-    Windows(Shared& shared, std::size_t slots, std::function<void(DeviceSlot&)> recordRanges);
+    /// `what`: what the windows measure, for the log ("window replay"); `recordRanges`: a closed
+    /// window's image evaluated into its members' records (the owning strategy's
+    /// Strategy::recordLaunchRanges, with its tensor counters by detection).
+    Windows(Shared& shared, std::size_t slots, const char* what,
+            std::function<void(DeviceSlot&)> recordRanges);
 
     /// An admitted launch on `slot`, measured in a window (opened when none is), or left to its
-    /// signature's samples; a launch that cannot be launched again runs unmeasured and says why.
+    /// signature's samples; a launch that cannot be launched again, or that would open a window
+    /// the device's memory has no room to save (CounterBackend::checkpointsFit), runs unmeasured
+    /// and says why.
     void launch(DeviceSlot& slot, const Launch& l, const Stack& stack);
     /// The open window on `slot` closes (nothing when none is). Never throws: a failure turns
     /// the device to timing only.
@@ -69,6 +73,7 @@ private:
     bool shares(DeviceSlot& s, const std::string& signature, std::int64_t index);
 
     Shared& shared_;
+    const char* what_;
     std::function<void(DeviceSlot&)> recordRanges_;
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot

@@ -11,6 +11,7 @@
 #include "core/tensor_inference.hpp"
 #include "cupti/device.hpp"
 #include "cupti/host.hpp"
+#include "cupti/relaunch.hpp"
 
 #include <roofline/error.hpp>
 
@@ -34,6 +35,7 @@ public:
         s.profiler.emplace(); // attaches CUPTI again where a session before this one detached it
     }
     std::string chipName(int ordinal) override { return cupti::chipName(ordinal); }
+    bool relaunchesWindows() override { return cupti::windowReplayAvailable(nullptr); }
     bool prepareKernelFlush(SessionDevice& d) override {
         try {
             d.kernelFlush = std::make_unique<cupti::L2Flush>(d.info.l2Bytes);
@@ -91,6 +93,8 @@ void openDevices(SessionState& s, const Options& options, CounterPlatform& platf
 void resolveOnDevices(SessionState& s, const Options& options, CounterPlatform& platform) {
     Capabilities can;
     can.memoryAvailable = core::readMemoryAvailable();
+    can.relaunchesWindows = platform.relaunchesWindows();
+    can.seesEveryAllocation = injected(); // started at the process's first CUDA call
     if (needsKernelFlush(options, s.process))
         for (auto& d : s.devices)
             can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;

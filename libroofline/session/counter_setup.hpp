@@ -33,6 +33,9 @@ public:
     /// any profiler exists on the context, kept in the device until its backend takes it); false,
     /// with a warning that says why, when it cannot.
     virtual bool prepareKernelFlush(SessionDevice& device) = 0;
+    /// Whether kernels can be launched again from a recorded window under a device-memory
+    /// checkpoint (window replay, and iteration replay's launches outside the steps).
+    virtual bool relaunchesWindows() { return false; }
     /// A config image of `metrics` on `chip`, and the passes it needs.
     virtual cupti::ConfigImage configImage(const std::string& chip,
                                            const std::vector<std::string>& metrics) = 0;

@@ -424,7 +424,8 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
                 outside > 0 && !records.empty()
                     ? "; " + std::to_string(outside) +
                           " launches outside every step (set-up, warm-up, between steps) got no "
-                          "record"
+                          "record" +
+                          (c.outsideWhy.empty() ? std::string() : " (" + c.outsideWhy + ")")
                     : std::string();
             std::string why = whyNoRecord(unmeasured);
             if (why.empty())

@@ -97,13 +97,17 @@ void SessionState::onLaunch(const cupti::LaunchEvent& event) noexcept {
     if (handledAside(event))
         return;
     const std::size_t slot = slotOf(event.context);
-    if (slot == devices.size())
-        return; // a context we do not profile
     if (event.kind == cupti::LaunchEvent::Kind::MemoryOperation) {
-        if (!CuptiBackend::insideCall()) // libroofline's own copies and sets are not the program's
+        if (CuptiBackend::insideCall()) // libroofline's own copies and sets are not the program's
+            return;
+        if (event.hostVisible) // in any context: the host can reach it from every one
+            collector->onHostVisibleMemory();
+        if (slot < devices.size())
             collector->onMemoryOperation(slot);
         return;
     }
+    if (slot == devices.size())
+        return; // a context we do not profile
     const bool graph = event.kind == cupti::LaunchEvent::Kind::Graph;
     if (graph && (!event.graphKernels || event.graphKernels->empty())) {
         static std::atomic<bool> warned{false};
@@ -300,7 +304,9 @@ void SessionState::begin(const CollectorConfig& config,
         options.iterationRange.empty() && options.processScopes)
         foundSteps = std::make_unique<FoundSteps>(scopes);
     scopes.foundSteps = foundSteps.get();
-    // Window replay closes its window before any driver call that changes memory.
+    // Windows close before any driver call that changes memory.
+    if (level == Level::Counters && config.windowsOutsideSteps)
+        cupti::LaunchTracker::followMemoryOperations(true);
     if (level == Level::Counters && modeFacts(config.mode).relaunchesWindows) {
         std::string why;
         if (!cupti::windowReplayAvailable(&why))

@@ -117,6 +117,11 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
         s.reuseSamples = 0;
     }
     share(s, process);
+    s.windowsOutsideSteps = s.mode == CollectionMode::IterationReplay &&
+                            !options.timingOnly && capabilities.relaunchesWindows &&
+                            (options.outsideSteps == OutsideSteps::Window ||
+                             (options.outsideSteps == OutsideSteps::Auto &&
+                              capabilities.seesEveryAllocation));
     return s;
 }
 

@@ -20,6 +20,11 @@ struct Capabilities {
     bool flushEachKernel = true;
     /// Host memory available to the process (MemAvailable), bytes; 0: unknown.
     std::uint64_t memoryAvailable = 0;
+    /// Kernels can be launched again from a recorded window (cupti/relaunch).
+    bool relaunchesWindows = false;
+    /// The session started at the process's first CUDA call (`roofline run`): every pinned,
+    /// mapped or managed allocation is seen.
+    bool seesEveryAllocation = false;
 };
 
 /// Whether the settings depend on Capabilities::flushEachKernel: ROOFLINE_CACHE_FLUSH=kernel in a

@@ -246,6 +246,13 @@ public:
         bytes += arguments;
         return true;
     }
+    /// The device's memory has no room for a window's checkpoints (checkpointsFit).
+    bool full = false;
+    bool checkpointsFit(std::string& why) override {
+        if (full)
+            why = "the device's memory cannot hold two copies of what is allocated on it (fake)";
+        return !full;
+    }
     bool recordLaunch(const core::Launch& l, std::string& why) override {
         alive();
         if (std::string(l.mangledName).find("unrecordable") != std::string::npos) {

@@ -45,6 +45,30 @@ TEST(Settings, WindowReplayKeepsItsImagesSmall) {
     EXPECT_EQ(resolveSettings(o, {}, {}).rangesPerImage, 96u);
 }
 
+// Launches no step covers are measured in windows by default only where the session sees every
+// pinned allocation (it started with the process) and windows can be relaunched.
+TEST(Settings, WindowsOutsideTheStepsWhereEveryAllocationIsSeen) {
+    Options o;
+    Capabilities can;
+    can.relaunchesWindows = true;
+    EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps) << "a Session in a program";
+    can.seesEveryAllocation = true;
+    EXPECT_TRUE(resolveSettings(o, {}, can).windowsOutsideSteps) << "roofline run";
+    o.outsideSteps = OutsideSteps::Skip;
+    EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps);
+    o.outsideSteps = OutsideSteps::Window;
+    can.seesEveryAllocation = false;
+    EXPECT_TRUE(resolveSettings(o, {}, can).windowsOutsideSteps) << "the caller vouches";
+    can.relaunchesWindows = false;
+    EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps) << "no relaunch possible";
+    can.relaunchesWindows = true;
+    o.mode = CollectionMode::KernelReplay;
+    EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps) << "iteration replay only";
+    o.mode = CollectionMode::IterationReplay;
+    o.timingOnly = true;
+    EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps);
+}
+
 TEST(Settings, TheCacheFlushIsWhatIsDone) {
     Options o;
     Settings s = resolveSettings(o, {}, {});

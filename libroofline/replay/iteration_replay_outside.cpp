@@ -1,0 +1,75 @@
+// Iteration replay's launches no step covers (docs/design/0026-launches-no-step-covers.md): set-up,
+// warm-up, and every launch of a program with no repeated step are measured in recorded windows
+// (replay/windows) on the profiler iteration replay uses, until the device's first replay group of
+// a step begins. From then on a launch between steps is counted at the stop: a window needs the
+// profiler between passes of a group, and opening windows between groups would cost a profiler
+// re-creation each time. No window opens once the process holds host-visible memory: a window's
+// replay restores CUDA's pinned and managed memory too, and a store another thread made into it
+// meanwhile would be lost.
+#include "replay/iteration_replay.hpp"
+
+namespace roofline::collect {
+
+namespace {
+
+void noteOutside(Shared& shared, const char* why) {
+    if (shared.outsideWhy.empty())
+        shared.outsideWhy = why;
+}
+
+} // namespace
+
+bool IterationReplay::outsideWindowed(Device& d) {
+    DeviceSlot& s = *d.replay.slot;
+    const PassSchedule& schedule = d.replay.schedule;
+    if (s.failed || schedule.inGroup() || schedule.passOpen())
+        return false; // a pass spanning iterations takes the launch
+    if (d.stepsBegun) {
+        noteOutside(shared_, "launches between steps once their replay began are not measured");
+        return false;
+    }
+    if (shared_.hostVisibleMemory) {
+        noteOutside(shared_, "the process allocated pinned, mapped or managed memory, which a "
+                             "window's replay would restore (a store into it from another thread "
+                             "would be lost), so no window measured them");
+        return false;
+    }
+    if (!d.windowsReady) {
+        // Windows run every pass of configuration 0; aligned passes left the backend at one of
+        // their single-pass configurations.
+        if (firstConfig() != 0)
+            s.guard([&] {
+                if (!s.backend->released())
+                    s.backend->release(0);
+                s.backend->selectConfiguration(0);
+            });
+        d.windowsReady = true;
+    }
+    return !s.failed;
+}
+
+void IterationReplay::stepsBegin(Device& d) {
+    d.stepsBegun = true;
+    DeviceSlot& s = *d.replay.slot;
+    if (!d.windowsReady || s.failed)
+        return; // no window ran: the backend is as iteration replay left it
+    closeOutside(s);
+    // As iteration replay holds it before its first group: released (no profiler while nothing
+    // is measured), at its first configuration.
+    s.guard([&] {
+        if (!s.backend->released())
+            s.backend->release(0);
+        s.backend->selectConfiguration(firstConfig());
+    });
+}
+
+void IterationReplay::closeOutside(DeviceSlot& s) {
+    if (outside_ && outside_->isOpen(s))
+        outside_->close(s);
+}
+
+void IterationReplay::memoryOperation(DeviceSlot& s) {
+    closeOutside(s);
+}
+
+} // namespace roofline::collect

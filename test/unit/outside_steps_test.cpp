@@ -1,0 +1,196 @@
+// Iteration replay's launches no step covers (replay/iteration_replay_outside, design 0026), on
+// the fake backend: set-up and warm-up before the first replay group, and every launch of a
+// program with no step, are measured in recorded windows; the steps by iteration replay on the
+// same profiler; the program's memory -- a number each kernel changes in order -- ends as the
+// program computed it.
+#include "unit/collector_harness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace roofline;
+using namespace roofline::collect;
+using namespace roofline::collect::testing;
+
+namespace {
+
+CollectorConfig outsideSteps(std::size_t reuse = 0) {
+    CollectorConfig c;
+    c.windowsOutsideSteps = true;
+    c.reuseSamples = reuse;
+    c.metricNames = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "lts__t_bytes.sum",
+                     "dram__bytes.sum"};
+    return c;
+}
+
+// What the program computes with nobody watching: the fake's memory after these kernels.
+std::uint64_t unprofiled(const std::vector<double>& works) {
+    std::uint64_t m = 1;
+    for (const double w : works)
+        m = m * 3 + static_cast<std::uint64_t>(w);
+    return m;
+}
+
+bool hasCounters(const core::LaunchInfo& r) {
+    return !r.values.empty() && !std::isnan(r.values[0]);
+}
+
+// A training loop: `steps` iterations of forward (1) and update (3) inside "step".
+void steps(Harness& h, int n, std::vector<double>& works) {
+    for (int i = 0; i < n; ++i) {
+        h.push(("step " + std::to_string(i)).c_str());
+        h.launch("forward", 1);
+        h.launch("update", 3);
+        works.push_back(1);
+        works.push_back(3);
+        h.pop();
+    }
+}
+
+} // namespace
+
+// Set-up launches before the first step (weights initialized, a warm-up kernel) get records with
+// their own counters from a window; the steps are measured by iteration replay after it, and the
+// program's memory is its own.
+TEST(OutsideSteps, SetUpIsMeasuredInWindowsAndTheStepsByIterationReplay) {
+    Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+    std::vector<double> works = {5, 6, 7};
+    h.launch("init_weights", 5);
+    h.launch("init_bias", 6);
+    h.launch("warm_up", 7);
+    steps(h, 6, works);
+    auto& l = h.finish();
+    ASSERT_GE(l.size(), 5u);
+    EXPECT_EQ(l[0].values, all(5)) << l[0].note;
+    EXPECT_EQ(l[1].values, all(6)) << l[1].note;
+    EXPECT_EQ(l[2].values, all(7)) << l[2].note;
+    std::size_t forward = 0, update = 0;
+    for (const auto& r : l) {
+        if (r.name == "forward" && r.values == all(1))
+            ++forward;
+        if (r.name == "update" && r.values == all(3))
+            ++update;
+    }
+    EXPECT_GE(forward, 1u) << "the step's launches measured by iteration replay";
+    EXPECT_GE(update, 1u);
+    EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
+    EXPECT_EQ(std::count(h.backend.windowLog.begin(), h.backend.windowLog.end(), "forget"), 1)
+        << "one window: the set-up";
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 0u);
+}
+
+// A program with no step at all (a benchmark script, a one-shot program) is measured launch by
+// launch, each operation's repeats taking its samples' mean.
+TEST(OutsideSteps, AProgramWithNoStepIsMeasuredAndItsRepeatsTakeTheirSamples) {
+    Harness h(CollectionMode::IterationReplay, 3, 64, outsideSteps(2));
+    std::vector<double> works;
+    for (int op = 0; op < 3; ++op)
+        for (int rep = 0; rep < 40; ++rep) {
+            const double w = 10.0 + op;
+            h.launch(("op" + std::to_string(op)).c_str(), w);
+            works.push_back(w);
+        }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 120u);
+    for (std::size_t i = 0; i < l.size(); ++i)
+        EXPECT_EQ(l[i].values, all(10.0 + static_cast<double>(i / 40))) << i << ": " << l[i].note;
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+    EXPECT_GT(h.result.counts.tally.reused, 0u) << "repeats took their signature's samples";
+
+}
+
+// Once the process holds pinned, mapped or managed memory, no window opens (a restore would undo
+// another thread's store into it): those launches are counted at the stop, and the stop says why.
+TEST(OutsideSteps, HostVisibleMemoryStopsTheWindowsAndTheStopSaysWhy) {
+    Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+    std::vector<double> works = {5};
+    h.launch("init_weights", 5);
+    h.collector.onHostVisibleMemory(); // a DataLoader's pinned buffers
+    h.launch("warm_up", 7);
+    works.push_back(7);
+    steps(h, 6, works);
+    auto& l = h.finish();
+    ASSERT_FALSE(l.empty());
+    EXPECT_EQ(l[0].values, all(5)) << "measured before the pinned allocation";
+    EXPECT_TRUE(std::none_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "warm_up";
+    })) << "no record after it";
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u);
+    EXPECT_NE(h.result.counts.outsideWhy.find("pinned"), std::string::npos)
+        << h.result.counts.outsideWhy;
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
+// Launches between steps once their replay began are not windowed (a window needs the profiler
+// iteration replay holds between its passes): they are counted, and the stop says why.
+TEST(OutsideSteps, LaunchesBetweenStepsOnceTheirReplayBeganAreCounted) {
+    CollectorConfig c = outsideSteps();
+    c.options.firstIteration = FirstIteration::Skip; // step 0 observed: no replay group yet
+    Harness h(CollectionMode::IterationReplay, 2, 16, c);
+    std::vector<double> works;
+    for (int i = 0; i < 6; ++i) {
+        steps(h, 1, works);
+        h.launch("log_metrics", 9);
+        works.push_back(9);
+    }
+    auto& l = h.finish();
+    EXPECT_GT(h.result.counts.tally.outsideIterations, 0u);
+    EXPECT_NE(h.result.counts.outsideWhy.find("between steps"), std::string::npos)
+        << h.result.counts.outsideWhy;
+    EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "log_metrics" && r.values == all(9);
+    })) << "the first one, after the observed step and before the replay began, has its "
+            "counters";
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
+// A device whose memory cannot hold a window's two checkpoints opens none: the launch runs
+// unmeasured, its record says why, and the program's memory is untouched.
+TEST(OutsideSteps, NoRoomForTheCheckpointsLeavesTheLaunchUnmeasuredAndSaysWhy) {
+    Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+    h.backend.full = true;
+    h.launch("init_weights", 5);
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_FALSE(hasCounters(l[0]));
+    EXPECT_NE(l[0].note.find("cannot hold two copies"), std::string::npos) << l[0].note;
+    EXPECT_TRUE(h.backend.windowLog.empty()) << "nothing saved";
+    EXPECT_EQ(h.backend.memory, unprofiled({5}));
+}
+
+// Aligned passes from the start keep the backend at a single-pass configuration: windows take it
+// to configuration 0 (every metric, every pass) and the steps get theirs back.
+TEST(OutsideSteps, AlignedPassesGetTheirConfigurationBackWhenTheStepsBegin) {
+    CollectorConfig c = outsideSteps();
+    c.alignFromStart = true;
+    Harness h(CollectionMode::IterationReplay, 2, 16, c, 3);
+    std::vector<double> works = {5};
+    h.launch("init_weights", 5);
+    steps(h, 8, works);
+    auto& l = h.finish();
+    ASSERT_FALSE(l.empty());
+    EXPECT_EQ(l[0].values, all(5)) << "every metric: configuration 0's passes " << l[0].note;
+    EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "forward" && r.values == all(1);
+    })) << "the steps measured in aligned passes";
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
+// Off (the default of a bare configuration, and ROOFLINE_OUTSIDE_STEPS=skip): nothing outside the
+// steps is recorded, as before windows existed.
+TEST(OutsideSteps, OffLeavesLaunchesOutsideTheStepsCounted) {
+    Harness h(CollectionMode::IterationReplay, 2, 16);
+    std::vector<double> works = {5};
+    h.launch("init_weights", 5);
+    steps(h, 6, works);
+    auto& l = h.finish();
+    EXPECT_TRUE(std::none_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "init_weights";
+    }));
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u);
+    EXPECT_TRUE(h.backend.windowLog.empty());
+}
