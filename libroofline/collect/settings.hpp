@@ -38,6 +38,9 @@ struct Settings {
     /// Iteration replay: launches no step covers are measured in recorded windows until the
     /// first replay group of a step begins (Options::outsideSteps, where windows can be relaunched).
     bool windowsOutsideSteps = false;
+    /// Ranges the image of those windows holds (a small image costs less at each profiler
+    /// object's first Start); 0: the session's image.
+    std::size_t windowRangesPerImage = 0;
 
     /// Ranges one measured launch takes in a pass: the flush kernel's, then its own.
     std::size_t rangesPerLaunch() const noexcept { return flushEachKernel ? 2 : 1; }

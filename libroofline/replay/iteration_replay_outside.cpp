@@ -30,17 +30,20 @@ bool IterationReplay::outsideWindowed(Device& d) {
     }
     if (shared_.hostVisibleMemory) {
         noteOutside(shared_, "the process allocated pinned, mapped or managed memory, which a "
-                             "window's replay would restore (a store into it from another thread "
-                             "would be lost), so no window measured them");
+                             "window's replay restores too: a store into it from another thread "
+                             "would be lost, so no window measured them; `--mode window` "
+                             "measures them where no other thread writes such memory");
         return false;
     }
     if (!d.windowsReady) {
-        // Windows run every pass of configuration 0; aligned passes left the backend at one of
-        // their single-pass configurations.
-        if (firstConfig() != 0)
+        // Windows run every pass of configuration 0 (aligned passes left the backend at one of
+        // their single-pass configurations), on an image of their own size: each profiler object
+        // a code load makes costs a first Start, less with a smaller image.
+        const std::size_t ranges = shared_.config.windowRangesPerImage;
+        if (firstConfig() != 0 || (ranges > 0 && ranges != s.rangesInImage()))
             s.guard([&] {
-                if (!s.backend->released())
-                    s.backend->release(0);
+                if (!s.backend->released() || ranges > 0)
+                    s.backend->release(ranges);
                 s.backend->selectConfiguration(0);
             });
         d.windowsReady = true;
@@ -57,8 +60,7 @@ void IterationReplay::stepsBegin(Device& d) {
     // As iteration replay holds it before its first group: released (no profiler while nothing
     // is measured), at its first configuration.
     s.guard([&] {
-        if (!s.backend->released())
-            s.backend->release(0);
+        s.backend->release(s.rangesPerImage); // the session's image again
         s.backend->selectConfiguration(firstConfig());
     });
 }

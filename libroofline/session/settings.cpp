@@ -122,6 +122,8 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
                             (options.outsideSteps == OutsideSteps::Window ||
                              (options.outsideSteps == OutsideSteps::Auto &&
                               capabilities.seesEveryAllocation));
+    if (s.windowsOutsideSteps)
+        s.windowRangesPerImage = std::min(s.rangesPerImage, kWindowRangesPerImage);
     return s;
 }
 

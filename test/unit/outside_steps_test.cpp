@@ -180,6 +180,28 @@ TEST(OutsideSteps, AlignedPassesGetTheirConfigurationBackWhenTheStepsBegin) {
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
+// The windows use an image of their own size (each profiler object a code load makes costs less at
+// its first Start); the steps get the session's image back.
+TEST(OutsideSteps, WindowsUseTheirOwnImageSizeAndTheStepsGetTheSessionsBack) {
+    CollectorConfig c = outsideSteps();
+    c.windowRangesPerImage = 4;
+    Harness h(CollectionMode::IterationReplay, 2, 16, c);
+    std::vector<double> works;
+    for (int i = 0; i < 6; ++i) {
+        h.launch("init", 5);
+        works.push_back(5);
+    }
+    EXPECT_EQ(h.backend.capacity(), 4u) << "the windows' image";
+    steps(h, 6, works);
+    EXPECT_EQ(h.backend.capacity(), 16u) << "the session's image again";
+    auto& l = h.finish();
+    for (std::size_t i = 0; i < 6; ++i)
+        EXPECT_EQ(l[i].values, all(5)) << i << ": " << l[i].note;
+    EXPECT_EQ(std::count(h.backend.windowLog.begin(), h.backend.windowLog.end(), "forget"), 2)
+        << "windows of 4 and 2 launches";
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
 // Off (the default of a bare configuration, and ROOFLINE_OUTSIDE_STEPS=skip): nothing outside the
 // steps is recorded, as before windows existed.
 TEST(OutsideSteps, OffLeavesLaunchesOutsideTheStepsCounted) {

@@ -54,6 +54,7 @@ TEST(Settings, WindowsOutsideTheStepsWhereEveryAllocationIsSeen) {
     EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps) << "a Session in a program";
     can.seesEveryAllocation = true;
     EXPECT_TRUE(resolveSettings(o, {}, can).windowsOutsideSteps) << "roofline run";
+    EXPECT_EQ(resolveSettings(o, {}, can).windowRangesPerImage, 32u) << "window replay's image";
     o.outsideSteps = OutsideSteps::Skip;
     EXPECT_FALSE(resolveSettings(o, {}, can).windowsOutsideSteps);
     o.outsideSteps = OutsideSteps::Window;

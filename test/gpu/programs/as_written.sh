@@ -6,7 +6,9 @@
 # the exit line says, and whether the program's result (its last line, "result: ...") is bit for
 # bit the unprofiled one's -- a changed result fails the row, and so does a training loop (its
 # step is its optimizer's, or its jitted step's) with a launch of its step left without counters.
-# Decoding and the benchmark script get no counters by default: their rows only report.
+# Launches no step covers are measured in windows until the process allocates pinned memory
+# (PyTorch's first .item() does): decoding and the benchmark script get counters for their
+# launches before it, and their rows only report.
 #   as_written.sh ROOFLINE_CLI OUT_DIR [PROGRAM...]    (default: every program)
 set -uo pipefail
 cli="$1"
