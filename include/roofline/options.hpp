@@ -190,7 +190,7 @@ struct ROOFLINE_API Options {
     std::size_t reuseSamples = 2;
     /// Iteration replay: launches no step covers -- set-up, warm-up, a program with no repeated
     /// step (a benchmark script, a one-shot program, a decoding loop) -- are measured in recorded
-    /// windows as window replay measures them, until the first replay group of a step begins
+    /// windows as window replay measures them, until the first step begins
     /// (docs/design/0026-launches-no-step-covers.md). Windows restore the device's memory and
     /// CUDA's pinned host memory, so none opens once the process has allocated pinned, mapped
     /// or managed memory, nor while the device's memory is too full to be saved twice. Auto:

@@ -36,7 +36,7 @@ struct Settings {
     /// sharing; shareCount 1: this rank measures everything.
     std::uint32_t shareIndex = 0, shareCount = 1;
     /// Iteration replay: launches no step covers are measured in recorded windows until the
-    /// first replay group of a step begins (Options::outsideSteps, where windows can be relaunched).
+    /// first step begins (Options::outsideSteps, where windows can be relaunched).
     bool windowsOutsideSteps = false;
     /// Ranges the image of those windows holds (a small image costs less at each profiler
     /// object's first Start); 0: the session's image.

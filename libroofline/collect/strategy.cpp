@@ -104,19 +104,23 @@ bool Strategy::anticipateTensorMetrics(const std::vector<std::string>& kernels) 
     return true;
 }
 
-void Strategy::recordLaunchRanges(DeviceSlot& s) {
+bool Strategy::recordLaunchRanges(DeviceSlot& s, bool last) {
     int chunk = -1;
     std::vector<RangeValues> ranges = s.evaluateImage(chunk);
     assignRanges(shared_.records, s.members, ranges, chunk, ranges.size() != s.members.size(),
                  false, [](std::size_t, core::LaunchInfo&) {});
-    if (inferTensorMetrics(s)) // no launch is measured again: its records keep what they have
-        for (std::int64_t m : s.members)
+    if (inferTensorMetrics(s)) {
+        if (!last)
+            return true; // measured again by the caller, with the counters the set now has
+        for (std::int64_t m : s.members) // not measured again: they keep what they have
             if (m >= 0)
                 appendNote(shared_.records[m].note,
                            "partial: its MMA work needs tensor counters collected from now on");
+    }
     s.members.clear();
     ++shared_.tally.groupsCompleted;
     s.backend->configure(); // a fresh image for the next window
+    return false;
 }
 
 } // namespace roofline::collect

@@ -69,9 +69,11 @@ protected:
     /// again (its records, partial -- those metrics NaN -- are the caller's to keep or drop).
     bool inferTensorMetrics(DeviceSlot& slot);
     /// Kernel and window replay: the slot's image evaluated into its member records, one range a
-    /// launch (none is measured again: where tensor counters were found missing its record keeps
-    /// what it has, marked partial), then a fresh image configured for the next window.
-    void recordLaunchRanges(DeviceSlot& slot);
+    /// launch, then a fresh image configured for the next window. Where tensor counters were
+    /// found missing (the set grew, the profiler re-created) and `last` is false, true is
+    /// returned with the members kept: the caller measures the window again and calls this once
+    /// more. Otherwise such a record keeps what it has, marked partial.
+    bool recordLaunchRanges(DeviceSlot& slot, bool last = true);
     /// Before a cycle's first pass, while every profiler is released: the tensor metrics the
     /// kernels' names suggest (a warp MMA type: CollectorConfig::anticipateTensorMetrics) are
     /// collected from the first pass on -- no profiler is re-created and no window measured

@@ -27,8 +27,9 @@ IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots,
     for (DeviceSlot* s : slots_)
         devices_.push_back(std::make_unique<Device>(*this, *s));
     if (config.windowsOutsideSteps && shared_.level == Level::Counters)
-        outside_ = std::make_unique<Windows>(shared_, slots_.size(), "launches no step covers",
-                                             [this](DeviceSlot& s) { recordLaunchRanges(s); });
+        outside_ = std::make_unique<Windows>(
+            shared_, slots_.size(), "launches no step covers",
+            [this](DeviceSlot& s, bool last) { return recordOutside(s, last); });
 }
 
 IterationReplay::~IterationReplay() = default;
@@ -36,10 +37,10 @@ IterationReplay::~IterationReplay() = default;
 // ---- the program --------------------------------------------------------------------------------
 
 void IterationReplay::iterationBegins() {
-    for (DeviceSlot* s : slots_)
-        closeOutside(*s);
     for (auto& dp : devices_) {
         Device& d = *dp;
+        if (!d.stepsBegun)
+            stepsBegin(d); // windows are over: the profiler as iteration replay holds it
         PassSchedule& schedule = d.replay.schedule;
         if (d.replay.slot->failed)
             continue;
@@ -222,8 +223,6 @@ std::int64_t IterationReplay::record(Device& d, std::size_t position, bool insid
 }
 
 void IterationReplay::beginGroup(Device& d, const GroupStart& g, bool chained) {
-    if (!d.stepsBegun)
-        stepsBegin(d);
     changeImage(*d.replay.slot, g.changes);
     d.replay.beginGroup(shared_, g.window, g.iterationsPerPass, chained);
     d.checker->groupBegins();

@@ -11,8 +11,8 @@
 // What it keeps itself is what joins them: a group completed into its records (tensor counters
 // by detection, design 0008), a window measured again when a later pass lost its launches, the
 // switch from positional to aligned passes (design 0006), completion and coverage. Launches no
-// step covers are measured in recorded windows (replay/windows) until the device's first replay
-// group of a step begins, where CollectorConfig::windowsOutsideSteps (design 0026).
+// step covers are measured in recorded windows (replay/windows) until the first step begins,
+// where CollectorConfig::windowsOutsideSteps (design 0026).
 #include "replay/pass_checker.hpp"
 #include "replay/replay_device.hpp"
 #include "replay/window_chooser.hpp"
@@ -74,7 +74,7 @@ private:
         std::size_t retries = 0;            // the window measured again in a row (measureAgain)
         std::vector<std::int64_t> previous; // the attempt being measured again: its records
         bool previousLost = false;          // it lost launches (else: it lacks tensor counters)
-        bool stepsBegun = false;   // a replay group began: windows outside the steps are over
+        bool stepsBegun = false;   // a step began: windows outside the steps are over
         bool windowsReady = false; // the backend is at configuration 0, the windows'
     };
     static constexpr std::size_t kLostRetries = 3;
@@ -108,15 +108,19 @@ private:
     void quiesce(DeviceSlot& slot) override;
     void metricsAdded(DeviceSlot& slot) override;
     // ---- launches no step covers (iteration_replay_outside.cpp) ----
-    /// Whether a launch outside every iteration on `d` goes to a window now: not once a replay
-    /// group of a step began on the device, nor once the process holds host-visible memory
-    /// (what stops it goes to Shared::outsideWhy). The backend is taken to configuration 0.
+    /// Whether a launch outside every iteration on `d` goes to a window now: not once a step
+    /// began, nor once the process holds host-visible memory (what stops it goes to
+    /// Shared::outsideWhy). The backend is taken to configuration 0 and the windows' image.
     bool outsideWindowed(Device& d);
-    /// The device's first replay group of a step begins: windows are over, and the backend goes
-    /// back to where iteration replay left it (released, at its first configuration).
+    /// The first step begins: windows are over, and the backend goes back to where iteration
+    /// replay holds it before its first group (released -- so that code the first step loads
+    /// re-creates nothing -- with the session's image, at its first configuration).
     void stepsBegin(Device& d);
     /// Open windows close (an iteration begins, a graph launch, a memory operation).
     void closeOutside(DeviceSlot& s);
+    /// A window's ranges into its records (Strategy::recordLaunchRanges); where the window is to
+    /// be measured again with a grown metric set, the backend is taken back to configuration 0.
+    bool recordOutside(DeviceSlot& s, bool last);
 
     std::vector<std::unique_ptr<Device>> devices_;
     bool aligned_ =

@@ -1,9 +1,9 @@
 // Iteration replay's launches no step covers (docs/design/0026-launches-no-step-covers.md): set-up,
 // warm-up, and every launch of a program with no repeated step are measured in recorded windows
-// (replay/windows) on the profiler iteration replay uses, until the device's first replay group of
-// a step begins. From then on a launch between steps is counted at the stop: a window needs the
-// profiler between passes of a group, and opening windows between groups would cost a profiler
-// re-creation each time. No window opens once the process holds host-visible memory: a window's
+// (replay/windows) on the profiler iteration replay uses, until the first step begins. From then
+// on a launch between steps is counted at the stop: iteration replay holds the profiler between
+// the passes of its groups, and releases it while it observes the first step (code that step
+// loads then re-creates nothing); windows between steps would cost a profiler object each. No window opens once the process holds host-visible memory: a window's
 // replay restores CUDA's pinned and managed memory too, and a store another thread made into it
 // meanwhile would be lost.
 #include "replay/iteration_replay.hpp"
@@ -25,7 +25,8 @@ bool IterationReplay::outsideWindowed(Device& d) {
     if (s.failed || schedule.inGroup() || schedule.passOpen())
         return false; // a pass spanning iterations takes the launch
     if (d.stepsBegun) {
-        noteOutside(shared_, "launches between steps once their replay began are not measured");
+        noteOutside(shared_, "launches between steps are not measured: windows measure those "
+                             "before the first step");
         return false;
     }
     if (shared_.hostVisibleMemory) {
@@ -68,6 +69,15 @@ void IterationReplay::stepsBegin(Device& d) {
 void IterationReplay::closeOutside(DeviceSlot& s) {
     if (outside_ && outside_->isOpen(s))
         outside_->close(s);
+}
+
+bool IterationReplay::recordOutside(DeviceSlot& s, bool last) {
+    const bool again = recordLaunchRanges(s, last);
+    if (again && firstConfig() != 0) // metricsAdded took it to the first aligned configuration
+        s.backend->selectConfiguration(0);
+    if (again)
+        device(s).windowsReady = true;
+    return again;
 }
 
 void IterationReplay::memoryOperation(DeviceSlot& s) {

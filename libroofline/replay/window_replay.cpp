@@ -4,7 +4,8 @@ namespace roofline::collect {
 
 WindowReplay::WindowReplay(Shared& shared, std::vector<DeviceSlot*> slots)
     : Strategy(shared, std::move(slots)),
-      windows_(shared, slots_.size(), "window replay", [this](DeviceSlot& s) { recordLaunchRanges(s); }) {}
+      windows_(shared, slots_.size(), "window replay",
+               [this](DeviceSlot& s, bool last) { return recordLaunchRanges(s, last); }) {}
 
 void WindowReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     windows_.launch(s, l, stack);

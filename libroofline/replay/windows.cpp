@@ -7,8 +7,7 @@
 
 namespace roofline::collect {
 
-Windows::Windows(Shared& shared, std::size_t slots, const char* what,
-                 std::function<void(DeviceSlot&)> recordRanges)
+Windows::Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges)
     : shared_(shared), what_(what), recordRanges_(std::move(recordRanges)), open_(slots, false) {
     for (std::size_t i = 0; i < slots; ++i)
         signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
@@ -154,25 +153,29 @@ void Windows::closeOpen(DeviceSlot& s) {
     try {
         all = b.stop(); // pass 0: the program's own run of the window
         if (!all || loaded)
-            replay(s, loaded);
+            replay(s, loaded ? Passes::AllFresh : Passes::Later);
+        if (recordRanges_(s, false)) { // MMA work the set lacked counters for: again, with them
+            replay(s, Passes::AllGrown);
+            recordRanges_(s, true);
+        }
     } catch (...) {
         b.forgetWindow();
         throw;
     }
     b.forgetWindow();
-    recordRanges_(s);
 }
 
-void Windows::replay(DeviceSlot& s, bool fresh) {
+void Windows::replay(DeviceSlot& s, Passes passes) {
     CounterBackend& b = *s.backend;
     b.synchronize();
     b.saveMemory(true);   // what the program computed, given back at the end
     bool programs = true; // the device holds the program's own memory
     try {
-        if (fresh)
+        if (passes == Passes::AllFresh)
             s.recreate(0); // pass 0 was measured by a profiler that saw code loaded: redone
         bool all = false;
-        for (std::size_t pass = fresh ? 0 : 1; !all && pass < kMaxPasses; ++pass) {
+        for (std::size_t pass = passes == Passes::Later ? 1 : 0; !all && pass < kMaxPasses;
+             ++pass) {
             programs = false;
             b.restoreMemory(false);
             if (shared_.config.flushPasses)

@@ -23,11 +23,14 @@ namespace roofline::collect {
 
 class Windows {
 public:
-    /// `what`: what the windows measure, for the log ("window replay"); `recordRanges`: a closed
-    /// window's image evaluated into its members' records (the owning strategy's
-    /// Strategy::recordLaunchRanges, with its tensor counters by detection).
-    Windows(Shared& shared, std::size_t slots, const char* what,
-            std::function<void(DeviceSlot&)> recordRanges);
+    /// A closed window's image evaluated into its members' records (the owning strategy's
+    /// Strategy::recordLaunchRanges, with its tensor counters by detection); true when the
+    /// window's MMA work needs counters the set lacked, and `last` is false: the window is
+    /// measured again (every pass, on the profiler the grown set re-created) and this called
+    /// once more.
+    using RecordRanges = std::function<bool(DeviceSlot&, bool last)>;
+    /// `what`: what the windows measure, for the log ("window replay").
+    Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges);
 
     /// An admitted launch on `slot`, measured in a window (opened when none is), or left to its
     /// signature's samples; a launch that cannot be launched again, or that would open a window
@@ -63,9 +66,11 @@ private:
     /// The window ends: its other passes relaunched, the program's memory given back, its ranges
     /// evaluated into its records.
     void closeOpen(DeviceSlot& s);
-    /// Passes 1.. (all of them, on a fresh profiler, when code was loaded meanwhile), between
-    /// the memory saved before the window and the memory given back after it.
-    void replay(DeviceSlot& s, bool all);
+    /// Passes 1.. (all of them when `all`: on a fresh profiler, when code was loaded meanwhile,
+    /// or on the one a grown metric set re-created), between the memory saved before the window
+    /// and the memory given back after it.
+    enum class Passes { Later, AllFresh, AllGrown };
+    void replay(DeviceSlot& s, Passes passes);
     /// A launch that runs unmeasured: the open window closes before it.
     void unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why);
     /// Whether record `index` of `signature` is left to its signature's samples (the open window
@@ -74,7 +79,7 @@ private:
 
     Shared& shared_;
     const char* what_;
-    std::function<void(DeviceSlot&)> recordRanges_;
+    RecordRanges recordRanges_;
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot
     std::vector<std::size_t> shareableRun_;    // per slot: such launches measured in a row

@@ -59,7 +59,8 @@ def main():
         op = [r for r in stepped if r["op"]]
         # The model's own work: not collectives, not gradient accumulation into a parameter (it
         # differentiates no module's forward: DDP's copies into its buckets, say).
-        work = [r for r in rows if r["phase"] != "communication" and "AccumulateGrad" not in r["op"]]
+        work = [r for r in stepped
+                if r["phase"] != "communication" and "AccumulateGrad" not in r["op"]]
         module = [r for r in work if r["module"]]
         back = [r for r in work if r["phase"] == "backward"]
         back_module = [r for r in back if r["module"] and not r["module"].startswith("optimizer")]
