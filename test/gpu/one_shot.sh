@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A one-shot program (test/gpu/one_shot.cu: no NVTX range, no loop) unmodified under
-# `roofline run --mode window`: its result bit for bit the unprofiled one's, every launch a record
-# with counters, the FMA chains' FLOPs exact (calibration/expected.hpp), and -- where ncu is on the
-# PATH -- every launch's FLOPs equal to Nsight Compute's (test/gpu/ncu_oracle.py), with the three
-# runs' times printed.
+# `roofline run --mode window` and under `roofline run` with no flags (iteration replay, whose
+# windows measure the launches before a first step): its result bit for bit the unprofiled one's,
+# every launch a record with counters, the FMA chains' FLOPs exact (calibration/expected.hpp),
+# and -- where ncu is on the PATH -- every launch's FLOPs equal to Nsight Compute's
+# (test/gpu/ncu_oracle.py), with the runs' times printed.
 #   one_shot.sh ROOFLINE_CLI ONE_SHOT_APP OUT_DIR
 set -uo pipefail
 cli="$1"
@@ -16,20 +17,26 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
   exit 0
 fi
 now() { date +%s.%N; }
+secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 t0=$(now)
 "$app" 8 >"$out/plain.txt" 2>&1 || { cat "$out/plain.txt"; echo "FAIL the unprofiled run"; exit 1; }
 t1=$(now)
-ROOFLINE_LOG_LEVEL=info "$cli" run --mode window -o "$out/one_shot.rfl" -- "$app" 8 \
-  >"$out/run.txt" 2>&1 || { tail -20 "$out/run.txt"; echo "FAIL roofline run"; exit 1; }
-t2=$(now)
-grep -h "^\[roofline\] process\|window" "$out/run.txt" | cut -c1-300
+echo "times: unprofiled $(secs "$t0" "$t1") s"
 plain=$(grep -o "result: .*" "$out/plain.txt")
-profiled=$(grep -o "result: .*" "$out/run.txt")
-[[ -n "$plain" && "$plain" == "$profiled" ]] ||
-  { echo "FAIL the result changed: '$plain' unprofiled, '$profiled' profiled"; exit 1; }
-"$cli" report "$out/one_shot.rfl" --group-by launch --csv "$out/ours.csv" >"$out/report.txt" ||
-  { echo "FAIL the recording does not read back"; exit 1; }
-python3 - "$out/ours.csv" <<'PY' || exit 1
+for run in window default; do
+  flags=()
+  [[ $run == window ]] && flags=(--mode window)
+  t1=$(now)
+  ROOFLINE_LOG_LEVEL=info "$cli" run "${flags[@]}" -o "$out/$run.rfl" -- "$app" 8 \
+    >"$out/$run.txt" 2>&1 || { tail -20 "$out/$run.txt"; echo "FAIL roofline run ($run)"; exit 1; }
+  t2=$(now)
+  grep -h "^\[roofline\] process\|window\|no step covers" "$out/$run.txt" | cut -c1-300
+  profiled=$(grep -o "result: .*" "$out/$run.txt")
+  [[ -n "$plain" && "$plain" == "$profiled" ]] ||
+    { echo "FAIL $run: the result changed: '$plain' unprofiled, '$profiled' profiled"; exit 1; }
+  "$cli" report "$out/$run.rfl" --group-by launch --csv "$out/$run.csv" >"$out/$run-report.txt" ||
+    { echo "FAIL $run: the recording does not read back"; exit 1; }
+  python3 - "$out/$run.csv" <<'PY' || { echo "FAIL $run"; exit 1; }
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 THREADS = 264 * 256
@@ -51,8 +58,8 @@ for e in errors[:20]:
     print("ERROR", e)
 sys.exit(1 if errors else 0)
 PY
-secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
-echo "times: unprofiled $(secs "$t0" "$t1") s, window replay $(secs "$t1" "$t2") s"
+  echo "times: $run $(secs "$t1" "$t2") s"
+done
 if command -v ncu >/dev/null 2>&1; then
   metrics="$(python3 -c "import sys; sys.path.insert(0, '$here'); import ncu_oracle; print(','.join(ncu_oracle.METRICS))")"
   t3=$(now)
@@ -61,6 +68,9 @@ if command -v ncu >/dev/null 2>&1; then
     { tail -5 "$out/ncu.err"; echo "FAIL ncu"; exit 1; }
   t4=$(now)
   echo "times: ncu $(secs "$t3" "$t4") s"
-  python3 "$here/ncu_oracle.py" "$out/ours.csv" "$out/ncu.csv" || { echo "FAIL against ncu"; exit 1; }
+  for run in window default; do
+    python3 "$here/ncu_oracle.py" "$out/$run.csv" "$out/ncu.csv" ||
+      { echo "FAIL $run against ncu"; exit 1; }
+  done
 fi
 echo "one-shot program: every check passed"
