@@ -112,6 +112,22 @@ bool copyExtra(void** extra, std::vector<std::uint8_t>& bytes, std::string& why)
     return true;
 }
 
+// The driver API callbacks whose names begin with one of `prefixes`, read from CUPTI's names.
+template <std::size_t N>
+std::vector<unsigned> callbacksNamed(const std::string_view (&prefixes)[N]) {
+    std::vector<unsigned> out;
+    for (unsigned cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name)
+            continue;
+        const std::string_view n(name);
+        if (std::any_of(std::begin(prefixes), std::end(prefixes),
+                        [&](std::string_view p) { return n.substr(0, p.size()) == p; }))
+            out.push_back(cbid);
+    }
+    return out;
+}
+
 std::vector<unsigned> findMemoryCallbacks() {
     static constexpr std::string_view kPrefixes[] = {"cuMemcpy",
                                                      "cuMemset",
@@ -135,17 +151,7 @@ std::vector<unsigned> findMemoryCallbacks() {
                                                      "cuDevicePrimaryCtxReset",
                                                      "cuModuleUnload",
                                                      "cuLibraryUnload"};
-    std::vector<unsigned> out;
-    for (unsigned cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-        const char* name = nullptr;
-        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name)
-            continue;
-        const std::string_view n(name);
-        if (std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                        [&](std::string_view p) { return n.substr(0, p.size()) == p; }))
-            out.push_back(cbid);
-    }
-    return out;
+    return callbacksNamed(kPrefixes);
 }
 
 // A launch's kernel and arguments, from its driver callback's parameters; false for a call
@@ -483,17 +489,7 @@ namespace {
 std::vector<unsigned> findHostVisibleAllocations() {
     static constexpr std::string_view kPrefixes[] = {"cuMemHostAlloc", "cuMemAllocHost",
                                                      "cuMemHostRegister", "cuMemAllocManaged"};
-    std::vector<unsigned> out;
-    for (unsigned cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-        const char* name = nullptr;
-        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS || !name)
-            continue;
-        const std::string_view n(name);
-        if (std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                        [&](std::string_view p) { return n.substr(0, p.size()) == p; }))
-            out.push_back(cbid);
-    }
-    return out;
+    return callbacksNamed(kPrefixes);
 }
 
 } // namespace

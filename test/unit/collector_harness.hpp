@@ -446,6 +446,15 @@ struct Harness {
     }
 };
 
+/// What the program computes with nobody watching: the fake's memory after kernels of these works
+/// (window replay must leave the program exactly this).
+inline std::uint64_t unprofiled(const std::vector<double>& works) {
+    std::uint64_t m = 1;
+    for (const double w : works)
+        m = m * 3 + static_cast<std::uint64_t>(w);
+    return m;
+}
+
 inline std::vector<double> all(double v) {
     return std::vector<double>(kMetrics, v);
 }

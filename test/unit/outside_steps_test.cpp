@@ -27,14 +27,6 @@ CollectorConfig outsideSteps(std::size_t reuse = 0) {
     return c;
 }
 
-// What the program computes with nobody watching: the fake's memory after these kernels.
-std::uint64_t unprofiled(const std::vector<double>& works) {
-    std::uint64_t m = 1;
-    for (const double w : works)
-        m = m * 3 + static_cast<std::uint64_t>(w);
-    return m;
-}
-
 bool hasCounters(const core::LaunchInfo& r) {
     return !r.values.empty() && !std::isnan(r.values[0]);
 }

@@ -17,14 +17,6 @@ using namespace roofline::collect::testing;
 
 namespace {
 
-// What the program computes with nobody watching: the fake's memory after these kernels.
-std::uint64_t unprofiled(const std::vector<double>& works) {
-    std::uint64_t m = 1;
-    for (const double w : works)
-        m = m * 3 + static_cast<std::uint64_t>(w);
-    return m;
-}
-
 std::vector<std::string> expectedWindow(std::size_t launches, std::size_t passes) {
     std::vector<std::string> log{"sync", "save0", "sync", "save1"};
     for (std::size_t p = 1; p < passes; ++p) {

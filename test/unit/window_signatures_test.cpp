@@ -26,13 +26,6 @@ CollectorConfig sampled(std::size_t samples) {
     return c;
 }
 
-std::uint64_t unprofiled(const std::vector<double>& works) {
-    std::uint64_t m = 1;
-    for (const double w : works)
-        m = m * 3 + static_cast<std::uint64_t>(w);
-    return m;
-}
-
 long windows(const Harness& h) {
     const auto& log = h.backend.windowLog;
     return std::count(log.begin(), log.end(), "forget");
