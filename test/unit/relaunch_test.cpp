@@ -3,6 +3,7 @@
 // says when the driver or CUPTI's checkpoint library is not there (cupti/relaunch).
 #include "cupti/relaunch.hpp"
 
+#include <cuda.h>
 #include <cupti.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +33,32 @@ TEST(Relaunch, TheCallsThatChangeMemoryAreFoundByName) {
           CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuMemGetInfo_v2,
           CUPTI_DRIVER_TRACE_CBID_cuEventRecord, CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute})
         EXPECT_FALSE(cupti::changesMemory(cbid)) << cbid;
+}
+
+// Calls that allocate or register memory the host reaches stop iteration replay's windows (their
+// restore would restore it too); each is one the launch tracker follows. Device allocations do
+// not; cuMemCreate does where its location is the host.
+TEST(Relaunch, HostVisibleAllocationsAreFoundByNameAndLocation) {
+    for (const unsigned cbid :
+         {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+          CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged}) {
+        EXPECT_TRUE(cupti::allocatesHostVisible(cbid, nullptr)) << cbid;
+        EXPECT_TRUE(cupti::changesMemory(cbid)) << cbid << ": followed with the memory calls";
+    }
+    for (const unsigned cbid :
+         {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+          CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel})
+        EXPECT_FALSE(cupti::allocatesHostVisible(cbid, nullptr)) << cbid;
+    CUmemAllocationProp prop{};
+    cuMemCreate_params params{};
+    params.prop = &prop;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    EXPECT_FALSE(cupti::allocatesHostVisible(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &params));
+    prop.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+    EXPECT_TRUE(cupti::allocatesHostVisible(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &params));
+    EXPECT_TRUE(cupti::allocatesHostVisible(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, nullptr))
+        << "unknown: taken as host memory";
 }
 
 // Where there is no driver (this machine, CI), a launch is not recorded, and why is said -- the
