@@ -29,7 +29,8 @@ IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots,
     if (config.windowsOutsideSteps && shared_.level == Level::Counters)
         outside_ = std::make_unique<Windows>(
             shared_, slots_.size(), "launches no step covers",
-            [this](DeviceSlot& s, bool last) { return recordOutside(s, last); });
+            [this](DeviceSlot& s, bool last) { return recordOutside(s, last); },
+            Windows::OnOpenFailure::StopWindows);
 }
 
 IterationReplay::~IterationReplay() = default;

@@ -29,6 +29,10 @@ bool IterationReplay::outsideWindowed(Device& d) {
                              "before the first step");
         return false;
     }
+    if (const std::string& failed = outside_->stopped(s); !failed.empty()) {
+        noteOutside(shared_, failed.c_str());
+        return false;
+    }
     if (shared_.hostVisibleMemory) {
         noteOutside(shared_, "the process allocated pinned, mapped or managed memory, which a "
                              "window's replay restores too: a store into it from another thread "

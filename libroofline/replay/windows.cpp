@@ -7,8 +7,10 @@
 
 namespace roofline::collect {
 
-Windows::Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges)
-    : shared_(shared), what_(what), recordRanges_(std::move(recordRanges)), open_(slots, false) {
+Windows::Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges,
+                 OnOpenFailure onOpenFailure)
+    : shared_(shared), what_(what), recordRanges_(std::move(recordRanges)),
+      onOpenFailure_(onOpenFailure), stopped_(slots), open_(slots, false) {
     for (std::size_t i = 0; i < slots; ++i)
         signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
     shareableRun_.assign(slots, 0);
@@ -63,13 +65,15 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         }
         if (!s.backend->recordLaunch(l, why))
             return;
-        if (!isOpen(s))
-            open(s);
+        if (!isOpen(s) && !open(s))
+            return;
         s.members.push_back(index);
         signatures_[s.index].measuring(signature, index);
     });
     if (!full.empty())
         unmeasured(s, index, "no counters: " + full);
+    else if (!stopped_[s.index].empty() && !isOpen(s))
+        unmeasured(s, index, "no counters: " + stopped_[s.index]);
     else if (!why.empty())
         unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);
     else if (s.failed)
@@ -121,7 +125,7 @@ void Windows::finish(const std::vector<DeviceSlot*>& slots) {
     }
 }
 
-void Windows::open(DeviceSlot& s) {
+bool Windows::open(DeviceSlot& s) {
     CounterBackend& b = *s.backend;
     s.acquireIfReleased();
     b.synchronize(); // the work before the window is not the window's
@@ -130,12 +134,21 @@ void Windows::open(DeviceSlot& s) {
     try {
         b.saveMemory(false);
         b.start();
-    } catch (...) {
+    } catch (const std::exception& e) {
         b.forgetWindow(); // no checkpoint may stay in device memory the program could need
-        throw;
+        if (onOpenFailure_ == OnOpenFailure::TimingOnly)
+            throw;
+        // Nothing of the program's changed (the save comes first); the profiler, whose Start
+        // may have failed halfway, is re-created for what else the session measures.
+        stopped_[s.index] = std::string("a window could not open (") + e.what() +
+                            "), so no window opens on this device again";
+        core::log().warn("libroofline: {}", stopped_[s.index]);
+        s.recreate(0);
+        return false;
     }
     open_[s.index] = true;
     shareableRun_[s.index] = 0;
+    return true;
 }
 
 void Windows::closeOpen(DeviceSlot& s) {

@@ -29,8 +29,14 @@ public:
     /// measured again (every pass, on the profiler the grown set re-created) and this called
     /// once more.
     using RecordRanges = std::function<bool(DeviceSlot&, bool last)>;
+    /// How a window that cannot open (its memory not saved, its pass not started) ends: the
+    /// device turned to timing only (window replay: windows are all it measures), or the windows
+    /// stopped on that device, its profiler re-created and the rest of the session's measuring
+    /// going on (iteration replay's windows outside the steps).
+    enum class OnOpenFailure { TimingOnly, StopWindows };
     /// `what`: what the windows measure, for the log ("window replay").
-    Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges);
+    Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges,
+            OnOpenFailure onOpenFailure = OnOpenFailure::TimingOnly);
 
     /// An admitted launch on `slot`, measured in a window (opened when none is), or left to its
     /// signature's samples; a launch that cannot be launched again, or that would open a window
@@ -46,6 +52,9 @@ public:
     bool isOpen(const DeviceSlot& s) const noexcept {
         return s.index < open_.size() && open_[s.index];
     }
+    /// OnOpenFailure::StopWindows: a window could not open on `s`, so none opens there again;
+    /// why (empty: none failed).
+    const std::string& stopped(const DeviceSlot& s) const noexcept { return stopped_[s.index]; }
     /// The stop: open windows close, launches that took their signature's samples get them.
     void finish(const std::vector<DeviceSlot*>& slots);
     /// Launches measured in windows so far (every slot).
@@ -61,8 +70,9 @@ public:
     static constexpr std::size_t kShareableInWindow = 16;
 
 private:
-    /// The window begins: the device's work done, its memory saved, pass 0 started.
-    void open(DeviceSlot& s);
+    /// The window begins: the device's work done, its memory saved, pass 0 started. False where
+    /// that failed and the windows stop (OnOpenFailure::StopWindows); else a failure throws.
+    bool open(DeviceSlot& s);
     /// The window ends: its other passes relaunched, the program's memory given back, its ranges
     /// evaluated into its records.
     void closeOpen(DeviceSlot& s);
@@ -80,6 +90,8 @@ private:
     Shared& shared_;
     const char* what_;
     RecordRanges recordRanges_;
+    OnOpenFailure onOpenFailure_;
+    std::vector<std::string> stopped_; // per slot: why no window opens there again
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot
     std::vector<std::size_t> shareableRun_;    // per slot: such launches measured in a row

@@ -264,7 +264,7 @@ public:
     }
     void saveMemory(bool after) override {
         alive();
-        if (failSaveAfter && after)
+        if ((failSaveAfter && after) || (failSaveBefore && !after))
             throw Error(ErrorCode::Cupti, "saving the device's memory failed (injected)");
         saved_[after] = memory;
         hasSaved_[after] = true;
@@ -288,7 +288,7 @@ public:
         hasSaved_[0] = hasSaved_[1] = false;
         windowLog.push_back("forget");
     }
-    bool failSaveAfter = false;
+    bool failSaveAfter = false, failSaveBefore = false;
 
     int configures = 0, flushes = 0, starts = 0, failStartAt = 0, reenables = 0, selects = 0;
     std::size_t configuration() const { return config_; }

@@ -225,6 +225,31 @@ TEST(OutsideSteps, AWindowWhoseMmaWorkNeedsMoreCountersIsMeasuredAgain) {
     EXPECT_EQ(h.backend.memory, unprofiled({1, 5}));
 }
 
+// A window that cannot open (its memory not saved) stops the windows on that device, and only
+// them: the launch says why, the next launches outside the steps are counted with the reason, and
+// the steps are measured as ever.
+TEST(OutsideSteps, AWindowThatCannotOpenStopsTheWindowsNotTheProfile) {
+    Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+    h.backend.failSaveBefore = true;
+    std::vector<double> works = {5, 6};
+    h.launch("init_weights", 5);
+    h.launch("init_bias", 6);
+    h.backend.failSaveBefore = false;
+    steps(h, 6, works);
+    auto& l = h.finish();
+    ASSERT_FALSE(l.empty());
+    EXPECT_FALSE(hasCounters(l[0]));
+    EXPECT_NE(l[0].note.find("a window could not open"), std::string::npos) << l[0].note;
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "init_bias, counted";
+    EXPECT_NE(h.result.counts.outsideWhy.find("could not open"), std::string::npos)
+        << h.result.counts.outsideWhy;
+    EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "forward" && r.values == all(1);
+    })) << "the steps measured";
+    EXPECT_TRUE(h.result.counts.failure.empty()) << h.result.counts.failure;
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
 // Off (the default of a bare configuration, and ROOFLINE_OUTSIDE_STEPS=skip): nothing outside the
 // steps is recorded, as before windows existed.
 TEST(OutsideSteps, OffLeavesLaunchesOutsideTheStepsCounted) {
