@@ -275,7 +275,7 @@ void SessionState::summarizeCost(const CollectionCounts& c, std::size_t unmeasur
             cost.creationMs, cost.evaluationMs);
     if (cost.memoryCopies > 0 || cost.recordMs > 0)
         core::log().info(
-            "libroofline: window replay cost: {} device-memory saves and restores {:.0f} ms; "
+            "libroofline: recorded windows' cost: {} device-memory saves and restores {:.0f} ms; "
             "waits for the device before windows and their replays {:.0f} ms (mostly the "
             "program's own queued work); launches recorded and arguments read {:.0f} ms",
             cost.memoryCopies, cost.memoryMs, cost.waitMs, cost.recordMs);
