@@ -3,9 +3,9 @@
 // (replay/windows) on the profiler iteration replay uses, until the first step begins. From then
 // on a launch between steps is counted at the stop: iteration replay holds the profiler between
 // the passes of its groups, and releases it while it observes the first step (code that step
-// loads then re-creates nothing); windows between steps would cost a profiler object each. No window opens once the process holds host-visible memory: a window's
-// replay restores CUDA's pinned and managed memory too, and a store another thread made into it
-// meanwhile would be lost.
+// loads then re-creates nothing); windows between steps would cost a profiler object each. No
+// window opens once the process holds host-visible memory: a window's replay restores CUDA's
+// pinned and managed memory too, and a store another thread made into it meanwhile would be lost.
 #include "replay/iteration_replay.hpp"
 
 namespace roofline::collect {
@@ -77,10 +77,10 @@ void IterationReplay::closeOutside(DeviceSlot& s) {
 
 bool IterationReplay::recordOutside(DeviceSlot& s, bool last) {
     const bool again = recordLaunchRanges(s, last);
-    if (again && firstConfig() != 0) // metricsAdded took it to the first aligned configuration
+    if (again && firstConfig() != 0) { // metricsAdded took it to the first aligned configuration
         s.backend->selectConfiguration(0);
-    if (again)
         device(s).windowsReady = true;
+    }
     return again;
 }
 

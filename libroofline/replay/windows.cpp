@@ -20,13 +20,6 @@ void Windows::close(DeviceSlot& s) noexcept {
     s.guard([&] { closeOpen(s); });
 }
 
-std::size_t Windows::measured() const noexcept {
-    std::size_t n = 0;
-    for (const WindowSignatures& w : signatures_)
-        n += w.measured() + w.shared();
-    return n;
-}
-
 void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     if (!shared_.admits(l, stack)) { // it runs unmeasured: the window must not miss it
         close(s);
@@ -55,6 +48,7 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
             return;
     }
     std::string why, full;
+    bool opened = true; // false: the window could not open, and windows stopped on the device
     s.guard([&] {
         if (isOpen(s) && s.members.size() >= s.launchesInImage())
             closeOpen(s); // image full
@@ -65,14 +59,14 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
         }
         if (!s.backend->recordLaunch(l, why))
             return;
-        if (!isOpen(s) && !open(s))
+        if (!isOpen(s) && !(opened = open(s)))
             return;
         s.members.push_back(index);
         signatures_[s.index].measuring(signature, index);
     });
     if (!full.empty())
         unmeasured(s, index, "no counters: " + full);
-    else if (!stopped_[s.index].empty() && !isOpen(s))
+    else if (!opened)
         unmeasured(s, index, "no counters: " + stopped_[s.index]);
     else if (!why.empty())
         unmeasured(s, index, "no counters: window replay cannot launch it again: " + why);

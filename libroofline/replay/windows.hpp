@@ -57,8 +57,6 @@ public:
     const std::string& stopped(const DeviceSlot& s) const noexcept { return stopped_[s.index]; }
     /// The stop: open windows close, launches that took their signature's samples get them.
     void finish(const std::vector<DeviceSlot*>& slots);
-    /// Launches measured in windows so far (every slot).
-    std::size_t measured() const noexcept;
 
     /// Passes a window may take before it is given up (a configuration that never says it has
     /// all its passes).

@@ -93,8 +93,9 @@ void openDevices(SessionState& s, const Options& options, CounterPlatform& platf
 void resolveOnDevices(SessionState& s, const Options& options, CounterPlatform& platform) {
     Capabilities can;
     can.memoryAvailable = core::readMemoryAvailable();
-    can.relaunchesWindows = platform.relaunchesWindows();
     can.seesEveryAllocation = injected(); // started at the process's first CUDA call
+    if (asksWindowsOutsideSteps(options, can.seesEveryAllocation))
+        can.relaunchesWindows = platform.relaunchesWindows();
     if (needsKernelFlush(options, s.process))
         for (auto& d : s.devices)
             can.flushEachKernel = platform.prepareKernelFlush(d) && can.flushEachKernel;

@@ -304,10 +304,8 @@ void SessionState::begin(const CollectorConfig& config,
         options.iterationRange.empty() && options.processScopes)
         foundSteps = std::make_unique<FoundSteps>(scopes);
     scopes.foundSteps = foundSteps.get();
-    // Windows close before any driver call that changes memory.
-    if (level == Level::Counters && config.windowsOutsideSteps)
-        cupti::LaunchTracker::followMemoryOperations(true);
-    if (level == Level::Counters && modeFacts(config.mode).relaunchesWindows) {
+    const bool windowReplay = modeFacts(config.mode).relaunchesWindows;
+    if (level == Level::Counters && windowReplay) {
         std::string why;
         if (!cupti::windowReplayAvailable(&why))
             core::log().warn("libroofline: window replay is unavailable here ({}): launches get "
@@ -318,8 +316,11 @@ void SessionState::begin(const CollectorConfig& config,
                              "after each window: a thread storing into pinned memory while "
                              "another closes a window would lose the store (a DataLoader's "
                              "pin-memory thread); use it on one-shot programs");
-        cupti::LaunchTracker::followMemoryOperations(true);
     }
+    // Windows -- window replay's, or iteration replay's before the first step -- close before
+    // any driver call that changes memory.
+    if (level == Level::Counters && (windowReplay || config.windowsOutsideSteps))
+        cupti::LaunchTracker::followMemoryOperations(true);
     setScopeTarget(&scopes); // ranges open now are adopted at their next event
     unbalancedAtStart = collect::unbalancedPops();
     if (options.flushOnExit)

@@ -64,6 +64,12 @@ bool needsKernelFlush(const Options& options, const core::ProcessIdentity& proce
            flushKernelFits(modeFacts(jobMode(options, process, nullptr)));
 }
 
+bool asksWindowsOutsideSteps(const Options& options, bool seesEveryAllocation) {
+    return !options.timingOnly &&
+           (options.outsideSteps == OutsideSteps::Window ||
+            (options.outsideSteps == OutsideSteps::Auto && seesEveryAllocation));
+}
+
 Settings resolveSettings(const Options& options, const core::ProcessIdentity& process,
                          const Capabilities& capabilities) {
     Settings s;
@@ -118,10 +124,8 @@ Settings resolveSettings(const Options& options, const core::ProcessIdentity& pr
     }
     share(s, process);
     s.windowsOutsideSteps = s.mode == CollectionMode::IterationReplay &&
-                            !options.timingOnly && capabilities.relaunchesWindows &&
-                            (options.outsideSteps == OutsideSteps::Window ||
-                             (options.outsideSteps == OutsideSteps::Auto &&
-                              capabilities.seesEveryAllocation));
+                            capabilities.relaunchesWindows &&
+                            asksWindowsOutsideSteps(options, capabilities.seesEveryAllocation);
     if (s.windowsOutsideSteps)
         s.windowRangesPerImage = std::min(s.rangesPerImage, kWindowRangesPerImage);
     return s;

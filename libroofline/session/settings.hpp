@@ -31,6 +31,11 @@ struct Capabilities {
 /// mode with a range per launch that replays no kernel (iteration replay).
 bool needsKernelFlush(const Options& options, const core::ProcessIdentity& process);
 
+/// Whether the options ask for iteration replay's windows outside the steps
+/// (Options::outsideSteps), before the mode and what the devices can do are known: only then is
+/// Capabilities::relaunchesWindows asked (it loads CUPTI's checkpoint library).
+bool asksWindowsOutsideSteps(const Options& options, bool seesEveryAllocation);
+
 /// The session's settings. Logs each decision that departs from the options (kernel replay
 /// refused, reuse off under a launch skip or count, a share refused, a flush moved to the passes).
 Settings resolveSettings(const Options& options, const core::ProcessIdentity& process,
