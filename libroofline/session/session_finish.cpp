@@ -376,21 +376,30 @@ std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
            " launches) ended before one was measured: run more steps";
 }
 
+// Every record without counters is accounted for on the exit line: the kinds with an answer of
+// their own first, then the most frequent of the other notes, and how many have others still.
 std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     if (unmeasured == 0)
         return {};
     const auto startsWith = [](const std::string& s, std::string_view head) {
         return s.compare(0, head.size(), head) == 0;
     };
-    std::size_t graph = 0, cutShort = 0;
+    std::size_t graph = 0, graphOutside = 0, cutShort = 0, other = 0;
+    std::unordered_map<std::string, std::size_t> notes; // the others' first clause
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
         if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
             ++graph;
+        else if (startsWith(k.note, "no counters: a CUDA graph's node"))
+            ++graphOutside;
         else if (startsWith(k.note, "not measured: the profile stopped") ||
                  startsWith(k.note, "replay incomplete"))
             ++cutShort;
+        else {
+            ++other;
+            ++notes[k.note.substr(0, std::min(k.note.find("; "), std::size_t{300}))];
+        }
     }
     std::string why;
     if (graph > 0) {
@@ -398,9 +407,35 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
         why += "; " + std::to_string(graph) + " of them kernels of CUDA graphs that ran as they " +
                "are" + (reason.empty() ? "" : " (" + reason + ")");
     }
-    if (cutShort > 0)
-        why += "; " + std::to_string(cutShort) +
-               " of them not measured before the session stopped: run more steps";
+    if (graphOutside > 0)
+        why += "; " + std::to_string(graphOutside) +
+               " of them kernels of CUDA graphs launched outside every step (a window does not "
+               "launch a graph again; the steps' graphs are measured)";
+    if (cutShort > 0) {
+        const FoundSteps::Summary f = foundSteps ? foundSteps->summary() : FoundSteps::Summary{};
+        if (!f.programRanges && f.cycle != 0 && f.frameworkSteps == 0 && !f.following)
+            why += "; " + std::to_string(cutShort) +
+                   " of them not measured: the step found in the launch stream (" +
+                   std::to_string(f.cycle) + " launches) stopped repeating after " +
+                   std::to_string(f.steps) +
+                   " steps, before their passes were done -- where a step's launches change "
+                   "from step to step, as a decoding loop's do, `roofline run --mode window` "
+                   "measures every launch";
+        else
+            why += "; " + std::to_string(cutShort) +
+                   " of them not measured before the session stopped: run more steps";
+    }
+    if (other > 0) {
+        const auto most = std::max_element(notes.begin(), notes.end(), [](auto& a, auto& b) {
+            return a.second != b.second ? a.second < b.second : a.first > b.first;
+        });
+        why += "; " + std::to_string(most->second) + " of them: " +
+               (most->first.empty() ? std::string("no reason noted") : most->first);
+        if (other > most->second)
+            why += "; " + std::to_string(other - most->second) +
+                   " more for other reasons (`roofline report --group-by launch` gives each "
+                   "launch's note)";
+    }
     return why;
 }
 

@@ -104,7 +104,8 @@ struct SessionState : SessionDevices, SetupTimings {
     /// there is nothing to explain, or the program had ranges).
     std::string whyNoRecord(std::size_t unmeasured) const;
     /// For the exit line: why records have no counters, by their kind ("; 1534 of them kernels
-    /// of CUDA graphs that ran as they are (...)"); "" when nothing needs saying.
+    /// of CUDA graphs that ran as they are (...)"), then the most frequent other note and how
+    /// many have still others; "" when every record has counters.
     std::string whyUnmeasured(std::size_t unmeasured) const;
     /// Saves the recording to outputPath (another process's file is never overwritten).
     void saveOnce(const CollectionCounts& counts, std::size_t unmeasured) const noexcept;

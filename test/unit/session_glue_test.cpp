@@ -219,6 +219,27 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
         EXPECT_EQ(loop.s.whyUnmeasured(2), "; 2 of them kernels of CUDA graphs that ran as they "
                                            "are (the graph has a conditional node)");
         EXPECT_EQ(loop.s.whyUnmeasured(0), "");
+        // Every other kind of record without counters is accounted for too: a graph's kernel
+        // outside the steps, then the most frequent remaining note, then how many are left.
+        std::vector<KernelRecord> kept = loop.s.records;
+        const auto unmeasuredWith = [](const std::string& note) {
+            KernelRecord k;
+            k.note = note;
+            return k;
+        };
+        loop.s.records = {unmeasuredWith("no counters: a CUDA graph's node, which window replay "
+                                         "does not launch again"),
+                          unmeasuredWith("no counters: the device's memory has no room; more"),
+                          unmeasuredWith("no counters: the device's memory has no room"),
+                          unmeasuredWith("timing only"), unmeasuredWith("")};
+        EXPECT_EQ(loop.s.whyUnmeasured(5),
+                  "; 1 of them kernels of CUDA graphs launched outside every step (a window does "
+                  "not launch a graph again; the steps' graphs are measured); 2 of them: no "
+                  "counters: the device's memory has no room; 2 more for other reasons "
+                  "(`roofline report --group-by launch` gives each launch's note)");
+        loop.s.records = {unmeasuredWith("")};
+        EXPECT_EQ(loop.s.whyUnmeasured(1), "; 1 of them: no reason noted");
+        loop.s.records = std::move(kept);
     }
     EXPECT_EQ(core::loadRecording(path).launches.size(), 2u);
     std::remove(path.c_str());
@@ -406,7 +427,16 @@ TEST(SessionGlue, AStepThatStopsRepeatingSaysSoAtExit) {
     const std::string why = s.whyNoRecord(unmeasured);
     EXPECT_NE(why.find("stopped repeating after 2 steps"), std::string::npos) << why;
     EXPECT_NE(why.find("--mode window"), std::string::npos) << why;
-    EXPECT_EQ(s.whyNoRecord(unmeasured - 1), "") << "some counters: nothing to explain";
+    EXPECT_EQ(s.whyNoRecord(unmeasured - 1), "") << "some counters: said launch by launch";
+    // Some with counters: those without are not said to want more steps of the same program.
+    s.records.front().measured = true;
+    const std::string some = s.whyUnmeasured(unmeasured - 1);
+    EXPECT_NE(some.find("; 15 of them not measured: the step found in the launch stream (16 "
+                        "launches) stopped repeating after 2 steps"),
+              std::string::npos)
+        << some;
+    EXPECT_NE(some.find("--mode window"), std::string::npos) << some;
+    EXPECT_EQ(some.find("run more steps"), std::string::npos) << some;
     std::remove(path.c_str());
 }
 
