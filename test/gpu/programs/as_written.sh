@@ -6,6 +6,8 @@
 # the exit line says, and whether the program's result (its last line, "result: ...") is bit for
 # bit the unprofiled one's -- a changed result fails the row, and so does a training loop (its
 # step is its optimizer's, or its jitted step's) with a launch of its step left without counters.
+# A profiled run that has printed its result and does not exit fails its row, with its threads'
+# stacks (test/gpu/watch_exit.sh).
 # Launches no step covers are measured in windows until the process allocates pinned memory
 # (PyTorch's first .item() does): decoding and the benchmark script get counters for their
 # launches before it, and their rows only report.
@@ -41,8 +43,10 @@ for p in "${programs[@]}"; do
   timeout 600 python3 "$here/$p.py" >"$out/$p.plain.txt" 2>&1 ||
     { tail -5 "$out/$p.plain.txt"; echo "FAIL $p: the unprofiled run"; fail=1; continue; }
   t1=$SECONDS
-  ROOFLINE_LOG_LEVEL=info timeout 600 "$cli" run -o "$out/$p.rfl" -- python3 "$here/$p.py" \
-    >"$out/$p.txt" 2>&1 || { tail -20 "$out/$p.txt"; echo "FAIL $p: under roofline run"; fail=1; continue; }
+  ROOFLINE_LOG_LEVEL=info bash "$here/../watch_exit.sh" "$out/$p.txt" 600 \
+    "$cli" run -o "$out/$p.rfl" -- python3 "$here/$p.py" ||
+    { tail -20 "$out/$p.txt"; [[ -f "$out/$p.txt.stacks" ]] && grep -v "^thread" "$out/$p.txt.stacks" | head -120
+      echo "FAIL $p: under roofline run"; fail=1; continue; }
   t2=$SECONDS
   plain=$(grep '^result:' "$out/$p.plain.txt" | tail -1)
   profiled=$(grep '^result:' "$out/$p.txt" | tail -1)
@@ -53,13 +57,16 @@ for p in "${programs[@]}"; do
     "$cli" report "$out/$p.rfl" --group-by launch --csv "$out/$p.csv" >"$out/$p.report.txt" 2>&1
     counts=$(python3 -c "
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print(f'{len(rows)} records, {sum(r[\"measured\"] == \"1\" for r in rows)} with counters')
+every = list(csv.DictReader(open(sys.argv[1])))
+rows = [r for r in every if r[\"iteration\"] != \"-1\"]
+setup = [r for r in every if r[\"iteration\"] == \"-1\"]
+print(f'{len(rows)} step records, {sum(r[\"measured\"] == \"1\" for r in rows)} with counters, '
+      f'{len(setup)} outside the steps, {sum(r[\"measured\"] == \"1\" for r in setup)} with counters')
 " "$out/$p.csv" 2>/dev/null || echo "unreadable")
   fi
   case "$p" in
     hf_trainer|lightning_mlp|resnet_compiled|jax_train)
-      read -r n _ m _ <<<"${counts//,/}"
+      read -r n _ _ m _ <<<"${counts//,/}"
       [[ "$n" =~ ^[0-9]+$ && "$n" -gt 0 && "$n" == "$m" ]] ||
         { echo "FAIL $p: every launch of its step with counters expected ($counts)"; fail=1; } ;;
   esac
