@@ -28,7 +28,9 @@ Collector::Collector(CollectorConfig config, std::vector<CounterBackend*> backen
     if (slots_.empty()) // timing-only with no device backends
         slots_.push_back(std::make_unique<DeviceSlot>(0, nullptr, shared_));
     shared_.observeFirst = c.observesFirstIteration() && level == Level::Counters;
-    shared_.graphKernelsTimed = facts_.replaysKernels || facts_.relaunchesWindows;
+    // Only kernel replay times them: kernel activity beside a user replay (iteration, scope,
+    // window) zeroes its later ranges' instruction counters (design 0011).
+    shared_.graphKernelsTimed = facts_.replaysKernels;
     std::vector<DeviceSlot*> slots;
     for (auto& s : slots_)
         slots.push_back(s.get());

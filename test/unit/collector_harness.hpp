@@ -423,6 +423,17 @@ struct Harness {
         for (std::size_t i = 0; i < names.size(); ++i)
             backend.graphKernel();
     }
+    /// A kernel node of a graph whose launch runs as its nodes (cupti/graph_replay.hpp): a
+    /// launch of its own, which names its node.
+    void graphNode(const char* name, double work, std::uint64_t node) {
+        Launch e;
+        e.mangledName = name;
+        e.threadId = thread;
+        e.stream = 5;
+        e.graphNode = node;
+        collector.onLaunch(e, stack);
+        backend.kernel(work, backend.stale());
+    }
     /// The first launch of a kernel whose module is lazily loaded (or JIT-compiled).
     void firstLaunch(const char* name, double work) {
         loadsCode = true;

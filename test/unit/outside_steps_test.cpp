@@ -264,3 +264,47 @@ TEST(OutsideSteps, OffLeavesLaunchesOutsideTheStepsCounted) {
     EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u);
     EXPECT_TRUE(h.backend.windowLog.empty());
 }
+
+// Launches a window cannot launch again (a graph's kernel node, a communication kernel) get
+// records that say why, and start no activity timer: kernel activity beside the range profiler's
+// user replay zeroes every later range's instruction counters (design 0011), the steps' included.
+TEST(OutsideSteps, LaunchesNoWindowCanMeasureStartNoTimerBesideTheReplay) {
+    Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+    bool asked = false;
+    h.collector.setTimingHandler([&] { asked = true; });
+    std::vector<double> works = {5, 4, 2};
+    h.launch("init_weights", 5);
+    h.graphNode("graph_gemm", 4, 77);
+    h.launch("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE", 2);
+    steps(h, 6, works);
+    auto& l = h.finish();
+    EXPECT_FALSE(asked) << "an activity timer would zero the replay's instruction counters";
+    ASSERT_GE(l.size(), 5u);
+    EXPECT_EQ(l[0].values, all(5)) << l[0].note;
+    EXPECT_FALSE(hasCounters(l[1]));
+    EXPECT_NE(l[1].note.find("a CUDA graph's node"), std::string::npos) << l[1].note;
+    EXPECT_FALSE(hasCounters(l[2]));
+    EXPECT_NE(l[2].note.find("NCCL"), std::string::npos) << l[2].note;
+    std::size_t update = 0;
+    for (const auto& r : l)
+        update += r.name == "update" && r.values == all(3);
+    EXPECT_GE(update, 1u) << "the steps measured as ever";
+    EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
+}
+
+// Window replay, where windows are all there is: a graph launch closes the window and its kernels
+// get names and no counters or duration -- no timer beside the windows' replay either.
+TEST(OutsideSteps, AGraphInWindowReplayStartsNoTimerEither) {
+    Harness h(CollectionMode::WindowReplay, 2, 16);
+    bool asked = false;
+    h.collector.setTimingHandler([&] { asked = true; });
+    h.launch("before", 5);
+    h.graphLaunch({"g1", "g2"});
+    h.launch("after", 6);
+    auto& l = h.finish();
+    EXPECT_FALSE(asked);
+    ASSERT_EQ(l.size(), 4u);
+    EXPECT_EQ(l[0].values, all(5)) << l[0].note;
+    EXPECT_NE(l[1].note.find("no duration"), std::string::npos) << l[1].note;
+    EXPECT_EQ(l[3].values, all(6)) << l[3].note << " -- the window after the graph";
+}
