@@ -1,6 +1,7 @@
 #include "cupti/activity.hpp"
 
 #include "cupti/check.hpp"
+#include "cupti/launch.hpp"
 
 #include <cupti.h>
 
@@ -55,16 +56,21 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
     std::free(buffer);
 }
 
-// CUPTI takes one registration of the buffer callbacks per process: a second KernelTimer (a
-// session after one that fell back to timing) must not register again.
+// CUPTI takes one registration of the buffer callbacks per attach: a second KernelTimer (a
+// session after one that fell back to timing) registers again only where CUPTI was detached
+// (cuptiFinalize) since, which took the registration with it.
 void registerBuffers() {
     static std::mutex m;
     static bool registered = false;
+    static std::uint64_t registeredAt = 0; // LaunchTracker::detachments() then
     std::lock_guard<std::mutex> lock(m);
-    if (registered)
+    LaunchTracker::attachAgain(); // a finished profile detached CUPTI: attach it now, here
+    const std::uint64_t detachments = LaunchTracker::detachments();
+    if (registered && registeredAt == detachments)
         return;
     ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
     registered = true;
+    registeredAt = detachments;
 }
 
 } // namespace

@@ -5,7 +5,9 @@
 //
 // Lifecycle: (1) the constructor registers the buffer callbacks (once per process) and enables
 // kernel activity (throws Error); (2) take() flushes and reads what was recorded so far; (3) the
-// destructor disables kernel activity (noexcept). One per process.
+// destructor disables kernel activity (noexcept). One per process. Every call here uses CUPTI,
+// which attaches it again where a finished profile detached it: a session takes and destroys
+// its timer before it detaches CUPTI, never after.
 #include <roofline/kernel_record.hpp>
 
 #include <cstdint>

@@ -302,6 +302,7 @@ std::atomic<bool> gFollowMemory{false};
 enum : int { kAttached, kDetachPending, kDetached };
 std::atomic<int> gDetach{kAttached};
 std::mutex gDetachMutex;
+std::atomic<std::uint64_t> gDetachments{0};
 
 CUpti_SubscriberHandle subscribe() {
     gDetach.store(kAttached, std::memory_order_release); // a new subscription attaches CUPTI
@@ -355,6 +356,10 @@ void LaunchTracker::detachAtNextCall() noexcept {
 
 bool LaunchTracker::detached() noexcept {
     return gDetach.load(std::memory_order_acquire) == kDetached;
+}
+
+std::uint64_t LaunchTracker::detachments() noexcept {
+    return gDetachments.load(std::memory_order_acquire);
 }
 
 void LaunchTracker::attachAgain() noexcept {
@@ -421,6 +426,7 @@ bool detachIfDue(int domain, const void* raw) noexcept {
         int expected = kDetachPending;
         if (gDetach.compare_exchange_strong(expected, kDetached, std::memory_order_acq_rel)) {
             ROOFLINE_CUPTI_LOG(cuptiFinalize());
+            gDetachments.fetch_add(1, std::memory_order_acq_rel);
             gProcessSubscriber = nullptr;
         }
     }

@@ -106,6 +106,9 @@ public:
     /// where a subscription brings CUPTI back. Nothing to do while attached. Never throws (a
     /// failure is logged; the profiler's own error then says what is missing).
     static void attachAgain() noexcept;
+    /// How many times CUPTI was detached (cuptiFinalize) in this process: what was registered
+    /// with CUPTI before the last one is gone.
+    static std::uint64_t detachments() noexcept;
 
 private:
     ::CUpti_Subscriber_st* subscriber_ = nullptr; ///< null: a turn on the process subscription

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <unordered_map>
 
 #include <fcntl.h>
@@ -109,9 +110,15 @@ void SessionState::finish() noexcept {
     cupti::replaceGraphLaunches(false);
     restoreSignals();
     CollectionResult result = collector->finish();
-    if (timer) {
-        attachTimings(timer->take(), result.launches, tracker != nullptr, status);
-        timer.reset();
+    if (timer || !timingsAtIdle.empty()) {
+        std::vector<cupti::KernelTiming> timings = std::move(timingsAtIdle);
+        if (timer) { // never after an idle session's detach: goIdle() took it
+            std::vector<cupti::KernelTiming> more = timer->take();
+            timings.insert(timings.end(), std::make_move_iterator(more.begin()),
+                           std::make_move_iterator(more.end()));
+            timer.reset();
+        }
+        attachTimings(std::move(timings), result.launches, tracker != nullptr, status);
     }
     BackendCost cost = releasedCost; // what backends let go at idle cost
     for (const auto& d : devices)

@@ -197,8 +197,8 @@ std::size_t SessionState::slotOf(const void* context) const noexcept {
 }
 
 void SessionState::startTiming() noexcept {
-    if (timer)
-        return;
+    if (timer || idle.load(std::memory_order_acquire))
+        return; // idle: nothing more is measured, and CUPTI is detached or about to be
     try {
         timer = std::make_unique<cupti::KernelTimer>();
     } catch (const std::exception& e) {
@@ -237,6 +237,13 @@ void SessionState::goIdle() noexcept {
     } catch (...) {
     }
     collector->releaseBackends();
+    // Kernel timings recorded so far (launches windows could not measure) are read, and the
+    // activity API turned off, while CUPTI is attached: a call to it after the detach would attach
+    // CUPTI again -- at exit, inside the program's teardown.
+    if (timer) {
+        timingsAtIdle = timer->take();
+        timer.reset();
+    }
     for (auto& d : devices)
         if (d.backend) {
             d.backend->disable();

@@ -35,6 +35,8 @@ struct SessionState : SessionDevices, SetupTimings {
     core::ProcessIdentity process; ///< host, pid, launcher rank (recorded; output patterns)
     std::string outputPath;        ///< options.outputPath with its pattern expanded
     std::unique_ptr<cupti::KernelTimer> timer;
+    /// What the timer had recorded when the session went idle (it goes before CUPTI detaches).
+    std::vector<cupti::KernelTiming> timingsAtIdle;
     std::unique_ptr<Collector> collector;
     /// Host time per scope (Options::hostTiming); created before the session becomes active.
     std::unique_ptr<HostTimes> hostTimes;
