@@ -61,14 +61,18 @@ every = list(csv.DictReader(open(sys.argv[1])))
 rows = [r for r in every if r[\"iteration\"] != \"-1\"]
 setup = [r for r in every if r[\"iteration\"] == \"-1\"]
 print(f'{len(rows)} step records, {sum(r[\"measured\"] == \"1\" for r in rows)} with counters, '
-      f'{len(setup)} outside the steps, {sum(r[\"measured\"] == \"1\" for r in setup)} with counters')
+      f'{len(setup)} outside the steps, {sum(r[\"measured\"] == \"1\" for r in setup)} with counters, '
+      f'step FLOPs {sum(float(r[\"total_flops\"] or 0) for r in rows if r[\"measured\"] == \"1\"):.4g}')
 " "$out/$p.csv" 2>/dev/null || echo "unreadable")
   fi
   case "$p" in
     hf_trainer|lightning_mlp|resnet_compiled|jax_train)
       read -r n _ _ m _ <<<"${counts//,/}"
       [[ "$n" =~ ^[0-9]+$ && "$n" -gt 0 && "$n" == "$m" ]] ||
-        { echo "FAIL $p: every launch of its step with counters expected ($counts)"; fail=1; } ;;
+        { echo "FAIL $p: every launch of its step with counters expected ($counts)"; fail=1; }
+      # A step that does floating-point work and reads none: its instruction counters were zeroed.
+      [[ "$counts" != *"step FLOPs 0" ]] ||
+        { echo "FAIL $p: the step's measured launches count no FLOP ($counts)"; fail=1; } ;;
   esac
   echo "$p: $counts; result $same; plain $((t1 - t0)) s, profiled $((t2 - t1)) s"
   grep -h '^\[roofline\] process' "$out/$p.txt" | sed 's/^/    /'
