@@ -19,13 +19,10 @@
 #include <roofline/version.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <unordered_map>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace roofline::collect {
 namespace {
@@ -349,153 +346,6 @@ void SessionState::summarizeReplay(const CollectionCounts& c) const noexcept {
                          "scopes not followed, CUPTI detached)",
                          c.completedAfterIterations,
                          1e-9 * static_cast<double>(HostTimes::wallNow() - idleWallNs));
-}
-
-std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
-    if (!foundSteps)
-        return {};
-    const FoundSteps::Summary f = foundSteps->summary();
-    if (f.programRanges || f.launches == 0)
-        return {};
-    if (!records.empty()) {
-        // Records, none with counters, and a step the stream stopped repeating: its passes never
-        // lined up (a decoding loop whose kernels change as its cache grows), and more steps of
-        // the same program would not help.
-        if (unmeasured < records.size() || f.cycle == 0 || f.frameworkSteps > 0 || f.following)
-            return {};
-        return "; no launch got counters: the step found in the launch stream (" +
-               std::to_string(f.cycle) + " launches) stopped repeating after " +
-               std::to_string(f.steps) +
-               " steps -- its launches change from step to step, as a decoding loop's do: "
-               "`roofline run --mode window` measures every launch";
-    }
-    if (f.frameworkSteps > 0)
-        return "; no record: the program opened no NVTX range, and its steps (where " + f.source +
-               " ends, seen " + std::to_string(f.frameworkSteps) +
-               " times) ended before one was measured: run more steps";
-    if (f.cycle == 0)
-        return "; no record: the program opened no NVTX range and its " +
-               std::to_string(f.launches) + " launches never repeated as a step for " +
-               std::to_string(LaunchCycle::kConfirmLaunches) +
-               " launches (a one-shot program, or too few steps): `roofline run --mode window` "
-               "measures every launch, or put an NVTX range around each step";
-    return "; no record: the step found in the launch stream (" + std::to_string(f.cycle) +
-           " launches) ended before one was measured: run more steps";
-}
-
-// Every record without counters is accounted for on the exit line: the kinds with an answer of
-// their own first, then the most frequent of the other notes, and how many have others still.
-std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
-    if (unmeasured == 0)
-        return {};
-    const auto startsWith = [](const std::string& s, std::string_view head) {
-        return s.compare(0, head.size(), head) == 0;
-    };
-    std::size_t graph = 0, graphOutside = 0, cutShort = 0, other = 0;
-    std::unordered_map<std::string, std::size_t> notes; // the others' first clause
-    for (const KernelRecord& k : records) {
-        if (k.measured)
-            continue;
-        if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
-            ++graph;
-        else if (startsWith(k.note, "no counters: a CUDA graph's node"))
-            ++graphOutside;
-        else if (startsWith(k.note, "not measured: the profile stopped") ||
-                 startsWith(k.note, "replay incomplete"))
-            ++cutShort;
-        else {
-            ++other;
-            ++notes[k.note.substr(0, std::min(k.note.find("; "), std::size_t{300}))];
-        }
-    }
-    std::string why;
-    if (graph > 0) {
-        const std::string reason = cupti::graphRanAsItIs();
-        why += "; " + std::to_string(graph) + " of them kernels of CUDA graphs that ran as they " +
-               "are" + (reason.empty() ? "" : " (" + reason + ")");
-    }
-    if (graphOutside > 0)
-        why += "; " + std::to_string(graphOutside) +
-               " of them kernels of CUDA graphs launched outside every step (a window does not "
-               "launch a graph again; the steps' graphs are measured)";
-    if (cutShort > 0) {
-        const FoundSteps::Summary f = foundSteps ? foundSteps->summary() : FoundSteps::Summary{};
-        if (!f.programRanges && f.cycle != 0 && f.frameworkSteps == 0 && !f.following)
-            why += "; " + std::to_string(cutShort) +
-                   " of them not measured: the step found in the launch stream (" +
-                   std::to_string(f.cycle) + " launches) stopped repeating after " +
-                   std::to_string(f.steps) +
-                   " steps, before their passes were done -- where a step's launches change "
-                   "from step to step, as a decoding loop's do, `roofline run --mode window` "
-                   "measures every launch";
-        else
-            why += "; " + std::to_string(cutShort) +
-                   " of them not measured before the session stopped: run more steps";
-    }
-    if (other > 0) {
-        const auto most = std::max_element(notes.begin(), notes.end(), [](auto& a, auto& b) {
-            return a.second != b.second ? a.second < b.second : a.first > b.first;
-        });
-        why += "; " + std::to_string(most->second) + " of them: " +
-               (most->first.empty() ? std::string("no reason noted") : most->first);
-        if (other > most->second)
-            why += "; " + std::to_string(other - most->second) +
-                   " more for other reasons (`roofline report --group-by launch` gives each "
-                   "launch's note)";
-    }
-    return why;
-}
-
-void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) const noexcept {
-    try {
-        const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
-        if (injected()) {
-            const std::string idleAfter =
-                idleWallNs != 0 ? "; idle after " + std::to_string(c.completedAfterIterations) +
-                                      " iterations (the profile was complete)"
-                                : std::string();
-            const std::uint64_t foreign = c.tally.foreign;
-            const std::string shared =
-                foreign > 0
-                    ? ", " + std::to_string(foreign) +
-                          " of them measured on other ranks (`roofline merge` fills them in)"
-                    : std::string();
-            // Launches no step covers are counted, never silently lost (design 0026).
-            const std::uint64_t outside = c.tally.outsideIterations;
-            const std::string unrecorded =
-                outside > 0 && !records.empty()
-                    ? "; " + std::to_string(outside) +
-                          " launches outside every step (set-up, warm-up, between steps) got no "
-                          "record" +
-                          (c.outsideWhy.empty() ? std::string() : " (" + c.outsideWhy + ")")
-                    : std::string();
-            std::string why = whyNoRecord(unmeasured);
-            if (why.empty())
-                why = whyUnmeasured(unmeasured);
-            std::fprintf(stderr,
-                         "[roofline] process %ld: %zu records (%zu without counters%s) "
-                         "saved to %s%s%s%s\n",
-                         static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str(), unrecorded.c_str(), why.c_str());
-            // `roofline run` lists every process's recording once the program has exited.
-            if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
-                if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
-                    const std::string line = saved + '\n';
-                    [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
-                    ::close(fd);
-                }
-        }
-        if (saved == outputPath)
-            core::log().info("libroofline: recording saved to {}", saved);
-        else
-            core::log().warn("libroofline: recording saved to {}: '{}' holds another "
-                             "process's recording of this run (give ROOFLINE_OUTPUT a %p or "
-                             "%r so that each process has its own)",
-                             saved, outputPath);
-    } catch (const std::exception& e) {
-        core::log().error("libroofline: saving the recording to '{}' failed: {}", outputPath,
-                          e.what());
-    }
 }
 
 } // namespace roofline::collect
