@@ -112,7 +112,20 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     return why;
 }
 
-void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) const noexcept {
+std::string SessionState::profileCost(const CollectionCounts& c, const BackendCost& cost) const {
+    if (c.level != Level::Counters || cost.ranges == 0)
+        return {};
+    const double ms = setupMs + injectionMs() + cost.startMs + cost.passMs + cost.stopMs +
+                      cost.creationMs + cost.evaluationMs + cost.memoryMs + cost.waitMs +
+                      cost.recordMs;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", ms / 1000.0);
+    return "; " + std::to_string(cost.ranges) + " ranges in " + std::to_string(cost.starts) +
+           " passes, " + seconds;
+}
+
+void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured,
+                            const BackendCost& cost) const noexcept {
     try {
         const std::string saved = core::saveRecordingOnce(recorded, outputPath, process.pid);
         if (injected()) {
@@ -138,11 +151,13 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured) c
             std::string why = whyNoRecord(unmeasured);
             if (why.empty())
                 why = whyUnmeasured(unmeasured);
+            const std::string spent = profileCost(c, cost);
             std::fprintf(stderr,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
-                         "saved to %s%s%s%s\n",
+                         "saved to %s%s%s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str(), unrecorded.c_str(), why.c_str());
+                         saved.c_str(), idleAfter.c_str(), spent.c_str(), unrecorded.c_str(),
+                         why.c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

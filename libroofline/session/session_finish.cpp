@@ -137,7 +137,7 @@ void SessionState::finish() noexcept {
         unmeasured += r.measured ? 0 : 1;
     summarize(counts, unmeasured, cost);
     if (!outputPath.empty())
-        saveOnce(counts, unmeasured);
+        saveOnce(counts, unmeasured, cost);
     const double savedMs = split();
     if (counts.level == Level::Counters)
         core::log().info("libroofline: stopping took {:.0f} ms: collection's end {:.0f} ms, "

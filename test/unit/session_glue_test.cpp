@@ -509,3 +509,30 @@ TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
     EXPECT_EQ(openProcessRanges(), 0u);
     std::remove(path.c_str());
 }
+
+// The exit line gives what the profile cost: its ranges, its passes and the seconds libroofline
+// spent (set-up, passes, profiler objects, decoding, windows' memory and waits); nothing where no
+// range was measured.
+TEST(SessionGlue, TheExitLineSaysWhatTheProfileCost) {
+    SessionState s;
+    s.setupMs = 100;
+    CollectionCounts c;
+    c.level = Level::Counters;
+    BackendCost cost;
+    cost.ranges = 1204;
+    cost.starts = 15;
+    cost.startMs = 1000;
+    cost.passMs = 800;
+    cost.stopMs = 50;
+    cost.evaluationMs = 40;
+    cost.memoryMs = 10;
+    const double injected = collect::injectionMs(); // the injection's own set-up, if any
+    char expected[96];
+    std::snprintf(expected, sizeof expected, "; 1204 ranges in 15 passes, %.1f s",
+                  (2000 + injected) / 1000.0);
+    EXPECT_EQ(s.profileCost(c, cost), expected);
+    c.level = Level::TimingOnly;
+    EXPECT_EQ(s.profileCost(c, cost), "");
+    c.level = Level::Counters;
+    EXPECT_EQ(s.profileCost(c, BackendCost{}), "") << "no range measured";
+}
