@@ -237,7 +237,7 @@ void SessionState::goIdle() noexcept {
     } catch (...) {
     }
     collector->releaseBackends();
-    // Kernel timings recorded so far (launches windows could not measure) are read, and the
+    // Kernel timings recorded so far (a device that turned to timing only) are read, and the
     // activity API turned off, while CUPTI is attached: a call to it after the detach would attach
     // CUPTI again -- at exit, inside the program's teardown.
     if (timer) {
