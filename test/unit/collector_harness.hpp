@@ -409,29 +409,29 @@ struct Harness {
         backend.kernel(work, stale);
         return profiled;
     }
+    /// A kernel of a graph (on the graphs' stream): run as the graph (`inGraph`), or as its own
+    /// launch standing for node `node`.
+    Launch graphKernelLaunch(const char* name, bool inGraph, std::uint64_t node = 0) const {
+        Launch e;
+        e.mangledName = name;
+        e.threadId = thread;
+        e.stream = 5;
+        e.inGraph = inGraph;
+        e.graphNode = node;
+        return e;
+    }
     /// cudaGraphLaunch of a graph whose kernel nodes are `names`, as the session feeds it.
     void graphLaunch(std::initializer_list<const char*> names) {
         collector.onGraphLaunch(0);
-        for (const char* name : names) {
-            Launch e;
-            e.mangledName = name;
-            e.threadId = thread;
-            e.stream = 5;
-            e.inGraph = true;
-            collector.onLaunch(e, stack);
-        }
+        for (const char* name : names)
+            collector.onLaunch(graphKernelLaunch(name, true), stack);
         for (std::size_t i = 0; i < names.size(); ++i)
             backend.graphKernel();
     }
     /// A kernel node of a graph whose launch runs as its nodes (cupti/graph_replay.hpp): a
     /// launch of its own, which names its node.
     void graphNode(const char* name, double work, std::uint64_t node) {
-        Launch e;
-        e.mangledName = name;
-        e.threadId = thread;
-        e.stream = 5;
-        e.graphNode = node;
-        collector.onLaunch(e, stack);
+        collector.onLaunch(graphKernelLaunch(name, false, node), stack);
         backend.kernel(work, backend.stale());
     }
     /// The first launch of a kernel whose module is lazily loaded (or JIT-compiled).
