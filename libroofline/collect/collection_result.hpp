@@ -25,6 +25,9 @@ struct CollectionCounts {
     /// Launches outside every step that got no record (Tally::outsideIterations): why, where
     /// such launches were measured in windows until something stopped them.
     std::string outsideWhy;
+    /// Of those launches, the ones whose kernel and launch shape a step's record has
+    /// (OutsideShapes::alikeStep).
+    std::uint64_t outsideAlikeStep = 0;
     bool onlyObservedIterationRan = false;
     std::uint64_t completedAfterIterations = 0; ///< 0: not complete
     bool reuses = false;

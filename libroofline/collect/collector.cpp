@@ -252,6 +252,11 @@ CollectionResult Collector::finish() noexcept {
     result.counts.failure = shared_.failure;
     result.counts.firstIterationIssue = shared_.firstIterationIssue;
     result.counts.outsideWhy = shared_.outsideWhy;
+    try {
+        result.counts.outsideAlikeStep = shared_.outsideShapes.alikeStep(result.launches);
+    } catch (...) {
+        // out of memory: the exit line does not say how many ran the step's kernels
+    }
     result.counts.onlyObservedIterationRan = shared_.observingFirst();
     result.counts.completedAfterIterations = completedAfterIterations();
     result.counts.reuses = reuses();

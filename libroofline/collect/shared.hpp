@@ -7,6 +7,7 @@
 #include "collect/backend.hpp"
 #include "collect/collector_config.hpp"
 #include "collect/iteration_model.hpp"
+#include "collect/outside_shapes.hpp"
 #include "collect/records.hpp"
 
 #include <atomic>
@@ -64,6 +65,8 @@ public:
     /// Iteration replay measuring launches no step covers in windows: why the first of them that
     /// got no record had none (the stop's line says it).
     std::string outsideWhy;
+    /// What those launches ran, by shape (kernel, grid, block, shared memory).
+    OutsideShapes outsideShapes;
     /// Heard when a launch runs unmeasured that activity records can time (kernel replay: a
     /// graph's kernels, a communication kernel), once the profiler stopped for it.
     std::function<void()> onTimingNeeded;

@@ -78,6 +78,7 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
         // accounted for), never recorded.
         ++d.between;
         ++shared_.tally.outsideIterations;
+        shared_.outsideShapes.add(l);
         if (!s.failed)
             d.replay.schedule.launchBetween(s.launchesInImage(), d);
         return;

@@ -112,6 +112,21 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     return why;
 }
 
+// Launches no step covers are counted, never silently lost (design 0026).
+std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
+    const std::uint64_t outside = c.tally.outsideIterations;
+    if (outside == 0 || records.empty())
+        return {};
+    std::string line = "; " + std::to_string(outside) +
+                       " launches outside every step (set-up, warm-up, between steps) got no record";
+    if (c.outsideAlikeStep > 0)
+        line += ", " + std::to_string(c.outsideAlikeStep) +
+                " of them the step's kernels at its launch shapes, which have records";
+    if (!c.outsideWhy.empty())
+        line += " (" + c.outsideWhy + ")";
+    return line;
+}
+
 std::string SessionState::profileCost(const CollectionCounts& c, const BackendCost& cost) const {
     if (c.level != Level::Counters || cost.ranges == 0)
         return {};
@@ -139,15 +154,7 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured,
                     ? ", " + std::to_string(foreign) +
                           " of them measured on other ranks (`roofline merge` fills them in)"
                     : std::string();
-            // Launches no step covers are counted, never silently lost (design 0026).
-            const std::uint64_t outside = c.tally.outsideIterations;
-            const std::string unrecorded =
-                outside > 0 && !records.empty()
-                    ? "; " + std::to_string(outside) +
-                          " launches outside every step (set-up, warm-up, between steps) got no "
-                          "record" +
-                          (c.outsideWhy.empty() ? std::string() : " (" + c.outsideWhy + ")")
-                    : std::string();
+            const std::string unrecorded = unrecordedOutside(c);
             std::string why = whyNoRecord(unmeasured);
             if (why.empty())
                 why = whyUnmeasured(unmeasured);

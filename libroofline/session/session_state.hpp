@@ -109,6 +109,9 @@ struct SessionState : SessionDevices, SetupTimings {
     /// of CUDA graphs that ran as they are (...)"), then the most frequent other note and how
     /// many have still others; "" when every record has counters.
     std::string whyUnmeasured(std::size_t unmeasured) const;
+    /// For the exit line: the launches outside every step that got no record, how many of them
+    /// ran the step's kernels at its launch shapes, and why ("" when none).
+    std::string unrecordedOutside(const CollectionCounts& counts) const;
     /// For the exit line: the ranges the profile measured, in how many passes, and the seconds
     /// libroofline spent on it (set-up, passes, profiler objects, decoding, windows' memory and
     /// waits) -- "; 1204 ranges in 15 passes, 2.1 s"; "" where no range was measured.

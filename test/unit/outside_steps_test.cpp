@@ -96,14 +96,17 @@ TEST(OutsideSteps, AProgramWithNoStepIsMeasuredAndItsRepeatsTakeTheirSamples) {
 }
 
 // Once the process holds pinned, mapped or managed memory, no window opens (a restore would undo
-// another thread's store into it): those launches are counted at the stop, and the stop says why.
+// another thread's store into it): those launches are counted at the stop, and the stop says why
+// and how many of them ran the step's kernels at its launch shapes.
 TEST(OutsideSteps, HostVisibleMemoryStopsTheWindowsAndTheStopSaysWhy) {
     Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
     std::vector<double> works = {5};
     h.launch("init_weights", 5);
     h.collector.onHostVisibleMemory(); // a DataLoader's pinned buffers
     h.launch("warm_up", 7);
-    works.push_back(7);
+    h.launch("forward", 1);           // the step's kernel, at its launch shape
+    h.launch("forward", 1, {2, 1, 1}); // at another
+    works.insert(works.end(), {7, 1, 1});
     steps(h, 6, works);
     auto& l = h.finish();
     ASSERT_FALSE(l.empty());
@@ -111,7 +114,8 @@ TEST(OutsideSteps, HostVisibleMemoryStopsTheWindowsAndTheStopSaysWhy) {
     EXPECT_TRUE(std::none_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
         return r.name == "warm_up";
     })) << "no record after it";
-    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u);
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 3u);
+    EXPECT_EQ(h.result.counts.outsideAlikeStep, 1u);
     EXPECT_NE(h.result.counts.outsideWhy.find("pinned"), std::string::npos)
         << h.result.counts.outsideWhy;
     EXPECT_EQ(h.backend.memory, unprofiled(works));

@@ -536,3 +536,22 @@ TEST(SessionGlue, TheExitLineSaysWhatTheProfileCost) {
     c.level = Level::Counters;
     EXPECT_EQ(s.profileCost(c, BackendCost{}), "") << "no range measured";
 }
+
+// The exit line's launches outside every step: how many, how many ran the step's kernels at its
+// launch shapes, and why they got no record.
+TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
+    SessionState s;
+    CollectionCounts c;
+    EXPECT_EQ(s.unrecordedOutside(c), "") << "none";
+    c.tally.outsideIterations = 1025;
+    EXPECT_EQ(s.unrecordedOutside(c), "") << "no record at all: whyNoRecord says why";
+    s.records.resize(1);
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 1025 launches outside every step (set-up, warm-up, between steps) got no record");
+    c.outsideAlikeStep = 980;
+    c.outsideWhy = "the process allocated pinned memory";
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 1025 launches outside every step (set-up, warm-up, between steps) got no "
+              "record, 980 of them the step's kernels at its launch shapes, which have records "
+              "(the process allocated pinned memory)");
+}
