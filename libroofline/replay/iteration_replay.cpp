@@ -30,7 +30,7 @@ IterationReplay::IterationReplay(Shared& shared, std::vector<DeviceSlot*> slots,
         outside_ = std::make_unique<Windows>(
             shared_, slots_.size(), "launches no step covers",
             [this](DeviceSlot& s, bool last) { return recordOutside(s, last); },
-            Windows::OnOpenFailure::StopWindows);
+            Windows::OnFailure::StopWindows);
 }
 
 IterationReplay::~IterationReplay() = default;

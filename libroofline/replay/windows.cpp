@@ -8,9 +8,9 @@
 namespace roofline::collect {
 
 Windows::Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges,
-                 OnOpenFailure onOpenFailure)
+                 OnFailure onFailure)
     : shared_(shared), what_(what), recordRanges_(std::move(recordRanges)),
-      onOpenFailure_(onOpenFailure), stopped_(slots), open_(slots, false) {
+      onFailure_(onFailure), stopped_(slots), open_(slots, false) {
     for (std::size_t i = 0; i < slots; ++i)
         signatures_.emplace_back(shared.config.reuseSamples, shared.config.metricNames);
     shareableRun_.assign(slots, 0);
@@ -52,6 +52,10 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
     s.guard([&] {
         if (isOpen(s) && s.members.size() >= s.launchesInImage())
             closeOpen(s); // image full
+        if (!stopped_[s.index].empty()) { // that window's replay failed: no window opens again
+            opened = false;
+            return;
+        }
         if (!isOpen(s) && !s.backend->checkpointsFit(full)) {
             if (full.empty())
                 full = "the device's memory has no room for a window's checkpoints";
@@ -131,14 +135,11 @@ bool Windows::open(DeviceSlot& s) {
         b.start();
     } catch (const std::exception& e) {
         b.forgetWindow(); // no checkpoint may stay in device memory the program could need
-        if (onOpenFailure_ == OnOpenFailure::TimingOnly)
+        if (onFailure_ == OnFailure::TimingOnly)
             throw;
         // Nothing of the program's changed (the save comes first); the profiler, whose Start
         // may have failed halfway, is re-created for what else the session measures.
-        stopped_[s.index] = std::string("a window could not open (") + e.what() +
-                            "), so no window opens on this device again";
-        core::log().warn("libroofline: {}", stopped_[s.index]);
-        s.recreate(0);
+        stopWindows(s, std::string("a window could not open (") + e.what() + ")");
         return false;
     }
     open_[s.index] = true;
@@ -158,6 +159,7 @@ void Windows::closeOpen(DeviceSlot& s) {
     CounterBackend& b = *s.backend;
     const bool loaded = s.stale(); // code loaded meanwhile: this profiler measures no more
     bool all = false;
+    memoryBack_ = true; // pass 0 is the program's own run
     try {
         all = b.stop(); // pass 0: the program's own run of the window
         if (!all || loaded)
@@ -166,11 +168,28 @@ void Windows::closeOpen(DeviceSlot& s) {
             replay(s, Passes::AllGrown);
             recordRanges_(s, true);
         }
+    } catch (const std::exception& e) {
+        b.forgetWindow();
+        if (onFailure_ == OnFailure::TimingOnly || !memoryBack_)
+            throw;
+        // The program has its memory: only the windows on this device end.
+        stopWindows(s, std::string("a window's replay failed (") + e.what() + ")");
+        return;
     } catch (...) {
         b.forgetWindow();
         throw;
     }
     b.forgetWindow();
+}
+
+void Windows::stopWindows(DeviceSlot& s, const std::string& why) {
+    stopped_[s.index] = why + ", so no window opens on this device again";
+    core::log().warn("libroofline: {}", stopped_[s.index]);
+    for (const std::int64_t m : s.members)
+        if (m >= 0 && shared_.records[m].values.empty())
+            appendNote(shared_.records[m].note, "no counters: " + stopped_[s.index]);
+    s.members.clear();
+    s.recreate(0);
 }
 
 void Windows::replay(DeviceSlot& s, Passes passes) {
@@ -202,6 +221,7 @@ void Windows::replay(DeviceSlot& s, Passes passes) {
             } catch (...) {
             }
         }
+        memoryBack_ = programs;
         if (!programs)
             core::log().error("libroofline: window replay could not give the program its device "
                               "memory back after a failed pass: what the program computes from "

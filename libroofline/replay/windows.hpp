@@ -29,14 +29,16 @@ public:
     /// measured again (every pass, on the profiler the grown set re-created) and this called
     /// once more.
     using RecordRanges = std::function<bool(DeviceSlot&, bool last)>;
-    /// How a window that cannot open (its memory not saved, its pass not started) ends: the
-    /// device turned to timing only (window replay: windows are all it measures), or the windows
-    /// stopped on that device, its profiler re-created and the rest of the session's measuring
-    /// going on (iteration replay's windows outside the steps).
-    enum class OnOpenFailure { TimingOnly, StopWindows };
+    /// How a window that cannot open (its memory not saved, its pass not started), or whose
+    /// replay fails after the program's memory was given back, ends: the device turned to timing
+    /// only (window replay: windows are all it measures), or the windows stopped on that device,
+    /// its profiler re-created and the rest of the session's measuring going on (iteration
+    /// replay's windows outside the steps). A replay that could not give the memory back turns
+    /// the device to timing only either way.
+    enum class OnFailure { TimingOnly, StopWindows };
     /// `what`: what the windows measure, for the log ("window replay").
     Windows(Shared& shared, std::size_t slots, const char* what, RecordRanges recordRanges,
-            OnOpenFailure onOpenFailure = OnOpenFailure::TimingOnly);
+            OnFailure onFailure = OnFailure::TimingOnly);
 
     /// An admitted launch on `slot`, measured in a window (opened when none is), or left to its
     /// signature's samples; a launch that cannot be launched again, or that would open a window
@@ -52,8 +54,8 @@ public:
     bool isOpen(const DeviceSlot& s) const noexcept {
         return s.index < open_.size() && open_[s.index];
     }
-    /// OnOpenFailure::StopWindows: a window could not open on `s`, so none opens there again;
-    /// why (empty: none failed).
+    /// OnFailure::StopWindows: a window could not open or replay on `s`, so none opens there
+    /// again; why (empty: none failed).
     const std::string& stopped(const DeviceSlot& s) const noexcept { return stopped_[s.index]; }
     /// The stop: open windows close, launches that took their signature's samples get them.
     void finish(const std::vector<DeviceSlot*>& slots);
@@ -69,7 +71,7 @@ public:
 
 private:
     /// The window begins: the device's work done, its memory saved, pass 0 started. False where
-    /// that failed and the windows stop (OnOpenFailure::StopWindows); else a failure throws.
+    /// that failed and the windows stop (OnFailure::StopWindows); else a failure throws.
     bool open(DeviceSlot& s);
     /// The window ends: its other passes relaunched, the program's memory given back, its ranges
     /// evaluated into its records.
@@ -79,6 +81,9 @@ private:
     /// and the memory given back after it.
     enum class Passes { Later, AllFresh, AllGrown };
     void replay(DeviceSlot& s, Passes passes);
+    /// OnFailure::StopWindows: the windows stop on `s` (`why`), the window's launches without
+    /// values say so, and the profiler is re-created for what else the session measures.
+    void stopWindows(DeviceSlot& s, const std::string& why);
     /// A launch that runs unmeasured: the open window closes before it.
     void unmeasured(DeviceSlot& s, std::int64_t record, const std::string& why);
     /// Whether record `index` of `signature` is left to its signature's samples (the open window
@@ -88,11 +93,12 @@ private:
     Shared& shared_;
     const char* what_;
     RecordRanges recordRanges_;
-    OnOpenFailure onOpenFailure_;
+    OnFailure onFailure_;
     std::vector<std::string> stopped_; // per slot: why no window opens there again
     std::vector<bool> open_;                   // per slot: a window is open (its pass 0 running)
     std::vector<WindowSignatures> signatures_; // per slot
     std::vector<std::size_t> shareableRun_;    // per slot: such launches measured in a row
+    bool memoryBack_ = true; // the last replay left the device holding the program's memory
 };
 
 } // namespace roofline::collect

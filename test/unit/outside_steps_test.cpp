@@ -254,6 +254,42 @@ TEST(OutsideSteps, AWindowThatCannotOpenStopsTheWindowsNotTheProfile) {
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
+// A window whose replay fails once the program has its memory back stops the windows on that
+// device, and only them: its launches say why, the next launches outside the steps are counted
+// with the reason, and the steps are measured as ever. Before, the device turned to timing only.
+TEST(OutsideSteps, AWindowWhoseReplayFailsStopsTheWindowsNotTheProfile) {
+    for (const bool inPass : {false, true}) {
+        SCOPED_TRACE(inPass ? "a pass's Start failed" : "the memory after it was not saved");
+        Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
+        std::vector<double> works = {5, 6, 7};
+        h.launch("init_weights", 5);
+        h.launch("init_bias", 6);
+        if (inPass)
+            h.backend.failStartAt = h.backend.starts + 1; // the next Start: the window's pass 1
+        else
+            h.backend.failSaveAfter = true;
+        h.collector.onMemoryOperation(0); // closes the window: its replay fails
+        h.backend.failStartAt = 0;
+        h.backend.failSaveAfter = false;
+        h.launch("warm_up", 7);
+        steps(h, 6, works);
+        auto& l = h.finish();
+        ASSERT_GE(l.size(), 2u);
+        for (int i = 0; i < 2; ++i) {
+            EXPECT_FALSE(hasCounters(l[i])) << l[i].name;
+            EXPECT_NE(l[i].note.find("a window's replay failed"), std::string::npos) << l[i].note;
+        }
+        EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "warm_up, counted";
+        EXPECT_NE(h.result.counts.outsideWhy.find("replay failed"), std::string::npos)
+            << h.result.counts.outsideWhy;
+        EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+            return r.name == "forward" && r.values == all(1);
+        })) << "the steps measured";
+        EXPECT_TRUE(h.result.counts.failure.empty()) << h.result.counts.failure;
+        EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
+    }
+}
+
 // Off (the default of a bare configuration, and ROOFLINE_OUTSIDE_STEPS=skip): nothing outside the
 // steps is recorded, as before windows existed.
 TEST(OutsideSteps, OffLeavesLaunchesOutsideTheStepsCounted) {
