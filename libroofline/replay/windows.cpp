@@ -33,12 +33,6 @@ void Windows::launch(DeviceSlot& s, const Launch& l, const Stack& stack) {
                        "(iteration replay, which launches nothing again, measures it)");
         return;
     }
-    if (l.graphNode != 0) {
-        unmeasured(s, index,
-                   "no counters: a CUDA graph's node, which window replay does not "
-                   "launch again");
-        return;
-    }
     std::string signature; // read only where launches share their signature's samples
     if (signatures_[s.index].on()) {
         signature = WindowSignatures::of(l) + '|';

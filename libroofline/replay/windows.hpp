@@ -3,9 +3,10 @@
 // repeated step needed, one range each: the mechanics window replay (replay/window_replay) is
 // made of, and that iteration replay uses for the launches no step covers. A window of launches
 // runs once as the program runs it -- pass 0 -- while each launch is recorded (collect/backend.hpp,
-// recordLaunch). Before anything the recorded launches could not repeat -- a driver call that
-// changes memory, a CUDA graph launch, a launch that cannot be recorded or is not admitted, a full
-// image, the end -- the window closes, inside that call, the program waiting: the device's memory
+// recordLaunch). A CUDA graph launched as its nodes (cupti/graph_replay.hpp) is such launches, one
+// per kernel node. Before anything the recorded launches could not repeat -- a driver call that
+// changes memory (a graph's memset and copy nodes included), a graph that runs as it is, a launch
+// that cannot be recorded or is not admitted, a full image, the end -- the window closes, inside that call, the program waiting: the device's memory
 // as the program left it is saved, each further pass restores the memory saved when the window
 // opened and launches the recorded kernels again, and the program's memory is given back. Code
 // loaded while a window was open (design 0005) makes every pass a relaunch on a fresh profiler. A

@@ -57,15 +57,13 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     const auto startsWith = [](const std::string& s, std::string_view head) {
         return s.compare(0, head.size(), head) == 0;
     };
-    std::size_t graph = 0, graphOutside = 0, cutShort = 0, other = 0;
+    std::size_t graph = 0, cutShort = 0, other = 0;
     std::unordered_map<std::string, std::size_t> notes; // the others' first clause
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
         if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
             ++graph;
-        else if (startsWith(k.note, "no counters: a CUDA graph's node"))
-            ++graphOutside;
         else if (startsWith(k.note, "not measured: the profile stopped") ||
                  startsWith(k.note, "replay incomplete"))
             ++cutShort;
@@ -80,10 +78,6 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
         why += "; " + std::to_string(graph) + " of them kernels of CUDA graphs that ran as they " +
                "are" + (reason.empty() ? "" : " (" + reason + ")");
     }
-    if (graphOutside > 0)
-        why += "; " + std::to_string(graphOutside) +
-               " of them kernels of CUDA graphs launched outside every step (a window does not "
-               "launch a graph again; the steps' graphs are measured)";
     if (cutShort > 0) {
         const FoundSteps::Summary f = foundSteps ? foundSteps->summary() : FoundSteps::Summary{};
         if (!f.programRanges && f.cycle != 0 && f.frameworkSteps == 0 && !f.following)

@@ -185,11 +185,61 @@ TEST(GpuGraphs, ScopeReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
     expectGraphKernelsMeasured(runWithGraph(options, [](int) { return true; }), options.mode);
 }
 
-// A graph whose kernel updates its buffer in place (running it twice would show) and a memset
-// and copy around it: launched as its nodes under iteration replay, every launch's result is the
-// graph's own, bit for bit.
-TEST(GpuGraphs, AGraphLaunchedAsItsNodesGivesTheGraphsResults) {
+// Window replay records a graph's nodes as the launches they are and launches them again in its
+// windows' passes, as any launch.
+TEST(GpuGraphs, WindowReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
     ROOFLINE_REQUIRE_GPU();
+    roofline::Options options;
+    options.mode = CollectionMode::WindowReplay;
+    expectGraphKernelsMeasured(runWithGraph(options, [](int) { return true; }), options.mode);
+}
+
+// A graph launched before the first step (set-up, a warm-up) is measured as its nodes in a window
+// outside the steps, each kernel with its exact FLOPs; the steps are measured as ever.
+TEST(GpuGraphs, AGraphBeforeTheFirstStepIsMeasuredInAWindow) {
+    ROOFLINE_REQUIRE_GPU();
+    cal::Buffers buffers;
+    roofline::Options options;
+    options.outsideSteps = roofline::OutsideSteps::Window;
+    options.reuseSamples = 0;
+    options.iterationsPerPass = 1;
+    options.flushOnExit = false;
+    roofline::Session session{options};
+    ASSERT_TRUE(session.countersAvailable()) << session.status();
+    CapturedGraph graph{buffers};
+    graph.launch(); // in no step
+    int steps = 0;
+    while ((steps < 4 || session.needsPass()) && steps < 60) {
+        roofline::ProfileScope step{"step"};
+        EXPECT_EQ(cal::launchFfma(buffers), cudaSuccess);
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ++steps;
+    }
+    std::size_t before = 0, inSteps = 0;
+    for (const auto& r : session.stop()) {
+        EXPECT_TRUE(r.measured) << r.name << " in '" << r.scopePath << "': " << r.note;
+        const bool outside = r.scopePath.empty();
+        if (r.name.find("fmaChains<double>") != std::string::npos) {
+            EXPECT_TRUE(outside) << r.scopePath;
+            EXPECT_EQ(r.flopsOf(FlopKind::FP64), cal::kDfmaFlops);
+            ++before;
+        } else if (r.name.find("fmaChains<float>") != std::string::npos) {
+            EXPECT_EQ(r.flopsOf(FlopKind::FP32), cal::kFfmaFlops) << r.scopePath;
+            ++(outside ? before : inSteps);
+        } else {
+            ADD_FAILURE() << "unexpected record " << r.name;
+        }
+    }
+    EXPECT_EQ(before, 2u) << "the graph's FFMA and DFMA, before the first step";
+    EXPECT_GE(inSteps, 1u);
+}
+
+namespace {
+
+// A graph whose kernel updates its buffer in place (running it twice would show) and a memset
+// and copy around it: launched as its nodes under `mode` -- iteration replay, or window replay's
+// windows, which launch the nodes again -- every launch's result is the graph's own, bit for bit.
+void expectTheGraphsOwnResults(CollectionMode mode) {
     const int n = 1 << 16;
     float *x = nullptr, *y = nullptr;
     ASSERT_EQ(cudaMalloc(&x, n * sizeof(float)), cudaSuccess);
@@ -201,6 +251,7 @@ TEST(GpuGraphs, AGraphLaunchedAsItsNodesGivesTheGraphsResults) {
         std::unique_ptr<roofline::Session> session;
         if (profiled) {
             roofline::Options options;
+            options.mode = mode;
             options.flushOnExit = false;
             session = std::make_unique<roofline::Session>(options);
             EXPECT_TRUE(session->countersAvailable()) << session->status();
@@ -269,6 +320,18 @@ TEST(GpuGraphs, AGraphLaunchedAsItsNodesGivesTheGraphsResults) {
         << "x[5] " << profiled[5] << " vs " << plain[5] << " after " << profiledSteps << " steps";
     cudaFree(x);
     cudaFree(y);
+}
+
+} // namespace
+
+TEST(GpuGraphs, AGraphLaunchedAsItsNodesGivesTheGraphsResults) {
+    ROOFLINE_REQUIRE_GPU();
+    expectTheGraphsOwnResults(CollectionMode::IterationReplay);
+}
+
+TEST(GpuGraphs, AGraphLaunchedAgainInWindowsGivesTheGraphsResults) {
+    ROOFLINE_REQUIRE_GPU();
+    expectTheGraphsOwnResults(CollectionMode::WindowReplay);
 }
 
 TEST(GpuGraphs, KernelReplayMeasuresTheDirectLaunchesAndTimesTheGraphKernels) {

@@ -219,23 +219,22 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
         EXPECT_EQ(loop.s.whyUnmeasured(2), "; 2 of them kernels of CUDA graphs that ran as they "
                                            "are (the graph has a conditional node)");
         EXPECT_EQ(loop.s.whyUnmeasured(0), "");
-        // Every other kind of record without counters is accounted for too: a graph's kernel
-        // outside the steps, then the most frequent remaining note, then how many are left.
+        // Every other kind of record without counters is accounted for too: one cut short, then
+        // the most frequent remaining note, then how many are left.
         std::vector<KernelRecord> kept = loop.s.records;
         const auto unmeasuredWith = [](const std::string& note) {
             KernelRecord k;
             k.note = note;
             return k;
         };
-        loop.s.records = {unmeasuredWith("no counters: a CUDA graph's node, which window replay "
-                                         "does not launch again"),
+        loop.s.records = {unmeasuredWith("not measured: the profile stopped before a launch of its "
+                                         "signature was measured (run more iterations)"),
                           unmeasuredWith("no counters: the device's memory has no room; more"),
                           unmeasuredWith("no counters: the device's memory has no room"),
                           unmeasuredWith("timing only"), unmeasuredWith("")};
         EXPECT_EQ(loop.s.whyUnmeasured(5),
-                  "; 1 of them kernels of CUDA graphs launched outside every step (a window does "
-                  "not launch a graph again; the steps' graphs are measured); 2 of them: no "
-                  "counters: the device's memory has no room; 2 more for other reasons "
+                  "; 1 of them not measured before the session stopped: run more steps; 2 of them: "
+                  "no counters: the device's memory has no room; 2 more for other reasons "
                   "(`roofline report --group-by launch` gives each launch's note)");
         loop.s.records = {unmeasuredWith("")};
         EXPECT_EQ(loop.s.whyUnmeasured(1), "; 1 of them: no reason noted");
