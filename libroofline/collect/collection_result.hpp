@@ -25,7 +25,7 @@ struct CollectionCounts {
     /// Launches outside every step that got no record (Tally::outsideIterations): why, where
     /// such launches were measured in windows until something stopped them.
     std::string outsideWhy;
-    /// Of those launches, the ones whose kernel and launch shape a step's record has
+    /// Of those launches, the ones whose kernel and launch shape a step's measured record has
     /// (OutsideShapes::alikeStep).
     std::uint64_t outsideAlikeStep = 0;
     bool onlyObservedIterationRan = false;

@@ -37,7 +37,7 @@ std::uint64_t OutsideShapes::alikeStep(const std::vector<core::LaunchInfo>& reco
         return 0;
     std::unordered_set<std::uint64_t> step;
     for (const core::LaunchInfo& r : records)
-        if (r.iteration >= 0)
+        if (r.iteration >= 0 && !r.values.empty())
             step.insert(shapeOf(r.mangledName, r.grid, r.block, r.sharedMemBytes));
     std::uint64_t alike = 0;
     for (const auto& [shape, count] : counts_)

@@ -2,7 +2,7 @@
 // Launches outside every step that no window measured (counted, no record; design 0026): what they
 // ran, by shape -- kernel, grid, block and shared memory -- so that the stop can say how many of
 // them ran what the step runs (a first step before the step was known, set-up that warms the
-// step's kernels up) and so have records of their kind. Pure logic, bounded: unit-tested in
+// step's kernels up), measured there. Pure logic, bounded: unit-tested in
 // test/unit/outside_shapes_test.cpp.
 #include "core/launch.hpp"
 #include "core/roofline_model.hpp"
@@ -21,7 +21,8 @@ public:
 
     /// A launch outside every step that gets no record.
     void add(const core::Launch& l);
-    /// Of the launches added, those whose shape a step's record (iteration >= 0) has.
+    /// Of the launches added, those whose shape a step's record (iteration >= 0) with counter
+    /// values has.
     std::uint64_t alikeStep(const std::vector<core::LaunchInfo>& records) const;
     std::uint64_t launches() const noexcept { return launches_; }
 

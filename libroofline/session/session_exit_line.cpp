@@ -115,7 +115,7 @@ std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
                        " launches outside every step (set-up, warm-up, between steps) got no record";
     if (c.outsideAlikeStep > 0)
         line += ", " + std::to_string(c.outsideAlikeStep) +
-                " of them the step's kernels at its launch shapes, which have records";
+                " of them the step's kernels at its launch shapes, measured in the step";
     if (!c.outsideWhy.empty())
         line += " (" + c.outsideWhy + ")";
     return line;

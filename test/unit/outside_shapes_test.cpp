@@ -1,5 +1,5 @@
 // Launches outside every step that got no record, by shape (collect/outside_shapes): how many ran
-// a step's kernel at a launch shape a step's record has.
+// a step's kernel at a launch shape a step's measured record has.
 #include "collect/outside_shapes.hpp"
 
 #include <gtest/gtest.h>
@@ -22,8 +22,10 @@ core::Launch launchOf(const char* name, std::uint32_t gridX, std::uint32_t share
 }
 
 core::LaunchInfo recordOf(const std::string& name, std::uint32_t gridX, std::int64_t iteration,
-                          std::uint64_t shared = 0) {
+                          std::uint64_t shared = 0, bool measured = true) {
     core::LaunchInfo r;
+    if (measured)
+        r.values = {1.0};
     r.mangledName = name;
     r.grid = {gridX, 1, 1};
     r.block = {128, 1, 1};
@@ -44,7 +46,8 @@ TEST(OutsideShapes, CountsTheLaunchesAStepsRecordHasTheShapeOf) {
     EXPECT_EQ(shapes.launches(), 5u);
     const std::vector<core::LaunchInfo> records = {
         recordOf("gemm", 8, 0), recordOf("gemm", 16, -1), // a set-up window's record: no step
-        recordOf("relu", 8, 1), recordOf("gemm", 8, 1, 4096)};
+        recordOf("relu", 8, 1), recordOf("gemm", 8, 1, 4096),
+        recordOf("init_weights", 8, 2, 0, false)}; // a step's record without counters
     EXPECT_EQ(shapes.alikeStep(records), 3u);
     EXPECT_EQ(shapes.alikeStep({}), 0u);
     EXPECT_EQ(OutsideShapes().alikeStep(records), 0u);

@@ -551,6 +551,6 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
     c.outsideWhy = "the process allocated pinned memory";
     EXPECT_EQ(s.unrecordedOutside(c),
               "; 1025 launches outside every step (set-up, warm-up, between steps) got no "
-              "record, 980 of them the step's kernels at its launch shapes, which have records "
+              "record, 980 of them the step's kernels at its launch shapes, measured in the step "
               "(the process allocated pinned memory)");
 }
