@@ -100,6 +100,8 @@ nlohmann::json toJson(const Coverage& c) {
             {"iterations_run", c.iterationsRun},
             {"launches_covered", c.launchesCovered},
             {"first_iteration_skipped", c.firstIterationSkipped},
+            {"signatures", c.signatures},
+            {"ranges_measured", c.rangesMeasured},
             {"complete", c.complete()}};
 }
 
@@ -230,6 +232,10 @@ Coverage coverageFromJson(const nlohmann::json& j) {
     c.iterationsRun = integerAt<std::uint64_t>(j, "iterations_run");
     c.launchesCovered = integerAt<std::uint64_t>(j, "launches_covered");
     c.firstIterationSkipped = j.value("first_iteration_skipped", false); // absent before 0.1.x
+    if (j.contains("signatures")) // absent in older recordings: not known
+        c.signatures = integerAt<std::uint64_t>(j, "signatures");
+    if (j.contains("ranges_measured"))
+        c.rangesMeasured = integerAt<std::uint64_t>(j, "ranges_measured");
     return c;
 }
 

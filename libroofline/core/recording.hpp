@@ -43,6 +43,11 @@ struct Coverage {
     /// The session's first iteration was not measured (observed only, the default, or replaced
     /// because the next one launched other kernels): steady-state iterations were.
     bool firstIterationSkipped = false;
+    /// Repeated-launch reuse: the launch signatures it told apart (those of one iteration, and
+    /// the finer ones a signature whose samples differed was split into); 0: not known.
+    std::uint64_t signatures = 0;
+    /// Ranges the profile measured in all, every pass and window counted (0: not known).
+    std::uint64_t rangesMeasured = 0;
     bool complete() const noexcept {
         return known && launchesPerIteration > 0 && launchesCovered >= launchesPerIteration;
     }

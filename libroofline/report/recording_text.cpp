@@ -24,6 +24,8 @@ std::string describe(const core::Coverage& c) {
             ? 1
             : (c.launchesPerIteration + c.launchesPerImage - 1) / c.launchesPerImage;
     std::string s = "one iteration = " + std::to_string(c.launchesPerIteration) + " launches" +
+                    (c.signatures > 0 ? " of " + std::to_string(c.signatures) + " signatures"
+                                      : std::string()) +
                     (c.launchesVaried ? " (varied between iterations)" : "") + ": " +
                     std::to_string(c.iterationsNeeded) + " iterations needed (";
     if (c.iterationsPerPass > 1)
@@ -39,6 +41,8 @@ std::string describe(const core::Coverage& c) {
          (c.complete()                  ? " (complete)"
           : c.launchesPerIteration == 0 ? " (its iterations launch no kernel: nothing measured)"
                                         : " (incomplete: run more iterations)");
+    if (c.rangesMeasured > 0)
+        s += "; " + std::to_string(c.rangesMeasured) + " ranges measured";
     if (c.firstIterationSkipped)
         s += "; the first iteration was not measured (warm-up: lazily loaded kernels, validation, "
              "state created on first use)";

@@ -127,6 +127,8 @@ void SessionState::finish() noexcept {
     teardown();
     const double teardownMs = split();
     unbalancedPops = collect::unbalancedPops() - unbalancedAtStart;
+    if (result.counts.coverage.known)
+        result.counts.coverage.rangesMeasured = cost.ranges;
     const CollectionCounts counts = result.counts;
     evaluate(std::move(result), peaks);
     const double recordsMs = split();

@@ -50,6 +50,8 @@ core::Recording everyField() {
     r.coverage.iterationsRun = 51;
     r.coverage.launchesCovered = 480;
     r.coverage.firstIterationSkipped = true;
+    r.coverage.signatures = 46;
+    r.coverage.rangesMeasured = 1204;
     r.process = {"node7", 4242, 3, 1, 8, "RANK"};
     r.shareIndex = 3;
     r.shareCount = 8;
@@ -193,6 +195,8 @@ TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {
     EXPECT_EQ(d.iterationsRun, c.iterationsRun);
     EXPECT_EQ(d.launchesCovered, c.launchesCovered);
     EXPECT_EQ(d.firstIterationSkipped, c.firstIterationSkipped);
+    EXPECT_EQ(d.signatures, 46u);
+    EXPECT_EQ(d.rangesMeasured, 1204u);
     EXPECT_EQ(b.process.host, a.process.host);
     EXPECT_EQ(b.process.pid, a.process.pid);
     EXPECT_EQ(b.process.rank, a.process.rank);

@@ -118,6 +118,14 @@ TEST(Recording, CoverageScopeRawAndIterationRoundTrip) {
     EXPECT_EQ(r.launches[0].scopePathRaw, "Train step 7/Layer 3");
     EXPECT_EQ(r.launches[0].iteration, 7);
     EXPECT_EQ(r.launches[1].iteration, -1);
+    // With reuse's signatures and the ranges the profile measured (absent above: not known).
+    original.coverage.signatures = 46;
+    original.coverage.rangesMeasured = 1204;
+    original.coverage.launchesCovered = 500;
+    EXPECT_EQ(report::describe(parse(bytesOf(original)).coverage),
+              "one iteration = 500 launches of 46 signatures: 42 iterations needed (6 windows of "
+              "96 ranges x 7 passes), 50 run, 500 of 500 launches covered (complete); 1204 "
+              "ranges measured");
 }
 
 // Per-rank recordings of one job: the process that recorded survives a recording.

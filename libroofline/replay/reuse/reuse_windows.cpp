@@ -362,6 +362,7 @@ void ReuseWindows::coverage(core::Coverage& c, bool) const {
     // (A window across the iteration's end takes one iteration more than its passes.)
     c.windows = windows;
     c.windowAcrossEnd = cycle_.wrapped;
+    c.signatures = plan_.signatures();
     c.iterationsNeeded =
         2 + (windows == 0 ? 0
                           : 1 + windows * (std::max<std::size_t>(1, c.passes) - 1) +
