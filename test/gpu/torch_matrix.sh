@@ -71,8 +71,11 @@ for row in "${rows[@]}"; do
               { tail -5 "$out/$row.plain.txt"; echo "FAIL $row: the unprofiled run"; fail=1; }; }
   [[ $plainFirst == 1 ]] && plain
   start=$SECONDS
-  timeout 600 "$cli" run -o "$rfl" -- "${prog[@]}" "${args[@]}" >"$out/$row.txt" 2>&1 ||
-    { tail -20 "$out/$row.txt"; echo "FAIL $row: the run under roofline run"; fail=1; continue; }
+  # A profiled run that has printed its losses and does not exit fails with its threads' stacks.
+  RESULT_LINE='^rank [0-9]+ losses' bash "$here/watch_exit.sh" "$out/$row.txt" 600 \
+    "$cli" run -o "$rfl" -- "${prog[@]}" "${args[@]}" ||
+    { tail -20 "$out/$row.txt"; [[ -f "$out/$row.txt.stacks" ]] && grep -v "^thread" "$out/$row.txt.stacks" | head -120
+      echo "FAIL $row: the run under roofline run"; fail=1; continue; }
   echo "$row: profiled run $((SECONDS - start)) s" >>"$out/times.txt"
   [[ $plainFirst == 0 ]] && plain
   ranks=("$out/$row.rfl")
