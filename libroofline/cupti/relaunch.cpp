@@ -414,7 +414,7 @@ void Checkpoint::free() noexcept {
 
 namespace {
 
-bool roomForCheckpoints(void* context, std::string& why) {
+bool roomForCheckpoints(std::string& why) {
     const DriverApi* d = driver();
     if (!d || !d->memGetInfo) {
         why = "the CUDA driver lacks cuMemGetInfo, so the room for window replay's memory "
@@ -422,13 +422,7 @@ bool roomForCheckpoints(void* context, std::string& why) {
         return false;
     }
     std::size_t free = 0, total = 0;
-    const bool pushed = context && d->ctxPushCurrent(static_cast<CUcontext>(context)) == CUDA_SUCCESS;
-    const CUresult r = d->memGetInfo(&free, &total);
-    if (pushed) {
-        CUcontext popped = nullptr;
-        d->ctxPopCurrent(&popped);
-    }
-    if (r != CUDA_SUCCESS) {
+    if (d->memGetInfo(&free, &total) != CUDA_SUCCESS) {
         why = "cuMemGetInfo failed, so the room for window replay's memory checkpoints is unknown";
         return false;
     }
@@ -448,9 +442,9 @@ bool roomForCheckpoints(void* context, std::string& why) {
 
 } // namespace
 
-bool checkpointsFit(void* context, std::string& why) noexcept {
+bool checkpointsFit(std::string& why) noexcept {
     try {
-        return roomForCheckpoints(context, why);
+        return roomForCheckpoints(why);
     } catch (...) { // out of memory writing why
         return false;
     }

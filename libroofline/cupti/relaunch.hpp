@@ -62,11 +62,11 @@ private:
     bool saved_ = false;
 };
 
-/// Whether the device of `context` has room for two checkpoints of what is allocated on it (the
-/// memory before a window and after it) with 256 MiB to spare, so that neither goes to host
-/// memory (seconds per window); false, with `why` (the figures), when not, or when the driver
+/// Whether the device of the current context has room for two checkpoints of what is allocated
+/// on it (the memory before a window and after it) with 256 MiB to spare, so that neither goes to
+/// host memory (seconds per window); false, with `why` (the figures), when not, or when the driver
 /// cannot say.
-bool checkpointsFit(void* context, std::string& why) noexcept;
+bool checkpointsFit(std::string& why) noexcept;
 
 /// Whether launches can be recorded and memory checkpointed in this process (the driver's argument
 /// queries and CUPTI's checkpoint library); `why` says what is missing.

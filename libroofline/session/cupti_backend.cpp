@@ -279,6 +279,11 @@ bool CuptiBackend::recordLaunch(const core::Launch& l, std::string& why) {
     return recorded;
 }
 
+bool CuptiBackend::checkpointsFit(std::string& why) {
+    ContextGuard g(context_);
+    return cupti::checkpointsFit(why);
+}
+
 bool CuptiBackend::launchArguments(const core::Launch& l, std::string& bytes) {
     if (!l.driverParams)
         return false;

@@ -50,7 +50,7 @@ public:
     std::vector<double> peakValues() const override { return peaks_; }
     bool recordLaunch(const core::Launch& l, std::string& why) override;
     bool launchArguments(const core::Launch& l, std::string& bytes) override;
-    bool checkpointsFit(std::string& why) override { return cupti::checkpointsFit(context_, why); }
+    bool checkpointsFit(std::string& why) override;
     void saveMemory(bool after) override;
     void restoreMemory(bool after) override;
     void relaunchRecorded() override;
