@@ -16,6 +16,20 @@
 #include <unistd.h>
 
 namespace roofline::collect {
+namespace {
+
+// A step found in the launch stream that it stopped repeating (a decoding loop whose kernels
+// change as its cache grows): its passes never lined up, and more steps would not help.
+bool stoppedRepeating(const FoundSteps::Summary& f) {
+    return !f.programRanges && f.cycle != 0 && f.frameworkSteps == 0 && !f.following;
+}
+
+std::string stoppedRepeatingText(const FoundSteps::Summary& f) {
+    return "the step found in the launch stream (" + std::to_string(f.cycle) +
+           " launches) stopped repeating after " + std::to_string(f.steps) + " steps";
+}
+
+} // namespace
 
 std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
     if (!foundSteps)
@@ -24,15 +38,11 @@ std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
     if (f.programRanges || f.launches == 0)
         return {};
     if (!records.empty()) {
-        // Records, none with counters, and a step the stream stopped repeating: its passes never
-        // lined up (a decoding loop whose kernels change as its cache grows), and more steps of
-        // the same program would not help.
-        if (unmeasured < records.size() || f.cycle == 0 || f.frameworkSteps > 0 || f.following)
+        // Records, none with counters, and a step the stream stopped repeating.
+        if (unmeasured < records.size() || !stoppedRepeating(f))
             return {};
-        return "; no launch got counters: the step found in the launch stream (" +
-               std::to_string(f.cycle) + " launches) stopped repeating after " +
-               std::to_string(f.steps) +
-               " steps -- its launches change from step to step, as a decoding loop's do: "
+        return "; no launch got counters: " + stoppedRepeatingText(f) +
+               " -- its launches change from step to step, as a decoding loop's do: "
                "`roofline run --mode window` measures every launch";
     }
     if (f.frameworkSteps > 0)
@@ -80,14 +90,12 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     }
     if (cutShort > 0) {
         const FoundSteps::Summary f = foundSteps ? foundSteps->summary() : FoundSteps::Summary{};
-        if (!f.programRanges && f.cycle != 0 && f.frameworkSteps == 0 && !f.following)
-            why += "; " + std::to_string(cutShort) +
-                   " of them not measured: the step found in the launch stream (" +
-                   std::to_string(f.cycle) + " launches) stopped repeating after " +
-                   std::to_string(f.steps) +
-                   " steps, before their passes were done -- where a step's launches change "
-                   "from step to step, as a decoding loop's do, `roofline run --mode window` "
-                   "measures every launch";
+        if (stoppedRepeating(f))
+            why += "; " + std::to_string(cutShort) + " of them not measured: " +
+                   stoppedRepeatingText(f) +
+                   ", before their passes were done -- where a step's launches change from step "
+                   "to step, as a decoding loop's do, `roofline run --mode window` measures "
+                   "every launch";
         else
             why += "; " + std::to_string(cutShort) +
                    " of them not measured before the session stopped: run more steps";
