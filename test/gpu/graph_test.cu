@@ -50,9 +50,11 @@ struct CapturedGraph {
 };
 
 // Steps of a direct FFMA launch and, in the steps `withGraph` picks, the graph inside scope
-// "graph"; the loop runs while the session needs passes (at least 4 steps, at most 60).
+// "graph" (and once before the first step, in no scope, where `graphBeforeSteps`); the loop runs
+// while the session needs passes (at least 4 steps, at most 60).
 template <typename Pick>
-std::vector<roofline::KernelRecord> runWithGraph(roofline::Options options, Pick withGraph) {
+std::vector<roofline::KernelRecord> runWithGraph(roofline::Options options, Pick withGraph,
+                                                 bool graphBeforeSteps = false) {
     cal::Buffers buffers;
     options.reuseSamples = 0;
     options.iterationsPerPass = 1; // one launch per step: passes would otherwise span many steps
@@ -60,6 +62,8 @@ std::vector<roofline::KernelRecord> runWithGraph(roofline::Options options, Pick
     roofline::Session session{options};
     EXPECT_TRUE(session.countersAvailable()) << session.status();
     CapturedGraph graph{buffers};
+    if (graphBeforeSteps)
+        graph.launch();
     int steps = 0;
     while ((steps < 4 || session.needsPass()) && steps < 60) {
         roofline::ProfileScope step{"step"};
@@ -198,25 +202,12 @@ TEST(GpuGraphs, WindowReplayMeasuresGraphKernelsLaunchedAsTheirNodes) {
 // outside the steps, each kernel with its exact FLOPs; the steps are measured as ever.
 TEST(GpuGraphs, AGraphBeforeTheFirstStepIsMeasuredInAWindow) {
     ROOFLINE_REQUIRE_GPU();
-    cal::Buffers buffers;
     roofline::Options options;
     options.outsideSteps = roofline::OutsideSteps::Window;
-    options.reuseSamples = 0;
-    options.iterationsPerPass = 1;
-    options.flushOnExit = false;
-    roofline::Session session{options};
-    ASSERT_TRUE(session.countersAvailable()) << session.status();
-    CapturedGraph graph{buffers};
-    graph.launch(); // in no step
-    int steps = 0;
-    while ((steps < 4 || session.needsPass()) && steps < 60) {
-        roofline::ProfileScope step{"step"};
-        EXPECT_EQ(cal::launchFfma(buffers), cudaSuccess);
-        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        ++steps;
-    }
+    const auto records = runWithGraph(options, [](int) { return false; }, true);
+    ASSERT_FALSE(records.empty());
     std::size_t before = 0, inSteps = 0;
-    for (const auto& r : session.stop()) {
+    for (const auto& r : records) {
         EXPECT_TRUE(r.measured) << r.name << " in '" << r.scopePath << "': " << r.note;
         const bool outside = r.scopePath.empty();
         if (r.name.find("fmaChains<double>") != std::string::npos) {

@@ -229,6 +229,24 @@ TEST(OutsideSteps, AWindowWhoseMmaWorkNeedsMoreCountersIsMeasuredAgain) {
     EXPECT_EQ(h.backend.memory, unprofiled({1, 5}));
 }
 
+namespace {
+
+// The windows stopped on the device and nothing else: one launch after them counted with `why`,
+// the steps measured, no failure, and the program's memory its own.
+void expectOnlyTheWindowsStopped(const Harness& h, const std::vector<core::LaunchInfo>& l,
+                                 const char* why, const std::vector<double>& works) {
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "the launch after them, counted";
+    EXPECT_NE(h.result.counts.outsideWhy.find(why), std::string::npos)
+        << h.result.counts.outsideWhy;
+    EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
+        return r.name == "forward" && r.values == all(1);
+    })) << "the steps measured";
+    EXPECT_TRUE(h.result.counts.failure.empty()) << h.result.counts.failure;
+    EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
+}
+
+} // namespace
+
 // A window that cannot open (its memory not saved) stops the windows on that device, and only
 // them: the launch says why, the next launches outside the steps are counted with the reason, and
 // the steps are measured as ever.
@@ -244,14 +262,7 @@ TEST(OutsideSteps, AWindowThatCannotOpenStopsTheWindowsNotTheProfile) {
     ASSERT_FALSE(l.empty());
     EXPECT_FALSE(hasCounters(l[0]));
     EXPECT_NE(l[0].note.find("a window could not open"), std::string::npos) << l[0].note;
-    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "init_bias, counted";
-    EXPECT_NE(h.result.counts.outsideWhy.find("could not open"), std::string::npos)
-        << h.result.counts.outsideWhy;
-    EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
-        return r.name == "forward" && r.values == all(1);
-    })) << "the steps measured";
-    EXPECT_TRUE(h.result.counts.failure.empty()) << h.result.counts.failure;
-    EXPECT_EQ(h.backend.memory, unprofiled(works));
+    expectOnlyTheWindowsStopped(h, l, "could not open", works); // init_bias counted
 }
 
 // A window whose replay fails once the program has its memory back stops the windows on that
@@ -279,14 +290,7 @@ TEST(OutsideSteps, AWindowWhoseReplayFailsStopsTheWindowsNotTheProfile) {
             EXPECT_FALSE(hasCounters(l[i])) << l[i].name;
             EXPECT_NE(l[i].note.find("a window's replay failed"), std::string::npos) << l[i].note;
         }
-        EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "warm_up, counted";
-        EXPECT_NE(h.result.counts.outsideWhy.find("replay failed"), std::string::npos)
-            << h.result.counts.outsideWhy;
-        EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
-            return r.name == "forward" && r.values == all(1);
-        })) << "the steps measured";
-        EXPECT_TRUE(h.result.counts.failure.empty()) << h.result.counts.failure;
-        EXPECT_EQ(h.backend.memory, unprofiled(works)) << "the program's memory is its own";
+        expectOnlyTheWindowsStopped(h, l, "replay failed", works); // warm_up counted
     }
 }
 
