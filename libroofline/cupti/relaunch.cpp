@@ -431,10 +431,12 @@ bool roomForCheckpoints(std::string& why) {
     if (free >= 2 * used + kSpare)
         return true;
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-    char text[200];
+    char text[320];
     std::snprintf(text, sizeof text,
                   "the device's memory cannot hold two copies of what is allocated on it "
-                  "(%.1f GiB in use, %.1f GiB free), which a window's replay saves",
+                  "(%.1f GiB in use, %.1f GiB free), which a window's replay saves -- a pool "
+                  "reserved ahead counts as in use (JAX's 75%% of the device is not reserved "
+                  "with XLA_PYTHON_CLIENT_PREALLOCATE=false)",
                   static_cast<double>(used) / kGiB, static_cast<double>(free) / kGiB);
     why = text;
     return false;

@@ -29,6 +29,28 @@ std::string stoppedRepeatingText(const FoundSteps::Summary& f) {
            " launches) stopped repeating after " + std::to_string(f.steps) + " steps";
 }
 
+// A note's kind: its first clause with every number in it blanked, so that notes differing only
+// in a figure they quote (the free memory at each window) count as one reason.
+std::string noteKind(const std::string& note) {
+    std::string kind = note.substr(0, std::min(note.find("; "), std::size_t{300}));
+    std::string out;
+    out.reserve(kind.size());
+    for (std::size_t i = 0; i < kind.size(); ++i) {
+        const bool digit = kind[i] >= '0' && kind[i] <= '9';
+        if (!digit) {
+            out += kind[i];
+            continue;
+        }
+        out += '#';
+        while (i + 1 < kind.size() &&
+               ((kind[i + 1] >= '0' && kind[i + 1] <= '9') ||
+                (kind[i + 1] == '.' && i + 2 < kind.size() && kind[i + 2] >= '0' &&
+                 kind[i + 2] <= '9')))
+            ++i;
+    }
+    return out;
+}
+
 } // namespace
 
 std::string SessionState::whyNoRecord(std::size_t unmeasured) const {
@@ -68,7 +90,11 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
         return s.compare(0, head.size(), head) == 0;
     };
     std::size_t graph = 0, cutShort = 0, other = 0;
-    std::unordered_map<std::string, std::size_t> notes; // the others' first clause
+    struct Kind {
+        std::size_t count = 0;
+        std::string text; // the latest note of the kind, with its figures
+    };
+    std::unordered_map<std::string, Kind> notes; // the others, by kind
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
@@ -79,7 +105,9 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
             ++cutShort;
         else {
             ++other;
-            ++notes[k.note.substr(0, std::min(k.note.find("; "), std::size_t{300}))];
+            Kind& kind = notes[noteKind(k.note)];
+            ++kind.count;
+            kind.text = k.note.substr(0, std::min(k.note.find("; "), std::size_t{300}));
         }
     }
     std::string why;
@@ -102,12 +130,14 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     }
     if (other > 0) {
         const auto most = std::max_element(notes.begin(), notes.end(), [](auto& a, auto& b) {
-            return a.second != b.second ? a.second < b.second : a.first > b.first;
+            return a.second.count != b.second.count ? a.second.count < b.second.count
+                                                    : a.first > b.first;
         });
-        why += "; " + std::to_string(most->second) + " of them: " +
-               (most->first.empty() ? std::string("no reason noted") : most->first);
-        if (other > most->second)
-            why += "; " + std::to_string(other - most->second) +
+        const Kind& k = most->second;
+        why += "; " + std::to_string(k.count) + " of them: " +
+               (k.text.empty() ? std::string("no reason noted") : k.text);
+        if (other > k.count)
+            why += "; " + std::to_string(other - k.count) +
                    " more for other reasons (`roofline report --group-by launch` gives each "
                    "launch's note)";
     }

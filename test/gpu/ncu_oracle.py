@@ -78,6 +78,9 @@ def read_ours(path):
                 step.append(r)
         rows = sorted(step, key=lambda r: int(r["position"]))
     else:  # the records of the first iteration that was measured (a run may measure more)
+        # Launches outside every step (iteration -1: set-up measured in windows) are no step.
+        steps = [r for r in rows if r["iteration"] != "-1"]
+        rows = steps or rows
         first = rows[0]["iteration"] if rows else ""
         rows = [r for r in rows if r["iteration"] == first]
     out = []

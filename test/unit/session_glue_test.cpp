@@ -236,6 +236,14 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
                   "; 1 of them not measured before the session stopped: run more steps; 2 of them: "
                   "no counters: the device's memory has no room; 2 more for other reasons "
                   "(`roofline report --group-by launch` gives each launch's note)");
+        // Notes that differ only in the figures they quote are one reason, given as the latest.
+        loop.s.records = {unmeasuredWith("no counters: no room (105.4 GiB in use, 34.4 GiB free)"),
+                          unmeasuredWith("no counters: no room (105.5 GiB in use, 34.3 GiB free)"),
+                          unmeasuredWith("no counters: no room (99 GiB in use, 7 GiB free)"),
+                          unmeasuredWith("timing only")};
+        EXPECT_EQ(loop.s.whyUnmeasured(4),
+                  "; 3 of them: no counters: no room (99 GiB in use, 7 GiB free); 1 more for "
+                  "other reasons (`roofline report --group-by launch` gives each launch's note)");
         loop.s.records = {unmeasuredWith("")};
         EXPECT_EQ(loop.s.whyUnmeasured(1), "; 1 of them: no reason noted");
         loop.s.records = std::move(kept);

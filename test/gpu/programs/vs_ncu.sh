@@ -15,6 +15,11 @@ mkdir -p "$out"
 command -v ncu >/dev/null 2>&1 || { echo "SKIPPED ncu is not on the PATH: no oracle"; exit 0; }
 metrics="$(python3 -c "import sys; sys.path.insert(0, '$here/..'); import ncu_oracle; print(','.join(ncu_oracle.METRICS))")"
 export TORCHINDUCTOR_CACHE_DIR="$out/inductor-cache" HF_HUB_OFFLINE=1
+# JAX: the same choices each run, and no pool reserved ahead -- ncu's kernel replay saves the
+# device's memory, and with 75% of it taken by JAX's pool it fails ("Failed to profile").
+if [[ $prog == jax_* ]]; then
+  export XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_deterministic_ops=true" XLA_PYTHON_CLIENT_PREALLOCATE=false
+fi
 # Unprofiled first: a compiled program's warm Inductor cache then gives both profiled runs the
 # same launches (a cold one adds its autotuning's).
 python3 "$here/$prog.py" "$@" >"$out/$prog.plain.txt" 2>&1 ||
