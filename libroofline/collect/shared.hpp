@@ -33,8 +33,11 @@ struct Tally {
     std::uint64_t emptyGroups = 0, graphLaunches = 0, graphInterruptions = 0;
     std::uint64_t windowsMeasuredAgain = 0; ///< launches a later pass did not run (measureAgain)
     /// Iteration replay: launches outside every iteration while it collected (set-up, warm-up,
-    /// between steps), never recorded (docs/design/0026-launches-no-step-covers.md).
+    /// between steps) that got no record (docs/design/0026-launches-no-step-covers.md).
     std::uint64_t outsideIterations = 0;
+    /// Of the launches outside every iteration, those no window measured that got a record of
+    /// their own, and those of them its signature's launches in the step lent their counters.
+    std::uint64_t outsideRecords = 0, outsideLent = 0;
 };
 
 /// The state every strategy reads and the records they all write.

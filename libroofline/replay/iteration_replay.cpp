@@ -70,15 +70,15 @@ void IterationReplay::launch(DeviceSlot& s, const Launch& l, const Stack& stack)
     d.launch = &l;
     d.stack = &stack;
     if (!shared_.model.inside()) {
-        if (outside_ && outsideWindowed(d)) {
+        const char* why = nullptr;
+        if (outside_ && outsideWindowed(d, why)) {
             outside_->launch(s, l, stack);
             return;
         }
         // Between iterations: profiled only while a pass spans iterations (its range must be
-        // accounted for), never recorded.
+        // accounted for); a record of its own, lent its counters at the stop.
         ++d.between;
-        ++shared_.tally.outsideIterations;
-        shared_.outsideShapes.add(l);
+        keepOutside(l, stack, why);
         if (!s.failed)
             d.replay.schedule.launchBetween(s.launchesInImage(), d);
         return;

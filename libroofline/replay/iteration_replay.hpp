@@ -13,6 +13,7 @@
 // switch from positional to aligned passes (design 0006), completion and coverage. Launches no
 // step covers are measured in recorded windows (replay/windows) until the first step begins,
 // where CollectorConfig::windowsOutsideSteps (design 0026).
+#include "replay/outside_records.hpp"
 #include "replay/pass_checker.hpp"
 #include "replay/replay_device.hpp"
 #include "replay/window_chooser.hpp"
@@ -110,8 +111,14 @@ private:
     // ---- launches no step covers (iteration_replay_outside.cpp) ----
     /// Whether a launch outside every iteration on `d` goes to a window now: not once a step
     /// began, nor once the process holds host-visible memory (what stops it goes to
-    /// Shared::outsideWhy). The backend is taken to configuration 0 and the windows' image.
-    bool outsideWindowed(Device& d);
+    /// Shared::outsideWhy, and in brief to `why`). The backend is taken to configuration 0 and
+    /// the windows' image.
+    bool outsideWindowed(Device& d, const char*& why);
+    /// A launch outside every iteration that no window measures: a record while there is room
+    /// (its signature's counters lent by the step at the stop), else counted.
+    void keepOutside(const Launch& l, const Stack& stack, const char* why);
+    /// At the stop: those records take their signature's counters from the step.
+    void lendOutside();
     /// The first step begins: windows are over, and the backend goes back to where iteration
     /// replay holds it before its first group (released -- so that code the first step loads
     /// re-creates nothing -- with the session's image, at its first configuration).
@@ -129,6 +136,7 @@ private:
     std::uint64_t serials_ = 0; // Frame::serial given so far (reuse)
     MakeReuseChooser makeReuse_;
     std::unique_ptr<Windows> outside_; // launches no step covers (windowsOutsideSteps), or null
+    OutsideRecords outsideRecords_;    // those no window measured, with outside_
 };
 
 } // namespace roofline::collect

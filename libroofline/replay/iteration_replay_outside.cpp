@@ -1,11 +1,13 @@
 // Iteration replay's launches no step covers (docs/design/0026-launches-no-step-covers.md): set-up,
 // warm-up, and every launch of a program with no repeated step are measured in recorded windows
 // (replay/windows) on the profiler iteration replay uses, until the first step begins. From then
-// on a launch between steps is counted at the stop: iteration replay holds the profiler between
-// the passes of its groups, and releases it while it observes the first step (code that step
-// loads then re-creates nothing); windows between steps would cost a profiler object each. No
+// on a launch between steps is not windowed -- iteration replay holds the profiler between the
+// passes of its groups, and releases it while it observes the first step (code that step loads
+// then re-creates nothing); windows between steps would cost a profiler object each -- and gets a
+// record that takes its signature's counters from the step at the stop (outside_records). No
 // window opens once the process holds host-visible memory: a window's replay restores CUDA's
-// pinned and managed memory too, and a store another thread made into it meanwhile would be lost.
+// pinned and managed memory too, and a store another thread made into it meanwhile would be lost;
+// those launches get such records too.
 #include "replay/iteration_replay.hpp"
 
 namespace roofline::collect {
@@ -19,10 +21,15 @@ void noteOutside(Shared& shared, const char* why) {
 
 } // namespace
 
-bool IterationReplay::outsideWindowed(Device& d) {
+bool IterationReplay::outsideWindowed(Device& d, const char*& why) {
     DeviceSlot& s = *d.replay.slot;
     const PassSchedule& schedule = d.replay.schedule;
-    if (s.failed || schedule.inGroup() || schedule.passOpen())
+    why = "between steps";
+    if (s.failed) {
+        why = "after the device's profiler failed";
+        return false;
+    }
+    if (schedule.inGroup() || schedule.passOpen())
         return false; // a pass spanning iterations takes the launch
     if (d.stepsBegun) {
         noteOutside(shared_, "launches between steps are not measured: windows measure those "
@@ -31,9 +38,11 @@ bool IterationReplay::outsideWindowed(Device& d) {
     }
     if (const std::string& failed = outside_->stopped(s); !failed.empty()) {
         noteOutside(shared_, failed.c_str());
+        why = "after the windows stopped on its device";
         return false;
     }
     if (shared_.hostVisibleMemory) {
+        why = "after the process allocated pinned, mapped or managed memory";
         noteOutside(shared_, "the process allocated pinned, mapped or managed memory, which a "
                              "window's replay restores too: a store into it from another thread "
                              "would be lost, so no window measured them; `--mode window` "
@@ -54,6 +63,23 @@ bool IterationReplay::outsideWindowed(Device& d) {
         d.windowsReady = true;
     }
     return !s.failed;
+}
+
+void IterationReplay::keepOutside(const Launch& l, const Stack& stack, const char* why) {
+    if (why && outsideRecords_.room() && !shared_.limitReached() &&
+        shared_.filtersAdmit(l, stack)) {
+        // Demangled at the stop (OutsideRecords::lend), once per kernel, not on the launch's path.
+        outsideRecords_.add(shared_.records, shared_.records.add(shared_.launchInfo(l, stack)),
+                            why);
+        ++shared_.tally.outsideRecords;
+        return;
+    }
+    ++shared_.tally.outsideIterations;
+    shared_.outsideShapes.add(l);
+}
+
+void IterationReplay::lendOutside() {
+    shared_.tally.outsideLent += outsideRecords_.lend(shared_.records, shared_.config.metricNames);
 }
 
 void IterationReplay::stepsBegin(Device& d) {

@@ -45,6 +45,11 @@ void IterationReplay::finish() {
     }
     for (auto& d : devices_)
         d->windows->finish(shared_);
+    try {
+        lendOutside();
+    } catch (...) {
+        // out of memory: those records keep their notes, without counters
+    }
 }
 
 // Positional replay only: an aligned group's configurations each have an image of their own,

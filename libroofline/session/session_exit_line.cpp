@@ -98,6 +98,8 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
+        if (startsWith(k.note, "no counters: ran outside every step"))
+            continue; // the launches outside every step are accounted for on their own
         if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
             ++graph;
         else if (startsWith(k.note, "not measured: the profile stopped") ||
@@ -144,17 +146,35 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     return why;
 }
 
-// Launches no step covers are counted, never silently lost (design 0026).
+// Launches no step covers that no window measured: records that took the step's counters or say
+// why they have none, and beyond the records' bound, counts (design 0026).
 std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
-    const std::uint64_t outside = c.tally.outsideIterations;
-    if (outside == 0 || records.empty())
+    if (records.empty())
         return {};
-    std::string line = "; " + std::to_string(outside) +
-                       " launches outside every step (set-up, warm-up, between steps) got no record";
+    std::string line;
+    const std::uint64_t kept = c.tally.outsideRecords, lent = c.tally.outsideLent;
+    if (kept > 0) {
+        line = "; " + std::to_string(kept) +
+               " records of launches outside every step (set-up, warm-up, between steps) that no "
+               "window measured: ";
+        if (lent == kept)
+            line += "each took the counters its signature has in the step";
+        else {
+            line += std::to_string(lent) + " took the counters their signature has in the step, " +
+                    std::to_string(kept - lent) + " have none";
+            if (!c.outsideWhy.empty())
+                line += " (" + c.outsideWhy + ")";
+        }
+    }
+    const std::uint64_t outside = c.tally.outsideIterations;
+    if (outside == 0)
+        return line;
+    line += "; " + std::to_string(outside) +
+            " launches outside every step (set-up, warm-up, between steps) got no record";
     if (c.outsideAlikeStep > 0)
         line += ", " + std::to_string(c.outsideAlikeStep) +
                 " of them the step's kernels at its launch shapes, measured in the step";
-    if (!c.outsideWhy.empty())
+    if (!c.outsideWhy.empty() && (kept == lent))
         line += " (" + c.outsideWhy + ")";
     return line;
 }

@@ -107,10 +107,13 @@ struct SessionState : SessionDevices, SetupTimings {
     std::string whyNoRecord(std::size_t unmeasured) const;
     /// For the exit line: why records have no counters, by their kind ("; 1534 of them kernels
     /// of CUDA graphs that ran as they are (...)"), then the most frequent other note and how
-    /// many have still others; "" when every record has counters.
+    /// many have still others (launches outside every step apart: unrecordedOutside); "" when
+    /// every record has counters.
     std::string whyUnmeasured(std::size_t unmeasured) const;
-    /// For the exit line: the launches outside every step that got no record, how many of them
-    /// ran the step's kernels at its launch shapes, and why ("" when none).
+    /// For the exit line: the records of launches outside every step that no window measured, how
+    /// many took their signature's counters from the step, and why the others have none; then
+    /// the launches beyond the records' bound, how many of them ran the step's kernels at its
+    /// launch shapes ("" when none).
     std::string unrecordedOutside(const CollectionCounts& counts) const;
     /// For the exit line: the ranges the profile measured, in how many passes, and the seconds
     /// libroofline spent on it (set-up, passes, profiler objects, decoding, windows' memory and

@@ -96,35 +96,60 @@ TEST(OutsideSteps, AProgramWithNoStepIsMeasuredAndItsRepeatsTakeTheirSamples) {
 }
 
 // Once the process holds pinned, mapped or managed memory, no window opens (a restore would undo
-// another thread's store into it): those launches are counted at the stop, and the stop says why
-// and how many of them ran the step's kernels at its launch shapes.
-TEST(OutsideSteps, HostVisibleMemoryStopsTheWindowsAndTheStopSaysWhy) {
+// another thread's store into it): those launches still get records, which take the counters of
+// their signature's launches in the step (the step's kernel at its launch shape) or say why they
+// have none; the stop says why no window measured them.
+TEST(OutsideSteps, HostVisibleMemoryStopsTheWindowsAndTheStepLendsItsCounters) {
     Harness h(CollectionMode::IterationReplay, 2, 16, outsideSteps());
     std::vector<double> works = {5};
     h.launch("init_weights", 5);
     h.collector.onHostVisibleMemory(); // a DataLoader's pinned buffers
     h.launch("warm_up", 7);
-    h.launch("forward", 1);           // the step's kernel, at its launch shape
+    h.launch("forward", 1);            // the step's kernel, at its launch shape
     h.launch("forward", 1, {2, 1, 1}); // at another
     works.insert(works.end(), {7, 1, 1});
     steps(h, 6, works);
     auto& l = h.finish();
-    ASSERT_FALSE(l.empty());
+    ASSERT_GE(l.size(), 4u);
     EXPECT_EQ(l[0].values, all(5)) << "measured before the pinned allocation";
-    EXPECT_TRUE(std::none_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
-        return r.name == "warm_up";
-    })) << "no record after it";
-    EXPECT_EQ(h.result.counts.tally.outsideIterations, 3u);
-    EXPECT_EQ(h.result.counts.outsideAlikeStep, 1u);
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 0u) << "no launch without a record";
+    EXPECT_EQ(h.result.counts.tally.outsideRecords, 3u);
+    EXPECT_EQ(h.result.counts.tally.outsideLent, 1u);
+    int warm = 0, lent = 0, otherShape = 0;
+    for (const core::LaunchInfo& r : l) {
+        if (r.iteration >= 0)
+            continue;
+        if (r.name == "warm_up") {
+            ++warm;
+            EXPECT_FALSE(hasCounters(r));
+            EXPECT_EQ(r.note, "no counters: ran outside every step (after the process allocated "
+                              "pinned, mapped or managed memory), where no window measured it");
+        } else if (r.name == "forward" && r.grid.x == 1) {
+            ++lent;
+            EXPECT_EQ(r.values, all(1)) << r.note;
+            EXPECT_GE(r.reusedSamples, 1u) << r.note;
+            EXPECT_NE(r.note.find("measured launches of the same signature (the step's, at "
+                                  "position 0); "),
+                      std::string::npos)
+                << r.note;
+        } else if (r.name == "forward") {
+            ++otherShape;
+            EXPECT_FALSE(hasCounters(r)) << "no launch of the step has its shape";
+        }
+    }
+    EXPECT_EQ(warm, 1);
+    EXPECT_EQ(lent, 1);
+    EXPECT_EQ(otherShape, 1);
     EXPECT_NE(h.result.counts.outsideWhy.find("pinned"), std::string::npos)
         << h.result.counts.outsideWhy;
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
 // Launches between steps are not windowed (iteration replay releases the profiler while it
-// observes the first step, and holds it between the passes of its groups): they are counted, and
-// the stop says why; those before the first step have their counters.
-TEST(OutsideSteps, LaunchesBetweenStepsAreCounted) {
+// observes the first step, and holds it between the passes of its groups): each gets a record,
+// with the step's counters where the step runs its signature, and the stop says why no window
+// measured them; those before the first step have their own counters.
+TEST(OutsideSteps, LaunchesBetweenStepsGetRecordsWithTheStepsCounters) {
     CollectorConfig c = outsideSteps();
     c.options.firstIteration = FirstIteration::Skip;
     Harness h(CollectionMode::IterationReplay, 2, 16, c);
@@ -133,17 +158,32 @@ TEST(OutsideSteps, LaunchesBetweenStepsAreCounted) {
     for (int i = 0; i < 6; ++i) {
         steps(h, 1, works);
         h.launch("log_metrics", 9);
-        works.push_back(9);
+        h.launch("update", 3); // the step's kernel, run again between steps
+        works.insert(works.end(), {9, 3});
     }
     auto& l = h.finish();
     ASSERT_FALSE(l.empty());
     EXPECT_EQ(l[0].values, all(5)) << l[0].note;
-    EXPECT_EQ(h.result.counts.tally.outsideIterations, 6u);
+    EXPECT_EQ(h.result.counts.tally.outsideIterations, 0u);
+    EXPECT_EQ(h.result.counts.tally.outsideRecords, 12u);
+    EXPECT_EQ(h.result.counts.tally.outsideLent, 6u);
     EXPECT_NE(h.result.counts.outsideWhy.find("between steps"), std::string::npos)
         << h.result.counts.outsideWhy;
-    EXPECT_TRUE(std::none_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {
-        return r.name == "log_metrics";
-    }));
+    const auto between = [&](const char* name) {
+        return std::count_if(l.begin(), l.end(), [&](const core::LaunchInfo& r) {
+            return r.name == name && r.iteration < 0;
+        });
+    };
+    EXPECT_EQ(between("log_metrics"), 6);
+    EXPECT_EQ(between("update"), 6);
+    for (const core::LaunchInfo& r : l) {
+        if (r.iteration < 0 && r.name == "update") {
+            EXPECT_EQ(r.values, all(3)) << r.note;
+        } else if (r.name == "log_metrics") {
+            EXPECT_EQ(r.note, "no counters: ran outside every step (between steps), where no "
+                              "window measured it");
+        }
+    }
     EXPECT_EQ(h.backend.memory, unprofiled(works));
     EXPECT_GE(h.backend.releases, 2) << "released at the first step, as before any window";
 }
@@ -231,11 +271,11 @@ TEST(OutsideSteps, AWindowWhoseMmaWorkNeedsMoreCountersIsMeasuredAgain) {
 
 namespace {
 
-// The windows stopped on the device and nothing else: one launch after them counted with `why`,
+// The windows stopped on the device and nothing else: one launch after them a record, `why` said,
 // the steps measured, no failure, and the program's memory its own.
 void expectOnlyTheWindowsStopped(const Harness& h, const std::vector<core::LaunchInfo>& l,
                                  const char* why, const std::vector<double>& works) {
-    EXPECT_EQ(h.result.counts.tally.outsideIterations, 1u) << "the launch after them, counted";
+    EXPECT_EQ(h.result.counts.tally.outsideRecords, 1u) << "the launch after them, a record";
     EXPECT_NE(h.result.counts.outsideWhy.find(why), std::string::npos)
         << h.result.counts.outsideWhy;
     EXPECT_TRUE(std::any_of(l.begin(), l.end(), [](const core::LaunchInfo& r) {

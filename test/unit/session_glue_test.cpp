@@ -544,8 +544,9 @@ TEST(SessionGlue, TheExitLineSaysWhatTheProfileCost) {
     EXPECT_EQ(s.profileCost(c, BackendCost{}), "") << "no range measured";
 }
 
-// The exit line's launches outside every step: how many, how many ran the step's kernels at its
-// launch shapes, and why they got no record.
+// The exit line's launches outside every step: the records no window measured, how many took
+// the step's counters and why the others have none; beyond the records' bound, how many got no
+// record and how many of those ran the step's kernels at its launch shapes.
 TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
     SessionState s;
     CollectionCounts c;
@@ -561,4 +562,20 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
               "; 1025 launches outside every step (set-up, warm-up, between steps) got no "
               "record, 980 of them the step's kernels at its launch shapes, measured in the step "
               "(the process allocated pinned memory)");
+    c.tally.outsideIterations = 0;
+    c.tally.outsideRecords = 99;
+    c.tally.outsideLent = 99;
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
+              "no window measured: each took the counters its signature has in the step");
+    c.tally.outsideLent = 96;
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
+              "no window measured: 96 took the counters their signature has in the step, 3 have "
+              "none (the process allocated pinned memory)");
+    // Their notes are accounted for there, not again among the other reasons.
+    KernelRecord k;
+    k.note = "no counters: ran outside every step (between steps), where no window measured it";
+    s.records = {k, k, k};
+    EXPECT_EQ(s.whyUnmeasured(3), "");
 }
