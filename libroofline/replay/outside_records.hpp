@@ -17,7 +17,7 @@ namespace roofline::collect {
 
 class OutsideRecords {
 public:
-    static constexpr std::size_t kMaxRecords = std::size_t{1} << 16;
+    static constexpr std::size_t kMaxRecords = std::size_t{1} << 14;
 
     /// Whether one more launch gets a record (the others are counted: Tally::outsideIterations).
     bool room() const noexcept { return records_.size() < kMaxRecords; }
