@@ -62,6 +62,8 @@ bool IterationReplay::outsideWindowed(Device& d, const char*& why) {
             });
         d.windowsReady = true;
     }
+    if (s.failed)
+        why = "after the device's profiler failed";
     return !s.failed;
 }
 
