@@ -236,14 +236,6 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
                   "; 1 of them not measured before the session stopped: run more steps; 2 of them: "
                   "no counters: the device's memory has no room; 2 more for other reasons "
                   "(`roofline report --group-by launch` gives each launch's note)");
-        // Notes that differ only in the figures they quote are one reason, given as the latest.
-        loop.s.records = {unmeasuredWith("no counters: no room (105.4 GiB in use, 34.4 GiB free)"),
-                          unmeasuredWith("no counters: no room (105.5 GiB in use, 34.3 GiB free)"),
-                          unmeasuredWith("no counters: no room (99 GiB in use, 7 GiB free)"),
-                          unmeasuredWith("timing only")};
-        EXPECT_EQ(loop.s.whyUnmeasured(4),
-                  "; 3 of them: no counters: no room (99 GiB in use, 7 GiB free); 1 more for "
-                  "other reasons (`roofline report --group-by launch` gives each launch's note)");
         loop.s.records = {unmeasuredWith("")};
         EXPECT_EQ(loop.s.whyUnmeasured(1), "; 1 of them: no reason noted");
         loop.s.records = std::move(kept);
@@ -515,6 +507,24 @@ TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
     }
     EXPECT_EQ(openProcessRanges(), 0u);
     std::remove(path.c_str());
+}
+
+// Notes that differ only in the figures they quote (the free memory at each window) are one
+// reason on the exit line, given as the latest of them.
+TEST(SessionGlue, TheExitLineCountsNotesThatDifferOnlyInAFigureAsOneReason) {
+    SessionState s;
+    const auto unmeasuredWith = [](const std::string& note) {
+        KernelRecord k;
+        k.note = note;
+        return k;
+    };
+    s.records = {unmeasuredWith("no counters: no room (105.4 GiB in use, 34.4 GiB free)"),
+                 unmeasuredWith("no counters: no room (105.5 GiB in use, 34.3 GiB free)"),
+                 unmeasuredWith("no counters: no room (99 GiB in use, 7 GiB free)"),
+                 unmeasuredWith("timing only")};
+    EXPECT_EQ(s.whyUnmeasured(4),
+              "; 3 of them: no counters: no room (99 GiB in use, 7 GiB free); 1 more for other "
+              "reasons (`roofline report --group-by launch` gives each launch's note)");
 }
 
 // The exit line gives what the profile cost: its ranges, its passes and the seconds libroofline
