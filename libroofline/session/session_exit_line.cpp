@@ -160,8 +160,10 @@ std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
         if (lent == kept)
             line += "each took the counters its signature has in the step";
         else {
-            line += std::to_string(lent) + " took the counters their signature has in the step, " +
-                    std::to_string(kept - lent) + " have none";
+            line += lent == 0 ? std::string("none took counters from the step")
+                              : std::to_string(lent) +
+                                    " took the counters their signature has in the step, " +
+                                    std::to_string(kept - lent) + " have none";
             if (!c.outsideWhy.empty())
                 line += " (" + c.outsideWhy + ")";
         }
@@ -215,8 +217,8 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured,
                          "[roofline] process %ld: %zu records (%zu without counters%s) "
                          "saved to %s%s%s%s%s\n",
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
-                         saved.c_str(), idleAfter.c_str(), spent.c_str(), unrecorded.c_str(),
-                         why.c_str());
+                         saved.c_str(), idleAfter.c_str(), spent.c_str(), why.c_str(),
+                         unrecorded.c_str());
             // `roofline run` lists every process's recording once the program has exited.
             if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
                 if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {

@@ -583,6 +583,11 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
               "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
               "no window measured: 96 took the counters their signature has in the step, 3 have "
               "none (the process allocated pinned memory)");
+    c.tally.outsideLent = 0;
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
+              "no window measured: none took counters from the step (the process allocated "
+              "pinned memory)");
     // Their notes are accounted for there, not again among the other reasons.
     KernelRecord k;
     k.note = "no counters: ran outside every step (between steps), where no window measured it";
