@@ -60,8 +60,10 @@ import csv, sys
 every = list(csv.DictReader(open(sys.argv[1])))
 rows = [r for r in every if r[\"iteration\"] != \"-1\"]
 setup = [r for r in every if r[\"iteration\"] == \"-1\"]
+lent = [r for r in setup if r[\"measured\"] == \"1\" and 'ran outside every step' in r[\"note\"]]
 print(f'{len(rows)} step records, {sum(r[\"measured\"] == \"1\" for r in rows)} with counters, '
-      f'{len(setup)} outside the steps, {sum(r[\"measured\"] == \"1\" for r in setup)} with counters, '
+      f'{len(setup)} outside the steps, {sum(r[\"measured\"] == \"1\" for r in setup)} with counters '
+      f'({len(lent)} lent by the step), '
       f'step FLOPs {sum(float(r[\"total_flops\"] or 0) for r in rows if r[\"measured\"] == \"1\"):.4g}')
 " "$out/$p.csv" 2>/dev/null || echo "unreadable")
   fi
