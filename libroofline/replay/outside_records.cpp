@@ -9,8 +9,9 @@
 namespace roofline::collect {
 namespace {
 
+// Kernel, grid, block and shared memory, on its device (devices of one process may differ).
 std::string signatureOf(const core::LaunchInfo& r) {
-    std::string s = r.mangledName;
+    std::string s = std::to_string(r.device) + ':' + r.mangledName;
     for (const std::uint64_t v : {std::uint64_t{r.grid.x}, std::uint64_t{r.grid.y},
                                   std::uint64_t{r.grid.z}, std::uint64_t{r.block.x},
                                   std::uint64_t{r.block.y}, std::uint64_t{r.block.z},

@@ -79,7 +79,9 @@ TEST(OutsideRecords, OnlyTheStepsOwnMeasurementsOfTheSameSignatureLend) {
     records.add(recordOf("gemm", 1, 2, {4, 4}));             // reused (below)
     records.add(recordOf("gemm", 1, 3, {5, 5}));             // another rank's (below)
     records.add(recordOf("gemm", 1, 4, {6, 6}));             // superseded (below)
+    records.add(recordOf("gemm", 1, 5, {8, 8}));             // on another device (below)
     records[3].reusedSamples = 2;
+    records[6].device = 1;
     records[4].countersRank = 1;
     std::vector<std::int64_t> superseded{5};
     records.supersede(superseded);
