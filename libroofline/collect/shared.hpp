@@ -38,6 +38,8 @@ struct Tally {
     /// Of the launches outside every iteration, those no window measured that got a record of
     /// their own, and those of them its signature's launches in the step lent their counters.
     std::uint64_t outsideRecords = 0, outsideLent = 0;
+    /// Of those records, the ones whose signature another rank sharing the profile measures.
+    std::uint64_t outsideAwaiting = 0;
 };
 
 /// The state every strategy reads and the records they all write.

@@ -58,13 +58,19 @@ void fillSharedCounters(Recording& merged) {
     // per rank: its own measured launches by place and by kernel, grid, block and scope
     std::map<int, std::map<std::string, const LaunchInfo*>> byPlace;
     std::map<int, std::map<std::string, std::vector<const LaunchInfo*>>> byKernel;
+    // a launch outside every step takes the mean of the rank's step launches of its kernel, grid
+    // and block (it has no place in a step, nor its scope)
+    std::map<int, std::map<std::string, std::vector<const LaunchInfo*>>> stepByKernel;
     std::map<int, bool> present;
     for (const LaunchInfo& l : merged.launches) {
         present[l.rank] = true;
         if (l.values.empty() || l.countersRank >= 0)
             continue;
-        byPlace[l.rank].emplace(place(l), &l);
+        if (l.position >= 0)
+            byPlace[l.rank].emplace(place(l), &l);
         byKernel[l.rank][kernelGridBlock(l) + '|' + l.scopePath].push_back(&l);
+        if (l.iteration >= 0)
+            stepByKernel[l.rank][kernelGridBlock(l)].push_back(&l);
     }
     for (LaunchInfo& l : merged.launches) {
         if (!l.values.empty() || l.countersRank < 0)
@@ -73,23 +79,28 @@ void fillSharedCounters(Recording& merged) {
         const std::string awaiting = awaitingCountersNote(from);
         const auto at = l.note.find(awaiting);
         std::string why;
-        if (const auto p = byPlace[from].find(place(l)); p != byPlace[from].end()) {
+        const bool outside = l.iteration < 0;
+        const auto& kernels = outside ? stepByKernel[from] : byKernel[from];
+        const std::string kernelKey =
+            outside ? kernelGridBlock(l) : kernelGridBlock(l) + '|' + l.scopePath;
+        if (const auto p = byPlace[from].find(place(l)); !outside && p != byPlace[from].end()) {
             l.values = p->second->values;
             why = "counters from rank " + std::to_string(from) +
                   "'s launch at the same place (the ranks shared the profile)";
             if (!sameDim(p->second->grid, l.grid))
                 why += "; its grid there was " + dimText(p->second->grid) + ", here " +
                        dimText(l.grid) + " (a grid that follows the data)";
-        } else if (const auto k = byKernel[from].find(kernelGridBlock(l) + '|' + l.scopePath);
-                   k != byKernel[from].end()) {
+        } else if (const auto k = kernels.find(kernelKey); k != kernels.end()) {
             l.values.assign(k->second.front()->values.size(), 0.0);
             for (const LaunchInfo* x : k->second)
                 for (std::size_t m = 0; m < l.values.size() && m < x->values.size(); ++m)
                     l.values[m] += x->values[m] / static_cast<double>(k->second.size());
             why = "counters: the mean of rank " + std::to_string(from) + "'s " +
                   std::to_string(k->second.size()) +
-                  " launches of this kernel, grid, block and scope (none at its place; the "
-                  "ranks shared the profile)";
+                  (outside ? " launches of this kernel, grid and block in its step (the ranks "
+                             "shared the profile)"
+                           : " launches of this kernel, grid, block and scope (none at its place; "
+                             "the ranks shared the profile)");
         } else {
             why = present[from] ? "no counters: rank " + std::to_string(from) +
                                       " measured no launch like it (the ranks shared the "

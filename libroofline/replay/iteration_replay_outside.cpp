@@ -81,7 +81,10 @@ void IterationReplay::keepOutside(const Launch& l, const Stack& stack, const cha
 }
 
 void IterationReplay::lendOutside() {
-    shared_.tally.outsideLent += outsideRecords_.lend(shared_.records, shared_.config.metricNames);
+    const OutsideRecords::Lent lent = outsideRecords_.lend(shared_.records, shared_.config.metricNames);
+    shared_.tally.outsideLent += lent.lent;
+    shared_.tally.outsideAwaiting += lent.awaiting;
+    shared_.tally.foreign += lent.awaiting; // the exit line says `roofline merge` fills them in
 }
 
 void IterationReplay::stepsBegin(Device& d) {

@@ -1,6 +1,7 @@
 #include "replay/outside_records.hpp"
 #include "collect/notes.hpp"
 #include "core/demangle.hpp"
+#include "core/merge.hpp"
 #include "replay/samples.hpp"
 
 #include <set>
@@ -52,10 +53,11 @@ void OutsideRecords::add(RecordStore& records, std::int64_t index, const char* w
                "no counters: " + outsideNote(why) + ", where no window measured it");
 }
 
-std::uint64_t OutsideRecords::lend(RecordStore& records,
-                                   const std::vector<std::string>& metricNames) {
+OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
+                                          const std::vector<std::string>& metricNames) {
+    Lent out;
     if (records_.empty())
-        return 0;
+        return out;
     // Their names, demangled once per kernel.
     std::unordered_map<std::string, std::string> names;
     for (const auto& [index, why] : records_) {
@@ -67,21 +69,31 @@ std::uint64_t OutsideRecords::lend(RecordStore& records,
             it->second = core::demangle(r.mangledName);
         r.name = it->second;
     }
-    // The step's launches measured themselves, by signature.
+    // The step's launches measured themselves, by signature; and those another rank measures.
     std::unordered_map<std::string, std::vector<const core::LaunchInfo*>> step;
+    std::unordered_map<std::string, int> elsewhere;
     for (std::size_t i = 0; i < records.size(); ++i) {
         const core::LaunchInfo& r = records[static_cast<std::int64_t>(i)];
-        if (r.iteration >= 0 && !r.values.empty() && r.reusedSamples == 0 &&
-            r.countersRank < 0 && !records.superseded(i))
+        if (r.iteration < 0 || records.superseded(i))
+            continue;
+        if (!r.values.empty() && r.reusedSamples == 0 && r.countersRank < 0)
             step[signatureOf(r)].push_back(&r);
+        else if (r.values.empty() && r.countersRank >= 0)
+            elsewhere.emplace(signatureOf(r), r.countersRank);
     }
     const std::vector<std::size_t> work = workCounters(metricNames);
-    std::uint64_t lent = 0;
     for (const auto& [index, why] : records_) {
         core::LaunchInfo& r = records[index];
-        const auto it = step.find(signatureOf(r));
-        if (it == step.end())
-            continue; // its note stands: no launch of the step ran it
+        const std::string signature = signatureOf(r);
+        const auto it = step.find(signature);
+        if (it == step.end()) {
+            if (const auto o = elsewhere.find(signature); o != elsewhere.end()) {
+                r.countersRank = o->second;
+                r.note = core::awaitingCountersNote(o->second) + "; " + outsideNote(why);
+                ++out.awaiting;
+            }
+            continue; // else its note stands: no launch of the step ran it
+        }
         const std::vector<const core::LaunchInfo*>& samples = it->second;
         bool same = true;
         for (const core::LaunchInfo* s : samples)
@@ -95,9 +107,9 @@ std::uint64_t OutsideRecords::lend(RecordStore& records,
         r.note.clear();
         takeSampleMean(samples, positionsOf(samples), metricNames, r);
         appendNote(r.note, outsideNote(why));
-        ++lent;
+        ++out.lent;
     }
-    return lent;
+    return out;
 }
 
 } // namespace roofline::collect

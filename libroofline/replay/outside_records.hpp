@@ -26,11 +26,16 @@ public:
     void add(RecordStore& records, std::int64_t index, const char* why);
     std::uint64_t size() const noexcept { return records_.size(); }
 
+    struct Lent {
+        std::uint64_t lent = 0;     ///< records that took the step's counters
+        std::uint64_t awaiting = 0; ///< records whose signature another rank measures
+    };
     /// At the stop, before the records are reordered: each record gets its demangled name, and
-    /// takes the mean of its
-    /// signature's launches measured in the step (records of iteration >= 0 with values of their
-    /// own), where they all did the same work. Returns how many took counters.
-    std::uint64_t lend(RecordStore& records, const std::vector<std::string>& metricNames);
+    /// takes the mean of its signature's launches measured in the step (records of iteration >= 0
+    /// with values of their own), where they all did the same work. Where ranks share the profile
+    /// and only another rank measures the signature, the record names that rank (`roofline
+    /// merge` fills it in from that rank's step).
+    Lent lend(RecordStore& records, const std::vector<std::string>& metricNames);
 
 private:
     std::vector<std::pair<std::int64_t, const char*>> records_;

@@ -152,20 +152,30 @@ std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
     if (records.empty())
         return {};
     std::string line;
-    const std::uint64_t kept = c.tally.outsideRecords, lent = c.tally.outsideLent;
+    const std::uint64_t kept = c.tally.outsideRecords, lent = c.tally.outsideLent,
+                        awaiting = c.tally.outsideAwaiting;
+    bool whySaid = false;
     if (kept > 0) {
         line = "; " + std::to_string(kept) +
                " records of launches outside every step (set-up, warm-up, between steps) that no "
                "window measured: ";
+        const std::uint64_t none = kept - std::min(kept, lent + awaiting);
         if (lent == kept)
             line += "each took the counters its signature has in the step";
+        else if (lent == 0 && awaiting == 0)
+            line += "none took counters from the step";
         else {
-            line += lent == 0 ? std::string("none took counters from the step")
-                              : std::to_string(lent) +
-                                    " took the counters their signature has in the step, " +
-                                    std::to_string(kept - lent) + " have none";
-            if (!c.outsideWhy.empty())
-                line += " (" + c.outsideWhy + ")";
+            if (lent > 0)
+                line += std::to_string(lent) + " took the counters their signature has in the step";
+            if (awaiting > 0)
+                line += std::string(lent > 0 ? ", " : "") + std::to_string(awaiting) +
+                        " take them from another rank's step (`roofline merge`)";
+            if (none > 0)
+                line += ", " + std::to_string(none) + " have none";
+        }
+        if (none > 0 && !c.outsideWhy.empty()) {
+            line += " (" + c.outsideWhy + ")";
+            whySaid = true;
         }
     }
     const std::uint64_t outside = c.tally.outsideIterations;
@@ -176,7 +186,7 @@ std::string SessionState::unrecordedOutside(const CollectionCounts& c) const {
     if (c.outsideAlikeStep > 0)
         line += ", " + std::to_string(c.outsideAlikeStep) +
                 " of them the step's kernels at its launch shapes, measured in the step";
-    if (!c.outsideWhy.empty() && (kept == lent))
+    if (!c.outsideWhy.empty() && !whySaid)
         line += " (" + c.outsideWhy + ")";
     return line;
 }

@@ -213,6 +213,50 @@ TEST(Merge, RanksThatSharedTheProfileGiveEachOtherTheirCounters) {
     EXPECT_EQ(out.str().find("slowest"), std::string::npos) << out.str();
 }
 
+// A launch outside every step whose signature another rank measured (ranks sharing the profile)
+// takes the mean of that rank's step launches of its kernel, grid and block: it has no place in a
+// step, and no scope of the step.
+TEST(Merge, ALaunchOutsideTheStepsTakesTheOtherRanksStepCounters) {
+    Recording zero = shareOf(0), one = shareOf(1);
+    const LaunchInfo* model = nullptr;
+    for (const LaunchInfo& l : zero.launches)
+        if (l.countersRank == 1 && l.iteration >= 0) {
+            model = &l;
+            break;
+        }
+    ASSERT_NE(model, nullptr);
+    LaunchInfo outside = *model;
+    outside.iteration = -1;
+    outside.position = -1;
+    outside.scopePath.clear();
+    outside.note = awaitingCountersNote(1) + "; ran outside every step (between steps)";
+    zero.launches.push_back(outside);
+    std::vector<const LaunchInfo*> same; // rank 1's step launches of its kernel, grid and block
+    for (const LaunchInfo& l : one.launches)
+        if (!l.values.empty() && l.iteration >= 0 && l.mangledName == outside.mangledName &&
+            l.grid.x == outside.grid.x && l.grid.y == outside.grid.y &&
+            l.grid.z == outside.grid.z && l.block.x == outside.block.x &&
+            l.block.y == outside.block.y && l.block.z == outside.block.z)
+            same.push_back(&l);
+    ASSERT_FALSE(same.empty());
+    const Recording merged = mergeRecordings({{"r0.rfl", zero}, {"r1.rfl", one}});
+    const LaunchInfo* filled = nullptr;
+    for (const LaunchInfo& l : merged.launches)
+        if (l.rank == 0 && l.iteration < 0)
+            filled = &l;
+    ASSERT_NE(filled, nullptr);
+    ASSERT_EQ(filled->values.size(), same[0]->values.size()) << filled->note;
+    for (std::size_t m = 0; m < filled->values.size(); ++m) {
+        double mean = 0;
+        for (const LaunchInfo* x : same)
+            mean += x->values[m] / static_cast<double>(same.size());
+        EXPECT_DOUBLE_EQ(filled->values[m], mean) << m;
+    }
+    EXPECT_EQ(filled->note, "counters: the mean of rank 1's " + std::to_string(same.size()) +
+                                " launches of this kernel, grid and block in its step (the ranks "
+                                "shared the profile); ran outside every step (between steps)");
+}
+
 // A launch with nothing at its place on the measuring rank takes the mean of that rank's launches
 // of the same kernel, grid, block and scope; one with nothing like it, or whose rank's recording
 // is missing, keeps no values and says why.

@@ -2,6 +2,7 @@
 // which takes the counters of its signature's launches measured in the step where they did the
 // same work, and otherwise says why it has none.
 #include "replay/outside_records.hpp"
+#include "core/merge.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +47,7 @@ TEST(OutsideRecords, ARecordTakesTheMeanOfItsSignaturesLaunchesInTheStep) {
     outside.add(records, o, "between steps");
     EXPECT_EQ(records[o].note,
               "no counters: ran outside every step (between steps), where no window measured it");
-    EXPECT_EQ(outside.lend(records, kMetrics), 1u);
+    EXPECT_EQ(outside.lend(records, kMetrics).lent, 1u);
     EXPECT_EQ(records[o].values, (std::vector<double>{100, 20}));
     EXPECT_EQ(records[o].reusedSamples, 3u);
     EXPECT_EQ(records[o].note,
@@ -62,7 +63,7 @@ TEST(OutsideRecords, LaunchesOfTheStepThatDidDifferentWorkLendNothing) {
     records.add(recordOf("gelu_backward", 1, 9, {180, 10})); // its work depends on the data
     const std::int64_t o = records.add(recordOf("gelu_backward", -1, -1));
     outside.add(records, o, "after the process allocated pinned, mapped or managed memory");
-    EXPECT_EQ(outside.lend(records, kMetrics), 0u);
+    EXPECT_EQ(outside.lend(records, kMetrics).lent, 0u);
     EXPECT_TRUE(records[o].values.empty());
     EXPECT_EQ(records[o].note,
               "no counters: ran outside every step (after the process allocated pinned, mapped "
@@ -87,14 +88,33 @@ TEST(OutsideRecords, OnlyTheStepsOwnMeasurementsOfTheSameSignatureLend) {
     records.supersede(superseded);
     const std::int64_t o = records.add(recordOf("gemm", -1, -1));
     outside.add(records, o, "between steps");
-    EXPECT_EQ(outside.lend(records, kMetrics), 0u);
+    EXPECT_EQ(outside.lend(records, kMetrics).lent, 0u);
     EXPECT_TRUE(records[o].values.empty());
     EXPECT_EQ(records[o].note,
               "no counters: ran outside every step (between steps), where no window measured it");
     // The step's own measurement at its shape lends.
     records.add(recordOf("gemm", 2, 4, {7, 7}));
-    EXPECT_EQ(outside.lend(records, kMetrics), 1u);
+    EXPECT_EQ(outside.lend(records, kMetrics).lent, 1u);
     EXPECT_EQ(records[o].values, (std::vector<double>{7, 7}));
+}
+
+// Ranks sharing the profile: a signature only another rank measures names that rank, and `roofline
+// merge` fills the record in from that rank's step.
+TEST(OutsideRecords, ASignatureAnotherRankMeasuresNamesThatRank) {
+    RecordStore records;
+    OutsideRecords outside;
+    records.add(recordOf("gemm", 1, 3));
+    records[0].countersRank = 1;
+    records[0].note = core::awaitingCountersNote(1);
+    const std::int64_t o = records.add(recordOf("gemm", -1, -1));
+    outside.add(records, o, "between steps");
+    const OutsideRecords::Lent lent = outside.lend(records, kMetrics);
+    EXPECT_EQ(lent.lent, 0u);
+    EXPECT_EQ(lent.awaiting, 1u);
+    EXPECT_TRUE(records[o].values.empty());
+    EXPECT_EQ(records[o].countersRank, 1);
+    EXPECT_EQ(records[o].note,
+              core::awaitingCountersNote(1) + "; ran outside every step (between steps)");
 }
 
 TEST(OutsideRecords, RecordsAreBoundedAndTheRestCounted) {
@@ -106,5 +126,5 @@ TEST(OutsideRecords, RecordsAreBoundedAndTheRestCounted) {
     }
     EXPECT_FALSE(outside.room());
     EXPECT_EQ(outside.size(), OutsideRecords::kMaxRecords);
-    EXPECT_EQ(outside.lend(records, kMetrics), 0u) << "no step measured it";
+    EXPECT_EQ(outside.lend(records, kMetrics).lent, 0u) << "no step measured it";
 }

@@ -583,7 +583,15 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
               "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
               "no window measured: 96 took the counters their signature has in the step, 3 have "
               "none (the process allocated pinned memory)");
+    c.tally.outsideLent = 50;
+    c.tally.outsideAwaiting = 46; // where ranks share the profile
+    EXPECT_EQ(s.unrecordedOutside(c),
+              "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
+              "no window measured: 50 took the counters their signature has in the step, 46 take "
+              "them from another rank's step (`roofline merge`), 3 have none (the process "
+              "allocated pinned memory)");
     c.tally.outsideLent = 0;
+    c.tally.outsideAwaiting = 0;
     EXPECT_EQ(s.unrecordedOutside(c),
               "; 99 records of launches outside every step (set-up, warm-up, between steps) that "
               "no window measured: none took counters from the step (the process allocated "
