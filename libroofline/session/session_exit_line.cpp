@@ -98,8 +98,9 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
-        if (startsWith(k.note, "no counters: ran outside every step"))
-            continue; // the launches outside every step are accounted for on their own
+        if (startsWith(k.note, "no counters: ran outside every step") ||
+            startsWith(k.note, "counters measured on rank"))
+            continue; // accounted for on their own: outside every step, on other ranks
         if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
             ++graph;
         else if (startsWith(k.note, "not measured: the profile stopped") ||

@@ -599,6 +599,9 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
     // Their notes are accounted for there, not again among the other reasons.
     KernelRecord k;
     k.note = "no counters: ran outside every step (between steps), where no window measured it";
-    s.records = {k, k, k};
-    EXPECT_EQ(s.whyUnmeasured(3), "");
+    KernelRecord elsewhere;
+    elsewhere.note = "counters measured on rank 1 (the ranks share the profile): `roofline merge` "
+                     "of the ranks' recordings fills them in";
+    s.records = {k, k, k, elsewhere};
+    EXPECT_EQ(s.whyUnmeasured(4), "") << "the records measured on other ranks are said apart";
 }
