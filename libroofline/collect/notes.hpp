@@ -9,4 +9,8 @@ inline void appendNote(std::string& note, const std::string& text) {
         note += (note.empty() ? "" : "; ") + text;
 }
 
+/// How the note of a launch outside every step that no window measured, and that took no
+/// counters from the step, begins (replay/outside_records; the exit line counts them apart).
+inline constexpr const char* kRanOutsideNoCounters = "no counters: ran outside every step";
+
 } // namespace roofline::collect

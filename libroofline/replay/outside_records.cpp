@@ -23,8 +23,14 @@ std::string signatureOf(const core::LaunchInfo& r) {
     return s;
 }
 
+// "ran outside every step (between steps)"
 std::string outsideNote(const char* why) {
     return std::string("ran outside every step (") + why + ")";
+}
+
+// "no counters: ran outside every step (between steps)"
+std::string noCountersNote(const char* why) {
+    return std::string(kRanOutsideNoCounters) + " (" + why + ")";
 }
 
 // "the step's, at positions 3, 40, 77, 81 and 2 more": where in the step they ran.
@@ -50,7 +56,7 @@ std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
 void OutsideRecords::add(RecordStore& records, std::int64_t index, const char* why) {
     records_.emplace_back(index, why);
     appendNote(records[index].note,
-               "no counters: " + outsideNote(why) + ", where no window measured it");
+               noCountersNote(why) + ", where no window measured it");
 }
 
 OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
@@ -99,7 +105,7 @@ OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
         for (const core::LaunchInfo* s : samples)
             same = same && sameWork(samples[0]->values, s->values, work);
         if (!same) {
-            r.note = "no counters: " + outsideNote(why) +
+            r.note = noCountersNote(why) +
                      ", and its signature's launches in the step did different work, so none "
                      "lends it its counters";
             continue;

@@ -2,6 +2,7 @@
 // lack counters and why, the launches no record holds and why, and where the recording went.
 #include "session/session_state.hpp"
 
+#include "collect/notes.hpp"
 #include "core/log.hpp"
 #include "cupti/graph_replay.hpp"
 
@@ -29,10 +30,15 @@ std::string stoppedRepeatingText(const FoundSteps::Summary& f) {
            " launches) stopped repeating after " + std::to_string(f.steps) + " steps";
 }
 
+// A note's first clause (remarks are "; "-separated), at most 300 characters.
+std::string firstClause(const std::string& note) {
+    return note.substr(0, std::min(note.find("; "), std::size_t{300}));
+}
+
 // A note's kind: its first clause with every number in it blanked, so that notes differing only
 // in a figure they quote (the free memory at each window) count as one reason.
 std::string noteKind(const std::string& note) {
-    std::string kind = note.substr(0, std::min(note.find("; "), std::size_t{300}));
+    const std::string kind = firstClause(note);
     std::string out;
     out.reserve(kind.size());
     for (std::size_t i = 0; i < kind.size(); ++i) {
@@ -98,7 +104,7 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
     for (const KernelRecord& k : records) {
         if (k.measured)
             continue;
-        if (startsWith(k.note, "no counters: ran outside every step") ||
+        if (startsWith(k.note, kRanOutsideNoCounters) ||
             startsWith(k.note, "counters measured on rank"))
             continue; // accounted for on their own: outside every step, on other ranks
         if (startsWith(k.note, "a kernel node of a CUDA graph launch"))
@@ -110,7 +116,7 @@ std::string SessionState::whyUnmeasured(std::size_t unmeasured) const {
             ++other;
             Kind& kind = notes[noteKind(k.note)];
             ++kind.count;
-            kind.text = k.note.substr(0, std::min(k.note.find("; "), std::size_t{300}));
+            kind.text = firstClause(k.note);
         }
     }
     std::string why;
