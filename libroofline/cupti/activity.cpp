@@ -61,15 +61,14 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
 // (cuptiFinalize) since, which took the registration with it.
 void registerBuffers() {
     static std::mutex m;
-    static bool registered = false;
-    static std::uint64_t registeredAt = 0; // LaunchTracker::detachments() then
+    constexpr std::uint64_t kNever = ~std::uint64_t{0};
+    static std::uint64_t registeredAt = kNever; // LaunchTracker::detachments() then
     std::lock_guard<std::mutex> lock(m);
     LaunchTracker::attachAgain(); // a finished profile detached CUPTI: attach it now, here
     const std::uint64_t detachments = LaunchTracker::detachments();
-    if (registered && registeredAt == detachments)
+    if (registeredAt == detachments)
         return;
     ROOFLINE_CUPTI_CHECK(cuptiActivityRegisterCallbacks(&requestBuffer, &completeBuffer));
-    registered = true;
     registeredAt = detachments;
 }
 

@@ -73,7 +73,6 @@ void IterationReplay::keepOutside(const Launch& l, const Stack& stack, const cha
         // Demangled at the stop (OutsideRecords::lend), once per kernel, not on the launch's path.
         outsideRecords_.add(shared_.records, shared_.records.add(shared_.launchInfo(l, stack)),
                             why);
-        ++shared_.tally.outsideRecords;
         return;
     }
     ++shared_.tally.outsideIterations;
@@ -81,6 +80,7 @@ void IterationReplay::keepOutside(const Launch& l, const Stack& stack, const cha
 }
 
 void IterationReplay::lendOutside() {
+    shared_.tally.outsideRecords = outsideRecords_.size();
     const OutsideRecords::Lent lent = outsideRecords_.lend(shared_.records, shared_.config.metricNames);
     shared_.tally.outsideLent += lent.lent;
     shared_.tally.outsideAwaiting += lent.awaiting;
