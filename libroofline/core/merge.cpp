@@ -83,7 +83,8 @@ void fillSharedCounters(Recording& merged) {
         const auto& kernels = outside ? stepByKernel[from] : byKernel[from];
         const std::string kernelKey =
             outside ? kernelGridBlock(l) : kernelGridBlock(l) + '|' + l.scopePath;
-        if (const auto p = byPlace[from].find(place(l)); !outside && p != byPlace[from].end()) {
+        const auto& places = byPlace[from];
+        if (const auto p = outside ? places.end() : places.find(place(l)); p != places.end()) {
             l.values = p->second->values;
             why = "counters from rank " + std::to_string(from) +
                   "'s launch at the same place (the ranks shared the profile)";

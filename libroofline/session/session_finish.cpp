@@ -23,7 +23,6 @@
 #include <iterator>
 #include <unordered_map>
 
-
 namespace roofline::collect {
 namespace {
 
