@@ -128,6 +128,13 @@ double workOf(const std::string& name) {
     return 17; // adamw
 }
 
+// A record without counters whose note is `note`.
+KernelRecord unmeasuredWith(const std::string& note) {
+    KernelRecord k;
+    k.note = note;
+    return k;
+}
+
 } // namespace
 
 // Unmodified trainer, session defaults: the ranges open before the session are adopted, the step
@@ -222,11 +229,6 @@ TEST(SessionGlue, OtherContextsModuleLoadsAndGraphsReachTheRightPlaces) {
         // Every other kind of record without counters is accounted for too: one cut short, then
         // the most frequent remaining note, then how many are left.
         std::vector<KernelRecord> kept = loop.s.records;
-        const auto unmeasuredWith = [](const std::string& note) {
-            KernelRecord k;
-            k.note = note;
-            return k;
-        };
         loop.s.records = {unmeasuredWith("not measured: the profile stopped before a launch of its "
                                          "signature was measured (run more iterations)"),
                           unmeasuredWith("no counters: the device's memory has no room; more"),
@@ -513,11 +515,6 @@ TEST(SessionGlue, AJaxProgramsStepIsARunOfItsJittedStep) {
 // reason on the exit line, given as the latest of them.
 TEST(SessionGlue, TheExitLineCountsNotesThatDifferOnlyInAFigureAsOneReason) {
     SessionState s;
-    const auto unmeasuredWith = [](const std::string& note) {
-        KernelRecord k;
-        k.note = note;
-        return k;
-    };
     s.records = {unmeasuredWith("no counters: no room (105.4 GiB in use, 34.4 GiB free)"),
                  unmeasuredWith("no counters: no room (105.5 GiB in use, 34.3 GiB free)"),
                  unmeasuredWith("no counters: no room (99 GiB in use, 7 GiB free)"),
@@ -597,11 +594,11 @@ TEST(SessionGlue, TheExitLineCountsLaunchesOutsideTheStepsAndWhatTheyRan) {
               "no window measured: none took counters from the step (the process allocated "
               "pinned memory)");
     // Their notes are accounted for there, not again among the other reasons.
-    KernelRecord k;
-    k.note = "no counters: ran outside every step (between steps), where no window measured it";
-    KernelRecord elsewhere;
-    elsewhere.note = "counters measured on rank 1 (the ranks share the profile): `roofline merge` "
-                     "of the ranks' recordings fills them in";
+    const KernelRecord k = unmeasuredWith(
+        "no counters: ran outside every step (between steps), where no window measured it");
+    const KernelRecord elsewhere =
+        unmeasuredWith("counters measured on rank 1 (the ranks share the profile): `roofline "
+                       "merge` of the ranks' recordings fills them in");
     s.records = {k, k, k, elsewhere};
     EXPECT_EQ(s.whyUnmeasured(4), "") << "the records measured on other ranks are said apart";
 }
