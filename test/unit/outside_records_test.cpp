@@ -68,7 +68,54 @@ TEST(OutsideRecords, LaunchesOfTheStepThatDidDifferentWorkLendNothing) {
     EXPECT_EQ(records[o].note,
               "no counters: ran outside every step (after the process allocated pinned, mapped "
               "or managed memory), and its signature's launches in the step did different work, "
-              "so none lends it its counters");
+              "and none ran where it ran (the same launches around it), so none lends it its "
+              "counters");
+}
+
+// The first iteration, before the step was found, runs the step's launches in the step's order:
+// a fill whose signature's launches differ in size takes the counters of the one at its place.
+TEST(OutsideRecords, ALaunchWhoseSignatureDiffersInTheStepTakesTheOneAtItsPlace) {
+    RecordStore records;
+    OutsideRecords outside;
+    const std::vector<std::string> step = {"a", "b", "fill", "c", "d", "e", "fill", "f", "g", "h"};
+    for (int i = 0; i < 2; ++i) // two iterations: the second's fill at 6 is measured again
+        for (std::size_t p = 0; p < step.size(); ++p)
+            records.add(recordOf(step[p], i, static_cast<std::int64_t>(p),
+                                 {static_cast<double>(step[p] == "fill" ? 10 * p : 1), 1}));
+    std::vector<std::int64_t> outsideAt;
+    for (const char* name : {"x", "c", "d", "e", "fill", "f", "g", "h", "a", "b", "fill", "c"}) {
+        outsideAt.push_back(records.add(recordOf(name, -1, -1)));
+        outside.add(records, outsideAt.back(), "after the process allocated pinned memory");
+    }
+    const OutsideRecords::Lent lent = outside.lend(records, kMetrics);
+    const core::LaunchInfo& atSix = records[outsideAt[4]];
+    const core::LaunchInfo& atTwo = records[outsideAt[10]];
+    EXPECT_EQ(atSix.values, (std::vector<double>{60, 1}));
+    EXPECT_EQ(atSix.reusedSamples, 1u);
+    EXPECT_EQ(atSix.note,
+              "reused: mean of 1 measured launches of the same signature (the step's, at "
+              "position 6, where the launches around it ran as around this one); ran outside "
+              "every step (after the process allocated pinned memory)");
+    EXPECT_EQ(atTwo.values, (std::vector<double>{20, 1}));
+    EXPECT_TRUE(records[outsideAt[0]].values.empty()); // the step never runs x
+    EXPECT_EQ(lent.lent, 11u);
+}
+
+TEST(OutsideRecords, TooFewLaunchesAroundItLikeTheStepsPlaceNothing) {
+    RecordStore records;
+    OutsideRecords outside;
+    const std::vector<std::string> step = {"a", "b", "fill", "c", "d", "e", "fill", "f", "g", "h"};
+    for (std::size_t p = 0; p < step.size(); ++p)
+        records.add(recordOf(step[p], 0, static_cast<std::int64_t>(p),
+                             {static_cast<double>(step[p] == "fill" ? 10 * p : 1), 1}));
+    std::vector<std::int64_t> outsideAt;
+    for (const char* name : {"c", "d", "e", "fill", "f", "g", "x", "h"}) { // 5 match, not 8
+        outsideAt.push_back(records.add(recordOf(name, -1, -1)));
+        outside.add(records, outsideAt.back(), "between steps");
+    }
+    outside.lend(records, kMetrics);
+    EXPECT_TRUE(records[outsideAt[3]].values.empty());
+    EXPECT_EQ(records[outsideAt[0]].values, (std::vector<double>{1, 1})); // same work: the mean
 }
 
 TEST(OutsideRecords, OnlyTheStepsOwnMeasurementsOfTheSameSignatureLend) {
