@@ -21,44 +21,6 @@ TEST(ReusePlan, SignaturesTellWorkApart) {
     EXPECT_EQ(plan.id("a"), 0u);
 }
 
-// Ranges follow signatures: a class (scope path and place) of a wide signature (the launch key)
-// needs one sample of its own, and the wide signature two over all its classes; once the wide
-// signature's samples disagree, each class needs its own.
-TEST(ReusePlan, ClassesOfAWideSignatureNeedOneSampleEachAndTheWideTwo) {
-    ReusePlan plan(2, 0);
-    const std::uint32_t a = plan.id("cast|Layer #|0", "", "cast"),
-                        b = plan.id("cast|optimizer|0", "", "cast"),
-                        g = plan.id("gemm|Layer #|1", "", "gemm");
-    EXPECT_EQ(plan.wideOf(a), plan.wideOf(b));
-    EXPECT_NE(plan.wideOf(a), plan.wideOf(g));
-    EXPECT_EQ(plan.wideOf(plan.positional(a, 3)), X); // a derived signature is measured alone
-    EXPECT_EQ(plan.wideSignatures(), 2u);
-    const std::vector<std::uint32_t> it{a, g, a, g, a, g, b};
-    // a, g, and a again (the wide cast's second sample); g twice; b its one.
-    const std::vector<Window> planned = plan.plannedWindows(it, 96);
-    ASSERT_EQ(planned.size(), 2u);
-    EXPECT_EQ(planned[0].begin, 0u);
-    EXPECT_EQ(planned[0].end, 4u);
-    EXPECT_EQ(planned[1].begin, 6u);
-    EXPECT_EQ(planned[1].end, 7u);
-    plan.addSample(a, 10);
-    plan.addSample(b, 16);
-    plan.addSample(g, 11);
-    plan.addSample(g, 13);
-    EXPECT_EQ(plan.wideSamples(plan.wideOf(a)), (std::vector<std::size_t>{10, 16}));
-    EXPECT_EQ(plan.reuseSamples(a), (std::vector<std::size_t>{10, 16})); // the wide one's
-    EXPECT_FALSE(plan.next(it, 0, 96)); // every class has one, cast two, gemm two
-    plan.splitWide(plan.wideOf(a));
-    EXPECT_TRUE(plan.isWideSplit(plan.wideOf(b)));
-    EXPECT_EQ(plan.reuseSamples(a), (std::vector<std::size_t>{10})); // its own
-    // a needs its second sample (its first launch, in an iteration that has not run yet); b,
-    // launched once, has its one.
-    const auto w = plan.next(it, 0, 96);
-    ASSERT_TRUE(w);
-    EXPECT_EQ(w->begin, 0u);
-    EXPECT_EQ(w->end, 1u);
-}
-
 // embedding (0), 6 identical layers of 3 launches (1, 2, 3), head (4): 20 launches; `plan` gets
 // the 5 signatures (ids 0..4).
 std::vector<std::uint32_t> layeredIteration(ReusePlan& plan) {

@@ -81,7 +81,7 @@ std::uint32_t ObservedIteration::signature(ReusePlan& plan, const Launch& l,
     const std::string text = *keyText_[l.key] + where;
     std::uint32_t id = plan.find(text);
     if (id == ReusePlan::kNotMeasured)
-        id = plan.id(text, *familyText_[familyOfKey_[l.key]] + where, *keyText_[l.key]);
+        id = plan.id(text, *familyText_[familyOfKey_[l.key]] + where);
     signatures_.emplace(std::make_tuple(l.key, l.scope, label), id);
     return id;
 }

@@ -22,19 +22,9 @@ std::uint32_t ReusePlan::family(std::uint32_t id) const {
     return id < familyOf_.size() ? familyOf_[id] : kNotMeasured;
 }
 
-std::uint32_t ReusePlan::id(const std::string& signature, const std::string& family,
-                            const std::string& wide) {
+std::uint32_t ReusePlan::id(const std::string& signature, const std::string& family) {
     const auto [it, added] = ids_.emplace(signature, static_cast<std::uint32_t>(ids_.size()));
     if (added) {
-        std::uint32_t w = kNotMeasured;
-        if (!wide.empty()) {
-            const auto [known, newWide] =
-                wideIds_.emplace(wide, static_cast<std::uint32_t>(wides_.size()));
-            if (newWide)
-                wides_.emplace_back();
-            w = known->second;
-        }
-        wideOf_.push_back(w);
         samplesOf_.emplace_back();
         text_.push_back(&it->first); // map nodes do not move
         split_.push_back(false);
@@ -163,35 +153,7 @@ void ReusePlan::addSample(std::uint32_t id, std::size_t launch) {
     if (id < samplesOf_.size()) {
         samplesOf_[id].push_back(launch);
         ++familySamples_[familyOf_[id]];
-        if (wideOf_[id] != kNotMeasured)
-            wides_[wideOf_[id]].samples.push_back(launch);
     }
-}
-
-void ReusePlan::splitWide(std::uint32_t wide) {
-    if (wide < wides_.size())
-        wides_[wide].split = true;
-}
-
-const std::vector<std::size_t>& ReusePlan::wideSamples(std::uint32_t wide) const {
-    static const std::vector<std::size_t> none;
-    return wide < wides_.size() ? wides_[wide].samples : none;
-}
-
-bool ReusePlan::needs(std::uint32_t id, const std::map<std::uint32_t, std::size_t>& planned,
-                      const std::map<std::uint32_t, std::size_t>& occurs) const {
-    const auto count = [](const std::map<std::uint32_t, std::size_t>& m, std::uint32_t k) {
-        const auto it = m.find(k);
-        return it == m.end() ? std::size_t{0} : it->second;
-    };
-    const std::size_t own = sampleCount(id) + count(planned, id);
-    const std::uint32_t w = wideOf(id);
-    if (w == kNotMeasured || isWideSplit(w))
-        return own < std::min(samples_, count(occurs, id));
-    // A class of a wide signature not split: one sample of its own, and the wide signature its
-    // samples over all its classes.
-    return own == 0 || wides_[w].samples.size() + count(planned, kWidePlanned + w) <
-                           std::min(samples_, count(occurs, kWidePlanned + w));
 }
 
 const std::vector<std::size_t>& ReusePlan::samples(std::uint32_t id) const {
@@ -251,18 +213,16 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
         return std::nullopt;
     // A signature needs min(samples, its launches in the iteration) samples: one launched once
     // per iteration is measured once.
-    // A wide signature needs as many over its classes (counted under kWidePlanned + it).
     std::map<std::uint32_t, std::size_t> occurs;
-    for (std::uint32_t id : iteration) {
+    for (std::uint32_t id : iteration)
         ++occurs[id];
-        if (const std::uint32_t w = wideOf(id); w != kNotMeasured)
-            ++occurs[kWidePlanned + w];
-    }
     const auto needed = [&](std::uint32_t id) {
         if (id == kNotMeasured ||
             (only ? id >= only->size() || !(*only)[id] : foreignOwner(id) >= 0))
             return false;
-        return needs(id, planned, occurs);
+        const auto it = planned.find(id);
+        return sampleCount(id) + (it == planned.end() ? 0 : it->second) <
+               std::min(samples_, occurs[id]);
     };
     std::size_t begin = from;
     while (begin < iteration.size() && !needed(iteration[begin]))
@@ -278,11 +238,8 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
         } else if (++gap > maxGap_) {
             break;
         }
-        if (id != kNotMeasured) {
+        if (id != kNotMeasured)
             ++planned[id]; // measured in this window, needed or not
-            if (const std::uint32_t w = wideOf(id); w != kNotMeasured)
-                ++planned[kWidePlanned + w];
-        }
     }
     return Window{begin, last + 1};
 }

@@ -43,11 +43,8 @@ public:
     std::size_t maxGap() const noexcept { return maxGap_; }
 
     /// Interns a signature: its id. `family`: the signature without the grid (launches whose
-    /// grid depends on the data form one family). `wide`: its launch key alone (kernel, grid,
-    /// block, shared memory), shared by its launches wherever they run in the step -- the
-    /// signature is then a *class* of that wide signature (below).
-    std::uint32_t id(const std::string& signature, const std::string& family = {},
-                     const std::string& wide = {});
+    /// grid depends on the data form one family).
+    std::uint32_t id(const std::string& signature, const std::string& family = {});
     /// The id of an interned signature; kNotMeasured when it is new.
     std::uint32_t find(const std::string& signature) const;
     /// Some signature of `id`'s family has samples (a data-dependent launch seen before with
@@ -92,34 +89,9 @@ public:
     template <typename To> void moveSamples(std::uint32_t id, To&& to);
     /// Samples measured so far for signature `id`.
     std::size_t sampleCount(std::uint32_t id) const;
-    /// A measured launch of signature `id` (its launch index) completed with values; a sample of
-    /// its wide signature too.
+    /// A measured launch of signature `id` (its launch index) completed with values.
     void addSample(std::uint32_t id, std::size_t launch);
     const std::vector<std::size_t>& samples(std::uint32_t id) const;
-
-    /// Ranges follow signatures (docs/design/0028): a class (a signature with a wide one) needs
-    /// one sample of its own, and its wide signature min(samples, its launches) over all its
-    /// classes; while those agree, every launch of every class takes their mean. Once they
-    /// disagree (splitWide()), each class needs its own samples and is split as any signature.
-    /// The wide signature of class `id`, kNotMeasured for none (or a derived signature).
-    std::uint32_t wideOf(std::uint32_t id) const noexcept {
-        return id < wideOf_.size() ? wideOf_[id] : kNotMeasured;
-    }
-    /// Wide signature `wide`'s samples did different work: its classes are measured on their own.
-    void splitWide(std::uint32_t wide);
-    bool isWideSplit(std::uint32_t wide) const noexcept {
-        return wide < wides_.size() && wides_[wide].split;
-    }
-    /// Samples of wide signature `wide`, over all its classes.
-    const std::vector<std::size_t>& wideSamples(std::uint32_t wide) const;
-    /// The samples whose mean signature `id`'s launches take: its wide signature's while that is
-    /// not split, else its own.
-    const std::vector<std::size_t>& reuseSamples(std::uint32_t id) const {
-        const std::uint32_t w = wideOf(id);
-        return w != kNotMeasured && !isWideSplit(w) ? wideSamples(w) : samples(id);
-    }
-    /// Wide signatures interned so far.
-    std::size_t wideSignatures() const noexcept { return wides_.size(); }
 
     /// The next window of `iteration` (signature ids per position; kNotMeasured: never
     /// measured) at or after `from`, at most `capacity` long, or nothing when every signature
@@ -159,31 +131,17 @@ private:
     static constexpr int kOwnedHere = -1, kUnshared = -2;
     std::vector<int> ownerOf_; // per id: kOwnedHere, the owning rank, or kUnshared (not yet)
     std::map<std::uint32_t, int> familyOwner_; // per family with an owner: as ownerOf_
-    struct Wide {
-        std::vector<std::size_t> samples; // launch indices, over its classes
-        bool split = false;
-    };
-    std::map<std::string, std::uint32_t> wideIds_;
-    std::vector<Wide> wides_;
-    std::vector<std::uint32_t> wideOf_; // per id
-    /// Whether signature `id` needs another sample, with `planned` what the windows so far add
-    /// (per id; per wide signature under kWidePlanned + its index) and `occurs` its launches.
-    bool needs(std::uint32_t id, const std::map<std::uint32_t, std::size_t>& planned,
-               const std::map<std::uint32_t, std::size_t>& occurs) const;
-    static constexpr std::uint32_t kWidePlanned = 0x80000000u;
 };
 
 template <typename To> void ReusePlan::moveSamples(std::uint32_t id, To&& to) {
     if (id >= samplesOf_.size())
         return;
     std::vector<std::size_t> moved;
-    moved.swap(samplesOf_[id]); // its wide signature keeps them
+    moved.swap(samplesOf_[id]);
     familySamples_[familyOf_[id]] -= moved.size();
     for (std::size_t launch : moved)
-        if (const std::uint32_t target = to(launch); target != kNotMeasured) {
-            samplesOf_[target].push_back(launch);
-            ++familySamples_[familyOf_[target]];
-        }
+        if (const std::uint32_t target = to(launch); target != kNotMeasured)
+            addSample(target, launch);
 }
 
 } // namespace roofline::collect

@@ -15,73 +15,10 @@
 
 namespace roofline::collect {
 
-// The first work counter (its index in work_) in which `records` (launch indices) disagree, and
-// the first of them with values; work_.size() when they agree.
-std::pair<std::size_t, const core::LaunchInfo*>
-ReuseWindows::disagreement(const Shared& shared, const std::vector<std::size_t>& records) const {
-    const core::LaunchInfo* first = nullptr;
-    for (std::size_t i : records) {
-        const core::LaunchInfo& x = shared.records[static_cast<std::int64_t>(i)];
-        if (x.values.empty() || shared.records.superseded(i))
-            continue;
-        if (!first) {
-            first = &x;
-            continue;
-        }
-        for (std::size_t k = 0; k < work_.size(); ++k)
-            if (!sameWork(first->values, x.values, {work_[k]}))
-                return {k, first};
-    }
-    return {work_.size(), first};
-}
-
-// The group's `extra` records whose signature is one `of` accepts, as launch indices.
-template <typename Of>
-std::vector<std::size_t> ReuseWindows::extraOf(const std::vector<std::int64_t>& extra,
-                                                Of&& of) const {
-    std::vector<std::size_t> out;
-    for (std::int64_t m : extra) {
-        const auto it = signatureOf_.find(m);
-        if (m >= 0 && it != signatureOf_.end() && of(it->second))
-            out.push_back(static_cast<std::size_t>(m));
-    }
-    return out;
-}
-
-// A class's wide signature (its launch key alone) whose samples disagree holds launches that do
-// different work in different places of the step: each of its classes is measured on its own from
-// now on (their samples checked in turn). True when it was split.
-bool ReuseWindows::splitWide(Shared& shared, std::uint32_t sig,
-                             const std::vector<std::int64_t>& extra,
-                             std::set<std::uint32_t>& pending) {
-    const std::uint32_t wide = plan_.wideOf(sig);
-    std::vector<std::size_t> records = plan_.wideSamples(wide);
-    for (std::size_t m : extraOf(extra, [&](std::uint32_t s) { return plan_.wideOf(s) == wide; }))
-        records.push_back(m);
-    const auto [metric, first] = disagreement(shared, records);
-    if (metric == work_.size())
-        return false;
-    ++splits_;
-    plan_.splitWide(wide);
-    for (std::uint32_t s : reference_.signatures)
-        if (s != ReusePlan::kNotMeasured && plan_.wideOf(s) == wide) {
-            pending.insert(s);
-            splitPositions_.insert(s);
-        }
-    core::log().info("libroofline: launches of {} with one launch configuration (kernel, grid, "
-                     "block, shared memory) did different work ({} differs between them): they "
-                     "are told apart by where they run in the step (scope path and place), and "
-                     "measured so",
-                     first ? core::demangle(first->mangledName) : std::string("a kernel"),
-                     shared.config.metricNames[work_[metric]]);
-    return true;
-}
-
-// A signature whose samples disagree holds launches that look alike but do different work
-// (GEMMs of one grid and different depth). First its wide signature (the launch key alone) is
-// split into its classes (scope path and place); a class whose own samples disagree then has
-// each of its launches a signature of its own (by parent place, else position), the samples so
-// far move to theirs, and the cycle goes on to measure the others.
+// A signature whose samples disagree in a work counter holds launches that look alike but do
+// different work (GEMMs of one grid and different depth): each of its launches becomes a
+// signature of its own (by position), the samples so far move to theirs, and the cycle goes on to
+// measure the others.
 bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
                                     const std::vector<std::int64_t>& extra) {
     if (work_.empty())
@@ -92,19 +29,30 @@ bool ReuseWindows::splitDisagreeing(Shared& shared, const std::vector<std::uint3
     while (!pending.empty()) {
         const std::uint32_t sig = *pending.begin();
         pending.erase(pending.begin());
-        if (plan_.wideOf(sig) != ReusePlan::kNotMeasured && !plan_.isWideSplit(plan_.wideOf(sig))) {
-            if (splitWide(shared, sig, extra, pending)) {
-                any = true;
-                pending.insert(sig);
-            }
-            continue; // its class's samples are checked once the wide signature is split
-        }
         if (!done.insert(sig).second || plan_.isSplit(sig) || plan_.isPositional(sig))
             continue; // a launch by its position: nothing finer to split it by
+        const core::LaunchInfo* first = nullptr;
+        std::size_t metric = work_.size();
         std::vector<std::size_t> records = plan_.samples(sig);
-        for (std::size_t m : extraOf(extra, [&](std::uint32_t s) { return s == sig; }))
-            records.push_back(m);
-        const auto [metric, first] = disagreement(shared, records);
+        for (std::int64_t m : extra) {
+            const auto it = signatureOf_.find(m);
+            if (m >= 0 && it != signatureOf_.end() && it->second == sig)
+                records.push_back(static_cast<std::size_t>(m));
+        }
+        for (std::size_t i : records) {
+            const core::LaunchInfo& x = shared.records[static_cast<std::int64_t>(i)];
+            if (x.values.empty() || shared.records.superseded(i))
+                continue;
+            if (!first) {
+                first = &x;
+                continue;
+            }
+            for (std::size_t k = 0; k < work_.size() && metric == work_.size(); ++k)
+                if (!sameWork(first->values, x.values, {work_[k]}))
+                    metric = k;
+            if (metric < work_.size())
+                break;
+        }
         if (metric == work_.size())
             continue;
         any = true;
@@ -194,7 +142,7 @@ void ReuseWindows::emitReused(Shared& shared) {
             continue;
         }
         std::vector<const core::LaunchInfo*> samples;
-        for (std::size_t i : plan_.reuseSamples(sig))
+        for (std::size_t i : plan_.samples(sig))
             if (i < shared.records.size() &&
                 !shared.records[static_cast<std::int64_t>(i)].values.empty() &&
                 !shared.records.superseded(i))
@@ -208,7 +156,7 @@ void ReuseWindows::emitReused(Shared& shared) {
                                   "and the profile stopped before this one was (run more "
                                   "iterations)");
             ++shared.tally.reusedDiffering;
-        } else if (samples.empty() && plan_.reuseSamples(sig).empty()) {
+        } else if (samples.empty() && plan_.samples(sig).empty()) {
             appendNote(info.note, "not measured: the profile stopped before a launch of its "
                                   "signature was measured (run more iterations)");
         } else if (samples.empty()) {

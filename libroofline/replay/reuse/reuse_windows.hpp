@@ -111,14 +111,6 @@ private:
     /// disagree; true when any was.
     bool splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
                           const std::vector<std::int64_t>& extra = {});
-    /// Splits the wide signature of class `sig` when its samples (and `extra`'s of it) disagree;
-    /// its classes go to `pending`.
-    bool splitWide(Shared& shared, std::uint32_t sig, const std::vector<std::int64_t>& extra,
-                   std::set<std::uint32_t>& pending);
-    std::pair<std::size_t, const core::LaunchInfo*>
-    disagreement(const Shared& shared, const std::vector<std::size_t>& records) const;
-    template <typename Of>
-    std::vector<std::size_t> extraOf(const std::vector<std::int64_t>& extra, Of&& of) const;
     /// After a split: the next window over the reference's positions this cycle has not
     /// measured yet, from its start -- as long as an image of the session's size holds (the
     /// cycle's image grows to it when it must: more ranges cost less than another window).
