@@ -138,7 +138,7 @@ OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
     launches.reserve(records_.size());
     for (const auto& [index, why] : records_)
         launches.push_back(step.idOf(records[index]));
-    const StepPlaces places(step.signatureAt);
+    StepPlaces places(step.signatureAt);
     const std::vector<std::size_t> work = workCounters(metricNames);
     for (std::size_t k = 0; k < records_.size(); ++k) {
         const auto [index, why] = records_[k];
@@ -161,9 +161,13 @@ OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
         }
         if (samples.empty()) {
             r.note = noCountersNote(why) +
-                     ", and its signature's launches in the step did different work, and none "
-                     "ran where it ran (the same launches around it), so none lends it its "
-                     "counters";
+                     ", and its signature's launches in the step did different work, and " +
+                     (places.exhausted()
+                          ? "the search for where it ran stopped at its bound (" +
+                                std::to_string(StepPlaces::kMaxComparisons) +
+                                " launches compared)"
+                          : std::string("none ran where it ran (the same launches around it)")) +
+                     ", so none lends it its counters";
             continue;
         }
         r.note.clear();

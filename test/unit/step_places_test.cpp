@@ -10,7 +10,7 @@ using roofline::collect::StepPlaces;
 
 TEST(StepPlaces, TheLaunchesAroundItPickThePlace) {
     //                         0  1  2  3  4  5  6  7  8  9 10 11
-    const StepPlaces places({1, 2, 9, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    StepPlaces places({1, 2, 9, 3, 4, 5, 6, 7, 8, 9, 10, 11});
     // The 9 at launch 5: its 12 neighbours match those of position 9, none those of position 2.
     const std::vector<int> launches = {4, 5, 6, 7, 8, 9, 10, 11, 1, 2, 9, 3, 4};
     EXPECT_EQ(places.placesOf(launches, 5), (std::vector<std::int64_t>{9}));
@@ -19,7 +19,7 @@ TEST(StepPlaces, TheLaunchesAroundItPickThePlace) {
 }
 
 TEST(StepPlaces, FewerThanTheLeastNeighboursMatchingPlaceNothing) {
-    const StepPlaces places({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+    StepPlaces places({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
     const std::vector<int> launches = {2, 3, 4, 5, 6, 7, 8}; // 6 neighbours of 5 match
     EXPECT_TRUE(places.placesOf(launches, 3).empty());
     const std::vector<int> longer = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -28,7 +28,7 @@ TEST(StepPlaces, FewerThanTheLeastNeighboursMatchingPlaceNothing) {
 
 TEST(StepPlaces, IdenticalLayersGiveEveryPlaceTheyMatch) {
     // Two identical layers 1..5 then 6: a launch in either matches both equally.
-    const StepPlaces places({1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6});
+    StepPlaces places({1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6});
     const std::vector<int> launches = {1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6};
     const std::vector<std::int64_t> got = places.placesOf(launches, 2);
     EXPECT_EQ(got, (std::vector<std::int64_t>{2}));
@@ -48,8 +48,20 @@ TEST(StepPlaces, IdenticalLayersGiveEveryPlaceTheyMatch) {
 }
 
 TEST(StepPlaces, UnknownLaunchesAndOutOfRangeMatchNothing) {
-    const StepPlaces places({1, -1, 3});
+    StepPlaces places({1, -1, 3});
     EXPECT_TRUE(places.placesOf({1, 2, 3}, 5).empty());
     EXPECT_TRUE(places.placesOf({-1, -1, -1}, 1).empty());
     EXPECT_TRUE(places.placesOf({7}, 0).empty());
+}
+
+TEST(StepPlaces, PastItsBoundOfComparisonsNothingMoreIsPlaced) {
+    std::vector<int> step;
+    for (int v = 1; v <= 20; ++v)
+        step.push_back(v);
+    StepPlaces places(step, 40);
+    EXPECT_EQ(places.placesOf(step, 10), (std::vector<std::int64_t>{10})); // 19 matched + 2
+    EXPECT_FALSE(places.exhausted());
+    EXPECT_EQ(places.placesOf(step, 11), (std::vector<std::int64_t>{11}));
+    EXPECT_TRUE(places.exhausted());
+    EXPECT_TRUE(places.placesOf(step, 12).empty());
 }
