@@ -52,24 +52,6 @@ std::string positionsOf(const std::vector<const core::LaunchInfo*>& samples) {
     return s;
 }
 
-bool sameWorkAll(const std::vector<const core::LaunchInfo*>& samples,
-                 const std::vector<std::size_t>& work) {
-    for (const core::LaunchInfo* s : samples)
-        if (!sameWork(samples[0]->values, s->values, work))
-            return false;
-    return true;
-}
-
-} // namespace
-
-void OutsideRecords::add(RecordStore& records, std::int64_t index, const char* why) {
-    records_.emplace_back(index, why);
-    appendNote(records[index].note,
-               noCountersNote(why) + ", where no window measured it");
-}
-
-namespace {
-
 // The step as iteration replay recorded it: its launches measured themselves, by signature; the
 // signatures another rank measures; and, by position, each launch's signature and the record whose
 // values it has.
@@ -118,14 +100,19 @@ std::vector<const core::LaunchInfo*> samplesAt(const Step& step,
     std::vector<const core::LaunchInfo*> samples;
     for (const std::int64_t p : places) {
         const core::LaunchInfo* s = step.valuesAt[static_cast<std::size_t>(p)];
-        if (s == nullptr || !sameWork((samples.empty() ? s : samples[0])->values, s->values, work))
+        if (s == nullptr)
             return {};
         samples.push_back(s);
     }
-    return samples;
+    return sameWorkAll(samples, work) ? samples : std::vector<const core::LaunchInfo*>{};
 }
 
 } // namespace
+
+void OutsideRecords::add(RecordStore& records, std::int64_t index, const char* why) {
+    records_.emplace_back(index, why);
+    appendNote(records[index].note, noCountersNote(why) + ", where no window measured it");
+}
 
 OutsideRecords::Lent OutsideRecords::lend(RecordStore& records,
                                           const std::vector<std::string>& metricNames) {

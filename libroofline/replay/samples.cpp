@@ -39,6 +39,14 @@ bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
     return true;
 }
 
+bool sameWorkAll(const std::vector<const core::LaunchInfo*>& samples,
+                 const std::vector<std::size_t>& workMetrics) {
+    for (const core::LaunchInfo* s : samples)
+        if (!sameWork(samples[0]->values, s->values, workMetrics))
+            return false;
+    return true;
+}
+
 void takeSampleMean(const std::vector<const core::LaunchInfo*>& samples, const std::string& which,
                     const std::vector<std::string>& metricNames, core::LaunchInfo& info) {
     const std::size_t n = samples.size(), metrics = n > 0 ? samples[0]->values.size() : 0;

@@ -16,6 +16,9 @@ namespace roofline::collect {
 /// compared.
 bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
               const std::vector<std::size_t>& workMetrics);
+/// Whether every one of `samples` did the work the first did (sameWork); true for none.
+bool sameWorkAll(const std::vector<const core::LaunchInfo*>& samples,
+                 const std::vector<std::size_t>& workMetrics);
 /// The positions in `metricNames` of the work counters.
 std::vector<std::size_t> workCounters(const std::vector<std::string>& metricNames);
 

@@ -7,7 +7,6 @@
 #include "core/log.hpp"
 #include "core/merge.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -147,9 +146,7 @@ void ReuseWindows::emitReused(Shared& shared) {
                 !shared.records[static_cast<std::int64_t>(i)].values.empty() &&
                 !shared.records.superseded(i))
                 samples.push_back(&shared.records[static_cast<std::int64_t>(i)]);
-        const bool agree = std::all_of(samples.begin(), samples.end(), [&](const auto* x) {
-            return sameWork(samples[0]->values, x->values, work_);
-        });
+        const bool agree = sameWorkAll(samples, work_);
         if (samples.empty() && splitPositions_.count(sig) > 0) {
             appendNote(info.note, "not measured: launches that look like it (kernel, grid, block, "
                                   "place) did different work, so each is measured on its own, "
