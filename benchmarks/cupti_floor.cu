@@ -4,7 +4,9 @@
 // the same with one user range pushed around each kernel (user range + user replay), decode and
 // host-evaluation time per range, and the cost of creating a profiler object. It is how the
 // choices of docs/design/0008-fewer-passes.md were measured.
-//   roofline-bench-cupti-floor [--small N] [--large N] [--groups a,b,...]
+//   roofline-bench-cupti-floor [--small N] [--large N] [--groups a,b,...] [--sparse k,...]
+// --sparse: instead, passes over `large` kernels with a user range around every k-th kernel only
+// (what a window costs that measures only some of the launches it holds).
 #include "core/metric_catalog.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
@@ -18,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,9 +46,11 @@ struct PassTimes {
     std::size_t ranges = 0;
 };
 
+// `userRanges`: a user range around every `every`-th kernel (1: each one); the others run inside the
+// pass with no range of their own.
 PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Host& host,
                    const std::vector<std::string>& metrics, const Workload& w, int n,
-                   bool userRanges) {
+                   bool userRanges, int every = 1) {
     PassTimes t;
     p.configure();
     cudaDeviceSynchronize();
@@ -55,10 +60,11 @@ PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Hos
         const auto t0 = Clock::now();
         p.start();
         for (int i = 0; i < n; ++i) {
-            if (userRanges)
+            const bool ranged = userRanges && i % every == 0;
+            if (ranged)
                 p.pushRange(("k" + std::to_string(i)).c_str());
             w.kernel(i);
-            if (userRanges)
+            if (ranged)
                 p.popRange();
         }
         all = p.stop();
@@ -142,11 +148,56 @@ void measureGroup(void* context, const cupti::Host& host, const Group& g, Worklo
                 b.ranges ? b.evaluate / b.ranges : 0.0, create);
 }
 
+
+// Windows that hold more launches than they measure: one pass over `large` kernels with a user
+// range around every k-th kernel only (an FFMA kernel each time), against auto ranges around every
+// kernel. Prints ms per pass, ms per measured kernel, and the metrics whose ranged values differ
+// from the same kernel's auto-range values (by more than 0.1 %: the largest relative difference).
+void measureSparse(void* context, const cupti::Host& host, const Group& g, Workload& w, int large,
+                   const std::vector<int>& everies) {
+    const cupti::ConfigImage image = host.configImage(g.metrics);
+    const auto cap = static_cast<std::size_t>(large);
+    cupti::RangeProfiler autoP(context, {{g.metrics, image.bytes}}, cap,
+                               cupti::RangeMode::AutoUserReplay);
+    runGroup(autoP, host, g.metrics, w, large, false); // warm-up (SASS patching)
+    const PassTimes a = runGroup(autoP, host, g.metrics, w, large, false);
+    const std::vector<double> reference = host.evaluateValues(autoP.counterData(), 0, g.metrics);
+    autoP.disable();
+    std::printf("%-9s auto ranges on all %d kernels: %.2f ms per pass (%zu passes)\n",
+                g.name.c_str(), large, a.perPass, a.passes);
+    for (int every : everies) {
+        cupti::RangeProfiler userP(context, {{g.metrics, image.bytes}}, cap,
+                                   cupti::RangeMode::UserUserReplay);
+        runGroup(userP, host, g.metrics, w, large, true, every); // warm-up
+        const PassTimes u = runGroup(userP, host, g.metrics, w, large, true, every);
+        std::vector<double> worst(g.metrics.size(), 0.0);
+        for (std::size_t r = 0; r < u.ranges; ++r) {
+            const std::vector<double> v = host.evaluateValues(userP.counterData(), r, g.metrics);
+            for (std::size_t m = 0; m < v.size() && m < reference.size(); ++m)
+                if (reference[m] != 0)
+                    worst[m] = std::max(worst[m],
+                                        std::abs(v[m] - reference[m]) / std::abs(reference[m]));
+        }
+        std::string differ; // the metrics whose ranged values are not the auto range's
+        for (std::size_t m = 0; m < worst.size(); ++m)
+            if (worst[m] > 1e-3)
+                differ += " " + g.metrics[m] + "(" + std::to_string(worst[m]) + ")";
+        userP.disable();
+        std::printf("%-9s user range on every %3d-th kernel: %zu ranges, %.2f ms per pass "
+                    "(%.3f ms per ranged kernel; all-auto %.3f per kernel); metrics whose values "
+                    "differ from the auto range's:%s\n",
+                    g.name.c_str(), every, u.ranges, u.perPass,
+                    u.ranges ? u.perPass / static_cast<double>(u.ranges) : 0.0,
+                    a.perPass / large, differ.empty() ? " none" : differ.c_str());
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     int small = 6, large = 96;
     std::vector<std::string> only;
+    std::vector<int> sparse; // --sparse 3,12,48: user ranges around every k-th kernel only
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--small"))
             small = std::atoi(argv[i + 1]);
@@ -154,6 +205,9 @@ int main(int argc, char** argv) {
             large = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--groups"))
             only = bench_helpers::commaList(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--sparse"))
+            for (const std::string& k : bench_helpers::commaList(argv[i + 1]))
+                sparse.push_back(std::max(1, std::atoi(k.c_str())));
     }
     void* context = nullptr;
     try {
@@ -179,7 +233,10 @@ int main(int argc, char** argv) {
         if (!only.empty() && std::find(only.begin(), only.end(), g.name) == only.end())
             continue;
         try {
-            measureGroup(context, host, g, w, small, large);
+            if (!sparse.empty())
+                measureSparse(context, host, g, w, large, sparse);
+            else
+                measureGroup(context, host, g, w, small, large);
         } catch (const std::exception& e) {
             std::printf("%-9s failed: %s\n", g.name.c_str(), e.what());
         }

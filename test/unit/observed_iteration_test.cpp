@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <deque>
+#include <set>
 
 namespace roofline::collect {
 namespace {
@@ -62,6 +63,29 @@ TEST(ObservedIteration, ABlockRepeatedInsideOneScopeSharesSignaturesByPhase) {
 
 // Later iterations launch what the first did: the same signatures (their repeats come from a
 // cache keyed by the launch sequence, not from a new search).
+// A step with no scope (a PyTorch loop with no NVTX range): its forward's layers and its
+// backward's each share signatures by phase, so two layers' launches sample every layer.
+TEST(ObservedIteration, AStepWithNoScopeSharesItsForwardsAndItsBackwardsLayers) {
+    Iteration it;
+    for (int layer = 0; layer < 6; ++layer) {
+        it.launch("layernorm", 4, "step #", 1);
+        it.launch("gemm", 16, "step #", 1);
+        it.launch("gelu", 8, "step #", 1);
+    }
+    it.launch("loss", 1, "step #", 1);
+    for (int layer = 0; layer < 6; ++layer) {
+        it.launch("geluGrad", 8, "step #", 1);
+        it.launch("gemm", 16, "step #", 1); // the forward's kernel and grid: another phase
+        it.launch("layernormGrad", 4, "step #", 1);
+    }
+    it.assign();
+    EXPECT_EQ(it.sigs[0], it.sigs[15]); // layer 0's and layer 5's forward layernorm
+    EXPECT_EQ(it.sigs[19], it.sigs[19 + 12]); // backward gemms of two layers
+    EXPECT_NE(it.sigs[1], it.sigs[20]); // a forward gemm is not a backward one
+    std::set<std::uint32_t> distinct(it.sigs.begin(), it.sigs.end());
+    EXPECT_EQ(distinct.size(), 7u); // 3 forward phases, the loss, 3 backward phases
+}
+
 TEST(ObservedIteration, TheNextIterationGetsTheSameSignatures) {
     Iteration it;
     const auto backward = [&](std::uint64_t instance, int layers) {

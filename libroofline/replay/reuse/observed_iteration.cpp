@@ -103,15 +103,15 @@ std::uint64_t hashOf(const std::vector<std::uint32_t>& keys) {
     return h ^ keys.size();
 }
 
-// `r` describes a repeat of `keys` (or none).
-bool holds(const Repeat& r, const std::vector<std::uint32_t>& keys) {
-    if (r.period == 0)
-        return true;
-    if (r.end() > keys.size())
-        return false;
-    for (std::size_t i = r.start; i + r.period < r.end(); ++i)
-        if (keys[i] != keys[i + r.period])
+// Each of `repeats` describes a repeat of `keys`.
+bool holds(const std::vector<Repeat>& repeats, const std::vector<std::uint32_t>& keys) {
+    for (const Repeat& r : repeats) {
+        if (r.end() > keys.size())
             return false;
+        for (std::size_t i = r.start; i + r.period < r.end(); ++i)
+            if (keys[i] != keys[i + r.period])
+                return false;
+    }
     return true;
 }
 } // namespace
@@ -119,7 +119,7 @@ bool holds(const Repeat& r, const std::vector<std::uint32_t>& keys) {
 void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& signatures,
                                std::vector<std::uint32_t>& families,
                                std::vector<std::string>& labels) {
-    // Each scope instance's launches in order, then its repeat.
+    // Each scope instance's launches in order, then its repeated blocks.
     std::map<std::uint64_t, std::vector<std::size_t>> byInstance;
     for (std::size_t p = 0; p < launches_.size(); ++p)
         byInstance[launches_[p].instance].push_back(p);
@@ -134,9 +134,9 @@ void ObservedIteration::assign(ReusePlan& plan, std::vector<std::uint32_t>& sign
         if (known == repeats_.end() || !holds(known->second, keys)) { // holds(): a collision
             if (repeats_.size() >= 1024)
                 repeats_.clear();
-            known = repeats_.insert_or_assign(h, findRepeat(keys)).first;
+            known = repeats_.insert_or_assign(h, findRepeats(keys)).first;
         }
-        const Repeat r = known->second;
+        const std::vector<Repeat>& r = known->second;
         for (std::size_t i = 0; i < positions.size(); ++i)
             labels[positions[i]] = phaseLabel(r, i);
     }

@@ -3,7 +3,8 @@
 // their signatures. A launch's signature is its launch key (kernel, grid, block, dynamic shared
 // memory), its scope path with instance numbers made uniform, and its place in its innermost
 // scope instance: its index there, or -- inside a block of launches the instance repeats back to
-// back (a backward pass of identical layers in one range: repeats.hpp) -- its phase in the block.
+// back (a backward pass of identical layers in one range, and its forward's: repeats.hpp) -- its
+// phase in the block.
 // The place is known only once the instance is complete, so signatures are assigned at the end of
 // the iteration. Pure logic: no CUDA, unit-tested in test/unit/observed_iteration_test.cpp.
 #include "replay/reuse/repeats.hpp"
@@ -87,7 +88,7 @@ private:
     std::unordered_map<Shape, std::uint32_t, ShapeHash> byShape_; // -> key (bounded)
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::string>, std::uint32_t> signatures_;
     std::vector<Launch> launches_;
-    std::map<std::uint64_t, Repeat> repeats_; // by hash of a launch sequence (bounded)
+    std::map<std::uint64_t, std::vector<Repeat>> repeats_; // by hash of a launch sequence (bounded)
 };
 
 } // namespace roofline::collect

@@ -1,6 +1,7 @@
 #include "replay/reuse/repeats.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace roofline::collect {
 
@@ -44,6 +45,48 @@ std::string phaseLabel(const Repeat& r, std::size_t index) {
     if (index < r.end())
         return '~' + std::to_string(r.period) + ':' + std::to_string((index - r.start) % r.period);
     return '+' + std::to_string(index - r.end());
+}
+
+std::vector<Repeat> findRepeats(const std::vector<std::uint32_t>& tokens, std::size_t maxRepeats,
+                                std::size_t budget) {
+    std::vector<Repeat> found;
+    // Stretches still to search, [begin, end); the whole sequence first, so that its longest
+    // block is found as findRepeat finds it.
+    std::vector<std::pair<std::size_t, std::size_t>> stretches{{0, tokens.size()}};
+    std::size_t spent = 0;
+    while (!stretches.empty() && found.size() < maxRepeats) {
+        const auto [begin, end] = stretches.back();
+        stretches.pop_back();
+        const std::size_t n = end - begin;
+        if (n < 4) // two launches twice: the shortest block findRepeat reports
+            continue;
+        const std::size_t cost = n * std::min<std::size_t>(n / 2, 1024);
+        if (spent + cost > budget && !found.empty())
+            continue;
+        spent += cost;
+        const std::vector<std::uint32_t> part(tokens.begin() + static_cast<long>(begin),
+                                              tokens.begin() + static_cast<long>(end));
+        Repeat r = findRepeat(part);
+        if (r.period == 0)
+            continue;
+        r.start += begin;
+        found.push_back(r);
+        stretches.emplace_back(r.end(), end);
+        stretches.emplace_back(begin, r.start);
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Repeat& a, const Repeat& b) { return a.start < b.start; });
+    return found;
+}
+
+std::string phaseLabel(const std::vector<Repeat>& repeats, std::size_t index) {
+    if (repeats.empty() || index < repeats.front().start)
+        return std::to_string(index);
+    std::size_t j = 0; // the last block that starts at or before `index`
+    while (j + 1 < repeats.size() && repeats[j + 1].start <= index)
+        ++j;
+    const std::string inside = phaseLabel(repeats[j], index); // "~P:phase" or "+k"
+    return j == 0 ? inside : '#' + std::to_string(j) + inside;
 }
 
 } // namespace roofline::collect
