@@ -14,8 +14,13 @@
 // "libroofline above raw CUPTI". docs/methodology.md ("What a profile costs") turns these parts
 // into the cost model.
 //   roofline-bench-pass-cost [--ranges N] [--capacity C] [--groups time,memory,...] [--cublas]
+//                            [--parts FILE]
+// --parts writes the parts of the cost model (core/cost_model.hpp) for the full set to FILE:
+// set-up, the first Start of the process's first object and of a later one, a pass's Start and
+// Stop, a range per pass. `roofline-bench-predict` reads it.
 // --cublas runs one cuBLAS GEMM first, so that the library's modules are loaded when the
 // profilers start (as in a training program).
+#include "core/cost_model.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
@@ -291,12 +296,49 @@ void printFirstStarts(void* context, const cupti::Host& host, std::size_t capaci
                 firstStartOf(context, host, c, capacity));
 }
 
+// The cost model's parts (core/cost_model.hpp) from the full set's group, into `file`.
+void writeParts(const std::string& file, void* context, const cupti::Host& host,
+                const std::vector<std::string>& full,
+                const std::vector<std::pair<std::string, GroupResult>>& results, int n,
+                double initMs, std::size_t capacity, const std::string& chip) {
+    const GroupResult* g = find(results, "full");
+    if (!g || results.empty()) {
+        std::printf("--parts: the full set's group did not run: no parts written\n");
+        return;
+    }
+    core::CostParts parts;
+    const auto t0 = Clock::now();
+    host.configImage(full); // the session builds its configuration images at set-up
+    parts.setupMs = initMs + msSince(t0);
+    parts.firstObjectMs = results.front().second.firstStart; // the process's first object
+    parts.objectMs = firstStartOf(context, host, full, capacity);
+    const double fixed = g->pass.start + g->pass.stop + g->pass.wait;
+    parts.passMs = fixed;
+    parts.rangeMs = std::max(0.0, g->pass.wall - fixed) / n;
+    parts.chip = chip;
+    parts.metrics = "full";
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    const std::string text = core::toJson(parts);
+    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+        std::printf("--parts: could not write %s\n", file.c_str());
+        if (f)
+            std::fclose(f);
+        return;
+    }
+    std::fclose(f);
+    std::printf("\ncost parts (ms) written to %s: set-up %.1f, first object %.1f, later object "
+                "%.1f, pass %.2f, range %.3f\n",
+                file.c_str(), parts.setupMs, parts.firstObjectMs, parts.objectMs, parts.passMs,
+                parts.rangeMs);
+}
+
 } // namespace
 
 static int run(int argc, char** argv) {
     int n = 96;
     std::size_t capacity = 0;
     std::vector<std::string> only;
+    std::string partsFile;
     bool cublas = false;
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], "--cublas"))
@@ -308,7 +350,12 @@ static int run(int argc, char** argv) {
             capacity = static_cast<std::size_t>(std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--groups"))
             only = bench_helpers::commaList(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--parts"))
+            partsFile = argv[i + 1];
     }
+    if (!partsFile.empty() && std::find(only.begin(), only.end(), "full") == only.end() &&
+        !only.empty())
+        only.push_back("full"); // the parts are the full set's
     if (capacity < static_cast<std::size_t>(n))
         capacity = static_cast<std::size_t>(n);
     cudaSetDevice(0);
@@ -413,6 +460,9 @@ static int run(int argc, char** argv) {
     }
     if (only.empty() || std::find(only.begin(), only.end(), "first") != only.end())
         printFirstStarts(context, host, capacity);
+    if (!partsFile.empty())
+        writeParts(partsFile, context, host, sets(roofline::MetricSet::Full), results, n, init,
+                   capacity, chip);
     cupti::deinitializeProfiler();
     cupti::releasePrimaryContext(0);
     return 0;

@@ -19,6 +19,8 @@ struct BackendCost {
     double creationMs = 0;     ///< in re-creations (code loads, configuration switches)
     double evaluationMs = 0;   ///< decode and host evaluation
     std::size_t ranges = 0;    ///< ranges evaluated (one per measured launch and image)
+    /// Ranges evaluated, each times the passes its image took (what the passes measured).
+    std::size_t rangePasses = 0;
     /// Pass starts. The first Start of each profiler object sets CUPTI's object up (H100:
     /// ~200 ms of CPU with a 96-range image, more with larger ones: roofline-bench-pass-cost);
     /// a later Start costs a few ms on an idle GPU and otherwise waits for the program's work
@@ -46,6 +48,7 @@ struct BackendCost {
         creationMs += other.creationMs;
         evaluationMs += other.evaluationMs;
         ranges += other.ranges;
+        rangePasses += other.rangePasses;
         starts += other.starts;
         startMs += other.startMs;
         objectStarts += other.objectStarts;

@@ -72,10 +72,12 @@ CuptiBackend::~CuptiBackend() {
 }
 
 void CuptiBackend::configure() {
+    imagePasses_ = 0; // a fresh image
     ContextGuard g(context_);
     profiler_->configure();
 }
 void CuptiBackend::selectConfiguration(std::size_t index) {
+    imagePasses_ = 0; // a fresh image at pass 0
     const bool recreate = index != profiler_->current() && !profiler_->suspended();
     if (recreate)
         cupti::traceCodeLoad("re-creating the range profiler for the next configuration");
@@ -107,6 +109,7 @@ bool CuptiBackend::stop() {
     const auto t0 = Clock::now();
     const bool all = profiler_->stop();
     cost_.stopMs += msSince(t0);
+    ++imagePasses_;
     return all;
 }
 void CuptiBackend::pushRange(const std::string& name) {
@@ -118,6 +121,7 @@ void CuptiBackend::popRange() {
     profiler_->popRange();
 }
 void CuptiBackend::reenable(std::size_t configuration) {
+    imagePasses_ = 0; // a fresh image at pass 0
     const bool recreate = !profiler_->suspended(); // else acquire() creates it
     if (recreate)
         cupti::traceCodeLoad("re-creating the range profiler");
@@ -185,6 +189,8 @@ std::vector<RangeValues> CuptiBackend::evaluate() {
     }
     cost_.evaluationMs += msSince(t0);
     cost_.ranges += n;
+    cost_.rangePasses += n * std::max<std::size_t>(imagePasses_, 1);
+    imagePasses_ = 0;
     return out;
 }
 

@@ -76,6 +76,7 @@ private:
     unsigned long long flushBuffer_ = 0;
     std::unique_ptr<cupti::L2Flush> kernelFlush_; // flushBeforeLaunch()'s kernel
     BackendCost cost_;
+    std::size_t imagePasses_ = 0; // passes stopped on the current image since it was configured
     bool freshObject_ = true; ///< the profiler object has not started yet
     core::SteadyClock::time_point passBegan_{};
     std::vector<std::string> peakMetrics_;        // core::peakMetrics for the chip

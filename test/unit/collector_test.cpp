@@ -506,6 +506,7 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     a.memoryMs = 13;
     a.waitMs = 14;
     a.recordMs = 15;
+    a.rangePasses = 16;
     roofline::collect::BackendCost sum = a;
     sum.add(a);
     EXPECT_EQ(sum.creations, 2u);
@@ -522,4 +523,5 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     EXPECT_DOUBLE_EQ(sum.memoryMs, 26);
     EXPECT_DOUBLE_EQ(sum.waitMs, 28);
     EXPECT_DOUBLE_EQ(sum.recordMs, 30);
+    EXPECT_EQ(sum.rangePasses, 32u);
 }
