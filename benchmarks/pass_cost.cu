@@ -15,13 +15,16 @@
 // into the cost model.
 //   roofline-bench-pass-cost [--ranges N] [--capacity C] [--groups time,memory,...] [--cublas]
 //                            [--parts FILE]
-// --parts writes the parts of the cost model (core/cost_model.hpp) for the full set to FILE:
-// set-up, the first Start of the process's first object and of a later one, a pass's Start and
-// Stop, a range per pass. `roofline-bench-predict` reads it.
+// --parts writes the parts of the cost model (core/cost_model.hpp) to FILE, for the set a session
+// collects by default (`default`: the full set, tensor counters by detection): set-up, a
+// profiler object's first Start (fixed, per range of its image -- from objects of 32 and 384
+// ranges -- and the process's first object's extra), a pass's Start and Stop, a range per pass.
+// `roofline-bench-predict` reads it.
 // --cublas runs one cuBLAS GEMM first, so that the library's modules are loaded when the
 // profilers start (as in a training program).
 #include "core/cost_model.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/tensor_inference.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
 #include "cupti/host.hpp"
@@ -296,27 +299,35 @@ void printFirstStarts(void* context, const cupti::Host& host, std::size_t capaci
                 firstStartOf(context, host, c, capacity));
 }
 
-// The cost model's parts (core/cost_model.hpp) from the full set's group, into `file`.
+// The cost model's parts (core/cost_model.hpp) from the default set's group, into `file`.
 void writeParts(const std::string& file, void* context, const cupti::Host& host,
-                const std::vector<std::string>& full,
+                const std::vector<std::string>& metrics,
                 const std::vector<std::pair<std::string, GroupResult>>& results, int n,
                 double initMs, std::size_t capacity, const std::string& chip) {
-    const GroupResult* g = find(results, "full");
+    const GroupResult* g = find(results, "default");
     if (!g || results.empty()) {
-        std::printf("--parts: the full set's group did not run: no parts written\n");
+        std::printf("--parts: the default set's group did not run: no parts written\n");
         return;
     }
     core::CostParts parts;
     const auto t0 = Clock::now();
-    host.configImage(full); // the session builds its configuration images at set-up
+    host.configImage(metrics); // the session builds its configuration images at set-up
     parts.setupMs = initMs + msSince(t0);
-    parts.firstObjectMs = results.front().second.firstStart; // the process's first object
-    parts.objectMs = firstStartOf(context, host, full, capacity);
+    // A later object's first Start at two image sizes: fixed + per range; the process's first
+    // object (the first group's) costs more.
+    constexpr std::size_t kSmall = 32, kLarge = 384;
+    const double small = firstStartOf(context, host, metrics, kSmall);
+    const double large = firstStartOf(context, host, metrics, kLarge);
+    parts.objectRangeMs = std::max(0.0, (large - small) / static_cast<double>(kLarge - kSmall));
+    parts.objectMs = std::max(0.0, small - parts.objectRangeMs * kSmall);
+    parts.firstObjectMs =
+        std::max(0.0, results.front().second.firstStart - parts.objectMs -
+                          parts.objectRangeMs * static_cast<double>(capacity));
     const double fixed = g->pass.start + g->pass.stop + g->pass.wait;
     parts.passMs = fixed;
     parts.rangeMs = std::max(0.0, g->pass.wall - fixed) / n;
     parts.chip = chip;
-    parts.metrics = "full";
+    parts.metrics = "default";
     std::FILE* f = std::fopen(file.c_str(), "w");
     const std::string text = core::toJson(parts);
     if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
@@ -326,10 +337,11 @@ void writeParts(const std::string& file, void* context, const cupti::Host& host,
         return;
     }
     std::fclose(f);
-    std::printf("\ncost parts (ms) written to %s: set-up %.1f, first object %.1f, later object "
-                "%.1f, pass %.2f, range %.3f\n",
-                file.c_str(), parts.setupMs, parts.firstObjectMs, parts.objectMs, parts.passMs,
-                parts.rangeMs);
+    std::printf("\ncost parts (ms) written to %s: set-up %.1f; an object's first Start %.1f + "
+                "%.3f per image range (%.1f at %zu, %.1f at %zu), the process's first %.1f more; "
+                "pass %.2f, range %.3f\n",
+                file.c_str(), parts.setupMs, parts.objectMs, parts.objectRangeMs, small, kSmall,
+                large, kLarge, parts.firstObjectMs, parts.passMs, parts.rangeMs);
 }
 
 } // namespace
@@ -353,9 +365,9 @@ static int run(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--parts"))
             partsFile = argv[i + 1];
     }
-    if (!partsFile.empty() && std::find(only.begin(), only.end(), "full") == only.end() &&
+    if (!partsFile.empty() && std::find(only.begin(), only.end(), "default") == only.end() &&
         !only.empty())
-        only.push_back("full"); // the parts are the full set's
+        only.push_back("default"); // the parts are the default set's
     if (capacity < static_cast<std::size_t>(n))
         capacity = static_cast<std::size_t>(n);
     cudaSetDevice(0);
@@ -422,6 +434,7 @@ static int run(int argc, char** argv) {
         {"memory", sets(roofline::MetricSet::Memory)},
         {"bf16", {"sm__ops_path_tensor_src_bf16_dst_fp32.sum"}},
         {"full", sets(roofline::MetricSet::Full)},
+        {"default", core::initialMetrics(profile, roofline::MetricSet::Full, true)},
         {"memory+flush", sets(roofline::MetricSet::Memory), true},
     };
     std::printf("\n%-13s %3s %3s | %8s %7s %7s %7s %6s %7s %7s | %7s %7s | %6s %6s\n", "group",
@@ -461,8 +474,9 @@ static int run(int argc, char** argv) {
     if (only.empty() || std::find(only.begin(), only.end(), "first") != only.end())
         printFirstStarts(context, host, capacity);
     if (!partsFile.empty())
-        writeParts(partsFile, context, host, sets(roofline::MetricSet::Full), results, n, init,
-                   capacity, chip);
+        writeParts(partsFile, context, host,
+                   core::initialMetrics(profile, roofline::MetricSet::Full, true), results, n,
+                   init, capacity, chip);
     cupti::deinitializeProfiler();
     cupti::releasePrimaryContext(0);
     return 0;

@@ -28,6 +28,7 @@ struct BackendCost {
     std::size_t starts = 0;
     double startMs = 0;
     std::size_t objectStarts = 0; ///< first Starts of a profiler object
+    std::size_t objectRanges = 0; ///< the ranges those objects' images hold, together
     double objectStartMs = 0;     ///< in them (part of startMs)
     /// Inside passes, from Start to Stop: the window's launches, serialized, each a range.
     double passMs = 0;
@@ -52,6 +53,7 @@ struct BackendCost {
         starts += other.starts;
         startMs += other.startMs;
         objectStarts += other.objectStarts;
+        objectRanges += other.objectRanges;
         objectStartMs += other.objectStartMs;
         passMs += other.passMs;
         stopMs += other.stopMs;

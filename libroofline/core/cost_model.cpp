@@ -15,8 +15,8 @@ CostPrediction predictCost(const CostParts& parts, const CostCounts& counts) noe
     CostPrediction p;
     p.setupMs = parts.setupMs;
     if (counts.objects > 0)
-        p.objectsMs = parts.firstObjectMs +
-                      static_cast<double>(counts.objects - 1) * parts.objectMs;
+        p.objectsMs = parts.firstObjectMs + static_cast<double>(counts.objects) * parts.objectMs +
+                      static_cast<double>(counts.objectRanges) * parts.objectRangeMs;
     p.passesMs = static_cast<double>(counts.passes) * parts.passMs;
     p.rangesMs = static_cast<double>(counts.rangePasses) * parts.rangeMs;
     return p;
@@ -30,6 +30,7 @@ std::string toJson(const CostParts& parts) {
                               {"setup_ms", parts.setupMs},
                               {"first_object_ms", parts.firstObjectMs},
                               {"object_ms", parts.objectMs},
+                              {"object_range_ms", parts.objectRangeMs},
                               {"pass_ms", parts.passMs},
                               {"range_ms", parts.rangeMs}};
     return j.dump(2) + "\n";
@@ -72,6 +73,7 @@ CostParts costPartsFromJson(const std::string& text, const std::string& what) {
     p.setupMs = ms("setup_ms");
     p.firstObjectMs = ms("first_object_ms");
     p.objectMs = ms("object_ms");
+    p.objectRangeMs = ms("object_range_ms");
     p.passMs = ms("pass_ms");
     p.rangeMs = ms("range_ms");
     p.chip = str("chip");
@@ -97,6 +99,7 @@ bool countsFromCostLine(const std::string& log, CostCounts& counts) {
     if (!number(R"((\d+) passes: Start)", c.passes) ||
         !number(R"(first Start of (\d+) profiler object)", c.objects))
         return false;
+    number(R"(object\(s\) \((\d+) image ranges)", c.objectRanges);
     number(R"((\d+) range-passes)", c.rangePasses);
     counts = c;
     return true;

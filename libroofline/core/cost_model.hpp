@@ -11,18 +11,20 @@ namespace roofline::core {
 
 /// The machine's parts, ms (one metric set: the one the runs collect).
 struct CostParts {
-    double setupMs = 0;       ///< the session's set-up: CUPTI's initialization, config images
-    double firstObjectMs = 0; ///< the first Start of the process's first profiler object
-    double objectMs = 0;      ///< the first Start of a later object
-    double passMs = 0;        ///< a pass's Start and Stop with its wait, the GPU idle
-    double rangeMs = 0;       ///< a range in a pass: the launch serialized, the range's counters
+    double setupMs = 0; ///< the session's set-up: CUPTI's initialization, config images
+    /// The first Start of a profiler object: objectMs + objectRangeMs per range its image holds,
+    /// and firstObjectMs more for the process's first.
+    double objectMs = 0, objectRangeMs = 0, firstObjectMs = 0;
+    double passMs = 0;  ///< a pass's Start and Stop with its wait, the GPU idle
+    double rangeMs = 0; ///< a range in a pass: the launch serialized, the range's counters
     std::string chip;         ///< where they were measured ("GH100")
     std::string metrics;      ///< what the passes collected ("full")
 };
 
 /// What a run did, from its cost line.
 struct CostCounts {
-    std::size_t objects = 0;     ///< profiler objects started (each a first Start)
+    std::size_t objects = 0;      ///< profiler objects started (each a first Start)
+    std::size_t objectRanges = 0; ///< the ranges their images hold, together
     std::size_t passes = 0;      ///< pass Starts (each with its Stop)
     std::size_t rangePasses = 0; ///< ranges decoded, each times its image's passes
 };
@@ -33,7 +35,8 @@ struct CostPrediction {
     double total() const noexcept { return setupMs + objectsMs + passesMs + rangesMs; }
 };
 
-/// set-up + first object + (objects - 1) x later object + passes x pass + range-passes x range.
+/// set-up + (the process's first object's extra + objects x object + their image ranges x
+/// object range) + passes x pass + range-passes x range.
 CostPrediction predictCost(const CostParts& parts, const CostCounts& counts) noexcept;
 
 /// The parts as a JSON document ("format": "libroofline-cost-parts").

@@ -98,6 +98,7 @@ void CuptiBackend::start() {
     cost_.startMs += ms;
     if (fresh) {
         ++cost_.objectStarts;
+        cost_.objectRanges += profiler_->capacity();
         cost_.objectStartMs += ms;
         freshObject_ = false;
     }

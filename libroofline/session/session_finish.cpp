@@ -270,14 +270,15 @@ void SessionState::summarizeCost(const CollectionCounts& c, std::size_t unmeasur
             "libroofline: cost: set-up {:.0f} ms (injection in cuInit {:.0f}, devices {:.0f}, "
             "CUPTI {:.0f}, config images {:.0f}, launch tracking {:.0f}, range profilers "
             "{:.0f}); {} passes: Start {:.0f} ms "
-            "({:.0f} ms in the first Start of {} profiler object(s), CUPTI's set-up of each; the "
+            "({:.0f} ms in the first Start of {} profiler object(s) ({} image ranges), CUPTI's set-up "
+            "of each; the "
             "rest mostly waits for the program's work queued before the window), inside passes "
             "{:.0f} ms (the window's launches serialized, one range each), Stop {:.0f} ms; {} "
             "ranges evaluated ({} range-passes: each range times its image's passes); {} "
             "profiler re-creations {:.0f} ms; decode and evaluation {:.0f} ms",
             setupMs + injectionMs(), injectionMs(), deviceMs, cuptiInitMs, configImagesMs,
             trackerMs, profilersMs, cost.starts, cost.startMs, cost.objectStartMs,
-            cost.objectStarts, cost.passMs, cost.stopMs, cost.ranges, cost.rangePasses, cost.creations,
+            cost.objectStarts, cost.objectRanges, cost.passMs, cost.stopMs, cost.ranges, cost.rangePasses, cost.creations,
             cost.creationMs, cost.evaluationMs);
     if (cost.memoryCopies > 0 || cost.recordMs > 0)
         core::log().info(

@@ -507,6 +507,7 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     a.waitMs = 14;
     a.recordMs = 15;
     a.rangePasses = 16;
+    a.objectRanges = 17;
     roofline::collect::BackendCost sum = a;
     sum.add(a);
     EXPECT_EQ(sum.creations, 2u);
@@ -524,4 +525,5 @@ TEST(BackendCostSummary, AddCarriesEveryPart) {
     EXPECT_DOUBLE_EQ(sum.waitMs, 28);
     EXPECT_DOUBLE_EQ(sum.recordMs, 30);
     EXPECT_EQ(sum.rangePasses, 32u);
+    EXPECT_EQ(sum.objectRanges, 34u);
 }
