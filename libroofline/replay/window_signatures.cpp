@@ -48,7 +48,8 @@ void WindowSignatures::sharing(const std::string& signature, std::int64_t record
     bySignature_[signature].sharing.push_back(record);
 }
 
-void WindowSignatures::windowClosed(const RecordStore& records) {
+std::vector<std::int64_t> WindowSignatures::windowClosed(const RecordStore& records) {
+    std::vector<std::int64_t> differing;
     for (const std::string& name : open_) {
         Signature& s = bySignature_[name];
         for (const std::int64_t r : s.pending)
@@ -56,11 +57,15 @@ void WindowSignatures::windowClosed(const RecordStore& records) {
                 !records[r].values.empty())
                 s.samples.push_back(r);
         s.pending.clear();
+        const bool before = s.differs;
         for (const std::int64_t r : s.samples)
             if (!sameWork(records[s.samples.front()].values, records[r].values, work_))
                 s.differs = true;
+        if (s.differs && !before)
+            differing.push_back(s.samples.front());
     }
     open_.clear();
+    return differing;
 }
 
 std::size_t WindowSignatures::fill(RecordStore& records) const {

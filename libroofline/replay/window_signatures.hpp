@@ -36,8 +36,9 @@ public:
     /// Record `record` of `signature` runs outside every window, to take its samples' mean.
     void sharing(const std::string& signature, std::int64_t record);
     /// The open window's records have their values: its samples are compared (one without values
-    /// is no sample; the signature is measured again).
-    void windowClosed(const RecordStore& records);
+    /// is no sample; the signature is measured again). Returns the records of the signatures
+    /// whose samples did different work for the first time (one record each).
+    std::vector<std::int64_t> windowClosed(const RecordStore& records);
     /// Every sharing record gets its samples' mean and a note; returns how many got one.
     std::size_t fill(RecordStore& records) const;
 

@@ -1,4 +1,5 @@
 #include "replay/windows.hpp"
+#include "collect/launch_key.hpp"
 #include "collect/notes.hpp"
 #include "core/launch.hpp"
 #include "core/log.hpp"
@@ -147,9 +148,21 @@ void Windows::closeOpen(DeviceSlot& s) {
     open_[s.index] = false;
     struct Closed { // the window's samples are compared however it ends
         WindowSignatures& signatures;
-        const RecordStore& records;
-        ~Closed() { signatures.windowClosed(records); }
-    } closed{signatures_[s.index], shared_.records};
+        Shared& shared;
+        ~Closed() {
+            try {
+                // Samples of one signature -- the same arguments -- that did different work: the
+                // data decides their work, which reuse in the steps is told.
+                for (const std::int64_t r : signatures.windowClosed(shared.records)) {
+                    const core::LaunchInfo& x = shared.records[r];
+                    shared.dataDependentLaunches.insert(
+                        launchKey(x.mangledName, x.grid, x.block,
+                                  static_cast<std::uint32_t>(x.sharedMemBytes)));
+                }
+            } catch (...) { // out of memory: reuse finds it out from its own samples
+            }
+        }
+    } closed{signatures_[s.index], shared_};
     CounterBackend& b = *s.backend;
     const bool loaded = s.stale(); // code loaded meanwhile: this profiler measures no more
     bool all = false;

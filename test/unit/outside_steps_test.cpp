@@ -392,3 +392,54 @@ TEST(OutsideSteps, AGraphInWindowReplayStartsNoTimerEither) {
     EXPECT_NE(l[1].note.find("no duration"), std::string::npos) << l[1].note;
     EXPECT_EQ(l[3].values, all(6)) << l[3].note << " -- the window after the graph";
 }
+
+namespace {
+
+// A step whose backward runs one kernel four times with the same arguments and different work
+// (a GELU's backward: its data decides its FP32 work), between kernels that do the same work at
+// every launch. `setUp`: the program first runs that kernel three times before its first step
+// (its first step, outside every step, as a PyTorch loop with no NVTX range shows it).
+struct DataDependentStep {
+    Harness h{CollectionMode::IterationReplay, 3, 16, outsideSteps(2)};
+    int iterations = 0;
+    explicit DataDependentStep(bool setUp) {
+        if (setUp)
+            for (double w : {14.0, 15.0, 16.0})
+                h.launch("gelu_grad", w);
+        while (iterations < 40 && (iterations < 3 || h.collector.needsPass())) {
+            h.push(("step " + std::to_string(iterations++)).c_str());
+            for (int layer = 0; layer < kLayers; ++layer) {
+                h.launch("matmul_grad", 2);
+                h.launch("gelu_grad", 4.0 + layer);
+                h.launch("add", 1);
+                h.launch("norm_grad", 5);
+            }
+            h.launch("update", 3);
+            h.pop();
+        }
+        h.finish();
+    }
+    static constexpr int kLayers = 8;
+};
+
+} // namespace
+
+// Windows before the first step saw the kernel do different work from the same arguments: the
+// step's first cycle measures each of its launches on its own, rather than sampling two, finding
+// them different and measuring the others in windows of their own -- the same values, in fewer
+// iterations.
+TEST(OutsideSteps, WorkTheDataDecidesBeforeTheStepsIsMeasuredLaunchByLaunchFromTheFirstWindow) {
+    DataDependentStep told(true), untold(false);
+    ASSERT_LT(untold.iterations, 40) << "complete";
+    EXPECT_LT(told.iterations, untold.iterations); // 7 against 11 when written
+    for (const DataDependentStep* run : {&told, &untold}) {
+        int gelu = 0;
+        for (const core::LaunchInfo& r : run->h.result.launches) {
+            if (r.iteration < 0 || r.name != "gelu_grad")
+                continue;
+            const double layer = static_cast<double>(gelu++ % DataDependentStep::kLayers);
+            EXPECT_EQ(r.values, all(4.0 + layer)) << r.position << ": " << r.note;
+        }
+        EXPECT_EQ(gelu, DataDependentStep::kLayers) << "one step's launches";
+    }
+}

@@ -40,6 +40,10 @@ public:
     std::vector<std::string> kernelNames() const;
     /// Kernel, launch configuration and scope of launch `position` (equal: the same launch).
     std::uint64_t shape(std::size_t position) const noexcept;
+    /// The launchKey (collect/launch_key.hpp) of launch `position`.
+    const std::string& keyText(std::size_t position) const {
+        return *keyText_[launches_.at(position).key];
+    }
 
     /// Signature ids (interned in `plan`, which must be the same on every call; kNotMeasured for
     /// launches not admitted), their families (admitted or not) and labels (each launch's place in

@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -35,6 +36,7 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
     steady = steady || optimistic;
     prevFamilies_ = iteration_.families;
     if (steady && !cycling() && !facts.inGroup && !facts.restartPending) {
+        splitDataDependent(shared);
         const bool sharedAway = maybeStart(unmeasured, shared.limitReached(), facts, changes);
         // A new reference: its cycle measures the launches a dropped group kept -- or, where
         // other ranks measure all of it, its records say which rank does.
@@ -64,6 +66,32 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
         unsteady_ = 0;
     else
         phase_ = unmeasured ? Phase::Awaiting : Phase::Searching;
+}
+
+void ReuseWindows::splitDataDependent(Shared& shared) {
+    const std::set<std::string>& varying = shared.dataDependentLaunches;
+    if (varying.empty() || iteration_.signatures.size() != observed_.size())
+        return;
+    std::set<std::uint32_t> split;
+    for (std::size_t p = 0; p < iteration_.signatures.size(); ++p) {
+        const std::uint32_t id = iteration_.signatures[p];
+        if (id == ReusePlan::kNotMeasured || plan_.isSplit(id) || plan_.isPositional(id) ||
+            plan_.sampleCount(id) > 0 || varying.count(observed_.keyText(p)) == 0)
+            continue;
+        plan_.split(id);
+        split.insert(id);
+    }
+    if (split.empty())
+        return;
+    for (std::size_t p = 0; p < iteration_.signatures.size(); ++p)
+        if (split.count(iteration_.signatures[p]) > 0)
+            iteration_.signatures[p] =
+                plan_.resolve(iteration_.signatures[p], p, iteration_.parents[p]);
+    core::log().info("libroofline: {} signature(s) of the step run launch configurations whose "
+                     "work the windows before it saw follow the data (the same arguments, "
+                     "different work): each of their launches is measured on its own from the "
+                     "first window",
+                     split.size());
 }
 
 // The cycle's windows with an image of `capacity` launches, and the iterations they take: the

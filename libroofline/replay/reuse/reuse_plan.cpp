@@ -6,17 +6,6 @@
 
 namespace roofline::collect {
 
-std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
-                      std::uint32_t sharedMemBytes) {
-    std::string s = mangledName;
-    for (const Dim3& d : {grid, block})
-        s += '|' + core::dimText(d);
-    return s + '|' + std::to_string(sharedMemBytes);
-}
-
-std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes) {
-    return launchKey(mangledName, Dim3{0, 0, 0}, block, sharedMemBytes);
-}
 
 std::uint32_t ReusePlan::family(std::uint32_t id) const {
     return id < familyOf_.size() ? familyOf_[id] : kNotMeasured;

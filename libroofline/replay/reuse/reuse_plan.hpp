@@ -10,6 +10,7 @@
 // can: runs of launches whose signature has its samples are left out unless shorter than `maxGap`
 // (a new window costs its passes' fixed cost; a launch inside one costs a range per pass). Pure
 // logic: no CUDA, unit-tested in test/unit/reuse_plan_test.cpp.
+#include "collect/launch_key.hpp"
 #include "replay/window.hpp"
 
 #include <roofline/kernel_record.hpp>
@@ -23,13 +24,8 @@
 
 namespace roofline::collect {
 
-/// "kernel|grid|block|smem": equal for launches of the same kernel with the same launch
-/// configuration. A reuse signature adds the launch's uniform scope path and its label within
-/// its scope instance (ObservedIteration).
-std::string launchKey(const std::string& mangledName, Dim3 grid, Dim3 block,
-                      std::uint32_t sharedMemBytes);
-/// The same without the grid: launches whose grid depends on the data share it.
-std::string familyKey(const std::string& mangledName, Dim3 block, std::uint32_t sharedMemBytes);
+// A reuse signature is a launchKey (collect/launch_key.hpp) with the launch's uniform scope path
+// and its label within its scope instance (ObservedIteration).
 
 /// The longest of `windows` (launches), 0 for none.
 std::size_t longestOf(const std::vector<Window>& windows);

@@ -107,6 +107,12 @@ private:
     void inspect(Shared& shared, const std::vector<std::int64_t>& members);
     /// The group's members' signatures, as they were admitted.
     void signaturesOf(Shared& shared, const std::vector<std::int64_t>& members);
+    /// Before a cycle is planned: the signatures of the iteration's launches whose configuration
+    /// windows outside the steps saw do different work from the same arguments
+    /// (Shared::dataDependentLaunches) are split at once -- each launch measured on its own from
+    /// the first window, which the cycle's layout then takes in -- rather than found out from
+    /// two samples and measured again in windows of their own.
+    void splitDataDependent(Shared& shared);
     /// Splits the signatures among `touched` whose samples -- and `extra` records, when given --
     /// disagree; true when any was.
     bool splitDisagreeing(Shared& shared, const std::vector<std::uint32_t>& touched,
