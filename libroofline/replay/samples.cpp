@@ -28,6 +28,22 @@ std::vector<std::size_t> workCounters(const std::vector<std::string>& metricName
     return out;
 }
 
+std::vector<std::size_t> flopCounters(const std::vector<std::string>& metricNames) {
+    std::vector<std::size_t> out;
+    for (std::size_t m = 0; m < metricNames.size(); ++m)
+        if (metricNames[m].rfind("sm__sass_thread_inst_executed_op_", 0) == 0)
+            out.push_back(m);
+    return out;
+}
+
+bool sameFlops(const std::vector<double>& a, const std::vector<double>& b,
+               const std::vector<std::size_t>& flopMetrics) {
+    for (std::size_t m : flopMetrics)
+        if (m < a.size() && m < b.size() && !std::isnan(a[m]) && !std::isnan(b[m]) && a[m] != b[m])
+            return false;
+    return true;
+}
+
 bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
               const std::vector<std::size_t>& workMetrics) {
     for (std::size_t m : workMetrics) {

@@ -19,6 +19,13 @@ bool sameWork(const std::vector<double>& a, const std::vector<double>& b,
 /// Whether every one of `samples` did the work the first did (sameWork); true for none.
 bool sameWorkAll(const std::vector<const core::LaunchInfo*>& samples,
                  const std::vector<std::size_t>& workMetrics);
+/// The positions in `metricNames` of the SASS FLOP counters (thread instructions per FP operation).
+std::vector<std::size_t> flopCounters(const std::vector<std::string>& metricNames);
+/// Whether two launches' values are equal in every counter of `flopMetrics`, exactly: the same
+/// instructions from the same arguments, unless their data decides how many run (a GELU's
+/// backward). Counters missing (NaN) in either are not compared.
+bool sameFlops(const std::vector<double>& a, const std::vector<double>& b,
+               const std::vector<std::size_t>& flopMetrics);
 /// The positions in `metricNames` of the work counters.
 std::vector<std::size_t> workCounters(const std::vector<std::string>& metricNames);
 

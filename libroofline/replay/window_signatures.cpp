@@ -7,7 +7,8 @@
 namespace roofline::collect {
 
 WindowSignatures::WindowSignatures(std::size_t samples, const std::vector<std::string>& metricNames)
-    : samples_(samples), metricNames_(metricNames), work_(workCounters(metricNames)) {}
+    : samples_(samples), metricNames_(metricNames), work_(workCounters(metricNames)),
+      flops_(flopCounters(metricNames)) {}
 
 std::string WindowSignatures::of(const core::Launch& l) {
     std::string s = l.mangledName;
@@ -58,9 +59,12 @@ std::vector<std::int64_t> WindowSignatures::windowClosed(const RecordStore& reco
                 s.samples.push_back(r);
         s.pending.clear();
         const bool before = s.differs;
-        for (const std::int64_t r : s.samples)
-            if (!sameWork(records[s.samples.front()].values, records[r].values, work_))
+        for (const std::int64_t r : s.samples) {
+            const auto& first = records[s.samples.front()].values;
+            if (!sameWork(first, records[r].values, work_) ||
+                !sameFlops(first, records[r].values, flops_))
                 s.differs = true;
+        }
         if (s.differs && !before)
             differing.push_back(s.samples.front());
     }

@@ -3,8 +3,9 @@
 // signature -- kernel, grid, block, dynamic shared memory and its argument bytes with the
 // addresses of buffers set to zero (core/launch_arguments.hpp) -- has its samples, and whose
 // samples did the same work, is not measured again; it runs outside every window and takes their
-// mean. Samples whose work counters differ make every later launch of the signature measured on
-// its own. Pure logic: no CUDA.
+// mean. Samples whose work counters differ -- by more than one part in a thousand, or at all in
+// their FLOP counts (the data decides the work: each launch's own count is what ncu gives) -- make
+// every later launch of the signature measured on its own. Pure logic: no CUDA.
 #include "collect/records.hpp"
 #include "core/launch.hpp"
 
@@ -57,7 +58,7 @@ private:
     };
     std::size_t samples_;
     std::vector<std::string> metricNames_;
-    std::vector<std::size_t> work_;
+    std::vector<std::size_t> work_, flops_;
     std::unordered_map<std::string, Signature> bySignature_;
     std::vector<std::string> open_; ///< signatures with records in the open window
     std::size_t measured_ = 0, shared_ = 0;

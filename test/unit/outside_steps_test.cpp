@@ -403,8 +403,9 @@ struct DataDependentStep {
     Harness h{CollectionMode::IterationReplay, 3, 16, outsideSteps(2)};
     int iterations = 0;
     explicit DataDependentStep(bool setUp) {
-        if (setUp)
-            for (double w : {14.0, 15.0, 16.0})
+        if (setUp) // FLOP counts a few in a hundred thousand apart (the work counters' tolerance
+                   // is one in a thousand): the data decides them all the same
+            for (double w : {1400000.0, 1400030.0, 1400060.0})
                 h.launch("gelu_grad", w);
         while (iterations < 40 && (iterations < 3 || h.collector.needsPass())) {
             h.push(("step " + std::to_string(iterations++)).c_str());
@@ -442,4 +443,55 @@ TEST(OutsideSteps, WorkTheDataDecidesBeforeTheStepsIsMeasuredLaunchByLaunchFromT
         }
         EXPECT_EQ(gelu, DataDependentStep::kLayers) << "one step's launches";
     }
+}
+
+// A PyTorch loop with no NVTX range: one scope instance whose forward repeats 20 layers and whose
+// backward repeats 40, a GELU's backward in each backward layer doing work its data decides --
+// which the windows before the first step saw. The step's samples of the forward are its first
+// layers; every GELU backward is measured on its own. The cycle's window takes in the backward
+// from its first needed launch to the step's end and, across the end, the next step's first
+// layers -- leaving out the forward's other 18 layers: one window of 172 ranges, complete after 7
+// steps, where windows taking in every launch between the ones they need are two (10 steps).
+TEST(OutsideSteps, AStepWithNoScopeIsMeasuredInOneWindowAcrossItsEnd) {
+    CollectorConfig c = outsideSteps(2);
+    c.options.idleWhenComplete = true;
+    c.rangesPerImageMax = 180;
+    Harness h(CollectionMode::IterationReplay, 4, 32, c);
+    for (double w : {1400000.0, 1400030.0, 1400060.0})
+        h.launch("gelu_grad", w);
+    std::vector<double> gelu;
+    int n = 0;
+    while (!h.collector.takeCompletion() && n < 40) {
+        h.push(("step " + std::to_string(n++)).c_str());
+        for (int layer = 0; layer < 20; ++layer) {
+            h.launch("layernorm", 2);
+            h.launch("gemm", 10);
+            h.launch("gelu", 4);
+            h.launch("gemm", 11, {2, 1, 1});
+        }
+        h.launch("loss", 5);
+        for (int layer = 0; layer < 40; ++layer) {
+            h.launch("gemm_grad", 12);
+            h.launch("gelu_grad", 100.0 + layer);
+            h.launch("layernorm_grad", 6);
+            h.launch("gemm_grad", 13, {2, 1, 1});
+        }
+        h.launch("update", 3);
+        h.pop();
+    }
+    const core::Coverage cov = h.collector.coverage();
+    EXPECT_EQ(cov.windows, 1u);
+    EXPECT_EQ(cov.launchesPerImage, 172u);
+    EXPECT_EQ(n, 7);
+    auto& l = h.finish();
+    int geluGrad = 0;
+    for (const core::LaunchInfo& r : l) {
+        if (r.iteration < 0)
+            continue;
+        if (r.name == "gelu_grad") {
+            EXPECT_EQ(r.values, all(100.0 + geluGrad++)) << r.position << ": " << r.note;
+            EXPECT_EQ(r.reusedSamples, 0u) << r.note;
+        }
+    }
+    EXPECT_EQ(geluGrad, 40);
 }

@@ -111,6 +111,25 @@ TEST(WindowSignatures, SamplesThatDidDifferentWorkMeasureEveryLaunch) {
     EXPECT_EQ(h.backend.memory, unprofiled(works));
 }
 
+// A GELU's backward: the same arguments, and FLOP counts its data decides that differ by a few
+// in a hundred thousand -- within the work counters' tolerance, yet each launch's own count is
+// what ncu gives. Every launch is measured on its own, none takes a mean.
+TEST(WindowSignatures, FlopCountsThatDifferAtAllMeasureEveryLaunch) {
+    Harness h(CollectionMode::WindowReplay, 2, 64, sampled(2));
+    std::vector<double> works;
+    for (int i = 0; i < 40; ++i) {
+        works.push_back(214000000.0 + 1000.0 * (i % 5));
+        h.launch("gelu_backward", works.back());
+    }
+    auto& l = h.finish();
+    ASSERT_EQ(l.size(), works.size());
+    for (std::size_t i = 0; i < l.size(); ++i) {
+        EXPECT_EQ(l[i].values, all(works[i])) << i << ": " << l[i].note;
+        EXPECT_EQ(l[i].reusedSamples, 0u) << i;
+    }
+    EXPECT_EQ(h.backend.memory, unprofiled(works));
+}
+
 // The grid is part of the signature.
 TEST(WindowSignatures, TheSignatureIsKernelGridBlockAndSharedMemory) {
     core::Launch a;

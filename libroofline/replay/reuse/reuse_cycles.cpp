@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -101,15 +102,17 @@ void ReuseWindows::splitDataDependent(Shared& shared) {
 // ran between the iterations (a launch there that comes and goes would put the passes out of
 // step) and one image holds both, with room for a launch or two between.
 ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
-                                                  const IterationFacts& facts) const {
+                                                  const IterationFacts& facts,
+                                                  std::size_t windowGap) const {
     CycleLayout out;
+    out.gap = windowGap;
     const std::size_t P = std::max<std::size_t>(1, facts.passes);
-    std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity);
+    std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity, 0, windowGap);
     out.ranges = longestOf(planned);
     const std::size_t L = iteration_.signatures.size();
     std::vector<Window> chosen = planned;
     if (planned.size() >= 2 && facts.launchesBefore == 0 && P >= 3) {
-        const std::size_t gap = plan_.maxGap();
+        const std::size_t gap = windowGap > 0 ? windowGap : plan_.maxGap();
         const auto across = [&](const std::vector<Window>& ws) {
             return (L - ws.back().begin) + ws.front().end + kRoomBetween;
         };
@@ -122,8 +125,8 @@ ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
         // iterations (the merged window: 1 + (W' - 1) x (P - 1) + 1; chained: 1 + W x (P - 1)).
         const std::size_t tail = L - planned.back().begin;
         if (!merges(chosen) && tail + kRoomBetween < capacity) {
-            std::vector<Window> shorter = plan_.plannedWindows(iteration_.signatures, capacity,
-                                                               capacity - tail - kRoomBetween);
+            std::vector<Window> shorter = plan_.plannedWindows(
+                iteration_.signatures, capacity, capacity - tail - kRoomBetween, windowGap);
             if (merges(shorter) && (shorter.size() - 1) * (P - 1) + 1 < planned.size() * (P - 1))
                 chosen = std::move(shorter);
         }
@@ -148,15 +151,26 @@ ReuseWindows::CycleLayout ReuseWindows::cheapestLayout(const IterationFacts& fac
     const std::size_t base = slot_->launchesPerImage();
     const std::size_t most =
         std::max(base, maxRanges_ / std::max<std::size_t>(1, slot_->rangesPerLaunch));
-    CycleLayout layout = layoutFor(base, facts);
     const std::size_t step = std::max<std::size_t>(8, base / 4);
-    for (std::size_t capacity = base + step; layout.windows.size() > 1 && capacity < most + step;
-         capacity += step) {
-        CycleLayout larger = layoutFor(std::min(capacity, most), facts);
-        if (larger.cost < layout.cost)
-            layout = std::move(larger);
+    // A run of g launches a window need not measure costs g ranges in each of P passes; another
+    // window costs P - 1 iterations more (chained).
+    const std::size_t P = std::max<std::size_t>(1, facts.passes);
+    const std::size_t split = std::max<std::size_t>(1, kRangesPerIteration * (P - 1) / P);
+    std::optional<CycleLayout> best;
+    for (const std::size_t gap : {std::size_t{0}, split}) {
+        if (gap > 0 && gap >= plan_.maxGap())
+            continue; // the plan's own gap is as short
+        CycleLayout layout = layoutFor(base, facts, gap);
+        for (std::size_t capacity = base + step;
+             layout.windows.size() > 1 && capacity < most + step; capacity += step) {
+            CycleLayout larger = layoutFor(std::min(capacity, most), facts, gap);
+            if (larger.cost < layout.cost)
+                layout = std::move(larger);
+        }
+        if (!best || layout.cost < best->cost)
+            best = std::move(layout);
     }
-    return layout;
+    return std::move(*best);
 }
 
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
@@ -203,8 +217,10 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
     std::size_t ranges = layout.ranges;
     cycle_.wraps = layout.wraps;
     cycle_.tailBegin = cycle_.wraps ? chosen.back().begin : Window::kOpen;
-    std::optional<Window> w = cycle_.wraps ? Window{chosen.back().begin, chosen.front().end}
-                                           : plan_.next(iteration_.signatures, 0, ranges);
+    cycle_.gap = layout.gap;
+    std::optional<Window> w = cycle_.wraps
+                                  ? Window{chosen.back().begin, chosen.front().end}
+                                  : plan_.next(iteration_.signatures, 0, ranges, cycle_.gap);
     if (!w)
         return false;
     cycle_.wrapped = cycle_.wraps;
@@ -217,7 +233,7 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
                           "images of {} ranges; across the iteration's end: {} ({} launches "
                           "before the iteration, {} passes, gap {})",
                           L, list, ranges, cycle_.wraps ? "yes" : "no", at.launchesBefore,
-                          at.passes, plan_.maxGap());
+                          at.passes, cycle_.gap > 0 ? cycle_.gap : plan_.maxGap());
     }
     changes.push_back(ImageChange{ranges});
     cycle_.ranges = ranges;

@@ -151,19 +151,19 @@ const std::vector<std::size_t>& ReusePlan::samples(std::uint32_t id) const {
 }
 
 std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
-                                      std::size_t capacity) const {
+                                      std::size_t capacity, std::size_t gap) const {
     std::map<std::uint32_t, std::size_t> planned; // what this window adds
-    return next(iteration, from, capacity, planned);
+    return next(iteration, from, capacity, planned, nullptr, gap);
 }
 
 std::vector<Window> ReusePlan::plannedWindows(const std::vector<std::uint32_t>& iteration,
-                                              std::size_t capacity,
-                                              std::size_t firstCapacity) const {
+                                              std::size_t capacity, std::size_t firstCapacity,
+                                              std::size_t gap) const {
     std::map<std::uint32_t, std::size_t> planned; // what the windows so far add
     std::vector<Window> all;
     std::size_t from = 0;
     std::size_t holds = firstCapacity > 0 ? firstCapacity : capacity;
-    while (const auto w = next(iteration, from, holds, planned)) {
+    while (const auto w = next(iteration, from, holds, planned, nullptr, gap)) {
         all.push_back(*w);
         from = w->end;
         holds = capacity;
@@ -197,9 +197,10 @@ std::size_t ReusePlan::windows(const std::vector<std::uint32_t>& iteration, std:
 std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                       std::size_t capacity,
                                       std::map<std::uint32_t, std::size_t>& planned,
-                                      const std::vector<char>* only) const {
+                                      const std::vector<char>* only, std::size_t gapLimit) const {
     if (capacity == 0)
         return std::nullopt;
+    const std::size_t maxGap = gapLimit > 0 ? gapLimit : maxGap_;
     // A signature needs min(samples, its launches in the iteration) samples: one launched once
     // per iteration is measured once.
     std::map<std::uint32_t, std::size_t> occurs;
@@ -224,7 +225,7 @@ std::optional<Window> ReusePlan::next(const std::vector<std::uint32_t>& iteratio
         if (needed(id)) {
             last = p;
             gap = 0;
-        } else if (++gap > maxGap_) {
+        } else if (++gap > maxGap) {
             break;
         }
         if (id != kNotMeasured)

@@ -91,14 +91,16 @@ public:
 
     /// The next window of `iteration` (signature ids per position; kNotMeasured: never
     /// measured) at or after `from`, at most `capacity` long, or nothing when every signature
-    /// from there on has its samples (counting the positions the window itself measures).
+    /// from there on has its samples (counting the positions the window itself measures). A
+    /// window ends before a run of more than `gap` launches it need not measure (0: maxGap()).
     std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
-                               std::size_t capacity) const;
+                               std::size_t capacity, std::size_t gap = 0) const;
 
     /// The windows next() would give from the start of `iteration`, window after window, if each
     /// measured what it holds; the first one holds up to `firstCapacity` launches (0: capacity).
     std::vector<Window> plannedWindows(const std::vector<std::uint32_t>& iteration,
-                                       std::size_t capacity, std::size_t firstCapacity = 0) const;
+                                       std::size_t capacity, std::size_t firstCapacity = 0,
+                                       std::size_t gap = 0) const;
     /// The longest of them (what a cycle's counter-data image must hold).
     std::size_t longestWindow(const std::vector<std::uint32_t>& iteration,
                               std::size_t capacity) const;
@@ -107,7 +109,8 @@ private:
     /// `only` (when given, per id): the signatures to measure, instead of those this rank owns.
     std::optional<Window> next(const std::vector<std::uint32_t>& iteration, std::size_t from,
                                std::size_t capacity, std::map<std::uint32_t, std::size_t>& planned,
-                               const std::vector<char>* only = nullptr) const;
+                               const std::vector<char>* only = nullptr,
+                               std::size_t gap = 0) const;
     /// The windows next() gives from the start of `iteration` for the signatures `only` marks.
     std::size_t windows(const std::vector<std::uint32_t>& iteration, std::size_t capacity,
                         const std::vector<char>& only) const;

@@ -206,7 +206,7 @@ std::size_t ReuseWindows::resumeFrom() const {
 }
 
 std::optional<Window> ReuseWindows::nextWindow(std::size_t from) const {
-    auto w = plan_.next(reference_.signatures, from, cycle_.ranges);
+    auto w = plan_.next(reference_.signatures, from, cycle_.ranges, cycle_.gap);
     if (w && w->begin >= cycle_.tailBegin)
         return std::nullopt;
     if (w)
@@ -246,7 +246,8 @@ std::optional<Window> ReuseWindows::rewound(ImageChanges& changes) {
     for (std::size_t p = 0; p < left.size(); ++p)
         if (p < cycle_.measured.size() && cycle_.measured[p])
             left[p] = ReusePlan::kNotMeasured;
-    const auto w = plan_.next(left, 0, std::max(cycle_.ranges, slot_->launchesPerImage()));
+    const auto w =
+        plan_.next(left, 0, std::max(cycle_.ranges, slot_->launchesPerImage()), cycle_.gap);
     if (w && w->end - w->begin > cycle_.ranges) { // a larger image, between groups
         cycle_.ranges = w->end - w->begin;
         largestImage_ = std::max(largestImage_, cycle_.ranges);

@@ -86,10 +86,18 @@ private:
         std::size_t iterations = 0;  ///< the cycle takes, passes chained
         /// Ranges measured over every pass, and kRangesPerIteration per iteration it takes.
         std::size_t cost = 0;
+        /// A window ends before a run of more launches than this that it need not measure (0:
+        /// the plan's maxGap()).
+        std::size_t gap = 0;
     };
-    CycleLayout layoutFor(std::size_t capacity, const IterationFacts& facts) const;
+    CycleLayout layoutFor(std::size_t capacity, const IterationFacts& facts,
+                          std::size_t gap = 0) const;
     /// The layout with the session's image size, or a larger image's (up to maxRanges_) where
-    /// that costs less.
+    /// that costs less; windows that take in every launch between the ones they need, or that
+    /// end before a run of launches costing more ranges than the window another would cost
+    /// (the launches a window need not measure are not spread out then: the samples of a
+    /// forward's layers at the step's start, each launch of a backward's kernel whose data
+    /// decides its work across it).
     CycleLayout cheapestLayout(const IterationFacts& facts) const;
     /// What an iteration fewer is worth, in ranges measured (one range of one pass ~1 ms; an
     /// iteration with passes costs their Start and Stop, ~20-75 ms, and keeps the profile on).
@@ -191,6 +199,7 @@ private:
         bool chained = false; ///< the last completed window's successor was chosen as it completed
         std::vector<bool> measured; ///< the reference's positions a window measured
         std::size_t ranges = 0;     ///< the cycle's longest window: what its image holds
+        std::size_t gap = 0;        ///< its windows' gap (CycleLayout::gap)
     };
     Cycle cycle_;
     std::size_t cyclesDone_ = 0;
