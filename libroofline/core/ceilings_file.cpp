@@ -67,16 +67,8 @@ MeasuredCeilings ceilingsFromJson(const std::string& text, const std::string& wh
                      "ceilings file '" + what + "' " + why +
                          ": measure again with `roofline ceilings`, or delete the file");
     };
-    nlohmann::json j;
-    try {
-        j = parseBounded(text);
-    } catch (const std::exception& e) {
-        throw bad(std::string("is not valid JSON (") + e.what() + ")");
-    }
-    const auto format = j.is_object() ? j.find("format") : j.end();
-    if (!j.is_object() || format == j.end() || !format->is_string() ||
-        format->get<std::string>() != "libroofline-ceilings")
-        throw bad("is not a libroofline ceilings file (no \"format\": \"libroofline-ceilings\")");
+    const nlohmann::json j =
+        parseDocument(text, "libroofline-ceilings", "libroofline ceilings file", bad);
     MeasuredCeilings c;
     try {
         c.version = integerAt<int>(j, "version");

@@ -45,16 +45,7 @@ CostParts costPartsFromJson(const std::string& text, const std::string& what) {
     };
     if (text.size() > (std::size_t{1} << 20))
         throw bad("is larger than 1 MiB");
-    nlohmann::json j;
-    try {
-        j = parseBounded(text);
-    } catch (const std::exception& e) {
-        throw bad(std::string("is not valid JSON (") + e.what() + ")");
-    }
-    const auto format = j.is_object() ? j.find("format") : j.end();
-    if (!j.is_object() || format == j.end() || !format->is_string() ||
-        format->get<std::string>() != "libroofline-cost-parts")
-        throw bad("is not a cost parts file (no \"format\": \"libroofline-cost-parts\")");
+    const nlohmann::json j = parseDocument(text, "libroofline-cost-parts", "cost parts file", bad);
     const auto ms = [&](const char* key) {
         const auto it = j.find(key);
         if (it == j.end() || !it->is_number())

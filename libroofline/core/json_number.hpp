@@ -49,6 +49,23 @@ inline nlohmann::json parseBounded(std::string_view text) {
     return nlohmann::json::parse(text);
 }
 
+/// `text` parsed (parseBounded) as a document of ours: an object whose "format" is `format`. Else
+/// throws what `bad(why)` returns (`kind` names the document in `why`: "cost parts file").
+template <typename Bad>
+nlohmann::json parseDocument(std::string_view text, const std::string& format,
+                             const std::string& kind, Bad&& bad) {
+    nlohmann::json j;
+    try {
+        j = parseBounded(text);
+    } catch (const std::exception& e) {
+        throw bad(std::string("is not valid JSON (") + e.what() + ")");
+    }
+    const auto f = j.is_object() ? j.find("format") : j.end();
+    if (!j.is_object() || f == j.end() || !f->is_string() || f->get<std::string>() != format)
+        throw bad("is not a " + kind + " (no \"format\": \"" + format + "\")");
+    return j;
+}
+
 /// A short rendering of a JSON value for error messages: scalars as written, arrays and objects
 /// by kind (never recursing into them).
 inline std::string shortJson(const nlohmann::json& v) {
