@@ -138,6 +138,7 @@ void CuptiBackend::created(core::SteadyClock::time_point since) noexcept {
     cost_.creationMs += msSince(since);
 }
 void CuptiBackend::release(std::size_t ranges) {
+    imagePasses_ = 0; // the image goes with the object
     cupti::traceCodeLoad("releasing the range profiler");
     ContextGuard g(context_);
     profiler_->suspend(ranges);
