@@ -71,7 +71,9 @@ void ReuseWindows::plan(Shared& shared, const IterationFacts& facts, ImageChange
 
 void ReuseWindows::splitDataDependent(Shared& shared) {
     const std::set<std::string>& varying = shared.dataDependentLaunches;
-    if (varying.empty() || iteration_.signatures.size() != observed_.size())
+    // Ranks sharing the profile each choose the same owners from the same signatures; what one
+    // rank's windows saw, another's may not have (other data): they find it out from samples.
+    if (varying.empty() || shareCount_ > 1 || iteration_.signatures.size() != observed_.size())
         return;
     std::set<std::uint32_t> split;
     for (std::size_t p = 0; p < iteration_.signatures.size(); ++p) {

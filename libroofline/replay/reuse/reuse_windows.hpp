@@ -119,7 +119,8 @@ private:
     /// windows outside the steps saw do different work from the same arguments
     /// (Shared::dataDependentLaunches) are split at once -- each launch measured on its own from
     /// the first window, which the cycle's layout then takes in -- rather than found out from
-    /// two samples and measured again in windows of their own.
+    /// two samples and measured again in windows of their own. Not where ranks share the profile
+    /// (each rank's windows saw its own data).
     void splitDataDependent(Shared& shared);
     /// Splits the signatures among `touched` whose samples -- and `extra` records, when given --
     /// disagree; true when any was.
