@@ -72,7 +72,7 @@ public:
     std::string outsideWhy;
     /// What those launches ran, by shape (kernel, grid, block, shared memory).
     OutsideShapes outsideShapes;
-    /// Launch configurations ("kernel|grid|block|smem", replay/reuse/reuse_plan.hpp launchKey)
+    /// Launch configurations ("kernel|grid|block|smem": collect/launch_key.hpp launchKey)
     /// that windows saw do different work from the same arguments (their data decides it: a
     /// GELU's backward): repeated-launch reuse measures each of their launches in the step from
     /// its first cycle, rather than finding it out from two samples and measuring again.

@@ -1,4 +1,5 @@
 #include "replay/window_signatures.hpp"
+#include "collect/launch_key.hpp"
 #include "collect/notes.hpp"
 #include "replay/samples.hpp"
 
@@ -11,13 +12,7 @@ WindowSignatures::WindowSignatures(std::size_t samples, const std::vector<std::s
       flops_(flopCounters(metricNames)) {}
 
 std::string WindowSignatures::of(const core::Launch& l) {
-    std::string s = l.mangledName;
-    for (const std::uint32_t v :
-         {l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.dynamicSharedBytes}) {
-        s += ',';
-        s += std::to_string(v);
-    }
-    return s;
+    return launchKey(l.mangledName, l.grid, l.block, l.sharedMemBytes());
 }
 
 WindowSignatures::Take WindowSignatures::take(const std::string& signature) const {

@@ -1,6 +1,6 @@
 #pragma once
 // Window replay's signatures (docs/design/0026-launches-no-step-covers.md): a launch whose
-// signature -- kernel, grid, block, dynamic shared memory and its argument bytes with the
+// signature -- kernel, grid, block, shared memory (its launchKey) and its argument bytes with the
 // addresses of buffers set to zero (core/launch_arguments.hpp) -- has its samples, and whose
 // samples did the same work, is not measured again; it runs outside every window and takes their
 // mean. Samples whose work counters differ -- by more than one part in a thousand, or at all in
@@ -29,7 +29,8 @@ public:
         CloseFirst ///< its signature's samples are in the open window: close it, then ask again
     };
 
-    /// The signature of `l` without its arguments: kernel, grid, block, dynamic shared memory.
+    /// The signature of `l` without its arguments: its launchKey (kernel, grid, block, shared
+    /// memory: collect/launch_key.hpp).
     static std::string of(const core::Launch& l);
     Take take(const std::string& signature) const;
     /// Record `record` of `signature` went into the open window.

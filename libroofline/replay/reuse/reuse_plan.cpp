@@ -1,11 +1,8 @@
 #include "replay/reuse/reuse_plan.hpp"
 
-#include "core/launch.hpp"
-
 #include <algorithm>
 
 namespace roofline::collect {
-
 
 std::uint32_t ReusePlan::family(std::uint32_t id) const {
     return id < familyOf_.size() ? familyOf_[id] : kNotMeasured;
