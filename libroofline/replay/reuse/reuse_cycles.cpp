@@ -6,7 +6,6 @@
 #include "core/log.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -105,16 +104,15 @@ void ReuseWindows::splitDataDependent(Shared& shared) {
 // step) and one image holds both, with room for a launch or two between.
 ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
                                                   const IterationFacts& facts,
-                                                  std::size_t windowGap) const {
+                                                  std::size_t gap) const {
     CycleLayout out;
-    out.gap = windowGap;
+    out.gap = gap;
     const std::size_t P = std::max<std::size_t>(1, facts.passes);
-    std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity, 0, windowGap);
+    std::vector<Window> planned = plan_.plannedWindows(iteration_.signatures, capacity, 0, gap);
     out.ranges = longestOf(planned);
     const std::size_t L = iteration_.signatures.size();
     std::vector<Window> chosen = planned;
     if (planned.size() >= 2 && facts.launchesBefore == 0 && P >= 3) {
-        const std::size_t gap = windowGap > 0 ? windowGap : plan_.maxGap();
         const auto across = [&](const std::vector<Window>& ws) {
             return (L - ws.back().begin) + ws.front().end + kRoomBetween;
         };
@@ -128,7 +126,7 @@ ReuseWindows::CycleLayout ReuseWindows::layoutFor(std::size_t capacity,
         const std::size_t tail = L - planned.back().begin;
         if (!merges(chosen) && tail + kRoomBetween < capacity) {
             std::vector<Window> shorter = plan_.plannedWindows(
-                iteration_.signatures, capacity, capacity - tail - kRoomBetween, windowGap);
+                iteration_.signatures, capacity, capacity - tail - kRoomBetween, gap);
             if (merges(shorter) && (shorter.size() - 1) * (P - 1) + 1 < planned.size() * (P - 1))
                 chosen = std::move(shorter);
         }
@@ -154,14 +152,7 @@ ReuseWindows::CycleLayout ReuseWindows::cheapestLayout(const IterationFacts& fac
     const std::size_t most =
         std::max(base, maxRanges_ / std::max<std::size_t>(1, slot_->rangesPerLaunch));
     const std::size_t step = std::max<std::size_t>(8, base / 4);
-    // A run of g launches a window need not measure costs g ranges in each of P passes; another
-    // window costs P - 1 iterations more (chained).
-    const std::size_t P = std::max<std::size_t>(1, facts.passes);
-    const std::size_t split = std::max<std::size_t>(1, kRangesPerIteration * (P - 1) / P);
-    std::optional<CycleLayout> best;
-    for (const std::size_t gap : {std::size_t{0}, split}) {
-        if (gap > 0 && gap >= plan_.maxGap())
-            continue; // the plan's own gap is as short
+    const auto cheapestWith = [&](std::size_t gap) {
         CycleLayout layout = layoutFor(base, facts, gap);
         for (std::size_t capacity = base + step;
              layout.windows.size() > 1 && capacity < most + step; capacity += step) {
@@ -169,10 +160,19 @@ ReuseWindows::CycleLayout ReuseWindows::cheapestLayout(const IterationFacts& fac
             if (larger.cost < layout.cost)
                 layout = std::move(larger);
         }
-        if (!best || layout.cost < best->cost)
-            best = std::move(layout);
+        return layout;
+    };
+    CycleLayout best = cheapestWith(plan_.maxGap());
+    // A run of g launches a window need not measure costs g ranges in each of P passes; another
+    // window costs P - 1 iterations more (chained).
+    const std::size_t P = std::max<std::size_t>(1, facts.passes);
+    const std::size_t split = std::max<std::size_t>(1, kRangesPerIteration * (P - 1) / P);
+    if (split < plan_.maxGap()) {
+        CycleLayout shorter = cheapestWith(split);
+        if (shorter.cost < best.cost)
+            best = std::move(shorter);
     }
-    return std::move(*best);
+    return best;
 }
 
 // When some signature of the iteration lacks samples, a cycle over it starts (its first window is
@@ -235,7 +235,7 @@ bool ReuseWindows::maybeStart(bool unmeasured, bool limitReached, const Iteratio
                           "images of {} ranges; across the iteration's end: {} ({} launches "
                           "before the iteration, {} passes, gap {})",
                           L, list, ranges, cycle_.wraps ? "yes" : "no", at.launchesBefore,
-                          at.passes, cycle_.gap > 0 ? cycle_.gap : plan_.maxGap());
+                          at.passes, cycle_.gap);
     }
     changes.push_back(ImageChange{ranges});
     cycle_.ranges = ranges;

@@ -86,12 +86,11 @@ private:
         std::size_t iterations = 0;  ///< the cycle takes, passes chained
         /// Ranges measured over every pass, and kRangesPerIteration per iteration it takes.
         std::size_t cost = 0;
-        /// A window ends before a run of more launches than this that it need not measure (0:
-        /// the plan's maxGap()).
+        /// A window ends before a run of more launches than this that it need not measure.
         std::size_t gap = 0;
     };
     CycleLayout layoutFor(std::size_t capacity, const IterationFacts& facts,
-                          std::size_t gap = 0) const;
+                          std::size_t gap) const;
     /// The layout with the session's image size, or a larger image's (up to maxRanges_) where
     /// that costs less; windows that take in every launch between the ones they need, or that
     /// end before a run of launches costing more ranges than the window another would cost
