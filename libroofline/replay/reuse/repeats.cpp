@@ -4,15 +4,23 @@
 #include <utility>
 
 namespace roofline::collect {
+namespace {
+
+// The periods findRepeat tries over `n` tokens: O(n * periods) comparisons, bounded to ~32M for
+// very long scope instances.
+std::size_t periodsSearched(std::size_t n, std::size_t maxPeriod) {
+    const std::size_t bound =
+        std::max<std::size_t>(1, (std::size_t{32} << 20) / std::max<std::size_t>(n, 1));
+    return std::min({maxPeriod, n / 2, bound});
+}
+
+} // namespace
 
 Repeat findRepeat(const std::vector<std::uint32_t>& tokens, std::size_t minPeriod,
                   std::size_t minCount, std::size_t maxPeriod) {
     const std::size_t n = tokens.size();
     Repeat best;
-    // O(n * periods): bounded to ~32M comparisons for very long scope instances.
-    const std::size_t bound =
-        std::max<std::size_t>(1, (std::size_t{32} << 20) / std::max<std::size_t>(n, 1));
-    const std::size_t periods = std::min({maxPeriod, n / 2, bound});
+    const std::size_t periods = periodsSearched(n, maxPeriod);
     for (std::size_t p = std::max<std::size_t>(minPeriod, 1); p <= periods; ++p) {
         // A run of positions i with tokens[i] == tokens[i + p], [s, s + run), makes
         // tokens[s, s + run + p) p-periodic: (run + p) / p whole repetitions.
@@ -60,7 +68,7 @@ std::vector<Repeat> findRepeats(const std::vector<std::uint32_t>& tokens, std::s
         const std::size_t n = end - begin;
         if (n < 4) // two launches twice: the shortest block findRepeat reports
             continue;
-        const std::size_t cost = n * std::min<std::size_t>(n / 2, 1024);
+        const std::size_t cost = n * periodsSearched(n, kMaxRepeatPeriod);
         if (spent + cost > budget && !found.empty())
             continue;
         spent += cost;

@@ -21,6 +21,9 @@ struct Repeat {
     std::size_t end() const noexcept { return start + period * count; }
 };
 
+/// The longest block findRepeat looks for, by default.
+constexpr std::size_t kMaxRepeatPeriod = 1024;
+
 /// The periodic stretch of `tokens` (equal tokens: the same kernel, grid, block and shared
 /// memory) that covers the most launches; among equal coverage the shortest period, then the
 /// earliest start. Evidence of a loop over identical work, not of launches that merely look
@@ -28,7 +31,7 @@ struct Repeat {
 /// twice with one grid may be two GEMMs of different depth). Periods up to `maxPeriod` (and the
 /// work bounded for very long sequences).
 Repeat findRepeat(const std::vector<std::uint32_t>& tokens, std::size_t minPeriod = 2,
-                  std::size_t minCount = 3, std::size_t maxPeriod = 1024);
+                  std::size_t minCount = 3, std::size_t maxPeriod = kMaxRepeatPeriod);
 
 /// The label of the launch at `index` of a scope instance with repeat `r`: its index before the
 /// repeat, "~P:phase" inside it, "+k" for the k-th launch after it (the same whatever the count).
