@@ -73,29 +73,14 @@ const std::vector<Setting>& allSettings() {
     return s;
 }
 
-struct Run {
-    int rc = -1;
-    double wallMs = 0;
-    std::string out;
-};
+using Run = bench_helpers::ChildRun;
 
 // Each child runs under `timeout` (a setting that never completes its profile must not stall the
 // benchmark: the training-step program loops while Session::needsPass() says so).
 int gTimeoutSeconds = 300;
 
 Run runCommand(const std::string& command, const fs::path& log) {
-    Run r;
-    const auto t0 = Clock::now();
-    const std::string full = "timeout " + std::to_string(gTimeoutSeconds) + " " + command + " > '" +
-                             log.string() + "' 2>&1";
-    const int status = std::system(full.c_str());
-    r.wallMs = roofline::core::msSince(t0);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    r.out = ss.str();
-    return r;
+    return bench_helpers::runChild(command, log.string(), gTimeoutSeconds);
 }
 
 struct StepLog {

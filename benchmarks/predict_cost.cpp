@@ -8,7 +8,6 @@
 //   roofline-bench-predict --parts FILE [--pairs N] [--roofline-cli PATH] [--out DIR]
 //                          [--timeout S] -- PROGRAM [ARGS...]
 #include "core/cost_model.hpp"
-#include "core/stopwatch.hpp"
 
 #include "bench_helpers.hpp"
 
@@ -16,12 +15,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 namespace {
@@ -29,37 +26,13 @@ namespace {
 namespace fs = std::filesystem;
 namespace core = roofline::core;
 using bench_helpers::median;
-
-struct Run {
-    int rc = -1;
-    double wallS = 0;
-    std::string out;
-};
-
-std::string shellQuoted(const std::string& s) {
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using bench_helpers::shellQuoted;
 
 std::string readFile(const fs::path& p) {
     std::ifstream in(p);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-Run runLogged(const std::string& command, const fs::path& log, int timeoutS) {
-    Run r;
-    const auto t0 = core::SteadyClock::now();
-    const std::string full = "timeout " + std::to_string(timeoutS) + " " + command + " > " +
-                             shellQuoted(log.string()) + " 2>&1";
-    const int status = std::system(full.c_str());
-    r.wallS = core::msSince(t0) / 1e3;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = readFile(log);
-    return r;
 }
 
 // `roofline` beside this benchmark's build tree, else on the PATH.
@@ -101,13 +74,13 @@ static int run(int argc, char** argv) {
                 "set-up", "objects", "passes", "ranges", "predicted", "ratio");
     std::vector<double> measured, predicted, plainS, profiledS;
     for (int i = 0; i < pairs; ++i) {
-        const Run plain = runLogged(command, fs::path(out) / ("plain" + std::to_string(i) + ".log"),
-                                    timeoutS);
+        const auto plain = bench_helpers::runChild(
+            command, (fs::path(out) / ("plain" + std::to_string(i) + ".log")).string(), timeoutS);
         const fs::path rfl = fs::path(out) / ("profiled" + std::to_string(i) + ".rfl");
-        const Run prof = runLogged("env ROOFLINE_LOG_LEVEL=info " + shellQuoted(cli) + " run -o " +
-                                       shellQuoted(rfl.string()) + " -- " + command,
-                                   fs::path(out) / ("profiled" + std::to_string(i) + ".log"),
-                                   timeoutS);
+        const auto prof = bench_helpers::runChild(
+            "env ROOFLINE_LOG_LEVEL=info " + shellQuoted(cli) + " run -o " +
+                shellQuoted(rfl.string()) + " -- " + command,
+            (fs::path(out) / ("profiled" + std::to_string(i) + ".log")).string(), timeoutS);
         core::CostCounts c;
         if (plain.rc != 0 || prof.rc != 0 || !core::countsFromCostLine(prof.out, c)) {
             std::printf("%4d plain rc %d, profiled rc %d%s: see %s\n", i, plain.rc, prof.rc,
@@ -115,14 +88,14 @@ static int run(int argc, char** argv) {
             continue;
         }
         const core::CostPrediction p = core::predictCost(parts, c);
-        const double cost = (prof.wallS - plain.wallS) * 1e3;
+        const double cost = (prof.wallMs - plain.wallMs);
         measured.push_back(cost);
         predicted.push_back(p.total());
-        plainS.push_back(plain.wallS);
-        profiledS.push_back(prof.wallS);
+        plainS.push_back(plain.wallMs / 1e3);
+        profiledS.push_back(prof.wallMs / 1e3);
         std::printf("%4d %8.2f %9.2f %9.0f | %7zu %6zu %6zu %12zu | %9.0f %9.0f %9.0f %9.0f "
                     "%10.0f | %6.2f\n",
-                    i, plain.wallS, prof.wallS, cost, c.objects, c.objectRanges, c.passes,
+                    i, plain.wallMs / 1e3, prof.wallMs / 1e3, cost, c.objects, c.objectRanges, c.passes,
                     c.rangePasses,
                     p.setupMs, p.objectsMs, p.passesMs, p.rangesMs, p.total(),
                     cost > 0 ? p.total() / cost : 0.0);
