@@ -5,8 +5,11 @@
 // host-evaluation time per range, and the cost of creating a profiler object. It is how the
 // choices of docs/design/0008-fewer-passes.md were measured.
 //   roofline-bench-cupti-floor [--small N] [--large N] [--groups a,b,...] [--sparse k,...]
+//                              [--kind 0|1|2] [--idle]
 // --sparse: instead, passes over `large` kernels with a user range around every k-th kernel only
-// (what a window costs that measures only some of the launches it holds).
+// (what a window costs that measures only some of the launches it holds); --kind: which kernel of
+// the cycle is ranged (0 FFMA, 1 copy, 2 DFMA); --idle: the device is waited for before each
+// ranged kernel's range is pushed (the kernels before it have finished).
 #include "core/metric_catalog.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/device.hpp"
@@ -48,9 +51,15 @@ struct PassTimes {
 
 // `userRanges`: a user range around every `every`-th kernel (1: each one); the others run inside the
 // pass with no range of their own.
+struct Ranged {
+    int every = 1;     ///< a user range around every `every`-th kernel
+    int kind = 0;      ///< the one whose index modulo `every` is this
+    bool idle = false; ///< the device waited for before the range is pushed
+};
+
 PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Host& host,
                    const std::vector<std::string>& metrics, const Workload& w, int n,
-                   bool userRanges, int every = 1) {
+                   bool userRanges, Ranged ranged_ = {}) {
     PassTimes t;
     p.configure();
     cudaDeviceSynchronize();
@@ -60,7 +69,9 @@ PassTimes runGroup(roofline::cupti::RangeProfiler& p, const roofline::cupti::Hos
         const auto t0 = Clock::now();
         p.start();
         for (int i = 0; i < n; ++i) {
-            const bool ranged = userRanges && i % every == 0;
+            const bool ranged = userRanges && i % ranged_.every == ranged_.kind;
+            if (ranged && ranged_.idle)
+                cudaDeviceSynchronize();
             if (ranged)
                 p.pushRange(("k" + std::to_string(i)).c_str());
             w.kernel(i);
@@ -154,22 +165,24 @@ void measureGroup(void* context, const cupti::Host& host, const Group& g, Worklo
 // kernel. Prints ms per pass, ms per measured kernel, and the metrics whose ranged values differ
 // from the same kernel's auto-range values (by more than 0.1 %: the largest relative difference).
 void measureSparse(void* context, const cupti::Host& host, const Group& g, Workload& w, int large,
-                   const std::vector<int>& everies) {
+                   const std::vector<int>& everies, int kind, bool idle) {
     const cupti::ConfigImage image = host.configImage(g.metrics);
     const auto cap = static_cast<std::size_t>(large);
     cupti::RangeProfiler autoP(context, {{g.metrics, image.bytes}}, cap,
                                cupti::RangeMode::AutoUserReplay);
     runGroup(autoP, host, g.metrics, w, large, false); // warm-up (SASS patching)
     const PassTimes a = runGroup(autoP, host, g.metrics, w, large, false);
-    const std::vector<double> reference = host.evaluateValues(autoP.counterData(), 0, g.metrics);
+    const std::vector<double> reference =
+        host.evaluateValues(autoP.counterData(), static_cast<std::size_t>(kind), g.metrics);
     autoP.disable();
     std::printf("%-9s auto ranges on all %d kernels: %.2f ms per pass (%zu passes)\n",
                 g.name.c_str(), large, a.perPass, a.passes);
     for (int every : everies) {
         cupti::RangeProfiler userP(context, {{g.metrics, image.bytes}}, cap,
                                    cupti::RangeMode::UserUserReplay);
-        runGroup(userP, host, g.metrics, w, large, true, every); // warm-up
-        const PassTimes u = runGroup(userP, host, g.metrics, w, large, true, every);
+        const Ranged ranged{every, kind % every, idle};
+        runGroup(userP, host, g.metrics, w, large, true, ranged); // warm-up
+        const PassTimes u = runGroup(userP, host, g.metrics, w, large, true, ranged);
         std::vector<double> worst(g.metrics.size(), 0.0);
         for (std::size_t r = 0; r < u.ranges; ++r) {
             const std::vector<double> v = host.evaluateValues(userP.counterData(), r, g.metrics);
@@ -183,10 +196,11 @@ void measureSparse(void* context, const cupti::Host& host, const Group& g, Workl
             if (worst[m] > 1e-3)
                 differ += " " + g.metrics[m] + "(" + std::to_string(worst[m]) + ")";
         userP.disable();
-        std::printf("%-9s user range on every %3d-th kernel: %zu ranges, %.2f ms per pass "
+        std::printf("%-9s user range on every %3d-th kernel (kind %d%s): %zu ranges, %.2f ms per pass "
                     "(%.3f ms per ranged kernel; all-auto %.3f per kernel); metrics whose values "
                     "differ from the auto range's:%s\n",
-                    g.name.c_str(), every, u.ranges, u.perPass,
+                    g.name.c_str(), every, kind, idle ? ", device idle first" : "", u.ranges,
+                    u.perPass,
                     u.ranges ? u.perPass / static_cast<double>(u.ranges) : 0.0,
                     a.perPass / large, differ.empty() ? " none" : differ.c_str());
     }
@@ -198,7 +212,16 @@ int main(int argc, char** argv) {
     int small = 6, large = 96;
     std::vector<std::string> only;
     std::vector<int> sparse; // --sparse 3,12,48: user ranges around every k-th kernel only
+    int kind = 0;
+    bool idle = false;
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--idle"))
+            idle = true;
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--idle")) {
+            --i;
+            continue;
+        }
         if (!std::strcmp(argv[i], "--small"))
             small = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--large"))
@@ -208,6 +231,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--sparse"))
             for (const std::string& k : bench_helpers::commaList(argv[i + 1]))
                 sparse.push_back(std::max(1, std::atoi(k.c_str())));
+        else if (!std::strcmp(argv[i], "--kind"))
+            kind = std::max(0, std::min(2, std::atoi(argv[i + 1])));
     }
     void* context = nullptr;
     try {
@@ -234,7 +259,7 @@ int main(int argc, char** argv) {
             continue;
         try {
             if (!sparse.empty())
-                measureSparse(context, host, g, w, large, sparse);
+                measureSparse(context, host, g, w, large, sparse, kind, idle);
             else
                 measureGroup(context, host, g, w, small, large);
         } catch (const std::exception& e) {

@@ -14,7 +14,7 @@ core::ProcessIdentity ranks(int rank, int worldSize) {
     return p;
 }
 
-// An image may grow to 1/32 of the memory available at ~2 MiB per range, at most 512 ranges, and
+// An image may grow to 1/32 of the memory available at ~2 MiB per range, at most 1024 ranges, and
 // never below the session's image size; an explicit maximum is taken as it is.
 TEST(Settings, ImagesGrowAsTheMemoryAvailableAllows) {
     Options o;
@@ -22,8 +22,10 @@ TEST(Settings, ImagesGrowAsTheMemoryAvailableAllows) {
     EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 96u); // memory unknown
     can.memoryAvailable = 16ull << 30;                             // 16 GiB: 512 MiB for images
     EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 256u);
-    can.memoryAvailable = 1ull << 40;
+    can.memoryAvailable = 32ull << 30; // 1 GiB for images
     EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 512u);
+    can.memoryAvailable = 1ull << 40;
+    EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 1024u);
     can.memoryAvailable = 2ull << 30;
     EXPECT_EQ(resolveSettings(o, {}, can).rangesPerImageMax, 96u);
     o.rangesPerImageMax = 200;
