@@ -183,9 +183,11 @@ void SectionWriter::add(const char (&tag)[5], const std::uint8_t* data, std::siz
     out.write(reinterpret_cast<const char*>(payload), static_cast<std::streamsize>(storedSize));
 }
 
-std::vector<FileSection> readSections(std::istream& in, const std::string& what,
-                                      const ContainerRules& rules, std::uint32_t& version) {
-    Reader r(in, what);
+namespace {
+
+// The signature and the version, checked; the section count.
+std::uint32_t readHeader(Reader& r, std::istream& in, const std::string& what,
+                         const ContainerRules& rules, std::uint32_t& version) {
     char magic[8];
     in.read(magic, sizeof magic);
     if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
@@ -197,7 +199,17 @@ std::vector<FileSection> readSections(std::istream& in, const std::string& what,
                     "'" + what + "' uses recording format v" + std::to_string(version) +
                         "; this build of libroofline reads v1 to v" +
                         std::to_string(rules.newestVersion) + ". Use a newer libroofline.");
-    const auto count = r.get<std::uint32_t>("section count");
+    return r.get<std::uint32_t>("section count");
+}
+
+} // namespace
+
+std::vector<FileSection> readSections(std::istream& in, const std::string& what,
+                                      const ContainerRules& rules, std::uint32_t& version) {
+    Reader r(in, what);
+    const std::uint32_t count = readHeader(r, in, what, rules, version);
+    if (count == kStreamedSections)
+        r.corrupt("it is a streamed recording, written as a sampled job ran (read it as one)");
     if (count < rules.minSections(version) || count > kMaxSections)
         r.corrupt("section count " + std::to_string(count) + " (a recording has " +
                   std::to_string(rules.minSections(rules.newestVersion)) + " to " +
@@ -208,6 +220,27 @@ std::vector<FileSection> readSections(std::istream& in, const std::string& what,
     for (std::uint32_t i = 0; i < count; ++i)
         sections.push_back(readSection(r, i, totals));
     return sections;
+}
+
+StreamedSections readStreamedSections(std::istream& in, const std::string& what,
+                                      const ContainerRules& rules) {
+    Reader r(in, what);
+    StreamedSections out;
+    if (readHeader(r, in, what, rules, out.version) != kStreamedSections)
+        r.corrupt("it is not a streamed recording (its header gives a section count)");
+    ReadTotals totals;
+    for (std::size_t i = 0; in.peek() != std::char_traits<char>::eof(); ++i) {
+        if (i >= kMaxStreamedSections)
+            r.corrupt("more than " + std::to_string(kMaxStreamedSections) + " sections");
+        try {
+            out.sections.push_back(readSection(r, i, totals));
+        } catch (const Error& e) {
+            // A job killed while writing leaves its last section short: what came before stands.
+            out.cut = e.what();
+            break;
+        }
+    }
+    return out;
 }
 
 } // namespace roofline::core

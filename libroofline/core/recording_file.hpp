@@ -14,10 +14,18 @@ namespace roofline::core {
 /// Error(CorruptRecording) naming the source `what` and what is wrong with it.
 [[noreturn]] void corruptRecording(const std::string& what, const std::string& detail);
 
-/// Writes a container of `sections` sections, one at a time.
+/// The section count of a streamed container: sections until the end of the file, appended as a
+/// job runs (docs/design/0029). A reader takes every complete one.
+inline constexpr std::uint32_t kStreamedSections = 0xFFFFFFFFu;
+/// The most sections a streamed container may hold (a write every 10 s for two years).
+inline constexpr std::size_t kMaxStreamedSections = std::size_t{1} << 23;
+
+/// Writes a container of `sections` sections (or kStreamedSections), one at a time.
 class SectionWriter {
 public:
     SectionWriter(std::ostream& out, std::uint32_t version, std::uint32_t sections);
+    /// Appends to a container whose header is written already (a streamed one).
+    explicit SectionWriter(std::ostream& out) : out_(out) {}
     /// A section of `size` bytes, compressed (Error(Io) when zstd fails).
     void add(const char (&tag)[5], const std::uint8_t* data, std::size_t size);
 
@@ -42,5 +50,19 @@ struct ContainerRules {
 /// damaged or out of bounds.
 std::vector<FileSection> readSections(std::istream& in, const std::string& what,
                                       const ContainerRules& rules, std::uint32_t& version);
+
+/// A streamed container's complete sections, in the order written.
+struct StreamedSections {
+    std::vector<FileSection> sections;
+    std::uint32_t version = 0;
+    /// Empty when the file ends after a complete section. Otherwise why the next one could not be
+    /// read -- cut short by a kill, or damaged -- and nothing after it is read.
+    std::string cut;
+};
+
+/// Reads a streamed container. Throws as readSections does for the signature, the version and a
+/// container that is not streamed; a section cut short or damaged ends the reading (`cut`).
+StreamedSections readStreamedSections(std::istream& in, const std::string& what,
+                                      const ContainerRules& rules);
 
 } // namespace roofline::core

@@ -13,9 +13,10 @@
 namespace roofline::cupti {
 namespace {
 
-CUpti_Profiler_Host_Object* createHostObject(const std::string& chip) {
+CUpti_Profiler_Host_Object* createHostObject(const std::string& chip, Instrument instrument) {
     CUpti_Profiler_Host_Initialize_Params p{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.profilerType = instrument == Instrument::PmSampling ? CUPTI_PROFILER_TYPE_PM_SAMPLING
+                                                          : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
     ROOFLINE_CUPTI_CHECK(cuptiProfilerHostInitialize(&p));
     return p.pHostObject;
@@ -30,7 +31,8 @@ void destroyHostObject(CUpti_Profiler_Host_Object* object) noexcept {
 }
 
 struct HostObject {
-    explicit HostObject(const std::string& chip) : object(createHostObject(chip)) {}
+    HostObject(const std::string& chip, Instrument instrument)
+        : object(createHostObject(chip, instrument)) {}
     ~HostObject() { destroyHostObject(object); }
     HostObject(const HostObject&) = delete;
     HostObject& operator=(const HostObject&) = delete;
@@ -54,8 +56,9 @@ const char* typeName(CUpti_MetricType t) {
 
 struct Host::Impl {
     std::string chip;
+    Instrument instrument;
     HostObject host;
-    explicit Impl(const std::string& c) : chip(c), host(c) {}
+    Impl(const std::string& c, Instrument i) : chip(c), instrument(i), host(c, i) {}
 };
 
 std::vector<std::string> Host::supportedChips() {
@@ -65,7 +68,7 @@ std::vector<std::string> Host::supportedChips() {
     return {p.ppChipNames, p.ppChipNames + p.numChips};
 }
 
-Host::Host(const std::string& chip) {
+Host::Host(const std::string& chip, Instrument instrument) {
     const auto chips = supportedChips();
     if (std::find(chips.begin(), chips.end(), chip) == chips.end()) {
         std::string list;
@@ -75,7 +78,7 @@ Host::Host(const std::string& chip) {
                     "chip '" + chip + "' is not supported by this CUPTI (supported: " + list +
                         "). Chip names are CUPTI's, e.g. GH100 for H100.");
     }
-    impl_ = std::make_unique<Impl>(chip);
+    impl_ = std::make_unique<Impl>(chip, instrument);
 }
 
 Host::~Host() = default;
@@ -84,6 +87,10 @@ Host& Host::operator=(Host&&) noexcept = default;
 
 const std::string& Host::chip() const noexcept {
     return impl_->chip;
+}
+
+Instrument Host::instrument() const noexcept {
+    return impl_->instrument;
 }
 
 std::vector<std::string> Host::baseMetrics() const {
@@ -130,7 +137,7 @@ ConfigImage Host::configImage(const std::vector<std::string>& metrics) const {
         throw Error(ErrorCode::InvalidArgument, "no metrics to configure");
     for (const auto& m : metrics)
         properties(m); // precise error for the first bad name
-    HostObject fresh(impl_->chip);
+    HostObject fresh(impl_->chip, impl_->instrument);
     std::vector<const char*> names;
     for (const auto& m : metrics)
         names.push_back(m.c_str());

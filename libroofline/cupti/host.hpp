@@ -23,6 +23,11 @@ struct MetricProperties {
     std::string type; ///< counter, ratio or throughput
 };
 
+/// Which of CUPTI's instruments a host object configures and evaluates for: the range profiler
+/// (replayed passes, any number of them) or PM sampling (one pass, sampled on a period; its
+/// metrics are another list, and its configuration must fit one pass).
+enum class Instrument { RangeProfiler, PmSampling };
+
 struct ConfigImage {
     std::vector<std::uint8_t> bytes;
     std::size_t passes = 0;
@@ -34,7 +39,7 @@ public:
     static std::vector<std::string> supportedChips();
 
     /// Throws Error(UnsupportedChip) listing the supported chips when `chip` is not one of them.
-    explicit Host(const std::string& chip);
+    explicit Host(const std::string& chip, Instrument instrument = Instrument::RangeProfiler);
     ~Host();
     Host(Host&&) noexcept;
     Host& operator=(Host&&) noexcept;
@@ -42,6 +47,7 @@ public:
     Host& operator=(const Host&) = delete;
 
     const std::string& chip() const noexcept;
+    Instrument instrument() const noexcept;
     /// Base metric names of every type, sorted.
     std::vector<std::string> baseMetrics() const;
     /// Throws Error(UnknownMetric) naming the metric, the chip and the closest valid names.

@@ -1,8 +1,10 @@
 // Fuzz target: the recording reader (core::readRecording) and, for recordings that store their
-// values (format v2), turning them into records and every report output. v1 recordings' raw
+// values (format v2), turning them into records and every report output; and the sampled job's
+// streamed recording (core::readSampledRecording) on the same input. v1 recordings' raw
 // images go to CUPTI in a child process (cupti/evaluate.cpp), which this target does not run.
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
+#include "core/sampled_recording.hpp"
 
 #include <roofline/error.hpp>
 #include <roofline/report.hpp>
@@ -11,8 +13,33 @@
 #include <cstdint>
 #include <sstream>
 
+namespace {
+
+// Every value of every batch read (a reader that returned a recording returns a walkable one).
+void readSampled(const std::uint8_t* data, std::size_t size) {
+    using namespace roofline;
+    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    try {
+        const core::SampledRecording rec = core::readSampledRecording(in, "fuzz input");
+        double sum = 0;
+        for (const auto& b : rec.batches) {
+            for (const auto& s : b.steps)
+                for (std::size_t m = 0; m < rec.header.counters.size(); ++m)
+                    sum += s.values.at(m) + s.between.at(m);
+            for (const auto& l : b.launches)
+                for (std::size_t m = 0; m < rec.header.counters.size(); ++m)
+                    sum += l.values.at(m);
+        }
+        (void)sum;
+    } catch (const Error&) {
+    }
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace roofline;
+    readSampled(data, size);
     std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
     try {
         const core::Recording rec = core::readRecording(in, "fuzz input");

@@ -1,0 +1,104 @@
+#include "core/sample_attribution.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace roofline::core {
+namespace {
+
+// The kernels running over one sample, and the instants where one of them starts or ends.
+struct Overlap {
+    std::vector<std::size_t> kernels;
+    std::vector<std::uint64_t> cuts;
+};
+
+Overlap overlapOf(const CounterSample& s, const std::vector<KernelSpan>& spans,
+                  const std::vector<std::size_t>& active) {
+    Overlap o;
+    o.cuts = {s.startNs, s.endNs};
+    for (std::size_t k : active) {
+        const KernelSpan& span = spans[k];
+        if (span.endNs <= s.startNs || span.startNs >= s.endNs)
+            continue;
+        o.kernels.push_back(k);
+        if (span.startNs > s.startNs)
+            o.cuts.push_back(span.startNs);
+        if (span.endNs < s.endNs)
+            o.cuts.push_back(span.endNs);
+    }
+    std::sort(o.cuts.begin(), o.cuts.end());
+    o.cuts.erase(std::unique(o.cuts.begin(), o.cuts.end()), o.cuts.end());
+    return o;
+}
+
+// One sample's values, piece by piece between its cuts, to the kernels running in each piece.
+void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const Overlap& o,
+            std::size_t counters, Attribution& out) {
+    const double width = static_cast<double>(s.endNs - s.startNs);
+    for (std::size_t k : o.kernels)
+        ++out.kernels[k].samples;
+    std::vector<std::size_t> running;
+    for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
+        const std::uint64_t t0 = o.cuts[c], t1 = o.cuts[c + 1];
+        running.clear();
+        for (std::size_t k : o.kernels)
+            if (spans[k].startNs <= t0 && spans[k].endNs >= t1)
+                running.push_back(k);
+        const double share = static_cast<double>(t1 - t0) / width;
+        if (running.empty()) {
+            for (std::size_t m = 0; m < counters; ++m)
+                out.between[m] += s.values[m] * share;
+            continue;
+        }
+        const double each = share / static_cast<double>(running.size());
+        for (std::size_t k : running) {
+            SampledKernel& r = out.kernels[k];
+            r.coveredNs += t1 - t0;
+            for (std::size_t m = 0; m < counters; ++m)
+                r.values[m] += s.values[m] * each;
+        }
+    }
+}
+
+} // namespace
+
+Attribution attributeSamples(const std::vector<CounterSample>& samples,
+                             const std::vector<KernelSpan>& kernels, std::size_t counters,
+                             std::uint64_t periodNs) {
+    Attribution out;
+    out.between.assign(counters, 0.0);
+    out.kernels.resize(kernels.size());
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+        out.kernels[k].values.assign(counters, 0.0);
+        const std::uint64_t length =
+            kernels[k].endNs > kernels[k].startNs ? kernels[k].endNs - kernels[k].startNs : 0;
+        out.kernels[k].estimated = length < kEstimatedBelowPeriods * periodNs || length == 0;
+    }
+    std::vector<std::size_t> bySample(samples.size()), byKernel(kernels.size());
+    std::iota(bySample.begin(), bySample.end(), std::size_t{0});
+    std::iota(byKernel.begin(), byKernel.end(), std::size_t{0});
+    std::stable_sort(bySample.begin(), bySample.end(), [&](std::size_t a, std::size_t b) {
+        return samples[a].startNs < samples[b].startNs;
+    });
+    std::stable_sort(byKernel.begin(), byKernel.end(), [&](std::size_t a, std::size_t b) {
+        return kernels[a].startNs < kernels[b].startNs;
+    });
+    std::vector<std::size_t> active; // kernels begun before the current sample ends
+    std::size_t next = 0;
+    for (std::size_t i : bySample) {
+        const CounterSample& s = samples[i];
+        if (s.endNs <= s.startNs || s.values.size() != counters)
+            continue;
+        ++out.samplesUsed;
+        while (next < byKernel.size() && kernels[byKernel[next]].startNs < s.endNs)
+            active.push_back(byKernel[next++]);
+        // Kernels over before this sample begins are over for every later one too.
+        active.erase(std::remove_if(active.begin(), active.end(),
+                                    [&](std::size_t k) { return kernels[k].endNs <= s.startNs; }),
+                     active.end());
+        divide(s, kernels, overlapOf(s, kernels, active), counters, out);
+    }
+    return out;
+}
+
+} // namespace roofline::core

@@ -1,0 +1,93 @@
+#pragma once
+// The recording of a sampled job (docs/design/0029, "The recording"): written while the job runs,
+// one batch at a time, each batch appended to a streamed container (core/recording_file.hpp) and
+// flushed, so that a job killed with SIGKILL or by the out-of-memory killer leaves every batch
+// written before it. The values are the counters as sampled and attributed (raw, re-evaluable);
+// time, FLOP estimates and bytes come from them and the family's SamplingSet when read.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+/// What the sampler was: written once, first.
+struct SampledHeader {
+    std::string libraryVersion;
+    std::string device; ///< "NVIDIA H200"
+    std::string chip;   ///< CUPTI's name: "GH100"
+    int deviceIndex = 0;
+    std::vector<std::string> counters; ///< in the order of every values vector
+    std::uint64_t periodNs = 0;        ///< the sampling period
+    std::uint64_t ringSteps = 0;       ///< steps of per-kernel values held in memory
+    std::int64_t pid = 0;
+    int rank = -1, worldSize = 0; ///< -1: not a rank of a distributed job
+    std::uint64_t startedUnixNs = 0;
+};
+
+/// One step as the samples saw it.
+struct SampledStep {
+    std::uint64_t index = 0;
+    std::uint64_t startNs = 0, endNs = 0; ///< GPU time: its first kernel's start, last one's end
+    std::uint64_t kernels = 0;
+    std::uint64_t kernelNs = 0; ///< the kernels' durations added up (activity records)
+    std::vector<double> values; ///< its kernels' shares of each counter
+    std::vector<double> between; ///< what grew inside it while no kernel ran
+    std::uint64_t coveredNs = 0; ///< of kernelNs, what some sample covered
+    std::uint64_t estimatedKernels = 0; ///< kernels shorter than three periods
+};
+
+/// One kernel launch's sampled values.
+struct SampledLaunch {
+    std::uint64_t step = 0;
+    std::string name;  ///< demangled
+    std::string scope; ///< its scope path, "" outside every scope
+    std::uint64_t startNs = 0, endNs = 0;
+    std::vector<double> values;
+    std::uint64_t coveredNs = 0;
+    bool estimated = false;
+};
+
+/// What one write appends: the steps completed since the last write, and the launches kept
+/// (the ring's last step, and each step that strayed from the running median).
+struct SampledBatch {
+    std::uint64_t writtenUnixNs = 0;
+    std::vector<SampledStep> steps;
+    std::vector<SampledLaunch> launches;
+};
+
+/// Appends a sampled job's recording to `path`: the header on opening, then one batch per
+/// append(), each flushed to the file before append() returns. Throws Error(Io) naming the path.
+class SampledRecordingWriter {
+public:
+    SampledRecordingWriter(const std::string& path, const SampledHeader& header);
+    ~SampledRecordingWriter();
+    SampledRecordingWriter(const SampledRecordingWriter&) = delete;
+    SampledRecordingWriter& operator=(const SampledRecordingWriter&) = delete;
+    void append(const SampledBatch& batch);
+    std::uint64_t batches() const noexcept { return batches_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::uint64_t batches_ = 0;
+};
+
+struct SampledRecording {
+    SampledHeader header;
+    std::vector<SampledBatch> batches;
+    /// Empty when the file ends after a complete batch; else why the next could not be read (a
+    /// job killed while writing it): everything before it is here.
+    std::string cut;
+};
+
+/// Throws Error(CorruptRecording) naming `what` for a file that is not a sampled recording or
+/// whose header is unreadable; a batch cut short ends the reading (`cut`).
+SampledRecording readSampledRecording(std::istream& in, const std::string& what);
+SampledRecording readSampledRecording(const std::string& path);
+/// The format's version, written in the container's header.
+inline constexpr std::uint32_t kSampledFormatVersion = 1;
+
+} // namespace roofline::core

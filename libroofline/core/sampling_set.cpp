@@ -1,0 +1,73 @@
+#include "core/sampling_set.hpp"
+
+#include <roofline/error.hpp>
+
+#include <algorithm>
+
+namespace roofline::core {
+namespace {
+
+// GH100 (H100, H200): the TriageCompute group's real-time counters are the pipe activity that fits
+// one pass beside time and the three byte counters; the plain pipe counters
+// (sm__pipe_tensor_cycles_active, sm__thread_inst_executed_pipe_fma_pred_on,
+// sm__pipe_fp64_cycles_active) each take a second pass with them (design 0029).
+SamplingSet hopper() {
+    SamplingSet s;
+    s.family = "Hopper";
+    s.chips = {"GH100"};
+    s.cyclesMetric = "sm__cycles_elapsed.avg";
+    s.cycleRateMetric = "sm__cycles_elapsed.avg.per_second";
+    s.bytes = {"l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum"};
+    s.dramReadMetric = "dram__bytes_read.sum";
+    s.dramWriteMetric = "dram__bytes_write.sum";
+    s.fmaInstructions = "TPC.TriageCompute.sm__inst_executed_pipe_fma_realtime.sum";
+    s.warpInstructions = "TPC.TriageCompute.sm__inst_executed_realtime.sum";
+    s.threadInstructions = "SM_A.TriageCompute.sm__thread_inst_executed_pred_on_realtime.sum";
+    s.fp64PipeCycles = "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.sum";
+    s.tensorPipeCycles = "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.sum";
+    s.validation = "one pass on GH100 checked with CUPTI 13.0's host API; the FLOP conversions "
+                   "are estimates until calibrated on the GPU";
+    return s;
+}
+
+} // namespace
+
+std::vector<std::string> SamplingSet::metrics() const {
+    std::vector<std::string> out;
+    const auto add = [&out](const std::string& m) {
+        if (!m.empty() && std::find(out.begin(), out.end(), m) == out.end())
+            out.push_back(m);
+    };
+    add(cyclesMetric);
+    add(cycleRateMetric);
+    for (const std::string& b : bytes)
+        add(b);
+    add(dramReadMetric);
+    add(dramWriteMetric);
+    add(fmaInstructions);
+    add(warpInstructions);
+    add(threadInstructions);
+    add(fp64PipeCycles);
+    add(tensorPipeCycles);
+    return out;
+}
+
+const std::vector<SamplingSet>& samplingSets() {
+    static const std::vector<SamplingSet> sets = {hopper()};
+    return sets;
+}
+
+const SamplingSet& samplingSetForChip(const std::string& chip) {
+    std::string known;
+    for (const SamplingSet& s : samplingSets()) {
+        if (std::find(s.chips.begin(), s.chips.end(), chip) != s.chips.end())
+            return s;
+        for (const std::string& c : s.chips)
+            known += (known.empty() ? "" : ", ") + c;
+    }
+    throw Error(ErrorCode::UnsupportedChip,
+                "sampling is not defined for chip '" + chip + "' (its counters are chip-specific; "
+                "defined for: " + known + "). Use the replay profile (the default mode) there.");
+}
+
+} // namespace roofline::core

@@ -1,0 +1,38 @@
+#pragma once
+// PM sampling's counter set per chip family, as data (docs/design/0029): the counters sampled on a
+// period in one pass, and which of them give time, bytes at each level and the pipe activity the
+// FLOP estimates come from. PM sampling has its own metric list (the replay profile's SASS
+// counters are not in it) and refuses more than one pass; `SamplingSet.FitsOnePassOnItsChips`
+// checks every set against CUPTI's host API.
+#include <roofline/kernel_record.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+struct SamplingSet {
+    std::string family;             ///< "Hopper"
+    std::vector<std::string> chips; ///< CUPTI chip names it was checked on
+    std::string cyclesMetric;       ///< SM cycles elapsed (average over SMs)
+    std::string cycleRateMetric;    ///< SM cycles per second: the clock
+    /// Bytes at L1, L2 and DRAM (MemoryLevel order), the replay profile's counters.
+    std::array<std::string, kMemoryLevelCount> bytes;
+    std::string dramReadMetric, dramWriteMetric;
+    std::string fmaInstructions;    ///< warp instructions on the FMA pipes (heavy and lite)
+    std::string warpInstructions;   ///< every warp instruction
+    std::string threadInstructions; ///< every thread instruction whose predicate was true
+    std::string fp64PipeCycles;     ///< cycles the FP64 pipe was active, summed over SMs
+    std::string tensorPipeCycles;   ///< cycles the tensor pipe was active, summed over SMs
+    std::string validation;         ///< what checked the set, and what is still an estimate
+    /// Every counter the sampler configures, each once, in this order.
+    std::vector<std::string> metrics() const;
+};
+
+/// The sets the catalog has, one per family.
+const std::vector<SamplingSet>& samplingSets();
+/// The set covering `chip`; throws Error(UnsupportedChip) naming the chips that have one.
+const SamplingSet& samplingSetForChip(const std::string& chip);
+
+} // namespace roofline::core

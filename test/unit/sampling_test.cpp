@@ -1,0 +1,153 @@
+// PM sampling's pure parts (docs/design/0029): the counter set per family, checked against
+// CUPTI's host API, and the attribution of samples to kernels.
+#include "core/sample_attribution.hpp"
+#include "core/sampling_set.hpp"
+#include "cupti/host.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace roofline;
+using core::CounterSample;
+using core::KernelSpan;
+
+// Every family's set is what the sampler configures: CUPTI's PM sampling host object knows each
+// counter and takes them all in one pass (PM sampling refuses more) on every chip it names.
+TEST(SamplingSet, FitsOnePassOnItsChips) {
+    for (const core::SamplingSet& s : core::samplingSets()) {
+        ASSERT_FALSE(s.chips.empty()) << s.family;
+        const std::vector<std::string> metrics = s.metrics();
+        EXPECT_GE(metrics.size(), 11u) << s.family;
+        for (const std::string& chip : s.chips) {
+            const cupti::Host host(chip, cupti::Instrument::PmSampling);
+            EXPECT_EQ(host.configImage(metrics).passes, 1u) << s.family << " on " << chip;
+        }
+    }
+}
+
+// The replay profile's SASS counters are not PM sampling's: its host object refuses them, which
+// is why the set counts pipes.
+TEST(SamplingSet, TheReplayProfilesSassCountersAreNotSampled) {
+    const cupti::Host sampling("GH100", cupti::Instrument::PmSampling);
+    EXPECT_THROW(sampling.properties("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), Error);
+    const cupti::Host replay("GH100");
+    EXPECT_NO_THROW(replay.properties("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"));
+    EXPECT_EQ(sampling.instrument(), cupti::Instrument::PmSampling);
+}
+
+TEST(SamplingSet, AChipWithoutASetIsRefusedNamingTheChipsThatHaveOne) {
+    EXPECT_EQ(core::samplingSetForChip("GH100").family, "Hopper");
+    try {
+        core::samplingSetForChip("GA102");
+        FAIL() << "GA102 has no sampling set";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::UnsupportedChip);
+        EXPECT_NE(std::string(e.what()).find("GH100"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("GA102"), std::string::npos) << e.what();
+    }
+}
+
+namespace {
+
+CounterSample sample(std::uint64_t start, std::uint64_t end, std::vector<double> values) {
+    return {start, end, std::move(values)};
+}
+
+} // namespace
+
+// A kernel inside half of one sample takes half of it; the other half grew between kernels.
+TEST(SampleAttribution, AKernelTakesTheShareOfTheTimeItRan) {
+    const auto a = core::attributeSamples({sample(0, 1000, {100, 40})}, {{250, 750}}, 2, 1000);
+    ASSERT_EQ(a.kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 50);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[1], 20);
+    EXPECT_DOUBLE_EQ(a.between[0], 50);
+    EXPECT_EQ(a.kernels[0].coveredNs, 500u);
+    EXPECT_EQ(a.kernels[0].samples, 1u);
+    EXPECT_TRUE(a.kernels[0].estimated); // 500 ns: under three periods of 1000
+}
+
+// A kernel over three whole samples takes all three, is covered all along and is not estimated.
+TEST(SampleAttribution, AKernelOverWholeSamplesTakesThemAll) {
+    const auto a = core::attributeSamples(
+        {sample(0, 100, {1}), sample(100, 200, {2}), sample(200, 300, {4}), sample(300, 400, {8})},
+        {{0, 300}}, 1, 100);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 7);
+    EXPECT_DOUBLE_EQ(a.between[0], 8);
+    EXPECT_EQ(a.kernels[0].coveredNs, 300u);
+    EXPECT_EQ(a.kernels[0].samples, 3u);
+    EXPECT_FALSE(a.kernels[0].estimated);
+}
+
+// Two kernels running together share the instants they overlap evenly; each keeps what it ran
+// alone.
+TEST(SampleAttribution, ConcurrentKernelsShareTheirOverlapEvenly) {
+    // [0,400): A alone [0,100), A and B [100,300), B alone [300,400); 400 units, 1 per ns.
+    const auto a = core::attributeSamples({sample(0, 400, {400})}, {{0, 300}, {100, 400}}, 1, 50);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 100 + 100);
+    EXPECT_DOUBLE_EQ(a.kernels[1].values[0], 100 + 100);
+    EXPECT_DOUBLE_EQ(a.between[0], 0);
+    EXPECT_EQ(a.kernels[0].coveredNs, 300u);
+    EXPECT_EQ(a.kernels[1].coveredNs, 300u);
+}
+
+// Where no sample covers a kernel (the sampler started late, its buffer overflowed), its
+// coverage says so: the missing part is never taken as zero work.
+TEST(SampleAttribution, AGapInTheSamplesShowsInTheCoverage) {
+    const auto a =
+        core::attributeSamples({sample(0, 100, {10}), sample(300, 400, {10})}, {{0, 400}}, 1, 100);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 20);
+    EXPECT_EQ(a.kernels[0].coveredNs, 200u);
+    EXPECT_EQ(a.kernels[0].samples, 2u);
+}
+
+// Samples out of order, without a duration, or with the wrong number of values: the order does not
+// matter, the others are skipped and not counted.
+TEST(SampleAttribution, SamplesInAnyOrderAndMalformedOnesSkipped) {
+    const auto a = core::attributeSamples(
+        {sample(100, 200, {3}), sample(0, 100, {5}), sample(200, 200, {99}), sample(200, 300, {1, 2})},
+        {{50, 150}}, 1, 10);
+    EXPECT_EQ(a.samplesUsed, 2u);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 2.5 + 1.5);
+    EXPECT_DOUBLE_EQ(a.between[0], 2.5 + 1.5);
+}
+
+// Whatever the kernels and samples, every counter's total is kept: the kernels' shares and what
+// grew between them add up to the samples' sum.
+TEST(SampleAttribution, EveryCounterIsConservedOverRandomKernelsAndSamples) {
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 20; ++round) {
+        std::vector<CounterSample> samples;
+        std::uint64_t t = 0;
+        double total[2] = {0, 0};
+        for (int i = 0; i < 200; ++i) {
+            const std::uint64_t width = 50 + rng() % 100, gap = rng() % 4 == 0 ? rng() % 80 : 0;
+            const double v0 = static_cast<double>(rng() % 1000), v1 = static_cast<double>(rng() % 7);
+            samples.push_back(sample(t + gap, t + gap + width, {v0, v1}));
+            total[0] += v0;
+            total[1] += v1;
+            t += gap + width;
+        }
+        std::vector<KernelSpan> kernels;
+        for (int k = 0; k < 150; ++k) {
+            const std::uint64_t start = rng() % t, length = rng() % 600;
+            kernels.push_back({start, start + length});
+        }
+        std::shuffle(samples.begin(), samples.end(), rng);
+        const auto a = core::attributeSamples(samples, kernels, 2, 100);
+        for (int m = 0; m < 2; ++m) {
+            double sum = a.between[m];
+            for (const auto& k : a.kernels)
+                sum += k.values[m];
+            EXPECT_NEAR(sum, total[m], 1e-6 * std::max(1.0, total[m])) << "round " << round;
+        }
+        for (std::size_t k = 0; k < kernels.size(); ++k)
+            EXPECT_LE(a.kernels[k].coveredNs, kernels[k].endNs - kernels[k].startNs);
+    }
+}
