@@ -1,0 +1,60 @@
+#pragma once
+// PM sampling on one device (docs/design/0029): CUPTI reads a one-pass counter set on a fixed
+// period of GPU time into a hardware buffer, with no replay and no serialization; decode() moves
+// what the buffer holds into a counter-data image and gives each complete sample's start, end and
+// counter values (evaluated with a PM-sampling Host).
+//
+// Lifecycle: (1) construct: Enable on the device, SetConfig (throws Error naming what CUPTI
+// refused: more than one pass, a period the device cannot keep); (2) start(); (3) decode() as often
+// as the buffer needs (from one thread at a time); (4) stop(), then decode() again for the rest;
+// (5) the destructor stops and disables (noexcept). Disabling is left to the end of a session:
+// the first CUPTI to carry this API finalized more than the sampler when it was disabled.
+#include "cupti/host.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofline::cupti {
+
+struct PmSample {
+    std::uint64_t startNs = 0, endNs = 0;
+    std::vector<double> values; ///< in the order of the sampler's metrics
+};
+
+struct PmDecode {
+    std::vector<PmSample> samples;
+    bool overflow = false;     ///< the hardware buffer overflowed: samples were lost before these
+    bool endOfRecords = false; ///< everything the buffer held was decoded
+};
+
+struct PmSamplerSettings {
+    std::uint64_t periodNs = 100000;               ///< GPU-time trigger (GA10x and newer)
+    std::size_t hardwareBufferBytes = 512ull << 20; ///< the device's buffer of raw records
+    std::uint32_t samplesPerDecode = 4096;         ///< the counter-data image's capacity
+};
+
+class PmSampler {
+public:
+    /// `host` must be a PM-sampling host for the device's chip; it evaluates every sample.
+    PmSampler(int deviceOrdinal, const Host& host, std::vector<std::string> metrics,
+              const PmSamplerSettings& settings);
+    ~PmSampler();
+    PmSampler(const PmSampler&) = delete;
+    PmSampler& operator=(const PmSampler&) = delete;
+
+    void start();
+    void stop();
+    bool running() const noexcept;
+    /// The complete samples the buffer holds so far, oldest first.
+    PmDecode decode();
+    const std::vector<std::string>& metrics() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace roofline::cupti
