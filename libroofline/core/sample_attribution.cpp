@@ -31,25 +31,40 @@ Overlap overlapOf(const CounterSample& s, const std::vector<KernelSpan>& spans,
     return o;
 }
 
-// One sample's values, piece by piece between its cuts, to the kernels running in each piece.
+// The kernels running over the piece [t0, t1) of a sample.
+void runningOver(const std::vector<KernelSpan>& spans, const Overlap& o, std::uint64_t t0,
+                 std::uint64_t t1, std::vector<std::size_t>& running) {
+    running.clear();
+    for (std::size_t k : o.kernels)
+        if (spans[k].startNs <= t0 && spans[k].endNs >= t1)
+            running.push_back(k);
+}
+
+// One sample's values, piece by piece between its cuts, to the kernels running in each piece:
+// over the time some kernel runs (the counters grow with the kernels' work, not in the gaps
+// between launches); a sample in which none runs is the device's between kernels.
 void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const Overlap& o,
             std::size_t counters, Attribution& out) {
-    const double width = static_cast<double>(s.endNs - s.startNs);
     for (std::size_t k : o.kernels)
         ++out.kernels[k].samples;
     std::vector<std::size_t> running;
+    std::uint64_t busy = 0;
+    for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
+        runningOver(spans, o, o.cuts[c], o.cuts[c + 1], running);
+        if (!running.empty())
+            busy += o.cuts[c + 1] - o.cuts[c];
+    }
+    if (busy == 0) {
+        for (std::size_t m = 0; m < counters; ++m)
+            out.between[m] += s.values[m];
+        return;
+    }
     for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
         const std::uint64_t t0 = o.cuts[c], t1 = o.cuts[c + 1];
-        running.clear();
-        for (std::size_t k : o.kernels)
-            if (spans[k].startNs <= t0 && spans[k].endNs >= t1)
-                running.push_back(k);
-        const double share = static_cast<double>(t1 - t0) / width;
-        if (running.empty()) {
-            for (std::size_t m = 0; m < counters; ++m)
-                out.between[m] += s.values[m] * share;
+        runningOver(spans, o, t0, t1, running);
+        if (running.empty())
             continue;
-        }
+        const double share = static_cast<double>(t1 - t0) / static_cast<double>(busy);
         const double each = share / static_cast<double>(running.size());
         for (std::size_t k : running) {
             SampledKernel& r = out.kernels[k];

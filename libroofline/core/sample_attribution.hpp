@@ -1,9 +1,11 @@
 #pragma once
 // Samples to kernels (docs/design/0029, "Samples to kernels"): PM sampling gives each counter's
 // increase over one period of GPU time; the activity records give each kernel's start and end.
-// Inside one sample a counter is taken to grow at a constant rate; each instant's share goes to
-// the kernels running then, split evenly among them; an instant with no kernel keeps its share as
-// the device's "between kernels". Pure: no CUDA, no CUPTI.
+// Inside one sample a counter is taken to grow at a constant rate while some kernel runs (not in
+// the gaps between launches: sampled on the calibration kernels, the gaps' share held 17 % of
+// their FFMA work); each instant's share goes to the kernels running then, split evenly among
+// them; a sample in which no kernel runs is the device's "between kernels". Pure: no CUDA, no
+// CUPTI.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -33,7 +35,7 @@ struct SampledKernel {
 
 struct Attribution {
     std::vector<SampledKernel> kernels; ///< in the order the spans were given
-    std::vector<double> between;        ///< what grew while no kernel ran
+    std::vector<double> between;        ///< what grew in samples where no kernel ran
     std::size_t samplesUsed = 0;        ///< samples with a duration and the right width
 };
 

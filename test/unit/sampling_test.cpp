@@ -61,13 +61,17 @@ CounterSample sample(std::uint64_t start, std::uint64_t end, std::vector<double>
 
 } // namespace
 
-// A kernel inside half of one sample takes half of it; the other half grew between kernels.
-TEST(SampleAttribution, AKernelTakesTheShareOfTheTimeItRan) {
-    const auto a = core::attributeSamples({sample(0, 1000, {100, 40})}, {{250, 750}}, 2, 1000);
+// A kernel alone in a sample takes all of it, though it ran for half of it: the counters grow
+// with the kernels' work, not in the gaps between launches. A sample with no kernel is the
+// device's between kernels.
+TEST(SampleAttribution, AKernelAloneInASampleTakesAllOfIt) {
+    const auto a = core::attributeSamples({sample(0, 1000, {100, 40}), sample(1000, 2000, {3, 1})},
+                                          {{250, 750}}, 2, 1000);
     ASSERT_EQ(a.kernels.size(), 1u);
-    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 50);
-    EXPECT_DOUBLE_EQ(a.kernels[0].values[1], 20);
-    EXPECT_DOUBLE_EQ(a.between[0], 50);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 100);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[1], 40);
+    EXPECT_DOUBLE_EQ(a.between[0], 3);
+    EXPECT_DOUBLE_EQ(a.between[1], 1);
     EXPECT_EQ(a.kernels[0].coveredNs, 500u);
     EXPECT_EQ(a.kernels[0].samples, 1u);
     EXPECT_TRUE(a.kernels[0].estimated); // 500 ns: under three periods of 1000
@@ -79,17 +83,18 @@ TEST(SampleAttribution, AKernelOverWholeSamplesTakesThemAll) {
         {sample(0, 100, {1}), sample(100, 200, {2}), sample(200, 300, {4}), sample(300, 400, {8})},
         {{0, 300}}, 1, 100);
     EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 7);
-    EXPECT_DOUBLE_EQ(a.between[0], 8);
+    EXPECT_DOUBLE_EQ(a.between[0], 8); // the last sample: no kernel ran in it
     EXPECT_EQ(a.kernels[0].coveredNs, 300u);
     EXPECT_EQ(a.kernels[0].samples, 3u);
     EXPECT_FALSE(a.kernels[0].estimated);
 }
 
 // Two kernels running together share the instants they overlap evenly; each keeps what it ran
-// alone.
+// alone; a gap inside the sample takes nothing.
 TEST(SampleAttribution, ConcurrentKernelsShareTheirOverlapEvenly) {
-    // [0,400): A alone [0,100), A and B [100,300), B alone [300,400); 400 units, 1 per ns.
-    const auto a = core::attributeSamples({sample(0, 400, {400})}, {{0, 300}, {100, 400}}, 1, 50);
+    // [0,500): A alone [0,100), A and B [100,300), B alone [300,400), nothing [400,500); the 400
+    // busy nanoseconds take 1 unit each.
+    const auto a = core::attributeSamples({sample(0, 500, {400})}, {{0, 300}, {100, 400}}, 1, 50);
     EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 100 + 100);
     EXPECT_DOUBLE_EQ(a.kernels[1].values[0], 100 + 100);
     EXPECT_DOUBLE_EQ(a.between[0], 0);
@@ -114,8 +119,8 @@ TEST(SampleAttribution, SamplesInAnyOrderAndMalformedOnesSkipped) {
         {sample(100, 200, {3}), sample(0, 100, {5}), sample(200, 200, {99}), sample(200, 300, {1, 2})},
         {{50, 150}}, 1, 10);
     EXPECT_EQ(a.samplesUsed, 2u);
-    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 2.5 + 1.5);
-    EXPECT_DOUBLE_EQ(a.between[0], 2.5 + 1.5);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 5 + 3);
+    EXPECT_DOUBLE_EQ(a.between[0], 0);
 }
 
 // Whatever the kernels and samples, every counter's total is kept: the kernels' shares and what
