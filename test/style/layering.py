@@ -13,7 +13,8 @@ import sys
 
 # folder -> the folders it may include from (besides itself)
 ALLOWED = {
-    "session": {"scopes", "replay", "replay/reuse", "collect"},
+    "session": {"scopes", "replay", "replay/reuse", "sampling", "collect"},
+    "sampling": {"collect"},
     "scopes": {"collect"},
     "replay/reuse": {"replay", "collect"},
     "replay": {"collect"},

@@ -1,0 +1,242 @@
+#include "sampling/step_series.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace roofline::sampling {
+
+StepSeries::StepSeries(const StepSeriesConfig& config, Write write)
+    : config_(config), write_(std::move(write)) {}
+
+void StepSeries::launched(const HostLaunch& launch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (launch.step >= 0 && launch.step <= processed_) {
+        ++tally_.late; // its step is written: the launch is counted, not placed
+        return;
+    }
+    if (awaiting_.emplace(launch.correlationId, launch).second)
+        awaitingOrder_.push_back(launch.correlationId);
+    if (launch.step >= 0) {
+        Pending& p = pending_[launch.step];
+        p.expected += launch.kernels;
+        p.ids.push_back(launch.correlationId);
+    }
+    while (awaiting_.size() > config_.maxAwaiting)
+        dropOldestAwaiting();
+}
+
+void StepSeries::dropOldestAwaiting() {
+    const std::uint64_t id = awaitingOrder_.front();
+    awaitingOrder_.pop_front();
+    const auto it = awaiting_.find(id);
+    if (it == awaiting_.end())
+        return;
+    if (const auto p = pending_.find(it->second.step); p != pending_.end())
+        p->second.expected -= std::min<std::uint64_t>(p->second.expected, it->second.kernels);
+    awaiting_.erase(it);
+    ++tally_.droppedAwaiting;
+}
+
+void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const KernelActivity& k : activity) {
+        const auto it = awaiting_.find(k.correlationId);
+        if (it == awaiting_.end()) {
+            ++tally_.unmatched;
+            continue;
+        }
+        if (it->second.step < 0) {
+            ++tally_.outsideSteps;
+            if (--it->second.kernels == 0)
+                awaiting_.erase(it);
+            continue;
+        }
+        pending_[it->second.step].kernels.push_back({k, it->second.scope});
+    }
+}
+
+void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const core::CounterSample& s : samples) {
+        samples_.push_back(s);
+        samplesEnd_ = std::max(samplesEnd_, s.endNs);
+    }
+    while (samples_.size() > config_.maxSamples) {
+        samples_.pop_front();
+        ++tally_.droppedSamples;
+    }
+}
+
+void StepSeries::stepEnded(std::int64_t step) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (step > processed_)
+        pending_[step].ended = true;
+}
+
+// A step is turned into values once its kernels are all in, the samples reach past its last
+// kernel, and the next step is complete too (its first kernels share the boundary's samples).
+bool StepSeries::ready(std::int64_t step, bool finishing) const {
+    const auto it = pending_.find(step);
+    if (it == pending_.end() || !it->second.ended)
+        return false;
+    if (finishing)
+        return true;
+    const Pending& p = it->second;
+    if (!complete(p) || p.kernels.empty())
+        return p.ended && p.expected == 0 && p.kernels.empty(); // a step that launched nothing
+    std::uint64_t last = 0;
+    for (const Kernel& k : p.kernels)
+        last = std::max(last, k.activity.endNs);
+    const auto next = std::next(it);
+    return samplesEnd_ >= last && next != pending_.end() && complete(next->second);
+}
+
+bool StepSeries::strays(double ns) {
+    bool stray = false;
+    if (recent_.size() >= 5) {
+        std::vector<double> sorted(recent_.begin(), recent_.end());
+        std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+        const double median = sorted[sorted.size() / 2];
+        stray = median > 0 && (ns > median * (1 + config_.strayShare) ||
+                               ns < median * (1 - config_.strayShare));
+    }
+    recent_.push_back(ns);
+    while (recent_.size() > config_.medianOf)
+        recent_.pop_front();
+    return stray;
+}
+
+void StepSeries::process(std::int64_t step) {
+    Pending p = std::move(pending_[step]);
+    pending_.erase(step);
+    processed_ = step;
+    for (std::uint64_t id : p.ids)
+        awaiting_.erase(id);
+    core::SampledStep out;
+    out.index = static_cast<std::uint64_t>(step);
+    out.values.assign(config_.counters, 0.0);
+    out.between.assign(config_.counters, 0.0);
+    std::vector<core::SampledLaunch> launches;
+    if (!p.kernels.empty()) {
+        std::sort(p.kernels.begin(), p.kernels.end(), [](const Kernel& a, const Kernel& b) {
+            return a.activity.startNs < b.activity.startNs;
+        });
+        out.startNs = p.kernels.front().activity.startNs;
+        for (const Kernel& k : p.kernels)
+            out.endNs = std::max(out.endNs, k.activity.endNs);
+        // The spans: this step's kernels, then the neighbours' that share its boundary samples.
+        std::vector<core::KernelSpan> spans;
+        for (const Kernel& k : p.kernels)
+            spans.push_back({k.activity.startNs, k.activity.endNs});
+        for (const KernelActivity& k : previous_)
+            spans.push_back({k.startNs, k.endNs});
+        if (const auto next = pending_.upper_bound(step); next != pending_.end())
+            for (const Kernel& k : next->second.kernels)
+                spans.push_back({k.activity.startNs, k.activity.endNs});
+        std::vector<core::CounterSample> used;
+        for (const core::CounterSample& s : samples_)
+            if (s.endNs > out.startNs && s.startNs < out.endNs)
+                used.push_back(s);
+        const core::Attribution a =
+            core::attributeSamples(used, spans, config_.counters, config_.periodNs);
+        out.between = a.between;
+        previous_.clear();
+        for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+            const Kernel& k = p.kernels[i];
+            const core::SampledKernel& r = a.kernels[i];
+            for (std::size_t m = 0; m < config_.counters; ++m)
+                out.values[m] += r.values[m];
+            out.kernelNs += k.activity.endNs - k.activity.startNs;
+            out.coveredNs += r.coveredNs;
+            out.estimatedKernels += r.estimated ? 1 : 0;
+            launches.push_back({out.index, k.activity.name, k.scope, k.activity.startNs,
+                                k.activity.endNs, r.values, r.coveredNs, r.estimated});
+            previous_.push_back(k.activity);
+        }
+        // Samples that end within this step serve no later one.
+        while (!samples_.empty() && samples_.front().endNs <= out.endNs)
+            samples_.pop_front();
+    }
+    out.kernels = launches.size();
+    ++tally_.steps;
+    tally_.launches += launches.size();
+    lastInBatch_ = false;
+    if (!launches.empty() && strays(static_cast<double>(out.endNs - out.startNs))) {
+        ++tally_.strays;
+        batch_.launches.insert(batch_.launches.end(), launches.begin(), launches.end());
+        lastInBatch_ = true;
+    }
+    batch_.steps.push_back(std::move(out));
+    ++stepsSinceWrite_;
+    ring_.push_back(std::move(launches));
+    while (ring_.size() > config_.ringSteps)
+        ring_.pop_front();
+}
+
+core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
+    if (lastWriteNs_ == 0)
+        lastWriteNs_ = nowUnixNs;
+    const bool time = nowUnixNs - lastWriteNs_ >= config_.writeEveryNs;
+    if (batch_.steps.empty() || !(force || time || stepsSinceWrite_ >= config_.writeEverySteps))
+        return {};
+    if (!lastInBatch_ && !ring_.empty())
+        batch_.launches.insert(batch_.launches.end(), ring_.back().begin(), ring_.back().end());
+    core::SampledBatch out = std::move(batch_);
+    batch_ = {};
+    out.writtenUnixNs = nowUnixNs;
+    lastWriteNs_ = nowUnixNs;
+    stepsSinceWrite_ = 0;
+    lastInBatch_ = false;
+    ++tally_.batches;
+    return out;
+}
+
+void StepSeries::handOver(core::SampledBatch batch) {
+    if (batch.steps.empty() || !write_)
+        return;
+    try {
+        write_(batch); // outside the lock: the program's launches never wait on the file
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++tally_.writeFailures;
+    }
+}
+
+void StepSeries::advance(std::uint64_t nowUnixNs) {
+    core::SampledBatch batch;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        while (!pending_.empty() && ready(pending_.begin()->first, false))
+            process(pending_.begin()->first);
+        batch = due(nowUnixNs, false);
+    }
+    handOver(std::move(batch));
+}
+
+void StepSeries::finish(std::uint64_t nowUnixNs) {
+    core::SampledBatch batch;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        while (!pending_.empty() && ready(pending_.begin()->first, true))
+            process(pending_.begin()->first);
+        batch = due(nowUnixNs, true);
+    }
+    handOver(std::move(batch));
+}
+
+StepSeriesTally StepSeries::tally() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return tally_;
+}
+
+std::size_t StepSeries::launchesHeld() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t n = awaiting_.size() + batch_.launches.size();
+    for (const auto& r : ring_)
+        n += r.size();
+    for (const auto& [step, p] : pending_)
+        n += p.kernels.size();
+    return n;
+}
+
+} // namespace roofline::sampling

@@ -1,0 +1,123 @@
+#pragma once
+// A sampled job's steps (docs/design/0029): what the host says of each launch (its step and
+// scope, from the launch callback), the kernels' activity records, the PM samples and the steps'
+// ends come in, from their own threads and in any order; each step whose kernels and samples are
+// all in is divided among its kernels (core::attributeSamples) and becomes a SampledStep; the last
+// steps' launches are held in a ring, and every N steps or T seconds a batch is handed to the
+// writer: the steps since the last batch, the launches of the ring's last step and of every step
+// that strayed from the running median. Memory is bounded: the ring, the launches awaiting their
+// activity (at most maxAwaiting, the oldest dropped and counted) and the samples not yet used.
+// Pure logic: no CUDA, no CUPTI; one lock inside.
+#include "core/sample_attribution.hpp"
+#include "core/sampled_recording.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace roofline::sampling {
+
+/// A launch as the host saw it: its step (-1: outside every step) and scope path.
+struct HostLaunch {
+    std::uint64_t correlationId = 0;
+    std::int64_t step = -1;
+    std::string scope;
+    std::uint32_t kernels = 1; ///< kernels it runs: a graph launch's kernel nodes share its id
+};
+
+/// A kernel as its activity record gives it.
+struct KernelActivity {
+    std::uint64_t correlationId = 0;
+    std::string name;
+    std::uint64_t startNs = 0, endNs = 0;
+};
+
+struct StepSeriesConfig {
+    std::size_t counters = 0;
+    std::uint64_t periodNs = 100000;
+    std::size_t ringSteps = 16;           ///< steps whose launches are held
+    std::uint64_t writeEverySteps = 100;  ///< a batch at least this often, in steps
+    std::uint64_t writeEveryNs = 30000000000ull; ///< and in wall-clock time
+    double strayShare = 0.10; ///< a step this far from the running median keeps its launches
+    std::size_t medianOf = 101; ///< steps the running median is taken over
+    /// Host launches awaiting their activity records beyond this are dropped, oldest first.
+    std::size_t maxAwaiting = 1u << 20;
+    /// Samples held for steps not yet turned into values (262,144: 26 s at 100 us, ~30 MB);
+    /// beyond it the oldest go, and the kernels they covered show it in their coverage.
+    std::size_t maxSamples = 1u << 18;
+};
+
+struct StepSeriesTally {
+    std::uint64_t steps = 0, launches = 0, batches = 0, strays = 0;
+    std::uint64_t outsideSteps = 0;  ///< kernels of launches outside every step
+    std::uint64_t unmatched = 0;     ///< activity records of launches the host did not report
+    std::uint64_t droppedAwaiting = 0; ///< host launches dropped before their activity came
+    std::uint64_t droppedSamples = 0;  ///< samples dropped before a step used them
+    std::uint64_t late = 0; ///< launches reported for a step already turned into values
+    std::uint64_t writeFailures = 0; ///< batches the writer refused (disk full...)
+};
+
+class StepSeries {
+public:
+    using Write = std::function<void(const core::SampledBatch&)>;
+    StepSeries(const StepSeriesConfig& config, Write write);
+
+    void launched(const HostLaunch& launch);
+    void kernels(const std::vector<KernelActivity>& activity);
+    void samples(const std::vector<core::CounterSample>& samples);
+    /// The host left step `step`: no launch of it comes after this.
+    void stepEnded(std::int64_t step);
+    /// Turns every step whose kernels and samples are in into a SampledStep; writes a batch when
+    /// due. `nowUnixNs`: the wall clock.
+    void advance(std::uint64_t nowUnixNs);
+    /// Every ended step becomes one, with the samples there are; the last batch is written.
+    void finish(std::uint64_t nowUnixNs);
+    StepSeriesTally tally() const;
+    /// The launches held (the ring and the steps awaiting), for the memory bound's tests.
+    std::size_t launchesHeld() const;
+
+private:
+    struct Kernel {
+        KernelActivity activity;
+        std::string scope;
+    };
+    struct Pending {
+        std::uint64_t expected = 0; ///< kernels its host launches run
+        bool ended = false;
+        std::vector<Kernel> kernels;
+        std::vector<std::uint64_t> ids; ///< its launches' correlation ids
+    };
+    bool complete(const Pending& p) const { return p.ended && p.kernels.size() >= p.expected; }
+    bool ready(std::int64_t step, bool finishing) const;
+    void process(std::int64_t step);
+    bool strays(double ns);
+    /// The batch to write now (empty when none is due), taken out under the lock.
+    core::SampledBatch due(std::uint64_t nowUnixNs, bool force);
+    void handOver(core::SampledBatch batch);
+    void dropOldestAwaiting();
+
+    StepSeriesConfig config_;
+    Write write_;
+    mutable std::mutex mutex_;
+    std::unordered_map<std::uint64_t, HostLaunch> awaiting_;
+    std::deque<std::uint64_t> awaitingOrder_;
+    std::map<std::int64_t, Pending> pending_;
+    std::vector<KernelActivity> previous_; ///< the last processed step's kernels (boundaries)
+    std::deque<core::CounterSample> samples_;
+    std::uint64_t samplesEnd_ = 0; ///< the latest sample's end
+    std::deque<std::vector<core::SampledLaunch>> ring_;
+    std::deque<double> recent_; ///< the last steps' times, for the median
+    core::SampledBatch batch_;
+    std::uint64_t stepsSinceWrite_ = 0, lastWriteNs_ = 0;
+    bool lastInBatch_ = false; ///< the batch holds the last processed step's launches already
+    StepSeriesTally tally_;
+    std::int64_t processed_ = -1; ///< the last step turned into values
+};
+
+} // namespace roofline::sampling

@@ -1,0 +1,218 @@
+// A sampled job's steps (sampling/step_series): host launches, activity records, samples and
+// step ends in, SampledSteps and batches out, memory bounded.
+#include "sampling/step_series.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+using namespace roofline;
+using sampling::HostLaunch;
+using sampling::KernelActivity;
+using sampling::StepSeries;
+using sampling::StepSeriesConfig;
+
+namespace {
+
+// A job of steps of `kernels` kernels each, `kernelNs` long with `gapNs` between them; counter 0
+// grows by 1 per nanosecond while a kernel runs, counter 1 by 2. Samples every `periodNs`.
+struct Job {
+    std::uint64_t kernelNs = 1000, gapNs = 100, periodNs = 500;
+    std::size_t kernels = 4;
+    std::uint64_t nextId = 1, clock = 0;
+    std::vector<KernelActivity> all; ///< every kernel so far
+
+    // Step `step`, `stretch` times as long per kernel; returns its activity records.
+    std::vector<KernelActivity> step(StepSeries& s, std::int64_t step, double stretch = 1) {
+        std::vector<KernelActivity> out;
+        for (std::size_t k = 0; k < kernels; ++k) {
+            const std::uint64_t id = nextId++;
+            s.launched({id, step, "step/layer", 1});
+            const auto length = static_cast<std::uint64_t>(static_cast<double>(kernelNs) * stretch);
+            out.push_back({id, "kernel" + std::to_string(k), clock, clock + length});
+            clock += length + gapNs;
+        }
+        s.stepEnded(step);
+        all.insert(all.end(), out.begin(), out.end());
+        return out;
+    }
+
+    // Samples over [from, to): each counter's growth from the kernels running in it.
+    std::vector<core::CounterSample> samples(std::uint64_t from, std::uint64_t to) const {
+        std::vector<core::CounterSample> out;
+        for (std::uint64_t t = from; t < to; t += periodNs) {
+            double busy = 0;
+            for (const auto& k : all) {
+                const std::uint64_t a = std::max(k.startNs, t), b = std::min(k.endNs, t + periodNs);
+                if (b > a)
+                    busy += static_cast<double>(b - a);
+            }
+            out.push_back({t, t + periodNs, {busy, 2 * busy}});
+        }
+        return out;
+    }
+};
+
+StepSeriesConfig config() {
+    StepSeriesConfig c;
+    c.counters = 2;
+    c.periodNs = 500;
+    c.ringSteps = 4;
+    c.writeEverySteps = 1000;
+    return c;
+}
+
+} // namespace
+
+// Each step's kernels take the samples of their time: its counters are its kernels' work; a step
+// waits for the next one (their boundary's samples), and the stop writes the rest.
+TEST(StepSeries, EachStepTakesItsKernelsSamples) {
+    std::vector<core::SampledBatch> written;
+    StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    for (std::int64_t i = 0; i < 5; ++i)
+        s.kernels(job.step(s, i));
+    s.samples(job.samples(0, job.clock + 1000));
+    s.advance(1);
+    EXPECT_EQ(s.tally().steps, 4u); // the last waits for a next step or the stop
+    s.finish(2);
+    ASSERT_EQ(written.size(), 1u);
+    const core::SampledBatch& b = written[0];
+    ASSERT_EQ(b.steps.size(), 5u);
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(b.steps[i].index, i);
+        EXPECT_EQ(b.steps[i].kernels, 4u);
+        EXPECT_EQ(b.steps[i].kernelNs, 4000u);
+        EXPECT_NEAR(b.steps[i].values[0], 4000, 1e-6) << "step " << i;
+        EXPECT_NEAR(b.steps[i].values[1], 8000, 1e-6) << "step " << i;
+        EXPECT_EQ(b.steps[i].coveredNs, 4000u);
+    }
+    ASSERT_EQ(b.launches.size(), 4u); // the ring's last step
+    EXPECT_EQ(b.launches[0].step, 4u);
+    EXPECT_EQ(b.launches[0].scope, "step/layer");
+    EXPECT_NEAR(b.launches[0].values[0], 1000, 1e-6);
+    EXPECT_EQ(b.writtenUnixNs, 2u);
+}
+
+// A batch every N steps, and every T seconds of wall clock, each with the launches of the last
+// step it holds.
+TEST(StepSeries, ABatchIsWrittenEveryNStepsAndEveryTSeconds) {
+    StepSeriesConfig c = config();
+    c.writeEverySteps = 3;
+    c.writeEveryNs = 1000;
+    std::vector<core::SampledBatch> written;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    for (std::int64_t i = 0; i < 4; ++i) {
+        s.kernels(job.step(s, i));
+        s.samples(job.samples(i == 0 ? 0 : job.clock - 4400 - 500, job.clock));
+        s.advance(10);
+    }
+    ASSERT_EQ(written.size(), 1u); // steps 0, 1, 2
+    EXPECT_EQ(written[0].steps.size(), 3u);
+    EXPECT_EQ(written[0].launches.size(), 4u);
+    EXPECT_EQ(written[0].launches[0].step, 2u);
+    s.kernels(job.step(s, 4));
+    s.samples(job.samples(job.clock - 4400 - 500, job.clock + 500));
+    s.advance(2000); // one step since, but a wall-clock period gone
+    ASSERT_EQ(written.size(), 2u);
+    EXPECT_EQ(written[1].steps.size(), 1u);
+    EXPECT_EQ(written[1].steps[0].index, 3u);
+}
+
+// A step far from the running median keeps its launches in the batch, beside the last step's.
+TEST(StepSeries, AStepThatStraysKeepsItsLaunches) {
+    std::vector<core::SampledBatch> written;
+    StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    for (std::int64_t i = 0; i < 12; ++i)
+        s.kernels(job.step(s, i, i == 8 ? 2.0 : 1.0));
+    s.samples(job.samples(0, job.clock + 500));
+    s.finish(5);
+    EXPECT_EQ(s.tally().strays, 1u);
+    ASSERT_EQ(written.size(), 1u);
+    std::size_t ofStray = 0, ofLast = 0;
+    for (const auto& l : written[0].launches) {
+        ofStray += l.step == 8 ? 1 : 0;
+        ofLast += l.step == 11 ? 1 : 0;
+    }
+    EXPECT_EQ(ofStray, 4u);
+    EXPECT_EQ(ofLast, 4u);
+}
+
+// Thousands of steps: what is held stays within the ring and the steps in flight.
+TEST(StepSeries, MemoryStaysBoundedOverManySteps) {
+    StepSeriesConfig c = config();
+    c.writeEverySteps = 50;
+    std::uint64_t steps = 0;
+    StepSeries s(c, [&](const core::SampledBatch& b) { steps += b.steps.size(); });
+    Job job;
+    job.kernels = 20;
+    std::size_t most = 0;
+    for (std::int64_t i = 0; i < 3000; ++i) {
+        const std::uint64_t from = job.clock;
+        s.kernels(job.step(s, i));
+        s.samples(job.samples(from - from % job.periodNs, job.clock));
+        s.advance(static_cast<std::uint64_t>(i));
+        most = std::max(most, s.launchesHeld());
+        if (job.all.size() > 200) // the fake job's own memory
+            job.all.erase(job.all.begin(), job.all.end() - 100);
+    }
+    s.finish(1u << 30);
+    EXPECT_EQ(steps, 3000u);
+    EXPECT_EQ(s.tally().steps, 3000u);
+    EXPECT_LE(most, (c.ringSteps + 3) * job.kernels + 2 * job.kernels);
+}
+
+// A graph launch's kernels share its correlation id: the step is complete once all of them came.
+TEST(StepSeries, AGraphLaunchsKernelsShareItsCorrelationId) {
+    std::vector<core::SampledBatch> written;
+    StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    s.launched({7, 0, "", 3});
+    s.stepEnded(0);
+    s.kernels({{7, "a", 0, 100}, {7, "b", 100, 200}});
+    s.launched({8, 1, "", 1});
+    s.stepEnded(1);
+    s.kernels({{8, "c", 300, 400}});
+    s.samples({{0, 500, {400, 0}}});
+    s.advance(1);
+    EXPECT_EQ(s.tally().steps, 0u); // step 0 waits for its third kernel
+    s.kernels({{7, "c", 200, 300}});
+    s.advance(2);
+    EXPECT_EQ(s.tally().steps, 1u);
+    s.finish(3);
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].steps[0].kernels, 3u);
+    EXPECT_NEAR(written[0].steps[0].values[0], 300, 1e-9);
+}
+
+// Launches whose activity never comes are held up to a bound, then dropped oldest first and
+// counted; a launch reported for a step already written is counted, and holds nothing up.
+TEST(StepSeries, WhatNeverArrivesIsBoundedAndCounted) {
+    StepSeriesConfig c = config();
+    c.maxAwaiting = 100;
+    StepSeries s(c, nullptr);
+    for (std::uint64_t id = 1; id <= 1000; ++id)
+        s.launched({id, -1, "", 1});
+    EXPECT_EQ(s.tally().droppedAwaiting, 900u);
+    EXPECT_LE(s.launchesHeld(), 100u);
+    s.launched({5000, 0, "", 1});
+    s.stepEnded(0);
+    s.kernels({{5000, "k", 0, 10}, {424242, "foreign", 0, 5}});
+    s.finish(1);
+    EXPECT_EQ(s.tally().unmatched, 1u);
+    s.launched({5001, 0, "", 1});
+    EXPECT_EQ(s.tally().late, 1u);
+}
+
+// A writer that throws (disk full) is counted; the job goes on.
+TEST(StepSeries, AFailingWriterIsCountedAndTheJobGoesOn) {
+    StepSeries s(config(), [](const core::SampledBatch&) { throw std::runtime_error("disk full"); });
+    Job job;
+    s.kernels(job.step(s, 0));
+    s.samples(job.samples(0, job.clock));
+    EXPECT_NO_THROW(s.finish(1));
+    EXPECT_EQ(s.tally().writeFailures, 1u);
+}
