@@ -1,5 +1,6 @@
 #include "core/sampled_recording.hpp"
 
+#include "core/device_json.hpp"
 #include "core/json_number.hpp"
 #include "core/recording_file.hpp"
 
@@ -30,9 +31,7 @@ void writeSection(std::ostream& out, const char (&tag)[5], const json& j) {
 json toJson(const SampledHeader& h) {
     return {{"format", "libroofline-sampled"},
             {"library_version", h.libraryVersion},
-            {"device", h.device},
-            {"chip", h.chip},
-            {"device_index", h.deviceIndex},
+            {"device", deviceToJson(h.device)},
             {"counters", h.counters},
             {"period_ns", h.periodNs},
             {"ring_steps", h.ringSteps},
@@ -81,9 +80,7 @@ std::vector<double> valuesAt(const json& j, const char* key, std::size_t counter
 SampledHeader headerOf(const json& j) {
     SampledHeader h;
     h.libraryVersion = stringAt(j, "library_version");
-    h.device = stringAt(j, "device");
-    h.chip = stringAt(j, "chip");
-    h.deviceIndex = integerAt<int>(j, "device_index");
+    h.device = deviceFromJson(j.at("device"));
     const json& counters = j.at("counters");
     if (!counters.is_array() || counters.size() > kMaxCounters)
         throw std::out_of_range("'counters' is not a list of at most " +
@@ -210,6 +207,8 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
                 rec.batches.push_back(
                     batchOf(parsed(read.sections[i], what), rec.header.counters.size()));
     } catch (const std::out_of_range& e) {
+        corruptRecording(what, e.what());
+    } catch (const std::invalid_argument& e) {
         corruptRecording(what, e.what());
     } catch (const json::exception& e) {
         corruptRecording(what, e.what());

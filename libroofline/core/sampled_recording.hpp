@@ -4,6 +4,8 @@
 // flushed, so that a job killed with SIGKILL or by the out-of-memory killer leaves every batch
 // written before it. The values are the counters as sampled and attributed (raw, re-evaluable);
 // time, FLOP estimates and bytes come from them and the family's SamplingSet when read.
+#include "core/device_info.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -16,9 +18,7 @@ namespace roofline::core {
 /// What the sampler was: written once, first.
 struct SampledHeader {
     std::string libraryVersion;
-    std::string device; ///< "NVIDIA H200"
-    std::string chip;   ///< CUPTI's name: "GH100"
-    int deviceIndex = 0;
+    DeviceInfo device; ///< as a recording's (its chip: CUPTI's name, "GH100")
     std::vector<std::string> counters; ///< in the order of every values vector
     std::uint64_t periodNs = 0;        ///< the sampling period
     std::uint64_t ringSteps = 0;       ///< steps of per-kernel values held in memory
