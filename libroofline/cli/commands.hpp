@@ -61,6 +61,9 @@ struct ReportArgs {
     std::string hostCsv;  ///< write it as CSV
 };
 int report(const ReportArgs& args);
+/// The report of a sampled job's recording (report() hands it over): the steps' table, --csv and
+/// --chart.
+int reportSampled(const ReportArgs& args);
 
 /// A recording evaluated against the device's ceilings (measured when cached, else datasheet).
 struct Evaluated {

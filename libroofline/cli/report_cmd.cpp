@@ -6,6 +6,7 @@
 #include "core/ceilings_file.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
+#include "core/sampled_recording.hpp"
 #include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
 #include "report/ceilings_table.hpp"
@@ -294,6 +295,8 @@ void writeCharts(const ReportArgs& args, const Evaluated& e,
 
 int report(const ReportArgs& args) {
     checkOutputs(args);
+    if (core::isSampledRecording(args.file))
+        return reportSampled(args);
     // With CSV or JSON on standard output, everything meant for people goes to standard error.
     std::ostream& human =
         args.csv == "-" || args.json == "-" || args.hostCsv == "-" ? std::cerr : std::cout;

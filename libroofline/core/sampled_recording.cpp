@@ -216,6 +216,19 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
     return rec;
 }
 
+bool isSampledRecording(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char head[16] = {};
+    if (!in.read(reinterpret_cast<char*>(head), sizeof head))
+        return false;
+    const std::uint32_t count = static_cast<std::uint32_t>(head[12]) |
+                                static_cast<std::uint32_t>(head[13]) << 8 |
+                                static_cast<std::uint32_t>(head[14]) << 16 |
+                                static_cast<std::uint32_t>(head[15]) << 24;
+    return std::string(reinterpret_cast<const char*>(head), 8) == "ROOFLINE" &&
+           count == kStreamedSections;
+}
+
 SampledRecording readSampledRecording(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)

@@ -87,6 +87,9 @@ struct SampledRecording {
 /// whose header is unreadable; a batch cut short ends the reading (`cut`).
 SampledRecording readSampledRecording(std::istream& in, const std::string& what);
 SampledRecording readSampledRecording(const std::string& path);
+/// Whether the file at `path` starts as a streamed container does (a sampled job's recording):
+/// what `roofline report` reads it as. False for anything else, unreadable files included.
+bool isSampledRecording(const std::string& path);
 /// The format's version, written in the container's header.
 inline constexpr std::uint32_t kSampledFormatVersion = 1;
 

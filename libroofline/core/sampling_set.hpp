@@ -15,8 +15,9 @@ namespace roofline::core {
 struct SamplingSet {
     std::string family;             ///< "Hopper"
     std::vector<std::string> chips; ///< CUPTI chip names it was checked on
-    std::string cyclesMetric;       ///< SM cycles elapsed (average over SMs)
-    std::string cycleRateMetric;    ///< SM cycles per second: the clock
+    /// SM cycles elapsed (average over SMs). Every counter of the set adds up over time (a rate
+    /// would not: samples are divided among kernels by time); the clock is cycles over time.
+    std::string cyclesMetric;
     /// Bytes at L1, L2 and DRAM (MemoryLevel order), the replay profile's counters.
     std::array<std::string, kMemoryLevelCount> bytes;
     std::string dramReadMetric, dramWriteMetric;
@@ -25,6 +26,12 @@ struct SamplingSet {
     std::string threadInstructions; ///< every thread instruction whose predicate was true
     std::string fp64PipeCycles;     ///< cycles the FP64 pipe was active, summed over SMs
     std::string tensorPipeCycles;   ///< cycles the tensor pipe was active, summed over SMs
+    /// FP32 FLOPs = this x FMA-pipe warp instructions x (thread instructions / warp instructions):
+    /// 2 for an FFMA of a full warp (FADD, FMUL and IMAD count the same, so an upper bound).
+    double fp32FlopsPerFmaThread = 2;
+    /// FP64 FLOPs per FP64-pipe active cycle (summed over SMs): the calibration's DFMA kernel
+    /// kept the pipe 2 cycles per warp DFMA, 64 FLOPs.
+    double fp64FlopsPerPipeCycle = 32;
     std::string validation;         ///< what checked the set, and what is still an estimate
     /// Every counter the sampler configures, each once, in this order.
     std::vector<std::string> metrics() const;

@@ -1,0 +1,39 @@
+// `roofline report FILE.rfs`: a sampled job's steps (docs/design/0029) -- the per-step table,
+// its CSV and its chart.
+#include "cli/commands.hpp"
+
+#include "core/ceilings_file.hpp"
+#include "core/sampled_figures.hpp"
+#include "core/sampled_recording.hpp"
+#include "report/sampled_steps.hpp"
+
+#include <roofline/error.hpp>
+
+#include <iostream>
+
+namespace roofline::cli {
+
+int reportSampled(const ReportArgs& args) {
+    if (!args.json.empty() || args.host || !args.hostCsv.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + args.file + "' is a sampled job's recording: its report is the steps' "
+                    "table, --csv and --chart (--json and --host are a replay recording's)");
+    std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
+    const core::SampledRecording rec = core::readSampledRecording(args.file);
+    const core::CeilingsChoice roofs =
+        args.ceilings.empty() ? core::chooseCeilings(rec.header.device)
+                              : core::choiceWith(rec.header.device,
+                                                 core::loadCeilings(args.ceilings), args.ceilings);
+    const core::SampledFigures figures = core::figuresOf(rec, roofs.used);
+    const std::size_t rows =
+        args.top == ReportArgs::kDefaultTop ? 40 : (args.top == 0 ? figures.steps.size() : args.top);
+    human << "recording " << args.file << '\n';
+    report::printSampledSteps(rec, figures, human, rows);
+    writeOutput(args.csv, "CSV", human,
+                [&](std::ostream& o) { report::writeSampledCsv(figures, o); });
+    writeOutput(args.chart, "chart", human,
+                [&](std::ostream& o) { report::writeSampledChart(rec, figures, o); });
+    return 0;
+}
+
+} // namespace roofline::cli

@@ -1,0 +1,50 @@
+#pragma once
+// A sampled job's steps in figures (docs/design/0029): each step's time, clock, FLOP estimates,
+// bytes at each level, bandwidth, the resource nearest its peak, and whether it strays from the
+// median step. Every figure comes from the recording's raw counters and the family's SamplingSet
+// when read, so a later calibration changes the figures, not the file. Pure.
+#include "core/sampled_recording.hpp"
+#include "core/sampling_set.hpp"
+
+#include <roofline/kernel_record.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofline::core {
+
+struct StepFigures {
+    std::uint64_t index = 0;
+    double seconds = 0;       ///< GPU time from its first kernel's start to its last one's end
+    double kernelSeconds = 0; ///< its kernels' durations added up
+    double clockHz = 0;       ///< SM cycles over the time the samples covered
+    double fp32Flops = 0, fp64Flops = 0; ///< estimates (SamplingSet)
+    double tensorPipeShare = 0;          ///< of the SMs' cycles, the tensor pipe's active ones
+    std::array<double, kMemoryLevelCount> bytes{};
+    double flopsPerSecond = 0;     ///< FP32 and FP64 estimates over `seconds`
+    double dramBytesPerSecond = 0; ///< over `seconds`
+    /// The resource nearest its roof, and how near: "DRAM", "FP32", "FP64" or "tensor pipe".
+    std::string nearest;
+    double nearestShare = 0;
+    double covered = 0;   ///< share of kernel time some sample covered
+    double estimated = 0; ///< share of its kernels shorter than three periods
+    double fromMedian = 0; ///< (seconds - median) / median
+    bool strays = false;
+};
+
+struct SampledFigures {
+    std::vector<StepFigures> steps; ///< in step order
+    double medianSeconds = 0;
+    std::size_t strays = 0;
+    std::size_t keptLaunches = 0; ///< launches the batches kept (last steps, strays)
+};
+
+/// The steps of `rec` in figures; `roofs`: the device's (FP32, FP64 and DRAM used); `strayShare`:
+/// how far from the median step time a step strays. Throws Error(UnsupportedChip) for a chip
+/// with no sampling set, Error(CorruptRecording) when a counter of the set is missing.
+SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs,
+                         double strayShare = 0.10);
+
+} // namespace roofline::core

@@ -1,0 +1,132 @@
+// A sampled job's steps in figures and for people (core/sampled_figures, report/sampled_steps).
+#include "core/sampled_figures.hpp"
+#include "report/sampled_steps.hpp"
+
+#include <roofline/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+using namespace roofline;
+using namespace roofline::core;
+
+namespace {
+
+// Steps of GH100's counters: `ms` long, covered all along, with the values given by name.
+SampledRecording recording(const std::vector<double>& stepMs) {
+    const SamplingSet& set = samplingSetForChip("GH100");
+    SampledRecording rec;
+    rec.header.device.name = "NVIDIA H100 80GB HBM3";
+    rec.header.device.chip = "GH100";
+    rec.header.device.smCount = 100;
+    rec.header.counters = set.metrics();
+    rec.header.periodNs = 50000;
+    SampledBatch b;
+    std::uint64_t clock = 0;
+    for (std::size_t i = 0; i < stepMs.size(); ++i) {
+        SampledStep s;
+        s.index = i;
+        const auto ns = static_cast<std::uint64_t>(stepMs[i] * 1e6);
+        s.startNs = clock;
+        s.endNs = clock + ns;
+        s.kernels = 4;
+        s.kernelNs = ns / 2;
+        s.coveredNs = ns / 4; // a quarter of the kernel time covered
+        s.estimatedKernels = 1;
+        for (const std::string& m : rec.header.counters) {
+            double v = 0;
+            if (m == set.cyclesMetric)
+                v = 2e9 * static_cast<double>(s.coveredNs) * 1e-9; // 2 GHz
+            else if (m == set.fmaInstructions)
+                v = 1000;
+            else if (m == set.warpInstructions)
+                v = 4000;
+            else if (m == set.threadInstructions)
+                v = 4000 * 16; // half the threads on
+            else if (m == set.fp64PipeCycles)
+                v = 10;
+            else if (m == set.tensorPipeCycles)
+                v = 0.25 * 2e9 * static_cast<double>(s.coveredNs) * 1e-9 * 100;
+            else if (m == set.bytes[2])
+                v = 3e9 * stepMs[0] * 1e-3; // 3 GB/s over the first step's time
+            s.values.push_back(v);
+        }
+        s.between.assign(s.values.size(), 0);
+        b.steps.push_back(s);
+        clock += ns;
+    }
+    rec.batches.push_back(b);
+    return rec;
+}
+
+Ceilings roofs() {
+    Ceilings c;
+    c.flopsPerSecond[static_cast<std::size_t>(FlopKind::FP32)] = 1e8;
+    c.flopsPerSecond[static_cast<std::size_t>(FlopKind::FP64)] = 1e9;
+    c.bytesPerSecond[static_cast<std::size_t>(MemoryLevel::DRAM)] = 1e10;
+    return c;
+}
+
+} // namespace
+
+// Each figure from its counters: the clock is cycles over the covered time, FP32 FLOPs the FMA
+// pipe's warp instructions times the threads on per warp times 2, FP64 32 per pipe cycle, the
+// tensor pipe's share of the SMs' cycles; the nearest roof and the median's strays.
+TEST(SampledFigures, EachStepsFiguresComeFromItsCounters) {
+    const SampledFigures f = figuresOf(recording({10, 10, 10, 10, 10, 20}), roofs());
+    ASSERT_EQ(f.steps.size(), 6u);
+    const StepFigures& s = f.steps[0];
+    EXPECT_DOUBLE_EQ(s.seconds, 0.010);
+    EXPECT_DOUBLE_EQ(s.kernelSeconds, 0.005);
+    EXPECT_NEAR(s.clockHz, 2e9, 1);
+    EXPECT_DOUBLE_EQ(s.fp32Flops, 2 * 1000 * 16);
+    EXPECT_DOUBLE_EQ(s.fp64Flops, 320);
+    EXPECT_NEAR(s.tensorPipeShare, 0.25, 1e-12);
+    EXPECT_NEAR(s.dramBytesPerSecond, 3e9, 1);
+    EXPECT_EQ(s.nearest, "DRAM"); // 30 % of its roof; FP32 3.2 %, tensor pipe 25 %
+    EXPECT_NEAR(s.nearestShare, 0.3, 1e-12);
+    EXPECT_DOUBLE_EQ(s.covered, 0.5);
+    EXPECT_DOUBLE_EQ(s.estimated, 0.25);
+    EXPECT_DOUBLE_EQ(f.medianSeconds, 0.010);
+    EXPECT_EQ(f.strays, 1u);
+    EXPECT_TRUE(f.steps[5].strays);
+    EXPECT_DOUBLE_EQ(f.steps[5].fromMedian, 1.0);
+    EXPECT_EQ(f.steps[5].nearest, "tensor pipe"); // DRAM at 15 % now
+}
+
+// The table flags the strays and says its values are sampled; the CSV has every step; the chart
+// one red mark per stray in each panel.
+TEST(SampledFigures, TheReportFlagsStraysAndTheChartMarksThem) {
+    std::vector<double> ms(100, 10);
+    ms[40] = 13;
+    ms[70] = 7;
+    const SampledRecording rec = recording(ms);
+    const SampledFigures f = figuresOf(rec, roofs());
+    EXPECT_EQ(f.strays, 2u);
+    std::ostringstream table, csv, chart;
+    report::printSampledSteps(rec, f, table, 12);
+    EXPECT_NE(table.str().find("sampled (PM sampling"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("+30.0%"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("-30.0%"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("92 steps not shown"), std::string::npos) << table.str();
+    report::writeSampledCsv(f, csv);
+    const std::string lines = csv.str();
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 101);
+    report::writeSampledChart(rec, f, chart);
+    const std::string svg = chart.str();
+    std::size_t marks = 0;
+    for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))
+        ++marks;
+    EXPECT_EQ(marks, 6u); // 2 strays x 3 panels
+    EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+}
+
+// A recording whose counters lack one the family's set needs is refused naming it.
+TEST(SampledFigures, ARecordingWithoutACounterOfTheSetIsRefused) {
+    SampledRecording rec = recording({10});
+    rec.header.counters[0] = "something_else.sum";
+    EXPECT_THROW(figuresOf(rec, roofs()), Error);
+}
