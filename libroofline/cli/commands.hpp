@@ -100,6 +100,8 @@ struct MergeArgs {
     std::string output;
 };
 int merge(const MergeArgs& args);
+/// merge() on sampled recordings: the ranks' steps aligned, printed and written as CSV.
+int mergeSampled(const MergeArgs& args);
 
 struct RunArgs {
     /// ROOFLINE_* variables from the options given (name, value).

@@ -4,6 +4,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/merge.hpp"
+#include "core/sampled_recording.hpp"
 
 #include <iostream>
 #include <map>
@@ -13,6 +14,8 @@
 namespace roofline::cli {
 
 int merge(const MergeArgs& args) {
+    if (!args.inputs.empty() && core::isSampledRecording(args.inputs.front()))
+        return mergeSampled(args);
     core::refuseOverwritingInputs(args.output, "the merged recording", args.inputs);
     std::vector<core::MergeInput> inputs;
     for (const auto& file : args.inputs)
@@ -58,7 +61,10 @@ Command addMerge(CLI::App& app) {
     mergeCmd->add_option("recordings", merge.inputs, "the recordings, one per rank")
         ->required()
         ->expected(2, 1 << 20);
-    mergeCmd->add_option("--output,-o", merge.output, "the merged recording to write")->required();
+    mergeCmd->add_option("--output,-o", merge.output,
+                         "the merged recording to write (sampled recordings: the ranks' steps "
+                         "aligned, as CSV)")
+        ->required();
 
     return {mergeCmd, [args] { return cli::merge(*args); }};
 }

@@ -1,18 +1,27 @@
-// Writes a sampled job's recording as the sampler would, for the report's tests: 120 steps on an
-// H200 (GH100's sampling set), 40 launches each, steps 60 and 90 twice as long (their kernels'
-// work the same, so their FLOP/s and bandwidth halve), one write every 25 steps.
-//   roofline-test-sampled-job OUT.rfs
+// Writes a sampled job's recording as the sampler would, for the report's and merge's tests: 120
+// steps on an H200 (GH100's sampling set), 40 launches each, the slow steps (60 and 90 unless
+// given) twice as long (their kernels' work the same, so their FLOP/s and bandwidth halve), one
+// write every 25 steps; as rank RANK of WORLD when given.
+//   roofline-test-sampled-job OUT.rfs [RANK WORLD [SLOW_STEP...]]
 #include "core/sampled_recording.hpp"
 #include "core/sampling_set.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 #include <string>
 
 int main(int argc, char** argv) {
     using namespace roofline::core;
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: roofline-test-sampled-job OUT.rfs\n");
+    if (argc < 2 || argc == 3) {
+        std::fprintf(stderr, "usage: roofline-test-sampled-job OUT.rfs [RANK WORLD [SLOW...]]\n");
         return 2;
+    }
+    std::set<std::uint64_t> slow = {60, 90};
+    if (argc > 4) {
+        slow.clear();
+        for (int i = 4; i < argc; ++i)
+            slow.insert(std::strtoull(argv[i], nullptr, 10));
     }
     const SamplingSet& set = samplingSetForChip("GH100");
     SampledHeader h;
@@ -30,12 +39,16 @@ int main(int argc, char** argv) {
     h.periodNs = 100000;
     h.ringSteps = 16;
     h.pid = 1;
+    if (argc >= 4) {
+        h.rank = std::atoi(argv[2]);
+        h.worldSize = std::atoi(argv[3]);
+    }
     h.startedUnixNs = 1;
     SampledRecordingWriter w(argv[1], h);
     SampledBatch batch;
     std::uint64_t clock = 0;
     for (std::uint64_t step = 0; step < 120; ++step) {
-        const std::uint64_t ns = step == 60 || step == 90 ? 24000000 : 12000000; // 12 ms
+        const std::uint64_t ns = slow.count(step) ? 24000000 : 12000000; // 12 ms
         SampledStep s;
         s.index = step;
         s.startNs = clock;

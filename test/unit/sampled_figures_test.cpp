@@ -1,5 +1,6 @@
 // A sampled job's steps in figures and for people (core/sampled_figures, report/sampled_steps).
 #include "core/sampled_figures.hpp"
+#include "report/sampled_ranks.hpp"
 #include "report/sampled_steps.hpp"
 
 #include <roofline/error.hpp>
@@ -129,4 +130,38 @@ TEST(SampledFigures, ARecordingWithoutACounterOfTheSetIsRefused) {
     SampledRecording rec = recording({10});
     rec.header.counters[0] = "something_else.sum";
     EXPECT_THROW(figuresOf(rec, roofs()), Error);
+}
+
+// Ranks' steps aligned by index: steps some rank did not sample are left out and counted; each
+// step's slowest rank and excess; a tie names no rank.
+TEST(SampledRanks, StepsAreAlignedByIndexAndTheStragglerNamed) {
+    const auto figures = [](const std::vector<double>& ms, std::uint64_t first) {
+        SampledFigures f;
+        for (std::size_t i = 0; i < ms.size(); ++i) {
+            StepFigures s;
+            s.index = first + i;
+            s.seconds = ms[i] * 1e-3;
+            f.steps.push_back(s);
+        }
+        return f;
+    };
+    const report::AlignedRanks a = report::alignRanks(
+        {{0, "r0.rfs", figures({10, 10, 10, 10, 10}, 0)},
+         {3, "r3.rfs", figures({10, 15, 10, 11}, 1)}}); // starts a step late
+    ASSERT_EQ(a.steps.size(), 4u);
+    EXPECT_EQ(a.partial, 1u);
+    EXPECT_EQ(a.steps[0].index, 1u);
+    EXPECT_EQ(a.steps[0].slowest, -1); // a tie
+    EXPECT_EQ(a.steps[1].slowest, 3);
+    EXPECT_NEAR(a.steps[1].excess, 0.005, 1e-12);
+    EXPECT_TRUE(a.steps[1].straggles);
+    EXPECT_FALSE(a.steps[3].straggles); // 1 ms: 10 % of the 10 ms median, not more
+    EXPECT_EQ(a.slowestIn[0], 0u);
+    EXPECT_EQ(a.slowestIn[1], 2u);
+    EXPECT_EQ(a.straggling, 1u);
+    std::ostringstream text, csv;
+    report::printAlignedRanks(a, text);
+    EXPECT_NE(text.str().find("(1 more by some only, left out)"), std::string::npos) << text.str();
+    report::writeAlignedCsv(a, csv);
+    EXPECT_EQ(csv.str().substr(0, 51), "step,rank0_seconds,rank3_seconds,slowest_rank,exces");
 }
