@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 
 #include "core/atomic_file.hpp"
+#include "core/sampled_recording.hpp"
 #include "report/compare.hpp"
 #include "report/gate.hpp"
 #include "report/roofline_chart.hpp"
@@ -18,8 +19,11 @@ namespace {
 
 void describe(std::ostream& out, const char* which, const std::string& file, const Evaluated& e) {
     out << which << "  " << file << ": " << e.records.size() << " kernel records, "
-        << e.recording.device.name << ", " << e.recording.createdUtc << "; roofs "
-        << e.ceilings.used.name << '\n';
+        << e.recording.device.name << ", "
+        << (e.recording.createdUtc.empty() ? std::string("sampled (the median step and kernels "
+                                                         "per step)")
+                                           : e.recording.createdUtc)
+        << "; roofs " << e.ceilings.used.name << '\n';
 }
 
 } // namespace
@@ -43,6 +47,11 @@ int compare(const CompareArgs& args) {
         report::checkChartPath(args.chart);
     // With the CSV on standard output, everything meant for people goes to standard error.
     std::ostream& human = args.csv == "-" || args.summary == "-" ? std::cerr : std::cout;
+    if (core::isSampledRecording(args.before) != core::isSampledRecording(args.after))
+        throw Error(ErrorCode::InvalidArgument,
+                    "'" + args.before + "' and '" + args.after +
+                        "': one is a sampled job's recording, the other a replayed one -- their "
+                        "values are not measured alike; compare sampled with sampled");
     const Evaluated a = evaluate(args.before, args.ceilings);
     const Evaluated b = evaluate(args.after, args.ceilings);
     describe(human, "A", args.before, a);

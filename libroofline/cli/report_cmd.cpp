@@ -6,6 +6,7 @@
 #include "core/ceilings_file.hpp"
 #include "core/metric_catalog.hpp"
 #include "core/recording.hpp"
+#include "core/sampled_figures.hpp"
 #include "core/sampled_recording.hpp"
 #include "core/roofline_model.hpp"
 #include "cupti/evaluate.hpp"
@@ -27,6 +28,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -34,7 +36,14 @@ namespace roofline::cli {
 
 Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     Evaluated e;
-    e.recording = core::loadRecording(file);
+    // A sampled job's recording: its device, and its median step and kernels per step as records.
+    std::optional<core::SampledRecording> sampled;
+    if (core::isSampledRecording(file)) {
+        sampled = core::readSampledRecording(file);
+        e.recording.device = sampled->header.device;
+    } else {
+        e.recording = core::loadRecording(file);
+    }
     const core::DeviceInfo& device = e.recording.device;
     // The device's peaks are evaluated (a CUPTI host evaluation of the kept image) only where a
     // roof would otherwise come from the datasheet.
@@ -59,7 +68,8 @@ Evaluated evaluate(const std::string& file, const std::string& ceilings) {
     }
     if (!e.ceilings.warning.empty())
         std::cerr << "roofline: warning: " << e.ceilings.warning << '\n';
-    e.records = cupti::evaluateRecording(e.recording, e.ceilings.used);
+    e.records = sampled ? core::sampledRecords(*sampled, e.ceilings.used)
+                        : cupti::evaluateRecording(e.recording, e.ceilings.used);
     return e;
 }
 

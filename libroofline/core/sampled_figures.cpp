@@ -1,8 +1,12 @@
 #include "core/sampled_figures.hpp"
 
 #include "core/recording_file.hpp"
+#include "core/roofline_model.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
 
 namespace roofline::core {
 namespace {
@@ -45,6 +49,18 @@ void nearestRoof(StepFigures& f, const Ceilings& roofs) {
     consider("tensor pipe", f.tensorPipeShare);
 }
 
+// The work the counters of `values` say was done: FLOP estimates, bytes, the tensor pipe's share.
+void workOf(const std::vector<double>& values, const SamplingSet& set, const Columns& c,
+            int smCount, StepFigures& f) {
+    const double threadsPerWarp = values[c.warp] > 0 ? values[c.thread] / values[c.warp] : 0;
+    f.fp32Flops = set.fp32FlopsPerFmaThread * values[c.fma] * threadsPerWarp;
+    f.fp64Flops = set.fp64FlopsPerPipeCycle * values[c.fp64];
+    const double smCycles = values[c.cycles] * static_cast<double>(std::max(1, smCount));
+    f.tensorPipeShare = smCycles > 0 ? values[c.tensor] / smCycles : 0;
+    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
+        f.bytes[l] = values[c.bytes[l]];
+}
+
 StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Columns& c,
                         int smCount) {
     StepFigures f;
@@ -53,13 +69,7 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
     f.kernelSeconds = static_cast<double>(s.kernelNs) * 1e-9;
     const double covered = static_cast<double>(s.coveredNs) * 1e-9;
     f.clockHz = covered > 0 ? s.values[c.cycles] / covered : 0;
-    const double threadsPerWarp = s.values[c.warp] > 0 ? s.values[c.thread] / s.values[c.warp] : 0;
-    f.fp32Flops = set.fp32FlopsPerFmaThread * s.values[c.fma] * threadsPerWarp;
-    f.fp64Flops = set.fp64FlopsPerPipeCycle * s.values[c.fp64];
-    const double smCycles = s.values[c.cycles] * static_cast<double>(std::max(1, smCount));
-    f.tensorPipeShare = smCycles > 0 ? s.values[c.tensor] / smCycles : 0;
-    for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
-        f.bytes[l] = s.values[c.bytes[l]];
+    workOf(s.values, set, c, smCount, f);
     if (f.seconds > 0) {
         f.flopsPerSecond = (f.fp32Flops + f.fp64Flops) / f.seconds;
         f.dramBytesPerSecond = f.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] / f.seconds;
@@ -100,6 +110,119 @@ SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs, dou
         f.strays = f.fromMedian > strayShare || f.fromMedian < -strayShare;
         out.strays += f.strays ? 1 : 0;
     }
+    return out;
+}
+
+namespace {
+
+double medianOf(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+KernelRecord sampledRecord(std::string name, std::string scope, double seconds,
+                           const StepFigures& work, std::uint32_t kernels, const Ceilings& roofs,
+                           const std::string& note) {
+    KernelRecord r;
+    r.name = r.mangledName = std::move(name);
+    r.scopePath = r.scopePathRaw = std::move(scope);
+    r.timeSeconds = r.gpuDurationSeconds = seconds;
+    r.smClockHz = work.clockHz;
+    r.flops[static_cast<std::size_t>(FlopKind::FP32)] = work.fp32Flops;
+    r.flops[static_cast<std::size_t>(FlopKind::FP64)] = work.fp64Flops;
+    r.bytes = work.bytes;
+    r.kernels = kernels;
+    r.measured = true;
+    r.note = note;
+    r.bound = classify(r, roofs);
+    return r;
+}
+
+// One full step's launches per batch (its last step), by kernel and scope: time and counters
+// added up over the step's launches of it.
+struct PerStep {
+    std::vector<double> seconds, launches;
+    std::vector<std::vector<double>> values;
+};
+
+std::map<std::pair<std::string, std::string>, PerStep> kernelsPerStep(const SampledRecording& rec) {
+    std::map<std::pair<std::string, std::string>, PerStep> groups;
+    for (const SampledBatch& b : rec.batches) {
+        std::uint64_t last = 0;
+        for (const SampledStep& s : b.steps)
+            last = std::max(last, s.index);
+        std::map<std::pair<std::string, std::string>, std::pair<double, std::vector<double>>> step;
+        std::map<std::pair<std::string, std::string>, double> count;
+        for (const SampledLaunch& l : b.launches) {
+            if (l.step != last || b.steps.empty())
+                continue;
+            auto& [seconds, values] = step[{l.name, l.scope}];
+            seconds += static_cast<double>(l.endNs - std::min(l.startNs, l.endNs)) * 1e-9;
+            values.resize(l.values.size(), 0.0);
+            for (std::size_t m = 0; m < l.values.size(); ++m)
+                values[m] += l.values[m];
+            count[{l.name, l.scope}] += 1;
+        }
+        for (auto& [key, sv] : step) {
+            PerStep& g = groups[key];
+            g.seconds.push_back(sv.first);
+            g.values.push_back(std::move(sv.second));
+            g.launches.push_back(count[key]);
+        }
+    }
+    return groups;
+}
+
+} // namespace
+
+std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceilings& roofs) {
+    const SamplingSet& set = samplingSetForChip(rec.header.device.chip);
+    const Columns c = columnsOf(set, rec.header.counters);
+    const SampledFigures f = figuresOf(rec, roofs);
+    std::vector<KernelRecord> out;
+    if (f.steps.empty())
+        return out;
+    std::vector<double> times;
+    for (const StepFigures& s : f.steps)
+        times.push_back(s.seconds);
+    const double median = medianOf(times);
+    const auto step = std::min_element(f.steps.begin(), f.steps.end(),
+                                       [&](const StepFigures& a, const StepFigures& b) {
+                                           return std::abs(a.seconds - median) <
+                                                  std::abs(b.seconds - median);
+                                       });
+    for (const auto& [key, g] : kernelsPerStep(rec)) {
+        std::vector<double> values(rec.header.counters.size(), 0.0);
+        for (std::size_t m = 0; m < values.size(); ++m) {
+            std::vector<double> each;
+            for (const auto& v : g.values)
+                each.push_back(m < v.size() ? v[m] : 0.0);
+            values[m] = medianOf(each);
+        }
+        StepFigures work;
+        workOf(values, set, c, rec.header.device.smCount, work);
+        out.push_back(sampledRecord(key.first, key.second, medianOf(g.seconds), work,
+                                    static_cast<std::uint32_t>(medianOf(g.launches)), roofs,
+                                    "sampled: per step, the median of " +
+                                        std::to_string(g.seconds.size()) +
+                                        " full steps (PM sampling; FLOPs are estimates)"));
+    }
+    // The rest of the median step: its time between the kernels (the whole step when no batch
+    // kept a full step), so that the records add up to the step.
+    double kernels = 0;
+    for (const KernelRecord& r : out)
+        kernels += r.timeSeconds;
+    StepFigures none;
+    const bool whole = out.empty();
+    out.push_back(sampledRecord(
+        whole ? "step" : "between kernels", "(median step)",
+        whole ? step->seconds : std::max(0.0, step->seconds - kernels), whole ? *step : none, 1,
+        roofs,
+        "sampled: the median of " + std::to_string(f.steps.size()) + " steps" +
+            (whole ? " (PM sampling; FLOPs are estimates)"
+                   : ", less its kernels' time per step: the gaps between them")));
     return out;
 }
 

@@ -165,3 +165,29 @@ TEST(SampledRanks, StepsAreAlignedByIndexAndTheStragglerNamed) {
     report::writeAlignedCsv(a, csv);
     EXPECT_EQ(csv.str().substr(0, 51), "step,rank0_seconds,rank3_seconds,slowest_rank,exces");
 }
+
+// For compare: one record per kernel of the full steps kept (per step: its launches added up,
+// the median over the steps), and "between kernels", the rest of the median step; together one
+// step. Each says it was sampled.
+TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
+    SampledRecording rec = recording({10, 10, 10});
+    const std::size_t counters = rec.header.counters.size();
+    const auto launch = [&](std::uint64_t step, const char* name, std::uint64_t us) {
+        const std::uint64_t start = rec.batches[0].steps[step].startNs;
+        return SampledLaunch{step, name, "s", start, start + us * 1000,
+                             std::vector<double>(counters, 1.0), us * 1000, false};
+    };
+    rec.batches[0].launches = {launch(2, "k", 1000), launch(2, "k", 2000), launch(2, "m", 500),
+                               launch(0, "k", 9000)}; // step 0: a stray's, not the last step's
+    const std::vector<KernelRecord> r = sampledRecords(rec, roofs());
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].name, "k");
+    EXPECT_DOUBLE_EQ(r[0].timeSeconds, 0.003);
+    EXPECT_EQ(r[0].kernels, 2u);
+    EXPECT_EQ(r[1].name, "m");
+    EXPECT_DOUBLE_EQ(r[1].timeSeconds, 0.0005);
+    EXPECT_EQ(r[2].name, "between kernels");
+    EXPECT_NEAR(r[2].timeSeconds, 0.010 - 0.0035, 1e-12);
+    for (const KernelRecord& k : r)
+        EXPECT_NE(k.note.find("sampled"), std::string::npos) << k.note;
+}
