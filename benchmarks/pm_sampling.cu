@@ -4,7 +4,11 @@
 // among them (core::attributeSamples). Per period and per layout -- the three kernels interleaved,
 // or each run `--run` times back to back -- it prints each kind's duration, its sampled counters
 // per launch against the counts by hand, its coverage, and the wall time of the workload with the
-// sampler on against off.
+// sampler on against off. With cuBLAS, then 40 GEMMs of each type back to back (BF16, FP16 and
+// TF32 on the tensor pipe at 4096^3, FP64 at 2048^3): their FLOPs by hand (2 M N K) against the
+// tensor and FP64 pipes' sampled cycles, the FLOPs per active pipe cycle that the sampled tensor
+// estimate needs; and the FFMA kernel's FP32 estimate (FMA-pipe instructions x threads per warp
+// instruction x 2) against its FLOPs by hand.
 //   roofline-bench-pm-sampling [--periods 20000,100000] [--launches 3000] [--run 300]
 #include "core/sample_attribution.hpp"
 #include "core/sampling_set.hpp"
@@ -19,6 +23,9 @@
 #include "floor_workload.cuh"
 
 #include <cuda_runtime.h>
+#if ROOFLINE_BENCH_CUBLAS
+#include <cublas_v2.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -90,6 +97,16 @@ void printKinds(const core::SamplingSet& set, const std::vector<std::string>& me
                 a.between[at(set.fmaInstructions)],
                 a.between[at(set.bytes[static_cast<std::size_t>(roofline::MemoryLevel::DRAM)])],
                 fmaPerLaunch);
+    const Totals& ffma = kinds[0];
+    if (ffma.launches > 0 && ffma.values[at(set.warpInstructions)] > 0) {
+        const double threads =
+            ffma.values[at(set.threadInstructions)] / ffma.values[at(set.warpInstructions)];
+        const double estimate = set.fp32FlopsPerFmaThread * ffma.values[at(set.fmaInstructions)] *
+                                threads / static_cast<double>(ffma.launches);
+        std::printf("  FFMA FP32 estimate %.0f FLOPs per launch (threads per warp instruction "
+                    "%.2f), by hand %.0f\n",
+                    estimate, threads, 2 * 32 * fmaPerLaunch);
+    }
 }
 
 void sampleOnce(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core::SamplingSet& set,
@@ -139,6 +156,93 @@ void sampleOnce(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core
     printKinds(set, metrics, totals, a);
 }
 
+#if ROOFLINE_BENCH_CUBLAS
+// One GEMM type, 40 launches back to back under the sampler: the sampled pipe cycles of every
+// kernel they ran against their FLOPs by hand.
+struct Gemm {
+    const char* name;
+    cudaDataType type;
+    cublasComputeType_t compute;
+    int n;
+};
+
+void sampleGemm(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core::SamplingSet& set,
+                cublasHandle_t h, const Gemm& g) {
+    const std::vector<std::string> metrics = set.metrics();
+    const std::size_t bytes = static_cast<std::size_t>(g.n) * g.n * 8;
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    cudaMalloc(&a, bytes);
+    cudaMalloc(&b, bytes);
+    cudaMalloc(&c, bytes);
+    cudaMemset(a, 0, bytes);
+    cudaMemset(b, 0, bytes);
+    const double one = 1, zero = 0;
+    const float onef = 1, zerof = 0;
+    const bool dbl = g.type == CUDA_R_64F;
+    const void* alpha = dbl ? static_cast<const void*>(&one) : &onef;
+    const void* beta = dbl ? static_cast<const void*>(&zero) : &zerof;
+    const auto gemm = [&] {
+        cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.n, g.n, alpha, a, g.type, g.n, b, g.type,
+                     g.n, beta, c, g.type, g.n, g.compute, CUBLAS_GEMM_DEFAULT);
+    };
+    gemm();
+    cudaDeviceSynchronize();
+    timer.take();
+    sampler.start();
+    for (int i = 0; i < 40; ++i)
+        gemm();
+    cudaDeviceSynchronize();
+    sampler.stop();
+    const cupti::PmDecode d = sampler.decode();
+    const std::vector<cupti::KernelTiming> timings = timer.take();
+    std::vector<core::CounterSample> samples;
+    for (const auto& s : d.samples)
+        samples.push_back({s.startNs, s.endNs, s.values});
+    std::vector<core::KernelSpan> spans;
+    double seconds = 0;
+    for (const auto& t : timings) {
+        spans.push_back({t.startNs, t.startNs + static_cast<std::uint64_t>(t.seconds * 1e9)});
+        seconds += t.seconds;
+    }
+    const core::Attribution at = core::attributeSamples(samples, spans, metrics.size(), 100000);
+    std::vector<double> sum(metrics.size(), 0.0);
+    for (const auto& k : at.kernels)
+        for (std::size_t m = 0; m < metrics.size(); ++m)
+            sum[m] += k.values[m];
+    const auto col = [&](const std::string& m) {
+        return sum[static_cast<std::size_t>(std::find(metrics.begin(), metrics.end(), m) -
+                                            metrics.begin())];
+    };
+    const double flops = 40 * 2.0 * g.n * g.n * static_cast<double>(g.n);
+    const double tensor = col(set.tensorPipeCycles), fp64 = col(set.fp64PipeCycles);
+    std::printf("  %-5s %zu kernels, %.2f ms, %.1f TFLOP/s; tensor pipe cycles %.4g (%.1f FLOPs "
+                "each), FP64 pipe cycles %.4g (%.1f FLOPs each), FMA warp-inst %.4g; %s\n",
+                g.name, spans.size(), seconds * 1e3, seconds > 0 ? flops / seconds / 1e12 : 0.0,
+                tensor, tensor > 0 ? flops / tensor : 0.0, fp64, fp64 > 0 ? flops / fp64 : 0.0,
+                col(set.fmaInstructions),
+                timings.empty() ? "" : timings.front().mangledName.substr(0, 60).c_str());
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+}
+
+void sampleGemms(const cupti::Host& host, const core::SamplingSet& set, cupti::KernelTimer& timer) {
+    cublasHandle_t h = nullptr;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+        return;
+    cupti::PmSamplerSettings settings;
+    settings.periodNs = 100000;
+    cupti::PmSampler sampler(0, host, set.metrics(), settings);
+    std::printf("GEMMs, 40 each, back to back, 100 us period (FLOPs by hand 2 M N K):\n");
+    for (const Gemm& g : {Gemm{"BF16", CUDA_R_16BF, CUBLAS_COMPUTE_32F, 4096},
+                          Gemm{"FP16", CUDA_R_16F, CUBLAS_COMPUTE_32F, 4096},
+                          Gemm{"TF32", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4096},
+                          Gemm{"FP64", CUDA_R_64F, CUBLAS_COMPUTE_64F, 2048}})
+        sampleGemm(sampler, timer, set, h, g);
+    cublasDestroy(h);
+}
+#endif
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +282,9 @@ int main(int argc, char** argv) {
             for (int layout : {1, run})
                 sampleOnce(sampler, timer, set, w, period, launches, layout);
         }
+#if ROOFLINE_BENCH_CUBLAS
+        sampleGemms(host, set, timer);
+#endif
     } catch (const std::exception& e) {
         std::printf("roofline-bench-pm-sampling: %s\n", e.what());
         return 1;
