@@ -32,6 +32,10 @@ struct SamplingSet {
     /// FP64 FLOPs per FP64-pipe active cycle (summed over SMs): the calibration's DFMA kernel
     /// kept the pipe 2 cycles per warp DFMA, 64 FLOPs.
     double fp64FlopsPerPipeCycle = 32;
+    /// Tensor FLOPs per tensor-pipe active cycle (summed over SMs), by input type, as cuBLAS GEMMs
+    /// measured them: the counter does not say the type (a kernel's name may).
+    double tensorFlopsPerPipeCycle16Bit = 1024, tensorFlopsPerPipeCycleTf32 = 512,
+           tensorFlopsPerPipeCycleFp64 = 64;
     std::string validation;         ///< what checked the set, and what is still an estimate
     /// Every counter the sampler configures, each once, in this order.
     std::vector<std::string> metrics() const;
