@@ -109,6 +109,26 @@ void printKinds(const core::SamplingSet& set, const std::vector<std::string>& me
     }
 }
 
+// The samples of a run and its kernels' spans, the samples divided among them.
+struct SampledRun {
+    std::vector<core::KernelSpan> spans;
+    core::Attribution attribution;
+    std::size_t samples = 0;
+};
+
+SampledRun attributeRun(const cupti::PmDecode& d, const std::vector<cupti::KernelTiming>& timings,
+                        std::size_t counters, std::uint64_t period) {
+    SampledRun run;
+    std::vector<core::CounterSample> samples;
+    for (const auto& s : d.samples)
+        samples.push_back({s.startNs, s.endNs, s.values});
+    for (const auto& t : timings)
+        run.spans.push_back({t.startNs, t.startNs + static_cast<std::uint64_t>(t.seconds * 1e9)});
+    run.attribution = core::attributeSamples(samples, run.spans, counters, period);
+    run.samples = samples.size();
+    return run;
+}
+
 void sampleOnce(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core::SamplingSet& set,
                 const Workload& w, std::uint64_t period, int launches, int run) {
     const std::vector<std::string> metrics = set.metrics();
@@ -119,24 +139,20 @@ void sampleOnce(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core
     sampler.stop();
     const cupti::PmDecode d = sampler.decode();
     const std::vector<cupti::KernelTiming> timings = timer.take();
-    std::vector<core::CounterSample> samples;
-    for (const auto& s : d.samples)
-        samples.push_back({s.startNs, s.endNs, s.values});
-    std::vector<core::KernelSpan> spans;
+    const SampledRun r = attributeRun(d, timings, metrics.size(), period);
+    const std::vector<core::KernelSpan>& spans = r.spans;
+    const core::Attribution& a = r.attribution;
     std::vector<int> kinds;
-    for (const auto& t : timings) {
-        spans.push_back({t.startNs, t.startNs + static_cast<std::uint64_t>(t.seconds * 1e9)});
+    for (const auto& t : timings)
         kinds.push_back(kindOf(t.mangledName));
-    }
-    const core::Attribution a = core::attributeSamples(samples, spans, metrics.size(), period);
     std::printf("period %llu ns, %s: %zu samples (overflow %s), %zu kernels; wall %.2f ms plain, "
                 "%.2f ms sampled\n",
                 static_cast<unsigned long long>(period), run <= 1 ? "interleaved" : "in runs",
-                samples.size(), d.overflow ? "yes" : "no", spans.size(), plain, sampled);
-    if (!samples.empty() && !spans.empty())
+                r.samples, d.overflow ? "yes" : "no", spans.size(), plain, sampled);
+    if (!d.samples.empty() && !spans.empty())
         std::printf("  samples %llu..%llu ns, kernels %llu..%llu ns (activity clock)\n",
-                    static_cast<unsigned long long>(samples.front().startNs),
-                    static_cast<unsigned long long>(samples.back().endNs),
+                    static_cast<unsigned long long>(d.samples.front().startNs),
+                    static_cast<unsigned long long>(d.samples.back().endNs),
                     static_cast<unsigned long long>(spans.front().startNs),
                     static_cast<unsigned long long>(spans.back().endNs));
     std::vector<Totals> totals(3);
@@ -195,18 +211,12 @@ void sampleGemm(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core
     sampler.stop();
     const cupti::PmDecode d = sampler.decode();
     const std::vector<cupti::KernelTiming> timings = timer.take();
-    std::vector<core::CounterSample> samples;
-    for (const auto& s : d.samples)
-        samples.push_back({s.startNs, s.endNs, s.values});
-    std::vector<core::KernelSpan> spans;
+    const SampledRun r = attributeRun(d, timings, metrics.size(), 100000);
     double seconds = 0;
-    for (const auto& t : timings) {
-        spans.push_back({t.startNs, t.startNs + static_cast<std::uint64_t>(t.seconds * 1e9)});
+    for (const auto& t : timings)
         seconds += t.seconds;
-    }
-    const core::Attribution at = core::attributeSamples(samples, spans, metrics.size(), 100000);
     std::vector<double> sum(metrics.size(), 0.0);
-    for (const auto& k : at.kernels)
+    for (const auto& k : r.attribution.kernels)
         for (std::size_t m = 0; m < metrics.size(); ++m)
             sum[m] += k.values[m];
     const auto col = [&](const std::string& m) {
@@ -217,7 +227,7 @@ void sampleGemm(cupti::PmSampler& sampler, cupti::KernelTimer& timer, const core
     const double tensor = col(set.tensorPipeCycles), fp64 = col(set.fp64PipeCycles);
     std::printf("  %-5s %zu kernels, %.2f ms, %.1f TFLOP/s; tensor pipe cycles %.4g (%.1f FLOPs "
                 "each), FP64 pipe cycles %.4g (%.1f FLOPs each), FMA warp-inst %.4g; %s\n",
-                g.name, spans.size(), seconds * 1e3, seconds > 0 ? flops / seconds / 1e12 : 0.0,
+                g.name, r.spans.size(), seconds * 1e3, seconds > 0 ? flops / seconds / 1e12 : 0.0,
                 tensor, tensor > 0 ? flops / tensor : 0.0, fp64, fp64 > 0 ? flops / fp64 : 0.0,
                 col(set.fmaInstructions),
                 timings.empty() ? "" : timings.front().mangledName.substr(0, 60).c_str());

@@ -84,6 +84,13 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
 
 } // namespace
 
+double medianOf(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
 SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs, double strayShare) {
     const SamplingSet& set = samplingSetForChip(rec.header.device.chip);
     const Columns c = columnsOf(set, rec.header.counters);
@@ -100,10 +107,7 @@ SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs, dou
     std::vector<double> times;
     for (const StepFigures& f : out.steps)
         times.push_back(f.seconds);
-    if (times.empty())
-        return out;
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    out.medianSeconds = times[times.size() / 2];
+    out.medianSeconds = medianOf(times);
     for (StepFigures& f : out.steps) {
         f.fromMedian = out.medianSeconds > 0 ? (f.seconds - out.medianSeconds) / out.medianSeconds
                                              : 0;
@@ -114,13 +118,6 @@ SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs, dou
 }
 
 namespace {
-
-double medianOf(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
 
 KernelRecord sampledRecord(std::string name, std::string scope, double seconds,
                            const StepFigures& work, std::uint32_t kernels, const Ceilings& roofs,

@@ -41,6 +41,9 @@ struct SampledFigures {
     std::size_t keptLaunches = 0; ///< launches the batches kept (last steps, strays)
 };
 
+/// The median of `values` (the upper one of an even count); 0 when empty.
+double medianOf(std::vector<double> values);
+
 /// The steps of `rec` in figures; `roofs`: the device's (FP32, FP64 and DRAM used); `strayShare`:
 /// how far from the median step time a step strays. Throws Error(UnsupportedChip) for a chip
 /// with no sampling set, Error(CorruptRecording) when a counter of the set is missing.

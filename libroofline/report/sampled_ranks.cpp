@@ -12,12 +12,7 @@
 namespace roofline::report {
 namespace {
 
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
+using core::medianOf;
 
 constexpr std::size_t kRankColumns = 8;
 
@@ -39,10 +34,10 @@ AlignedRanks alignRanks(const std::vector<RankSteps>& ranks, double share) {
             mine.push_back(s.seconds);
             all.push_back(s.seconds);
         }
-        a.medianSeconds.push_back(median(mine));
+        a.medianSeconds.push_back(medianOf(mine));
     }
     a.slowestIn.assign(ranks.size(), 0);
-    a.medianStep = median(all);
+    a.medianStep = medianOf(all);
     for (auto& [index, seconds] : byStep) {
         seconds.resize(ranks.size(), none);
         if (std::any_of(seconds.begin(), seconds.end(), [](double s) { return std::isnan(s); })) {

@@ -202,26 +202,23 @@ void StepSeries::handOver(core::SampledBatch batch) {
     }
 }
 
-void StepSeries::advance(std::uint64_t nowUnixNs) {
+void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
     core::SampledBatch batch;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        while (!pending_.empty() && ready(pending_.begin()->first, false))
+        while (!pending_.empty() && ready(pending_.begin()->first, finishing))
             process(pending_.begin()->first);
-        batch = due(nowUnixNs, false);
+        batch = due(nowUnixNs, finishing);
     }
     handOver(std::move(batch));
 }
 
+void StepSeries::advance(std::uint64_t nowUnixNs) {
+    drain(nowUnixNs, false);
+}
+
 void StepSeries::finish(std::uint64_t nowUnixNs) {
-    core::SampledBatch batch;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        while (!pending_.empty() && ready(pending_.begin()->first, true))
-            process(pending_.begin()->first);
-        batch = due(nowUnixNs, true);
-    }
-    handOver(std::move(batch));
+    drain(nowUnixNs, true);
 }
 
 StepSeriesTally StepSeries::tally() const {

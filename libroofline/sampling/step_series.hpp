@@ -100,6 +100,8 @@ private:
     /// The batch to write now (empty when none is due), taken out under the lock.
     core::SampledBatch due(std::uint64_t nowUnixNs, bool force);
     void handOver(core::SampledBatch batch);
+    /// The steps that are ready (every ended one when finishing) into values, and the batch due.
+    void drain(std::uint64_t nowUnixNs, bool finishing);
     void dropOldestAwaiting();
 
     StepSeriesConfig config_;

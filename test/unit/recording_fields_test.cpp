@@ -5,6 +5,8 @@
 
 #include <roofline/error.hpp>
 
+#include "h100_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -22,19 +24,7 @@ core::Recording everyField() {
     r.cacheFlush = "on";
     r.bytes = "ncu";
     r.chip = "GH100";
-    r.device.ordinal = 3;
-    r.device.name = "NVIDIA H100 80GB HBM3";
-    r.device.chip = "GH100";
-    r.device.computeMajor = 9;
-    r.device.computeMinor = 1;
-    r.device.smCount = 132;
-    r.device.smClockHz = 1.98e9;
-    r.device.memoryClockHz = 2.619e9;
-    r.device.memoryBusWidthBits = 5120;
-    r.device.l2Bytes = 50u << 20;
-    r.device.memoryBytes = 85ull << 30;
-    r.device.driverVersion = 13000;
-    r.device.occupancy = {2048, 32, 65536, 233472, 1024};
+    r.device = test::everyDeviceField();
     r.metrics = {"sm__cycles_elapsed.avg", "dram__bytes.sum", "lts__t_bytes.sum"};
     r.passes = 7;
     r.droppedRanges = 5;
@@ -159,24 +149,7 @@ TEST(RecordingFields, EveryTopLevelAndDeviceFieldRoundTrips) {
     EXPECT_EQ(b.shareCount, a.shareCount);
     EXPECT_EQ(b.configImage, a.configImage);
     EXPECT_EQ(b.counterData, a.counterData);
-    const core::DeviceInfo &x = a.device, &y = b.device;
-    EXPECT_EQ(y.ordinal, x.ordinal);
-    EXPECT_EQ(y.name, x.name);
-    EXPECT_EQ(y.chip, x.chip);
-    EXPECT_EQ(y.computeMajor, x.computeMajor);
-    EXPECT_EQ(y.computeMinor, x.computeMinor);
-    EXPECT_EQ(y.smCount, x.smCount);
-    EXPECT_EQ(y.smClockHz, x.smClockHz);
-    EXPECT_EQ(y.memoryClockHz, x.memoryClockHz);
-    EXPECT_EQ(y.memoryBusWidthBits, x.memoryBusWidthBits);
-    EXPECT_EQ(y.l2Bytes, x.l2Bytes);
-    EXPECT_EQ(y.memoryBytes, x.memoryBytes);
-    EXPECT_EQ(y.driverVersion, x.driverVersion);
-    EXPECT_EQ(y.occupancy.maxThreadsPerSm, x.occupancy.maxThreadsPerSm);
-    EXPECT_EQ(y.occupancy.maxBlocksPerSm, x.occupancy.maxBlocksPerSm);
-    EXPECT_EQ(y.occupancy.registersPerSm, x.occupancy.registersPerSm);
-    EXPECT_EQ(y.occupancy.sharedBytesPerSm, x.occupancy.sharedBytesPerSm);
-    EXPECT_EQ(y.occupancy.reservedSharedPerBlock, x.occupancy.reservedSharedPerBlock);
+    test::expectSameDevice(a.device, b.device);
 }
 
 TEST(RecordingFields, CoverageProcessAndHostRoundTrip) {

@@ -2,6 +2,7 @@
 // writer was killed at any point.
 #include "core/recording_file.hpp"
 #include "core/sampled_recording.hpp"
+#include "h100_device.hpp"
 
 #include <roofline/error.hpp>
 
@@ -23,23 +24,7 @@ namespace {
 SampledHeader header() {
     SampledHeader h;
     h.libraryVersion = "0.1.0";
-    h.device.ordinal = 1;
-    h.device.name = "NVIDIA H200";
-    h.device.chip = "GH100";
-    h.device.computeMajor = 9;
-    h.device.computeMinor = 0;
-    h.device.smCount = 132;
-    h.device.smClockHz = 1.98e9;
-    h.device.memoryClockHz = 2.6e9;
-    h.device.memoryBusWidthBits = 6144;
-    h.device.l2Bytes = 52428800;
-    h.device.memoryBytes = 150ull << 30;
-    h.device.driverVersion = 13000;
-    h.device.occupancy.maxThreadsPerSm = 2048;
-    h.device.occupancy.maxBlocksPerSm = 32;
-    h.device.occupancy.registersPerSm = 65536;
-    h.device.occupancy.sharedBytesPerSm = 233472;
-    h.device.occupancy.reservedSharedPerBlock = 1024;
+    h.device = test::everyDeviceField();
     h.counters = {"sm__cycles_elapsed.avg", "dram__bytes.sum"};
     h.periodNs = 100000;
     h.ringSteps = 16;
@@ -105,24 +90,7 @@ TEST(SampledRecording, EveryFieldRoundTrips) {
     EXPECT_TRUE(r.cut.empty()) << r.cut;
     const SampledHeader h = header();
     EXPECT_EQ(r.header.libraryVersion, h.libraryVersion);
-    const DeviceInfo &d = r.header.device, &dev = h.device;
-    EXPECT_EQ(d.ordinal, dev.ordinal);
-    EXPECT_EQ(d.name, dev.name);
-    EXPECT_EQ(d.chip, dev.chip);
-    EXPECT_EQ(d.computeMajor, dev.computeMajor);
-    EXPECT_EQ(d.computeMinor, dev.computeMinor);
-    EXPECT_EQ(d.smCount, dev.smCount);
-    EXPECT_EQ(d.smClockHz, dev.smClockHz);
-    EXPECT_EQ(d.memoryClockHz, dev.memoryClockHz);
-    EXPECT_EQ(d.memoryBusWidthBits, dev.memoryBusWidthBits);
-    EXPECT_EQ(d.l2Bytes, dev.l2Bytes);
-    EXPECT_EQ(d.memoryBytes, dev.memoryBytes);
-    EXPECT_EQ(d.driverVersion, dev.driverVersion);
-    EXPECT_EQ(d.occupancy.maxThreadsPerSm, dev.occupancy.maxThreadsPerSm);
-    EXPECT_EQ(d.occupancy.maxBlocksPerSm, dev.occupancy.maxBlocksPerSm);
-    EXPECT_EQ(d.occupancy.registersPerSm, dev.occupancy.registersPerSm);
-    EXPECT_EQ(d.occupancy.sharedBytesPerSm, dev.occupancy.sharedBytesPerSm);
-    EXPECT_EQ(d.occupancy.reservedSharedPerBlock, dev.occupancy.reservedSharedPerBlock);
+    test::expectSameDevice(h.device, r.header.device);
     EXPECT_EQ(r.header.counters, h.counters);
     EXPECT_EQ(r.header.periodNs, h.periodNs);
     EXPECT_EQ(r.header.ringSteps, h.ringSteps);
