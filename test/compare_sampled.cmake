@@ -5,7 +5,7 @@ execute_process(COMMAND ${CLI} compare ${A} ${B} --fail-if total:+5% --fail-if t
 if(NOT rc EQUAL 3)
   message(FATAL_ERROR "exit ${rc}, not 3:\n${out}${err}")
 endif()
-if(NOT out MATCHES "between kernels +\\(median step\\) +11500.0 +23500.0"
+if(NOT out MATCHES "between kernels +\\(median step\\) +7000.0 +19000.0"
    OR NOT out MATCHES "total:\\+5%  \\(total\\): 12000.0 us -> 24000.0 us")
   message(FATAL_ERROR "not the expected comparison:\n${out}")
 endif()

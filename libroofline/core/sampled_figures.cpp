@@ -137,39 +137,31 @@ KernelRecord sampledRecord(std::string name, std::string scope, double seconds,
     return r;
 }
 
-// One full step's launches per batch (its last step), by kernel and scope: time and counters
-// added up over the step's launches of it.
-struct PerStep {
-    std::vector<double> seconds, launches;
-    std::vector<std::vector<double>> values;
+// Every signature's sums over all the writes, and the steps they cover.
+struct Totals {
+    std::map<std::pair<std::string, std::string>, SampledSignature> signatures;
+    double steps = 0;
 };
 
-std::map<std::pair<std::string, std::string>, PerStep> kernelsPerStep(const SampledRecording& rec) {
-    std::map<std::pair<std::string, std::string>, PerStep> groups;
+Totals signatureTotals(const SampledRecording& rec) {
+    Totals t;
     for (const SampledBatch& b : rec.batches) {
-        std::uint64_t last = 0;
-        for (const SampledStep& s : b.steps)
-            last = std::max(last, s.index);
-        std::map<std::pair<std::string, std::string>, std::pair<double, std::vector<double>>> step;
-        std::map<std::pair<std::string, std::string>, double> count;
-        for (const SampledLaunch& l : b.launches) {
-            if (l.step != last || b.steps.empty())
-                continue;
-            auto& [seconds, values] = step[{l.name, l.scope}];
-            seconds += static_cast<double>(l.endNs - std::min(l.startNs, l.endNs)) * 1e-9;
-            values.resize(l.values.size(), 0.0);
-            for (std::size_t m = 0; m < l.values.size(); ++m)
-                values[m] += l.values[m];
-            count[{l.name, l.scope}] += 1;
-        }
-        for (auto& [key, sv] : step) {
-            PerStep& g = groups[key];
-            g.seconds.push_back(sv.first);
-            g.values.push_back(std::move(sv.second));
-            g.launches.push_back(count[key]);
+        t.steps += static_cast<double>(b.steps.size());
+        for (const SampledSignature& s : b.signatures) {
+            SampledSignature& sum = t.signatures[{s.name, s.scope}];
+            if (sum.launches == 0 && sum.values.empty()) {
+                sum.name = s.name;
+                sum.scope = s.scope;
+                sum.values.assign(rec.header.counters.size(), 0.0);
+            }
+            sum.launches += s.launches;
+            sum.ns += s.ns;
+            sum.estimated += s.estimated;
+            for (std::size_t m = 0; m < sum.values.size() && m < s.values.size(); ++m)
+                sum.values[m] += s.values[m];
         }
     }
-    return groups;
+    return t;
 }
 
 } // namespace
@@ -190,21 +182,22 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceil
                                            return std::abs(a.seconds - median) <
                                                   std::abs(b.seconds - median);
                                        });
-    for (const auto& [key, g] : kernelsPerStep(rec)) {
-        std::vector<double> values(rec.header.counters.size(), 0.0);
-        for (std::size_t m = 0; m < values.size(); ++m) {
-            std::vector<double> each;
-            for (const auto& v : g.values)
-                each.push_back(m < v.size() ? v[m] : 0.0);
-            values[m] = medianOf(each);
-        }
+    const Totals totals = signatureTotals(rec);
+    for (const auto& [key, sig] : totals.signatures) {
+        if (totals.steps <= 0)
+            break;
+        std::vector<double> values(sig.values.size());
+        for (std::size_t m = 0; m < values.size(); ++m)
+            values[m] = sig.values[m] / totals.steps;
         StepFigures work;
         workOf(values, set, c, rec.header.device.smCount, work);
-        out.push_back(sampledRecord(key.first, key.second, medianOf(g.seconds), work,
-                                    static_cast<std::uint32_t>(medianOf(g.launches)), roofs,
-                                    "sampled: per step, the median of " +
-                                        std::to_string(g.seconds.size()) +
-                                        " full steps (PM sampling; FLOPs are estimates)"));
+        const double launches = static_cast<double>(sig.launches) / totals.steps;
+        out.push_back(sampledRecord(
+            key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps, work,
+            static_cast<std::uint32_t>(launches + 0.5), roofs,
+            "sampled: per step, the mean over " + std::to_string(static_cast<long long>(totals.steps)) +
+                " steps of its " + std::to_string(sig.launches) +
+                " launches (PM sampling; FLOPs are estimates)"));
     }
     // The rest of the median step: its time between the kernels (the whole step when no batch
     // kept a full step), so that the records add up to the step.

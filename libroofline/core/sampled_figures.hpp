@@ -50,12 +50,12 @@ double medianOf(std::vector<double> values);
 SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs,
                          double strayShare = 0.10);
 
-/// The recording as kernel records, for `roofline compare` and its gate: one per kernel (name and
-/// scope) of the full steps the batches kept -- each batch's last step -- with the median over
-/// those steps of its time and work per step, and "between kernels" (scope "(median step)"):
-/// the median step's time less theirs, so that the records add up to one step (`total`). With
-/// no full step kept, one record "step" holds the median step. Every record's note says it was
-/// sampled; bounds against `roofs`.
+/// The recording as kernel records, for `roofline compare` and its gate: one per kernel signature
+/// (name and scope) with its time and work per step -- every launch of it in every write added up,
+/// over the steps written -- and "between kernels" (scope "(median step)"): the median step's time
+/// less theirs, so that the records add up to one step (`total`). With no signature written, one
+/// record "step" holds the median step. Every record's note says it was sampled; bounds against
+/// `roofs`.
 std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceilings& roofs);
 
 } // namespace roofline::core

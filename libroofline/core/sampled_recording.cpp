@@ -54,6 +54,11 @@ json toJson(const SampledLaunch& l) {
             {"covered_ns", l.coveredNs}, {"estimated", l.estimated}};
 }
 
+json toJson(const SampledSignature& s) {
+    return {{"name", s.name}, {"scope", s.scope},   {"launches", s.launches},
+            {"ns", s.ns},     {"values", s.values}, {"estimated", s.estimated}};
+}
+
 std::string stringAt(const json& j, const char* key) {
     const json& v = j.at(key);
     if (!v.is_string())
@@ -129,15 +134,29 @@ SampledLaunch launchOf(const json& j, std::size_t counters) {
     return l;
 }
 
+SampledSignature signatureOf(const json& j, std::size_t counters) {
+    SampledSignature s;
+    s.name = stringAt(j, "name");
+    s.scope = stringAt(j, "scope");
+    s.launches = integerAt<std::uint64_t>(j, "launches");
+    s.ns = integerAt<std::uint64_t>(j, "ns");
+    s.values = valuesAt(j, "values", counters);
+    s.estimated = integerAt<std::uint64_t>(j, "estimated");
+    return s;
+}
+
 SampledBatch batchOf(const json& j, std::size_t counters) {
     SampledBatch b;
     b.writtenUnixNs = integerAt<std::uint64_t>(j, "written_unix_ns");
     const json& steps = j.at("steps");
+    const json& signatures = j.at("signatures");
     const json& launches = j.at("launches");
-    if (!steps.is_array() || !launches.is_array())
-        throw std::out_of_range("'steps' and 'launches' are not lists");
+    if (!steps.is_array() || !signatures.is_array() || !launches.is_array())
+        throw std::out_of_range("'steps', 'signatures' and 'launches' are not lists");
     for (const json& s : steps)
         b.steps.push_back(stepOf(s, counters));
+    for (const json& s : signatures)
+        b.signatures.push_back(signatureOf(s, counters));
     for (const json& l : launches)
         b.launches.push_back(launchOf(l, counters));
     return b;
@@ -176,13 +195,18 @@ SampledRecordingWriter::SampledRecordingWriter(const std::string& path, const Sa
 SampledRecordingWriter::~SampledRecordingWriter() = default;
 
 void SampledRecordingWriter::append(const SampledBatch& batch) {
-    json steps = json::array(), launches = json::array();
+    json steps = json::array(), signatures = json::array(), launches = json::array();
     for (const SampledStep& s : batch.steps)
         steps.push_back(toJson(s));
+    for (const SampledSignature& s : batch.signatures)
+        signatures.push_back(toJson(s));
     for (const SampledLaunch& l : batch.launches)
         launches.push_back(toJson(l));
     writeSection(impl_->out, "SBAT",
-                 {{"written_unix_ns", batch.writtenUnixNs}, {"steps", steps}, {"launches", launches}});
+                 {{"written_unix_ns", batch.writtenUnixNs},
+                  {"steps", steps},
+                  {"signatures", signatures},
+                  {"launches", launches}});
     impl_->out.flush(); // in the file (the kernel's page cache) before a kill can come
     if (!impl_->out)
         throw Error(ErrorCode::Io, "appending to the sampled recording '" + impl_->path +

@@ -50,11 +50,23 @@ struct SampledLaunch {
     bool estimated = false;
 };
 
-/// What one write appends: the steps completed since the last write, and the launches kept
-/// (the ring's last step, and each step that strayed from the running median).
+/// One kernel signature (name and scope path) over the steps of a write: every launch of it added
+/// up, so that no launch goes unaccounted however few are kept one by one.
+struct SampledSignature {
+    std::string name, scope;
+    std::uint64_t launches = 0;
+    std::uint64_t ns = 0;         ///< their durations added up
+    std::vector<double> values;   ///< their shares of each counter added up
+    std::uint64_t estimated = 0;  ///< launches shorter than three periods
+};
+
+/// What one write appends: the steps completed since the last write, every kernel signature's
+/// sums over them, and the launches kept one by one (the ring's last step, and each step that
+/// strayed from the running median).
 struct SampledBatch {
     std::uint64_t writtenUnixNs = 0;
     std::vector<SampledStep> steps;
+    std::vector<SampledSignature> signatures;
     std::vector<SampledLaunch> launches;
 };
 

@@ -151,6 +151,7 @@ void StepSeries::process(std::int64_t step) {
             out.estimatedKernels += r.estimated ? 1 : 0;
             launches.push_back({out.index, k.activity.name, k.scope, k.activity.startNs,
                                 k.activity.endNs, r.values, r.coveredNs, r.estimated});
+            addToSignature(launches.back());
             previous_.push_back(k.activity);
         }
         // Samples that end within this step serve no later one.
@@ -173,6 +174,23 @@ void StepSeries::process(std::int64_t step) {
         ring_.pop_front();
 }
 
+void StepSeries::addToSignature(const core::SampledLaunch& l) {
+    auto key = std::make_pair(l.name, l.scope);
+    if (signatures_.size() >= config_.maxSignatures && signatures_.count(key) == 0)
+        key = {"(other kernels)", ""};
+    core::SampledSignature& s = signatures_[key];
+    if (s.launches == 0) {
+        s.name = key.first;
+        s.scope = key.second;
+        s.values.assign(config_.counters, 0.0);
+    }
+    ++s.launches;
+    s.ns += l.endNs - std::min(l.startNs, l.endNs);
+    for (std::size_t m = 0; m < config_.counters && m < l.values.size(); ++m)
+        s.values[m] += l.values[m];
+    s.estimated += l.estimated ? 1 : 0;
+}
+
 core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
     if (lastWriteNs_ == 0)
         lastWriteNs_ = nowUnixNs;
@@ -183,6 +201,13 @@ core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
         batch_.launches.insert(batch_.launches.end(), ring_.back().begin(), ring_.back().end());
     core::SampledBatch out = std::move(batch_);
     batch_ = {};
+    for (auto& [key, s] : signatures_)
+        out.signatures.push_back(std::move(s));
+    signatures_.clear();
+    std::sort(out.signatures.begin(), out.signatures.end(),
+              [](const core::SampledSignature& a, const core::SampledSignature& b) {
+                  return a.ns > b.ns;
+              });
     out.writtenUnixNs = nowUnixNs;
     lastWriteNs_ = nowUnixNs;
     stepsSinceWrite_ = 0;

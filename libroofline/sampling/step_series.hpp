@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace roofline::sampling {
@@ -51,6 +52,8 @@ struct StepSeriesConfig {
     /// Samples held for steps not yet turned into values (262,144: 26 s at 100 us, ~30 MB);
     /// beyond it the oldest go, and the kernels they covered show it in their coverage.
     std::size_t maxSamples = 1u << 18;
+    /// Kernel signatures a write sums apart; launches of further ones go to "(other kernels)".
+    std::size_t maxSignatures = 4096;
 };
 
 struct StepSeriesTally {
@@ -116,6 +119,9 @@ private:
     std::deque<std::vector<core::SampledLaunch>> ring_;
     std::deque<double> recent_; ///< the last steps' times, for the median
     core::SampledBatch batch_;
+    /// Every signature's sums over the steps since the last write (name, scope).
+    std::map<std::pair<std::string, std::string>, core::SampledSignature> signatures_;
+    void addToSignature(const core::SampledLaunch& launch);
     std::uint64_t stepsSinceWrite_ = 0, lastWriteNs_ = 0;
     bool lastInBatch_ = false; ///< the batch holds the last processed step's launches already
     StepSeriesTally tally_;

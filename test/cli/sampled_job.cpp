@@ -86,6 +86,12 @@ int main(int argc, char** argv) {
             batch.writtenUnixNs = step;
             batch.launches.push_back({step, "gemm_bf16", "step/forward", s.startNs,
                                       s.startNs + 500000, s.values, 500000, false});
+            // Every step ran the GEMM 20 times, 250 us each, with a quarter of the step's work.
+            std::vector<double> work = s.values;
+            for (double& v : work)
+                v *= 0.25 * static_cast<double>(batch.steps.size());
+            batch.signatures.push_back({"gemm_bf16", "step/forward", 20 * batch.steps.size(),
+                                        5000000 * batch.steps.size(), work, 0});
             w.append(batch);
             batch = {};
         }

@@ -166,23 +166,20 @@ TEST(SampledRanks, StepsAreAlignedByIndexAndTheStragglerNamed) {
     EXPECT_EQ(csv.str().substr(0, 51), "step,rank0_seconds,rank3_seconds,slowest_rank,exces");
 }
 
-// For compare: one record per kernel of the full steps kept (per step: its launches added up,
-// the median over the steps), and "between kernels", the rest of the median step; together one
-// step. Each says it was sampled.
+// For compare: one record per kernel signature with its time and work per step (every launch
+// in every write, over the steps written), and "between kernels", the rest of the median step;
+// together one step. Each says it was sampled.
 TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
     SampledRecording rec = recording({10, 10, 10});
     const std::size_t counters = rec.header.counters.size();
-    const auto launch = [&](std::uint64_t step, const char* name, std::uint64_t us) {
-        const std::uint64_t start = rec.batches[0].steps[step].startNs;
-        return SampledLaunch{step, name, "s", start, start + us * 1000,
-                             std::vector<double>(counters, 1.0), us * 1000, false};
+    const auto signature = [&](const char* name, std::uint64_t launches, std::uint64_t us) {
+        return SampledSignature{name, "s", launches, us * 1000, std::vector<double>(counters, 3.0), 0};
     };
-    rec.batches[0].launches = {launch(2, "k", 1000), launch(2, "k", 2000), launch(2, "m", 500),
-                               launch(0, "k", 9000)}; // step 0: a stray's, not the last step's
+    rec.batches[0].signatures = {signature("k", 6, 9000), signature("m", 3, 1500)};
     const std::vector<KernelRecord> r = sampledRecords(rec, roofs());
     ASSERT_EQ(r.size(), 3u);
     EXPECT_EQ(r[0].name, "k");
-    EXPECT_DOUBLE_EQ(r[0].timeSeconds, 0.003);
+    EXPECT_DOUBLE_EQ(r[0].timeSeconds, 0.003); // 9 ms over 3 steps
     EXPECT_EQ(r[0].kernels, 2u);
     EXPECT_EQ(r[1].name, "m");
     EXPECT_DOUBLE_EQ(r[1].timeSeconds, 0.0005);

@@ -51,6 +51,8 @@ SampledBatch batch(std::uint64_t first) {
         s.estimatedKernels = 2;
         b.steps.push_back(s);
     }
+    b.signatures.push_back({"gemm<float, 128>(float const*, float*)", "Train step/forward", 24 + first,
+                            7200000, {5.5, 9.25e9}, 3});
     SampledLaunch l;
     l.step = first;
     l.name = "gemm<float, 128>(float const*, float*)";
@@ -115,6 +117,14 @@ TEST(SampledRecording, EveryFieldRoundTrips) {
             EXPECT_EQ(s.coveredNs, e.coveredNs);
             EXPECT_EQ(s.estimatedKernels, e.estimatedKernels);
         }
+        ASSERT_EQ(got.signatures.size(), 1u);
+        const SampledSignature &g = got.signatures[0], &w = want.signatures[0];
+        EXPECT_EQ(g.name, w.name);
+        EXPECT_EQ(g.scope, w.scope);
+        EXPECT_EQ(g.launches, w.launches);
+        EXPECT_EQ(g.ns, w.ns);
+        EXPECT_EQ(g.values, w.values);
+        EXPECT_EQ(g.estimated, w.estimated);
         ASSERT_EQ(got.launches.size(), 1u);
         const SampledLaunch &l = got.launches[0], &e = want.launches[0];
         EXPECT_EQ(l.step, e.step);

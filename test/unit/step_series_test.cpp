@@ -89,6 +89,13 @@ TEST(StepSeries, EachStepTakesItsKernelsSamples) {
         EXPECT_NEAR(b.steps[i].values[1], 8000, 1e-6) << "step " << i;
         EXPECT_EQ(b.steps[i].coveredNs, 4000u);
     }
+    ASSERT_EQ(b.signatures.size(), 4u); // every launch of every step, by kernel and scope
+    for (const core::SampledSignature& sig : b.signatures) {
+        EXPECT_EQ(sig.scope, "step/layer");
+        EXPECT_EQ(sig.launches, 5u);
+        EXPECT_EQ(sig.ns, 5000u);
+        EXPECT_NEAR(sig.values[0], 5000, 1e-6) << sig.name;
+    }
     ASSERT_EQ(b.launches.size(), 4u); // the ring's last step
     EXPECT_EQ(b.launches[0].step, 4u);
     EXPECT_EQ(b.launches[0].scope, "step/layer");
@@ -215,4 +222,28 @@ TEST(StepSeries, AFailingWriterIsCountedAndTheJobGoesOn) {
     s.samples(job.samples(0, job.clock));
     EXPECT_NO_THROW(s.finish(1));
     EXPECT_EQ(s.tally().writeFailures, 1u);
+}
+
+// A write sums a bounded number of signatures apart; the launches of further ones are added up
+// under "(other kernels)", and none is lost.
+TEST(StepSeries, SignaturesBeyondTheBoundAreAddedUpTogether) {
+    StepSeriesConfig c = config();
+    c.maxSignatures = 2;
+    std::vector<core::SampledBatch> written;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    for (std::int64_t i = 0; i < 3; ++i)
+        s.kernels(job.step(s, i));
+    s.samples(job.samples(0, job.clock + 500));
+    s.finish(1);
+    ASSERT_EQ(written.size(), 1u);
+    ASSERT_EQ(written[0].signatures.size(), 3u);
+    std::uint64_t launches = 0;
+    bool other = false;
+    for (const auto& sig : written[0].signatures) {
+        launches += sig.launches;
+        other = other || (sig.name == "(other kernels)" && sig.launches == 6);
+    }
+    EXPECT_EQ(launches, 12u);
+    EXPECT_TRUE(other);
 }
