@@ -8,6 +8,7 @@
 #include "report/sampled_steps.hpp"
 
 #include <roofline/error.hpp>
+#include <roofline/report.hpp>
 
 #include <iostream>
 
@@ -29,6 +30,17 @@ int reportSampled(const ReportArgs& args) {
         args.top == ReportArgs::kDefaultTop ? 40 : (args.top == 0 ? figures.steps.size() : args.top);
     human << "recording " << args.file << '\n';
     report::printSampledSteps(rec, figures, human, rows);
+    // Per kernel signature, per step: every launch of every written step, the gaps between them.
+    std::vector<KernelRecord> kernels = core::sampledRecords(rec, roofs.used);
+    if (!kernels.empty()) {
+        human << "\nkernels per step (sampled: every launch of the " << figures.steps.size()
+              << " steps written, by kernel and scope; FLOPs are estimates)\n";
+        TableOptions table;
+        table.sortBy = "time";
+        table.maxRows = args.top == ReportArgs::kDefaultTop ? 25 : args.top;
+        table.wide = args.wide;
+        printTable(kernels, human, table);
+    }
     writeOutput(args.csv, "CSV", human,
                 [&](std::ostream& o) { report::writeSampledCsv(figures, o); });
     writeOutput(args.chart, "chart", human,

@@ -213,6 +213,9 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceil
         "sampled: the median of " + std::to_string(f.steps.size()) + " steps" +
             (whole ? " (PM sampling; FLOPs are estimates)"
                    : ", less its kernels' time per step: the gaps between them")));
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i].launchIndex = i;
+    assignKernelIds(out);
     return out;
 }
 
