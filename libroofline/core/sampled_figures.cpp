@@ -192,12 +192,23 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceil
         StepFigures work;
         workOf(values, set, c, rec.header.device.smCount, work);
         const double launches = static_cast<double>(sig.launches) / totals.steps;
-        out.push_back(sampledRecord(
+        const TensorRate* rate = tensorRateFor(set, key.first);
+        KernelRecord r = sampledRecord(
             key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps, work,
             static_cast<std::uint32_t>(launches + 0.5), roofs,
             "sampled: per step, the mean over " + std::to_string(static_cast<long long>(totals.steps)) +
                 " steps of its " + std::to_string(sig.launches) +
-                " launches (PM sampling; FLOPs are estimates)"));
+                " launches (PM sampling; FLOPs are estimates" +
+                (values[c.tensor] > 0 && rate ? "; tensor type from the kernel's name" : "") +
+                (values[c.tensor] > 0 && !rate
+                     ? "; its tensor work has no FLOPs: its name does not say the type"
+                     : "") +
+                ")");
+        if (rate) {
+            r.flops[static_cast<std::size_t>(rate->kind)] = values[c.tensor] * rate->flopsPerPipeCycle;
+            r.bound = classify(r, roofs);
+        }
+        out.push_back(std::move(r));
     }
     // The rest of the median step: its time between the kernels (the whole step when no batch
     // kept a full step), so that the records add up to the step.

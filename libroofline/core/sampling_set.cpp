@@ -3,6 +3,7 @@
 #include <roofline/error.hpp>
 
 #include <algorithm>
+#include <cctype>
 
 namespace roofline::core {
 namespace {
@@ -24,6 +25,15 @@ SamplingSet hopper() {
     s.threadInstructions = "SM_A.TriageCompute.sm__thread_inst_executed_pred_on_realtime.sum";
     s.fp64PipeCycles = "TPC.TriageCompute.sm__pipe_fp64_cycles_active_realtime.sum";
     s.tensorPipeCycles = "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.sum";
+    // cuBLAS GEMMs on an H200 (2026-11-29): BF16 `nvjet_sm90_tst_*`, FP16 `nvjet_sm90_hsh_*`
+    // 1024 FLOPs per tensor-pipe cycle, TF32 `sm90_xmma_gemm_*tf32*` 512, FP64 (DMMA)
+    // `sm90_xmma_gemm_f64f64*` 64, each exactly. nvjet names the A type first: t BF16, h FP16.
+    s.tensorRates = {
+        {FlopKind::TensorTF32, 512, {"tf32", "tfloat32"}},
+        {FlopKind::TensorFP64, 64, {"f64f64", "dmma", "dgemm"}},
+        {FlopKind::TensorBF16, 1024, {"bf16", "bfloat16", "nvjet_sm90_t"}},
+        {FlopKind::TensorFP16, 1024, {"fp16", "f16", "half", "nvjet_sm90_h"}},
+    };
     s.validation = "one pass on GH100 checked with CUPTI 13.0's host API; on an H200 "
                    "(2026-11-29) an FFMA kernel's sampled FMA-pipe warp instructions were its "
                    "FFMA count within 1 % and its FP32 estimate its FLOPs within 0.05 %; a DFMA "
@@ -51,6 +61,17 @@ std::vector<std::string> SamplingSet::metrics() const {
     add(fp64PipeCycles);
     add(tensorPipeCycles);
     return out;
+}
+
+const TensorRate* tensorRateFor(const SamplingSet& set, const std::string& demangled) {
+    std::string name = demangled;
+    for (char& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const TensorRate& r : set.tensorRates)
+        for (const std::string& hint : r.nameHints)
+            if (name.find(hint) != std::string::npos)
+                return &r;
+    return nullptr;
 }
 
 const std::vector<SamplingSet>& samplingSets() {

@@ -12,6 +12,14 @@
 
 namespace roofline::core {
 
+/// The tensor pipe's rate for one input type: FLOPs per active cycle (summed over SMs), and the
+/// lower-case parts of a kernel's name that say the type (the pipe's counter does not).
+struct TensorRate {
+    FlopKind kind = FlopKind::TensorBF16;
+    double flopsPerPipeCycle = 0;
+    std::vector<std::string> nameHints;
+};
+
 struct SamplingSet {
     std::string family;             ///< "Hopper"
     std::vector<std::string> chips; ///< CUPTI chip names it was checked on
@@ -32,14 +40,16 @@ struct SamplingSet {
     /// FP64 FLOPs per FP64-pipe active cycle (summed over SMs): the calibration's DFMA kernel
     /// kept the pipe 2 cycles per warp DFMA, 64 FLOPs.
     double fp64FlopsPerPipeCycle = 32;
-    /// Tensor FLOPs per tensor-pipe active cycle (summed over SMs), by input type, as cuBLAS GEMMs
-    /// measured them: the counter does not say the type (a kernel's name may).
-    double tensorFlopsPerPipeCycle16Bit = 1024, tensorFlopsPerPipeCycleTf32 = 512,
-           tensorFlopsPerPipeCycleFp64 = 64;
+    /// Tensor FLOPs per tensor-pipe active cycle by input type, as cuBLAS GEMMs measured them;
+    /// the first whose hint a kernel's name holds is its type.
+    std::vector<TensorRate> tensorRates;
     std::string validation;         ///< what checked the set, and what is still an estimate
     /// Every counter the sampler configures, each once, in this order.
     std::vector<std::string> metrics() const;
 };
+
+/// The tensor rate a kernel's name suggests (`demangled`, any case); null: none does.
+const TensorRate* tensorRateFor(const SamplingSet& set, const std::string& demangled);
 
 /// The sets the catalog has, one per family.
 const std::vector<SamplingSet>& samplingSets();

@@ -188,3 +188,23 @@ TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
     for (const KernelRecord& k : r)
         EXPECT_NE(k.note.find("sampled"), std::string::npos) << k.note;
 }
+
+// A kernel whose name says its tensor type gets its tensor FLOPs at that type's rate; one whose
+// name does not keeps none and says so.
+TEST(SampledFigures, TensorFlopsAtTheRateTheKernelsNameSays) {
+    SampledRecording rec = recording({10, 10});
+    const SamplingSet& set = samplingSetForChip("GH100");
+    std::vector<double> values(rec.header.counters.size(), 0.0);
+    const auto tensor = static_cast<std::size_t>(
+        std::find(rec.header.counters.begin(), rec.header.counters.end(), set.tensorPipeCycles) -
+        rec.header.counters.begin());
+    values[tensor] = 200; // 100 per step
+    rec.batches[0].signatures = {{"nvjet_sm90_tst_128x128", "s", 2, 1000000, values, 0},
+                                 {"mystery_mma_kernel", "s", 2, 1000000, values, 0}};
+    const std::vector<KernelRecord> r = sampledRecords(rec, roofs());
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_DOUBLE_EQ(r[1].flopsOf(FlopKind::TensorBF16), 100 * 1024.0);
+    EXPECT_NE(r[1].note.find("tensor type from the kernel's name"), std::string::npos);
+    EXPECT_DOUBLE_EQ(r[0].tensorFlops(), 0);
+    EXPECT_NE(r[0].note.find("does not say the type"), std::string::npos) << r[0].note;
+}

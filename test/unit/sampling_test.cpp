@@ -156,3 +156,27 @@ TEST(SampleAttribution, EveryCounterIsConservedOverRandomKernelsAndSamples) {
             EXPECT_LE(a.kernels[k].coveredNs, kernels[k].endNs - kernels[k].startNs);
     }
 }
+
+// The tensor pipe's rate by the type a kernel's name says, as the GEMMs were measured; a name
+// that says none has none.
+TEST(SamplingSet, TheTensorRateFollowsTheTypeAKernelsNameSays) {
+    const core::SamplingSet& s = core::samplingSetForChip("GH100");
+    const auto kindOf = [&](const char* name) {
+        const core::TensorRate* r = core::tensorRateFor(s, name);
+        return r ? std::make_pair(r->kind, r->flopsPerPipeCycle)
+                 : std::make_pair(FlopKind::FP32, 0.0);
+    };
+    EXPECT_EQ(kindOf("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"),
+              std::make_pair(FlopKind::TensorBF16, 1024.0));
+    EXPECT_EQ(kindOf("nvjet_sm90_tss_96x64_64x10_1x2_h_bz_TNN"),
+              std::make_pair(FlopKind::TensorBF16, 1024.0));
+    EXPECT_EQ(kindOf("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT"),
+              std::make_pair(FlopKind::TensorFP16, 1024.0));
+    EXPECT_EQ(kindOf("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x256x32"),
+              std::make_pair(FlopKind::TensorTF32, 512.0));
+    EXPECT_EQ(kindOf("sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16"),
+              std::make_pair(FlopKind::TensorFP64, 64.0));
+    EXPECT_EQ(kindOf("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, cutlass::bfloat16_t>>"),
+              std::make_pair(FlopKind::TensorBF16, 1024.0));
+    EXPECT_EQ(core::tensorRateFor(s, "ampere_sgemm_128x64_nn"), nullptr);
+}
