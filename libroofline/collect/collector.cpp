@@ -69,7 +69,7 @@ void Collector::onPush(Stack& stack, std::uint64_t thread) noexcept {
         return;
     try {
         const bool iteration = shared_.model.pushed(stack);
-        if (level() != Level::Counters || !facts_.followsIterations)
+        if (!followsIterations())
             return;
         if (iteration && shared_.model.opened(thread))
             strategy_->iterationBegins();
@@ -91,7 +91,7 @@ void Collector::onPop(Stack& stack) noexcept {
         strategy_->scopePopping(f);
         f.records.clear();
     }
-    if (finished_ || level() != Level::Counters || !facts_.followsIterations)
+    if (finished_ || !followsIterations())
         return;
     if (f.iteration && shared_.model.closed())
         iterationEnded();
@@ -131,6 +131,11 @@ bool Collector::onLaunch(const Launch& l, const Stack& stack) noexcept {
         return false;
     DeviceSlot& s = *slots_[l.slot];
     try {
+        if (level() == Level::Sampled) { // no record: the launch goes to the step sink
+            if (shared_.filtersAdmit(l, stack, true))
+                strategy_->launch(s, l, stack);
+            return false;
+        }
         if (level() == Level::TimingOnly || s.failed || l.inGraph) {
             if (shared_.admits(l, stack)) {
                 if (l.inGraph)

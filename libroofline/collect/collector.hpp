@@ -90,6 +90,12 @@ public:
 
     /// Read without the collector's lock (the launch path asks it before locking).
     Level level() const noexcept { return shared_.level.load(); }
+    /// Scopes open and close iterations for the strategy: a replay strategy that follows them, or
+    /// the sampling level (every step is a step).
+    bool followsIterations() const noexcept {
+        const Level l = level();
+        return (l == Level::Counters && facts_.followsIterations) || l == Level::Sampled;
+    }
     const std::string& failure() const noexcept { return shared_.failure; }
     std::uint64_t droppedRanges() const noexcept { return shared_.tally.dropped; }
     std::uint64_t mismatchedGroups() const noexcept { return shared_.tally.mismatchedGroups; }

@@ -28,7 +28,12 @@ using core::LaunchKey;
 using core::launchText;
 using core::sameLaunch;
 
-enum class Level { Counters, TimingOnly };
+/// Counters: a replay strategy measures; TimingOnly: records without counters, timed by activity
+/// records; Sampled: no record at all -- every launch and step goes to the configuration's
+/// StepSink, the session's PM sampler measures (docs/design/0029).
+class StepSink;
+
+enum class Level { Counters, TimingOnly, Sampled };
 
 /// What the collector reads: the session's settings, resolved once from its options and never
 /// written back (collect/settings.hpp: mode, cache flush, reuse and its share, and the options
@@ -84,6 +89,8 @@ struct CollectorConfig : Settings {
     /// Names a launch's framework operator, phase and module from what the framework is doing on
     /// the launching thread (the session's: scopes/framework_context); empty: none named.
     std::function<void(core::LaunchInfo& info, std::uint64_t graphNode)> describe;
+    /// Level::Sampled: where the launches and the steps' ends go (the session's; not owned).
+    StepSink* steps = nullptr;
 
     // ---- reuse's limits (tests lower them) ----------------------------------------------------
     /// Launches whose signature has its samples, left inside a window when fewer than this lie

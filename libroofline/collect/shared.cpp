@@ -14,9 +14,9 @@ Shared::Shared(CollectorConfig c, Level l)
     : config(std::move(c)), level(l), timingReason(config.timingReason),
       model(config.options.iterationRange) {}
 
-bool Shared::filtersAdmit(const Launch& l, const Stack& stack) const {
-    if (!model.insideAnyScope(stack) && !modeFacts(config.mode).measuresOutsideScopes &&
-        !config.windowsOutsideSteps)
+bool Shared::filtersAdmit(const Launch& l, const Stack& stack, bool outsideToo) const {
+    if (!outsideToo && !model.insideAnyScope(stack) &&
+        !modeFacts(config.mode).measuresOutsideScopes && !config.windowsOutsideSteps)
         return false; // outside every scope: not profiled
     if (config.filter.hasNvtxFilter() &&
         !config.filter.nvtxAdmits(model.views(stack), model.startEndViews()))

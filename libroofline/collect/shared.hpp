@@ -84,8 +84,9 @@ public:
 
     /// The record of a kernel node of a CUDA graph launch (no counters; its note says why).
     std::int64_t addGraphKernel(const Launch& l, const Stack& stack);
-    /// Outside every scope nothing is profiled; then the NVTX and kernel-name filters.
-    bool filtersAdmit(const Launch& l, const Stack& stack) const;
+    /// Outside every scope nothing is profiled (unless `outsideToo`: a sampled job's launches
+    /// between its steps are counted as such); then the NVTX and kernel-name filters.
+    bool filtersAdmit(const Launch& l, const Stack& stack, bool outsideToo = false) const;
     /// The filters, then the launch skip and count (counted when it passes them).
     bool admits(const Launch& l, const Stack& stack);
     /// The launch skip and count alone, for a launch whose place another iteration's filters

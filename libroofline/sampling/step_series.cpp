@@ -25,6 +25,16 @@ void StepSeries::launched(const HostLaunch& launch) {
         dropOldestAwaiting();
 }
 
+void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, const std::string& scope,
+                          std::uint32_t kernels) noexcept {
+    try {
+        launched(HostLaunch{correlationId, step, scope, kernels});
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++tally_.lost;
+    }
+}
+
 void StepSeries::dropOldestAwaiting() {
     const std::uint64_t id = awaitingOrder_.front();
     awaitingOrder_.pop_front();
@@ -67,10 +77,14 @@ void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
     }
 }
 
-void StepSeries::stepEnded(std::int64_t step) {
+void StepSeries::stepEnded(std::int64_t step) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (step > processed_)
-        pending_[step].ended = true;
+    try {
+        if (step > processed_)
+            pending_[step].ended = true;
+    } catch (...) {
+        ++tally_.lost;
+    }
 }
 
 // A step is turned into values once its kernels are all in, the samples reach past its last
@@ -106,6 +120,27 @@ bool StepSeries::strays(double ns) {
     return stray;
 }
 
+// Every kernel that may share the samples over [from, to): the step's own first (in their
+// order), then those of steps before it the held samples still cover, and those of steps after
+// it already in (a sample longer than a step spans several).
+std::vector<core::KernelSpan> StepSeries::spansFor(std::int64_t step,
+                                                   const std::vector<Kernel>& own,
+                                                   std::uint64_t from, std::uint64_t to) const {
+    std::vector<core::KernelSpan> spans;
+    for (const Kernel& k : own)
+        spans.push_back({k.activity.startNs, k.activity.endNs});
+    const auto add = [&](const KernelActivity& k) {
+        if (k.endNs > from && k.startNs < to)
+            spans.push_back({k.startNs, k.endNs});
+    };
+    for (const KernelActivity& k : recentKernels_)
+        add(k);
+    for (auto it = pending_.upper_bound(step); it != pending_.end(); ++it)
+        for (const Kernel& k : it->second.kernels)
+            add(k.activity);
+    return spans;
+}
+
 void StepSeries::process(std::int64_t step) {
     Pending p = std::move(pending_[step]);
     pending_.erase(step);
@@ -124,23 +159,17 @@ void StepSeries::process(std::int64_t step) {
         out.startNs = p.kernels.front().activity.startNs;
         for (const Kernel& k : p.kernels)
             out.endNs = std::max(out.endNs, k.activity.endNs);
-        // The spans: this step's kernels, then the neighbours' that share its boundary samples.
-        std::vector<core::KernelSpan> spans;
-        for (const Kernel& k : p.kernels)
-            spans.push_back({k.activity.startNs, k.activity.endNs});
-        for (const KernelActivity& k : previous_)
-            spans.push_back({k.startNs, k.endNs});
-        if (const auto next = pending_.upper_bound(step); next != pending_.end())
-            for (const Kernel& k : next->second.kernels)
-                spans.push_back({k.activity.startNs, k.activity.endNs});
         std::vector<core::CounterSample> used;
+        std::uint64_t from = out.startNs, to = out.endNs;
         for (const core::CounterSample& s : samples_)
-            if (s.endNs > out.startNs && s.startNs < out.endNs)
+            if (s.endNs > out.startNs && s.startNs < out.endNs) {
                 used.push_back(s);
-        const core::Attribution a =
-            core::attributeSamples(used, spans, config_.counters, config_.periodNs);
+                from = std::min(from, s.startNs);
+                to = std::max(to, s.endNs);
+            }
+        const core::Attribution a = core::attributeSamples(
+            used, spansFor(step, p.kernels, from, to), config_.counters, config_.periodNs);
         out.between = a.between;
-        previous_.clear();
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
             const Kernel& k = p.kernels[i];
             const core::SampledKernel& r = a.kernels[i];
@@ -152,11 +181,18 @@ void StepSeries::process(std::int64_t step) {
             launches.push_back({out.index, k.activity.name, k.scope, k.activity.startNs,
                                 k.activity.endNs, r.values, r.coveredNs, r.estimated});
             addToSignature(launches.back());
-            previous_.push_back(k.activity);
+            recentKernels_.push_back(k.activity);
         }
-        // Samples that end within this step serve no later one.
+        // Samples that end within this step serve no later one, nor do kernels over before the
+        // first sample held.
         while (!samples_.empty() && samples_.front().endNs <= out.endNs)
             samples_.pop_front();
+        const std::uint64_t keepFrom = samples_.empty() ? out.endNs : samples_.front().startNs;
+        recentKernels_.erase(std::remove_if(recentKernels_.begin(), recentKernels_.end(),
+                                            [&](const KernelActivity& k) {
+                                                return k.endNs <= keepFrom;
+                                            }),
+                             recentKernels_.end());
     }
     out.kernels = launches.size();
     ++tally_.steps;

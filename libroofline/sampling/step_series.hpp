@@ -8,6 +8,7 @@
 // that strayed from the running median. Memory is bounded: the ring, the launches awaiting their
 // activity (at most maxAwaiting, the oldest dropped and counted) and the samples not yet used.
 // Pure logic: no CUDA, no CUPTI; one lock inside.
+#include "collect/step_sink.hpp"
 #include "core/sample_attribution.hpp"
 #include "core/sampled_recording.hpp"
 
@@ -64,18 +65,23 @@ struct StepSeriesTally {
     std::uint64_t droppedSamples = 0;  ///< samples dropped before a step used them
     std::uint64_t late = 0; ///< launches reported for a step already turned into values
     std::uint64_t writeFailures = 0; ///< batches the writer refused (disk full...)
+    std::uint64_t lost = 0; ///< launches or step ends dropped for want of memory
 };
 
-class StepSeries {
+/// The collector's sampling strategy feeds it as a StepSink (from the program's threads).
+class StepSeries final : public collect::StepSink {
 public:
     using Write = std::function<void(const core::SampledBatch&)>;
     StepSeries(const StepSeriesConfig& config, Write write);
 
     void launched(const HostLaunch& launch);
+    /// StepSink: a launch from the collector (an allocation failure drops it, counted).
+    void launched(std::uint64_t correlationId, std::int64_t step, const std::string& scope,
+                  std::uint32_t kernels) noexcept override;
     void kernels(const std::vector<KernelActivity>& activity);
     void samples(const std::vector<core::CounterSample>& samples);
     /// The host left step `step`: no launch of it comes after this.
-    void stepEnded(std::int64_t step);
+    void stepEnded(std::int64_t step) noexcept override;
     /// Turns every step whose kernels and samples are in into a SampledStep; writes a batch when
     /// due. `nowUnixNs`: the wall clock.
     void advance(std::uint64_t nowUnixNs);
@@ -98,6 +104,8 @@ private:
     };
     bool complete(const Pending& p) const { return p.ended && p.kernels.size() >= p.expected; }
     bool ready(std::int64_t step, bool finishing) const;
+    std::vector<core::KernelSpan> spansFor(std::int64_t step, const std::vector<Kernel>& own,
+                                           std::uint64_t from, std::uint64_t to) const;
     void process(std::int64_t step);
     bool strays(double ns);
     /// The batch to write now (empty when none is due), taken out under the lock.
@@ -113,7 +121,8 @@ private:
     std::unordered_map<std::uint64_t, HostLaunch> awaiting_;
     std::deque<std::uint64_t> awaitingOrder_;
     std::map<std::int64_t, Pending> pending_;
-    std::vector<KernelActivity> previous_; ///< the last processed step's kernels (boundaries)
+    /// Kernels of steps turned into values that the held samples still cover.
+    std::vector<KernelActivity> recentKernels_;
     std::deque<core::CounterSample> samples_;
     std::uint64_t samplesEnd_ = 0; ///< the latest sample's end
     std::deque<std::vector<core::SampledLaunch>> ring_;
