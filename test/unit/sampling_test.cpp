@@ -3,6 +3,7 @@
 #include "core/sample_attribution.hpp"
 #include "core/sampling_set.hpp"
 #include "cupti/host.hpp"
+#include "cupti_host_guard.hpp"
 
 #include <roofline/error.hpp>
 
@@ -20,6 +21,7 @@ using core::KernelSpan;
 // Every family's set is what the sampler configures: CUPTI's PM sampling host object knows each
 // counter and takes them all in one pass (PM sampling refuses more) on every chip it names.
 TEST(SamplingSet, FitsOnePassOnItsChips) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     for (const core::SamplingSet& s : core::samplingSets()) {
         ASSERT_FALSE(s.chips.empty()) << s.family;
         const std::vector<std::string> metrics = s.metrics();
@@ -34,6 +36,7 @@ TEST(SamplingSet, FitsOnePassOnItsChips) {
 // The replay profile's SASS counters are not PM sampling's: its host object refuses them, which
 // is why the set counts pipes.
 TEST(SamplingSet, TheReplayProfilesSassCountersAreNotSampled) {
+    ROOFLINE_NEEDS_CUPTI_HOST();
     const cupti::Host sampling("GH100", cupti::Instrument::PmSampling);
     EXPECT_THROW(sampling.properties("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), Error);
     const cupti::Host replay("GH100");
