@@ -15,6 +15,35 @@
 
 namespace roofline::core {
 
+/// Names, scope paths, notes: real demangled kernel names reach a few KB (Eigen's tens of KB).
+constexpr std::size_t kMaxTextBytes = 64u << 10;
+
+/// At most kMaxTextBytes, cut at a character boundary, so that what is written can be read back.
+inline std::string capped(const std::string& text) {
+    if (text.size() <= kMaxTextBytes)
+        return text;
+    std::size_t end = kMaxTextBytes - 3;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+        --end;
+    return text.substr(0, end) + "...";
+}
+
+/// A text field, at most kMaxTextBytes long; absent: std::out_of_range when `required`, else "".
+/// Not a string: nlohmann's type_error.
+inline std::string textAt(const nlohmann::json& j, const char* key, bool required) {
+    const auto it = j.find(key);
+    if (it == j.end()) {
+        if (required)
+            throw std::out_of_range(std::string("no field '") + key + "'");
+        return {};
+    }
+    auto text = it->get<std::string>();
+    if (text.size() > kMaxTextBytes)
+        throw std::length_error(std::string("'") + key + "' is " + std::to_string(text.size()) +
+                                " bytes long (at most " + std::to_string(kMaxTextBytes) + ")");
+    return text;
+}
+
 /// Deepest nesting of arrays and objects libroofline's files use is 5; readers allow this much.
 constexpr std::size_t kMaxJsonDepth = 64;
 

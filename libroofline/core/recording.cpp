@@ -23,9 +23,6 @@
 namespace roofline::core {
 namespace {
 
-// Names, scope paths, notes: real demangled kernel names reach a few KB (Eigen's tens of KB).
-constexpr std::size_t kMaxTextBytes = 64u << 10;
-
 // Corrupt-recording errors naming the source.
 struct Corrupt {
     const std::string& what;
@@ -80,30 +77,7 @@ ProcessIdentity processFromJson(const nlohmann::json& j) {
     return p;
 }
 
-// At most kMaxTextBytes, cut at a character boundary, so that what is written can be read back.
-std::string capped(const std::string& text) {
-    if (text.size() <= kMaxTextBytes)
-        return text;
-    std::size_t end = kMaxTextBytes - 3;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-        --end;
-    return text.substr(0, end) + "...";
-}
 
-// A launch's text field, at most kMaxTextBytes long.
-std::string textAt(const nlohmann::json& j, const char* key, bool required) {
-    const auto it = j.find(key);
-    if (it == j.end()) {
-        if (required)
-            throw std::out_of_range(std::string("no field '") + key + "'");
-        return {};
-    }
-    auto text = it->get<std::string>();
-    if (text.size() > kMaxTextBytes)
-        throw std::length_error(std::string("'") + key + "' is " + std::to_string(text.size()) +
-                                " bytes long (at most " + std::to_string(kMaxTextBytes) + ")");
-    return text;
-}
 
 nlohmann::json hostToJson(const Recording& rec) {
     if (rec.sessionSeconds <= 0 && rec.hostScopes.empty())

@@ -49,21 +49,14 @@ json toJson(const SampledStep& s) {
 }
 
 json toJson(const SampledLaunch& l) {
-    return {{"step", l.step},       {"name", l.name},     {"scope", l.scope},
+    return {{"step", l.step},       {"name", capped(l.name)}, {"scope", capped(l.scope)},
             {"start_ns", l.startNs}, {"end_ns", l.endNs}, {"values", l.values},
             {"covered_ns", l.coveredNs}, {"estimated", l.estimated}};
 }
 
 json toJson(const SampledSignature& s) {
-    return {{"name", s.name}, {"scope", s.scope},   {"launches", s.launches},
+    return {{"name", capped(s.name)}, {"scope", capped(s.scope)}, {"launches", s.launches},
             {"ns", s.ns},     {"values", s.values}, {"estimated", s.estimated}};
-}
-
-std::string stringAt(const json& j, const char* key) {
-    const json& v = j.at(key);
-    if (!v.is_string())
-        throw std::out_of_range(std::string("'") + key + "' is not a string");
-    return v.get<std::string>();
 }
 
 // A values vector of exactly `counters` numbers.
@@ -84,14 +77,14 @@ std::vector<double> valuesAt(const json& j, const char* key, std::size_t counter
 
 SampledHeader headerOf(const json& j) {
     SampledHeader h;
-    h.libraryVersion = stringAt(j, "library_version");
+    h.libraryVersion = textAt(j, "library_version", true);
     h.device = deviceFromJson(j.at("device"));
     const json& counters = j.at("counters");
     if (!counters.is_array() || counters.size() > kMaxCounters)
         throw std::out_of_range("'counters' is not a list of at most " +
                                 std::to_string(kMaxCounters) + " names");
     for (const json& c : counters) {
-        if (!c.is_string())
+        if (!c.is_string() || c.get_ref<const std::string&>().size() > kMaxTextBytes)
             throw std::out_of_range("'counters' holds " + shortJson(c));
         h.counters.push_back(c.get<std::string>());
     }
@@ -121,8 +114,8 @@ SampledStep stepOf(const json& j, std::size_t counters) {
 SampledLaunch launchOf(const json& j, std::size_t counters) {
     SampledLaunch l;
     l.step = integerAt<std::uint64_t>(j, "step");
-    l.name = stringAt(j, "name");
-    l.scope = stringAt(j, "scope");
+    l.name = textAt(j, "name", true);
+    l.scope = textAt(j, "scope", true);
     l.startNs = integerAt<std::uint64_t>(j, "start_ns");
     l.endNs = integerAt<std::uint64_t>(j, "end_ns");
     l.values = valuesAt(j, "values", counters);
@@ -136,8 +129,8 @@ SampledLaunch launchOf(const json& j, std::size_t counters) {
 
 SampledSignature signatureOf(const json& j, std::size_t counters) {
     SampledSignature s;
-    s.name = stringAt(j, "name");
-    s.scope = stringAt(j, "scope");
+    s.name = textAt(j, "name", true);
+    s.scope = textAt(j, "scope", true);
     s.launches = integerAt<std::uint64_t>(j, "launches");
     s.ns = integerAt<std::uint64_t>(j, "ns");
     s.values = valuesAt(j, "values", counters);
@@ -230,11 +223,9 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
             if (read.sections[i].tag == "SBAT") // other tags: a newer writer's, skipped
                 rec.batches.push_back(
                     batchOf(parsed(read.sections[i], what), rec.header.counters.size()));
-    } catch (const std::out_of_range& e) {
-        corruptRecording(what, e.what());
-    } catch (const std::invalid_argument& e) {
-        corruptRecording(what, e.what());
-    } catch (const json::exception& e) {
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) { // a field missing, of another type, too long
         corruptRecording(what, e.what());
     }
     return rec;

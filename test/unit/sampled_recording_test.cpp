@@ -1,5 +1,6 @@
 // The sampled job's recording (docs/design/0029): streamed batch by batch, read back after the
 // writer was killed at any point.
+#include "core/json_number.hpp"
 #include "core/recording_file.hpp"
 #include "core/sampled_recording.hpp"
 #include "h100_device.hpp"
@@ -254,5 +255,24 @@ TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     const std::string path = tempPath("many");
     { SampledRecordingWriter w(path, many); }
     EXPECT_THROW(readSampledRecording(path), Error);
+    std::remove(path.c_str());
+}
+
+// A kernel name longer than any reader takes (Eigen's reach tens of KB; the bound is 64 KiB) is
+// cut when written, as a recording's are, so that the file reads back.
+TEST(SampledRecording, NamesLongerThanTheBoundAreCutWhenWritten) {
+    SampledBatch b = batch(0);
+    b.launches[0].name = std::string(100000, 'k');
+    b.signatures[0].scope = std::string(70000, 's');
+    const std::string path = tempPath("long_names");
+    {
+        SampledRecordingWriter w(path, header());
+        w.append(b);
+    }
+    const SampledRecording r = readSampledRecording(path);
+    ASSERT_EQ(r.batches.size(), 1u);
+    EXPECT_LE(r.batches[0].launches[0].name.size(), kMaxTextBytes);
+    EXPECT_EQ(r.batches[0].launches[0].name.substr(0, 10), std::string(10, 'k'));
+    EXPECT_LE(r.batches[0].signatures[0].scope.size(), kMaxTextBytes);
     std::remove(path.c_str());
 }
