@@ -204,6 +204,21 @@ std::uint32_t readHeader(Reader& r, std::istream& in, const std::string& what,
 
 } // namespace
 
+bool isStreamedContainer(std::istream& in) {
+    char magic[8];
+    in.read(magic, sizeof magic);
+    if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
+        std::memcmp(magic, kMagic, sizeof magic) != 0)
+        return false;
+    try {
+        Reader r(in, "");
+        r.get<std::uint32_t>("format version");
+        return r.get<std::uint32_t>("section count") == kStreamedSections;
+    } catch (const Error&) { // cut short
+        return false;
+    }
+}
+
 std::vector<FileSection> readSections(std::istream& in, const std::string& what,
                                       const ContainerRules& rules, std::uint32_t& version) {
     Reader r(in, what);

@@ -51,6 +51,10 @@ struct ContainerRules {
 std::vector<FileSection> readSections(std::istream& in, const std::string& what,
                                       const ContainerRules& rules, std::uint32_t& version);
 
+/// Whether `in` starts as a streamed container does (the signature, a version, kStreamedSections);
+/// false for anything else, a header cut short included. Reads the 16 header bytes.
+bool isStreamedContainer(std::istream& in);
+
 /// A streamed container's complete sections, in the order written.
 struct StreamedSections {
     std::vector<FileSection> sections;

@@ -233,15 +233,7 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
 
 bool isSampledRecording(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    unsigned char head[16] = {};
-    if (!in.read(reinterpret_cast<char*>(head), sizeof head))
-        return false;
-    const std::uint32_t count = static_cast<std::uint32_t>(head[12]) |
-                                static_cast<std::uint32_t>(head[13]) << 8 |
-                                static_cast<std::uint32_t>(head[14]) << 16 |
-                                static_cast<std::uint32_t>(head[15]) << 24;
-    return std::string(reinterpret_cast<const char*>(head), 8) == "ROOFLINE" &&
-           count == kStreamedSections;
+    return in && isStreamedContainer(in);
 }
 
 SampledRecording readSampledRecording(const std::string& path) {
