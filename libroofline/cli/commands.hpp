@@ -70,7 +70,12 @@ struct Evaluated {
     core::Recording recording;
     core::CeilingsChoice ceilings;
     std::vector<KernelRecord> records;
+    bool sampled = false; ///< a sampled job's recording: its kernels per step (only the device read)
 };
+/// The roofs for `rec`'s device: `ceilings` a ceilings file, "datasheet", "device", or "" (the
+/// cache, else the datasheet, with the device's peaks where a roof would be the datasheet's); a
+/// file that exists but does not fit, and one measured on another device, warned about.
+core::CeilingsChoice ceilingsFor(const core::Recording& rec, const std::string& ceilings);
 /// `ceilings`: a ceilings file to use instead of the cache ("": $ROOFLINE_CEILINGS or the cache);
 /// one that cannot be read is an error, one measured on another device a warning.
 Evaluated evaluate(const std::string& file, const std::string& ceilings = "");

@@ -20,9 +20,7 @@ namespace {
 void describe(std::ostream& out, const char* which, const std::string& file, const Evaluated& e) {
     out << which << "  " << file << ": " << e.records.size() << " kernel records, "
         << e.recording.device.name << ", "
-        << (e.recording.createdUtc.empty() ? std::string("sampled (the median step and kernels "
-                                                         "per step)")
-                                           : e.recording.createdUtc)
+        << (e.sampled ? std::string("sampled (kernels per step)") : e.recording.createdUtc)
         << "; roofs " << e.ceilings.used.name << '\n';
 }
 

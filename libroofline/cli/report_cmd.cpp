@@ -34,40 +34,47 @@
 
 namespace roofline::cli {
 
-Evaluated evaluate(const std::string& file, const std::string& ceilings) {
-    Evaluated e;
-    // A sampled job's recording: its device, and its median step and kernels per step as records.
-    std::optional<core::SampledRecording> sampled;
-    if (core::isSampledRecording(file)) {
-        sampled = core::readSampledRecording(file);
-        e.recording.device = sampled->header.device;
-    } else {
-        e.recording = core::loadRecording(file);
-    }
-    const core::DeviceInfo& device = e.recording.device;
+core::CeilingsChoice ceilingsFor(const core::Recording& rec, const std::string& ceilings) {
+    const core::DeviceInfo& device = rec.device;
+    core::CeilingsChoice choice;
     // The device's peaks are evaluated (a CUPTI host evaluation of the kept image) only where a
     // roof would otherwise come from the datasheet.
-    const auto peaks = [&e] { return cupti::devicePeakCeilings(e.recording, true); };
+    const auto peaks = [&rec] { return cupti::devicePeakCeilings(rec, true); };
     if (ceilings.empty()) {
-        e.ceilings = core::chooseCeilings(device);
-        if (core::wantsDevicePeaks(e.ceilings))
-            e.ceilings = core::chooseCeilings(device, peaks());
+        choice = core::chooseCeilings(device);
+        if (core::wantsDevicePeaks(choice))
+            choice = core::chooseCeilings(device, peaks());
     } else if (ceilings == core::kDatasheetCeilings) {
-        e.ceilings = core::datasheetChoice(device);
+        choice = core::datasheetChoice(device);
     } else if (ceilings == core::kDeviceCeilings) {
-        e.ceilings = core::deviceChoice(device, peaks());
+        choice = core::deviceChoice(device, peaks());
     } else {
         core::MeasuredCeilings m = core::loadCeilings(ceilings); // unreadable: an error
         if (!device.name.empty() && m.deviceName != device.name)
             std::cerr << "roofline: warning: --ceilings '" << ceilings << "' was measured on '"
                       << m.deviceName << "', the recording on '" << device.name
                       << "': its roofs are used as asked\n";
-        e.ceilings = core::choiceWith(device, m, ceilings);
-        if (core::wantsDevicePeaks(e.ceilings))
-            e.ceilings = core::choiceWith(device, std::move(m), ceilings, peaks());
+        choice = core::choiceWith(device, m, ceilings);
+        if (core::wantsDevicePeaks(choice))
+            choice = core::choiceWith(device, std::move(m), ceilings, peaks());
     }
-    if (!e.ceilings.warning.empty())
-        std::cerr << "roofline: warning: " << e.ceilings.warning << '\n';
+    if (!choice.warning.empty())
+        std::cerr << "roofline: warning: " << choice.warning << '\n';
+    return choice;
+}
+
+Evaluated evaluate(const std::string& file, const std::string& ceilings) {
+    Evaluated e;
+    // A sampled job's recording: its device, and its kernels per step as records.
+    std::optional<core::SampledRecording> sampled;
+    if (core::isSampledRecording(file)) {
+        sampled = core::readSampledRecording(file);
+        e.recording.device = sampled->header.device;
+        e.sampled = true;
+    } else {
+        e.recording = core::loadRecording(file);
+    }
+    e.ceilings = ceilingsFor(e.recording, ceilings);
     e.records = sampled ? core::sampledRecords(*sampled, e.ceilings.used)
                         : cupti::evaluateRecording(e.recording, e.ceilings.used);
     return e;

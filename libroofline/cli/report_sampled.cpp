@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 
 #include "core/ceilings_file.hpp"
+#include "core/recording.hpp"
 #include "core/sampled_figures.hpp"
 #include "core/sampled_recording.hpp"
 #include "report/sampled_steps.hpp"
@@ -21,17 +22,16 @@ int reportSampled(const ReportArgs& args) {
                     "table, --csv and --chart (--json and --host are a replay recording's)");
     std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
     const core::SampledRecording rec = core::readSampledRecording(args.file);
-    const core::CeilingsChoice roofs =
-        args.ceilings.empty() ? core::chooseCeilings(rec.header.device)
-                              : core::choiceWith(rec.header.device,
-                                                 core::loadCeilings(args.ceilings), args.ceilings);
+    core::Recording device; // what the roofs are chosen by
+    device.device = rec.header.device;
+    const core::CeilingsChoice roofs = ceilingsFor(device, args.ceilings);
     const core::SampledFigures figures = core::figuresOf(rec, roofs.used);
     const std::size_t rows =
         args.top == ReportArgs::kDefaultTop ? 40 : (args.top == 0 ? figures.steps.size() : args.top);
     human << "recording " << args.file << '\n';
     report::printSampledSteps(rec, figures, human, rows);
     // Per kernel signature, per step: every launch of every written step, the gaps between them.
-    std::vector<KernelRecord> kernels = core::sampledRecords(rec, roofs.used);
+    std::vector<KernelRecord> kernels = core::sampledRecords(rec, figures, roofs.used);
     if (!kernels.empty()) {
         human << "\nkernels per step (sampled: every launch of the " << figures.steps.size()
               << " steps written, by kernel and scope; FLOPs are estimates)\n";

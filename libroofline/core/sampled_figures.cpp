@@ -167,9 +167,13 @@ Totals signatureTotals(const SampledRecording& rec) {
 } // namespace
 
 std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceilings& roofs) {
+    return sampledRecords(rec, figuresOf(rec, roofs), roofs);
+}
+
+std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const SampledFigures& f,
+                                         const Ceilings& roofs) {
     const SamplingSet& set = samplingSetForChip(rec.header.device.chip);
     const Columns c = columnsOf(set, rec.header.counters);
-    const SampledFigures f = figuresOf(rec, roofs);
     std::vector<KernelRecord> out;
     if (f.steps.empty())
         return out;

@@ -57,5 +57,8 @@ SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs,
 /// record "step" holds the median step. Every record's note says it was sampled; bounds against
 /// `roofs`.
 std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceilings& roofs);
+/// The same, with the figures of `rec` already taken (figuresOf).
+std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const SampledFigures& f,
+                                         const Ceilings& roofs);
 
 } // namespace roofline::core
