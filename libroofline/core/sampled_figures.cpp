@@ -147,19 +147,9 @@ Totals signatureTotals(const SampledRecording& rec) {
     Totals t;
     for (const SampledBatch& b : rec.batches) {
         t.steps += static_cast<double>(b.steps.size());
-        for (const SampledSignature& s : b.signatures) {
-            SampledSignature& sum = t.signatures[{s.name, s.scope}];
-            if (sum.launches == 0 && sum.values.empty()) {
-                sum.name = s.name;
-                sum.scope = s.scope;
-                sum.values.assign(rec.header.counters.size(), 0.0);
-            }
-            sum.launches += s.launches;
-            sum.ns += s.ns;
-            sum.estimated += s.estimated;
-            for (std::size_t m = 0; m < sum.values.size() && m < s.values.size(); ++m)
-                sum.values[m] += s.values[m];
-        }
+        for (const SampledSignature& s : b.signatures)
+            addTo(t.signatures[{s.name, s.scope}], s.name, s.scope, rec.header.counters.size(),
+                  s.launches, s.ns, s.values, s.estimated);
     }
     return t;
 }

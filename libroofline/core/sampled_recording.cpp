@@ -231,6 +231,21 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
     return rec;
 }
 
+void addTo(SampledSignature& sum, const std::string& name, const std::string& scope,
+           std::size_t counters, std::uint64_t launches, std::uint64_t ns,
+           const std::vector<double>& values, std::uint64_t estimated) {
+    if (sum.values.empty()) {
+        sum.name = name;
+        sum.scope = scope;
+        sum.values.assign(counters, 0.0);
+    }
+    sum.launches += launches;
+    sum.ns += ns;
+    sum.estimated += estimated;
+    for (std::size_t m = 0; m < sum.values.size() && m < values.size(); ++m)
+        sum.values[m] += values[m];
+}
+
 bool isSampledRecording(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return in && isStreamedContainer(in);

@@ -60,6 +60,12 @@ struct SampledSignature {
     std::uint64_t estimated = 0;  ///< launches shorter than three periods
 };
 
+/// `part` added into `sum` under `name` and `scope` (a fresh sum takes them, and `counters`
+/// zeros): launches, time, each counter, the estimated ones.
+void addTo(SampledSignature& sum, const std::string& name, const std::string& scope,
+           std::size_t counters, std::uint64_t launches, std::uint64_t ns,
+           const std::vector<double>& values, std::uint64_t estimated);
+
 /// What one write appends: the steps completed since the last write, every kernel signature's
 /// sums over them, and the launches kept one by one (the ring's last step, and each step that
 /// strayed from the running median).

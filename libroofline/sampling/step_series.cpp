@@ -1,5 +1,7 @@
 #include "sampling/step_series.hpp"
 
+#include "core/sampled_figures.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -108,9 +110,7 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
 bool StepSeries::strays(double ns) {
     bool stray = false;
     if (recent_.size() >= 5) {
-        std::vector<double> sorted(recent_.begin(), recent_.end());
-        std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-        const double median = sorted[sorted.size() / 2];
+        const double median = core::medianOf({recent_.begin(), recent_.end()});
         stray = median > 0 && (ns > median * (1 + config_.strayShare) ||
                                ns < median * (1 - config_.strayShare));
     }
@@ -197,11 +197,9 @@ void StepSeries::process(std::int64_t step) {
     out.kernels = launches.size();
     ++tally_.steps;
     tally_.launches += launches.size();
-    lastInBatch_ = false;
     if (!launches.empty() && strays(static_cast<double>(out.endNs - out.startNs))) {
         ++tally_.strays;
         batch_.launches.insert(batch_.launches.end(), launches.begin(), launches.end());
-        lastInBatch_ = true;
     }
     batch_.steps.push_back(std::move(out));
     ++stepsSinceWrite_;
@@ -214,17 +212,8 @@ void StepSeries::addToSignature(const core::SampledLaunch& l) {
     auto key = std::make_pair(l.name, l.scope);
     if (signatures_.size() >= config_.maxSignatures && signatures_.count(key) == 0)
         key = {"(other kernels)", ""};
-    core::SampledSignature& s = signatures_[key];
-    if (s.launches == 0) {
-        s.name = key.first;
-        s.scope = key.second;
-        s.values.assign(config_.counters, 0.0);
-    }
-    ++s.launches;
-    s.ns += l.endNs - std::min(l.startNs, l.endNs);
-    for (std::size_t m = 0; m < config_.counters && m < l.values.size(); ++m)
-        s.values[m] += l.values[m];
-    s.estimated += l.estimated ? 1 : 0;
+    core::addTo(signatures_[key], key.first, key.second, config_.counters, 1,
+                l.endNs - std::min(l.startNs, l.endNs), l.values, l.estimated ? 1 : 0);
 }
 
 core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
@@ -233,7 +222,10 @@ core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
     const bool time = nowUnixNs - lastWriteNs_ >= config_.writeEveryNs;
     if (batch_.steps.empty() || !(force || time || stepsSinceWrite_ >= config_.writeEverySteps))
         return {};
-    if (!lastInBatch_ && !ring_.empty())
+    // The last step's launches, unless it strayed (they are in already).
+    const bool lastIn = !ring_.empty() && !ring_.back().empty() && !batch_.launches.empty() &&
+                        batch_.launches.back().step == ring_.back().front().step;
+    if (!lastIn && !ring_.empty())
         batch_.launches.insert(batch_.launches.end(), ring_.back().begin(), ring_.back().end());
     core::SampledBatch out = std::move(batch_);
     batch_ = {};
@@ -247,7 +239,6 @@ core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
     out.writtenUnixNs = nowUnixNs;
     lastWriteNs_ = nowUnixNs;
     stepsSinceWrite_ = 0;
-    lastInBatch_ = false;
     ++tally_.batches;
     return out;
 }

@@ -132,7 +132,6 @@ private:
     std::map<std::pair<std::string, std::string>, core::SampledSignature> signatures_;
     void addToSignature(const core::SampledLaunch& launch);
     std::uint64_t stepsSinceWrite_ = 0, lastWriteNs_ = 0;
-    bool lastInBatch_ = false; ///< the batch holds the last processed step's launches already
     StepSeriesTally tally_;
     std::int64_t processed_ = -1; ///< the last step turned into values
 };
