@@ -22,14 +22,14 @@ void SampledStrategy::launch(collect::DeviceSlot&, const collect::Launch& l,
                              const collect::Stack& stack) {
     if (!shared_.config.steps)
         return;
-    core::LaunchInfo where;
-    shared_.model.setScope(where, stack);
+    // The step: its iteration scope's instance (a record's `iteration`); no raw path is built.
+    const std::size_t at = shared_.model.iterationIndex(stack);
     std::int64_t step = -1;
-    if (inside_ && where.iteration >= 0) {
-        step = where.iteration;
+    if (inside_ && at < stack.size() && stack[at].instance >= 0) {
+        step = stack[at].instance;
         step_ = step;
     }
-    shared_.config.steps->launched(l.correlationId, step, where.scopePath, 1);
+    shared_.config.steps->launched(l.correlationId, step, shared_.model.path(stack), 1);
 }
 
 void SampledStrategy::finish() {
