@@ -16,13 +16,14 @@
 #ifndef ROOFLINE_FRAMEWORK_H
 #define ROOFLINE_FRAMEWORK_H
 
-#define ROOFLINE_FRAMEWORK_API 3
+#define ROOFLINE_FRAMEWORK_API 4
 
 /* roofline_profile_state() */
 #define ROOFLINE_PROFILE_NOT_STARTED 0 /* no session yet: `roofline run` starts one at the first kernel launch */
 #define ROOFLINE_PROFILE_COLLECTING 1  /* counters are being collected: name what runs */
 #define ROOFLINE_PROFILE_COMPLETE 2    /* every launch of the iteration measured: libroofline is idle */
 #define ROOFLINE_PROFILE_STOPPED 3     /* the session stopped */
+#define ROOFLINE_PROFILE_SAMPLING 4    /* every step is sampled (--mode sample): only the steps' ends are wanted */
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,6 +29,12 @@ enum class CollectionMode {
     /// of device memory saved before it, and gives the program its memory back. For one-shot
     /// code: several times cheaper than KernelReplay (docs/design/0026).
     WindowReplay,
+    /// No replay: a one-pass counter set is sampled on a fixed period of GPU time (PM sampling)
+    /// while the program runs as it would unprofiled, and each kernel of every step takes its
+    /// share of the samples, placed by its activity timestamps. Estimated values for every step
+    /// of a long job and for code that cannot be replayed (CUDA graphs), written to a sampled
+    /// recording (.rfs) as the job runs (docs/design/0029).
+    Sample,
 };
 
 /// What a Session measures of each scope instance on the host (Options::hostTiming).
@@ -104,7 +110,7 @@ enum class TensorCounters {
 ///     roofline::Session session{opt};
 struct ROOFLINE_API Options {
     CollectionMode mode =
-        CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope|window
+        CollectionMode::IterationReplay; ///< ROOFLINE_MODE=iteration|kernel|scope|window|sample
     MetricSet metrics = MetricSet::Full; ///< ROOFLINE_METRICS=full|core|memory|time
     /// The instruction roofline's counters beside the set (off by default; GH100: no pass more
     /// beside the default set). ROOFLINE_METRICS=+instructions, or `full+instructions`.
@@ -235,6 +241,21 @@ struct ROOFLINE_API Options {
     /// enabled (docs/design/0005-code-loaded-while-profiling.md). false only reproduces the CUPTI
     /// crash it prevents. ROOFLINE_REENABLE_ON_CODE_LOAD
     bool reenableOnCodeLoad = true;
+    /// Sampling mode: the period of GPU time between two samples, in microseconds. A kernel
+    /// shorter than three periods is marked estimated. Each sample costs libroofline's reading
+    /// thread ~70 us of CPU (decoded and evaluated by CUPTI on the H200): at the default, ~7 % of
+    /// one core; 100 us samples short kernels ten times finer at ~70 % of a core (for a run of
+    /// minutes, not days). ROOFLINE_SAMPLE_PERIOD_US
+    std::uint64_t samplePeriodUs = 1000;
+    /// Sampling mode: a batch of steps is appended to the recording (and flushed) at least every
+    /// this many steps and every `sampleWriteSeconds`: what a killed job keeps.
+    /// ROOFLINE_SAMPLE_WRITE_STEPS, ROOFLINE_SAMPLE_WRITE_SECONDS
+    std::uint64_t sampleWriteSteps = 100;
+    std::uint64_t sampleWriteSeconds = 30;
+    /// Sampling mode: the last steps whose launches are held one by one (the rest is kept as
+    /// per-step and per-signature sums); the ring's last step and every stray step are written
+    /// launch by launch. ROOFLINE_SAMPLE_RING
+    std::size_t sampleRingSteps = 16;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

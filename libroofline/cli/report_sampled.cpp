@@ -16,11 +16,12 @@
 namespace roofline::cli {
 
 int reportSampled(const ReportArgs& args) {
-    if (!args.json.empty() || args.host || !args.hostCsv.empty())
+    if (args.host || !args.hostCsv.empty())
         throw Error(ErrorCode::InvalidArgument,
                     "'" + args.file + "' is a sampled job's recording: its report is the steps' "
-                    "table, --csv and --chart (--json and --host are a replay recording's)");
-    std::ostream& human = args.csv == "-" ? std::cerr : std::cout;
+                    "table, --csv (steps), --json (kernels per step) and --chart (--host is a "
+                    "replay recording's)");
+    std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
     const core::SampledRecording rec = core::readSampledRecording(args.file);
     core::Recording device; // what the roofs are chosen by
     device.device = rec.header.device;
@@ -43,6 +44,7 @@ int reportSampled(const ReportArgs& args) {
     }
     writeOutput(args.csv, "CSV", human,
                 [&](std::ostream& o) { report::writeSampledCsv(figures, o); });
+    writeOutput(args.json, "JSON", human, [&](std::ostream& o) { writeJson(kernels, o); });
     writeOutput(args.chart, "chart", human,
                 [&](std::ostream& o) { report::writeSampledChart(rec, figures, o); });
     return 0;

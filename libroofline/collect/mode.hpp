@@ -30,6 +30,9 @@ struct ModeFacts {
     bool relaunchesWindows = false;
     /// Launches outside every scope are measured too (a program with no range at all).
     bool measuresOutsideScopes = false;
+    /// No range profiler and no replay: PM sampling on a period and the kernels' activity
+    /// records give every step's values (docs/design/0029); launches become no record.
+    bool samples = false;
 };
 
 inline ModeFacts modeFacts(CollectionMode mode) noexcept {
@@ -47,6 +50,9 @@ inline ModeFacts modeFacts(CollectionMode mode) noexcept {
         break;
     case CollectionMode::WindowReplay:
         f.relaunchesWindows = f.measuresOutsideScopes = true;
+        break;
+    case CollectionMode::Sample:
+        f.samples = true;
         break;
     }
     return f;

@@ -62,6 +62,8 @@ const char* toString(CollectionMode mode) noexcept {
         return "scope-replay";
     case CollectionMode::WindowReplay:
         return "window-replay";
+    case CollectionMode::Sample:
+        return "sample";
     }
     return "unknown";
 }
@@ -171,6 +173,7 @@ const Word<CollectionMode> kModes[] = {{"iteration", CollectionMode::IterationRe
                                        {"kernel", CollectionMode::KernelReplay},
                                        {"scope", CollectionMode::ScopeReplay},
                                        {"window", CollectionMode::WindowReplay},
+                                       {"sample", CollectionMode::Sample},
                                        {"iteration-replay", CollectionMode::IterationReplay},
                                        {"kernel-replay", CollectionMode::KernelReplay},
                                        {"scope-replay", CollectionMode::ScopeReplay},
@@ -250,7 +253,7 @@ std::string joinList(const std::vector<std::string>& list) {
 // The table, as data: one row per setting, in docs/configuration.md's order.
 const OptionRow kRows[] = {
     {"mode", "ROOFLINE_MODE", "--mode", ROOFLINE_CHOICE(mode, "ROOFLINE_MODE", kModes),
-     "`iteration`", "iteration | kernel | scope (default iteration)"},
+     "`iteration`", "iteration | kernel | scope | window | sample (default iteration)"},
     {"metrics", "ROOFLINE_METRICS", "--metrics",
      [](Options& o, const char* t) { parseMetrics(o, t); },
      [](const Options& o) {
@@ -345,6 +348,20 @@ const OptionRow kRows[] = {
     {"reenableOnCodeLoad", "ROOFLINE_REENABLE_ON_CODE_LOAD", nullptr,
      ROOFLINE_BOOL(reenableOnCodeLoad, "ROOFLINE_REENABLE_ON_CODE_LOAD"), "`1`",
      "0: no profiler re-creation after code loads (reproduces a CUPTI crash)"},
+    {"samplePeriodUs", "ROOFLINE_SAMPLE_PERIOD_US", "--sample-period-us",
+     ROOFLINE_INTEGER(samplePeriodUs, "ROOFLINE_SAMPLE_PERIOD_US", 10, 1000000), "`1000`",
+     "sampling mode: microseconds of GPU time between samples"},
+    {"sampleWriteSteps", "ROOFLINE_SAMPLE_WRITE_STEPS", "--sample-write-steps",
+     ROOFLINE_INTEGER(sampleWriteSteps, "ROOFLINE_SAMPLE_WRITE_STEPS", 1, 1000000), "`100`",
+     "sampling mode: steps between two appends to the recording"},
+    {"sampleWriteSeconds", "ROOFLINE_SAMPLE_WRITE_SECONDS", "--sample-write-seconds",
+     ROOFLINE_INTEGER(sampleWriteSeconds, "ROOFLINE_SAMPLE_WRITE_SECONDS", 1, 86400), "`30`",
+     "sampling mode: seconds between two appends to the recording"},
+    {"sampleRingSteps", "ROOFLINE_SAMPLE_RING", "--sample-ring",
+     ROOFLINE_INTEGER(sampleRingSteps, "ROOFLINE_SAMPLE_RING", 1, 4096), "`16`",
+     "sampling mode: last steps whose launches are held one by one"},
+    {"(diagnostic)", "ROOFLINE_SAMPLE_SOURCES", nullptr, nullptr, nullptr, "unset",
+     "activity: the sampling mode reads the kernels' records and no counters"},
     {"(diagnostic)", "ROOFLINE_TRACE_NVTX", nullptr, nullptr, nullptr, "unset",
      "1: one line per NVTX push and pop"},
     {"(diagnostic)", "ROOFLINE_TRACE_CODE_LOADS", nullptr, nullptr, nullptr, "unset",

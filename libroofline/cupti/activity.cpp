@@ -46,6 +46,7 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
             t.streamId = k->streamId;
             t.device = static_cast<int>(k->deviceId);
             t.startNs = k->start;
+            t.endNs = k->end;
             t.seconds = k->end > k->start ? static_cast<double>(k->end - k->start) * 1e-9 : 0.0;
             gTimings->push_back(std::move(t));
         }

@@ -24,6 +24,7 @@ struct KernelTiming {
     int device = 0;
     double seconds = 0.0;
     std::uint64_t startNs = 0; ///< GPU timestamp: orders the kernels of one graph launch
+    std::uint64_t endNs = 0;   ///< GPU timestamp, the clock of startNs and of PM samples
 };
 
 class KernelTimer {

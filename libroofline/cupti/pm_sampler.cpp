@@ -6,6 +6,8 @@
 
 #include <cupti_pmsampling.h>
 
+#include <chrono>
+
 namespace roofline::cupti {
 
 struct PmSampler::Impl {
@@ -153,7 +155,10 @@ PmDecode PmSampler::decode() {
         p.pPmSamplingObject = s.object;
         p.pCounterDataImage = s.counterData.data();
         p.counterDataImageSize = s.counterData.size();
+        const auto began = std::chrono::steady_clock::now();
         const CUptiResult status = cuptiPmSamplingDecodeData(&p);
+        const auto decoded = std::chrono::steady_clock::now();
+        out.decodeMs += std::chrono::duration<double, std::milli>(decoded - began).count();
         if (status == CUPTI_ERROR_OUT_OF_MEMORY) {
             out.overflow = true; // the buffer overflowed: what it lost is lost
             break;
@@ -164,6 +169,9 @@ PmDecode PmSampler::decode() {
         const std::size_t n = s.completedSamples();
         for (std::size_t i = 0; i < n; ++i)
             out.samples.push_back(s.sample(i));
+        out.evaluateMs += std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - decoded)
+                              .count();
         s.counterData = s.pristine;
         if (n == 0)
             break;

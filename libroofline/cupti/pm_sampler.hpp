@@ -28,6 +28,8 @@ struct PmDecode {
     std::vector<PmSample> samples;
     bool overflow = false;     ///< the hardware buffer overflowed: samples were lost before these
     bool endOfRecords = false; ///< everything the buffer held was decoded
+    double decodeMs = 0;   ///< moving the buffer's records into the image
+    double evaluateMs = 0; ///< evaluating each sample's metric values (CUPTI's host API)
 };
 
 struct PmSamplerSettings {

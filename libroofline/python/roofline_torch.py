@@ -57,9 +57,13 @@ class _Phase(enum.Enum):
     """The hook's life. WAITING: libroofline is not loaded in this process, or its profile has
     not started: modules run unseen. COLLECTING: counters are collected (the facts were sent on
     entering it): modules and steps are named, PyTorch's operator ranges are on. FINISHED: the
-    profile completed or stopped, or the hook failed or was switched off: nothing of it is left."""
+    profile completed or stopped, or the hook failed or was switched off: nothing of it is left.
+    SAMPLING: libroofline samples every step (`--mode sample`): only the steps' ends are told; no
+    module is named and PyTorch's operator ranges stay off, so the program runs at its own speed
+    (module calls stop being reported to the hook at the first one)."""
     WAITING = "waiting"
     COLLECTING = "collecting"
+    SAMPLING = "sampling"
     FINISHED = "finished"
 
 
@@ -218,6 +222,9 @@ class _Hook:
         state = self.state()
         if state == _NOT_LOADED:
             return False
+        if state == self.lib.PROFILE_SAMPLING:
+            self.phase = _Phase.SAMPLING
+            return False
         if state == self.lib.PROFILE_COLLECTING:
             if self.phase is _Phase.WAITING:
                 self.phase = _Phase.COLLECTING
@@ -235,7 +242,7 @@ class _Hook:
 
     # ---- monitoring callbacks (never raise) -------------------------------------------------
     def on_start(self, code, offset):
-        if self.finished:
+        if self.finished or (self.phase is _Phase.SAMPLING and code is self.module_code):
             return sys.monitoring.DISABLE
         try:
             kind = self.codes.get(code)
@@ -252,7 +259,7 @@ class _Hook:
         return None
 
     def on_return(self, code, offset, value):
-        if self.finished:
+        if self.finished or (self.phase is _Phase.SAMPLING and code is self.module_code):
             return sys.monitoring.DISABLE
         try:
             if code is self.module_code:
@@ -307,8 +314,8 @@ class _Hook:
                 self.stepper = _Stepper(weakref.ref(obj), name)
             except TypeError:  # not weakly referenced: not a stepper we follow
                 return
-        if self.stepper.ref() is obj and \
-                self.lib.roofline_profile_state() == self.lib.PROFILE_COLLECTING:
+        if self.stepper.ref() is obj and self.lib.roofline_profile_state() in (
+                self.lib.PROFILE_COLLECTING, self.lib.PROFILE_SAMPLING):
             self.lib.roofline_step_end(self.stepper.name.encode())
 
     # ---- modules ----------------------------------------------------------------------------

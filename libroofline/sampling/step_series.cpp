@@ -3,6 +3,7 @@
 #include "core/sampled_figures.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace roofline::sampling {
@@ -16,8 +17,11 @@ void StepSeries::launched(const HostLaunch& launch) {
         ++tally_.late; // its step is written: the launch is counted, not placed
         return;
     }
-    if (awaiting_.emplace(launch.correlationId, launch).second)
+    // A graph launch's kernel nodes come one by one with its correlation id: they add up.
+    if (const auto [it, added] = awaiting_.emplace(launch.correlationId, launch); added)
         awaitingOrder_.push_back(launch.correlationId);
+    else
+        it->second.kernels += launch.kernels;
     if (launch.step >= 0) {
         Pending& p = pending_[launch.step];
         p.expected += launch.kernels;
@@ -68,7 +72,7 @@ void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
 }
 
 void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> reader(readerMutex_);
     for (const core::CounterSample& s : samples) {
         samples_.push_back(s);
         samplesEnd_ = std::max(samplesEnd_, s.endNs);
@@ -107,24 +111,38 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
     return samplesEnd_ >= last && next != pending_.end() && complete(next->second);
 }
 
-bool StepSeries::strays(double ns) {
-    bool stray = false;
+double StepSeries::strays(double ns) {
+    double distance = 0;
     if (recent_.size() >= 5) {
         const double median = core::medianOf({recent_.begin(), recent_.end()});
-        stray = median > 0 && (ns > median * (1 + config_.strayShare) ||
-                               ns < median * (1 - config_.strayShare));
+        distance = median > 0 ? std::abs(ns - median) / median : 0.0;
     }
     recent_.push_back(ns);
     while (recent_.size() > config_.medianOf)
         recent_.pop_front();
-    return stray;
+    return distance > config_.strayShare ? distance : 0.0;
+}
+
+// A stray step's launches are kept for the next write if it is among the strayStepsKept
+// farthest from the median since the last write.
+void StepSeries::keepStray(double distance, std::vector<core::SampledLaunch> launches) {
+    if (config_.strayStepsKept == 0)
+        return;
+    if (strayLaunches_.size() < config_.strayStepsKept) {
+        strayLaunches_.emplace_back(distance, std::move(launches));
+        return;
+    }
+    auto nearest = std::min_element(strayLaunches_.begin(), strayLaunches_.end(),
+                                    [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (nearest->first < distance)
+        *nearest = {distance, std::move(launches)};
 }
 
 // Every kernel that may share the samples over [from, to): the step's own first (in their
 // order), then those of steps before it the held samples still cover, and those of steps after
 // it already in (a sample longer than a step spans several).
-std::vector<core::KernelSpan> StepSeries::spansFor(std::int64_t step,
-                                                   const std::vector<Kernel>& own,
+std::vector<core::KernelSpan> StepSeries::spansFor(const std::vector<Kernel>& own,
+                                                   const std::vector<KernelActivity>& later,
                                                    std::uint64_t from, std::uint64_t to) const {
     std::vector<core::KernelSpan> spans;
     for (const Kernel& k : own)
@@ -135,18 +153,12 @@ std::vector<core::KernelSpan> StepSeries::spansFor(std::int64_t step,
     };
     for (const KernelActivity& k : recentKernels_)
         add(k);
-    for (auto it = pending_.upper_bound(step); it != pending_.end(); ++it)
-        for (const Kernel& k : it->second.kernels)
-            add(k.activity);
+    for (const KernelActivity& k : later)
+        add(k);
     return spans;
 }
 
-void StepSeries::process(std::int64_t step) {
-    Pending p = std::move(pending_[step]);
-    pending_.erase(step);
-    processed_ = step;
-    for (std::uint64_t id : p.ids)
-        awaiting_.erase(id);
+void StepSeries::process(std::int64_t step, Pending p, const std::vector<KernelActivity>& later) {
     core::SampledStep out;
     out.index = static_cast<std::uint64_t>(step);
     out.values.assign(config_.counters, 0.0);
@@ -168,7 +180,7 @@ void StepSeries::process(std::int64_t step) {
                 to = std::max(to, s.endNs);
             }
         const core::Attribution a = core::attributeSamples(
-            used, spansFor(step, p.kernels, from, to), config_.counters, config_.periodNs);
+            used, spansFor(p.kernels, later, from, to), config_.counters, config_.periodNs);
         out.between = a.between;
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
             const Kernel& k = p.kernels[i];
@@ -197,9 +209,11 @@ void StepSeries::process(std::int64_t step) {
     out.kernels = launches.size();
     ++tally_.steps;
     tally_.launches += launches.size();
-    if (!launches.empty() && strays(static_cast<double>(out.endNs - out.startNs))) {
+    if (const double distance =
+            launches.empty() ? 0.0 : strays(static_cast<double>(out.endNs - out.startNs));
+        distance > 0) {
         ++tally_.strays;
-        batch_.launches.insert(batch_.launches.end(), launches.begin(), launches.end());
+        keepStray(distance, launches);
     }
     batch_.steps.push_back(std::move(out));
     ++stepsSinceWrite_;
@@ -222,7 +236,13 @@ core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {
     const bool time = nowUnixNs - lastWriteNs_ >= config_.writeEveryNs;
     if (batch_.steps.empty() || !(force || time || stepsSinceWrite_ >= config_.writeEverySteps))
         return {};
-    // The last step's launches, unless it strayed (they are in already).
+    // The strays kept, in step order, then the last step's launches unless it is one of them.
+    std::sort(strayLaunches_.begin(), strayLaunches_.end(), [](const auto& a, const auto& b) {
+        return a.second.front().step < b.second.front().step;
+    });
+    for (auto& [distance, launches] : strayLaunches_)
+        batch_.launches.insert(batch_.launches.end(), launches.begin(), launches.end());
+    strayLaunches_.clear();
     const bool lastIn = !ring_.empty() && !ring_.back().empty() && !batch_.launches.empty() &&
                         batch_.launches.back().step == ring_.back().front().step;
     if (!lastIn && !ring_.empty())
@@ -249,20 +269,52 @@ void StepSeries::handOver(core::SampledBatch batch) {
     try {
         write_(batch); // outside the lock: the program's launches never wait on the file
     } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++tally_.writeFailures;
+        ++tally_.writeFailures; // the reader's lock is held
     }
 }
 
-void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
-    core::SampledBatch batch;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        while (!pending_.empty() && ready(pending_.begin()->first, finishing))
-            process(pending_.begin()->first);
-        batch = due(nowUnixNs, finishing);
+// The first pending step, once it is ready, taken out of the host's side under its lock, with
+// the kernels of the steps after it that may share its last samples; false when none is ready.
+// Called with the reader's lock held.
+bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p,
+                           std::vector<KernelActivity>& later) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_.empty() || !ready(pending_.begin()->first, finishing))
+        return false;
+    step = pending_.begin()->first;
+    p = std::move(pending_.begin()->second);
+    pending_.erase(pending_.begin());
+    processed_ = step;
+    for (std::uint64_t id : p.ids)
+        awaiting_.erase(id);
+    // The samples the step uses reach to `reach` at most (the reader's lock is held: the samples
+    // are the reader's).
+    std::uint64_t first = ~std::uint64_t{0}, reach = 0;
+    for (const Kernel& k : p.kernels) {
+        first = std::min(first, k.activity.startNs);
+        reach = std::max(reach, k.activity.endNs);
     }
-    handOver(std::move(batch));
+    for (const core::CounterSample& c : samples_)
+        if (c.endNs > first && c.startNs < reach)
+            reach = std::max(reach, c.endNs);
+    later.clear();
+    for (const auto& [s, q] : pending_)
+        for (const Kernel& k : q.kernels)
+            if (k.activity.startNs < reach)
+                later.push_back(k.activity);
+    return true;
+}
+
+// The steps are divided and written under the reader's lock only: the program's launches and
+// step ends, which take the host's lock, never wait on it.
+void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
+    std::lock_guard<std::mutex> reader(readerMutex_);
+    std::int64_t step = 0;
+    Pending p;
+    std::vector<KernelActivity> later;
+    while (takeReady(finishing, step, p, later))
+        process(step, std::move(p), later);
+    handOver(due(nowUnixNs, finishing));
 }
 
 void StepSeries::advance(std::uint64_t nowUnixNs) {
@@ -274,13 +326,17 @@ void StepSeries::finish(std::uint64_t nowUnixNs) {
 }
 
 StepSeriesTally StepSeries::tally() const {
+    std::lock_guard<std::mutex> reader(readerMutex_);
     std::lock_guard<std::mutex> lock(mutex_);
     return tally_;
 }
 
 std::size_t StepSeries::launchesHeld() const {
+    std::lock_guard<std::mutex> reader(readerMutex_);
     std::lock_guard<std::mutex> lock(mutex_);
     std::size_t n = awaiting_.size() + batch_.launches.size();
+    for (const auto& [distance, launches] : strayLaunches_)
+        n += launches.size();
     for (const auto& r : ring_)
         n += r.size();
     for (const auto& [step, p] : pending_)

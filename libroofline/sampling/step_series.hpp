@@ -46,7 +46,11 @@ struct StepSeriesConfig {
     std::size_t ringSteps = 16;           ///< steps whose launches are held
     std::uint64_t writeEverySteps = 100;  ///< a batch at least this often, in steps
     std::uint64_t writeEveryNs = 30000000000ull; ///< and in wall-clock time
-    double strayShare = 0.10; ///< a step this far from the running median keeps its launches
+    double strayShare = 0.10; ///< a step this far from the running median strays
+    /// Stray steps whose launches a write keeps, the farthest from the median since the last
+    /// write (an eager loop whose steps jitter strays often: every stray kept would make the file
+    /// grow with its launches); the others are counted and flagged in their rows.
+    std::size_t strayStepsKept = 4;
     std::size_t medianOf = 101; ///< steps the running median is taken over
     /// Host launches awaiting their activity records beyond this are dropped, oldest first.
     std::size_t maxAwaiting = 1u << 20;
@@ -104,10 +108,15 @@ private:
     };
     bool complete(const Pending& p) const { return p.ended && p.kernels.size() >= p.expected; }
     bool ready(std::int64_t step, bool finishing) const;
-    std::vector<core::KernelSpan> spansFor(std::int64_t step, const std::vector<Kernel>& own,
+    std::vector<core::KernelSpan> spansFor(const std::vector<Kernel>& own,
+                                           const std::vector<KernelActivity>& later,
                                            std::uint64_t from, std::uint64_t to) const;
-    void process(std::int64_t step);
-    bool strays(double ns);
+    bool takeReady(bool finishing, std::int64_t& step, Pending& p,
+                   std::vector<KernelActivity>& later);
+    void process(std::int64_t step, Pending p, const std::vector<KernelActivity>& later);
+    /// How far `ns` is from the running median, as a share of it, when it strays; else 0.
+    double strays(double ns);
+    void keepStray(double distance, std::vector<core::SampledLaunch> launches);
     /// The batch to write now (empty when none is due), taken out under the lock.
     core::SampledBatch due(std::uint64_t nowUnixNs, bool force);
     void handOver(core::SampledBatch batch);
@@ -117,6 +126,12 @@ private:
 
     StepSeriesConfig config_;
     Write write_;
+    // Two locks, always taken in this order: the reader's (the samples, the steps turned into
+    // values, the ring, the batch: what kernels(), samples(), advance() and finish() work on, one
+    // caller at a time) and the host's (the launches awaiting their records and the steps not yet
+    // turned into values: what the program's threads touch, briefly). Each tally field is written
+    // under one of them.
+    mutable std::mutex readerMutex_;
     mutable std::mutex mutex_;
     std::unordered_map<std::uint64_t, HostLaunch> awaiting_;
     std::deque<std::uint64_t> awaitingOrder_;
@@ -128,6 +143,8 @@ private:
     std::deque<std::vector<core::SampledLaunch>> ring_;
     std::deque<double> recent_; ///< the last steps' times, for the median
     core::SampledBatch batch_;
+    /// The stray steps whose launches the next write keeps (distance from the median, launches).
+    std::vector<std::pair<double, std::vector<core::SampledLaunch>>> strayLaunches_;
     /// Every signature's sums over the steps since the last write (name, scope).
     std::map<std::pair<std::string, std::string>, core::SampledSignature> signatures_;
     void addToSignature(const core::SampledLaunch& launch);

@@ -2,11 +2,13 @@
 // the platform that carries them out on a GPU.
 #include "session/counter_setup.hpp"
 #include "collect/mode.hpp"
+#include "session/sampled_sources.hpp"
 #include "session/session_state.hpp"
 
 #include "core/ceilings_file.hpp"
 #include "core/log.hpp"
 #include "core/platform.hpp"
+#include "core/sampling_set.hpp"
 #include "core/stopwatch.hpp"
 #include "core/tensor_inference.hpp"
 #include "cupti/device.hpp"
@@ -14,6 +16,10 @@
 #include "cupti/relaunch.hpp"
 
 #include <roofline/error.hpp>
+#include <roofline/version.hpp>
+
+#include <chrono>
+#include <cstdlib>
 
 namespace roofline::collect {
 namespace {
@@ -58,9 +64,27 @@ public:
         return std::make_unique<CuptiBackend>(d.context.get(), spec, d.info.l2Bytes,
                                               std::move(d.kernelFlush));
     }
+    std::unique_ptr<SampleSources> sampleSources(SessionDevice& d, const std::string& chip,
+                                                 const std::vector<std::string>& metrics,
+                                                 std::uint64_t periodNs) override {
+        return pmSampleSources(d.info.ordinal, chip, metrics, periodNs);
+    }
+    std::unique_ptr<SampleSources> activitySources() override {
+        return collect::activitySources();
+    }
 };
 
 } // namespace
+
+std::unique_ptr<SampleSources> CounterPlatform::sampleSources(SessionDevice&, const std::string&,
+                                                             const std::vector<std::string>&,
+                                                             std::uint64_t) {
+    throw Error(ErrorCode::UnsupportedChip, "this platform cannot sample counters");
+}
+
+std::unique_ptr<SampleSources> CounterPlatform::activitySources() {
+    throw Error(ErrorCode::Cupti, "this platform has no kernel activity records");
+}
 
 void launchSink(const cupti::LaunchEvent& event, void* s) noexcept {
     static_cast<SessionState*>(s)->onLaunch(event);
@@ -236,6 +260,93 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     spec.released = config.profilerReleasedAtStart();
     createBackends(s, config, spec, platform);
     s.profilersMs = msSince(profilersStart);
+    s.setupMs = msSince(start);
+}
+
+namespace {
+
+// What the sampled recording says of the sampler, first.
+core::SampledHeader sampledHeader(const SessionState& s, const std::vector<std::string>& counters) {
+    core::SampledHeader h;
+    h.libraryVersion = ROOFLINE_VERSION_STRING;
+    h.device = s.devices[0].info;
+    h.counters = counters;
+    h.periodNs = s.settings.options.samplePeriodUs * 1000;
+    h.ringSteps = s.settings.options.sampleRingSteps;
+    h.pid = s.process.pid;
+    h.rank = s.process.rank;
+    h.worldSize = s.process.worldSize;
+    h.startedUnixNs = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    return h;
+}
+
+// The device's sampler, or -- where CUPTI refuses it (permissions, another profiler) -- its
+// kernels' activity records alone, said once.
+std::unique_ptr<SampleSources> sourcesOf(SessionState& s, CounterPlatform& platform,
+                                         const std::string& chip,
+                                         const std::vector<std::string>& counters) {
+    // Diagnostic: the kernels' records alone, to tell the sampler's cost from the rest.
+    if (const char* only = std::getenv("ROOFLINE_SAMPLE_SOURCES");
+        only && std::string(only) == "activity") {
+        s.status = "sampled: times only (ROOFLINE_SAMPLE_SOURCES=activity)";
+        return platform.activitySources();
+    }
+    try {
+        return platform.sampleSources(s.devices[0], chip, counters,
+                                      s.settings.options.samplePeriodUs * 1000);
+    } catch (const Error& e) {
+        if (e.code() == ErrorCode::InvalidArgument || e.code() == ErrorCode::NoDevice)
+            throw;
+        core::log().warn("libroofline: sampling: the device's counters cannot be sampled ({}): "
+                         "each step gets its kernels' times, with no counters",
+                         e.what());
+        s.status = std::string("sampled: times only: ") + e.what();
+        return platform.activitySources();
+    }
+}
+
+} // namespace
+
+void setUpSampling(SessionState& s, const Options& options, CollectorConfig& config,
+                   CounterPlatform& platform) {
+    using core::msSince;
+    const auto start = core::SteadyClock::now();
+    if (options.device < 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    "the sampling mode samples one device per process: set ROOFLINE_DEVICE (or "
+                    "Options::device) to its ordinal, or run one process per device (torchrun)");
+    openDevices(s, options, platform);
+    resolveOnDevices(s, options, platform);
+    config = collectorConfig(s.settings);
+    s.deviceMs = msSince(start);
+    const std::string chip = sessionChip(s, platform);
+    const core::SamplingSet& set = core::samplingSetForChip(chip); // throws for a chip without one
+    s.metrics = set.metrics();
+    s.passes = 1;
+    s.status = "sampled";
+    s.ceilings = deviceCeilings(s.devices[0].info);
+    SampledRunConfig run;
+    run.readEvery = kReadEvery;
+    run.path = s.outputPath;
+    run.header = sampledHeader(s, s.metrics);
+    run.series.counters = s.metrics.size();
+    run.series.periodNs = run.header.periodNs;
+    run.series.ringSteps = options.sampleRingSteps;
+    run.series.writeEverySteps = options.sampleWriteSteps;
+    run.series.writeEveryNs = options.sampleWriteSeconds * 1000000000ull;
+    const auto profilersStart = core::SteadyClock::now();
+    s.sampled = std::make_unique<SampledRun>(run, sourcesOf(s, platform, chip, s.metrics));
+    s.sampled->start();
+    s.profilersMs = msSince(profilersStart);
+    config.steps = &s.sampled->series();
+    config.passes = 1;
+    config.metricNames = s.metrics;
+    const auto trackerStart = core::SteadyClock::now();
+    platform.subscribe(s, &launchSink, &s);
+    s.trackerMs = msSince(trackerStart);
     s.setupMs = msSince(start);
 }
 

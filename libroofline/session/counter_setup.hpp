@@ -5,6 +5,7 @@
 // fake on the CPU (test/unit/counter_setup_test.cpp).
 #include "collect/backend_spec.hpp"
 #include "collect/collector_config.hpp"
+#include "session/sampled_run.hpp"
 #include "session/session_devices.hpp"
 #include "session/settings.hpp"
 #include "cupti/host.hpp"
@@ -44,6 +45,14 @@ public:
     /// The backend of `device` (which it takes the prepared flush kernel from).
     virtual std::unique_ptr<CounterBackend> backend(SessionDevice& device,
                                                     const BackendSpec& spec) = 0;
+    /// The sampling mode's sources on `device`: `metrics` sampled every `periodNs` (throws
+    /// roofline::Error naming what refused them).
+    virtual std::unique_ptr<SampleSources> sampleSources(SessionDevice& device,
+                                                         const std::string& chip,
+                                                         const std::vector<std::string>& metrics,
+                                                         std::uint64_t periodNs);
+    /// The kernels' activity records alone (sampling refused): steps get times, no counters.
+    virtual std::unique_ptr<SampleSources> activitySources();
 };
 
 /// The platform of the process: CUDA's devices, CUPTI's profiler and callbacks.
@@ -55,6 +64,13 @@ std::unique_ptr<CounterPlatform> cuptiPlatform();
 /// roofline::Error on the first failure (the session then decides the fallback; `s.settings` is
 /// resolved by then unless opening a device failed).
 void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
+                   CounterPlatform& platform);
+/// The sampling mode's set-up (docs/design/0029): the device opened, the settings resolved,
+/// CUPTI's profiler initialized, the chip's sampling set on a PM sampler (or, where the sampler is
+/// refused, activity records alone, with a warning), the recording opened at `s.outputPath`,
+/// sampling started, the launch callbacks subscribed; `config.steps` is the run's series. Throws
+/// roofline::Error as setUpCounters does.
+void setUpSampling(SessionState& s, const Options& options, CollectorConfig& config,
                    CounterPlatform& platform);
 /// Where the launch callbacks of session `s` go (CounterPlatform::subscribe's sink, `s` its user).
 void launchSink(const cupti::LaunchEvent& event, void* s) noexcept;

@@ -16,7 +16,8 @@ static_assert(
     ROOFLINE_PROFILE_NOT_STARTED == static_cast<int>(roofline::collect::ProfileState::NotStarted) &&
     ROOFLINE_PROFILE_COLLECTING == static_cast<int>(roofline::collect::ProfileState::Collecting) &&
     ROOFLINE_PROFILE_COMPLETE == static_cast<int>(roofline::collect::ProfileState::Complete) &&
-    ROOFLINE_PROFILE_STOPPED == static_cast<int>(roofline::collect::ProfileState::Stopped));
+    ROOFLINE_PROFILE_STOPPED == static_cast<int>(roofline::collect::ProfileState::Stopped) &&
+    ROOFLINE_PROFILE_SAMPLING == static_cast<int>(roofline::collect::ProfileState::Sampling));
 
 ROOFLINE_C_API int roofline_framework_api(void) {
     return ROOFLINE_FRAMEWORK_API;

@@ -7,6 +7,7 @@
 #include "session/session_state.hpp"
 
 #include "core/log.hpp"
+#include "core/output_path.hpp"
 #include "core/roofline_model.hpp"
 #include "nvtx/listener.hpp"
 
@@ -38,6 +39,20 @@ std::string devicesText(const std::vector<collect::SessionDevice>& devices, int 
     return (devices.size() > 1 ? "devices " : "device ") + ordinals + " (" + names + ")";
 }
 
+// A sampled job's recording: where the options say, a replay recording's name ending in .rfl
+// taken as .rfs, and roofline run's default name when none is given (it is written as the job
+// runs, so there is always one).
+std::string sampledPath(const std::string& path, const core::ProcessIdentity& process,
+                        const core::EnvLookup& env) {
+    std::string p = path.empty()
+                        ? core::expandOutputPattern(core::defaultOutputPattern(process), process, env)
+                        : path;
+    const std::string rfl = ".rfl";
+    if (p.size() > rfl.size() && p.compare(p.size() - rfl.size(), rfl.size(), rfl) == 0)
+        p.replace(p.size() - rfl.size(), rfl.size(), ".rfs");
+    return p;
+}
+
 // The options a session cannot run with; the process and where it records; whether NVTX ranges
 // will be heard.
 void prepare(collect::SessionState& s, const Options& options) {
@@ -49,6 +64,8 @@ void prepare(collect::SessionState& s, const Options& options) {
     s.process = core::currentProcess(env);
     if (!options.outputPath.empty()) // a bad pattern is refused now, not after the run
         s.outputPath = core::expandOutputPattern(options.outputPath, s.process, env);
+    if (options.mode == CollectionMode::Sample)
+        s.outputPath = sampledPath(s.outputPath, s.process, env);
     if (!options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "
@@ -107,10 +124,14 @@ Start setUpOrFallBack(collect::SessionState& s, const Options& options,
         return start;
     }
     try {
-        collect::setUpCounters(s, options, start.config, platform);
+        if (options.mode == CollectionMode::Sample)
+            collect::setUpSampling(s, options, start.config, platform);
+        else
+            collect::setUpCounters(s, options, start.config, platform);
         for (auto& d : s.devices)
             start.backends.push_back(d.backend.get());
     } catch (const Error& e) {
+        s.sampled.reset();
         s.tracker.reset();
         for (auto& d : s.devices)
             d.backend.reset();
@@ -159,8 +180,28 @@ void fallBack(collect::SessionState& s, const Options& options, Start& start,
         s.ceilings = collect::deviceCeilings(s.devices[0].info);
 }
 
+// What a sampled session says it does.
+void announceSampled(const collect::SessionState& s, const Options& options) {
+    if (collect::injected()) {
+        std::fprintf(stderr,
+                     "[roofline] sampling %s, %s: %zu counters every %llu us, no replay; "
+                     "recording every step to %s as the job runs\n",
+                     core::describe(s.process).c_str(),
+                     devicesText(s.devices, options.device).c_str(), s.metrics.size(),
+                     static_cast<unsigned long long>(options.samplePeriodUs), s.outputPath.c_str());
+        collect::noteRecording(s.outputPath); // listed by `roofline run` even if the job is killed
+    }
+    core::log().info("libroofline: sampling {} counters on {} ({}) every {} us; a batch every {} "
+                     "steps or {} s to {}; {}",
+                     s.metrics.size(), s.devices[0].info.name, s.devices[0].info.chip,
+                     options.samplePeriodUs, options.sampleWriteSteps, options.sampleWriteSeconds,
+                     s.outputPath, s.status);
+}
+
 // The lines that say what is profiled and how.
 void announce(const collect::SessionState& s, const Options& options, collect::Level level) {
+    if (level == collect::Level::Sampled)
+        return announceSampled(s, options);
     if (collect::injected())
         std::fprintf(
             stderr, "[roofline] profiling %s, %s: %s; recording to %s at exit\n",
@@ -192,12 +233,15 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
     claimProcess(s);
     const std::unique_ptr<collect::CounterPlatform> platform = collect::cuptiPlatform();
     Start start = setUpOrFallBack(s, options, *platform);
-    const collect::Level level =
-        start.fallback ? collect::Level::TimingOnly : collect::Level::Counters;
+    const collect::Level level = start.fallback ? collect::Level::TimingOnly
+                                 : s.sampled      ? collect::Level::Sampled
+                                                  : collect::Level::Counters;
     if (start.fallback)
         fallBack(s, options, start, *platform);
     start.config.options.reenableOnCodeLoad = options.reenableOnCodeLoad; // false only reproduces a crash
     s.begin(start.config, start.backends, level);
+    if (level == collect::Level::Sampled) // a framework hook then reports the steps' ends only
+        collect::setProfileState(collect::ProfileState::Sampling);
     announce(s, options, level);
 }
 

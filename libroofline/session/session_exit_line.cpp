@@ -210,6 +210,16 @@ std::string SessionState::profileCost(const CollectionCounts& c, const BackendCo
            " passes, " + seconds;
 }
 
+void noteRecording(const std::string& path) noexcept {
+    // `roofline run` lists every process's recording once the program has exited.
+    if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
+        if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
+            const std::string line = path + '\n';
+            [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
+            ::close(fd);
+        }
+}
+
 void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured,
                             const BackendCost& cost) const noexcept {
     try {
@@ -236,13 +246,7 @@ void SessionState::saveOnce(const CollectionCounts& c, std::size_t unmeasured,
                          static_cast<long>(process.pid), records.size(), unmeasured, shared.c_str(),
                          saved.c_str(), idleAfter.c_str(), spent.c_str(), why.c_str(),
                          unrecorded.c_str());
-            // `roofline run` lists every process's recording once the program has exited.
-            if (const char* manifest = std::getenv("ROOFLINE_RUN_MANIFEST"); manifest && *manifest)
-                if (const int fd = ::open(manifest, O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
-                    const std::string line = saved + '\n';
-                    [[maybe_unused]] const auto n = ::write(fd, line.data(), line.size());
-                    ::close(fd);
-                }
+            noteRecording(saved);
         }
         if (saved == outputPath)
             core::log().info("libroofline: recording saved to {}", saved);

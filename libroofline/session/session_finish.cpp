@@ -106,6 +106,11 @@ void SessionState::finish() noexcept {
     cupti::replaceGraphLaunches(false);
     restoreSignals();
     CollectionResult result = collector->finish();
+    if (sampled) { // nothing is recorded launch by launch: the run's recording is its own
+        finishSampled();
+        teardown();
+        return;
+    }
     if (timer || !timingsAtIdle.empty()) {
         std::vector<cupti::KernelTiming> timings = std::move(timingsAtIdle);
         if (timer) { // never after an idle session's detach: goIdle() took it

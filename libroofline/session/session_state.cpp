@@ -139,7 +139,7 @@ void SessionState::launched(const cupti::LaunchEvent& event, std::size_t slot, b
         // activity enabled beside their user replay made every later range's instruction
         // counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
         collector->onGraphLaunch(slot);
-        if (collector->level() != Level::Counters)
+        if (collector->level() == Level::TimingOnly) // sampled: the run has its own records
             startTiming();
     }
     // The ranges open on this thread (or anywhere in the process), those opened before the
@@ -197,8 +197,9 @@ std::size_t SessionState::slotOf(const void* context) const noexcept {
 }
 
 void SessionState::startTiming() noexcept {
-    if (timer || idle.load(std::memory_order_acquire))
-        return; // idle: nothing more is measured, and CUPTI is detached or about to be
+    if (timer || sampled || idle.load(std::memory_order_acquire))
+        return; // idle: nothing more is measured, and CUPTI is detached or about to be; a
+                // sampled run reads the kernels' records itself
     try {
         timer = std::make_unique<cupti::KernelTimer>();
     } catch (const std::exception& e) {
@@ -261,6 +262,7 @@ void SessionState::goIdle() noexcept {
 
 void SessionState::teardown() noexcept {
     cupti::LaunchTracker::followMemoryOperations(false);
+    sampled.reset(); // its sampler disabled before CUPTI's profiler is
     for (auto& d : devices)
         if (d.backend)
             d.backend->disable();
@@ -282,12 +284,15 @@ void SessionState::begin(const CollectorConfig& config,
                          const std::vector<CounterBackend*>& backends, Level level) {
     const Options& options = settings.options;
     collector = std::make_unique<Collector>(config, backends, level, makeStrategy);
-    hostTimes = std::make_unique<HostTimes>(options.hostTiming, options.processScopes);
+    // A sampled run keeps no host time per scope (its recording has steps, not scopes): a
+    // week-long job pays no clock read per launch.
+    const HostTiming hostTiming = level == Level::Sampled ? HostTiming::Off : options.hostTiming;
+    hostTimes = std::make_unique<HostTimes>(hostTiming, options.processScopes);
     startWallNs = HostTimes::wallNow();
     // The launch callbacks note when they begin, so that all of libroofline's work on a launch
     // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
     // host times.
-    cupti::LaunchTracker::timeCallbacks(options.hostTiming);
+    cupti::LaunchTracker::timeCallbacks(hostTiming);
     // Graph launches run as their nodes while counters are collected (cupti/graph_replay.hpp).
     cupti::replaceGraphLaunches(options.launchGraphNodes && level == Level::Counters);
     ready.store(true, std::memory_order_release);
@@ -307,8 +312,10 @@ void SessionState::begin(const CollectorConfig& config,
     }
     // A program with no range of its own gets its step from its launch stream (process-wide
     // scopes only: a found step must be on the stack every launching thread sees).
-    if (level == Level::Counters && modeFacts(config.mode).followsIterations &&
-        options.iterationRange.empty() && options.processScopes)
+    const bool stepsFollowed =
+        (level == Level::Counters && modeFacts(config.mode).followsIterations) ||
+        level == Level::Sampled;
+    if (stepsFollowed && options.iterationRange.empty() && options.processScopes)
         foundSteps = std::make_unique<FoundSteps>(scopes);
     scopes.foundSteps = foundSteps.get();
     const bool windowReplay = modeFacts(config.mode).relaunchesWindows;

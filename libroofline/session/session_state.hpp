@@ -11,6 +11,7 @@
 #include "scopes/host_timing.hpp"
 #include "scopes/scope_stacks.hpp"
 #include "session/cupti_backend.hpp"
+#include "session/sampled_run.hpp"
 #include "session/session_devices.hpp"
 #include "session/settings.hpp"
 
@@ -38,6 +39,9 @@ struct SessionState : SessionDevices, SetupTimings {
     /// What the timer had recorded when the session went idle (it goes before CUPTI detaches).
     std::vector<cupti::KernelTiming> timingsAtIdle;
     std::unique_ptr<Collector> collector;
+    /// The sampling mode's device side (null in the other modes): its sources, series and
+    /// recording; ended by finish(), before the teardown.
+    std::unique_ptr<SampledRun> sampled;
     /// Host time per scope (Options::hostTiming); created before the session becomes active.
     std::unique_ptr<HostTimes> hostTimes;
     std::int64_t startWallNs = 0; ///< HostTimes::wallNow() at the start (the run's host time)
@@ -101,6 +105,8 @@ struct SessionState : SessionDevices, SetupTimings {
     void summarizeCost(const CollectionCounts& counts, std::size_t unmeasured,
                        const BackendCost& cost) const noexcept;
     void summarizeReplay(const CollectionCounts& counts) const noexcept;
+    /// The sampling mode's end: the run finished (its last batch written) and said.
+    void finishSampled() noexcept;
     /// Why a run with no NVTX range of its own ends with no record, or with `unmeasured` (all)
     /// records without counters because its step stopped repeating, for its exit line ("" when
     /// there is nothing to explain, or the program had ranges).
@@ -132,8 +138,15 @@ CollectorConfig collectorConfig(const Settings& settings);
 extern std::atomic<SessionState*> gActive;
 
 /// Where profiling stands, for a framework hook (session/framework_api.cpp): no session yet, one
-/// collecting, idle because its profile is complete, or stopped.
-enum class ProfileState : int { NotStarted = 0, Collecting = 1, Complete = 2, Stopped = 3 };
+/// collecting, idle because its profile is complete, or stopped; or one sampling every step
+/// (which wants the steps' ends and nothing else).
+enum class ProfileState : int {
+    NotStarted = 0,
+    Collecting = 1,
+    Complete = 2,
+    Stopped = 3,
+    Sampling = 4
+};
 ProfileState profileState() noexcept;
 void setProfileState(ProfileState state) noexcept;
 
@@ -150,6 +163,9 @@ bool injected() noexcept;
 void markInjected(double ms) noexcept;
 /// What markInjected() was given (0: not injected).
 double injectionMs() noexcept;
+
+/// Tells `roofline run` (ROOFLINE_RUN_MANIFEST) that this process records to `path`.
+void noteRecording(const std::string& path) noexcept;
 
 /// Registers the atexit and SIGINT/SIGTERM flush (once per process; signals only where the
 /// application installed no handler of its own).

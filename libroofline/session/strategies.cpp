@@ -4,6 +4,7 @@
 #include "replay/reuse/reuse_windows.hpp"
 #include "replay/scope_replay.hpp"
 #include "replay/window_replay.hpp"
+#include "sampling/sampled_strategy.hpp"
 
 namespace roofline::collect {
 
@@ -15,6 +16,8 @@ std::unique_ptr<Strategy> makeStrategy(Shared& shared, std::vector<DeviceSlot*> 
         return std::make_unique<ScopeReplay>(shared, std::move(slots));
     case CollectionMode::WindowReplay:
         return std::make_unique<WindowReplay>(shared, std::move(slots));
+    case CollectionMode::Sample:
+        return sampling::makeSampledStrategy(shared, std::move(slots));
     case CollectionMode::IterationReplay:
         break;
     }

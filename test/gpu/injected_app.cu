@@ -3,6 +3,7 @@
 // known (calibration/expected.hpp).
 //
 //   injected_app STEPS [--graph | --graph-steps] [--fork] [--thread] [--every-device]
+//                [--repeat K]
 // --graph: step 2 also launches a CUDA graph of the same kernels (captured from a stream) inside
 // an NVTX range "graph", as an evaluation step might;
 // --graph-steps: every step is one launch of a CUDA graph captured from a stream, as a graphed
@@ -12,6 +13,8 @@
 //   injected_app --query   (initializes CUDA and launches nothing)
 // --fork: after step 0 a child is forked that never touches CUDA and exits normally;
 // --thread: the steps run on a second thread;
+// --repeat K: each step launches its kernels K times over (a graph step captures them K times),
+// so that a step lasts many sampling periods;
 // --every-device: each step launches the FP32 and FP64 chains on every visible device in turn
 // (cudaSetDevice), one process driving them all.
 #include "calibration/expected.hpp"
@@ -20,6 +23,7 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,8 +74,13 @@ int main(int argc, char** argv) {
     int steps = 10;
     bool graph = false, graphSteps = false, forkChild = false, thread = false,
          everyDevice = false;
+    int repeat = 1;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--repeat" && i + 1 < argc) {
+            repeat = std::max(1, std::atoi(argv[++i]));
+            continue;
+        }
         if (a == "--query") {
             int n = 0;
             check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
@@ -112,7 +121,8 @@ int main(int argc, char** argv) {
             check(cudaEventCreateWithFlags(&join, cudaEventDisableTiming), "cudaEventCreate");
             cudaGraph_t g = nullptr;
             check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
-            graphStep(stream, side, fork, join, in, out, scratch);
+            for (int r = 0; r < repeat; ++r)
+                graphStep(stream, side, fork, join, in, out, scratch);
             check(cudaStreamEndCapture(stream, &g), "cudaStreamEndCapture");
             check(cudaGraphInstantiate(&stepExec, g, 0), "cudaGraphInstantiate");
             cudaGraphDestroy(g);
@@ -122,7 +132,8 @@ int main(int argc, char** argv) {
             if (stepExec)
                 check(cudaGraphLaunch(stepExec, stream), "cudaGraphLaunch");
             else
-                launch(stream, in, out);
+                for (int r = 0; r < repeat; ++r)
+                    launch(stream, in, out);
             if (graph && step == 2) {
                 nvtxRangePushA("graph");
                 check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");

@@ -197,7 +197,11 @@ def main():
     profiler = contextlib.nullcontext()
     losses = []
     t0 = time.perf_counter()
+    steady = None  # the steps after the first 20: the loop's own speed, warm-up left out
     for n, (x, y) in enumerate(batches(a, rank)):
+        if n == 20 and a.steps > 40:
+            torch.cuda.synchronize()
+            steady = time.perf_counter()
         if a.own_profiler and n == 3:
             profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                           torch.profiler.ProfilerActivity.CUDA])
@@ -225,6 +229,9 @@ def main():
             profiler.__exit__(None, None, None)
             print(f"own profiler: {len(profiler.key_averages())} operators", flush=True)
     torch.cuda.synchronize()
+    if steady is not None:
+        print(f"rank {rank}: steady {1e3 * (time.perf_counter() - steady) / (a.steps - 20):.3f} ms "
+              f"per step over steps 20-{a.steps - 1}", flush=True)
     values = torch.stack(losses).tolist()
     print(f"rank {rank}: {len(values)} steps in {time.perf_counter() - t0:.3f} s, last loss "
           f"{values[-1]:.6f}", flush=True)

@@ -84,7 +84,7 @@ check(table[3].split("\t")[2] == "aten::_to_copy+aten::addmm", table[3])
 
 # framework.h, as the hook binds it.
 constants, functions = rf.read_header(rf.header_text())
-check(constants["ROOFLINE_FRAMEWORK_API"] == 3 and constants["ROOFLINE_PROFILE_COLLECTING"] == 1,
+check(constants["ROOFLINE_FRAMEWORK_API"] == 4 and constants["ROOFLINE_PROFILE_COLLECTING"] == 1,
       constants)
 import ctypes  # noqa: E402
 check(functions["roofline_module_enter"] == (None, [ctypes.c_char_p, ctypes.c_int]),

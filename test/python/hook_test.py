@@ -35,7 +35,7 @@ def recorder(name):
     return call
 
 h = Handle()
-h.roofline_framework_api = lambda: 3
+h.roofline_framework_api = lambda: 4
 h.roofline_torch_hook_enabled = lambda: state["hook"]
 h.roofline_profile_state = lambda: state["now"]
 for name in ("roofline_module_enter", "roofline_module_exit", "roofline_framework_fact",
@@ -80,7 +80,8 @@ def check(condition, what):
         print("  profiler:", autograd.calls[-8:])
         sys.exit(1)
 
-COLLECTING, COMPLETE = lib.PROFILE_COLLECTING, lib.PROFILE_COMPLETE
+COLLECTING, COMPLETE, SAMPLING = (lib.PROFILE_COLLECTING, lib.PROFILE_COMPLETE,
+                                  lib.PROFILE_SAMPLING)
 net = Net()
 '''
 
@@ -277,6 +278,25 @@ prof = torch.profiler.profile()
 prof.step()
 check(len(ends()) == 2, "a profiler's schedule is not the first to step here")
 print("steps ok")
+''',
+    # libroofline samples every step: the optimizer's steps are told, nothing is named, PyTorch's
+    # operator ranges stay off, and module calls stop reaching the hook after the first.
+    "sampling": r'''
+state["loaded"] = True
+state["now"] = SAMPLING
+check(net(1) == 6 and net(1) == 6, "the forward's result")
+check(roofline_torch._hook.phase.value == "sampling", "sampling")
+check(not modules() and not autograd.calls, "no module named, no ranges")
+calls = []
+original = roofline_torch._hook.module_started
+roofline_torch._hook.module_started = lambda frame: calls.append(1) or original(frame)
+net(1)
+check(not calls, "module calls no longer reach the hook")
+sgd = torch.optim.SGD()
+sgd.step()
+sgd.step()
+check([e[1] for e in log if e[0] == "roofline_step_end"] == ["torch.optim.SGD"] * 2, log)
+print("sampling ok")
 ''',
     # A loop with no optimizer (inference) that steps torch.profiler's schedule: its step ends
     # there.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -149,6 +150,27 @@ TEST(StepSeries, AStepThatStraysKeepsItsLaunches) {
     EXPECT_EQ(ofLast, 4u);
 }
 
+// A loop whose steps jitter strays often: a write keeps the launches of the strays farthest from
+// the median only (strayStepsKept), and counts every one.
+TEST(StepSeries, AWriteKeepsTheFarthestStraysOnly) {
+    std::vector<core::SampledBatch> written;
+    StepSeriesConfig c = config();
+    c.strayStepsKept = 2;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    const std::vector<double> stretch = {1, 1, 1, 1, 1, 1, 1.5, 1, 3, 1, 2, 1, 1.3, 1};
+    for (std::size_t i = 0; i < stretch.size(); ++i)
+        s.kernels(job.step(s, static_cast<std::int64_t>(i), stretch[i]));
+    s.samples(job.samples(0, job.clock + 500));
+    s.finish(5);
+    EXPECT_EQ(s.tally().strays, 4u);
+    ASSERT_EQ(written.size(), 1u);
+    std::set<std::uint64_t> kept;
+    for (const auto& l : written[0].launches)
+        kept.insert(l.step);
+    EXPECT_EQ(kept, (std::set<std::uint64_t>{8, 10, 13})); // the two farthest, then the last step
+}
+
 // Thousands of steps: what is held stays within the ring and the steps in flight.
 TEST(StepSeries, MemoryStaysBoundedOverManySteps) {
     StepSeriesConfig c = config();
@@ -193,6 +215,26 @@ TEST(StepSeries, AGraphLaunchsKernelsShareItsCorrelationId) {
     ASSERT_EQ(written.size(), 1u);
     EXPECT_EQ(written[0].steps[0].kernels, 3u);
     EXPECT_NEAR(written[0].steps[0].values[0], 300, 1e-9);
+}
+
+// The collector announces a graph's kernel nodes one by one, each with the graph launch's
+// correlation id: they add up, inside a step and outside every step.
+TEST(StepSeries, AGraphsNodesAnnouncedOneByOneAddUp) {
+    std::vector<core::SampledBatch> written;
+    StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    for (int node = 0; node < 3; ++node)
+        s.launched({5, -1, "", 1}); // a graph outside every step
+    for (int node = 0; node < 2; ++node)
+        s.launched({7, 0, "", 1});
+    s.stepEnded(0);
+    s.kernels({{5, "x", 0, 10}, {5, "y", 10, 20}, {5, "z", 20, 30}});
+    s.kernels({{7, "a", 100, 200}, {7, "b", 200, 300}});
+    s.samples({{0, 500, {200, 0}}});
+    s.finish(1);
+    EXPECT_EQ(s.tally().outsideSteps, 3u);
+    EXPECT_EQ(s.tally().unmatched, 0u);
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_EQ(written[0].steps[0].kernels, 2u);
 }
 
 // Launches whose activity never comes are held up to a bound, then dropped oldest first and

@@ -1,0 +1,147 @@
+// A device's sampling sources on a GPU: CUPTI's PM sampler (cupti/pm_sampler) and the kernels'
+// activity records (cupti/activity), read together by the sampled run's thread.
+#include "session/sampled_sources.hpp"
+
+#include "core/demangle.hpp"
+#include "cupti/activity.hpp"
+#include "cupti/host.hpp"
+#include "cupti/pm_sampler.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <unordered_map>
+
+namespace roofline::collect {
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The kernels' records, names demangled once per distinct name.
+class KernelRecords {
+public:
+    void start() { timer_ = std::make_unique<cupti::KernelTimer>(); }
+    std::vector<sampling::KernelActivity> take() noexcept {
+        std::vector<sampling::KernelActivity> out;
+        if (!timer_)
+            return out;
+        try {
+            std::vector<cupti::KernelTiming> timings = timer_->take();
+            out.reserve(timings.size());
+            for (cupti::KernelTiming& t : timings) {
+                std::string& name = demangled_[t.mangledName];
+                if (name.empty())
+                    name = core::demangle(t.mangledName);
+                out.push_back({t.correlationId, name, t.startNs, t.endNs});
+            }
+            if (demangled_.size() > kNamesKept)
+                demangled_.clear();
+        } catch (...) {
+            // out of memory: these records are lost, and their launches wait until dropped
+        }
+        return out;
+    }
+    std::uint64_t dropped() const noexcept { return timer_ ? timer_->dropped() : 0; }
+    /// The records' buffers flushed and kernel activity off, while CUPTI is attached.
+    void stop() noexcept { timer_.reset(); }
+
+private:
+    static constexpr std::size_t kNamesKept = 65536;
+    std::unique_ptr<cupti::KernelTimer> timer_;
+    std::unordered_map<std::string, std::string> demangled_;
+};
+
+class ActivitySources final : public SampleSources {
+public:
+    void start() override { kernels_.start(); }
+    void stop() noexcept override {}
+    SourceRead read() noexcept override {
+        SourceRead r;
+        const auto began = std::chrono::steady_clock::now();
+        r.kernels = kernels_.take();
+        r.recordsMs = msSince(began);
+        return r;
+    }
+    std::uint64_t droppedKernels() const noexcept override { return kernels_.dropped(); }
+    ~ActivitySources() override { kernels_.stop(); }
+
+private:
+    KernelRecords kernels_;
+};
+
+class PmSources final : public SampleSources {
+public:
+    PmSources(int ordinal, const std::string& chip, const std::vector<std::string>& metrics,
+              const cupti::PmSamplerSettings& settings)
+        : host_(chip, cupti::Instrument::PmSampling),
+          sampler_(ordinal, host_, metrics, settings) {}
+
+    void start() override {
+        kernels_.start();
+        sampler_.start();
+    }
+
+    void stop() noexcept override {
+        try {
+            sampler_.stop();
+        } catch (...) {
+        }
+    }
+
+    SourceRead read() noexcept override {
+        SourceRead r;
+        try {
+            const cupti::PmDecode d = sampler_.decode();
+            r.overflow = d.overflow;
+            r.decodeMs = d.decodeMs;
+            r.evaluateMs = d.evaluateMs;
+            r.samples.reserve(d.samples.size());
+            for (const cupti::PmSample& s : d.samples)
+                r.samples.push_back({s.startNs, s.endNs, s.values});
+        } catch (const std::exception& e) {
+            r.failure = e.what();
+        }
+        const auto began = std::chrono::steady_clock::now();
+        r.kernels = kernels_.take();
+        r.recordsMs = msSince(began);
+        return r;
+    }
+
+    std::uint64_t droppedKernels() const noexcept override { return kernels_.dropped(); }
+
+    // The kernel records go first; the sampler is stopped and disabled by its destructor.
+    ~PmSources() override { kernels_.stop(); }
+
+private:
+    cupti::Host host_;
+    cupti::PmSampler sampler_;
+    KernelRecords kernels_;
+};
+
+} // namespace
+
+cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
+    cupti::PmSamplerSettings settings;
+    settings.periodNs = std::max<std::uint64_t>(periodNs, 1);
+    settings.hardwareBufferBytes = periodNs >= 500000 ? (128ull << 20) : (512ull << 20);
+    const std::uint64_t perRead =
+        static_cast<std::uint64_t>(std::chrono::nanoseconds(kReadEvery).count()) /
+        settings.periodNs;
+    settings.samplesPerDecode =
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(2 * perRead + 64, 128, 8192));
+    return settings;
+}
+
+std::unique_ptr<SampleSources> pmSampleSources(int ordinal, const std::string& chip,
+                                               const std::vector<std::string>& metrics,
+                                               std::uint64_t periodNs) {
+    return std::make_unique<PmSources>(ordinal, chip, metrics, samplerSettings(periodNs));
+}
+
+std::unique_ptr<SampleSources> activitySources() {
+    return std::make_unique<ActivitySources>();
+}
+
+} // namespace roofline::collect

@@ -1,0 +1,68 @@
+// The end of a sampled session (docs/design/0029): the run's last batch written, and what it
+// recorded, lost and cost said -- on standard error under `roofline run`, in the log otherwise.
+#include "session/session_state.hpp"
+
+#include "core/log.hpp"
+
+#include <cstdio>
+#include <string>
+
+namespace roofline::collect {
+namespace {
+
+std::string count(std::uint64_t n, const char* what) {
+    return std::to_string(n) + " " + what;
+}
+
+// What the run could not account for, each with where it shows; "" when nothing was lost.
+std::string losses(const SampledRunSummary& r) {
+    std::string out;
+    const auto add = [&out](std::uint64_t n, const std::string& text) {
+        if (n > 0)
+            out += "; " + std::to_string(n) + " " + text;
+    };
+    const sampling::StepSeriesTally& t = r.series;
+    add(r.overflows, "reads found the device's sample buffer overflowed (samples lost: the "
+                     "kernels they covered show it in their coverage)");
+    add(r.readFailures, "reads could not decode the samples (" + r.firstFailure + ")");
+    add(t.droppedSamples, "samples dropped before a step used them");
+    add(t.droppedAwaiting, "launches dropped while awaiting their kernels' records");
+    add(r.droppedKernels, "kernel record buffers dropped by CUPTI");
+    add(t.late, "launches came after their step was written");
+    add(t.writeFailures, "batches could not be written");
+    add(t.lost, "launches or step ends lost for want of memory");
+    return out;
+}
+
+} // namespace
+
+void SessionState::finishSampled() noexcept {
+    const SampledRunSummary r = sampled->finish();
+    const sampling::StepSeriesTally& t = r.series;
+    const std::string lost = losses(r);
+    const std::string noStep =
+        t.steps == 0 ? "; no step was found (no NVTX range, no framework step, no repeating "
+                       "launch sequence): the recording holds no step"
+                     : "";
+    const double share = r.wallSeconds > 0 ? 100.0 * r.readMs / (1000.0 * r.wallSeconds) : 0.0;
+    char cost[320];
+    std::snprintf(cost, sizeof cost,
+                  "; its reading thread was busy %.0f ms of %.1f s (%.1f %%: %.0f ms decoding the "
+                  "device's buffer, %.0f ms evaluating the samples, %.0f ms reading the kernels' "
+                  "records, the rest dividing the samples and writing)",
+                  r.readMs, r.wallSeconds, share, r.decodeMs, r.evaluateMs, r.recordsMs);
+    const std::string text =
+        count(t.steps, "steps") + " sampled (" + count(t.launches, "kernels") + ", " +
+        count(t.outsideSteps, "outside every step") + ", " + count(r.samples, "samples") +
+        ", " + count(t.strays, "strays") + ") written to " + sampled->path() + " in " +
+        count(r.batchesWritten, "batches") + cost + noStep + lost;
+    if (injected())
+        std::fprintf(stderr, "[roofline] process %ld: %s\n", static_cast<long>(process.pid),
+                     text.c_str());
+    if (lost.empty() && t.steps > 0)
+        core::log().info("libroofline: {}", text);
+    else
+        core::log().warn("libroofline: {}", text);
+}
+
+} // namespace roofline::collect

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The sampling mode on a real program (test/gpu/injected_app.cu: NVTX steps of FP32 and FP64 FMA
+# chains whose FLOPs are known), unmodified, under `roofline run --mode sample`:
+#  1. 300 steps of plain launches (each kernel 200 times a step): every step is in the recording, each with its FP32 and FP64
+#     work within 5 % of the count by hand and every kernel covered by samples;
+#  2. 300 steps that are each one CUDA graph launch (which iteration replay cannot measure as
+#     the program runs it): the same, with the graph's two FP32 kernels;
+#  3. a job killed with SIGKILL while it runs: its recording reads back up to its last write.
+#   sampled_steps.sh ROOFLINE_CLI INJECTED_APP OUT_DIR
+set -euo pipefail
+cli="$1" app="$2" out="$3"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+rm -rf "$out" && mkdir -p "$out"
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIPPED no CUDA device"
+  exit 0
+fi
+
+check() { # check NAME ARGS...: runs the app sampled, reports and checks the recording
+  local name="$1"; shift
+  "$cli" run --mode sample --sample-period-us 100 -o "$out/$name.rfs" -- "$app" "$@" \
+    > "$out/$name.log" 2>&1 || { cat "$out/$name.log"; exit 1; }
+  grep '^\[roofline\]' "$out/$name.log"
+  "$cli" report "$out/$name.rfs" --csv "$out/$name.csv" --json "$out/$name.json" \
+    > "$out/$name.report" 2>&1 || { cat "$out/$name.report"; exit 1; }
+  head -12 "$out/$name.report"
+}
+
+# Steps of 200 FP32 and 200 FP64 chains (3 ms, 30 periods of 100 us): a step's work is its own within a
+# few percent (the samples across a step's boundary are shared by the kernels on both sides).
+check plain 300 --repeat 200
+python3 "$here/check_sampled.py" "$out/plain.csv" --steps 300 --fp32 200 --fp64 200
+check graph 300 --graph-steps --repeat 200
+python3 "$here/check_sampled.py" "$out/graph.csv" --steps 300 --fp32 400 --fp64 200
+
+# 3. Killed while it runs, at the default period (steps of 2000 chains each, 30 ms): every
+#    write before the kill reads back.
+"$cli" run --mode sample --sample-write-steps 5 -o "$out/killed.rfs" -- "$app" 1000000 --repeat 2000 \
+  > "$out/killed.log" 2>&1 &
+runner=$!
+for _ in $(seq 1 600); do
+  steps=$("$cli" report "$out/killed.rfs" 2>/dev/null | sed -n 's/.* \([0-9]*\) steps in \([0-9]*\) writes.*/\1/p' || true)
+  [[ -n "$steps" && "$steps" -ge 50 ]] && break
+  sleep 0.1
+done
+program=$(pgrep -P "$runner" -f injected_app | head -1)
+[[ -n "$program" ]] || { echo "sampled steps: the killed job's program was not found"; cat "$out/killed.log"; exit 1; }
+kill -9 "$program"
+wait "$runner" || true
+"$cli" report "$out/killed.rfs" --csv "$out/killed.csv" > "$out/killed.report" 2>&1 ||
+  { echo "sampled steps: the killed job's recording does not read"; cat "$out/killed.report"; exit 1; }
+head -6 "$out/killed.report"
+python3 "$here/check_sampled.py" "$out/killed.csv" --at-least 50 --fp32 2000 --fp64 2000
+echo "sampled steps: every check passed"
