@@ -93,8 +93,8 @@ KernelTimer::~KernelTimer() {
     gTimings = nullptr;
 }
 
-std::vector<KernelTiming> KernelTimer::take() noexcept {
-    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(1));
+std::vector<KernelTiming> KernelTimer::take(bool forced) noexcept {
+    ROOFLINE_CUPTI_LOG(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
     std::lock_guard<std::mutex> lock(gMutex);
     std::vector<KernelTiming> out;
     if (gTimings)

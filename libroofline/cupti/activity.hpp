@@ -34,8 +34,11 @@ public:
     KernelTimer(const KernelTimer&) = delete;
     KernelTimer& operator=(const KernelTimer&) = delete;
 
-    /// Flushes CUPTI's buffers and moves out every kernel completed so far. Never throws.
-    std::vector<KernelTiming> take() noexcept;
+    /// Flushes CUPTI's buffers and moves out every kernel recorded so far. Never throws.
+    /// `forced`: every buffer, those holding kernels still running included (their records come
+    /// with a zero start or end: CUPTI does not deliver them again); else only buffers whose
+    /// records are all complete (what a periodic reader asks for).
+    std::vector<KernelTiming> take(bool forced = true) noexcept;
     /// Activity records CUPTI reported as dropped (buffers full).
     std::uint64_t dropped() const noexcept;
 };

@@ -93,8 +93,19 @@ void StepSeries::stepEnded(std::int64_t step) noexcept {
     }
 }
 
+namespace {
+std::uint64_t lastEnd(const std::vector<StepSeries::Kernel>& kernels) {
+    std::uint64_t last = 0;
+    for (const auto& k : kernels)
+        last = std::max(last, k.activity.endNs);
+    return last;
+}
+} // namespace
+
 // A step is turned into values once its kernels are all in, the samples reach past its last
 // kernel, and the next step is complete too (its first kernels share the boundary's samples).
+// A step some of whose kernels' records never came (CUPTI lost them) does not hold the others
+// up: once the two steps after it are complete and sampled, it goes with what it has.
 bool StepSeries::ready(std::int64_t step, bool finishing) const {
     const auto it = pending_.find(step);
     if (it == pending_.end() || !it->second.ended)
@@ -102,13 +113,24 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
     if (finishing)
         return true;
     const Pending& p = it->second;
-    if (!complete(p) || p.kernels.empty())
-        return p.ended && p.expected == 0 && p.kernels.empty(); // a step that launched nothing
-    std::uint64_t last = 0;
-    for (const Kernel& k : p.kernels)
-        last = std::max(last, k.activity.endNs);
+    if (p.kernels.empty() && p.expected == 0)
+        return true; // a step that launched nothing
+    const auto settled = [this](const Pending& q) {
+        return complete(q) && !q.kernels.empty() && samplesEnd_ >= lastEnd(q.kernels);
+    };
+    // Whether the step at `at` is given up waiting for: the two steps after it are settled.
+    const auto givenUp = [&](std::map<std::int64_t, Pending>::const_iterator at) {
+        const auto a = std::next(at);
+        if (a == pending_.end() || std::next(a) == pending_.end())
+            return false;
+        return settled(a->second) && settled(std::next(a)->second);
+    };
+    if (!complete(p) && !givenUp(it))
+        return false;
+    if (!p.kernels.empty() && samplesEnd_ < lastEnd(p.kernels))
+        return false;
     const auto next = std::next(it);
-    return samplesEnd_ >= last && next != pending_.end() && complete(next->second);
+    return next != pending_.end() && (complete(next->second) || givenUp(next));
 }
 
 double StepSeries::strays(double ns) {
@@ -207,6 +229,8 @@ void StepSeries::process(std::int64_t step, Pending p, const std::vector<KernelA
                              recentKernels_.end());
     }
     out.kernels = launches.size();
+    if (p.expected > p.kernels.size())
+        tally_.missing += p.expected - p.kernels.size();
     ++tally_.steps;
     tally_.launches += launches.size();
     if (const double distance =

@@ -70,6 +70,7 @@ struct StepSeriesTally {
     std::uint64_t late = 0; ///< launches reported for a step already turned into values
     std::uint64_t writeFailures = 0; ///< batches the writer refused (disk full...)
     std::uint64_t lost = 0; ///< launches or step ends dropped for want of memory
+    std::uint64_t missing = 0; ///< kernels whose activity record never came (their step went without)
 };
 
 /// The collector's sampling strategy feeds it as a StepSink (from the program's threads).
@@ -95,11 +96,12 @@ public:
     /// The launches held (the ring and the steps awaiting), for the memory bound's tests.
     std::size_t launchesHeld() const;
 
-private:
     struct Kernel {
         KernelActivity activity;
         std::string scope;
     };
+
+private:
     struct Pending {
         std::uint64_t expected = 0; ///< kernels its host launches run
         bool ended = false;

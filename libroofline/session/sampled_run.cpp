@@ -57,13 +57,14 @@ void SampledRun::loop() noexcept {
 // steps that are complete into values and writes the batch due.
 void SampledRun::readOnce(bool finishing) noexcept {
     const auto began = core::SteadyClock::now();
-    SourceRead r = sources_->read();
+    SourceRead r = sources_->read(finishing);
     ++summary_.reads;
     summary_.samples += r.samples.size();
     summary_.overflows += r.overflow ? 1 : 0;
     summary_.decodeMs += r.decodeMs;
     summary_.evaluateMs += r.evaluateMs;
     summary_.recordsMs += r.recordsMs;
+    summary_.incompleteKernels += r.incomplete;
     if (!r.failure.empty()) {
         if (summary_.readFailures++ == 0) {
             summary_.firstFailure = r.failure;

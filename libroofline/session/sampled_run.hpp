@@ -30,6 +30,7 @@ struct SourceRead {
     std::string failure;    ///< why the samples could not be read ("" when they were)
     double decodeMs = 0, evaluateMs = 0; ///< of the read: the device's buffer, the samples' values
     double recordsMs = 0; ///< of the read: the kernels' activity records flushed and read
+    std::uint64_t incomplete = 0; ///< kernel records without a start or an end (left out)
 };
 
 /// A device's samples and kernel records (PM sampler and activity API on a GPU).
@@ -40,8 +41,9 @@ public:
     virtual void start() = 0;
     /// Sampling ends; what it sampled until now is still read by read().
     virtual void stop() noexcept = 0;
-    /// What came in since the last read. Never throws: a failure is in the read.
-    virtual SourceRead read() noexcept = 0;
+    /// What came in since the last read. Never throws: a failure is in the read. `last`: the
+    /// read after stop(), which takes every kernel record CUPTI holds.
+    virtual SourceRead read(bool last) noexcept = 0;
     /// Kernel activity records CUPTI dropped (buffers full).
     virtual std::uint64_t droppedKernels() const noexcept { return 0; }
 };
@@ -65,6 +67,7 @@ struct SampledRunSummary {
     double readMs = 0;  ///< the reading thread's time spent reading, dividing and writing
     double decodeMs = 0, evaluateMs = 0; ///< of which: the buffer decoded, the samples evaluated
     double recordsMs = 0; ///< of which: the kernels' activity records
+    std::uint64_t incompleteKernels = 0; ///< records left out for want of a start or an end
     double wallSeconds = 0; ///< from start() to the end of finish()
 };
 

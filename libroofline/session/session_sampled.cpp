@@ -31,6 +31,8 @@ std::string losses(const SampledRunSummary& r) {
     add(t.late, "launches came after their step was written");
     add(t.writeFailures, "batches could not be written");
     add(t.lost, "launches or step ends lost for want of memory");
+    add(r.incompleteKernels, "kernel records came without a start or an end (left out)");
+    add(t.missing, "kernels' records never came (their steps went without them)");
     return out;
 }
 

@@ -50,5 +50,8 @@ wait "$runner" || true
 "$cli" report "$out/killed.rfs" --csv "$out/killed.csv" > "$out/killed.report" 2>&1 ||
   { echo "sampled steps: the killed job's recording does not read"; cat "$out/killed.report"; exit 1; }
 head -6 "$out/killed.report"
-python3 "$here/check_sampled.py" "$out/killed.csv" --at-least 50 --fp32 2000 --fp64 2000
+# FP64 is not checked at this period: on these FP64-dense steps the FP64 pipe's counter read up to
+# 33 % low in runs of steps at 1 ms on the H200 (within 1.2 % at 100 us, above; FP32 within 1 %
+# at both) -- docs/methodology.md, "Sampled values".
+python3 "$here/check_sampled.py" "$out/killed.csv" --at-least 50 --fp32 2000
 echo "sampled steps: every check passed"

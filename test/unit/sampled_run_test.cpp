@@ -35,7 +35,7 @@ public:
 
     void start() override { started = true; }
     void stop() noexcept override { stopped = true; }
-    SourceRead read() noexcept override {
+    SourceRead read(bool) noexcept override {
         std::lock_guard<std::mutex> lock(mutex);
         ++reads;
         SourceRead r;

@@ -150,6 +150,24 @@ TEST(StepSeries, AStepThatStraysKeepsItsLaunches) {
     EXPECT_EQ(ofLast, 4u);
 }
 
+// A kernel whose activity record never comes (CUPTI lost it) holds its step up only until the
+// two steps after it are complete and sampled: it then goes with what it has, the kernel counted.
+TEST(StepSeries, AKernelRecordThatNeverComesHoldsNothingUp) {
+    std::vector<core::SampledBatch> written;
+    StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    for (std::int64_t i = 0; i < 6; ++i) {
+        std::vector<KernelActivity> records = job.step(s, i);
+        if (i == 1)
+            records.pop_back(); // lost
+        s.kernels(records);
+    }
+    s.samples(job.samples(0, job.clock + 1000));
+    s.advance(1);
+    EXPECT_EQ(s.tally().steps, 5u); // the last waits for a next step or the stop
+    EXPECT_EQ(s.tally().missing, 1u);
+}
+
 // A loop whose steps jitter strays often: a write keeps the launches of the strays farthest from
 // the median only (strayStepsKept), and counts every one.
 TEST(StepSeries, AWriteKeepsTheFarthestStraysOnly) {
