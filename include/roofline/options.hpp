@@ -242,10 +242,10 @@ struct ROOFLINE_API Options {
     /// crash it prevents. ROOFLINE_REENABLE_ON_CODE_LOAD
     bool reenableOnCodeLoad = true;
     /// Sampling mode: the period of GPU time between two samples, in microseconds. A kernel
-    /// shorter than three periods is marked estimated. Each sample costs libroofline's reading
-    /// thread ~70 us of CPU (decoded and evaluated by CUPTI on the H200): at the default, ~7 % of
-    /// one core; 100 us samples short kernels ten times finer at ~70 % of a core (for a run of
-    /// minutes, not days). ROOFLINE_SAMPLE_PERIOD_US
+    /// shorter than three periods is marked estimated. libroofline's reading thread decodes the
+    /// samples (on the H200 about half a core at the default, a whole core at 100 us, which
+    /// samples short kernels ten times finer: for runs of minutes, not days).
+    /// ROOFLINE_SAMPLE_PERIOD_US
     std::uint64_t samplePeriodUs = 1000;
     /// Sampling mode: a batch of steps is appended to the recording (and flushed) at least every
     /// this many steps and every `sampleWriteSeconds`: what a killed job keeps.
