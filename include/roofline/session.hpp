@@ -61,11 +61,13 @@ public:
 
     /// Writes the recording (config image, evaluated values, launches, device) for offline
     /// evaluation with `roofline report`. Requires stop(). Written atomically (temp + rename).
+    /// A sampling session (CollectionMode::Sample) wrote its recording as it ran, to
+    /// Options::outputPath (a .rfs): save() throws Error(InvalidState) saying where.
     void save(const std::string& path) const;
 
     bool stopped() const noexcept;
     bool countersAvailable() const noexcept;           ///< false: timing-only (see status())
-    std::string status() const;                        ///< "counters", or "timing only: <cause>"
+    std::string status() const; ///< "counters", "sampled", or "timing only: <cause>"
     std::size_t droppedKernels() const noexcept;       ///< records without counter values
     std::uint64_t droppedRanges() const noexcept;      ///< ranges CUPTI reported dropped
     std::uint64_t replayMismatches() const noexcept;   ///< replay groups whose passes differed

@@ -49,6 +49,12 @@ public:
         }
         return out;
     }
+    /// take() into a read, timed.
+    void readInto(SourceRead& r, bool last) noexcept {
+        const auto began = std::chrono::steady_clock::now();
+        r.kernels = take(last, r.incomplete);
+        r.recordsMs = msSince(began);
+    }
     std::uint64_t dropped() const noexcept { return timer_ ? timer_->dropped() : 0; }
     /// The records' buffers flushed and kernel activity off, while CUPTI is attached.
     void stop() noexcept { timer_.reset(); }
@@ -65,9 +71,7 @@ public:
     void stop() noexcept override {}
     SourceRead read(bool last) noexcept override {
         SourceRead r;
-        const auto began = std::chrono::steady_clock::now();
-        r.kernels = kernels_.take(last, r.incomplete);
-        r.recordsMs = msSince(began);
+        kernels_.readInto(r, last);
         return r;
     }
     std::uint64_t droppedKernels() const noexcept override { return kernels_.dropped(); }
@@ -109,9 +113,7 @@ public:
         } catch (const std::exception& e) {
             r.failure = e.what();
         }
-        const auto began = std::chrono::steady_clock::now();
-        r.kernels = kernels_.take(last, r.incomplete);
-        r.recordsMs = msSince(began);
+        kernels_.readInto(r, last);
         return r;
     }
 

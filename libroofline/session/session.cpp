@@ -261,6 +261,11 @@ bool Session::needsPass() noexcept {
 void Session::save(const std::string& path) const {
     if (!impl_->stopped)
         throw Error(ErrorCode::InvalidState, "Session::save() needs stop() first");
+    if (impl_->collector && impl_->collector->level() == collect::Level::Sampled)
+        throw Error(ErrorCode::InvalidState,
+                    "a sampling session wrote its recording as it ran, to '" + impl_->outputPath +
+                        "': read it with `roofline report`; Session::save() writes a replay "
+                        "recording, which a sampling session has none of");
     core::saveRecording(impl_->recorded, path);
 }
 
