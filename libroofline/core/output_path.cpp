@@ -127,4 +127,14 @@ std::string defaultOutputPattern(const ProcessIdentity& process) {
     return process.rank >= 0 ? "roofline-rank%r.rfl" : "roofline-%h-%p.rfl";
 }
 
+std::string sampledOutputPath(const std::string& path, const ProcessIdentity& process,
+                              const EnvLookup& env) {
+    std::string p =
+        path.empty() ? expandOutputPattern(defaultOutputPattern(process), process, env) : path;
+    const std::string rfl = ".rfl";
+    if (p.size() > rfl.size() && p.compare(p.size() - rfl.size(), rfl.size(), rfl) == 0)
+        p.replace(p.size() - rfl.size(), rfl.size(), ".rfs");
+    return p;
+}
+
 } // namespace roofline::core

@@ -40,4 +40,10 @@ std::string describe(const ProcessIdentity& process);
 /// that sets a rank, else "roofline-%h-%p.rfl": never the same file for two processes.
 std::string defaultOutputPattern(const ProcessIdentity& process);
 
+/// A sampled job's recording (written as the job runs, so there is always one): `path` (already
+/// expanded) with a replay recording's ".rfl" ending taken as ".rfs", or the default pattern's
+/// name, expanded, when `path` is empty.
+std::string sampledOutputPath(const std::string& path, const ProcessIdentity& process,
+                              const EnvLookup& env);
+
 } // namespace roofline::core

@@ -39,20 +39,6 @@ std::string devicesText(const std::vector<collect::SessionDevice>& devices, int 
     return (devices.size() > 1 ? "devices " : "device ") + ordinals + " (" + names + ")";
 }
 
-// A sampled job's recording: where the options say, a replay recording's name ending in .rfl
-// taken as .rfs, and roofline run's default name when none is given (it is written as the job
-// runs, so there is always one).
-std::string sampledPath(const std::string& path, const core::ProcessIdentity& process,
-                        const core::EnvLookup& env) {
-    std::string p = path.empty()
-                        ? core::expandOutputPattern(core::defaultOutputPattern(process), process, env)
-                        : path;
-    const std::string rfl = ".rfl";
-    if (p.size() > rfl.size() && p.compare(p.size() - rfl.size(), rfl.size(), rfl) == 0)
-        p.replace(p.size() - rfl.size(), rfl.size(), ".rfs");
-    return p;
-}
-
 // The options a session cannot run with; the process and where it records; whether NVTX ranges
 // will be heard.
 void prepare(collect::SessionState& s, const Options& options) {
@@ -65,7 +51,7 @@ void prepare(collect::SessionState& s, const Options& options) {
     if (!options.outputPath.empty()) // a bad pattern is refused now, not after the run
         s.outputPath = core::expandOutputPattern(options.outputPath, s.process, env);
     if (options.mode == CollectionMode::Sample)
-        s.outputPath = sampledPath(s.outputPath, s.process, env);
+        s.outputPath = core::sampledOutputPath(s.outputPath, s.process, env);
     if (!options.listenNvtx)
         core::log().info(
             "libroofline: NVTX listening is off (Options::listenNvtx, ROOFLINE_NVTX=0): "

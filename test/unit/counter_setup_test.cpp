@@ -5,12 +5,15 @@
 #include "session/session_state.hpp"
 #include "collector_harness.hpp"
 #include "core/metric_catalog.hpp"
+#include "core/sampled_recording.hpp"
+#include "core/sampling_set.hpp"
 
 #include <roofline/error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace roofline::collect {
@@ -62,6 +65,30 @@ public:
         auto b = std::make_unique<FakeBackend>(3, spec.rangesPerImage, false, false, aligned);
         backends.push_back(b.get());
         return b;
+    }
+    // Sampling: the sources asked for, started or not; a refusal when `samplerRefused` is set.
+    struct Sources final : SampleSources {
+        bool* started;
+        explicit Sources(bool* s) : started(s) {}
+        void start() override { *started = true; }
+        void stop() noexcept override {}
+        SourceRead read(bool) noexcept override { return {}; }
+    };
+    std::vector<std::string> sampled; // the metrics the sampler was asked for
+    std::uint64_t samplePeriodNs = 0;
+    bool samplerRefused = false, sourcesStarted = false, activityOnly = false;
+    std::unique_ptr<SampleSources> sampleSources(SessionDevice&, const std::string&,
+                                                 const std::vector<std::string>& metrics,
+                                                 std::uint64_t periodNs) override {
+        if (samplerRefused)
+            throw Error(ErrorCode::InsufficientPrivileges, "ERR_NVGPUCTRPERM");
+        sampled = metrics;
+        samplePeriodNs = periodNs;
+        return std::make_unique<Sources>(&sourcesStarted);
+    }
+    std::unique_ptr<SampleSources> activitySources() override {
+        activityOnly = true;
+        return std::make_unique<Sources>(&sourcesStarted);
     }
 };
 
@@ -196,6 +223,75 @@ TEST(CounterSetUp, EveryDeviceOfOneChipOrAnErrorThatSaysWhatToDo) {
         FAIL() << "no device was accepted";
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), ErrorCode::NoDevice);
+    }
+}
+
+} // namespace
+} // namespace roofline::collect
+
+namespace roofline::collect {
+namespace {
+
+// The sampling mode: no range profiler, the chip's sampling set on a sampler at the asked period,
+// the recording opened where the session records (its header says what was sampled), sampling
+// started, launches followed, and the collector's step sink the run's series.
+TEST(SamplingSetUp, SamplesTheChipsSetIntoItsRecording) {
+    Options o;
+    o.mode = CollectionMode::Sample;
+    o.samplePeriodUs = 250;
+    Setting u(o);
+    u.s.outputPath = ::testing::TempDir() + "sampling_setup.rfs";
+    setUpSampling(u.s, u.options, u.config, u.platform);
+    EXPECT_TRUE(u.platform.specs.empty()); // no range profiler
+    EXPECT_TRUE(u.platform.images.empty());
+    EXPECT_TRUE(u.platform.profilerInitialized);
+    EXPECT_TRUE(u.platform.subscribed);
+    EXPECT_TRUE(u.platform.sourcesStarted);
+    EXPECT_FALSE(u.platform.activityOnly);
+    EXPECT_EQ(u.platform.sampled, core::samplingSetForChip("GH100").metrics());
+    EXPECT_EQ(u.platform.samplePeriodNs, 250000u);
+    EXPECT_EQ(u.s.passes, 1u);
+    EXPECT_EQ(u.s.status, "sampled");
+    ASSERT_TRUE(u.s.sampled);
+    EXPECT_EQ(u.config.steps, &u.s.sampled->series());
+    u.s.sampled->finish();
+    const core::SampledRecording rec = core::readSampledRecording(u.s.outputPath);
+    EXPECT_EQ(rec.header.counters, u.platform.sampled);
+    EXPECT_EQ(rec.header.periodNs, 250000u);
+    EXPECT_EQ(rec.header.device.chip, "GH100");
+    EXPECT_EQ(rec.header.device.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(rec.header.ringSteps, 16u);
+    u.s.sampled.reset();
+    std::remove(u.s.outputPath.c_str());
+}
+
+// CUPTI refuses the sampler (counters restricted to administrators): the steps get their kernels'
+// times from the activity records alone, and the status says why -- never a record per launch.
+// Every device of the process (device -1) is refused with the advice to name one.
+TEST(SamplingSetUp, ARefusedSamplerLeavesTheStepsTheirTimes) {
+    Options o;
+    o.mode = CollectionMode::Sample;
+    Setting u(o);
+    u.platform.samplerRefused = true;
+    u.s.outputPath = ::testing::TempDir() + "sampling_refused.rfs";
+    setUpSampling(u.s, u.options, u.config, u.platform);
+    EXPECT_TRUE(u.platform.activityOnly);
+    EXPECT_TRUE(u.platform.sourcesStarted);
+    EXPECT_NE(u.s.status.find("times only"), std::string::npos) << u.s.status;
+    EXPECT_NE(u.s.status.find("ERR_NVGPUCTRPERM"), std::string::npos) << u.s.status;
+    u.s.sampled.reset();
+    std::remove(u.s.outputPath.c_str());
+
+    Options every = o;
+    every.device = -1;
+    Setting v(every);
+    v.s.outputPath = ::testing::TempDir() + "sampling_every.rfs";
+    try {
+        setUpSampling(v.s, v.options, v.config, v.platform);
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+        EXPECT_NE(std::string(e.what()).find("ROOFLINE_DEVICE"), std::string::npos) << e.what();
     }
 }
 

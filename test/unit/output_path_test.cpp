@@ -201,3 +201,14 @@ TEST(WriteFileOnce, TwoProcessesSavingAtOnceKeepBothRecordings) {
         EXPECT_EQ(readAll(mine), "parent");
     }
 }
+
+// A sampled job's recording: a replay recording's name taken as .rfs, another name kept, the
+// default pattern's when none is given.
+TEST(OutputPath, ASampledJobRecordsToAnRfs) {
+    FakeEnv env;
+    EXPECT_EQ(sampledOutputPath("run.rfl", process(), env.lookup()), "run.rfs");
+    EXPECT_EQ(sampledOutputPath("steps.bin", process(), env.lookup()), "steps.bin");
+    EXPECT_EQ(sampledOutputPath(".rfl", process(), env.lookup()), ".rfl");
+    EXPECT_EQ(sampledOutputPath("", process(), env.lookup()), "roofline-node7-4242.rfs");
+    EXPECT_EQ(sampledOutputPath("", process(3), env.lookup()), "roofline-rank3.rfs");
+}
