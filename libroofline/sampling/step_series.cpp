@@ -53,6 +53,21 @@ void StepSeries::dropOldestAwaiting() {
     ++tally_.droppedAwaiting;
 }
 
+// The order of arrival keeps only ids still awaiting their records: those that left from the
+// front, and -- where one that never leaves holds the front (a record lost outside every step) --
+// all of them once the order is twice what awaits. Host lock held.
+void StepSeries::trimAwaitingOrder() {
+    while (!awaitingOrder_.empty() && awaiting_.count(awaitingOrder_.front()) == 0)
+        awaitingOrder_.pop_front();
+    if (awaitingOrder_.size() <= 2 * awaiting_.size() + 1024)
+        return;
+    std::deque<std::uint64_t> kept;
+    for (std::uint64_t id : awaitingOrder_)
+        if (awaiting_.count(id) != 0)
+            kept.push_back(id);
+    awaitingOrder_.swap(kept);
+}
+
 void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const KernelActivity& k : activity) {
@@ -69,6 +84,7 @@ void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
         }
         pending_[it->second.step].kernels.push_back({k, it->second.scope});
     }
+    trimAwaitingOrder();
 }
 
 void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
@@ -180,7 +196,7 @@ std::vector<core::KernelSpan> StepSeries::spansFor(const std::vector<Kernel>& ow
     return spans;
 }
 
-void StepSeries::process(std::int64_t step, Pending p, const std::vector<KernelActivity>& later) {
+void StepSeries::process(std::int64_t step, Pending p) {
     core::SampledStep out;
     out.index = static_cast<std::uint64_t>(step);
     out.values.assign(config_.counters, 0.0);
@@ -201,8 +217,9 @@ void StepSeries::process(std::int64_t step, Pending p, const std::vector<KernelA
                 from = std::min(from, s.startNs);
                 to = std::max(to, s.endNs);
             }
-        const core::Attribution a = core::attributeSamples(
-            used, spansFor(p.kernels, later, from, to), config_.counters, config_.periodNs);
+        const core::Attribution a =
+            core::attributeSamples(used, spansFor(p.kernels, laterKernels(to), from, to),
+                                   config_.counters, config_.periodNs);
         out.between = a.between;
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
             const Kernel& k = p.kernels[i];
@@ -297,11 +314,9 @@ void StepSeries::handOver(core::SampledBatch batch) {
     }
 }
 
-// The first pending step, once it is ready, taken out of the host's side under its lock, with
-// the kernels of the steps after it that may share its last samples; false when none is ready.
-// Called with the reader's lock held.
-bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p,
-                           std::vector<KernelActivity>& later) {
+// The first pending step, once it is ready, taken out of the host's side under its lock; false
+// when none is ready. Called with the reader's lock held.
+bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (pending_.empty() || !ready(pending_.begin()->first, finishing))
         return false;
@@ -311,22 +326,20 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p,
     processed_ = step;
     for (std::uint64_t id : p.ids)
         awaiting_.erase(id);
-    // The samples the step uses reach to `reach` at most (the reader's lock is held: the samples
-    // are the reader's).
-    std::uint64_t first = ~std::uint64_t{0}, reach = 0;
-    for (const Kernel& k : p.kernels) {
-        first = std::min(first, k.activity.startNs);
-        reach = std::max(reach, k.activity.endNs);
-    }
-    for (const core::CounterSample& c : samples_)
-        if (c.endNs > first && c.startNs < reach)
-            reach = std::max(reach, c.endNs);
-    later.clear();
+    trimAwaitingOrder();
+    return true;
+}
+
+// The kernels of the steps not yet turned into values that begin before `to` (the end of the
+// samples a step uses): they may share its last samples.
+std::vector<KernelActivity> StepSeries::laterKernels(std::uint64_t to) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<KernelActivity> later;
     for (const auto& [s, q] : pending_)
         for (const Kernel& k : q.kernels)
-            if (k.activity.startNs < reach)
+            if (k.activity.startNs < to)
                 later.push_back(k.activity);
-    return true;
+    return later;
 }
 
 // The steps are divided and written under the reader's lock only: the program's launches and
@@ -335,9 +348,8 @@ void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
     std::lock_guard<std::mutex> reader(readerMutex_);
     std::int64_t step = 0;
     Pending p;
-    std::vector<KernelActivity> later;
-    while (takeReady(finishing, step, p, later))
-        process(step, std::move(p), later);
+    while (takeReady(finishing, step, p))
+        process(step, std::move(p));
     handOver(due(nowUnixNs, finishing));
 }
 
@@ -358,7 +370,9 @@ StepSeriesTally StepSeries::tally() const {
 std::size_t StepSeries::launchesHeld() const {
     std::lock_guard<std::mutex> reader(readerMutex_);
     std::lock_guard<std::mutex> lock(mutex_);
-    std::size_t n = awaiting_.size() + batch_.launches.size();
+    // Every launch awaiting its record has its id in the order of arrival, and ids that left
+    // may linger there: the order's size bounds both.
+    std::size_t n = std::max(awaiting_.size(), awaitingOrder_.size()) + batch_.launches.size();
     for (const auto& [distance, launches] : strayLaunches_)
         n += launches.size();
     for (const auto& r : ring_)

@@ -113,9 +113,10 @@ private:
     std::vector<core::KernelSpan> spansFor(const std::vector<Kernel>& own,
                                            const std::vector<KernelActivity>& later,
                                            std::uint64_t from, std::uint64_t to) const;
-    bool takeReady(bool finishing, std::int64_t& step, Pending& p,
-                   std::vector<KernelActivity>& later);
-    void process(std::int64_t step, Pending p, const std::vector<KernelActivity>& later);
+    bool takeReady(bool finishing, std::int64_t& step, Pending& p);
+    std::vector<KernelActivity> laterKernels(std::uint64_t to) const;
+    void process(std::int64_t step, Pending p);
+    void trimAwaitingOrder();
     /// How far `ns` is from the running median, as a share of it, when it strays; else 0.
     double strays(double ns);
     void keepStray(double distance, std::vector<core::SampledLaunch> launches);
