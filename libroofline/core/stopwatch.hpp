@@ -20,6 +20,13 @@ inline std::int64_t steadyNowNs() noexcept {
         .count();
 }
 
+/// The system clock (Unix time), nanoseconds.
+inline std::uint64_t unixNowNs() noexcept {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+}
+
 /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, a system call on Linux),
 /// nanoseconds; -1 when unavailable.
 inline std::int64_t threadCpuNowNs() noexcept {

@@ -1,12 +1,11 @@
 #include "cupti/pm_sampler.hpp"
 
 #include "cupti/check.hpp"
+#include "core/stopwatch.hpp"
 
 #include <roofline/error.hpp>
 
 #include <cupti_pmsampling.h>
-
-#include <chrono>
 
 namespace roofline::cupti {
 
@@ -155,10 +154,10 @@ PmDecode PmSampler::decode() {
         p.pPmSamplingObject = s.object;
         p.pCounterDataImage = s.counterData.data();
         p.counterDataImageSize = s.counterData.size();
-        const auto began = std::chrono::steady_clock::now();
+        const auto began = core::SteadyClock::now();
         const CUptiResult status = cuptiPmSamplingDecodeData(&p);
-        const auto decoded = std::chrono::steady_clock::now();
-        out.decodeMs += std::chrono::duration<double, std::milli>(decoded - began).count();
+        out.decodeMs += core::msSince(began);
+        const auto decoded = core::SteadyClock::now();
         if (status == CUPTI_ERROR_OUT_OF_MEMORY) {
             out.overflow = true; // the buffer overflowed: what it lost is lost
             break;
@@ -169,9 +168,7 @@ PmDecode PmSampler::decode() {
         const std::size_t n = s.completedSamples();
         for (std::size_t i = 0; i < n; ++i)
             out.samples.push_back(s.sample(i));
-        out.evaluateMs += std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - decoded)
-                              .count();
+        out.evaluateMs += core::msSince(decoded);
         s.counterData = s.pristine;
         if (n == 0)
             break;

@@ -18,7 +18,6 @@
 #include <roofline/error.hpp>
 #include <roofline/version.hpp>
 
-#include <chrono>
 #include <cstdlib>
 
 namespace roofline::collect {
@@ -276,10 +275,7 @@ core::SampledHeader sampledHeader(const SessionState& s, const std::vector<std::
     h.pid = s.process.pid;
     h.rank = s.process.rank;
     h.worldSize = s.process.worldSize;
-    h.startedUnixNs = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    h.startedUnixNs = core::unixNowNs();
     return h;
 }
 
@@ -287,7 +283,8 @@ core::SampledHeader sampledHeader(const SessionState& s, const std::vector<std::
 // kernels' activity records alone, said once.
 std::unique_ptr<SampleSources> sourcesOf(SessionState& s, CounterPlatform& platform,
                                          const std::string& chip,
-                                         const std::vector<std::string>& counters) {
+                                         const std::vector<std::string>& counters,
+                                         std::uint64_t periodNs) {
     // Diagnostic: the kernels' records alone, to tell the sampler's cost from the rest.
     if (const char* only = std::getenv("ROOFLINE_SAMPLE_SOURCES");
         only && std::string(only) == "activity") {
@@ -295,8 +292,7 @@ std::unique_ptr<SampleSources> sourcesOf(SessionState& s, CounterPlatform& platf
         return platform.activitySources();
     }
     try {
-        return platform.sampleSources(s.devices[0], chip, counters,
-                                      s.settings.options.samplePeriodUs * 1000);
+        return platform.sampleSources(s.devices[0], chip, counters, periodNs);
     } catch (const Error& e) {
         if (e.code() == ErrorCode::InvalidArgument || e.code() == ErrorCode::NoDevice)
             throw;
@@ -338,7 +334,8 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
     run.series.writeEverySteps = options.sampleWriteSteps;
     run.series.writeEveryNs = options.sampleWriteSeconds * 1000000000ull;
     const auto profilersStart = core::SteadyClock::now();
-    s.sampled = std::make_unique<SampledRun>(run, sourcesOf(s, platform, chip, s.metrics));
+    s.sampled = std::make_unique<SampledRun>(
+        run, sourcesOf(s, platform, chip, s.metrics, run.header.periodNs));
     s.sampled->start();
     s.profilersMs = msSince(profilersStart);
     config.steps = &s.sampled->series();

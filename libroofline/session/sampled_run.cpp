@@ -21,14 +21,8 @@ SampledRun::~SampledRun() {
     finish();
 }
 
-std::uint64_t SampledRun::unixNow() noexcept {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::system_clock::now().time_since_epoch())
-                                          .count());
-}
-
 void SampledRun::start() {
-    began_ = std::chrono::steady_clock::now();
+    began_ = core::SteadyClock::now();
     sources_->start();
     std::lock_guard<std::mutex> lock(mutex_);
     started_ = true;
@@ -79,9 +73,9 @@ void SampledRun::readOnce(bool finishing) noexcept {
         if (!r.samples.empty())
             series_->samples(r.samples);
         if (finishing)
-            series_->finish(unixNow());
+            series_->finish(core::unixNowNs());
         else
-            series_->advance(unixNow());
+            series_->advance(core::unixNowNs());
     } catch (...) {
         // out of memory: this round's records are lost; the series' tally shows the gaps
     }
@@ -105,8 +99,7 @@ SampledRunSummary SampledRun::finish() noexcept {
     summary_.series = series_->tally();
     summary_.droppedKernels = sources_->droppedKernels();
     if (started_)
-        summary_.wallSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+        summary_.wallSeconds = core::msSince(began_) / 1000.0;
     return summary_;
 }
 

@@ -91,7 +91,6 @@ public:
 private:
     void loop() noexcept;
     void readOnce(bool finishing) noexcept;
-    static std::uint64_t unixNow() noexcept;
 
     std::string path_;
     std::chrono::milliseconds every_;

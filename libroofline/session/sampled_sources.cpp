@@ -3,6 +3,7 @@
 #include "session/sampled_sources.hpp"
 
 #include "core/demangle.hpp"
+#include "core/stopwatch.hpp"
 #include "cupti/activity.hpp"
 #include "cupti/host.hpp"
 #include "cupti/pm_sampler.hpp"
@@ -14,10 +15,6 @@
 
 namespace roofline::collect {
 namespace {
-
-double msSince(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
 
 // The kernels' records, names demangled once per distinct name.
 class KernelRecords {
@@ -51,9 +48,9 @@ public:
     }
     /// take() into a read, timed.
     void readInto(SourceRead& r, bool last) noexcept {
-        const auto began = std::chrono::steady_clock::now();
+        const auto began = core::SteadyClock::now();
         r.kernels = take(last, r.incomplete);
-        r.recordsMs = msSince(began);
+        r.recordsMs = core::msSince(began);
     }
     std::uint64_t dropped() const noexcept { return timer_ ? timer_->dropped() : 0; }
     /// The records' buffers flushed and kernel activity off, while CUPTI is attached.

@@ -139,7 +139,7 @@ void SessionState::launched(const cupti::LaunchEvent& event, std::size_t slot, b
         // activity enabled beside their user replay made every later range's instruction
         // counters zero on the H100 (FLOPs 0, bytes intact; design 0011).
         collector->onGraphLaunch(slot);
-        if (collector->level() == Level::TimingOnly) // sampled: the run has its own records
+        if (collector->level() != Level::Counters)
             startTiming();
     }
     // The ranges open on this thread (or anywhere in the process), those opened before the
