@@ -202,19 +202,34 @@ void createBackends(SessionState& s, CollectorConfig& config, const BackendSpec&
         s.passes = config.alignedPasses;
 }
 
+// What every mode's set-up begins with: the devices opened, the settings resolved with what they
+// can do, the collector's configuration from them, CUPTI's profiler initialized; the chip.
+std::string openOnChip(SessionState& s, const Options& options, CollectorConfig& config,
+                       CounterPlatform& platform) {
+    const auto start = core::SteadyClock::now();
+    openDevices(s, options, platform);
+    resolveOnDevices(s, options, platform);
+    config = collectorConfig(s.settings);
+    s.deviceMs = core::msSince(start);
+    return sessionChip(s, platform);
+}
+
+// The launch callbacks subscribed, timed.
+void subscribeLaunches(SessionState& s, CounterPlatform& platform) {
+    const auto start = core::SteadyClock::now();
+    platform.subscribe(s, &launchSink, &s);
+    s.trackerMs = core::msSince(start);
+}
+
 } // namespace
 
 void setUpCounters(SessionState& s, const Options& options, CollectorConfig& config,
                    CounterPlatform& platform) {
     using core::msSince;
     const auto start = core::SteadyClock::now();
-    openDevices(s, options, platform);
-    resolveOnDevices(s, options, platform);
-    config = collectorConfig(s.settings);
+    const std::string chip = openOnChip(s, options, config, platform);
     const Settings& settings = s.settings;
     const ModeFacts facts = modeFacts(settings.mode);
-    s.deviceMs = msSince(start);
-    const std::string chip = sessionChip(s, platform);
     const core::ChipProfile profile =
         core::withBytes(core::profileForChip(chip), settings.options.bytes);
     FirstMetrics first = chooseMetrics(s, profile, facts);
@@ -239,9 +254,7 @@ void setUpCounters(SessionState& s, const Options& options, CollectorConfig& con
     config.metricNames = s.metrics;
     s.configImagesMs = msSince(imagesStart);
     s.ceilings = deviceCeilings(s.devices[0].info);
-    const auto trackerStart = core::SteadyClock::now();
-    platform.subscribe(s, &launchSink, &s);
-    s.trackerMs = msSince(trackerStart);
+    subscribeLaunches(s, platform);
     const auto profilersStart = core::SteadyClock::now();
     BackendSpec spec;
     spec.chip = chip;
@@ -314,11 +327,7 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
         throw Error(ErrorCode::InvalidArgument,
                     "the sampling mode samples one device per process: set ROOFLINE_DEVICE (or "
                     "Options::device) to its ordinal, or run one process per device (torchrun)");
-    openDevices(s, options, platform);
-    resolveOnDevices(s, options, platform);
-    config = collectorConfig(s.settings);
-    s.deviceMs = msSince(start);
-    const std::string chip = sessionChip(s, platform);
+    const std::string chip = openOnChip(s, options, config, platform);
     const core::SamplingSet& set = core::samplingSetForChip(chip); // throws for a chip without one
     s.metrics = set.metrics();
     s.passes = 1;
@@ -341,9 +350,7 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
     config.steps = &s.sampled->series();
     config.passes = 1;
     config.metricNames = s.metrics;
-    const auto trackerStart = core::SteadyClock::now();
-    platform.subscribe(s, &launchSink, &s);
-    s.trackerMs = msSince(trackerStart);
+    subscribeLaunches(s, platform);
     s.setupMs = msSince(start);
 }
 

@@ -130,8 +130,8 @@ private:
 cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
     cupti::PmSamplerSettings settings;
     settings.periodNs = std::max<std::uint64_t>(periodNs, 1);
-    // Decoding costs in proportion to the buffer (~0.5 ms a MiB on the H200, whatever it holds):
-    // 64 MiB holds several reads of samples at periods from 500 us, 512 MiB below.
+    // 64 MiB holds several reads of samples at periods from 500 us (it overflowed at 100 us),
+    // 512 MiB below.
     settings.hardwareBufferBytes = periodNs >= 500000 ? (64ull << 20) : (512ull << 20);
     const std::uint64_t perRead =
         static_cast<std::uint64_t>(std::chrono::nanoseconds(kReadEvery).count()) /

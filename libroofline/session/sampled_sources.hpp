@@ -14,14 +14,14 @@
 
 namespace roofline::collect {
 
-/// How often the reading thread reads the device: a decode costs the thread time in proportion
-/// to the device's buffer whatever it holds (~65 ms for 128 MiB on the H200), and ~25 us a
-/// sample to evaluate.
+/// How often the reading thread reads the device: on the H200 a decode cost the thread ~65 ms
+/// a read at 1 ms (64 or 128 MiB buffer alike), ~130 ms at 100 us (512 MiB, ten times the
+/// samples), and evaluation ~20-25 us a sample.
 inline constexpr std::chrono::milliseconds kReadEvery{250};
 
 /// The sampler for `periodNs`: the device's buffer of raw samples holds several reads' worth (a
-/// sample's raw record is tens of kB: 64 MiB overflowed at a 100 us period), no more (decoding
-/// takes time in proportion to it), and the counter-data image one read's samples twice over.
+/// sample's raw record is tens of kB: 64 MiB overflowed at a 100 us period), and the
+/// counter-data image one read's samples twice over.
 cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs);
 
 /// PM sampling of `metrics` on device `ordinal` (chip `chip`) every `periodNs` of GPU time,

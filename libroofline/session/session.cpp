@@ -50,7 +50,7 @@ void prepare(collect::SessionState& s, const Options& options) {
     s.process = core::currentProcess(env);
     if (!options.outputPath.empty()) // a bad pattern is refused now, not after the run
         s.outputPath = core::expandOutputPattern(options.outputPath, s.process, env);
-    if (options.mode == CollectionMode::Sample)
+    if (collect::modeFacts(options.mode).samples)
         s.outputPath = core::sampledOutputPath(s.outputPath, s.process, env);
     if (!options.listenNvtx)
         core::log().info(
@@ -110,7 +110,7 @@ Start setUpOrFallBack(collect::SessionState& s, const Options& options,
         return start;
     }
     try {
-        if (options.mode == CollectionMode::Sample)
+        if (collect::modeFacts(options.mode).samples)
             collect::setUpSampling(s, options, start.config, platform);
         else
             collect::setUpCounters(s, options, start.config, platform);
