@@ -3,6 +3,7 @@
 // own file) and returns what runs it once parsed; main.cpp runs the one given.
 #include "core/ceilings_file.hpp"
 #include "core/recording.hpp"
+#include "core/sampled_recording.hpp"
 
 #include <roofline/kernel_record.hpp>
 
@@ -76,6 +77,8 @@ struct Evaluated {
 /// cache, else the datasheet, with the device's peaks where a roof would be the datasheet's); a
 /// file that exists but does not fit, and one measured on another device, warned about.
 core::CeilingsChoice ceilingsFor(const core::Recording& rec, const std::string& ceilings);
+/// The same for a sampled job's recording (its header's device).
+core::CeilingsChoice ceilingsFor(const core::SampledRecording& rec, const std::string& ceilings);
 /// `ceilings`: a ceilings file to use instead of the cache ("": $ROOFLINE_CEILINGS or the cache);
 /// one that cannot be read is an error, one measured on another device a warning.
 Evaluated evaluate(const std::string& file, const std::string& ceilings = "");

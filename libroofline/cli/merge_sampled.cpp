@@ -3,7 +3,6 @@
 #include "cli/commands.hpp"
 
 #include "core/atomic_file.hpp"
-#include "core/ceilings_file.hpp"
 #include "core/sampled_figures.hpp"
 #include "core/sampled_recording.hpp"
 #include "report/sampled_ranks.hpp"
@@ -27,8 +26,7 @@ int mergeSampled(const MergeArgs& args) {
                             "replayed ones");
         const core::SampledRecording rec = core::readSampledRecording(file);
         const int rank = rec.header.rank >= 0 ? rec.header.rank : static_cast<int>(i);
-        ranks.push_back({rank, file,
-                         core::figuresOf(rec, core::chooseCeilings(rec.header.device).used)});
+        ranks.push_back({rank, file, core::figuresOf(rec, ceilingsFor(rec, "").used)});
     }
     const report::AlignedRanks aligned = report::alignRanks(ranks);
     report::printAlignedRanks(aligned, std::cout);

@@ -15,6 +15,12 @@
 
 namespace roofline::cli {
 
+core::CeilingsChoice ceilingsFor(const core::SampledRecording& rec, const std::string& ceilings) {
+    core::Recording device; // what the roofs are chosen by
+    device.device = rec.header.device;
+    return ceilingsFor(device, ceilings);
+}
+
 int reportSampled(const ReportArgs& args) {
     if (args.host || !args.hostCsv.empty())
         throw Error(ErrorCode::InvalidArgument,
@@ -23,9 +29,7 @@ int reportSampled(const ReportArgs& args) {
                     "replay recording's)");
     std::ostream& human = args.csv == "-" || args.json == "-" ? std::cerr : std::cout;
     const core::SampledRecording rec = core::readSampledRecording(args.file);
-    core::Recording device; // what the roofs are chosen by
-    device.device = rec.header.device;
-    const core::CeilingsChoice roofs = ceilingsFor(device, args.ceilings);
+    const core::CeilingsChoice roofs = ceilingsFor(rec, args.ceilings);
     const core::SampledFigures figures = core::figuresOf(rec, roofs.used);
     const std::size_t rows =
         args.top == ReportArgs::kDefaultTop ? 40 : (args.top == 0 ? figures.steps.size() : args.top);
