@@ -65,6 +65,23 @@ struct PmSampler::Impl {
         return p.numCompletedSamples;
     }
 
+    // Sampling stopped if it runs, and the object disabled (the constructor's failure and the
+    // destructor). Never throws.
+    void release() noexcept {
+        if (!object)
+            return;
+        if (running) {
+            CUpti_PmSampling_Stop_Params p{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+            p.pPmSamplingObject = object;
+            ROOFLINE_CUPTI_LOG(cuptiPmSamplingStop(&p));
+            running = false;
+        }
+        CUpti_PmSampling_Disable_Params d{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+        d.pPmSamplingObject = object;
+        ROOFLINE_CUPTI_LOG(cuptiPmSamplingDisable(&d));
+        object = nullptr;
+    }
+
     PmSample sample(std::size_t index) const {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params p{
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
@@ -99,24 +116,14 @@ PmSampler::PmSampler(int deviceOrdinal, const Host& host, std::vector<std::strin
         s.configure();
         s.sizeImage();
     } catch (...) {
-        CUpti_PmSampling_Disable_Params d{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-        d.pPmSamplingObject = s.object;
-        ROOFLINE_CUPTI_LOG(cuptiPmSamplingDisable(&d));
+        s.release();
         throw;
     }
 }
 
 PmSampler::~PmSampler() {
-    if (!impl_ || !impl_->object)
-        return;
-    if (impl_->running) {
-        CUpti_PmSampling_Stop_Params p{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-        p.pPmSamplingObject = impl_->object;
-        ROOFLINE_CUPTI_LOG(cuptiPmSamplingStop(&p));
-    }
-    CUpti_PmSampling_Disable_Params d{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-    d.pPmSamplingObject = impl_->object;
-    ROOFLINE_CUPTI_LOG(cuptiPmSamplingDisable(&d));
+    if (impl_)
+        impl_->release();
 }
 
 void PmSampler::start() {
