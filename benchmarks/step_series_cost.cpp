@@ -47,10 +47,11 @@ int main(int argc, char** argv) {
     std::uint64_t id = 1, samples = 0, clock = 0, sampledTo = 0;
     std::vector<sampling::KernelActivity> records;
     std::vector<core::CounterSample> batch;
+    const std::uint32_t scope = series.scope("step #");
     for (int step = 0; step < steps; ++step) {
         const auto host = Clock::now();
         for (int k = 0; k < kKernels; ++k)
-            series.launched(id++, step, "step #", 1);
+            series.launched(id++, step, scope, 1);
         series.stepEnded(step);
         hostUs += usSince(host);
         const std::uint64_t begin = clock;

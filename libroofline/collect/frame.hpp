@@ -45,6 +45,10 @@ struct Frame {
     mutable std::uint64_t serial = 0;
     /// Reuse: the uniform scope path of this instance's launches (made at its first one).
     mutable std::string uniform{};
+    /// Sampling: what this instance's launches tell the step sink while it is the innermost
+    /// scope, found at its first one -- its scope's number plus one (0: not yet) and its step.
+    mutable std::uint32_t sampledScope = 0;
+    mutable std::int64_t sampledStep = -1;
     /// Host time of this instance.
     HostFrame host{};
     std::uint64_t thread = 0; ///< the OS thread that opened it

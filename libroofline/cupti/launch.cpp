@@ -294,6 +294,7 @@ namespace {
 // subscription exists (the injection's, made before any Session), trackers take turns on it.
 std::atomic<LaunchTracker*> gTarget{nullptr};
 std::atomic<HostTiming> gCallbackClocks{HostTiming::Off};
+std::atomic<bool> gReadResources{true};
 CUpti_SubscriberHandle gProcessSubscriber = nullptr;
 std::atomic<bool> gFollowMemory{false};
 
@@ -386,6 +387,10 @@ LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
 
 void LaunchTracker::timeCallbacks(HostTiming clocks) noexcept {
     gCallbackClocks.store(clocks, std::memory_order_relaxed);
+}
+
+void LaunchTracker::readKernelResources(bool on) noexcept {
+    gReadResources.store(on, std::memory_order_relaxed);
 }
 
 void LaunchTracker::followMemoryOperations(bool on) noexcept {
@@ -574,7 +579,8 @@ void kernelAboutToRun(LaunchTracker* self, unsigned cbid, const CUpti_CallbackDa
         }
         return;
     }
-    loadBeforeLaunch(f, e);
+    if (gReadResources.load(std::memory_order_relaxed))
+        loadBeforeLaunch(f, e);
     e.launch.mangledName = info->symbolName ? info->symbolName : functionName(f);
     if (!e.launch.mangledName)
         e.launch.mangledName = "<unknown kernel>";

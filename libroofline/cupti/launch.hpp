@@ -75,6 +75,11 @@ public:
     /// Which clocks the launch callbacks read on entry, process-wide (LaunchEvent::calledWallNs,
     /// calledCpuNs): none (Off), the steady clock (Wall), or both (Cpu).
     static void timeCallbacks(HostTiming clocks) noexcept;
+    /// Whether a launch's kernel is read before it runs (registers and static shared memory, a
+    /// query that also loads lazily loaded code before a range profiler measures it),
+    /// process-wide; on by default. A sampled run has no range profiler and takes the kernels'
+    /// names from their activity records: it saves the program those driver calls per launch.
+    static void readKernelResources(bool on) noexcept;
     ~LaunchTracker();
     LaunchTracker(const LaunchTracker&) = delete;
     LaunchTracker& operator=(const LaunchTracker&) = delete;

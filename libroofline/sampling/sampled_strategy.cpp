@@ -22,14 +22,33 @@ void SampledStrategy::launch(collect::DeviceSlot&, const collect::Launch& l,
                              const collect::Stack& stack) {
     if (!shared_.config.steps)
         return;
-    // The step: its iteration scope's instance (a record's `iteration`); no raw path is built.
-    const std::size_t at = shared_.model.iterationIndex(stack);
     std::int64_t step = -1;
-    if (inside_ && at < stack.size() && stack[at].instance >= 0) {
-        step = stack[at].instance;
+    const std::uint32_t scope = scopeOf(stack, step);
+    if (inside_ && step >= 0)
         step_ = step;
+    shared_.config.steps->launched(l.correlationId, inside_ ? step : -1, scope, 1);
+}
+
+// The launch's scope number and the instance of its iteration scope (-1: none), found once per
+// innermost scope instance (kept in its frame) -- a launch costs a lookup, not a path built.
+std::uint32_t SampledStrategy::scopeOf(const collect::Stack& stack, std::int64_t& step) {
+    if (!stack.empty() && stack.back().sampledScope != 0) {
+        step = stack.back().sampledStep;
+        return stack.back().sampledScope - 1;
     }
-    shared_.config.steps->launched(l.correlationId, step, shared_.model.path(stack), 1);
+    const std::size_t at = shared_.model.iterationIndex(stack);
+    step = at < stack.size() ? stack[at].instance : -1;
+    std::string path = shared_.model.path(stack);
+    if (!outsideKnown_ || path != outsidePath_) {
+        outsideScope_ = shared_.config.steps->scope(path);
+        outsidePath_ = std::move(path);
+        outsideKnown_ = true;
+    }
+    if (!stack.empty()) {
+        stack.back().sampledScope = outsideScope_ + 1;
+        stack.back().sampledStep = step;
+    }
+    return outsideScope_;
 }
 
 void SampledStrategy::finish() {

@@ -7,6 +7,8 @@
 // ("Train step 7": 7), else by count. Pure logic: no CUDA, no CUPTI.
 #include "collect/strategy.hpp"
 
+#include <string>
+
 namespace roofline::sampling {
 
 class SampledStrategy final : public collect::Strategy {
@@ -23,8 +25,15 @@ public:
     void finish() override;
 
 private:
+    std::uint32_t scopeOf(const collect::Stack& stack, std::int64_t& step);
+
     std::int64_t step_ = -1;   ///< the step the launches of the open iteration belong to
     bool inside_ = false;      ///< an iteration is open
+    /// The last scope path looked up (a launch outside every scope looks up its path again:
+    /// start/end ranges may name it), and its number.
+    std::string outsidePath_;
+    std::uint32_t outsideScope_ = 0;
+    bool outsideKnown_ = false;
 };
 
 /// The strategy for a collector at the sampling level (Collector's MakeStrategy).

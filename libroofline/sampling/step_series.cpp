@@ -11,34 +11,98 @@ namespace roofline::sampling {
 StepSeries::StepSeries(const StepSeriesConfig& config, Write write)
     : config_(config), write_(std::move(write)) {}
 
+std::uint32_t StepSeries::scope(const std::string& path) noexcept {
+    std::lock_guard<std::mutex> lock(scopesMutex_);
+    try {
+        if (scopeNames_.empty()) { // 0: the unnamed scope, also what a failure below gives
+            scopeNames_.emplace_back();
+            scopeNumbers_.emplace(std::string(), 0);
+        }
+        const auto [it, added] =
+            scopeNumbers_.emplace(path, static_cast<std::uint32_t>(scopeNames_.size()));
+        if (added)
+            scopeNames_.push_back(path);
+        return it->second;
+    } catch (...) {
+        return 0;
+    }
+}
+
+// A scope's path on the reader's side, its copy of the names brought up to date when a number
+// is new to it.
+const std::string& StepSeries::scopeName(std::uint32_t scope) {
+    if (scope >= readerScopes_.size()) {
+        std::lock_guard<std::mutex> lock(scopesMutex_);
+        for (std::size_t i = readerScopes_.size(); i < scopeNames_.size(); ++i)
+            readerScopes_.push_back(scopeNames_[i]);
+    }
+    static const std::string kUnnamed;
+    return scope < readerScopes_.size() ? readerScopes_[scope] : kUnnamed;
+}
+
+// The program's threads: one push_back under the log's lock. Launches beyond the bound (a reader
+// far behind) are dropped and counted; step ends never are (at most one per step launched).
+void StepSeries::log(const HostEvent& event) noexcept {
+    std::lock_guard<std::mutex> lock(logMutex_);
+    if (!event.ended && log_.size() >= config_.maxAwaiting) {
+        ++logDropped_;
+        return;
+    }
+    try {
+        log_.push_back(event);
+    } catch (...) {
+        ++logLost_;
+    }
+}
+
 void StepSeries::launched(const HostLaunch& launch) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (launch.step >= 0 && launch.step <= processed_) {
+    log({launch.correlationId, launch.step, launch.scope, launch.kernels, false});
+}
+
+void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, std::uint32_t scope,
+                          std::uint32_t kernels) noexcept {
+    log({correlationId, step, scope, kernels, false});
+}
+
+void StepSeries::stepEnded(std::int64_t step) noexcept {
+    log({0, step, 0, 0, true});
+}
+
+// The reader's lock held: the log swapped out under its own lock, then applied in order.
+void StepSeries::applyLog() {
+    taken_.clear();
+    {
+        std::lock_guard<std::mutex> lock(logMutex_);
+        taken_.swap(log_);
+    }
+    for (const HostEvent& e : taken_)
+        apply(e);
+}
+
+void StepSeries::apply(const HostEvent& e) {
+    if (e.ended) {
+        if (e.step > processed_)
+            pending_[e.step].ended = true;
+        return;
+    }
+    if (e.step >= 0 && e.step <= processed_) {
         ++tally_.late; // its step is written: the launch is counted, not placed
         return;
     }
     // A graph launch's kernel nodes come one by one with its correlation id: they add up.
-    if (const auto [it, added] = awaiting_.emplace(launch.correlationId, launch); added)
-        awaitingOrder_.push_back(launch.correlationId);
+    if (const auto [it, added] = awaiting_.emplace(
+            e.correlationId, HostLaunch{e.correlationId, e.step, e.scope, e.kernels});
+        added)
+        awaitingOrder_.push_back(e.correlationId);
     else
-        it->second.kernels += launch.kernels;
-    if (launch.step >= 0) {
-        Pending& p = pending_[launch.step];
-        p.expected += launch.kernels;
-        p.ids.push_back(launch.correlationId);
+        it->second.kernels += e.kernels;
+    if (e.step >= 0) {
+        Pending& p = pending_[e.step];
+        p.expected += e.kernels;
+        p.ids.push_back(e.correlationId);
     }
     while (awaiting_.size() > config_.maxAwaiting)
         dropOldestAwaiting();
-}
-
-void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, const std::string& scope,
-                          std::uint32_t kernels) noexcept {
-    try {
-        launched(HostLaunch{correlationId, step, scope, kernels});
-    } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++tally_.lost;
-    }
 }
 
 void StepSeries::dropOldestAwaiting() {
@@ -55,7 +119,7 @@ void StepSeries::dropOldestAwaiting() {
 
 // The order of arrival keeps only ids still awaiting their records: those that left from the
 // front, and -- where one that never leaves holds the front (a record lost outside every step) --
-// all of them once the order is twice what awaits. Host lock held.
+// all of them once the order is twice what awaits.
 void StepSeries::trimAwaitingOrder() {
     while (!awaitingOrder_.empty() && awaiting_.count(awaitingOrder_.front()) == 0)
         awaitingOrder_.pop_front();
@@ -68,9 +132,10 @@ void StepSeries::trimAwaitingOrder() {
     awaitingOrder_.swap(kept);
 }
 
-void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const KernelActivity& k : activity) {
+void StepSeries::kernels(std::vector<KernelActivity> activity) {
+    std::lock_guard<std::mutex> reader(readerMutex_);
+    applyLog(); // every launch whose record is here was logged before the record was read
+    for (KernelActivity& k : activity) {
         const auto it = awaiting_.find(k.correlationId);
         if (it == awaiting_.end()) {
             ++tally_.unmatched;
@@ -82,7 +147,7 @@ void StepSeries::kernels(const std::vector<KernelActivity>& activity) {
                 awaiting_.erase(it);
             continue;
         }
-        pending_[it->second.step].kernels.push_back({k, it->second.scope});
+        pending_[it->second.step].kernels.push_back({std::move(k), it->second.scope});
     }
     trimAwaitingOrder();
 }
@@ -96,16 +161,6 @@ void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
     while (samples_.size() > config_.maxSamples) {
         samples_.pop_front();
         ++tally_.droppedSamples;
-    }
-}
-
-void StepSeries::stepEnded(std::int64_t step) noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    try {
-        if (step > processed_)
-            pending_[step].ended = true;
-    } catch (...) {
-        ++tally_.lost;
     }
 }
 
@@ -209,13 +264,17 @@ void StepSeries::process(std::int64_t step, Pending p) {
         out.startNs = p.kernels.front().activity.startNs;
         for (const Kernel& k : p.kernels)
             out.endNs = std::max(out.endNs, k.activity.endNs);
+        // The samples come in time order: those over the step are found by a binary search.
         std::vector<core::CounterSample> used;
         std::uint64_t from = out.startNs, to = out.endNs;
-        for (const core::CounterSample& s : samples_)
-            if (s.endNs > out.startNs && s.startNs < out.endNs) {
-                used.push_back(s);
-                from = std::min(from, s.startNs);
-                to = std::max(to, s.endNs);
+        for (auto s = std::partition_point(
+                 samples_.begin(), samples_.end(),
+                 [&](const core::CounterSample& c) { return c.endNs <= out.startNs; });
+             s != samples_.end() && s->startNs < out.endNs; ++s)
+            if (s->endNs > out.startNs) {
+                used.push_back(*s);
+                from = std::min(from, s->startNs);
+                to = std::max(to, s->endNs);
             }
         const core::Attribution a =
             core::attributeSamples(used, spansFor(p.kernels, laterKernels(to), from, to),
@@ -229,7 +288,7 @@ void StepSeries::process(std::int64_t step, Pending p) {
             out.kernelNs += k.activity.endNs - k.activity.startNs;
             out.coveredNs += r.coveredNs;
             out.estimatedKernels += r.estimated ? 1 : 0;
-            launches.push_back({out.index, k.activity.name, k.scope, k.activity.startNs,
+            launches.push_back({out.index, k.activity.name, scopeName(k.scope), k.activity.startNs,
                                 k.activity.endNs, r.values, r.coveredNs, r.estimated});
             addToSignature(launches.back());
             recentKernels_.push_back(k.activity);
@@ -314,10 +373,8 @@ void StepSeries::handOver(core::SampledBatch batch) {
     }
 }
 
-// The first pending step, once it is ready, taken out of the host's side under its lock; false
-// when none is ready. Called with the reader's lock held.
+// The first pending step, once it is ready, taken out; false when none is ready.
 bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
-    std::lock_guard<std::mutex> lock(mutex_);
     if (pending_.empty() || !ready(pending_.begin()->first, finishing))
         return false;
     step = pending_.begin()->first;
@@ -331,21 +388,29 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
 }
 
 // The kernels of the steps not yet turned into values that begin before `to` (the end of the
-// samples a step uses): they may share its last samples.
+// samples a step uses): they may share its last samples. The steps are looked at in order up to
+// the first whose kernels are in and all begin at `to` or later -- those after it begin later
+// still -- so that a step costs what its neighbourhood holds, not every step pending.
 std::vector<KernelActivity> StepSeries::laterKernels(std::uint64_t to) const {
-    std::lock_guard<std::mutex> lock(mutex_);
     std::vector<KernelActivity> later;
-    for (const auto& [s, q] : pending_)
+    for (const auto& [s, q] : pending_) {
+        bool before = false;
         for (const Kernel& k : q.kernels)
-            if (k.activity.startNs < to)
+            if (k.activity.startNs < to) {
                 later.push_back(k.activity);
+                before = true;
+            }
+        if (!before && complete(q) && !q.kernels.empty())
+            break;
+    }
     return later;
 }
 
-// The steps are divided and written under the reader's lock only: the program's launches and
-// step ends, which take the host's lock, never wait on it.
+// The host's log applied, then the steps divided and written, on the reading thread: the
+// program's launches and step ends, which take the log's lock only, never wait on it.
 void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
     std::lock_guard<std::mutex> reader(readerMutex_);
+    applyLog();
     std::int64_t step = 0;
     Pending p;
     while (takeReady(finishing, step, p))
@@ -363,16 +428,20 @@ void StepSeries::finish(std::uint64_t nowUnixNs) {
 
 StepSeriesTally StepSeries::tally() const {
     std::lock_guard<std::mutex> reader(readerMutex_);
-    std::lock_guard<std::mutex> lock(mutex_);
-    return tally_;
+    std::lock_guard<std::mutex> lock(logMutex_);
+    StepSeriesTally t = tally_;
+    t.droppedAwaiting += logDropped_;
+    t.lost += logLost_;
+    return t;
 }
 
 std::size_t StepSeries::launchesHeld() const {
     std::lock_guard<std::mutex> reader(readerMutex_);
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(logMutex_);
     // Every launch awaiting its record has its id in the order of arrival, and ids that left
     // may linger there: the order's size bounds both.
-    std::size_t n = std::max(awaiting_.size(), awaitingOrder_.size()) + batch_.launches.size();
+    std::size_t n = log_.size() + std::max(awaiting_.size(), awaitingOrder_.size()) +
+                    batch_.launches.size();
     for (const auto& [distance, launches] : strayLaunches_)
         n += launches.size();
     for (const auto& r : ring_)

@@ -7,7 +7,8 @@
 // writer: the steps since the last batch, the launches of the ring's last step and of every step
 // that strayed from the running median. Memory is bounded: the ring, the launches awaiting their
 // activity (at most maxAwaiting, the oldest dropped and counted) and the samples not yet used.
-// Pure logic: no CUDA, no CUPTI; one lock inside.
+// The program's threads only append to a log (one short lock, never held by the reader while it
+// works); everything else is the reading thread's. Pure logic: no CUDA, no CUPTI.
 #include "collect/step_sink.hpp"
 #include "core/sample_attribution.hpp"
 #include "core/sampled_recording.hpp"
@@ -25,11 +26,11 @@
 
 namespace roofline::sampling {
 
-/// A launch as the host saw it: its step (-1: outside every step) and scope path.
+/// A launch as the host saw it: its step (-1: outside every step) and scope (StepSeries::scope).
 struct HostLaunch {
     std::uint64_t correlationId = 0;
     std::int64_t step = -1;
-    std::string scope;
+    std::uint32_t scope = 0;
     std::uint32_t kernels = 1; ///< kernels it runs: a graph launch's kernel nodes share its id
 };
 
@@ -52,7 +53,8 @@ struct StepSeriesConfig {
     /// grow with its launches); the others are counted and flagged in their rows.
     std::size_t strayStepsKept = 4;
     std::size_t medianOf = 101; ///< steps the running median is taken over
-    /// Host launches awaiting their activity records beyond this are dropped, oldest first.
+    /// Host launches awaiting their activity records beyond this are dropped, oldest first; the
+    /// host's log of launches not yet read holds as many at most (further ones are dropped).
     std::size_t maxAwaiting = 1u << 20;
     /// Samples held for steps not yet turned into values (262,144: 26 s at 100 us, ~30 MB);
     /// beyond it the oldest go, and the kernels they covered show it in their coverage.
@@ -80,10 +82,13 @@ public:
     StepSeries(const StepSeriesConfig& config, Write write);
 
     void launched(const HostLaunch& launch);
-    /// StepSink: a launch from the collector (an allocation failure drops it, counted).
-    void launched(std::uint64_t correlationId, std::int64_t step, const std::string& scope,
+    /// StepSink: a scope path's number (an allocation failure gives the unnamed scope's, 0).
+    std::uint32_t scope(const std::string& path) noexcept override;
+    /// StepSink: a launch from the collector, logged (beyond the log's bound it is dropped,
+    /// counted).
+    void launched(std::uint64_t correlationId, std::int64_t step, std::uint32_t scope,
                   std::uint32_t kernels) noexcept override;
-    void kernels(const std::vector<KernelActivity>& activity);
+    void kernels(std::vector<KernelActivity> activity);
     void samples(const std::vector<core::CounterSample>& samples);
     /// The host left step `step`: no launch of it comes after this.
     void stepEnded(std::int64_t step) noexcept override;
@@ -98,16 +103,27 @@ public:
 
     struct Kernel {
         KernelActivity activity;
-        std::string scope;
+        std::uint32_t scope = 0;
     };
 
 private:
+    /// What a program's thread said: a launch, or a step's end (`ended`).
+    struct HostEvent {
+        std::uint64_t correlationId = 0;
+        std::int64_t step = -1;
+        std::uint32_t scope = 0, kernels = 0;
+        bool ended = false;
+    };
     struct Pending {
         std::uint64_t expected = 0; ///< kernels its host launches run
         bool ended = false;
         std::vector<Kernel> kernels;
         std::vector<std::uint64_t> ids; ///< its launches' correlation ids
     };
+    void log(const HostEvent& event) noexcept;
+    /// The host's log taken and applied to the launches awaiting and the steps pending.
+    void applyLog();
+    void apply(const HostEvent& event);
     bool complete(const Pending& p) const { return p.ended && p.kernels.size() >= p.expected; }
     bool ready(std::int64_t step, bool finishing) const;
     std::vector<core::KernelSpan> spansFor(const std::vector<Kernel>& own,
@@ -129,16 +145,24 @@ private:
 
     StepSeriesConfig config_;
     Write write_;
-    // Two locks, always taken in this order: the reader's (the samples, the steps turned into
-    // values, the ring, the batch: what kernels(), samples(), advance() and finish() work on, one
-    // caller at a time) and the host's (the launches awaiting their records and the steps not yet
-    // turned into values: what the program's threads touch, briefly). Each tally field is written
-    // under one of them.
+    // Two locks, taken in this order when both are: the reader's (everything below the log: what
+    // kernels(), samples(), advance() and finish() work on, one caller at a time) and the log's
+    // (what the program's threads append to, for a push_back; the reader holds it to swap the log
+    // out). Scopes have their own, taken at a scope instance's first launch.
     mutable std::mutex readerMutex_;
-    mutable std::mutex mutex_;
+    mutable std::mutex logMutex_;
+    std::vector<HostEvent> log_;
+    std::uint64_t logDropped_ = 0; ///< launches the full log refused (the log's lock)
+    std::uint64_t logLost_ = 0;    ///< launches or ends lost for want of memory (the log's lock)
+    mutable std::mutex scopesMutex_;
+    std::unordered_map<std::string, std::uint32_t> scopeNumbers_;
+    std::vector<std::string> scopeNames_; ///< by number (the scopes' lock)
+    std::vector<std::string> readerScopes_; ///< a copy of scopeNames_ the reader names launches by
+    const std::string& scopeName(std::uint32_t scope);
     std::unordered_map<std::uint64_t, HostLaunch> awaiting_;
     std::deque<std::uint64_t> awaitingOrder_;
     std::map<std::int64_t, Pending> pending_;
+    std::vector<HostEvent> taken_; ///< the log last taken (its capacity kept)
     /// Kernels of steps turned into values that the held samples still cover.
     std::vector<KernelActivity> recentKernels_;
     std::deque<core::CounterSample> samples_;

@@ -65,13 +65,22 @@ LaunchCycle::LaunchCycle(std::size_t longestCycle)
 }
 
 LaunchCycle::Event LaunchCycle::launch(std::uint64_t signature) {
-    runs_.add(signature);
+    // While a confirmed cycle is followed no new one is looked for: the periods' runs, whose cost
+    // per launch grows with how often its signature recurs within reach (hundreds of times in a
+    // training step's 8192 launches), are left behind and rebuilt from the history if the cycle
+    // breaks. A job followed for days pays a comparison per launch.
+    if (following_ && confirmed_)
+        runsBehind_ = true;
+    else
+        runs_.add(signature);
     remember(signature);
     ++seen_;
     const Known* resume = resumable(signature);
     Event e = Event::None;
     if (following_)
         e = followed(signature);
+    if (!following_ && runsBehind_)
+        rebuildRuns();
     if (resume && !(following_ && confirmed_)) {
         // A known cycle matched whole: the next launch begins it (a tentative cycle gives way).
         cycle_ = resume->cycle;
@@ -85,6 +94,15 @@ LaunchCycle::Event LaunchCycle::launch(std::uint64_t signature) {
     if (inStep_)
         ++inSteps_;
     return e;
+}
+
+// The periods' runs as if every launch the history holds had been added (the history reaches
+// twice as far back as any period).
+void LaunchCycle::rebuildRuns() {
+    runs_ = PeriodRuns(longest_);
+    for (const std::uint64_t s : history_)
+        runs_.add(s);
+    runsBehind_ = false;
 }
 
 void LaunchCycle::remember(std::uint64_t signature) {

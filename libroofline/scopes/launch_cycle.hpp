@@ -104,6 +104,7 @@ private:
     };
 
     void remember(std::uint64_t signature);
+    void rebuildRuns();
     void adopt(std::size_t period);
     /// The adoptable period: the smallest longer than floor_ whose run holds two copies (0: none).
     std::size_t adoptable() const;
@@ -118,6 +119,7 @@ private:
     // twice as many.
     std::vector<std::uint64_t> history_;
     PeriodRuns runs_;
+    bool runsBehind_ = false; // launches of a confirmed cycle were not added to runs_
 
     bool following_ = false;
     bool confirmed_ = false; // the followed cycle gives steps

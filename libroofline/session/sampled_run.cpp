@@ -69,7 +69,7 @@ void SampledRun::readOnce(bool finishing) noexcept {
     }
     try {
         if (!r.kernels.empty())
-            series_->kernels(r.kernels);
+            series_->kernels(std::move(r.kernels));
         if (!r.samples.empty())
             series_->samples(r.samples);
         if (finishing)

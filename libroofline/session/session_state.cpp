@@ -293,6 +293,7 @@ void SessionState::begin(const CollectorConfig& config,
     // (reading the kernel, the collector, waiting for other threads' launches) comes out of the
     // host times.
     cupti::LaunchTracker::timeCallbacks(hostTiming);
+    cupti::LaunchTracker::readKernelResources(level != Level::Sampled);
     // Graph launches run as their nodes while counters are collected (cupti/graph_replay.hpp).
     cupti::replaceGraphLaunches(options.launchGraphNodes && level == Level::Counters);
     ready.store(true, std::memory_order_release);

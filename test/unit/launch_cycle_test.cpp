@@ -127,6 +127,40 @@ TEST(LaunchCycle, AKnownStepResumesAfterAValidationPass) {
     }
 }
 
+// A program that changes its step for good (training, then evaluation on a loop of its own): the
+// followed step breaks where the stream leaves it, and the new one is found as in a fresh stream
+// -- what the finder skips while it follows a confirmed step is made up at the break.
+TEST(LaunchCycle, ANewStepAfterAFollowedOneIsFound) {
+    Stream train = step(3), evaluate;
+    for (std::uint64_t k = 0; k < 41; ++k) // longer: a cycle that broke bars shorter ones
+        evaluate.push_back(k % 3 == 0 ? 10 : 100 + k); // shares a kernel with the training step
+    Stream s;
+    append(s, train, 200);
+    const std::size_t switched = s.size();
+    std::vector<std::size_t> evaluateStarts;
+    for (int n = 0; n < 600; ++n) {
+        evaluateStarts.push_back(s.size());
+        append(s, evaluate);
+    }
+    LaunchCycle c;
+    const Fed f = feed(c, s);
+    ASSERT_FALSE(f.ends.empty());
+    EXPECT_EQ(f.ends.front(), switched);
+    std::vector<std::size_t> after;
+    for (std::size_t b : f.begins)
+        if (b >= switched)
+            after.push_back(b);
+    ASSERT_FALSE(after.empty()) << "the evaluation loop gives steps";
+    EXPECT_EQ(c.length(), evaluate.size());
+    for (std::size_t b : after)
+        EXPECT_EQ((b - switched) % evaluate.size(), 0u) << "a step began at launch " << b;
+    // Once confirmed (kConfirmLaunches launches), every evaluation step is given.
+    const auto first = std::find(evaluateStarts.begin(), evaluateStarts.end(), after.front());
+    ASSERT_NE(first, evaluateStarts.end());
+    EXPECT_EQ(static_cast<std::size_t>(evaluateStarts.end() - first), after.size());
+    EXPECT_LE(after.front() - switched, LaunchCycle::kConfirmLaunches + 4 * evaluate.size());
+}
+
 // A short step with nothing repeated inside it must span kConfirmLaunches launches before it
 // gives steps; a loop of one kernel too.
 TEST(LaunchCycle, AShortStepIsConfirmedOverManyLaunches) {

@@ -54,7 +54,7 @@ struct Job {
         const std::uint64_t from = clock;
         for (int k = 0; k < 3; ++k) {
             const std::uint64_t id = nextId++;
-            run.series().launched(id, step, "train/step", 1);
+            run.series().launched(id, step, run.series().scope("train/step"), 1);
             ks.push_back({id, "gemm" + std::to_string(k), clock, clock + 1000});
             clock += 1100;
         }

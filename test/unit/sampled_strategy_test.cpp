@@ -23,9 +23,19 @@ struct Heard : StepSink {
     };
     std::vector<Call> launches;
     std::vector<std::int64_t> ends;
-    void launched(std::uint64_t id, std::int64_t step, const std::string& scope,
+    std::vector<std::string> scopes; ///< by number
+    std::size_t lookups = 0;         ///< scope() calls
+    std::uint32_t scope(const std::string& path) noexcept override {
+        ++lookups;
+        for (std::size_t i = 0; i < scopes.size(); ++i)
+            if (scopes[i] == path)
+                return static_cast<std::uint32_t>(i);
+        scopes.push_back(path);
+        return static_cast<std::uint32_t>(scopes.size() - 1);
+    }
+    void launched(std::uint64_t id, std::int64_t step, std::uint32_t scope,
                   std::uint32_t) noexcept override {
-        launches.push_back({id, step, scope});
+        launches.push_back({id, step, scopes.at(scope)});
     }
     void stepEnded(std::int64_t step) noexcept override { ends.push_back(step); }
 };
@@ -62,7 +72,7 @@ struct Sampled {
 
 } // namespace
 
-// Numbered steps: each launch carries its step's number and its scope path; each step's end is
+// Numbered steps: each launch carries its step's number and its scope; each step's end is
 // heard; nothing runs under a profiler and the stop returns no record.
 TEST(SampledStrategy, LaunchesAndStepEndsGoToTheSinkAndNoRecordIsKept) {
     Heard heard;
@@ -87,6 +97,9 @@ TEST(SampledStrategy, LaunchesAndStepEndsGoToTheSinkAndNoRecordIsKept) {
     EXPECT_EQ(heard.launches[3].step, 3); // a graph's kernel node, in its step
     EXPECT_EQ(heard.launches[9].step, 5);
     EXPECT_EQ(heard.ends, (std::vector<std::int64_t>{3, 4, 5}));
+    // The scope is looked up once per scope instance (the launch outside, then each step's and
+    // each layer's first launch), not per launch.
+    EXPECT_EQ(heard.lookups, 1u + 3 * 2);
 }
 
 // Fed to the series of sampled steps: with the kernels' activity records and the samples, each

@@ -30,7 +30,7 @@ struct Job {
         std::vector<KernelActivity> out;
         for (std::size_t k = 0; k < kernels; ++k) {
             const std::uint64_t id = nextId++;
-            s.launched({id, step, "step/layer", 1});
+            s.launched({id, step, s.scope("step/layer"), 1});
             const auto length = static_cast<std::uint64_t>(static_cast<double>(kernelNs) * stretch);
             out.push_back({id, "kernel" + std::to_string(k), clock, clock + length});
             clock += length + gapNs;
@@ -217,10 +217,10 @@ TEST(StepSeries, MemoryStaysBoundedOverManySteps) {
 TEST(StepSeries, AGraphLaunchsKernelsShareItsCorrelationId) {
     std::vector<core::SampledBatch> written;
     StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
-    s.launched({7, 0, "", 3});
+    s.launched({7, 0, 0, 3});
     s.stepEnded(0);
     s.kernels({{7, "a", 0, 100}, {7, "b", 100, 200}});
-    s.launched({8, 1, "", 1});
+    s.launched({8, 1, 0, 1});
     s.stepEnded(1);
     s.kernels({{8, "c", 300, 400}});
     s.samples({{0, 500, {400, 0}}});
@@ -241,9 +241,9 @@ TEST(StepSeries, AGraphsNodesAnnouncedOneByOneAddUp) {
     std::vector<core::SampledBatch> written;
     StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
     for (int node = 0; node < 3; ++node)
-        s.launched({5, -1, "", 1}); // a graph outside every step
+        s.launched({5, -1, 0, 1}); // a graph outside every step
     for (int node = 0; node < 2; ++node)
-        s.launched({7, 0, "", 1});
+        s.launched({7, 0, 0, 1});
     s.stepEnded(0);
     s.kernels({{5, "x", 0, 10}, {5, "y", 10, 20}, {5, "z", 20, 30}});
     s.kernels({{7, "a", 100, 200}, {7, "b", 200, 300}});
@@ -256,21 +256,30 @@ TEST(StepSeries, AGraphsNodesAnnouncedOneByOneAddUp) {
 }
 
 // Launches whose activity never comes are held up to a bound, then dropped oldest first and
-// counted; a launch reported for a step already written is counted, and holds nothing up.
+// counted; the host's log of launches not yet read holds as many (a reader far behind: further
+// launches are dropped there, counted, and the program never waits); a launch reported for a step
+// already written is counted, and holds nothing up.
 TEST(StepSeries, WhatNeverArrivesIsBoundedAndCounted) {
     StepSeriesConfig c = config();
     c.maxAwaiting = 100;
     StepSeries s(c, nullptr);
     for (std::uint64_t id = 1; id <= 1000; ++id)
-        s.launched({id, -1, "", 1});
-    EXPECT_EQ(s.tally().droppedAwaiting, 900u);
+        s.launched({id, -1, 0, 1});
+    EXPECT_EQ(s.tally().droppedAwaiting, 900u); // the log's bound, before any read
     EXPECT_LE(s.launchesHeld(), 100u);
-    s.launched({5000, 0, "", 1});
+    s.advance(1);
+    for (std::uint64_t id = 1001; id <= 1050; ++id)
+        s.launched({id, -1, 0, 1});
+    s.advance(1);
+    EXPECT_EQ(s.tally().droppedAwaiting, 950u); // and the oldest awaiting, once read
+    EXPECT_LE(s.launchesHeld(), 100u);
+    s.launched({5000, 0, 0, 1});
     s.stepEnded(0);
     s.kernels({{5000, "k", 0, 10}, {424242, "foreign", 0, 5}});
     s.finish(1);
     EXPECT_EQ(s.tally().unmatched, 1u);
-    s.launched({5001, 0, "", 1});
+    s.launched({5001, 0, 0, 1});
+    s.advance(2);
     EXPECT_EQ(s.tally().late, 1u);
 }
 
