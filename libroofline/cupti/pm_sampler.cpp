@@ -150,6 +150,10 @@ const std::vector<std::string>& PmSampler::metrics() const noexcept {
     return impl_->metrics;
 }
 
+std::size_t PmSampler::imageBytes() const noexcept {
+    return impl_->counterData.size();
+}
+
 PmDecode PmSampler::decode() {
     Impl& s = *impl_;
     PmDecode out;

@@ -53,6 +53,8 @@ public:
     /// The complete samples the buffer holds so far, oldest first.
     PmDecode decode();
     const std::vector<std::string>& metrics() const noexcept;
+    /// The host's counter-data image: its bytes, for samplesPerDecode samples.
+    std::size_t imageBytes() const noexcept;
 
 private:
     struct Impl;

@@ -1,6 +1,7 @@
 #include "scopes/launch_cycle.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace roofline::collect {
@@ -224,14 +225,26 @@ void LaunchCycle::forgetNestedIn(const std::vector<std::uint64_t>& cycle) {
                  known_.end());
 }
 
+// Eight bytes of the name at a time: a sampled job hashes every launch's name for as long as it
+// runs (kernel names of templated libraries are a few hundred characters).
 std::uint64_t launchSignature(const core::Launch& launch) noexcept {
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a
-    const auto mix = [&h](std::uint64_t byte) {
-        h ^= byte;
-        h *= 1099511628211ull;
+    std::uint64_t h = 1469598103934665603ull;
+    const auto mix = [&h](std::uint64_t word) {
+        h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
     };
-    for (const char* c = launch.mangledName ? launch.mangledName : ""; *c; ++c)
-        mix(static_cast<unsigned char>(*c));
+    const char* name = launch.mangledName ? launch.mangledName : "";
+    const std::size_t n = std::strlen(name);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, name + i, 8);
+        mix(word);
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, name + i, n - i);
+    mix(tail);
+    mix(n);
     for (const std::uint64_t v : {launch.block.x, launch.block.y, launch.block.z})
         mix(v);
     mix(launch.sharedMemBytes());

@@ -3,6 +3,7 @@
 #include "session/sampled_sources.hpp"
 
 #include "core/demangle.hpp"
+#include "core/log.hpp"
 #include "core/stopwatch.hpp"
 #include "cupti/activity.hpp"
 #include "cupti/host.hpp"
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <unordered_map>
 
@@ -83,7 +85,12 @@ public:
     PmSources(int ordinal, const std::string& chip, const std::vector<std::string>& metrics,
               const cupti::PmSamplerSettings& settings)
         : host_(chip, cupti::Instrument::PmSampling),
-          sampler_(ordinal, host_, metrics, settings) {}
+          sampler_(ordinal, host_, metrics, settings) {
+        core::log().debug("libroofline: sampling: device buffer {} MiB, image {} bytes for {} "
+                          "samples",
+                          settings.hardwareBufferBytes >> 20, sampler_.imageBytes(),
+                          settings.samplesPerDecode);
+    }
 
     void start() override {
         kernels_.start();
@@ -133,6 +140,10 @@ cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
     // 64 MiB holds several reads of samples at periods from 500 us (it overflowed at 100 us),
     // 512 MiB below.
     settings.hardwareBufferBytes = periodNs >= 500000 ? (64ull << 20) : (512ull << 20);
+    // Diagnostic: the buffer's size in MiB, to tell its part in the decode's cost.
+    if (const char* mb = std::getenv("ROOFLINE_SAMPLE_BUFFER_MB"))
+        if (const unsigned long long v = std::strtoull(mb, nullptr, 10); v > 0 && v <= 4096)
+            settings.hardwareBufferBytes = v << 20;
     const std::uint64_t perRead =
         static_cast<std::uint64_t>(std::chrono::nanoseconds(kReadEvery).count()) /
         settings.periodNs;
