@@ -6,7 +6,8 @@
 namespace roofline::core {
 namespace {
 
-// The kernels running over one sample, and the instants where one of them starts or ends.
+// The kernels running over one sample (in the order they start: `active` is), and the instants
+// where one of them starts or ends.
 struct Overlap {
     std::vector<std::size_t> kernels;
     std::vector<std::uint64_t> cuts;
@@ -31,13 +32,23 @@ Overlap overlapOf(const CounterSample& s, const std::vector<KernelSpan>& spans,
     return o;
 }
 
-// The kernels running over the piece [t0, t1) of a sample.
-void runningOver(const std::vector<KernelSpan>& spans, const Overlap& o, std::uint64_t t0,
-                 std::uint64_t t1, std::vector<std::size_t>& running) {
-    running.clear();
-    for (std::size_t k : o.kernels)
-        if (spans[k].startNs <= t0 && spans[k].endNs >= t1)
-            running.push_back(k);
+// Calls `piece(t0, t1, running)` for each piece [t0, t1) of a sample between its cuts, with the
+// kernels running over all of it (start <= t0, end >= t1), in one sweep: o.kernels come in the
+// order they start, a kernel joins once it has started and leaves once it ends before t1 -- a
+// sample with hundreds of short kernels costs their number, not its square.
+template <typename Piece>
+void sweep(const std::vector<KernelSpan>& spans, const Overlap& o, Piece&& piece) {
+    std::vector<std::size_t> running;
+    std::size_t next = 0;
+    for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
+        const std::uint64_t t0 = o.cuts[c], t1 = o.cuts[c + 1];
+        while (next < o.kernels.size() && spans[o.kernels[next]].startNs <= t0)
+            running.push_back(o.kernels[next++]);
+        running.erase(std::remove_if(running.begin(), running.end(),
+                                     [&](std::size_t k) { return spans[k].endNs < t1; }),
+                      running.end());
+        piece(t0, t1, running);
+    }
 }
 
 // One sample's values, piece by piece between its cuts, to the kernels running in each piece:
@@ -47,32 +58,28 @@ void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const 
             std::size_t counters, Attribution& out) {
     for (std::size_t k : o.kernels)
         ++out.kernels[k].samples;
-    std::vector<std::size_t> running;
     std::uint64_t busy = 0;
-    for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
-        runningOver(spans, o, o.cuts[c], o.cuts[c + 1], running);
-        if (!running.empty())
-            busy += o.cuts[c + 1] - o.cuts[c];
-    }
+    sweep(spans, o, [&](std::uint64_t t0, std::uint64_t t1, const std::vector<std::size_t>& r) {
+        if (!r.empty())
+            busy += t1 - t0;
+    });
     if (busy == 0) {
         for (std::size_t m = 0; m < counters; ++m)
             out.between[m] += s.values[m];
         return;
     }
-    for (std::size_t c = 0; c + 1 < o.cuts.size(); ++c) {
-        const std::uint64_t t0 = o.cuts[c], t1 = o.cuts[c + 1];
-        runningOver(spans, o, t0, t1, running);
-        if (running.empty())
-            continue;
+    sweep(spans, o, [&](std::uint64_t t0, std::uint64_t t1, const std::vector<std::size_t>& r) {
+        if (r.empty())
+            return;
         const double share = static_cast<double>(t1 - t0) / static_cast<double>(busy);
-        const double each = share / static_cast<double>(running.size());
-        for (std::size_t k : running) {
-            SampledKernel& r = out.kernels[k];
-            r.coveredNs += t1 - t0;
+        const double each = share / static_cast<double>(r.size());
+        for (std::size_t k : r) {
+            SampledKernel& kernel = out.kernels[k];
+            kernel.coveredNs += t1 - t0;
             for (std::size_t m = 0; m < counters; ++m)
-                r.values[m] += s.values[m] * each;
+                kernel.values[m] += s.values[m] * each;
         }
-    }
+    });
 }
 
 } // namespace

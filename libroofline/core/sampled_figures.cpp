@@ -76,6 +76,16 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
     }
     f.covered = s.kernelNs > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(s.kernelNs)
                                : 0;
+    f.steps = std::max<std::uint64_t>(s.steps, 1);
+    if (f.steps > 1) {
+        const double n = static_cast<double>(f.steps);
+        f.seconds /= n;
+        f.kernelSeconds /= n;
+        f.fp32Flops /= n;
+        f.fp64Flops /= n;
+        for (double& b : f.bytes)
+            b /= n;
+    }
     f.estimated = s.kernels > 0 ? static_cast<double>(s.estimatedKernels) /
                                       static_cast<double>(s.kernels)
                                 : 0;
@@ -146,7 +156,8 @@ struct Totals {
 Totals signatureTotals(const SampledRecording& rec) {
     Totals t;
     for (const SampledBatch& b : rec.batches) {
-        t.steps += static_cast<double>(b.steps.size());
+        for (const SampledStep& s : b.steps)
+            t.steps += static_cast<double>(std::max<std::uint64_t>(s.steps, 1));
         for (const SampledSignature& s : b.signatures)
             addTo(t.signatures[{s.name, s.scope}], s.name, s.scope, rec.header.counters.size(),
                   s.launches, s.ns, s.values, s.estimated);

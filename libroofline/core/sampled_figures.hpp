@@ -15,8 +15,11 @@
 
 namespace roofline::core {
 
+// A row of several steps (SampledStep::steps) gives each figure per step: its times, FLOPs and
+// bytes are the row's over its steps; rates and shares are the row's.
 struct StepFigures {
     std::uint64_t index = 0;
+    std::uint64_t steps = 1;  ///< the program's steps the row holds, from `index` on
     double seconds = 0;       ///< GPU time from its first kernel's start to its last one's end
     double kernelSeconds = 0; ///< its kernels' durations added up
     double clockHz = 0;       ///< SM cycles over the time the samples covered

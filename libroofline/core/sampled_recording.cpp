@@ -42,7 +42,8 @@ json toJson(const SampledHeader& h) {
 }
 
 json toJson(const SampledStep& s) {
-    return {{"index", s.index},         {"start_ns", s.startNs},   {"end_ns", s.endNs},
+    return {{"index", s.index},         {"steps", s.steps},        {"start_ns", s.startNs},
+            {"end_ns", s.endNs},
             {"kernels", s.kernels},     {"kernel_ns", s.kernelNs}, {"values", s.values},
             {"between", s.between},     {"covered_ns", s.coveredNs},
             {"estimated_kernels", s.estimatedKernels}};
@@ -100,6 +101,12 @@ SampledHeader headerOf(const json& j) {
 SampledStep stepOf(const json& j, std::size_t counters) {
     SampledStep s;
     s.index = integerAt<std::uint64_t>(j, "index");
+    // Absent from recordings of libraries before rows held several steps: one.
+    if (j.contains("steps")) {
+        s.steps = integerAt<std::uint64_t>(j, "steps");
+        if (s.steps == 0)
+            throw std::out_of_range("'steps' is 0: a row holds at least one step");
+    }
     s.startNs = integerAt<std::uint64_t>(j, "start_ns");
     s.endNs = integerAt<std::uint64_t>(j, "end_ns");
     s.kernels = integerAt<std::uint64_t>(j, "kernels");

@@ -29,7 +29,11 @@ struct SampledHeader {
 
 /// One step as the samples saw it.
 struct SampledStep {
-    std::uint64_t index = 0;
+    std::uint64_t index = 0; ///< the program's step (the first of them where `steps` > 1)
+    /// The program's steps this row holds: consecutive steps shorter than three sampling periods
+    /// are merged into one row of at least that length (a loop of one short kernel), their
+    /// values added up.
+    std::uint64_t steps = 1;
     std::uint64_t startNs = 0, endNs = 0; ///< GPU time: its first kernel's start, last one's end
     std::uint64_t kernels = 0;
     std::uint64_t kernelNs = 0; ///< the kernels' durations added up (activity records)

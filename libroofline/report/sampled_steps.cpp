@@ -54,8 +54,11 @@ std::vector<std::size_t> shown(const core::SampledFigures& f, std::size_t rows) 
 
 void header(const core::SampledRecording& rec, const core::SampledFigures& f, std::ostream& out) {
     const core::SampledHeader& h = rec.header;
+    std::uint64_t steps = 0;
+    for (const core::StepFigures& s : f.steps)
+        steps += s.steps;
     out << "sampled   " << h.device.name << " (" << h.device.chip << "), every "
-        << fixed(static_cast<double>(h.periodNs) / 1e3, 0) << " us, " << f.steps.size()
+        << fixed(static_cast<double>(h.periodNs) / 1e3, 0) << " us, " << steps
         << " steps in " << rec.batches.size() << " writes";
     if (h.rank >= 0)
         out << ", rank " << h.rank << " of " << h.worldSize;
@@ -63,6 +66,17 @@ void header(const core::SampledRecording& rec, const core::SampledFigures& f, st
            "records): FLOPs are estimates from pipe counters, not the replay profile's counts\n"
         << "median    step " << milliseconds(f.medianSeconds) << " ms; " << f.strays
         << " step(s) more than 10% from it (!)\n";
+    std::size_t merged = 0;
+    std::uint64_t mergedSteps = 0;
+    for (const core::StepFigures& s : f.steps)
+        if (s.steps > 1) {
+            ++merged;
+            mergedSteps += s.steps;
+        }
+    if (merged > 0)
+        out << "rows      " << merged << " rows hold " << mergedSteps
+            << " steps shorter than three sampling periods, merged in order (a row's step is its "
+               "first; its figures are per step)\n";
     if (!rec.cut.empty())
         out << "cut       the file ends inside a write (the job was stopped while writing): "
                "every write before it is here\n";
@@ -103,7 +117,7 @@ void printSampledSteps(const core::SampledRecording& rec, const core::SampledFig
 void writeSampledCsv(const core::SampledFigures& f, std::ostream& out) {
     out << "step,seconds,kernel_seconds,from_median,strays,clock_hz,fp32_flops_estimate,"
            "fp64_flops_estimate,tensor_pipe_share,l1_bytes,l2_bytes,dram_bytes,"
-           "dram_bytes_per_second,nearest_roof,nearest_share,covered,estimated\n";
+           "dram_bytes_per_second,nearest_roof,nearest_share,covered,estimated,steps\n";
     for (const core::StepFigures& s : f.steps)
         out << s.index << ',' << number(s.seconds) << ',' << number(s.kernelSeconds) << ','
             << number(s.fromMedian) << ',' << (s.strays ? 1 : 0) << ',' << number(s.clockHz)
@@ -112,7 +126,7 @@ void writeSampledCsv(const core::SampledFigures& f, std::ostream& out) {
             << number(s.bytes[1]) << ',' << number(s.bytes[2]) << ','
             << number(s.dramBytesPerSecond) << ',' << csvCell(s.nearest) << ','
             << number(s.nearestShare) << ',' << number(s.covered) << ','
-            << number(s.estimated) << '\n';
+            << number(s.estimated) << ',' << s.steps << '\n';
 }
 
 namespace {

@@ -11,127 +11,6 @@ namespace roofline::sampling {
 StepSeries::StepSeries(const StepSeriesConfig& config, Write write)
     : config_(config), write_(std::move(write)) {}
 
-std::uint32_t StepSeries::scope(const std::string& path) noexcept {
-    std::lock_guard<std::mutex> lock(scopesMutex_);
-    try {
-        if (scopeNames_.empty()) { // 0: the unnamed scope, also what a failure below gives
-            scopeNames_.emplace_back();
-            scopeNumbers_.emplace(std::string(), 0);
-        }
-        const auto [it, added] =
-            scopeNumbers_.emplace(path, static_cast<std::uint32_t>(scopeNames_.size()));
-        if (added)
-            scopeNames_.push_back(path);
-        return it->second;
-    } catch (...) {
-        return 0;
-    }
-}
-
-// A scope's path on the reader's side, its copy of the names brought up to date when a number
-// is new to it.
-const std::string& StepSeries::scopeName(std::uint32_t scope) {
-    if (scope >= readerScopes_.size()) {
-        std::lock_guard<std::mutex> lock(scopesMutex_);
-        for (std::size_t i = readerScopes_.size(); i < scopeNames_.size(); ++i)
-            readerScopes_.push_back(scopeNames_[i]);
-    }
-    static const std::string kUnnamed;
-    return scope < readerScopes_.size() ? readerScopes_[scope] : kUnnamed;
-}
-
-// The program's threads: one push_back under the log's lock. Launches beyond the bound (a reader
-// far behind) are dropped and counted; step ends never are (at most one per step launched).
-void StepSeries::log(const HostEvent& event) noexcept {
-    std::lock_guard<std::mutex> lock(logMutex_);
-    if (!event.ended && log_.size() >= config_.maxAwaiting) {
-        ++logDropped_;
-        return;
-    }
-    try {
-        log_.push_back(event);
-    } catch (...) {
-        ++logLost_;
-    }
-}
-
-void StepSeries::launched(const HostLaunch& launch) {
-    log({launch.correlationId, launch.step, launch.scope, launch.kernels, false});
-}
-
-void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, std::uint32_t scope,
-                          std::uint32_t kernels) noexcept {
-    log({correlationId, step, scope, kernels, false});
-}
-
-void StepSeries::stepEnded(std::int64_t step) noexcept {
-    log({0, step, 0, 0, true});
-}
-
-// The reader's lock held: the log swapped out under its own lock, then applied in order.
-void StepSeries::applyLog() {
-    taken_.clear();
-    {
-        std::lock_guard<std::mutex> lock(logMutex_);
-        taken_.swap(log_);
-    }
-    for (const HostEvent& e : taken_)
-        apply(e);
-}
-
-void StepSeries::apply(const HostEvent& e) {
-    if (e.ended) {
-        if (e.step > processed_)
-            pending_[e.step].ended = true;
-        return;
-    }
-    if (e.step >= 0 && e.step <= processed_) {
-        ++tally_.late; // its step is written: the launch is counted, not placed
-        return;
-    }
-    // A graph launch's kernel nodes come one by one with its correlation id: they add up.
-    if (const auto [it, added] = awaiting_.emplace(
-            e.correlationId, HostLaunch{e.correlationId, e.step, e.scope, e.kernels});
-        added)
-        awaitingOrder_.push_back(e.correlationId);
-    else
-        it->second.kernels += e.kernels;
-    if (e.step >= 0) {
-        Pending& p = pending_[e.step];
-        p.expected += e.kernels;
-        p.ids.push_back(e.correlationId);
-    }
-    while (awaiting_.size() > config_.maxAwaiting)
-        dropOldestAwaiting();
-}
-
-void StepSeries::dropOldestAwaiting() {
-    const std::uint64_t id = awaitingOrder_.front();
-    awaitingOrder_.pop_front();
-    const auto it = awaiting_.find(id);
-    if (it == awaiting_.end())
-        return;
-    if (const auto p = pending_.find(it->second.step); p != pending_.end())
-        p->second.expected -= std::min<std::uint64_t>(p->second.expected, it->second.kernels);
-    awaiting_.erase(it);
-    ++tally_.droppedAwaiting;
-}
-
-// The order of arrival keeps only ids still awaiting their records: those that left from the
-// front, and -- where one that never leaves holds the front (a record lost outside every step) --
-// all of them once the order is twice what awaits.
-void StepSeries::trimAwaitingOrder() {
-    while (!awaitingOrder_.empty() && awaiting_.count(awaitingOrder_.front()) == 0)
-        awaitingOrder_.pop_front();
-    if (awaitingOrder_.size() <= 2 * awaiting_.size() + 1024)
-        return;
-    std::deque<std::uint64_t> kept;
-    for (std::uint64_t id : awaitingOrder_)
-        if (awaiting_.count(id) != 0)
-            kept.push_back(id);
-    awaitingOrder_.swap(kept);
-}
-
 void StepSeries::kernels(std::vector<KernelActivity> activity) {
     std::lock_guard<std::mutex> reader(readerMutex_);
     applyLog(); // every launch whose record is here was logged before the record was read
@@ -235,25 +114,82 @@ void StepSeries::keepStray(double distance, std::vector<core::SampledLaunch> lau
 // order), then those of steps before it the held samples still cover, and those of steps after
 // it already in (a sample longer than a step spans several).
 std::vector<core::KernelSpan> StepSeries::spansFor(const std::vector<Kernel>& own,
-                                                   const std::vector<KernelActivity>& later,
+                                                   const std::vector<core::KernelSpan>& later,
                                                    std::uint64_t from, std::uint64_t to) const {
     std::vector<core::KernelSpan> spans;
+    spans.reserve(own.size() + later.size());
     for (const Kernel& k : own)
         spans.push_back({k.activity.startNs, k.activity.endNs});
-    const auto add = [&](const KernelActivity& k) {
+    const auto add = [&](const core::KernelSpan& k) {
         if (k.endNs > from && k.startNs < to)
-            spans.push_back({k.startNs, k.endNs});
+            spans.push_back(k);
     };
-    for (const KernelActivity& k : recentKernels_)
+    for (const core::KernelSpan& k : recentKernels_)
         add(k);
-    for (const KernelActivity& k : later)
+    for (const core::KernelSpan& k : later)
         add(k);
     return spans;
 }
 
-void StepSeries::process(std::int64_t step, Pending p) {
+namespace {
+// A step's GPU span: its first kernel's start and its last one's end ({0, 0}: no kernel).
+std::pair<std::uint64_t, std::uint64_t> spanOf(const std::vector<StepSeries::Kernel>& kernels) {
+    if (kernels.empty())
+        return {0, 0};
+    std::uint64_t from = kernels.front().activity.startNs, to = 0;
+    for (const auto& k : kernels) {
+        from = std::min(from, k.activity.startNs);
+        to = std::max(to, k.activity.endNs);
+    }
+    return {from, to};
+}
+} // namespace
+
+// A step as long as shortestRowPeriods makes its own row; a shorter one joins the row being
+// gathered if it begins within a period of that row's end (else that row goes as it is), and the
+// row goes once it is that long.
+void StepSeries::gather(std::int64_t step, Pending p) {
+    const auto [from, to] = spanOf(p.kernels);
+    const std::uint64_t shortest = config_.shortestRowPeriods * config_.periodNs;
+    const bool hasKernels = !p.kernels.empty();
+    const bool isShort = to - from < shortest;
+    if (row_.steps > 0 && (!isShort || (hasKernels && row_.endNs > 0 &&
+                                        from > row_.endNs + config_.periodNs)))
+        flushRow();
+    if (!isShort) {
+        process(step, std::move(p), 1);
+        return;
+    }
+    if (row_.steps == 0) {
+        row_.first = step;
+        row_.pending = std::move(p);
+    } else {
+        row_.pending.expected += p.expected;
+        row_.pending.kernels.insert(row_.pending.kernels.end(),
+                                    std::make_move_iterator(p.kernels.begin()),
+                                    std::make_move_iterator(p.kernels.end()));
+    }
+    ++row_.steps;
+    if (hasKernels) {
+        row_.startNs = row_.endNs == 0 ? from : std::min(row_.startNs, from);
+        row_.endNs = std::max(row_.endNs, to);
+    }
+    if (row_.endNs - row_.startNs >= shortest || row_.steps >= config_.maxRowSteps)
+        flushRow();
+}
+
+void StepSeries::flushRow() {
+    if (row_.steps == 0)
+        return;
+    Row row = std::move(row_);
+    row_ = Row{};
+    process(row.first, std::move(row.pending), row.steps);
+}
+
+void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
     core::SampledStep out;
     out.index = static_cast<std::uint64_t>(step);
+    out.steps = steps;
     out.values.assign(config_.counters, 0.0);
     out.between.assign(config_.counters, 0.0);
     std::vector<core::SampledLaunch> launches;
@@ -276,22 +212,23 @@ void StepSeries::process(std::int64_t step, Pending p) {
                 from = std::min(from, s->startNs);
                 to = std::max(to, s->endNs);
             }
-        const core::Attribution a =
+        core::Attribution a =
             core::attributeSamples(used, spansFor(p.kernels, laterKernels(to), from, to),
                                    config_.counters, config_.periodNs);
         out.between = a.between;
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
-            const Kernel& k = p.kernels[i];
-            const core::SampledKernel& r = a.kernels[i];
+            Kernel& k = p.kernels[i];
+            core::SampledKernel& r = a.kernels[i];
             for (std::size_t m = 0; m < config_.counters; ++m)
                 out.values[m] += r.values[m];
             out.kernelNs += k.activity.endNs - k.activity.startNs;
             out.coveredNs += r.coveredNs;
             out.estimatedKernels += r.estimated ? 1 : 0;
-            launches.push_back({out.index, k.activity.name, scopeName(k.scope), k.activity.startNs,
-                                k.activity.endNs, r.values, r.coveredNs, r.estimated});
+            launches.push_back({out.index, std::move(k.activity.name), scopeName(k.scope),
+                                k.activity.startNs, k.activity.endNs, std::move(r.values),
+                                r.coveredNs, r.estimated});
             addToSignature(launches.back());
-            recentKernels_.push_back(k.activity);
+            recentKernels_.push_back({k.activity.startNs, k.activity.endNs});
         }
         // Samples that end within this step serve no later one, nor do kernels over before the
         // first sample held.
@@ -299,7 +236,7 @@ void StepSeries::process(std::int64_t step, Pending p) {
             samples_.pop_front();
         const std::uint64_t keepFrom = samples_.empty() ? out.endNs : samples_.front().startNs;
         recentKernels_.erase(std::remove_if(recentKernels_.begin(), recentKernels_.end(),
-                                            [&](const KernelActivity& k) {
+                                            [&](const core::KernelSpan& k) {
                                                 return k.endNs <= keepFrom;
                                             }),
                              recentKernels_.end());
@@ -307,10 +244,13 @@ void StepSeries::process(std::int64_t step, Pending p) {
     out.kernels = launches.size();
     if (p.expected > p.kernels.size())
         tally_.missing += p.expected - p.kernels.size();
-    ++tally_.steps;
+    tally_.steps += steps;
+    ++tally_.rows;
     tally_.launches += launches.size();
     if (const double distance =
-            launches.empty() ? 0.0 : strays(static_cast<double>(out.endNs - out.startNs));
+            launches.empty()
+                ? 0.0
+                : strays(static_cast<double>(out.endNs - out.startNs) / static_cast<double>(steps));
         distance > 0) {
         ++tally_.strays;
         keepStray(distance, launches);
@@ -322,11 +262,16 @@ void StepSeries::process(std::int64_t step, Pending p) {
         ring_.pop_front();
 }
 
+// Looked up by the launch's own strings: a key is built only for a signature new to the write.
 void StepSeries::addToSignature(const core::SampledLaunch& l) {
-    auto key = std::make_pair(l.name, l.scope);
-    if (signatures_.size() >= config_.maxSignatures && signatures_.count(key) == 0)
-        key = {"(other kernels)", ""};
-    core::addTo(signatures_[key], key.first, key.second, config_.counters, 1,
+    auto it = signatures_.find(SignatureView{l.name, l.scope});
+    if (it == signatures_.end()) {
+        if (signatures_.size() >= config_.maxSignatures)
+            it = signatures_.try_emplace({"(other kernels)", ""}).first;
+        else
+            it = signatures_.try_emplace({l.name, l.scope}).first;
+    }
+    core::addTo(it->second, it->first.first, it->first.second, config_.counters, 1,
                 l.endNs - std::min(l.startNs, l.endNs), l.values, l.estimated ? 1 : 0);
 }
 
@@ -391,13 +336,13 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
 // samples a step uses): they may share its last samples. The steps are looked at in order up to
 // the first whose kernels are in and all begin at `to` or later -- those after it begin later
 // still -- so that a step costs what its neighbourhood holds, not every step pending.
-std::vector<KernelActivity> StepSeries::laterKernels(std::uint64_t to) const {
-    std::vector<KernelActivity> later;
+std::vector<core::KernelSpan> StepSeries::laterKernels(std::uint64_t to) const {
+    std::vector<core::KernelSpan> later;
     for (const auto& [s, q] : pending_) {
         bool before = false;
         for (const Kernel& k : q.kernels)
             if (k.activity.startNs < to) {
-                later.push_back(k.activity);
+                later.push_back({k.activity.startNs, k.activity.endNs});
                 before = true;
             }
         if (!before && complete(q) && !q.kernels.empty())
@@ -414,7 +359,9 @@ void StepSeries::drain(std::uint64_t nowUnixNs, bool finishing) {
     std::int64_t step = 0;
     Pending p;
     while (takeReady(finishing, step, p))
-        process(step, std::move(p));
+        gather(step, std::move(p));
+    if (finishing)
+        flushRow();
     handOver(due(nowUnixNs, finishing));
 }
 
@@ -441,7 +388,7 @@ std::size_t StepSeries::launchesHeld() const {
     // Every launch awaiting its record has its id in the order of arrival, and ids that left
     // may linger there: the order's size bounds both.
     std::size_t n = log_.size() + std::max(awaiting_.size(), awaitingOrder_.size()) +
-                    batch_.launches.size();
+                    batch_.launches.size() + row_.pending.kernels.size();
     for (const auto& [distance, launches] : strayLaunches_)
         n += launches.size();
     for (const auto& r : ring_)

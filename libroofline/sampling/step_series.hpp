@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -53,6 +54,11 @@ struct StepSeriesConfig {
     /// grow with its launches); the others are counted and flagged in their rows.
     std::size_t strayStepsKept = 4;
     std::size_t medianOf = 101; ///< steps the running median is taken over
+    /// Steps shorter than this many periods, each beginning within a period of the one before,
+    /// are merged into one row of at least that length (SampledStep::steps): a loop of one short
+    /// kernel makes rows a period's samples can be divided among, not one row per launch.
+    std::uint64_t shortestRowPeriods = 3;
+    std::uint64_t maxRowSteps = 1u << 16; ///< a row holds at most this many steps
     /// Host launches awaiting their activity records beyond this are dropped, oldest first; the
     /// host's log of launches not yet read holds as many at most (further ones are dropped).
     std::size_t maxAwaiting = 1u << 20;
@@ -65,6 +71,7 @@ struct StepSeriesConfig {
 
 struct StepSeriesTally {
     std::uint64_t steps = 0, launches = 0, batches = 0, strays = 0;
+    std::uint64_t rows = 0; ///< rows written: steps, short ones merged
     std::uint64_t outsideSteps = 0;  ///< kernels of launches outside every step
     std::uint64_t unmatched = 0;     ///< activity records of launches the host did not report
     std::uint64_t droppedAwaiting = 0; ///< host launches dropped before their activity came
@@ -127,11 +134,14 @@ private:
     bool complete(const Pending& p) const { return p.ended && p.kernels.size() >= p.expected; }
     bool ready(std::int64_t step, bool finishing) const;
     std::vector<core::KernelSpan> spansFor(const std::vector<Kernel>& own,
-                                           const std::vector<KernelActivity>& later,
+                                           const std::vector<core::KernelSpan>& later,
                                            std::uint64_t from, std::uint64_t to) const;
     bool takeReady(bool finishing, std::int64_t& step, Pending& p);
-    std::vector<KernelActivity> laterKernels(std::uint64_t to) const;
-    void process(std::int64_t step, Pending p);
+    std::vector<core::KernelSpan> laterKernels(std::uint64_t to) const;
+    /// A step whose values are due: into the row being gathered, or a row of its own.
+    void gather(std::int64_t step, Pending p);
+    void flushRow();
+    void process(std::int64_t step, Pending p, std::uint64_t steps);
     void trimAwaitingOrder();
     /// How far `ns` is from the running median, as a share of it, when it strays; else 0.
     double strays(double ns);
@@ -163,8 +173,14 @@ private:
     std::deque<std::uint64_t> awaitingOrder_;
     std::map<std::int64_t, Pending> pending_;
     std::vector<HostEvent> taken_; ///< the log last taken (its capacity kept)
+    /// The row being gathered from short steps: its first step, their kernels, its GPU span.
+    struct Row {
+        std::int64_t first = -1;
+        std::uint64_t steps = 0, startNs = 0, endNs = 0;
+        Pending pending;
+    } row_;
     /// Kernels of steps turned into values that the held samples still cover.
-    std::vector<KernelActivity> recentKernels_;
+    std::vector<core::KernelSpan> recentKernels_;
     std::deque<core::CounterSample> samples_;
     std::uint64_t samplesEnd_ = 0; ///< the latest sample's end
     std::deque<std::vector<core::SampledLaunch>> ring_;
@@ -173,7 +189,17 @@ private:
     /// The stray steps whose launches the next write keeps (distance from the median, launches).
     std::vector<std::pair<double, std::vector<core::SampledLaunch>>> strayLaunches_;
     /// Every signature's sums over the steps since the last write (name, scope).
-    std::map<std::pair<std::string, std::string>, core::SampledSignature> signatures_;
+    /// Signatures are looked up by views of a launch's name and scope (no key built per launch).
+    using SignatureView = std::pair<std::string_view, std::string_view>;
+    struct SignatureOrder {
+        using is_transparent = void;
+        template <typename A, typename B> bool operator()(const A& a, const B& b) const {
+            const int first = std::string_view(a.first).compare(std::string_view(b.first));
+            return first < 0 || (first == 0 && std::string_view(a.second) < std::string_view(b.second));
+        }
+    };
+    std::map<std::pair<std::string, std::string>, core::SampledSignature, SignatureOrder>
+        signatures_;
     void addToSignature(const core::SampledLaunch& launch);
     std::uint64_t stepsSinceWrite_ = 0, lastWriteNs_ = 0;
     StepSeriesTally tally_;

@@ -53,8 +53,10 @@ void SessionState::finishSampled() noexcept {
                   "device's buffer, %.0f ms evaluating the samples, %.0f ms reading the kernels' "
                   "records, the rest dividing the samples and writing)",
                   r.readMs, r.wallSeconds, share, r.decodeMs, r.evaluateMs, r.recordsMs);
+    const std::string rows =
+        t.rows < t.steps ? " in " + count(t.rows, "rows") + " (short steps merged)" : "";
     const std::string text =
-        count(t.steps, "steps") + " sampled (" + count(t.launches, "kernels") + ", " +
+        count(t.steps, "steps") + " sampled" + rows + " (" + count(t.launches, "kernels") + ", " +
         count(t.outsideSteps, "outside every step") + ", " + count(r.samples, "samples") +
         ", " + count(t.strays, "strays") + ") written to " + sampled->path() + " in " +
         count(r.batchesWritten, "batches") + cost + noStep + lost;

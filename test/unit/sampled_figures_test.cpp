@@ -100,6 +100,31 @@ TEST(SampledFigures, EachStepsFiguresComeFromItsCounters) {
 
 // The table flags the strays and says its values are sampled; the CSV has every step; the chart
 // one red mark per stray in each panel.
+// A row of several short steps gives its figures per step -- time, FLOPs and bytes over its
+// steps, rates as they are -- so that its steps compare with single ones; the report says how
+// many rows hold several, the CSV gives each row's steps, and the header counts every step.
+TEST(SampledFigures, ARowOfSeveralStepsGivesFiguresPerStep) {
+    SampledRecording rec = recording({10, 40});
+    rec.batches[0].steps[1].steps = 4;
+    const SampledFigures f = figuresOf(rec, roofs());
+    ASSERT_EQ(f.steps.size(), 2u);
+    const StepFigures &one = f.steps[0], &four = f.steps[1];
+    EXPECT_EQ(four.steps, 4u);
+    EXPECT_NEAR(four.seconds, 10e-3, 1e-12);
+    EXPECT_NEAR(four.kernelSeconds, one.kernelSeconds, 1e-12);
+    EXPECT_NEAR(four.fp32Flops, one.fp32Flops / 4, 1e-6);
+    EXPECT_NEAR(four.flopsPerSecond, one.flopsPerSecond / 4, 1e-6); // the same work over 4x
+    EXPECT_NEAR(f.medianSeconds, 10e-3, 1e-12);
+    EXPECT_EQ(f.strays, 0u);
+    std::ostringstream text, csv;
+    report::printSampledSteps(rec, f, text, 10);
+    EXPECT_NE(text.str().find(", 5 steps in 1 writes"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("1 rows hold 4 steps"), std::string::npos) << text.str();
+    report::writeSampledCsv(f, csv);
+    EXPECT_NE(csv.str().find(",estimated,steps\n"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",4\n"), std::string::npos) << csv.str();
+}
+
 TEST(SampledFigures, TheReportFlagsStraysAndTheChartMarksThem) {
     std::vector<double> ms(100, 10);
     ms[40] = 13;

@@ -42,6 +42,7 @@ SampledBatch batch(std::uint64_t first) {
     for (std::uint64_t i = first; i < first + 2; ++i) {
         SampledStep s;
         s.index = i;
+        s.steps = 3 + i;
         s.startNs = 1000 * i + 5;
         s.endNs = 1000 * i + 900;
         s.kernels = 7 + i;
@@ -109,6 +110,7 @@ TEST(SampledRecording, EveryFieldRoundTrips) {
         for (std::size_t i = 0; i < 2; ++i) {
             const SampledStep &s = got.steps[i], &e = want.steps[i];
             EXPECT_EQ(s.index, e.index);
+            EXPECT_EQ(s.steps, e.steps);
             EXPECT_EQ(s.startNs, e.startNs);
             EXPECT_EQ(s.endNs, e.endNs);
             EXPECT_EQ(s.kernels, e.kernels);
@@ -230,8 +232,8 @@ TEST(SampledRecording, TheTwoContainersAreToldApart) {
     std::remove(path.c_str());
 }
 
-// Values that do not match the header's counters, and a header with absurdly many counters, are
-// refused naming what is wrong.
+// Values that do not match the header's counters, a row of no step, and a header with absurdly
+// many counters, are refused naming what is wrong.
 TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     SampledBatch b = batch(0);
     b.steps[0].values.push_back(1.0);
@@ -250,6 +252,21 @@ TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("one per counter"), std::string::npos) << e.what();
     }
+    // A row of no step.
+    SampledBatch none = batch(0);
+    none.steps[1].steps = 0;
+    const std::string nonePath = tempPath("nostep");
+    {
+        SampledRecordingWriter w(nonePath, header());
+        w.append(none);
+    }
+    try {
+        readSampledRecording(nonePath);
+        FAIL() << "a row of no step was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'steps'"), std::string::npos) << e.what();
+    }
+    std::remove(nonePath.c_str());
     SampledHeader many = header();
     many.counters.assign(300, "x");
     const std::string path = tempPath("many");

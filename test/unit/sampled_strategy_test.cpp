@@ -109,6 +109,7 @@ TEST(SampledStrategy, TheSeriesOfSampledStepsListensAsTheSink) {
     sampling::StepSeriesConfig config;
     config.counters = 1;
     config.periodNs = 100;
+    config.shortestRowPeriods = 0; // each step its own row
     sampling::StepSeries series(config, [&](const core::SampledBatch& b) { written.push_back(b); });
     Sampled s(&series);
     std::vector<sampling::KernelActivity> activity;

@@ -62,6 +62,7 @@ StepSeriesConfig config() {
     c.periodNs = 500;
     c.ringSteps = 4;
     c.writeEverySteps = 1000;
+    c.shortestRowPeriods = 0; // every step its own row (merging short ones: tests of their own)
     return c;
 }
 
@@ -315,4 +316,72 @@ TEST(StepSeries, SignaturesBeyondTheBoundAreAddedUpTogether) {
     }
     EXPECT_EQ(launches, 12u);
     EXPECT_TRUE(other);
+}
+
+// Steps shorter than three periods, back to back (a loop of one short kernel, each launch a step):
+// merged into rows of at least three periods, in order, every step and every count in one row.
+TEST(StepSeries, ShortStepsBackToBackAreMergedIntoRowsOfThreePeriods) {
+    StepSeriesConfig c = config();
+    c.shortestRowPeriods = 3;
+    c.periodNs = 1000;
+    std::vector<core::SampledBatch> written;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    job.kernels = 1;
+    job.kernelNs = 100;
+    job.gapNs = 10;
+    job.periodNs = 1000;
+    for (std::int64_t step = 0; step < 100; ++step)
+        s.kernels(job.step(s, step));
+    s.samples(job.samples(0, job.clock + 1000));
+    s.finish(1);
+    ASSERT_EQ(written.size(), 1u);
+    const std::vector<core::SampledStep>& rows = written[0].steps;
+    ASSERT_GE(rows.size(), 3u);
+    EXPECT_LE(rows.size(), 5u);
+    std::uint64_t next = 0, steps = 0;
+    double grown = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(rows[i].index, next) << "rows follow each other";
+        next += rows[i].steps;
+        steps += rows[i].steps;
+        EXPECT_EQ(rows[i].kernels, rows[i].steps);
+        if (i + 1 < rows.size())
+            EXPECT_GE(rows[i].endNs - rows[i].startNs, 3 * c.periodNs);
+        grown += rows[i].values[0];
+    }
+    EXPECT_EQ(steps, 100u);
+    EXPECT_NEAR(grown, 100.0 * 100, 1e-6); // counter 0 grows 1 a nanosecond of kernel time
+    EXPECT_EQ(s.tally().steps, 100u);
+    EXPECT_EQ(s.tally().rows, rows.size());
+}
+
+// A step as long as three periods keeps its own row, and so does a short step that begins more
+// than a period after the one before (a request now and then): merging never makes a row's time
+// the gap between its steps.
+TEST(StepSeries, LongStepsAndSparseShortStepsKeepTheirOwnRows) {
+    StepSeriesConfig c = config();
+    c.shortestRowPeriods = 3;
+    c.periodNs = 1000;
+    std::vector<core::SampledBatch> written;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job;
+    job.kernels = 1;
+    job.periodNs = 1000;
+    job.kernelNs = 5000; // step 0: long
+    s.kernels(job.step(s, 0));
+    job.kernelNs = 100;
+    for (std::int64_t step = 1; step < 6; ++step) { // short, 20 periods apart
+        job.clock += 20000;
+        s.kernels(job.step(s, step));
+    }
+    s.samples(job.samples(0, job.clock + 1000));
+    s.finish(1);
+    ASSERT_EQ(written.size(), 1u);
+    ASSERT_EQ(written[0].steps.size(), 6u);
+    for (std::size_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(written[0].steps[i].index, i);
+        EXPECT_EQ(written[0].steps[i].steps, 1u);
+    }
+    EXPECT_EQ(written[0].steps[3].endNs - written[0].steps[3].startNs, 100u);
 }
