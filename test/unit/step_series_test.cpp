@@ -318,19 +318,34 @@ TEST(StepSeries, SignaturesBeyondTheBoundAreAddedUpTogether) {
     EXPECT_TRUE(other);
 }
 
-// Steps shorter than three periods, back to back (a loop of one short kernel, each launch a step):
-// merged into rows of at least three periods, in order, every step and every count in one row.
-TEST(StepSeries, ShortStepsBackToBackAreMergedIntoRowsOfThreePeriods) {
+namespace {
+
+// Short steps merged into rows of three 1000 ns periods, and a job of one kernel a step.
+StepSeriesConfig mergingConfig() {
     StepSeriesConfig c = config();
     c.shortestRowPeriods = 3;
     c.periodNs = 1000;
-    std::vector<core::SampledBatch> written;
-    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    return c;
+}
+
+Job oneKernelSteps(std::uint64_t kernelNs) {
     Job job;
     job.kernels = 1;
-    job.kernelNs = 100;
-    job.gapNs = 10;
+    job.kernelNs = kernelNs;
     job.periodNs = 1000;
+    return job;
+}
+
+} // namespace
+
+// Steps shorter than three periods, back to back (a loop of one short kernel, each launch a step):
+// merged into rows of at least three periods, in order, every step and every count in one row.
+TEST(StepSeries, ShortStepsBackToBackAreMergedIntoRowsOfThreePeriods) {
+    const StepSeriesConfig c = mergingConfig();
+    std::vector<core::SampledBatch> written;
+    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job = oneKernelSteps(100);
+    job.gapNs = 10;
     for (std::int64_t step = 0; step < 100; ++step)
         s.kernels(job.step(s, step));
     s.samples(job.samples(0, job.clock + 1000));
@@ -360,15 +375,9 @@ TEST(StepSeries, ShortStepsBackToBackAreMergedIntoRowsOfThreePeriods) {
 // than a period after the one before (a request now and then): merging never makes a row's time
 // the gap between its steps.
 TEST(StepSeries, LongStepsAndSparseShortStepsKeepTheirOwnRows) {
-    StepSeriesConfig c = config();
-    c.shortestRowPeriods = 3;
-    c.periodNs = 1000;
     std::vector<core::SampledBatch> written;
-    StepSeries s(c, [&](const core::SampledBatch& b) { written.push_back(b); });
-    Job job;
-    job.kernels = 1;
-    job.periodNs = 1000;
-    job.kernelNs = 5000; // step 0: long
+    StepSeries s(mergingConfig(), [&](const core::SampledBatch& b) { written.push_back(b); });
+    Job job = oneKernelSteps(5000); // step 0: long
     s.kernels(job.step(s, 0));
     job.kernelNs = 100;
     for (std::int64_t step = 1; step < 6; ++step) { // short, 20 periods apart
