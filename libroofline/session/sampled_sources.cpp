@@ -134,6 +134,13 @@ private:
 
 } // namespace
 
+std::chrono::milliseconds readEvery() noexcept {
+    if (const char* ms = std::getenv("ROOFLINE_SAMPLE_READ_MS"))
+        if (const unsigned long long v = std::strtoull(ms, nullptr, 10); v >= 50 && v <= 5000)
+            return std::chrono::milliseconds(v);
+    return kReadEvery;
+}
+
 cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
     cupti::PmSamplerSettings settings;
     settings.periodNs = std::max<std::uint64_t>(periodNs, 1);
@@ -145,7 +152,7 @@ cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
         if (const unsigned long long v = std::strtoull(mb, nullptr, 10); v > 0 && v <= 4096)
             settings.hardwareBufferBytes = v << 20;
     const std::uint64_t perRead =
-        static_cast<std::uint64_t>(std::chrono::nanoseconds(kReadEvery).count()) /
+        static_cast<std::uint64_t>(std::chrono::nanoseconds(readEvery()).count()) /
         settings.periodNs;
     settings.samplesPerDecode =
         static_cast<std::uint32_t>(std::clamp<std::uint64_t>(2 * perRead + 64, 128, 8192));

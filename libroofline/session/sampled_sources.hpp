@@ -18,6 +18,9 @@ namespace roofline::collect {
 /// a read at 1 ms (64 or 128 MiB buffer alike), ~130 ms at 100 us (512 MiB, ten times the
 /// samples), and evaluation ~20-25 us a sample.
 inline constexpr std::chrono::milliseconds kReadEvery{250};
+/// kReadEvery, or ROOFLINE_SAMPLE_READ_MS where set (50 to 5000; for diagnosis: how the read's
+/// frequency weighs on the program).
+std::chrono::milliseconds readEvery() noexcept;
 
 /// The sampler for `periodNs`: the device's buffer of raw samples holds several reads' worth (a
 /// sample's raw record is tens of kB: 64 MiB overflowed at a 100 us period), and the

@@ -2,6 +2,7 @@
 // collects from the start, the passes, aligned passes and tensor counters by detection, per
 // collection mode -- what a session on a GPU decides, decided on the CPU.
 #include "session/counter_setup.hpp"
+#include "session/sampled_sources.hpp"
 #include "session/session_state.hpp"
 #include "collector_harness.hpp"
 #include "core/metric_catalog.hpp"
@@ -13,8 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <string>
 
 namespace roofline::collect {
 namespace {
@@ -293,6 +297,39 @@ TEST(SamplingSetUp, ARefusedSamplerLeavesTheStepsTheirTimes) {
         EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
         EXPECT_NE(std::string(e.what()).find("ROOFLINE_DEVICE"), std::string::npos) << e.what();
     }
+}
+
+} // namespace
+} // namespace roofline::collect
+
+namespace roofline::collect {
+namespace {
+
+// The reading thread reads every 250 ms into an image of twice a read's samples, with a device
+// buffer of 64 MiB from 500 us (512 MiB below); for diagnosis ROOFLINE_SAMPLE_READ_MS and
+// ROOFLINE_SAMPLE_BUFFER_MB change them, and values out of their range are ignored.
+TEST(SamplingSetUp, TheReadsFrequencyAndTheDeviceBufferCanBeSetForDiagnosis) {
+    ::unsetenv("ROOFLINE_SAMPLE_READ_MS");
+    ::unsetenv("ROOFLINE_SAMPLE_BUFFER_MB");
+    EXPECT_EQ(readEvery(), kReadEvery);
+    cupti::PmSamplerSettings s = samplerSettings(1000000);
+    EXPECT_EQ(s.hardwareBufferBytes, 64ull << 20);
+    EXPECT_EQ(s.samplesPerDecode, 2u * 250 + 64);
+    EXPECT_EQ(samplerSettings(100000).hardwareBufferBytes, 512ull << 20);
+    ::setenv("ROOFLINE_SAMPLE_READ_MS", "1000", 1);
+    ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", "8", 1);
+    EXPECT_EQ(readEvery(), std::chrono::milliseconds(1000));
+    s = samplerSettings(1000000);
+    EXPECT_EQ(s.hardwareBufferBytes, 8ull << 20);
+    EXPECT_EQ(s.samplesPerDecode, 2u * 1000 + 64);
+    for (const char* bad : {"10", "99999", "x"}) {
+        ::setenv("ROOFLINE_SAMPLE_READ_MS", bad, 1);
+        ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", bad == std::string("10") ? "0" : bad, 1);
+        EXPECT_EQ(readEvery(), kReadEvery) << bad;
+        EXPECT_EQ(samplerSettings(1000000).hardwareBufferBytes, 64ull << 20) << bad;
+    }
+    ::unsetenv("ROOFLINE_SAMPLE_READ_MS");
+    ::unsetenv("ROOFLINE_SAMPLE_BUFFER_MB");
 }
 
 } // namespace
