@@ -33,8 +33,16 @@ void StepSeries::kernels(std::vector<KernelActivity> activity) {
 
 void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
     std::lock_guard<std::mutex> reader(readerMutex_);
+    // Held in time order (they come in it; one that does not is put in its place), which the
+    // steps' searches and the samples' release rely on.
+    const auto earlier = [](const core::CounterSample& a, const core::CounterSample& b) {
+        return a.startNs < b.startNs;
+    };
     for (const core::CounterSample& s : samples) {
-        samples_.push_back(s);
+        if (samples_.empty() || !earlier(s, samples_.back()))
+            samples_.push_back(s);
+        else
+            samples_.insert(std::upper_bound(samples_.begin(), samples_.end(), s, earlier), s);
         samplesEnd_ = std::max(samplesEnd_, s.endNs);
     }
     while (samples_.size() > config_.maxSamples) {
@@ -200,7 +208,7 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
         out.startNs = p.kernels.front().activity.startNs;
         for (const Kernel& k : p.kernels)
             out.endNs = std::max(out.endNs, k.activity.endNs);
-        // The samples come in time order: those over the step are found by a binary search.
+        // The samples are held in time order: those over the step are found by a binary search.
         std::vector<core::CounterSample> used;
         std::uint64_t from = out.startNs, to = out.endNs;
         for (auto s = std::partition_point(

@@ -181,7 +181,7 @@ private:
     } row_;
     /// Kernels of steps turned into values that the held samples still cover.
     std::vector<core::KernelSpan> recentKernels_;
-    std::deque<core::CounterSample> samples_;
+    std::deque<core::CounterSample> samples_; ///< in time order
     std::uint64_t samplesEnd_ = 0; ///< the latest sample's end
     std::deque<std::vector<core::SampledLaunch>> ring_;
     std::deque<double> recent_; ///< the last steps' times, for the median

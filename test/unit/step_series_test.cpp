@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <stdexcept>
@@ -393,4 +394,31 @@ TEST(StepSeries, LongStepsAndSparseShortStepsKeepTheirOwnRows) {
         EXPECT_EQ(written[0].steps[i].steps, 1u);
     }
     EXPECT_EQ(written[0].steps[3].endNs - written[0].steps[3].startNs, 100u);
+}
+
+// Samples that come out of time order give every step the values they give in order: the series
+// holds them in order whatever order they come in.
+TEST(StepSeries, SamplesOutOfOrderGiveTheSameValues) {
+    const auto run = [](bool reversed) {
+        std::vector<core::SampledBatch> written;
+        StepSeries s(config(), [&](const core::SampledBatch& b) { written.push_back(b); });
+        Job job;
+        for (std::int64_t step = 0; step < 4; ++step)
+            s.kernels(job.step(s, step));
+        std::vector<core::CounterSample> samples = job.samples(0, job.clock + 500);
+        if (reversed)
+            std::reverse(samples.begin(), samples.end());
+        s.samples(samples);
+        s.finish(1);
+        std::vector<double> values;
+        for (const core::SampledBatch& b : written)
+            for (const core::SampledStep& st : b.steps)
+                values.insert(values.end(), st.values.begin(), st.values.end());
+        return values;
+    };
+    const std::vector<double> inOrder = run(false), reversed = run(true);
+    ASSERT_EQ(inOrder.size(), 8u);
+    ASSERT_EQ(reversed.size(), inOrder.size());
+    for (std::size_t i = 0; i < inOrder.size(); ++i)
+        EXPECT_NEAR(reversed[i], inOrder[i], 1e-6 * std::max(1.0, inOrder[i])) << i;
 }
