@@ -165,6 +165,16 @@ Totals signatureTotals(const SampledRecording& rec) {
     return t;
 }
 
+// "N steps", or "R rows of N steps" where short steps were merged into rows.
+std::string rowsSaid(const SampledFigures& f) {
+    std::uint64_t steps = 0;
+    for (const StepFigures& s : f.steps)
+        steps += s.steps;
+    return steps == f.steps.size()
+               ? std::to_string(steps) + " steps"
+               : std::to_string(f.steps.size()) + " rows of " + std::to_string(steps) + " steps";
+}
+
 } // namespace
 
 std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Ceilings& roofs) {
@@ -226,7 +236,7 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Samp
         whole ? "step" : "between kernels", "(median step)",
         whole ? step->seconds : std::max(0.0, step->seconds - kernels), whole ? *step : none, 1,
         roofs,
-        "sampled: the median of " + std::to_string(f.steps.size()) + " steps" +
+        "sampled: the median of " + rowsSaid(f) +
             (whole ? " (PM sampling; FLOPs are estimates)"
                    : ", less its kernels' time per step: the gaps between them")));
     for (std::size_t i = 0; i < out.size(); ++i)

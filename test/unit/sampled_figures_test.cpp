@@ -123,6 +123,10 @@ TEST(SampledFigures, ARowOfSeveralStepsGivesFiguresPerStep) {
     report::writeSampledCsv(f, csv);
     EXPECT_NE(csv.str().find(",estimated,steps\n"), std::string::npos) << csv.str();
     EXPECT_NE(csv.str().find(",4\n"), std::string::npos) << csv.str();
+    const std::vector<KernelRecord> records = sampledRecords(rec, f, roofs());
+    ASSERT_FALSE(records.empty());
+    EXPECT_NE(records.back().note.find("the median of 2 rows of 5 steps"), std::string::npos)
+        << records.back().note;
 }
 
 TEST(SampledFigures, TheReportFlagsStraysAndTheChartMarksThem) {
