@@ -94,6 +94,13 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
 
 } // namespace
 
+std::uint64_t stepsIn(const SampledFigures& f) {
+    std::uint64_t steps = 0;
+    for (const StepFigures& s : f.steps)
+        steps += s.steps;
+    return steps;
+}
+
 double medianOf(std::vector<double> v) {
     if (v.empty())
         return 0;
@@ -167,9 +174,7 @@ Totals signatureTotals(const SampledRecording& rec) {
 
 // "N steps", or "R rows of N steps" where short steps were merged into rows.
 std::string rowsSaid(const SampledFigures& f) {
-    std::uint64_t steps = 0;
-    for (const StepFigures& s : f.steps)
-        steps += s.steps;
+    const std::uint64_t steps = stepsIn(f);
     return steps == f.steps.size()
                ? std::to_string(steps) + " steps"
                : std::to_string(f.steps.size()) + " rows of " + std::to_string(steps) + " steps";

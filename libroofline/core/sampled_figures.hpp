@@ -44,6 +44,10 @@ struct SampledFigures {
     std::size_t keptLaunches = 0; ///< launches the batches kept (last steps, strays)
 };
 
+/// The program's steps `f` holds: its rows' steps added up (a row of merged short steps holds
+/// several).
+std::uint64_t stepsIn(const SampledFigures& f);
+
 /// The median of `values` (the upper one of an even count); 0 when empty.
 double medianOf(std::vector<double> values);
 

@@ -54,11 +54,8 @@ std::vector<std::size_t> shown(const core::SampledFigures& f, std::size_t rows) 
 
 void header(const core::SampledRecording& rec, const core::SampledFigures& f, std::ostream& out) {
     const core::SampledHeader& h = rec.header;
-    std::uint64_t steps = 0;
-    for (const core::StepFigures& s : f.steps)
-        steps += s.steps;
     out << "sampled   " << h.device.name << " (" << h.device.chip << "), every "
-        << fixed(static_cast<double>(h.periodNs) / 1e3, 0) << " us, " << steps
+        << fixed(static_cast<double>(h.periodNs) / 1e3, 0) << " us, " << core::stepsIn(f)
         << " steps in " << rec.batches.size() << " writes";
     if (h.rank >= 0)
         out << ", rank " << h.rank << " of " << h.worldSize;

@@ -39,16 +39,16 @@ std::uint32_t SampledStrategy::scopeOf(const collect::Stack& stack, std::int64_t
     const std::size_t at = shared_.model.iterationIndex(stack);
     step = at < stack.size() ? stack[at].instance : -1;
     std::string path = shared_.model.path(stack);
-    if (!outsideKnown_ || path != outsidePath_) {
-        outsideScope_ = shared_.config.steps->scope(path);
-        outsidePath_ = std::move(path);
-        outsideKnown_ = true;
+    if (!lastKnown_ || path != lastPath_) {
+        lastScope_ = shared_.config.steps->scope(path);
+        lastPath_ = std::move(path);
+        lastKnown_ = true;
     }
     if (!stack.empty()) {
-        stack.back().sampledScope = outsideScope_ + 1;
+        stack.back().sampledScope = lastScope_ + 1;
         stack.back().sampledStep = step;
     }
-    return outsideScope_;
+    return lastScope_;
 }
 
 void SampledStrategy::finish() {

@@ -31,9 +31,9 @@ private:
     bool inside_ = false;      ///< an iteration is open
     /// The last scope path looked up (a launch outside every scope looks up its path again:
     /// start/end ranges may name it), and its number.
-    std::string outsidePath_;
-    std::uint32_t outsideScope_ = 0;
-    bool outsideKnown_ = false;
+    std::string lastPath_;
+    std::uint32_t lastScope_ = 0;
+    bool lastKnown_ = false;
 };
 
 /// The strategy for a collector at the sampling level (Collector's MakeStrategy).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace roofline::sampling {
@@ -52,11 +53,16 @@ void StepSeries::samples(const std::vector<core::CounterSample>& samples) {
 }
 
 namespace {
-std::uint64_t lastEnd(const std::vector<StepSeries::Kernel>& kernels) {
-    std::uint64_t last = 0;
-    for (const auto& k : kernels)
-        last = std::max(last, k.activity.endNs);
-    return last;
+// Kernels' GPU span: the first one's start and the last one's end ({0, 0}: no kernel).
+std::pair<std::uint64_t, std::uint64_t> spanOf(const std::vector<StepSeries::Kernel>& kernels) {
+    if (kernels.empty())
+        return {0, 0};
+    std::uint64_t from = kernels.front().activity.startNs, to = 0;
+    for (const auto& k : kernels) {
+        from = std::min(from, k.activity.startNs);
+        to = std::max(to, k.activity.endNs);
+    }
+    return {from, to};
 }
 } // namespace
 
@@ -74,7 +80,7 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
     if (p.kernels.empty() && p.expected == 0)
         return true; // a step that launched nothing
     const auto settled = [this](const Pending& q) {
-        return complete(q) && !q.kernels.empty() && samplesEnd_ >= lastEnd(q.kernels);
+        return complete(q) && !q.kernels.empty() && samplesEnd_ >= spanOf(q.kernels).second;
     };
     // Whether the step at `at` is given up waiting for: the two steps after it are settled.
     const auto givenUp = [&](std::map<std::int64_t, Pending>::const_iterator at) {
@@ -85,7 +91,7 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
     };
     if (!complete(p) && !givenUp(it))
         return false;
-    if (!p.kernels.empty() && samplesEnd_ < lastEnd(p.kernels))
+    if (!p.kernels.empty() && samplesEnd_ < spanOf(p.kernels).second)
         return false;
     const auto next = std::next(it);
     return next != pending_.end() && (complete(next->second) || givenUp(next));
@@ -139,20 +145,6 @@ std::vector<core::KernelSpan> StepSeries::spansFor(const std::vector<Kernel>& ow
     return spans;
 }
 
-namespace {
-// A step's GPU span: its first kernel's start and its last one's end ({0, 0}: no kernel).
-std::pair<std::uint64_t, std::uint64_t> spanOf(const std::vector<StepSeries::Kernel>& kernels) {
-    if (kernels.empty())
-        return {0, 0};
-    std::uint64_t from = kernels.front().activity.startNs, to = 0;
-    for (const auto& k : kernels) {
-        from = std::min(from, k.activity.startNs);
-        to = std::max(to, k.activity.endNs);
-    }
-    return {from, to};
-}
-} // namespace
-
 // A step as long as shortestRowPeriods makes its own row; a shorter one joins the row being
 // gathered if it begins within a period of that row's end (else that row goes as it is), and the
 // row goes once it is that long.
@@ -205,9 +197,7 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
         std::sort(p.kernels.begin(), p.kernels.end(), [](const Kernel& a, const Kernel& b) {
             return a.activity.startNs < b.activity.startNs;
         });
-        out.startNs = p.kernels.front().activity.startNs;
-        for (const Kernel& k : p.kernels)
-            out.endNs = std::max(out.endNs, k.activity.endNs);
+        std::tie(out.startNs, out.endNs) = spanOf(p.kernels);
         // The samples are held in time order: those over the step are found by a binary search.
         std::vector<core::CounterSample> used;
         std::uint64_t from = out.startNs, to = out.endNs;

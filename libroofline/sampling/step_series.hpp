@@ -114,11 +114,9 @@ public:
     };
 
 private:
-    /// What a program's thread said: a launch, or a step's end (`ended`).
+    /// What a program's thread said: a launch, or the end of `launch.step` (`ended`).
     struct HostEvent {
-        std::uint64_t correlationId = 0;
-        std::int64_t step = -1;
-        std::uint32_t scope = 0, kernels = 0;
+        HostLaunch launch;
         bool ended = false;
     };
     struct Pending {

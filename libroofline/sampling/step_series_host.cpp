@@ -52,16 +52,16 @@ void StepSeries::log(const HostEvent& event) noexcept {
 }
 
 void StepSeries::launched(const HostLaunch& launch) {
-    log({launch.correlationId, launch.step, launch.scope, launch.kernels, false});
+    log({launch, false});
 }
 
 void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, std::uint32_t scope,
                           std::uint32_t kernels) noexcept {
-    log({correlationId, step, scope, kernels, false});
+    log({HostLaunch{correlationId, step, scope, kernels}, false});
 }
 
 void StepSeries::stepEnded(std::int64_t step) noexcept {
-    log({0, step, 0, 0, true});
+    log({HostLaunch{0, step, 0, 0}, true});
 }
 
 // The reader's lock held: the log swapped out under its own lock, then applied in order.
@@ -76,26 +76,25 @@ void StepSeries::applyLog() {
 }
 
 void StepSeries::apply(const HostEvent& e) {
+    const HostLaunch& l = e.launch;
     if (e.ended) {
-        if (e.step > processed_)
-            pending_[e.step].ended = true;
+        if (l.step > processed_)
+            pending_[l.step].ended = true;
         return;
     }
-    if (e.step >= 0 && e.step <= processed_) {
+    if (l.step >= 0 && l.step <= processed_) {
         ++tally_.late; // its step is written: the launch is counted, not placed
         return;
     }
     // A graph launch's kernel nodes come one by one with its correlation id: they add up.
-    if (const auto [it, added] = awaiting_.emplace(
-            e.correlationId, HostLaunch{e.correlationId, e.step, e.scope, e.kernels});
-        added)
-        awaitingOrder_.push_back(e.correlationId);
+    if (const auto [it, added] = awaiting_.emplace(l.correlationId, l); added)
+        awaitingOrder_.push_back(l.correlationId);
     else
-        it->second.kernels += e.kernels;
-    if (e.step >= 0) {
-        Pending& p = pending_[e.step];
-        p.expected += e.kernels;
-        p.ids.push_back(e.correlationId);
+        it->second.kernels += l.kernels;
+    if (l.step >= 0) {
+        Pending& p = pending_[l.step];
+        p.expected += l.kernels;
+        p.ids.push_back(l.correlationId);
     }
     while (awaiting_.size() > config_.maxAwaiting)
         dropOldestAwaiting();

@@ -134,10 +134,19 @@ private:
 
 } // namespace
 
+namespace {
+// A diagnostic setting's number, when `variable` is set to one in [low, high]; else 0 (unset
+// or out of range: the default stands).
+std::uint64_t diagnosticNumber(const char* variable, std::uint64_t low, std::uint64_t high) {
+    const char* text = std::getenv(variable);
+    const unsigned long long v = text ? std::strtoull(text, nullptr, 10) : 0;
+    return v >= low && v <= high ? v : 0;
+}
+} // namespace
+
 std::chrono::milliseconds readEvery() noexcept {
-    if (const char* ms = std::getenv("ROOFLINE_SAMPLE_READ_MS"))
-        if (const unsigned long long v = std::strtoull(ms, nullptr, 10); v >= 50 && v <= 5000)
-            return std::chrono::milliseconds(v);
+    if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_READ_MS", 50, 5000))
+        return std::chrono::milliseconds(ms);
     return kReadEvery;
 }
 
@@ -148,9 +157,8 @@ cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
     // 512 MiB below.
     settings.hardwareBufferBytes = periodNs >= 500000 ? (64ull << 20) : (512ull << 20);
     // Diagnostic: the buffer's size in MiB, to tell its part in the decode's cost.
-    if (const char* mb = std::getenv("ROOFLINE_SAMPLE_BUFFER_MB"))
-        if (const unsigned long long v = std::strtoull(mb, nullptr, 10); v > 0 && v <= 4096)
-            settings.hardwareBufferBytes = v << 20;
+    if (const std::uint64_t mb = diagnosticNumber("ROOFLINE_SAMPLE_BUFFER_MB", 1, 4096))
+        settings.hardwareBufferBytes = mb << 20;
     const std::uint64_t perRead =
         static_cast<std::uint64_t>(std::chrono::nanoseconds(readEvery()).count()) /
         settings.periodNs;

@@ -362,8 +362,9 @@ TEST(StepSeries, ShortStepsBackToBackAreMergedIntoRowsOfThreePeriods) {
         next += rows[i].steps;
         steps += rows[i].steps;
         EXPECT_EQ(rows[i].kernels, rows[i].steps);
-        if (i + 1 < rows.size())
+        if (i + 1 < rows.size()) {
             EXPECT_GE(rows[i].endNs - rows[i].startNs, 3 * c.periodNs);
+        }
         grown += rows[i].values[0];
     }
     EXPECT_EQ(steps, 100u);
