@@ -7,6 +7,9 @@
 
 #include <cupti_pmsampling.h>
 
+#include <algorithm>
+#include <chrono>
+
 namespace roofline::cupti {
 
 struct PmSampler::Impl {
@@ -16,8 +19,9 @@ struct PmSampler::Impl {
     PmSamplerSettings settings;
     ConfigImage config;
     CUpti_PmSampling_Object* object = nullptr;
-    std::vector<std::uint8_t> counterData, pristine; // pristine: the image as initialized
+    std::vector<std::uint8_t> counterData;
     bool running = false;
+    std::uint64_t lastEndNs = 0; // the end of the last sample decoded (0: none yet)
 
     void enable(int ordinal) {
         CUpti_PmSampling_Enable_Params p{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
@@ -47,13 +51,18 @@ struct PmSampler::Impl {
         s.maxSamples = settings.samplesPerDecode;
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&s));
         counterData.assign(s.counterDataSize, 0);
+        initializeImage();
+    }
+
+    // The image made ready for a decode (a decode into an image not made ready again makes no
+    // progress), by CUPTI rather than by copying an initialized image over it: no second image.
+    void initializeImage() {
         CUpti_PmSampling_CounterDataImage_Initialize_Params i{
             CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
         i.pPmSamplingObject = object;
         i.counterDataSize = counterData.size();
         i.pCounterData = counterData.data();
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingCounterDataImageInitialize(&i));
-        pristine = counterData;
     }
 
     std::size_t completedSamples() const {
@@ -82,7 +91,10 @@ struct PmSampler::Impl {
         object = nullptr;
     }
 
-    PmSample sample(std::size_t index) const {
+    // Sample `index` of the image into `out`, with the periods missing before it counted. A
+    // sample without timestamps is counted missing; one of no length (after a stop, stamped at
+    // the start) covers nothing and is left out.
+    void take(std::size_t index, PmDecode& out) {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params p{
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
         p.pPmSamplingObject = object;
@@ -90,7 +102,32 @@ struct PmSampler::Impl {
         p.counterDataImageSize = counterData.size();
         p.sampleIndex = index;
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&p));
-        return {p.startTimestamp, p.endTimestamp, host->evaluateValues(counterData, index, metrics)};
+        if (p.startTimestamp == 0 && p.endTimestamp == 0) {
+            ++out.missing;
+            return;
+        }
+        if (p.endTimestamp <= p.startTimestamp)
+            return;
+        const std::uint64_t period = settings.periodNs;
+        if (lastEndNs != 0 && p.startTimestamp > lastEndNs + period / 2)
+            out.missing += (p.startTimestamp - lastEndNs + period / 2) / period;
+        lastEndNs = std::max(lastEndNs, p.endTimestamp);
+        out.samples.push_back(
+            {p.startTimestamp, p.endTimestamp, host->evaluateValues(counterData, index, metrics)});
+    }
+
+    void startSampling() {
+        CUpti_PmSampling_Start_Params p{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+        p.pPmSamplingObject = object;
+        ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStart(&p));
+        running = true;
+    }
+
+    void stopSampling() {
+        CUpti_PmSampling_Stop_Params p{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+        p.pPmSamplingObject = object;
+        running = false;
+        ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStop(&p));
     }
 };
 
@@ -127,19 +164,12 @@ PmSampler::~PmSampler() {
 }
 
 void PmSampler::start() {
-    CUpti_PmSampling_Start_Params p{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
-    p.pPmSamplingObject = impl_->object;
-    ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStart(&p));
-    impl_->running = true;
+    impl_->startSampling();
 }
 
 void PmSampler::stop() {
-    if (!impl_->running)
-        return;
-    CUpti_PmSampling_Stop_Params p{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-    p.pPmSamplingObject = impl_->object;
-    impl_->running = false;
-    ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStop(&p));
+    if (impl_->running)
+        impl_->stopSampling();
 }
 
 bool PmSampler::running() const noexcept {
@@ -154,13 +184,15 @@ std::size_t PmSampler::imageBytes() const noexcept {
     return impl_->counterData.size();
 }
 
-PmDecode PmSampler::decode() {
+PmDecode PmSampler::decode(int maxRounds, bool untilEmpty) {
     Impl& s = *impl_;
     PmDecode out;
-    // The image holds samplesPerDecode samples: decode until the buffer is empty or a round
-    // brings nothing (bounded, so that a device that samples faster than this reads cannot hold
-    // the caller here).
-    for (int round = 0; round < 64 && !out.endOfRecords; ++round) {
+    // The image holds samplesPerDecode samples. A round that filled it is followed by another
+    // (the samples after a full image are lost, and the backlog is older than they are); with
+    // untilEmpty, every round until the buffer is empty or a round brings nothing. Bounded, so
+    // that a device that samples faster than this decodes cannot hold the caller here.
+    bool more = true;
+    for (int round = 0; round < maxRounds && more; ++round) {
         CUpti_PmSampling_DecodeData_Params p{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
         p.pPmSamplingObject = s.object;
         p.pCounterDataImage = s.counterData.data();
@@ -168,21 +200,32 @@ PmDecode PmSampler::decode() {
         const auto began = core::SteadyClock::now();
         const CUptiResult status = cuptiPmSamplingDecodeData(&p);
         out.decodeMs += core::msSince(began);
-        const auto decoded = core::SteadyClock::now();
+        ++out.rounds;
         if (status == CUPTI_ERROR_OUT_OF_MEMORY) {
-            out.overflow = true; // the buffer overflowed: what it lost is lost
+            // The buffer overflowed, and every later decode says so until sampling restarts.
+            out.overflow = true;
+            if (s.running) {
+                s.stopSampling();
+                s.startSampling();
+                ++out.restarts;
+            }
             break;
         }
         ROOFLINE_CUPTI_CHECK(status);
         out.overflow = out.overflow || p.overflow != 0;
         out.endOfRecords = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+        const bool full =
+            p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+        out.fullImages += full ? 1 : 0;
+        const auto decoded = core::SteadyClock::now();
         const std::size_t n = s.completedSamples();
         for (std::size_t i = 0; i < n; ++i)
-            out.samples.push_back(s.sample(i));
-        out.evaluateMs += core::msSince(decoded);
-        s.counterData = s.pristine;
-        if (n == 0)
-            break;
+            s.take(i, out);
+        const auto evaluated = core::SteadyClock::now();
+        out.evaluateMs += std::chrono::duration<double, std::milli>(evaluated - decoded).count();
+        s.initializeImage();
+        out.resetMs += core::msSince(evaluated);
+        more = n > 0 && (full || (untilEmpty && !out.endOfRecords));
     }
     return out;
 }

@@ -25,11 +25,19 @@ struct PmSample {
 };
 
 struct PmDecode {
-    std::vector<PmSample> samples;
+    std::vector<PmSample> samples; ///< each with a start before its end, oldest first
     bool overflow = false;     ///< the hardware buffer overflowed: samples were lost before these
     bool endOfRecords = false; ///< everything the buffer held was decoded
+    /// Periods with no sample between the last one decoded before and these (the buffer lost
+    /// them: it overflowed, or an image filled up -- CUPTI drops the samples that follow a full
+    /// image), and samples that came without timestamps.
+    std::uint64_t missing = 0;
+    std::uint32_t rounds = 0;     ///< decode calls, each into the image reset
+    std::uint32_t fullImages = 0; ///< of which: stopped with the image full
+    std::uint32_t restarts = 0;   ///< sampling stopped and started again after an overflow
     double decodeMs = 0;   ///< moving the buffer's records into the image
     double evaluateMs = 0; ///< evaluating each sample's metric values (CUPTI's host API)
+    double resetMs = 0;    ///< the image set back to its initialized state after each round
 };
 
 struct PmSamplerSettings {
@@ -50,8 +58,12 @@ public:
     void start();
     void stop();
     bool running() const noexcept;
-    /// The complete samples the buffer holds so far, oldest first.
-    PmDecode decode();
+    /// The complete samples the buffer holds so far, oldest first: one round of the image's
+    /// capacity, another while a round fills the image, and with `untilEmpty` every round until
+    /// the buffer is empty; at most `maxRounds`. After an overflow (which CUPTI keeps reporting
+    /// until sampling restarts) sampling is stopped and started again: the periods in between
+    /// are `missing`.
+    PmDecode decode(int maxRounds = 64, bool untilEmpty = true);
     const std::vector<std::string>& metrics() const noexcept;
     /// The host's counter-data image: its bytes, for samplesPerDecode samples.
     std::size_t imageBytes() const noexcept;

@@ -55,6 +55,16 @@ void SampledRun::readOnce(bool finishing) noexcept {
     ++summary_.reads;
     summary_.samples += r.samples.size();
     summary_.overflows += r.overflow ? 1 : 0;
+    if (r.missing > 0 && summary_.missingSamples == 0)
+        core::log().warn("libroofline: sampling: {} sampling periods have no sample: the "
+                         "device's buffer was not decoded in time (its decode costs the "
+                         "process a core at the shortest periods; a longer "
+                         "--sample-period-us keeps up). The kernels they covered show it in "
+                         "their coverage; the exit line counts them all",
+                         r.missing);
+    summary_.missingSamples += r.missing;
+    summary_.fullImages += r.fullImages;
+    summary_.restarts += r.restarts;
     summary_.decodeMs += r.decodeMs;
     summary_.evaluateMs += r.evaluateMs;
     summary_.recordsMs += r.recordsMs;

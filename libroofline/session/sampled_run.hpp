@@ -27,6 +27,8 @@ struct SourceRead {
     std::vector<core::CounterSample> samples;
     std::vector<sampling::KernelActivity> kernels;
     bool overflow = false;  ///< the device's sample buffer overflowed: samples were lost
+    std::uint64_t missing = 0; ///< periods whose samples the device's buffer lost
+    std::uint32_t fullImages = 0, restarts = 0; ///< decodes that filled the image; restarts
     std::string failure;    ///< why the samples could not be read ("" when they were)
     double decodeMs = 0, evaluateMs = 0; ///< of the read: the device's buffer, the samples' values
     double recordsMs = 0; ///< of the read: the kernels' activity records flushed and read
@@ -60,6 +62,8 @@ struct SampledRunSummary {
     sampling::StepSeriesTally series;
     std::uint64_t samples = 0, reads = 0;
     std::uint64_t overflows = 0;     ///< reads that found the sample buffer overflowed
+    std::uint64_t missingSamples = 0; ///< periods with no sample (lost by the device's buffer)
+    std::uint64_t fullImages = 0, restarts = 0; ///< decodes that filled the image; restarts
     std::uint64_t readFailures = 0;  ///< reads whose samples could not be decoded
     std::string firstFailure;
     std::uint64_t droppedKernels = 0;

@@ -2,6 +2,8 @@
 // activity records (cupti/activity), read together by the sampled run's thread.
 #include "session/sampled_sources.hpp"
 
+#include "session/sample_drain.hpp"
+
 #include "core/demangle.hpp"
 #include "core/log.hpp"
 #include "core/stopwatch.hpp"
@@ -85,7 +87,7 @@ public:
     PmSources(int ordinal, const std::string& chip, const std::vector<std::string>& metrics,
               const cupti::PmSamplerSettings& settings)
         : host_(chip, cupti::Instrument::PmSampling),
-          sampler_(ordinal, host_, metrics, settings) {
+          sampler_(ordinal, host_, metrics, settings), drain_(sampler_, decodeEvery()) {
         core::log().debug("libroofline: sampling: device buffer {} MiB, image {} bytes for {} "
                           "samples",
                           settings.hardwareBufferBytes >> 20, sampler_.imageBytes(),
@@ -95,9 +97,12 @@ public:
     void start() override {
         kernels_.start();
         sampler_.start();
+        drain_.start();
     }
 
+    // The drain's thread first: the sampler is then this thread's alone.
     void stop() noexcept override {
+        drain_.stop();
         try {
             sampler_.stop();
         } catch (...) {
@@ -106,17 +111,7 @@ public:
 
     SourceRead read(bool last) noexcept override {
         SourceRead r;
-        try {
-            const cupti::PmDecode d = sampler_.decode();
-            r.overflow = d.overflow;
-            r.decodeMs = d.decodeMs;
-            r.evaluateMs = d.evaluateMs;
-            r.samples.reserve(d.samples.size());
-            for (const cupti::PmSample& s : d.samples)
-                r.samples.push_back({s.startNs, s.endNs, s.values});
-        } catch (const std::exception& e) {
-            r.failure = e.what();
-        }
+        drain_.takeInto(r, last);
         kernels_.readInto(r, last);
         return r;
     }
@@ -129,6 +124,7 @@ public:
 private:
     cupti::Host host_;
     cupti::PmSampler sampler_;
+    SampleDrain drain_; // stopped before the sampler goes
     KernelRecords kernels_;
 };
 
@@ -145,9 +141,13 @@ std::uint64_t diagnosticNumber(const char* variable, std::uint64_t low, std::uin
 } // namespace
 
 std::chrono::milliseconds readEvery() noexcept {
-    if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_READ_MS", 50, 5000))
-        return std::chrono::milliseconds(ms);
     return kReadEvery;
+}
+
+std::chrono::milliseconds decodeEvery() noexcept {
+    if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_DECODE_MS", 10, 5000))
+        return std::chrono::milliseconds(ms);
+    return kDecodeEvery;
 }
 
 cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
@@ -159,11 +159,13 @@ cupti::PmSamplerSettings samplerSettings(std::uint64_t periodNs) {
     // Diagnostic: the buffer's size in MiB, to tell its part in the decode's cost.
     if (const std::uint64_t mb = diagnosticNumber("ROOFLINE_SAMPLE_BUFFER_MB", 1, 4096))
         settings.hardwareBufferBytes = mb << 20;
-    const std::uint64_t perRead =
-        static_cast<std::uint64_t>(std::chrono::nanoseconds(readEvery()).count()) /
+    // The image holds three decodes' samples: a decode late by two periods of the drain still
+    // fits (a full image loses the samples after it).
+    const std::uint64_t perDecode =
+        static_cast<std::uint64_t>(std::chrono::nanoseconds(decodeEvery()).count()) /
         settings.periodNs;
     settings.samplesPerDecode =
-        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(2 * perRead + 64, 128, 8192));
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(3 * perDecode + 64, 128, 8192));
     return settings;
 }
 

@@ -14,13 +14,15 @@
 
 namespace roofline::collect {
 
-/// How often the reading thread reads the device: on the H200 a decode cost the thread ~65 ms
-/// a read at 1 ms (64 or 128 MiB buffer alike), ~130 ms at 100 us (512 MiB, ten times the
-/// samples), and evaluation ~20-25 us a sample.
+/// How often the reading thread takes the decoded samples and the kernels' records, turns the
+/// steps that ended into values and writes what is due.
 inline constexpr std::chrono::milliseconds kReadEvery{250};
-/// kReadEvery, or ROOFLINE_SAMPLE_READ_MS where set (50 to 5000; for diagnosis: how the read's
-/// frequency weighs on the program).
 std::chrono::milliseconds readEvery() noexcept;
+/// How often the drain's thread decodes the device's buffer (session/sample_drain.hpp).
+inline constexpr std::chrono::milliseconds kDecodeEvery{50};
+/// kDecodeEvery, or ROOFLINE_SAMPLE_DECODE_MS where set (10 to 5000; for diagnosis: how the
+/// decode's frequency weighs on the program and on what is lost).
+std::chrono::milliseconds decodeEvery() noexcept;
 
 /// The sampler for `periodNs`: the device's buffer of raw samples holds several reads' worth (a
 /// sample's raw record is tens of kB: 64 MiB overflowed at a 100 us period), and the

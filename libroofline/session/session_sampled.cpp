@@ -22,8 +22,11 @@ std::string losses(const SampledRunSummary& r) {
             out += "; " + std::to_string(n) + " " + text;
     };
     const sampling::StepSeriesTally& t = r.series;
-    add(r.overflows, "reads found the device's sample buffer overflowed (samples lost: the "
-                     "kernels they covered show it in their coverage)");
+    add(r.missingSamples, "sampling periods have no sample (lost on the device: the kernels "
+                          "they covered show it in their coverage)");
+    add(r.fullImages, "decodes filled their image (CUPTI drops the samples that follow)");
+    add(r.overflows, "reads found the device's sample buffer overflowed (sampling restarted " +
+                         std::to_string(r.restarts) + " times)");
     add(r.readFailures, "reads could not decode the samples (" + r.firstFailure + ")");
     add(t.droppedSamples, "samples dropped before a step used them");
     add(t.droppedAwaiting, "launches dropped while awaiting their kernels' records");

@@ -305,30 +305,31 @@ TEST(SamplingSetUp, ARefusedSamplerLeavesTheStepsTheirTimes) {
 namespace roofline::collect {
 namespace {
 
-// The reading thread reads every 250 ms into an image of twice a read's samples, with a device
-// buffer of 64 MiB from 500 us (512 MiB below); for diagnosis ROOFLINE_SAMPLE_READ_MS and
+// The drain decodes every 50 ms into an image of three decodes' samples, with a device buffer of
+// 64 MiB from 500 us (512 MiB below); for diagnosis ROOFLINE_SAMPLE_DECODE_MS and
 // ROOFLINE_SAMPLE_BUFFER_MB change them, and values out of their range are ignored.
-TEST(SamplingSetUp, TheReadsFrequencyAndTheDeviceBufferCanBeSetForDiagnosis) {
-    ::unsetenv("ROOFLINE_SAMPLE_READ_MS");
+TEST(SamplingSetUp, TheDecodesFrequencyAndTheDeviceBufferCanBeSetForDiagnosis) {
+    ::unsetenv("ROOFLINE_SAMPLE_DECODE_MS");
     ::unsetenv("ROOFLINE_SAMPLE_BUFFER_MB");
-    EXPECT_EQ(readEvery(), kReadEvery);
+    EXPECT_EQ(decodeEvery(), kDecodeEvery);
     cupti::PmSamplerSettings s = samplerSettings(1000000);
     EXPECT_EQ(s.hardwareBufferBytes, 64ull << 20);
-    EXPECT_EQ(s.samplesPerDecode, 2u * 250 + 64);
+    EXPECT_EQ(s.samplesPerDecode, 3u * 50 + 64);
+    EXPECT_EQ(samplerSettings(100000).samplesPerDecode, 3u * 500 + 64);
     EXPECT_EQ(samplerSettings(100000).hardwareBufferBytes, 512ull << 20);
-    ::setenv("ROOFLINE_SAMPLE_READ_MS", "1000", 1);
+    ::setenv("ROOFLINE_SAMPLE_DECODE_MS", "1000", 1);
     ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", "8", 1);
-    EXPECT_EQ(readEvery(), std::chrono::milliseconds(1000));
+    EXPECT_EQ(decodeEvery(), std::chrono::milliseconds(1000));
     s = samplerSettings(1000000);
     EXPECT_EQ(s.hardwareBufferBytes, 8ull << 20);
-    EXPECT_EQ(s.samplesPerDecode, 2u * 1000 + 64);
-    for (const char* bad : {"10", "99999", "x"}) {
-        ::setenv("ROOFLINE_SAMPLE_READ_MS", bad, 1);
-        ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", bad == std::string("10") ? "0" : bad, 1);
-        EXPECT_EQ(readEvery(), kReadEvery) << bad;
+    EXPECT_EQ(s.samplesPerDecode, 3u * 1000 + 64);
+    for (const char* bad : {"5", "99999", "x"}) {
+        ::setenv("ROOFLINE_SAMPLE_DECODE_MS", bad, 1);
+        ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", bad == std::string("5") ? "0" : bad, 1);
+        EXPECT_EQ(decodeEvery(), kDecodeEvery) << bad;
         EXPECT_EQ(samplerSettings(1000000).hardwareBufferBytes, 64ull << 20) << bad;
     }
-    ::unsetenv("ROOFLINE_SAMPLE_READ_MS");
+    ::unsetenv("ROOFLINE_SAMPLE_DECODE_MS");
     ::unsetenv("ROOFLINE_SAMPLE_BUFFER_MB");
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 using namespace roofline;
@@ -32,6 +33,9 @@ public:
     std::atomic<int> reads{0};
     bool started = false, stopped = false;
     std::string failure;
+    std::uint64_t missing = 0; // periods lost on the device, told by the next read
+    std::uint32_t fullImages = 0, restarts = 0;
+    bool overflow = false;
 
     void start() override { started = true; }
     void stop() noexcept override { stopped = true; }
@@ -42,6 +46,10 @@ public:
         r.kernels.swap(kernels);
         r.samples.swap(samples);
         r.failure = failure;
+        r.missing = std::exchange(missing, 0);
+        r.fullImages = std::exchange(fullImages, 0);
+        r.restarts = std::exchange(restarts, 0);
+        r.overflow = std::exchange(overflow, false);
         return r;
     }
 };
@@ -158,6 +166,36 @@ TEST(SampledRun, StopsOnceAndCountsFailedReads) {
     const auto s = run.finish();
     EXPECT_GE(s.readFailures, 1u);
     EXPECT_EQ(s.firstFailure, "CUPTI_ERROR_UNKNOWN");
+    std::remove(path.c_str());
+}
+
+// What the device lost is counted across reads for the exit line: the periods with no sample, the
+// decodes that filled their image, the overflows and the restarts after them.
+TEST(SampledRun, CountsThePeriodsTheDeviceLost) {
+    const std::string path = tempPath("sampled_run_lost_");
+    auto owned = std::make_unique<FakeSources>();
+    FakeSources& device = *owned;
+    SampledRun run(configFor(path), std::move(owned));
+    run.start();
+    Job job;
+    for (std::int64_t step = 0; step < 3; ++step) {
+        {
+            std::lock_guard<std::mutex> lock(device.mutex);
+            device.missing += 7;
+            device.fullImages += 1;
+        }
+        job.step(run, device, step);
+    }
+    {
+        std::lock_guard<std::mutex> lock(device.mutex);
+        device.overflow = true;
+        device.restarts = 1;
+    }
+    const auto s = run.finish();
+    EXPECT_EQ(s.missingSamples, 21u);
+    EXPECT_EQ(s.fullImages, 3u);
+    EXPECT_EQ(s.overflows, 1u);
+    EXPECT_EQ(s.restarts, 1u);
     std::remove(path.c_str());
 }
 

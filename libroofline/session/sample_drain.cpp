@@ -1,0 +1,116 @@
+#include "session/sample_drain.hpp"
+
+#include "core/log.hpp"
+#include "core/stopwatch.hpp"
+
+#include <exception>
+#include <utility>
+
+namespace roofline::collect {
+namespace {
+// Rounds of a decode on the thread, which takes what a round brings (what comes in meanwhile
+// waits for the next decode) unless the round filled the image: a backlog beyond these waits
+// too, so that a stop never waits long. The last decode, after the stop, empties the buffer.
+constexpr int kRoundsOnThread = 4;
+constexpr int kRoundsAtLast = 64;
+} // namespace
+
+SampleDrain::SampleDrain(cupti::PmSampler& sampler, std::chrono::milliseconds every) noexcept
+    : sampler_(sampler), every_(every) {}
+
+SampleDrain::~SampleDrain() {
+    stop();
+}
+
+bool SampleDrain::start() noexcept {
+    try {
+        thread_ = std::thread([this] { loop(); });
+        return true;
+    } catch (...) {
+        core::log().warn("libroofline: sampling: no thread could be started to decode the "
+                         "device's buffer; the reading thread decodes it (samples may be lost "
+                         "when it falls behind: the exit line counts them)");
+        return false;
+    }
+}
+
+void SampleDrain::stop() noexcept {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable())
+        thread_.join();
+}
+
+void SampleDrain::loop() noexcept {
+    auto next = core::SteadyClock::now() + every_;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+        wake_.wait_until(lock, next, [this] { return stopping_; });
+        if (stopping_)
+            break;
+        lock.unlock();
+        decodeOnce(false);
+        lock.lock();
+        // A fixed cadence; a decode that ran past the next one starts the one after at once.
+        next = std::max(next + every_, core::SteadyClock::now());
+    }
+}
+
+void SampleDrain::decodeOnce(bool last) noexcept {
+    cupti::PmDecode d;
+    std::string failure;
+    try {
+        d = last ? sampler_.decode(kRoundsAtLast, true) : sampler_.decode(kRoundsOnThread, false);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    } catch (...) {
+        failure = "unknown failure";
+    }
+    if (d.rounds > 0)
+        core::log().debug("libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
+                          "{} missing, {} restart(s)): {:.1f} ms decoding, {:.1f} ms evaluating, "
+                          "{:.1f} ms resetting the image",
+                          d.samples.size(), d.rounds, d.fullImages, d.missing, d.restarts,
+                          d.decodeMs, d.evaluateMs, d.resetMs);
+    std::lock_guard<std::mutex> lock(mutex_);
+    SourceRead& r = pending_;
+    try {
+        for (cupti::PmSample& s : d.samples) {
+            if (r.samples.size() >= kPendingMost) {
+                ++r.missing;
+                continue;
+            }
+            r.samples.push_back({s.startNs, s.endNs, std::move(s.values)});
+        }
+    } catch (...) {
+        r.missing += d.samples.size(); // out of memory: counted, not kept
+    }
+    r.overflow = r.overflow || d.overflow;
+    r.missing += d.missing;
+    r.fullImages += d.fullImages;
+    r.restarts += d.restarts;
+    r.decodeMs += d.decodeMs;
+    r.evaluateMs += d.evaluateMs + d.resetMs;
+    if (!failure.empty() && r.failure.empty())
+        r.failure = failure;
+}
+
+void SampleDrain::takeInto(SourceRead& r, bool last) noexcept {
+    if (last || !thread_.joinable())
+        decodeOnce(last);
+    std::lock_guard<std::mutex> lock(mutex_);
+    r.samples = std::move(pending_.samples);
+    r.overflow = pending_.overflow;
+    r.missing = pending_.missing;
+    r.fullImages = pending_.fullImages;
+    r.restarts = pending_.restarts;
+    r.decodeMs = pending_.decodeMs;
+    r.evaluateMs = pending_.evaluateMs;
+    r.failure = std::move(pending_.failure);
+    pending_ = SourceRead{};
+}
+
+} // namespace roofline::collect
