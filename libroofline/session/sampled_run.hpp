@@ -1,7 +1,8 @@
 #pragma once
 // A sampled session's device side (docs/design/0029): the sources of one device -- its PM
-// sampler and the kernels' activity records -- read by one thread of its own every decode period
-// into the series of sampled steps (sampling/step_series), which hands each batch due to the
+// sampler, whose buffer a drain thread of the sources decodes (session/sample_drain), and the
+// kernels' activity records -- read by one thread of its own every read period into the series
+// of sampled steps (sampling/step_series), which hands each batch due to the
 // recording's writer from that thread: the program's threads only tell the series their launches
 // and step ends, and never wait on the device's buffer or the file. Stopped and drained once, at
 // the session's stop: the sampler stopped, what it and the activity buffers still hold read, every
@@ -30,7 +31,9 @@ struct SourceRead {
     std::uint64_t missing = 0; ///< periods whose samples the device's buffer lost
     std::uint32_t fullImages = 0, restarts = 0; ///< decodes that filled the image; restarts
     std::string failure;    ///< why the samples could not be read ("" when they were)
-    double decodeMs = 0, evaluateMs = 0; ///< of the read: the device's buffer, the samples' values
+    /// Since the last read: the device's buffer decoded; the samples' values evaluated and the
+    /// image reset.
+    double decodeMs = 0, evaluateMs = 0;
     double recordsMs = 0; ///< of the read: the kernels' activity records flushed and read
     std::uint64_t incomplete = 0; ///< kernel records without a start or an end (left out)
 };
@@ -69,8 +72,10 @@ struct SampledRunSummary {
     std::uint64_t droppedKernels = 0;
     std::uint64_t batchesWritten = 0;
     double readMs = 0;  ///< the reading thread's time spent reading, dividing and writing
-    double decodeMs = 0, evaluateMs = 0; ///< of which: the buffer decoded, the samples evaluated
     double recordsMs = 0; ///< of which: the kernels' activity records
+    /// The drain's thread (and the last decode, on the thread that stops): the buffer decoded,
+    /// the samples evaluated and the image reset.
+    double decodeMs = 0, evaluateMs = 0;
     std::uint64_t incompleteKernels = 0; ///< records left out for want of a start or an end
     double wallSeconds = 0; ///< from start() to the end of finish()
 };

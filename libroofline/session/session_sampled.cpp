@@ -49,13 +49,18 @@ void SessionState::finishSampled() noexcept {
         t.steps == 0 ? "; no step was found (no NVTX range, no framework step, no repeating "
                        "launch sequence): the recording holds no step"
                      : "";
-    const double share = r.wallSeconds > 0 ? 100.0 * r.readMs / (1000.0 * r.wallSeconds) : 0.0;
-    char cost[320];
+    const double wallMs = 1000.0 * r.wallSeconds;
+    const double share = wallMs > 0 ? 100.0 * r.readMs / wallMs : 0.0;
+    const double drainMs = r.decodeMs + r.evaluateMs;
+    const double drainShare = wallMs > 0 ? 100.0 * drainMs / wallMs : 0.0;
+    char cost[480];
     std::snprintf(cost, sizeof cost,
-                  "; its reading thread was busy %.0f ms of %.1f s (%.1f %%: %.0f ms decoding the "
-                  "device's buffer, %.0f ms evaluating the samples, %.0f ms reading the kernels' "
-                  "records, the rest dividing the samples and writing)",
-                  r.readMs, r.wallSeconds, share, r.decodeMs, r.evaluateMs, r.recordsMs);
+                  "; its reading thread was busy %.0f ms of %.1f s (%.1f %%: %.0f ms reading the "
+                  "kernels' records, the rest dividing the samples and writing), its drain "
+                  "thread %.0f ms (%.1f %%: %.0f ms decoding the device's buffer, %.0f ms "
+                  "evaluating the samples and resetting the image)",
+                  r.readMs, r.wallSeconds, share, r.recordsMs, drainMs, drainShare, r.decodeMs,
+                  r.evaluateMs);
     const std::string rows =
         t.rows < t.steps ? " in " + count(t.rows, "rows") + " (short steps merged)" : "";
     const std::string text =
