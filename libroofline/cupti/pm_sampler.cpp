@@ -1,13 +1,13 @@
 #include "cupti/pm_sampler.hpp"
 
 #include "cupti/check.hpp"
+#include "core/sample_gaps.hpp"
 #include "core/stopwatch.hpp"
 
 #include <roofline/error.hpp>
 
 #include <cupti_pmsampling.h>
 
-#include <algorithm>
 #include <chrono>
 
 namespace roofline::cupti {
@@ -21,7 +21,7 @@ struct PmSampler::Impl {
     CUpti_PmSampling_Object* object = nullptr;
     std::vector<std::uint8_t> counterData;
     bool running = false;
-    std::uint64_t lastEndNs = 0; // the end of the last sample decoded (0: none yet)
+    core::SampleGaps gaps{1}; // set with the period at construction
 
     void enable(int ordinal) {
         CUpti_PmSampling_Enable_Params p{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
@@ -108,10 +108,7 @@ struct PmSampler::Impl {
         }
         if (p.endTimestamp <= p.startTimestamp)
             return;
-        const std::uint64_t period = settings.periodNs;
-        if (lastEndNs != 0 && p.startTimestamp > lastEndNs + period / 2)
-            out.missing += (p.startTimestamp - lastEndNs + period / 2) / period;
-        lastEndNs = std::max(lastEndNs, p.endTimestamp);
+        out.missing += gaps.missingBefore(p.startTimestamp, p.endTimestamp);
         out.samples.push_back(
             {p.startTimestamp, p.endTimestamp, host->evaluateValues(counterData, index, metrics)});
     }
@@ -143,6 +140,7 @@ PmSampler::PmSampler(int deviceOrdinal, const Host& host, std::vector<std::strin
     for (const std::string& m : s.metrics)
         s.names.push_back(m.c_str());
     s.settings = settings;
+    s.gaps = core::SampleGaps(settings.periodNs);
     s.config = host.configImage(s.metrics);
     if (s.config.passes != 1)
         throw Error(ErrorCode::InvalidArgument,

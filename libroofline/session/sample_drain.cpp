@@ -7,16 +7,9 @@
 #include <utility>
 
 namespace roofline::collect {
-namespace {
-// Rounds of a decode on the thread, which takes what a round brings (what comes in meanwhile
-// waits for the next decode) unless the round filled the image: a backlog beyond these waits
-// too, so that a stop never waits long. The last decode, after the stop, empties the buffer.
-constexpr int kRoundsOnThread = 4;
-constexpr int kRoundsAtLast = 64;
-} // namespace
 
-SampleDrain::SampleDrain(cupti::PmSampler& sampler, std::chrono::milliseconds every) noexcept
-    : sampler_(sampler), every_(every) {}
+SampleDrain::SampleDrain(Decode decode, std::chrono::milliseconds every) noexcept
+    : decode_(std::move(decode)), every_(every) {}
 
 SampleDrain::~SampleDrain() {
     stop();
@@ -63,7 +56,7 @@ void SampleDrain::decodeOnce(bool last) noexcept {
     cupti::PmDecode d;
     std::string failure;
     try {
-        d = last ? sampler_.decode(kRoundsAtLast, true) : sampler_.decode(kRoundsOnThread, false);
+        d = last ? decode_(kRoundsAtLast, true) : decode_(kRoundsOnThread, false);
     } catch (const std::exception& e) {
         failure = e.what();
     } catch (...) {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,7 +20,20 @@ namespace roofline::collect {
 
 class SampleDrain {
 public:
-    SampleDrain(cupti::PmSampler& sampler, std::chrono::milliseconds every) noexcept;
+    /// One decode of the device's buffer: at most `maxRounds` rounds, every one until the buffer
+    /// is empty with `untilEmpty` (cupti::PmSampler::decode; a fake in the tests). May throw.
+    using Decode = std::function<cupti::PmDecode(int maxRounds, bool untilEmpty)>;
+    /// Rounds of a decode on the thread, which takes what a round brings (what comes in
+    /// meanwhile waits for the next decode) unless the round filled the image: a backlog beyond
+    /// these waits too, so that a stop never waits long. The last decode, after the stop,
+    /// empties the buffer in at most kRoundsAtLast.
+    static constexpr int kRoundsOnThread = 4;
+    static constexpr int kRoundsAtLast = 64;
+    /// Samples waiting for the reading thread, at most: those beyond are dropped and counted
+    /// missing (the reading thread fell behind by seconds).
+    static constexpr std::size_t kPendingMost = 1u << 16;
+
+    SampleDrain(Decode decode, std::chrono::milliseconds every) noexcept;
     ~SampleDrain();
     SampleDrain(const SampleDrain&) = delete;
     SampleDrain& operator=(const SampleDrain&) = delete;
@@ -39,11 +53,7 @@ private:
     // `last`: after the stop, until the buffer is empty.
     void decodeOnce(bool last) noexcept;
 
-    /// Samples waiting for the reading thread, at most: those beyond are dropped and counted
-    /// missing (the reading thread fell behind by seconds).
-    static constexpr std::size_t kPendingMost = 1u << 16;
-
-    cupti::PmSampler& sampler_;
+    Decode decode_;
     std::chrono::milliseconds every_;
     std::mutex mutex_; // pending_, stopping_
     std::condition_variable wake_;

@@ -87,7 +87,9 @@ public:
     PmSources(int ordinal, const std::string& chip, const std::vector<std::string>& metrics,
               const cupti::PmSamplerSettings& settings)
         : host_(chip, cupti::Instrument::PmSampling),
-          sampler_(ordinal, host_, metrics, settings), drain_(sampler_, decodeEvery()) {
+          sampler_(ordinal, host_, metrics, settings),
+          drain_([this](int rounds, bool untilEmpty) { return sampler_.decode(rounds, untilEmpty); },
+                 decodeEvery()) {
         core::log().debug("libroofline: sampling: device buffer {} MiB, image {} bytes for {} "
                           "samples",
                           settings.hardwareBufferBytes >> 20, sampler_.imageBytes(),

@@ -1,6 +1,7 @@
 // PM sampling's pure parts (docs/design/0029): the counter set per family, checked against
-// CUPTI's host API, and the attribution of samples to kernels.
+// CUPTI's host API, the attribution of samples to kernels, and the periods a device lost.
 #include "core/sample_attribution.hpp"
+#include "core/sample_gaps.hpp"
 #include "core/sampling_set.hpp"
 #include "cupti/host.hpp"
 #include "cupti_host_guard.hpp"
@@ -182,4 +183,21 @@ TEST(SamplingSet, TheTensorRateFollowsTheTypeAKernelsNameSays) {
     EXPECT_EQ(kindOf("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, cutlass::bfloat16_t>>"),
               std::make_pair(FlopKind::TensorBF16, 1024.0));
     EXPECT_EQ(core::tensorRateFor(s, "ampere_sgemm_128x64_nn"), nullptr);
+}
+
+// Samples that follow each other lose nothing, whatever the trigger's jitter (under half a
+// period); a gap counts the periods it spans, rounded; a sample that begins before the last one
+// ended (decoded out of order) loses nothing and leaves the latest end as it was.
+TEST(SampleGaps, CountsThePeriodsBetweenTwoDecodedSamples) {
+    core::SampleGaps gaps(1000);
+    EXPECT_EQ(gaps.missingBefore(5000, 6000), 0u);  // the first
+    EXPECT_EQ(gaps.missingBefore(6000, 7000), 0u);  // back to back
+    EXPECT_EQ(gaps.missingBefore(7400, 8400), 0u);  // 0.4 period of jitter
+    EXPECT_EQ(gaps.missingBefore(11400, 12400), 3u); // three periods lost
+    EXPECT_EQ(gaps.missingBefore(15000, 16000), 3u); // 2.6 periods: three
+    EXPECT_EQ(gaps.missingBefore(9000, 10000), 0u);  // an older sample
+    EXPECT_EQ(gaps.missingBefore(16000, 17000), 0u); // the latest end is still 16000
+    core::SampleGaps none(0); // a period of 0 is taken as 1 ns, never a division by zero
+    EXPECT_EQ(none.missingBefore(1, 2), 0u);
+    EXPECT_EQ(none.missingBefore(5, 6), 3u);
 }

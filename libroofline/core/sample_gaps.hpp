@@ -1,0 +1,32 @@
+#pragma once
+// The sampling periods a device lost (docs/design/0029, "The drain"): PM samples come back to
+// back, each starting where the one before ended, so a gap between two decoded samples is periods
+// whose samples the device's buffer lost (an overflow, or the samples CUPTI drops after a decode
+// that filled its image). Pure: no CUDA, no CUPTI.
+#include <algorithm>
+#include <cstdint>
+
+namespace roofline::core {
+
+class SampleGaps {
+public:
+    explicit SampleGaps(std::uint64_t periodNs) noexcept
+        : period_(std::max<std::uint64_t>(periodNs, 1)) {}
+
+    /// The periods missing before the sample [startNs, endNs), in the order decoded: 0 for the
+    /// first, for one that follows within half a period (the trigger's jitter), and for one
+    /// that begins before the last ended; else the gap in periods, rounded.
+    std::uint64_t missingBefore(std::uint64_t startNs, std::uint64_t endNs) noexcept {
+        std::uint64_t missing = 0;
+        if (lastEndNs_ != 0 && startNs > lastEndNs_ + period_ / 2)
+            missing = (startNs - lastEndNs_ + period_ / 2) / period_;
+        lastEndNs_ = std::max(lastEndNs_, endNs);
+        return missing;
+    }
+
+private:
+    std::uint64_t period_;
+    std::uint64_t lastEndNs_ = 0; // the latest end seen (0: none yet)
+};
+
+} // namespace roofline::core
