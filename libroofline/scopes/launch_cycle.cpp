@@ -27,37 +27,76 @@ bool occursIn(const std::vector<std::uint64_t>& part, const std::vector<std::uin
 
 } // namespace
 
+PeriodRuns::PeriodRuns(std::size_t longest)
+    : longest_(std::max<std::size_t>(1, longest)), ring_(longest_ + 1, 0) {}
+
 void PeriodRuns::add(std::uint64_t signature) {
     Seen& s = seen_[signature];
     while (s.first < s.at.size() && next_ - s.at[s.first] > longest_)
         ++s.first;
-    // The periods at which the signature occurred, ascending (its occurrences, newest first),
-    // merged with the runs that were going on.
     scratch_.clear();
-    std::size_t a = 0;
-    for (std::size_t k = s.at.size(); k > s.first; --k) {
-        const auto p = static_cast<std::uint32_t>(next_ - s.at[k - 1]);
-        while (a < active_.size() && active_[a].first < p)
-            ++a;
-        const std::uint32_t r = a < active_.size() && active_[a].first == p ? active_[a].second : 0;
-        scratch_.emplace_back(p, r + (r < kRunCap));
-    }
+    if (next_ > 0)
+        continueRuns(signature, s);
     active_.swap(scratch_);
     if (s.first > 64 && 2 * s.first > s.at.size()) {
         s.at.erase(s.at.begin(), s.at.begin() + static_cast<std::ptrdiff_t>(s.first));
         s.first = 0;
     }
+    ring_[next_ % ring_.size()] = signature;
     s.at.push_back(next_++);
     if (next_ % longest_ == 0) // signatures not seen within reach are forgotten
         for (auto it = seen_.begin(); it != seen_.end();)
             it = next_ - it->second.at.back() > longest_ ? seen_.erase(it) : std::next(it);
 }
 
+void PeriodRuns::continueRuns(std::uint64_t signature, const Seen& now) {
+    const std::uint64_t last = next_ - 1;
+    const std::uint64_t before = signatureAt(last);
+    const auto b = seen_.find(before);
+    if (b == seen_.end() || b->second.at.empty())
+        return; // not reached: the last launch's signature is kept while within reach
+    // The earlier launches of the last one's signature (its own occurrence, `last`, left out),
+    // within reach of the launch about to be added: its Seen was trimmed when `last` was added.
+    const std::size_t nowCount = now.at.size() - now.first;
+    const std::size_t beforeCount = b->second.at.size() - b->second.first - 1;
+    std::size_t a = 0; // runs going on, ascending, merged in
+    const auto keep = [&](std::uint64_t p) {
+        while (a < active_.size() && active_[a].first < p)
+            ++a;
+        const std::uint32_t r = a < active_.size() && active_[a].first == p ? active_[a].second : 1;
+        scratch_.emplace_back(static_cast<std::uint32_t>(p), r + (r < kRunCap));
+    };
+    // The same signature twice: its occurrences were just trimmed for the launch to be added,
+    // which may have dropped one the last launch still reaches; they are the same periods.
+    if (nowCount <= beforeCount || before == signature) {
+        for (std::size_t k = now.at.size(); k > now.first; --k) { // ascending periods
+            const std::uint64_t p = next_ - now.at[k - 1];
+            if (p <= last && signatureAt(last - p) == before)
+                keep(p);
+        }
+        return;
+    }
+    const std::vector<std::uint64_t>& at = b->second.at;
+    for (std::size_t k = at.size() - 1; k > b->second.first; --k) { // ascending periods
+        const std::uint64_t p = last - at[k - 1];
+        if (p > longest_)
+            break;
+        if (signatureAt(next_ - p) == signature)
+            keep(p);
+    }
+}
+
 std::uint32_t PeriodRuns::run(std::size_t period) const {
     const auto it = std::lower_bound(active_.begin(), active_.end(), period,
                                      [](const std::pair<std::uint32_t, std::uint32_t>& e,
                                         std::size_t p) { return e.first < p; });
-    return it != active_.end() && it->first == period ? it->second : 0;
+    if (it != active_.end() && it->first == period)
+        return it->second;
+    const std::uint64_t last = next_ - 1;
+    return next_ > 0 && period >= 1 && period <= longest_ && period <= last &&
+                   signatureAt(last) == signatureAt(last - period)
+               ? 1
+               : 0;
 }
 
 LaunchCycle::LaunchCycle(std::size_t longestCycle)
@@ -115,35 +154,37 @@ void LaunchCycle::remember(std::uint64_t signature) {
 
 std::size_t LaunchCycle::adoptable() const {
     const std::size_t top = std::min(longest_, history_.size() / 2);
+    // Period 1 first (its run of 1 is not among the runs kept), then the runs of 2 and more.
+    if (floor_ < 1 && top >= 1 && runs_.run(1) >= 1 && adoptableAt(1))
+        return 1;
     for (const auto& [p, run] : runs_.active()) {
-        if (p <= floor_ || run < p)
+        if (p <= floor_ || p == 1 || run < p)
             continue;
         if (p > top)
             break;
-        // Not a repetition of a shorter block: the last p launches are not periodic with a
-        // divisor of p.
-        bool repeated = false;
-        for (std::size_t d = 1; d * d <= p && !repeated; ++d) {
-            if (p % d != 0)
-                continue;
-            const std::size_t e = p / d; // d's pair: a divisor too, below p where d > 1
-            repeated =
-                (d < p && runs_.run(d) >= p - d) || (d > 1 && e != d && runs_.run(e) >= p - e);
-        }
-        if (repeated)
-            continue;
-        // Nor a known step with something between its instances (a validation pass every few
-        // steps): the known step resumes after it.
-        if (!known_.empty()) {
-            const std::vector<std::uint64_t> last(history_.end() - static_cast<std::ptrdiff_t>(p),
-                                                  history_.end());
-            if (std::any_of(known_.begin(), known_.end(),
-                            [&](const Known& k) { return occursIn(k.cycle, last); }))
-                continue;
-        }
-        return p;
+        if (adoptableAt(p))
+            return p;
     }
     return 0;
+}
+
+// A period whose run holds two copies may be adopted unless it is a repetition of a shorter
+// block (the last p launches periodic with a divisor of p), or a known step with something
+// between its instances (a validation pass every few steps: the known step resumes after it).
+bool LaunchCycle::adoptableAt(std::size_t p) const {
+    for (std::size_t d = 1; d * d <= p; ++d) {
+        if (p % d != 0)
+            continue;
+        const std::size_t e = p / d; // d's pair: a divisor too, below p where d > 1
+        if ((d < p && runs_.run(d) >= p - d) || (d > 1 && e != d && runs_.run(e) >= p - e))
+            return false;
+    }
+    if (known_.empty())
+        return true;
+    const std::vector<std::uint64_t> last(history_.end() - static_cast<std::ptrdiff_t>(p),
+                                          history_.end());
+    return std::none_of(known_.begin(), known_.end(),
+                        [&](const Known& k) { return occursIn(k.cycle, last); });
 }
 
 // The periodic stretch of `period` ends with the launch just seen: it began runs + period

@@ -37,17 +37,20 @@
 namespace roofline::collect {
 
 /// For every period P up to `longest`, the run of launches equal to the one P before them, in a
-/// row, ending with the last launch added. Kept sparse: a launch continues or starts the runs of
-/// the periods at which its signature occurred before, and every other run ends -- so a launch
-/// costs the occurrences of its signature in the last `longest` launches, not `longest`
-/// comparisons (a stream that never repeats costs a lookup).
+/// row, ending with the last launch added. Kept sparse: a run of 1 (the last launch equals the
+/// one P before it, the launch before that does not equal its own) is implied by the
+/// signatures' occurrences and not kept; runs of 2 and more are, and a launch finds them where
+/// its signature and the one before it both occurred P launches earlier, walking the rarer of
+/// the two's occurrences. So a launch costs the occurrences of the rarer signature in the last
+/// `longest` launches, not `longest` comparisons: a stream that never repeats costs a lookup,
+/// and so does one kernel every other launch between ones that never repeat.
 class PeriodRuns {
 public:
-    explicit PeriodRuns(std::size_t longest) : longest_(longest) {}
+    explicit PeriodRuns(std::size_t longest);
     void add(std::uint64_t signature);
     /// Period P's run (0: the last launch differs from the one P before it).
     std::uint32_t run(std::size_t period) const;
-    /// The periods whose run is not 0, ascending, with their runs.
+    /// The periods whose run is 2 or more, ascending, with their runs.
     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& active() const noexcept {
         return active_;
     }
@@ -57,9 +60,16 @@ private:
         std::vector<std::uint64_t> at; // launches with the signature, oldest first, from `first`
         std::size_t first = 0;
     };
+    // The signature of launch `index`, among the last longest_ + 1.
+    std::uint64_t signatureAt(std::uint64_t index) const { return ring_[index % ring_.size()]; }
+    // The periods (ascending) at which the launch about to be added equals the one before it and
+    // the launch before it equals its own (launch `next_ - 1`); their runs go on.
+    void continueRuns(std::uint64_t signature, const Seen& now);
+
     std::size_t longest_;
     std::uint64_t next_ = 0; // the next launch's index
     std::unordered_map<std::uint64_t, Seen> seen_;
+    std::vector<std::uint64_t> ring_; // the last longest_ + 1 launches' signatures
     std::vector<std::pair<std::uint32_t, std::uint32_t>> active_, scratch_;
 };
 
@@ -108,6 +118,7 @@ private:
     void adopt(std::size_t period);
     /// The adoptable period: the smallest longer than floor_ whose run holds two copies (0: none).
     std::size_t adoptable() const;
+    bool adoptableAt(std::size_t period) const;
     Event followed(std::uint64_t signature);
     void confirm();
     /// A known cycle matched whole: the one to resume (longest first), or null.
