@@ -3,6 +3,7 @@
 #include "core/log.hpp"
 #include "core/stopwatch.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
