@@ -19,7 +19,10 @@ struct PmSampler::Impl {
     PmSamplerSettings settings;
     ConfigImage config;
     CUpti_PmSampling_Object* object = nullptr;
-    std::vector<std::uint8_t> counterData;
+    // The image, and a copy of it as initialized that resets it after each round: on the H200 the
+    // copy took half the time CUPTI's initialization took (1.25 against 2.5 ms for 9.8 MB, 11
+    // against 23 ms for 71 MB).
+    std::vector<std::uint8_t> counterData, initialized;
     bool running = false;
     core::SampleGaps gaps{1}; // set with the period at construction
 
@@ -51,18 +54,13 @@ struct PmSampler::Impl {
         s.maxSamples = settings.samplesPerDecode;
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&s));
         counterData.assign(s.counterDataSize, 0);
-        initializeImage();
-    }
-
-    // The image made ready for a decode (a decode into an image not made ready again makes no
-    // progress), by CUPTI rather than by copying an initialized image over it: no second image.
-    void initializeImage() {
         CUpti_PmSampling_CounterDataImage_Initialize_Params i{
             CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
         i.pPmSamplingObject = object;
         i.counterDataSize = counterData.size();
         i.pCounterData = counterData.data();
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingCounterDataImageInitialize(&i));
+        initialized = counterData;
     }
 
     std::size_t completedSamples() const {
@@ -221,7 +219,7 @@ PmDecode PmSampler::decode(int maxRounds, bool untilEmpty) {
             s.take(i, out);
         const auto evaluated = core::SteadyClock::now();
         out.evaluateMs += std::chrono::duration<double, std::milli>(evaluated - decoded).count();
-        s.initializeImage();
+        s.counterData = s.initialized;
         out.resetMs += core::msSince(evaluated);
         more = n > 0 && (full || (untilEmpty && !out.endOfRecords));
     }
