@@ -334,7 +334,7 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
     s.status = "sampled";
     s.ceilings = deviceCeilings(s.devices[0].info);
     SampledRunConfig run;
-    run.readEvery = readEvery();
+    run.readEvery = kReadEvery;
     run.path = s.outputPath;
     run.header = sampledHeader(s, s.metrics);
     run.series.counters = s.metrics.size();

@@ -92,19 +92,11 @@ void SampleDrain::decodeOnce(bool last) noexcept {
         r.failure = failure;
 }
 
-void SampleDrain::takeInto(SourceRead& r, bool last) noexcept {
+SourceRead SampleDrain::take(bool last) noexcept {
     if (last || !thread_.joinable())
         decodeOnce(last);
     std::lock_guard<std::mutex> lock(mutex_);
-    r.samples = std::move(pending_.samples);
-    r.overflow = pending_.overflow;
-    r.missing = pending_.missing;
-    r.fullImages = pending_.fullImages;
-    r.restarts = pending_.restarts;
-    r.decodeMs = pending_.decodeMs;
-    r.evaluateMs = pending_.evaluateMs;
-    r.failure = std::move(pending_.failure);
-    pending_ = SourceRead{};
+    return std::exchange(pending_, SourceRead{});
 }
 
 } // namespace roofline::collect

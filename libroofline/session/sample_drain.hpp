@@ -39,13 +39,14 @@ public:
     SampleDrain& operator=(const SampleDrain&) = delete;
 
     /// The thread starts decoding (the sampler already started); false when no thread could
-    /// be started: the caller decodes in take().
+    /// be started: take() decodes on the caller's thread.
     bool start() noexcept;
     /// The thread ends its decode under way and stops; the sampler is the caller's again.
     void stop() noexcept;
-    /// What was decoded since the last take into `r` (its samples, losses, costs and the first
-    /// failure). With no thread, or with `last`, the caller's thread decodes the rest itself.
-    void takeInto(SourceRead& r, bool last) noexcept;
+    /// What was decoded since the last take: its samples, losses, costs and the first failure
+    /// (no kernel records). With no thread, or with `last`, the caller's thread decodes the rest
+    /// itself first.
+    SourceRead take(bool last) noexcept;
 
 private:
     void loop() noexcept;

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <exception>
 #include <unordered_map>
 
 namespace roofline::collect {
@@ -112,8 +111,7 @@ public:
     }
 
     SourceRead read(bool last) noexcept override {
-        SourceRead r;
-        drain_.takeInto(r, last);
+        SourceRead r = drain_.take(last);
         kernels_.readInto(r, last);
         return r;
     }
@@ -130,9 +128,6 @@ private:
     KernelRecords kernels_;
 };
 
-} // namespace
-
-namespace {
 // A diagnostic setting's number, when `variable` is set to one in [low, high]; else 0 (unset
 // or out of range: the default stands).
 std::uint64_t diagnosticNumber(const char* variable, std::uint64_t low, std::uint64_t high) {
@@ -140,11 +135,8 @@ std::uint64_t diagnosticNumber(const char* variable, std::uint64_t low, std::uin
     const unsigned long long v = text ? std::strtoull(text, nullptr, 10) : 0;
     return v >= low && v <= high ? v : 0;
 }
-} // namespace
 
-std::chrono::milliseconds readEvery() noexcept {
-    return kReadEvery;
-}
+} // namespace
 
 std::chrono::milliseconds decodeEvery() noexcept {
     if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_DECODE_MS", 10, 5000))

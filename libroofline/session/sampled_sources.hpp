@@ -17,7 +17,6 @@ namespace roofline::collect {
 /// How often the reading thread takes the decoded samples and the kernels' records, turns the
 /// steps that ended into values and writes what is due.
 inline constexpr std::chrono::milliseconds kReadEvery{250};
-std::chrono::milliseconds readEvery() noexcept;
 /// How often the drain's thread decodes the device's buffer (session/sample_drain.hpp).
 inline constexpr std::chrono::milliseconds kDecodeEvery{50};
 /// kDecodeEvery, or ROOFLINE_SAMPLE_DECODE_MS where set (10 to 5000; for diagnosis: how the

@@ -74,13 +74,11 @@ TEST(SampleDrain, DecodesOnItsThreadAndTheLastDecodeEmptiesTheBuffer) {
     while (device.callCount() < 3)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::vector<core::CounterSample> taken;
-    SourceRead r;
-    drain.takeInto(r, false);
+    SourceRead r = drain.take(false);
     taken.insert(taken.end(), r.samples.begin(), r.samples.end());
     drain.stop();
     const std::size_t onThread = device.callCount();
-    SourceRead last;
-    drain.takeInto(last, true);
+    const SourceRead last = drain.take(true);
     taken.insert(taken.end(), last.samples.begin(), last.samples.end());
     ASSERT_EQ(device.calls.size(), onThread + 1);
     for (std::size_t i = 0; i < onThread; ++i) {
@@ -108,9 +106,8 @@ TEST(SampleDrain, TheLossesOfEveryDecodeReachTheRead) {
     device.restarts = 1;
     device.overflow = true;
     SampleDrain drain(device.decode(), std::chrono::milliseconds(1));
-    SourceRead r; // no thread started: the read decodes itself
-    drain.takeInto(r, false);
-    drain.takeInto(r, false); // a second read replaces the first's
+    SourceRead r = drain.take(false); // no thread started: the read decodes itself
+    r = drain.take(false); // a second read replaces the first's
     EXPECT_EQ(r.samples.size(), 2u);
     EXPECT_EQ(r.missing, 5u);
     EXPECT_EQ(r.fullImages, 1u);
@@ -127,13 +124,12 @@ TEST(SampleDrain, AFailedDecodeIsToldAndTheNextOnesGoOn) {
     FakeDevice device;
     device.throwsNext = 2;
     SampleDrain drain(device.decode(), std::chrono::milliseconds(1));
-    SourceRead r;
-    drain.takeInto(r, false);
+    SourceRead r = drain.take(false);
     EXPECT_NE(r.failure.find("CUPTI_ERROR_UNKNOWN in the decode"), std::string::npos) << r.failure;
     EXPECT_TRUE(r.samples.empty());
-    drain.takeInto(r, false);
+    r = drain.take(false);
     EXPECT_FALSE(r.failure.empty());
-    drain.takeInto(r, false);
+    r = drain.take(false);
     EXPECT_TRUE(r.failure.empty());
     EXPECT_EQ(r.samples.size(), 2u);
 }
@@ -144,8 +140,7 @@ TEST(SampleDrain, SamplesBeyondTheBoundAreCountedMissing) {
     FakeDevice device;
     device.perDecode = SampleDrain::kPendingMost + 10;
     SampleDrain drain(device.decode(), std::chrono::milliseconds(1));
-    SourceRead r;
-    drain.takeInto(r, false);
+    SourceRead r = drain.take(false);
     EXPECT_EQ(r.samples.size(), SampleDrain::kPendingMost);
     EXPECT_EQ(r.missing, 10u);
 }
