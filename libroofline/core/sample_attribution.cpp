@@ -53,9 +53,10 @@ void sweep(const std::vector<KernelSpan>& spans, const Overlap& o, Piece&& piece
 
 // One sample's values, piece by piece between its cuts, to the kernels running in each piece:
 // over the time some kernel runs (the counters grow with the kernels' work, not in the gaps
-// between launches); a sample in which none runs is the device's between kernels.
+// between launches); a sample in which none runs is the device's between kernels. The clock goes
+// by time: each running kernel gets the piece's cycles, the pieces with none go between.
 void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const Overlap& o,
-            std::size_t counters, Attribution& out) {
+            std::size_t counters, std::size_t clock, Attribution& out) {
     for (std::size_t k : o.kernels)
         ++out.kernels[k].samples;
     std::uint64_t busy = 0;
@@ -68,16 +69,21 @@ void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const 
             out.between[m] += s.values[m];
         return;
     }
+    const double length = static_cast<double>(s.endNs - s.startNs);
+    const double cycles = clock < counters ? s.values[clock] : 0;
     sweep(spans, o, [&](std::uint64_t t0, std::uint64_t t1, const std::vector<std::size_t>& r) {
-        if (r.empty())
+        const double piece = static_cast<double>(t1 - t0);
+        if (r.empty()) {
+            if (clock < counters)
+                out.between[clock] += cycles * piece / length;
             return;
-        const double share = static_cast<double>(t1 - t0) / static_cast<double>(busy);
-        const double each = share / static_cast<double>(r.size());
+        }
+        const double each = piece / static_cast<double>(busy) / static_cast<double>(r.size());
         for (std::size_t k : r) {
             SampledKernel& kernel = out.kernels[k];
             kernel.coveredNs += t1 - t0;
             for (std::size_t m = 0; m < counters; ++m)
-                kernel.values[m] += s.values[m] * each;
+                kernel.values[m] += m == clock ? cycles * piece / length : s.values[m] * each;
         }
     });
 }
@@ -86,7 +92,7 @@ void divide(const CounterSample& s, const std::vector<KernelSpan>& spans, const 
 
 Attribution attributeSamples(const std::vector<CounterSample>& samples,
                              const std::vector<KernelSpan>& kernels, std::size_t counters,
-                             std::uint64_t periodNs) {
+                             std::uint64_t periodNs, std::size_t clock) {
     Attribution out;
     out.between.assign(counters, 0.0);
     out.kernels.resize(kernels.size());
@@ -118,7 +124,7 @@ Attribution attributeSamples(const std::vector<CounterSample>& samples,
         active.erase(std::remove_if(active.begin(), active.end(),
                                     [&](std::size_t k) { return kernels[k].endNs <= s.startNs; }),
                      active.end());
-        divide(s, kernels, overlapOf(s, kernels, active), counters, out);
+        divide(s, kernels, overlapOf(s, kernels, active), counters, clock, out);
     }
     return out;
 }

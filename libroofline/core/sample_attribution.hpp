@@ -4,8 +4,10 @@
 // Inside one sample a counter is taken to grow at a constant rate while some kernel runs (not in
 // the gaps between launches: sampled on the calibration kernels, the gaps' share held 17 % of
 // their FFMA work); each instant's share goes to the kernels running then, split evenly among
-// them; a sample in which no kernel runs is the device's "between kernels". Pure: no CUDA, no
-// CUPTI.
+// them; a sample in which no kernel runs is the device's "between kernels". The clock is the one
+// counter that grows with time whether a kernel runs or not: each kernel gets the cycles of the
+// time it ran, as a replay counts its elapsed cycles, and the gaps' cycles are "between kernels".
+// Pure: no CUDA, no CUPTI.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -42,10 +44,15 @@ struct Attribution {
 /// A kernel shorter than this many periods is marked estimated.
 inline constexpr std::uint64_t kEstimatedBelowPeriods = 3;
 
+/// No counter of the samples is the clock.
+inline constexpr std::size_t kNoClock = static_cast<std::size_t>(-1);
+
 /// Divides `samples` (in any order; each with `counters` values, others skipped) among `kernels`.
-/// Every counter's total is kept: the kernels' shares and `between` add up to the samples' sum.
+/// Every counter's total is kept: the kernels' shares and `between` add up to the samples' sum --
+/// the clock's (counter `clock`) too where no two kernels overlap; where some do, each has the
+/// cycles of its own time.
 Attribution attributeSamples(const std::vector<CounterSample>& samples,
                              const std::vector<KernelSpan>& kernels, std::size_t counters,
-                             std::uint64_t periodNs);
+                             std::uint64_t periodNs, std::size_t clock = kNoClock);
 
 } // namespace roofline::core

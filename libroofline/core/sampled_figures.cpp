@@ -70,6 +70,10 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
     const double covered = static_cast<double>(s.coveredNs) * 1e-9;
     f.clockHz = covered > 0 ? s.values[c.cycles] / covered : 0;
     workOf(s.values, set, c, smCount, f);
+    // The tensor pipe's share over the step, as its FLOP/s and bytes per second are: the SMs'
+    // cycles over its time at the clock its kernels ran at.
+    const double stepCycles = f.clockHz * f.seconds * static_cast<double>(std::max(1, smCount));
+    f.tensorPipeShare = stepCycles > 0 ? s.values[c.tensor] / stepCycles : 0;
     if (f.seconds > 0) {
         f.flopsPerSecond = (f.fp32Flops + f.fp64Flops) / f.seconds;
         f.dramBytesPerSecond = f.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] / f.seconds;

@@ -22,9 +22,11 @@ struct StepFigures {
     std::uint64_t steps = 1;  ///< the program's steps the row holds, from `index` on
     double seconds = 0;       ///< GPU time from its first kernel's start to its last one's end
     double kernelSeconds = 0; ///< its kernels' durations added up
-    double clockHz = 0;       ///< SM cycles over the time the samples covered
+    double clockHz = 0;       ///< SM cycles over the kernels' time the samples covered
     double fp32Flops = 0, fp64Flops = 0; ///< estimates (SamplingSet)
-    double tensorPipeShare = 0;          ///< of the SMs' cycles, the tensor pipe's active ones
+    /// Of the SMs' cycles over `seconds` (at clockHz), the tensor pipe's active ones; of a
+    /// signature's, over its kernels' time.
+    double tensorPipeShare = 0;
     std::array<double, kMemoryLevelCount> bytes{};
     double flopsPerSecond = 0;     ///< FP32 and FP64 estimates over `seconds`
     double dramBytesPerSecond = 0; ///< over `seconds`

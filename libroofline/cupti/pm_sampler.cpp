@@ -1,8 +1,9 @@
 #include "cupti/pm_sampler.hpp"
 
-#include "cupti/check.hpp"
+#include "core/log.hpp"
 #include "core/sample_gaps.hpp"
 #include "core/stopwatch.hpp"
+#include "cupti/check.hpp"
 
 #include <roofline/error.hpp>
 
@@ -11,6 +12,11 @@
 #include <chrono>
 
 namespace roofline::cupti {
+
+namespace {
+// A sample longer than this many periods is not taken (the trigger keeps them a period long).
+constexpr std::uint64_t kLongestSample = 4;
+} // namespace
 
 struct PmSampler::Impl {
     const Host* host = nullptr;
@@ -24,13 +30,15 @@ struct PmSampler::Impl {
     // against 23 ms for 71 MB).
     std::vector<std::uint8_t> counterData, initialized;
     bool running = false;
+    int ordinal = 0;
     core::SampleGaps gaps{1}; // set with the period at construction
 
-    void enable(int ordinal) {
+    void enable(int device) {
         CUpti_PmSampling_Enable_Params p{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
-        p.deviceIndex = static_cast<std::size_t>(ordinal);
+        p.deviceIndex = static_cast<std::size_t>(device);
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingEnable(&p));
         object = p.pPmSamplingObject;
+        ordinal = device;
     }
 
     void configure() {
@@ -91,7 +99,8 @@ struct PmSampler::Impl {
 
     // Sample `index` of the image into `out`, with the periods missing before it counted. A
     // sample without timestamps is counted missing; one of no length (after a stop, stamped at
-    // the start) covers nothing and is left out.
+    // the start) covers nothing and is left out, and so is one longer than kLongestSample
+    // periods (PmDecode::longSamples): the kernels in its time show it in their coverage.
     void take(std::size_t index, PmDecode& out) {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params p{
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
@@ -107,6 +116,11 @@ struct PmSampler::Impl {
         if (p.endTimestamp <= p.startTimestamp)
             return;
         out.missing += gaps.missingBefore(p.startTimestamp, p.endTimestamp);
+        const std::uint64_t length = p.endTimestamp - p.startTimestamp;
+        if (length > kLongestSample * settings.periodNs) {
+            ++out.longSamples;
+            return;
+        }
         out.samples.push_back(
             {p.startTimestamp, p.endTimestamp, host->evaluateValues(counterData, index, metrics)});
     }
@@ -123,6 +137,34 @@ struct PmSampler::Impl {
         p.pPmSamplingObject = object;
         running = false;
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStop(&p));
+    }
+
+    // After an overflow the device's buffer takes no sample until sampling restarts. The lightest
+    // restart first: stop and start; where CUPTI refuses the start, the configuration is set
+    // again before it; failing that, the object is disabled and enabled again. Throws when none
+    // takes.
+    void restart() {
+        stopSampling();
+        if (tryStart())
+            return;
+        configure();
+        if (tryStart())
+            return;
+        release();
+        enable(ordinal);
+        configure();
+        startSampling();
+        core::log().debug("libroofline: sampling: restarted after an overflow, enabled again");
+    }
+
+    bool tryStart() {
+        CUpti_PmSampling_Start_Params p{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+        p.pPmSamplingObject = object;
+        const CUptiResult status = cuptiPmSamplingStart(&p);
+        running = status == CUPTI_SUCCESS;
+        core::log().debug("libroofline: sampling: restart after an overflow: {} (CUptiResult {})",
+                          running ? "sampling" : "refused", static_cast<int>(status));
+        return running;
     }
 };
 
@@ -142,8 +184,8 @@ PmSampler::PmSampler(int deviceOrdinal, const Host& host, std::vector<std::strin
     s.config = host.configImage(s.metrics);
     if (s.config.passes != 1)
         throw Error(ErrorCode::InvalidArgument,
-                    "the sampled counters need " + std::to_string(s.config.passes) +
-                        " passes on " + host.chip() + "; PM sampling takes one");
+                    "the sampled counters need " + std::to_string(s.config.passes) + " passes on " +
+                        host.chip() + "; PM sampling takes one");
     s.enable(deviceOrdinal);
     try {
         s.configure();
@@ -197,21 +239,16 @@ PmDecode PmSampler::decode(int maxRounds, bool untilEmpty) {
         const CUptiResult status = cuptiPmSamplingDecodeData(&p);
         out.decodeMs += core::msSince(began);
         ++out.rounds;
-        if (status == CUPTI_ERROR_OUT_OF_MEMORY) {
-            // The buffer overflowed, and every later decode says so until sampling restarts.
-            out.overflow = true;
-            if (s.running) {
-                s.stopSampling();
-                s.startSampling();
-                ++out.restarts;
-            }
-            break;
-        }
-        ROOFLINE_CUPTI_CHECK(status);
-        out.overflow = out.overflow || p.overflow != 0;
-        out.endOfRecords = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
-        const bool full =
-            p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+        // An overflowed buffer (every later decode says so until sampling restarts): the samples
+        // the image holds are taken, then sampling restarts.
+        const bool overflowed = status == CUPTI_ERROR_OUT_OF_MEMORY;
+        if (!overflowed)
+            ROOFLINE_CUPTI_CHECK(status);
+        out.overflow = out.overflow || overflowed || p.overflow != 0;
+        out.endOfRecords = !overflowed && p.decodeStopReason ==
+                                              CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+        const bool full = !overflowed && p.decodeStopReason ==
+                                             CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
         out.fullImages += full ? 1 : 0;
         const auto decoded = core::SteadyClock::now();
         const std::size_t n = s.completedSamples();
@@ -221,6 +258,13 @@ PmDecode PmSampler::decode(int maxRounds, bool untilEmpty) {
         out.evaluateMs += std::chrono::duration<double, std::milli>(evaluated - decoded).count();
         s.counterData = s.initialized;
         out.resetMs += core::msSince(evaluated);
+        if (overflowed) {
+            if (s.running) {
+                s.restart();
+                ++out.restarts;
+            }
+            break;
+        }
         more = n > 0 && (full || (untilEmpty && !out.endOfRecords));
     }
     return out;

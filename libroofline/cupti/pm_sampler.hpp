@@ -35,6 +35,10 @@ struct PmDecode {
     std::uint32_t rounds = 0;     ///< decode calls, each into the image reset
     std::uint32_t fullImages = 0; ///< of which: stopped with the image full
     std::uint32_t restarts = 0;   ///< sampling stopped and started again after an overflow
+    /// Samples left out for lasting more than a few periods: the first after a start spans the
+    /// idle time before the device's first work, the first after a restart the time the
+    /// overflow lost; neither holds the counts of the time it claims.
+    std::uint32_t longSamples = 0;
     double decodeMs = 0;   ///< moving the buffer's records into the image
     double evaluateMs = 0; ///< evaluating each sample's metric values (CUPTI's host API)
     double resetMs = 0;    ///< the image set back to its initialized state after each round

@@ -212,7 +212,7 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
             }
         core::Attribution a =
             core::attributeSamples(used, spansFor(p.kernels, laterKernels(to), from, to),
-                                   config_.counters, config_.periodNs);
+                                   config_.counters, config_.periodNs, config_.clock);
         out.between = a.between;
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
             Kernel& k = p.kernels[i];

@@ -44,6 +44,7 @@ struct KernelActivity {
 
 struct StepSeriesConfig {
     std::size_t counters = 0;
+    std::size_t clock = core::kNoClock; ///< the counter of SM cycles elapsed, divided by time
     std::uint64_t periodNs = 100000;
     std::size_t ringSteps = 16;           ///< steps whose launches are held
     std::uint64_t writeEverySteps = 100;  ///< a batch at least this often, in steps

@@ -18,6 +18,7 @@
 #include <roofline/error.hpp>
 #include <roofline/version.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace roofline::collect {
@@ -338,6 +339,8 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
     run.path = s.outputPath;
     run.header = sampledHeader(s, s.metrics);
     run.series.counters = s.metrics.size();
+    run.series.clock = static_cast<std::size_t>(
+        std::find(s.metrics.begin(), s.metrics.end(), set.cyclesMetric) - s.metrics.begin());
     run.series.periodNs = run.header.periodNs;
     run.series.ringSteps = options.sampleRingSteps;
     run.series.writeEverySteps = options.sampleWriteSteps;

@@ -64,11 +64,12 @@ void SampleDrain::decodeOnce(bool last) noexcept {
         failure = "unknown failure";
     }
     if (d.rounds > 0)
-        core::log().debug("libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
-                          "{} missing, {} restart(s)): {:.1f} ms decoding, {:.1f} ms evaluating, "
-                          "{:.1f} ms resetting the image",
-                          d.samples.size(), d.rounds, d.fullImages, d.missing, d.restarts,
-                          d.decodeMs, d.evaluateMs, d.resetMs);
+        core::log().debug(
+            "libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
+            "{} missing, {} too long, {}{} restart(s)): {:.1f} ms decoding, {:.1f} ms evaluating, "
+            "{:.1f} ms resetting the image",
+            d.samples.size(), d.rounds, d.fullImages, d.missing, d.longSamples,
+            d.overflow ? "overflowed, " : "", d.restarts, d.decodeMs, d.evaluateMs, d.resetMs);
     std::lock_guard<std::mutex> lock(mutex_);
     SourceRead& r = pending_;
     try {

@@ -50,7 +50,7 @@ SampledRecording recording(const std::vector<double>& stepMs) {
             else if (m == set.fp64PipeCycles)
                 v = 10;
             else if (m == set.tensorPipeCycles)
-                v = 0.25 * 2e9 * static_cast<double>(s.coveredNs) * 1e-9 * 100;
+                v = 0.25 * 2e9 * static_cast<double>(ns) * 1e-9 * 100; // a quarter of the step
             else if (m == set.bytes[2])
                 v = 3e9 * stepMs[0] * 1e-3; // 3 GB/s over the first step's time
             s.values.push_back(v);
@@ -75,7 +75,8 @@ Ceilings roofs() {
 
 // Each figure from its counters: the clock is cycles over the covered time, FP32 FLOPs the FMA
 // pipe's warp instructions times the threads on per warp times 2, FP64 32 per pipe cycle, the
-// tensor pipe's share of the SMs' cycles; the nearest roof and the median's strays.
+// tensor pipe's share of the SMs' cycles over the step at that clock; the nearest roof and the
+// median's strays.
 TEST(SampledFigures, EachStepsFiguresComeFromItsCounters) {
     const SampledFigures f = figuresOf(recording({10, 10, 10, 10, 10, 20}), roofs());
     ASSERT_EQ(f.steps.size(), 6u);
@@ -152,6 +153,22 @@ TEST(SampledFigures, TheReportFlagsStraysAndTheChartMarksThem) {
         ++marks;
     EXPECT_EQ(marks, 6u); // 2 strays x 3 panels
     EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+}
+
+// A rank names its job's size where the launcher said it (torchrun), and only its number where
+// the launcher said no size (a rank variable alone, as Lightning's single process sets).
+TEST(SampledFigures, TheHeaderNamesTheRankAndTheJobsSizeWhereKnown) {
+    SampledRecording rec = recording({10});
+    rec.header.rank = 1;
+    rec.header.worldSize = 2;
+    const SampledFigures f = figuresOf(rec, roofs());
+    std::ostringstream two, one;
+    report::printSampledSteps(rec, f, two, 10);
+    EXPECT_NE(two.str().find(", rank 1 of 2\n"), std::string::npos) << two.str();
+    rec.header.rank = 0;
+    rec.header.worldSize = -1;
+    report::printSampledSteps(rec, f, one, 10);
+    EXPECT_NE(one.str().find(", rank 0\n"), std::string::npos) << one.str();
 }
 
 // A recording whose counters lack one the family's set needs is refused naming it.

@@ -106,6 +106,26 @@ TEST(SampleAttribution, ConcurrentKernelsShareTheirOverlapEvenly) {
     EXPECT_EQ(a.kernels[1].coveredNs, 300u);
 }
 
+// The clock grows with time, kernel or not: each kernel gets the cycles of its own time (as a
+// replay counts its elapsed cycles, so its clock is the sample's), concurrent ones each theirs,
+// and the gaps' cycles are between kernels; the work counters still go to the busy time alone.
+TEST(SampleAttribution, TheClockGoesByTimeAndTheWorkByTheKernels) {
+    // [0,1000) at 2 cycles a ns: one kernel over [250,750).
+    auto a = core::attributeSamples({sample(0, 1000, {100, 2000})}, {{250, 750}}, 2, 1000, 1);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 100);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[1], 1000);
+    EXPECT_DOUBLE_EQ(a.between[0], 0);
+    EXPECT_DOUBLE_EQ(a.between[1], 1000);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[1] / static_cast<double>(a.kernels[0].coveredNs), 2.0);
+    // [0,500): A over [0,300), B over [100,400), nothing over [400,500).
+    a = core::attributeSamples({sample(0, 500, {400, 1000})}, {{0, 300}, {100, 400}}, 2, 50, 1);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 200);
+    EXPECT_DOUBLE_EQ(a.kernels[1].values[0], 200);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[1], 600);
+    EXPECT_DOUBLE_EQ(a.kernels[1].values[1], 600);
+    EXPECT_DOUBLE_EQ(a.between[1], 200);
+}
+
 // Where no sample covers a kernel (the sampler started late, its buffer overflowed), its
 // coverage says so: the missing part is never taken as zero work.
 TEST(SampleAttribution, AGapInTheSamplesShowsInTheCoverage) {
@@ -159,6 +179,33 @@ TEST(SampleAttribution, EveryCounterIsConservedOverRandomKernelsAndSamples) {
         for (std::size_t k = 0; k < kernels.size(); ++k)
             EXPECT_LE(a.kernels[k].coveredNs, kernels[k].endNs - kernels[k].startNs);
     }
+}
+
+// Kernels one after another (a stream): the clock's total is kept too, and every kernel's clock
+// is the rate of the samples it ran in.
+TEST(SampleAttribution, TheClocksCyclesAreConservedWhereNoKernelsOverlap) {
+    std::mt19937_64 rng(11);
+    std::vector<CounterSample> samples;
+    double total = 0;
+    for (std::uint64_t t = 0; t < 100000; t += 100) {
+        samples.push_back(sample(t, t + 100, {static_cast<double>(rng() % 50), 180}));
+        total += 180;
+    }
+    std::vector<KernelSpan> kernels;
+    for (std::uint64_t t = rng() % 50; t < 100000;) {
+        const std::uint64_t length = 1 + rng() % 400;
+        kernels.push_back({t, std::min<std::uint64_t>(t + length, 100000)});
+        t += length + rng() % 200;
+    }
+    const auto a = core::attributeSamples(samples, kernels, 2, 100, 1);
+    double sum = a.between[1];
+    for (const auto& k : a.kernels) {
+        sum += k.values[1];
+        if (k.coveredNs > 0) {
+            EXPECT_NEAR(k.values[1] / static_cast<double>(k.coveredNs), 1.8, 1e-9);
+        }
+    }
+    EXPECT_NEAR(sum, total, 1e-6 * total);
 }
 
 // The tensor pipe's rate by the type a kernel's name says, as the GEMMs were measured; a name
