@@ -6,7 +6,8 @@
 #     every kernel covered by samples, and no sampling period without its sample;
 #  2. 300 steps that are each one CUDA graph launch (which iteration replay cannot measure as
 #     the program runs it): the same, with the graph's two FP32 kernels;
-#  3. a job killed with SIGKILL while it runs: its recording reads back up to its last write.
+#  3. a job killed with SIGKILL while it runs: its recording reads back up to its last write;
+#  4. a device buffer too small for the decodes: sampling restarts after each overflow.
 #   sampled_steps.sh ROOFLINE_CLI INJECTED_APP OUT_DIR
 set -euo pipefail
 cli="$1" app="$2" out="$3"
@@ -60,4 +61,19 @@ head -6 "$out/killed.report"
 # 33 % low in runs of steps at 1 ms on the H200 (within 1.3 % at 100 and 200 us; FP32 within
 # 1 % at all three) -- docs/methodology.md, "Sampled values".
 python3 "$here/check_sampled.py" "$out/killed.csv" --at-least 50 --fp32 2000
+
+# 4. The device's buffer overflowed (8 MiB holds under a second at 200 us; decoded once a second):
+#    the sampler restarts sampling, the program runs to its end, and every kernel's activity
+#    record still comes (200 steps of 800 kernels).
+ROOFLINE_SAMPLE_BUFFER_MB=8 ROOFLINE_SAMPLE_DECODE_MS=1000 "$cli" run --mode sample \
+  --sample-period-us 200 -o "$out/overflow.rfs" -- "$app" 200 --repeat 400 \
+  > "$out/overflow.log" 2>&1 || { cat "$out/overflow.log"; exit 1; }
+grep '^\[roofline\] process' "$out/overflow.log"
+for want in "injected_app: 200 steps" "(160000 kernels" "sampling restarted [1-9]"; do
+  grep -q "$want" "$out/overflow.log" ||
+    { echo "sampled steps: the overflowed run lacks '$want'"; cat "$out/overflow.log"; exit 1; }
+done
+if grep -q "could not decode" "$out/overflow.log"; then
+  echo "sampled steps: sampling did not restart after the overflow"; exit 1
+fi
 echo "sampled steps: every check passed"
