@@ -141,8 +141,8 @@ struct PmSampler::Impl {
 
     // After an overflow the device's buffer takes no sample until sampling restarts. The lightest
     // restart first: stop and start; where CUPTI refuses the start, the configuration is set
-    // again before it; failing that, the object is disabled and enabled again. Throws when none
-    // takes.
+    // again before it; failing that, the object is disabled and enabled again, with its image
+    // initialized anew. Throws when none takes.
     void restart() {
         stopSampling();
         if (tryStart())
@@ -153,6 +153,7 @@ struct PmSampler::Impl {
         release();
         enable(ordinal);
         configure();
+        sizeImage(); // the image is initialized for the object it is decoded with
         startSampling();
         core::log().debug("libroofline: sampling: restarted after an overflow, enabled again");
     }
