@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <string>
 #include <utility>
 
 namespace roofline::core {
@@ -25,8 +27,8 @@ Columns columnsOf(const SamplingSet& set, const std::vector<std::string>& counte
                                                       set.family + " sampling set needs");
         return static_cast<std::size_t>(it - counters.begin());
     };
-    Columns c{at(set.cyclesMetric),   at(set.fmaInstructions), at(set.warpInstructions),
-              at(set.threadInstructions), at(set.fp64PipeCycles), at(set.tensorPipeCycles)};
+    Columns c{at(set.cyclesMetric),       at(set.fmaInstructions), at(set.warpInstructions),
+              at(set.threadInstructions), at(set.fp64PipeCycles),  at(set.tensorPipeCycles)};
     for (std::size_t l = 0; l < kMemoryLevelCount; ++l)
         c.bytes[l] = at(set.bytes[l]);
     return c;
@@ -78,8 +80,8 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
         f.flopsPerSecond = (f.fp32Flops + f.fp64Flops) / f.seconds;
         f.dramBytesPerSecond = f.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] / f.seconds;
     }
-    f.covered = s.kernelNs > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(s.kernelNs)
-                               : 0;
+    f.covered =
+        s.kernelNs > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(s.kernelNs) : 0;
     f.steps = std::max<std::uint64_t>(s.steps, 1);
     if (f.steps > 1) {
         const double n = static_cast<double>(f.steps);
@@ -90,9 +92,9 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
         for (double& b : f.bytes)
             b /= n;
     }
-    f.estimated = s.kernels > 0 ? static_cast<double>(s.estimatedKernels) /
-                                      static_cast<double>(s.kernels)
-                                : 0;
+    f.estimated = s.kernels > 0
+                      ? static_cast<double>(s.estimatedKernels) / static_cast<double>(s.kernels)
+                      : 0;
     return f;
 }
 
@@ -130,8 +132,8 @@ SampledFigures figuresOf(const SampledRecording& rec, const Ceilings& roofs, dou
         times.push_back(f.seconds);
     out.medianSeconds = medianOf(times);
     for (StepFigures& f : out.steps) {
-        f.fromMedian = out.medianSeconds > 0 ? (f.seconds - out.medianSeconds) / out.medianSeconds
-                                             : 0;
+        f.fromMedian =
+            out.medianSeconds > 0 ? (f.seconds - out.medianSeconds) / out.medianSeconds : 0;
         f.strays = f.fromMedian > strayShare || f.fromMedian < -strayShare;
         out.strays += f.strays ? 1 : 0;
     }
@@ -171,9 +173,28 @@ Totals signatureTotals(const SampledRecording& rec) {
             t.steps += static_cast<double>(std::max<std::uint64_t>(s.steps, 1));
         for (const SampledSignature& s : b.signatures)
             addTo(t.signatures[{s.name, s.scope}], s.name, s.scope, rec.header.counters.size(),
-                  s.launches, s.ns, s.values, s.estimated);
+                  s.launches, s.ns, s.values, s.estimated, s.coveredNs);
     }
     return t;
+}
+
+// What a signature's record is: a mean per step of sampled launches, its tensor type's source,
+// and the share of its time the samples covered where they missed some.
+std::string signatureNote(const SampledSignature& sig, double steps, bool tensorWork,
+                          const TensorRate* rate) {
+    std::string note = "sampled: per step, the mean over " +
+                       std::to_string(static_cast<long long>(steps)) + " steps of its " +
+                       std::to_string(sig.launches) + " launches (PM sampling; FLOPs are estimates";
+    if (tensorWork)
+        note += rate ? "; tensor type from the kernel's name"
+                     : "; its tensor work has no FLOPs: its name does not say the type";
+    if (sig.coveredNs > 0 && sig.coveredNs < sig.ns) {
+        char covered[64];
+        std::snprintf(covered, sizeof covered, "; samples covered %.1f %% of its time",
+                      100.0 * static_cast<double>(sig.coveredNs) / static_cast<double>(sig.ns));
+        note += covered;
+    }
+    return note + ")";
 }
 
 // "N steps", or "R rows of N steps" where short steps were merged into rows.
@@ -201,11 +222,10 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Samp
     for (const StepFigures& s : f.steps)
         times.push_back(s.seconds);
     const double median = medianOf(times);
-    const auto step = std::min_element(f.steps.begin(), f.steps.end(),
-                                       [&](const StepFigures& a, const StepFigures& b) {
-                                           return std::abs(a.seconds - median) <
-                                                  std::abs(b.seconds - median);
-                                       });
+    const auto step = std::min_element(
+        f.steps.begin(), f.steps.end(), [&](const StepFigures& a, const StepFigures& b) {
+            return std::abs(a.seconds - median) < std::abs(b.seconds - median);
+        });
     const Totals totals = signatureTotals(rec);
     for (const auto& [key, sig] : totals.signatures) {
         if (totals.steps <= 0)
@@ -215,21 +235,19 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Samp
             values[m] = sig.values[m] / totals.steps;
         StepFigures work;
         workOf(values, set, c, rec.header.device.smCount, work);
+        // Its cycles over the time the samples covered: its own clock (0 where not known).
+        work.clockHz = sig.coveredNs > 0
+                           ? sig.values[c.cycles] / (static_cast<double>(sig.coveredNs) * 1e-9)
+                           : 0;
         const double launches = static_cast<double>(sig.launches) / totals.steps;
         const TensorRate* rate = tensorRateFor(set, key.first);
-        KernelRecord r = sampledRecord(
-            key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps, work,
-            static_cast<std::uint32_t>(launches + 0.5), roofs,
-            "sampled: per step, the mean over " + std::to_string(static_cast<long long>(totals.steps)) +
-                " steps of its " + std::to_string(sig.launches) +
-                " launches (PM sampling; FLOPs are estimates" +
-                (values[c.tensor] > 0 && rate ? "; tensor type from the kernel's name" : "") +
-                (values[c.tensor] > 0 && !rate
-                     ? "; its tensor work has no FLOPs: its name does not say the type"
-                     : "") +
-                ")");
+        KernelRecord r =
+            sampledRecord(key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps,
+                          work, static_cast<std::uint32_t>(launches + 0.5), roofs,
+                          signatureNote(sig, totals.steps, values[c.tensor] > 0, rate));
         if (rate) {
-            r.flops[static_cast<std::size_t>(rate->kind)] = values[c.tensor] * rate->flopsPerPipeCycle;
+            r.flops[static_cast<std::size_t>(rate->kind)] =
+                values[c.tensor] * rate->flopsPerPipeCycle;
             r.bound = classify(r, roofs);
         }
         out.push_back(std::move(r));
@@ -241,13 +259,13 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Samp
         kernels += r.timeSeconds;
     StepFigures none;
     const bool whole = out.empty();
-    out.push_back(sampledRecord(
-        whole ? "step" : "between kernels", "(median step)",
-        whole ? step->seconds : std::max(0.0, step->seconds - kernels), whole ? *step : none, 1,
-        roofs,
-        "sampled: the median of " + rowsSaid(f) +
-            (whole ? " (PM sampling; FLOPs are estimates)"
-                   : ", less its kernels' time per step: the gaps between them")));
+    out.push_back(
+        sampledRecord(whole ? "step" : "between kernels", "(median step)",
+                      whole ? step->seconds : std::max(0.0, step->seconds - kernels),
+                      whole ? *step : none, 1, roofs,
+                      "sampled: the median of " + rowsSaid(f) +
+                          (whole ? " (PM sampling; FLOPs are estimates)"
+                                 : ", less its kernels' time per step: the gaps between them")));
     for (std::size_t i = 0; i < out.size(); ++i)
         out[i].launchIndex = i;
     assignKernelIds(out);

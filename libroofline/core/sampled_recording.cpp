@@ -42,22 +42,29 @@ json toJson(const SampledHeader& h) {
 }
 
 json toJson(const SampledStep& s) {
-    return {{"index", s.index},         {"steps", s.steps},        {"start_ns", s.startNs},
-            {"end_ns", s.endNs},
-            {"kernels", s.kernels},     {"kernel_ns", s.kernelNs}, {"values", s.values},
-            {"between", s.between},     {"covered_ns", s.coveredNs},
-            {"estimated_kernels", s.estimatedKernels}};
+    return {{"index", s.index},          {"steps", s.steps},
+            {"start_ns", s.startNs},     {"end_ns", s.endNs},
+            {"kernels", s.kernels},      {"kernel_ns", s.kernelNs},
+            {"values", s.values},        {"between", s.between},
+            {"covered_ns", s.coveredNs}, {"estimated_kernels", s.estimatedKernels}};
 }
 
 json toJson(const SampledLaunch& l) {
-    return {{"step", l.step},       {"name", capped(l.name)}, {"scope", capped(l.scope)},
-            {"start_ns", l.startNs}, {"end_ns", l.endNs}, {"values", l.values},
-            {"covered_ns", l.coveredNs}, {"estimated", l.estimated}};
+    return {{"step", l.step},
+            {"name", capped(l.name)},
+            {"scope", capped(l.scope)},
+            {"start_ns", l.startNs},
+            {"end_ns", l.endNs},
+            {"values", l.values},
+            {"covered_ns", l.coveredNs},
+            {"estimated", l.estimated}};
 }
 
 json toJson(const SampledSignature& s) {
-    return {{"name", capped(s.name)}, {"scope", capped(s.scope)}, {"launches", s.launches},
-            {"ns", s.ns},     {"values", s.values}, {"estimated", s.estimated}};
+    return {{"name", capped(s.name)},   {"scope", capped(s.scope)},
+            {"launches", s.launches},   {"ns", s.ns},
+            {"values", s.values},       {"estimated", s.estimated},
+            {"covered_ns", s.coveredNs}};
 }
 
 // A values vector of exactly `counters` numbers.
@@ -142,6 +149,12 @@ SampledSignature signatureOf(const json& j, std::size_t counters) {
     s.ns = integerAt<std::uint64_t>(j, "ns");
     s.values = valuesAt(j, "values", counters);
     s.estimated = integerAt<std::uint64_t>(j, "estimated");
+    // Absent from recordings of libraries before it was kept: not known (0).
+    if (j.contains("covered_ns")) {
+        s.coveredNs = integerAt<std::uint64_t>(j, "covered_ns");
+        if (s.coveredNs > s.ns)
+            throw std::out_of_range("'covered_ns' is more than 'ns': coverage is part of the time");
+    }
     return s;
 }
 
@@ -164,8 +177,8 @@ SampledBatch batchOf(const json& j, std::size_t counters) {
 
 json parsed(const FileSection& s, const std::string& what) {
     try {
-        return parseBounded(std::string_view(reinterpret_cast<const char*>(s.data.data()),
-                                             s.data.size()));
+        return parseBounded(
+            std::string_view(reinterpret_cast<const char*>(s.data.data()), s.data.size()));
     } catch (const std::exception& e) {
         corruptRecording(what, "its '" + s.tag + "' section is not JSON (" + e.what() + ")");
     }
@@ -209,8 +222,8 @@ void SampledRecordingWriter::append(const SampledBatch& batch) {
                   {"launches", launches}});
     impl_->out.flush(); // in the file (the kernel's page cache) before a kill can come
     if (!impl_->out)
-        throw Error(ErrorCode::Io, "appending to the sampled recording '" + impl_->path +
-                                       "' failed (disk full?)");
+        throw Error(ErrorCode::Io,
+                    "appending to the sampled recording '" + impl_->path + "' failed (disk full?)");
     ++batches_;
 }
 
@@ -240,7 +253,7 @@ SampledRecording readSampledRecording(std::istream& in, const std::string& what)
 
 void addTo(SampledSignature& sum, const std::string& name, const std::string& scope,
            std::size_t counters, std::uint64_t launches, std::uint64_t ns,
-           const std::vector<double>& values, std::uint64_t estimated) {
+           const std::vector<double>& values, std::uint64_t estimated, std::uint64_t coveredNs) {
     if (sum.values.empty()) {
         sum.name = name;
         sum.scope = scope;
@@ -249,6 +262,7 @@ void addTo(SampledSignature& sum, const std::string& name, const std::string& sc
     sum.launches += launches;
     sum.ns += ns;
     sum.estimated += estimated;
+    sum.coveredNs += coveredNs;
     for (std::size_t m = 0; m < sum.values.size() && m < values.size(); ++m)
         sum.values[m] += values[m];
 }

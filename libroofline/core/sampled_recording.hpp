@@ -18,7 +18,7 @@ namespace roofline::core {
 /// What the sampler was: written once, first.
 struct SampledHeader {
     std::string libraryVersion;
-    DeviceInfo device; ///< as a recording's (its chip: CUPTI's name, "GH100")
+    DeviceInfo device;                 ///< as a recording's (its chip: CUPTI's name, "GH100")
     std::vector<std::string> counters; ///< in the order of every values vector
     std::uint64_t periodNs = 0;        ///< the sampling period
     std::uint64_t ringSteps = 0;       ///< steps of per-kernel values held in memory
@@ -36,10 +36,10 @@ struct SampledStep {
     std::uint64_t steps = 1;
     std::uint64_t startNs = 0, endNs = 0; ///< GPU time: its first kernel's start, last one's end
     std::uint64_t kernels = 0;
-    std::uint64_t kernelNs = 0; ///< the kernels' durations added up (activity records)
-    std::vector<double> values; ///< its kernels' shares of each counter
-    std::vector<double> between; ///< what grew inside it while no kernel ran
-    std::uint64_t coveredNs = 0; ///< of kernelNs, what some sample covered
+    std::uint64_t kernelNs = 0;         ///< the kernels' durations added up (activity records)
+    std::vector<double> values;         ///< its kernels' shares of each counter
+    std::vector<double> between;        ///< what grew inside it while no kernel ran
+    std::uint64_t coveredNs = 0;        ///< of kernelNs, what some sample covered
     std::uint64_t estimatedKernels = 0; ///< kernels shorter than three periods
 };
 
@@ -59,16 +59,18 @@ struct SampledLaunch {
 struct SampledSignature {
     std::string name, scope;
     std::uint64_t launches = 0;
-    std::uint64_t ns = 0;         ///< their durations added up
-    std::vector<double> values;   ///< their shares of each counter added up
-    std::uint64_t estimated = 0;  ///< launches shorter than three periods
+    std::uint64_t ns = 0;        ///< their durations added up
+    std::vector<double> values;  ///< their shares of each counter added up
+    std::uint64_t estimated = 0; ///< launches shorter than three periods
+    /// Of `ns`, what some sample covered (0 in recordings of libraries before it was kept).
+    std::uint64_t coveredNs = 0;
 };
 
 /// `part` added into `sum` under `name` and `scope` (a fresh sum takes them, and `counters`
-/// zeros): launches, time, each counter, the estimated ones.
+/// zeros): launches, time, each counter, the estimated ones, the time covered.
 void addTo(SampledSignature& sum, const std::string& name, const std::string& scope,
            std::size_t counters, std::uint64_t launches, std::uint64_t ns,
-           const std::vector<double>& values, std::uint64_t estimated);
+           const std::vector<double>& values, std::uint64_t estimated, std::uint64_t coveredNs);
 
 /// What one write appends: the steps completed since the last write, every kernel signature's
 /// sums over them, and the launches kept one by one (the ring's last step, and each step that

@@ -153,8 +153,8 @@ void StepSeries::gather(std::int64_t step, Pending p) {
     const std::uint64_t shortest = config_.shortestRowPeriods * config_.periodNs;
     const bool hasKernels = !p.kernels.empty();
     const bool isShort = to - from < shortest;
-    if (row_.steps > 0 && (!isShort || (hasKernels && row_.endNs > 0 &&
-                                        from > row_.endNs + config_.periodNs)))
+    if (row_.steps > 0 &&
+        (!isShort || (hasKernels && row_.endNs > 0 && from > row_.endNs + config_.periodNs)))
         flushRow();
     if (!isShort) {
         process(step, std::move(p), 1);
@@ -233,11 +233,10 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
         while (!samples_.empty() && samples_.front().endNs <= out.endNs)
             samples_.pop_front();
         const std::uint64_t keepFrom = samples_.empty() ? out.endNs : samples_.front().startNs;
-        recentKernels_.erase(std::remove_if(recentKernels_.begin(), recentKernels_.end(),
-                                            [&](const core::KernelSpan& k) {
-                                                return k.endNs <= keepFrom;
-                                            }),
-                             recentKernels_.end());
+        recentKernels_.erase(
+            std::remove_if(recentKernels_.begin(), recentKernels_.end(),
+                           [&](const core::KernelSpan& k) { return k.endNs <= keepFrom; }),
+            recentKernels_.end());
     }
     out.kernels = launches.size();
     if (p.expected > p.kernels.size())
@@ -270,7 +269,7 @@ void StepSeries::addToSignature(const core::SampledLaunch& l) {
             it = signatures_.try_emplace({l.name, l.scope}).first;
     }
     core::addTo(it->second, it->first.first, it->first.second, config_.counters, 1,
-                l.endNs - std::min(l.startNs, l.endNs), l.values, l.estimated ? 1 : 0);
+                l.endNs - std::min(l.startNs, l.endNs), l.values, l.estimated ? 1 : 0, l.coveredNs);
 }
 
 core::SampledBatch StepSeries::due(std::uint64_t nowUnixNs, bool force) {

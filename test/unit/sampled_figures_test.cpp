@@ -235,6 +235,28 @@ TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
         EXPECT_NE(k.note.find("sampled"), std::string::npos) << k.note;
 }
 
+// A signature's clock is its cycles over the time the samples covered, and its note says how much
+// of its time that was where they missed some; a recording that does not keep it gives no clock.
+TEST(SampledFigures, ASignaturesClockIsItsCyclesOverItsCoveredTime) {
+    SampledRecording rec = recording({10, 10});
+    const SamplingSet& set = samplingSetForChip("GH100");
+    const std::size_t cycles = static_cast<std::size_t>(
+        std::find(rec.header.counters.begin(), rec.header.counters.end(), set.cyclesMetric) -
+        rec.header.counters.begin());
+    std::vector<double> values(rec.header.counters.size(), 0.0);
+    values[cycles] = 1.8e9 * 0.004; // 1.8 GHz over the 4 ms covered
+    rec.batches[0].signatures = {{"k", "s", 2, 5000000, values, 0, 4000000},
+                                 {"old", "s", 2, 5000000, values, 0, 0}};
+    const std::vector<KernelRecord> r = sampledRecords(rec, roofs());
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].name, "k");
+    EXPECT_NEAR(r[0].smClockHz, 1.8e9, 1);
+    EXPECT_NE(r[0].note.find("samples covered 80.0 % of its time"), std::string::npos) << r[0].note;
+    EXPECT_EQ(r[1].name, "old");
+    EXPECT_EQ(r[1].smClockHz, 0);
+    EXPECT_EQ(r[1].note.find("covered"), std::string::npos) << r[1].note;
+}
+
 // A kernel whose name says its tensor type gets its tensor FLOPs at that type's rate; one whose
 // name does not keeps none and says so.
 TEST(SampledFigures, TensorFlopsAtTheRateTheKernelsNameSays) {

@@ -54,7 +54,7 @@ SampledBatch batch(std::uint64_t first) {
         b.steps.push_back(s);
     }
     b.signatures.push_back({"gemm<float, 128>(float const*, float*)", "Train step/forward", 24 + first,
-                            7200000, {5.5, 9.25e9}, 3});
+                            7200000, {5.5, 9.25e9}, 3, 6900000});
     SampledLaunch l;
     l.step = first;
     l.name = "gemm<float, 128>(float const*, float*)";
@@ -128,6 +128,7 @@ TEST(SampledRecording, EveryFieldRoundTrips) {
         EXPECT_EQ(g.ns, w.ns);
         EXPECT_EQ(g.values, w.values);
         EXPECT_EQ(g.estimated, w.estimated);
+        EXPECT_EQ(g.coveredNs, w.coveredNs);
         ASSERT_EQ(got.launches.size(), 1u);
         const SampledLaunch &l = got.launches[0], &e = want.launches[0];
         EXPECT_EQ(l.step, e.step);
@@ -267,6 +268,21 @@ TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
         EXPECT_NE(std::string(e.what()).find("'steps'"), std::string::npos) << e.what();
     }
     std::remove(nonePath.c_str());
+    // A signature covered longer than it ran.
+    SampledBatch over = batch(0);
+    over.signatures[0].coveredNs = over.signatures[0].ns + 1;
+    const std::string overPath = tempPath("overcovered");
+    {
+        SampledRecordingWriter w(overPath, header());
+        w.append(over);
+    }
+    try {
+        readSampledRecording(overPath);
+        FAIL() << "a signature covered longer than it ran was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'covered_ns'"), std::string::npos) << e.what();
+    }
+    std::remove(overPath.c_str());
     SampledHeader many = header();
     many.counters.assign(300, "x");
     const std::string path = tempPath("many");

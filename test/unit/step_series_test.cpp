@@ -97,6 +97,7 @@ TEST(StepSeries, EachStepTakesItsKernelsSamples) {
         EXPECT_EQ(sig.scope, "step/layer");
         EXPECT_EQ(sig.launches, 5u);
         EXPECT_EQ(sig.ns, 5000u);
+        EXPECT_EQ(sig.coveredNs, 5000u);
         EXPECT_NEAR(sig.values[0], 5000, 1e-6) << sig.name;
     }
     ASSERT_EQ(b.launches.size(), 4u); // the ring's last step
