@@ -10,6 +10,7 @@
 #include <cupti_pmsampling.h>
 
 #include <chrono>
+#include <utility>
 
 namespace roofline::cupti {
 
@@ -30,6 +31,7 @@ struct PmSampler::Impl {
     // against 23 ms for 71 MB).
     std::vector<std::uint8_t> counterData, initialized;
     bool running = false;
+    bool fresh = true; // no sample with timestamps since sampling (re)started
     int ordinal = 0;
     core::SampleGaps gaps{1}; // set with the period at construction
 
@@ -116,9 +118,10 @@ struct PmSampler::Impl {
         if (p.endTimestamp <= p.startTimestamp)
             return;
         out.missing += gaps.missingBefore(p.startTimestamp, p.endTimestamp);
+        const bool first = std::exchange(fresh, false);
         const std::uint64_t length = p.endTimestamp - p.startTimestamp;
         if (length > kLongestSample * settings.periodNs) {
-            ++out.longSamples;
+            ++(first ? out.startSpans : out.longSamples);
             return;
         }
         out.samples.push_back(
@@ -129,7 +132,7 @@ struct PmSampler::Impl {
         CUpti_PmSampling_Start_Params p{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
         p.pPmSamplingObject = object;
         ROOFLINE_CUPTI_CHECK(cuptiPmSamplingStart(&p));
-        running = true;
+        running = fresh = true;
     }
 
     void stopSampling() {
@@ -163,6 +166,7 @@ struct PmSampler::Impl {
         p.pPmSamplingObject = object;
         const CUptiResult status = cuptiPmSamplingStart(&p);
         running = status == CUPTI_SUCCESS;
+        fresh = fresh || running;
         core::log().debug("libroofline: sampling: restart after an overflow: {} (CUptiResult {})",
                           running ? "sampling" : "refused", static_cast<int>(status));
         return running;

@@ -35,19 +35,20 @@ struct PmDecode {
     std::uint32_t rounds = 0;     ///< decode calls, each into the image reset
     std::uint32_t fullImages = 0; ///< of which: stopped with the image full
     std::uint32_t restarts = 0;   ///< sampling stopped and started again after an overflow
-    /// Samples left out for lasting more than a few periods: the first after a start spans the
-    /// idle time before the device's first work, the first after a restart the time the
-    /// overflow lost; neither holds the counts of the time it claims.
-    std::uint32_t longSamples = 0;
+    /// Samples left out for lasting more than a few periods, which hold no count of the time
+    /// they claim: the first after a start or restart (over the idle time before the device's
+    /// first work, or the time an overflow lost, counted with it) in `startSpans`; any other in
+    /// `longSamples`, its time lost.
+    std::uint32_t startSpans = 0, longSamples = 0;
     double decodeMs = 0;   ///< moving the buffer's records into the image
     double evaluateMs = 0; ///< evaluating each sample's metric values (CUPTI's host API)
     double resetMs = 0;    ///< the image set back to its initialized state after each round
 };
 
 struct PmSamplerSettings {
-    std::uint64_t periodNs = 100000;               ///< GPU-time trigger (GA10x and newer)
+    std::uint64_t periodNs = 100000;                ///< GPU-time trigger (GA10x and newer)
     std::size_t hardwareBufferBytes = 512ull << 20; ///< the device's buffer of raw records
-    std::uint32_t samplesPerDecode = 4096;         ///< the counter-data image's capacity
+    std::uint32_t samplesPerDecode = 4096;          ///< the counter-data image's capacity
 };
 
 class PmSampler {

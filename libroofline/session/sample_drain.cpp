@@ -64,12 +64,12 @@ void SampleDrain::decodeOnce(bool last) noexcept {
         failure = "unknown failure";
     }
     if (d.rounds > 0)
-        core::log().debug(
-            "libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
-            "{} missing, {} too long, {}{} restart(s)): {:.1f} ms decoding, {:.1f} ms evaluating, "
-            "{:.1f} ms resetting the image",
-            d.samples.size(), d.rounds, d.fullImages, d.missing, d.longSamples,
-            d.overflow ? "overflowed, " : "", d.restarts, d.decodeMs, d.evaluateMs, d.resetMs);
+        core::log().debug("libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
+                          "{} missing, {}+{} too long, {}{} restart(s)): {:.1f} ms decoding, "
+                          "{:.1f} ms evaluating, {:.1f} ms resetting the image",
+                          d.samples.size(), d.rounds, d.fullImages, d.missing, d.startSpans,
+                          d.longSamples, d.overflow ? "overflowed, " : "", d.restarts, d.decodeMs,
+                          d.evaluateMs, d.resetMs);
     std::lock_guard<std::mutex> lock(mutex_);
     SourceRead& r = pending_;
     try {
@@ -87,6 +87,7 @@ void SampleDrain::decodeOnce(bool last) noexcept {
     r.missing += d.missing;
     r.fullImages += d.fullImages;
     r.restarts += d.restarts;
+    r.longSamples += d.longSamples;
     r.decodeMs += d.decodeMs;
     r.evaluateMs += d.evaluateMs + d.resetMs;
     if (!failure.empty() && r.failure.empty())

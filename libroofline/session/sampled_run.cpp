@@ -65,6 +65,7 @@ void SampledRun::readOnce(bool finishing) noexcept {
     summary_.missingSamples += r.missing;
     summary_.fullImages += r.fullImages;
     summary_.restarts += r.restarts;
+    summary_.longSamples += r.longSamples;
     summary_.decodeMs += r.decodeMs;
     summary_.evaluateMs += r.evaluateMs;
     summary_.recordsMs += r.recordsMs;

@@ -27,14 +27,15 @@ namespace roofline::collect {
 struct SourceRead {
     std::vector<core::CounterSample> samples;
     std::vector<sampling::KernelActivity> kernels;
-    bool overflow = false;  ///< the device's sample buffer overflowed: samples were lost
+    bool overflow = false;     ///< the device's sample buffer overflowed: samples were lost
     std::uint64_t missing = 0; ///< periods whose samples the device's buffer lost
     std::uint32_t fullImages = 0, restarts = 0; ///< decodes that filled the image; restarts
-    std::string failure;    ///< why the samples could not be read ("" when they were)
+    std::uint64_t longSamples = 0;              ///< samples over several periods mid-run, left out
+    std::string failure; ///< why the samples could not be read ("" when they were)
     /// Since the last read: the device's buffer decoded; the samples' values evaluated and the
     /// image reset.
     double decodeMs = 0, evaluateMs = 0;
-    double recordsMs = 0; ///< of the read: the kernels' activity records flushed and read
+    double recordsMs = 0;         ///< of the read: the kernels' activity records flushed and read
     std::uint64_t incomplete = 0; ///< kernel records without a start or an end (left out)
 };
 
@@ -56,28 +57,29 @@ public:
 struct SampledRunConfig {
     sampling::StepSeriesConfig series;
     std::chrono::milliseconds readEvery{100};
-    std::string path;            ///< the recording (.rfs)
-    core::SampledHeader header;  ///< written first
+    std::string path;           ///< the recording (.rfs)
+    core::SampledHeader header; ///< written first
 };
 
 /// What a sampled run did, for the exit line.
 struct SampledRunSummary {
     sampling::StepSeriesTally series;
     std::uint64_t samples = 0, reads = 0;
-    std::uint64_t overflows = 0;     ///< reads that found the sample buffer overflowed
+    std::uint64_t overflows = 0;      ///< reads that found the sample buffer overflowed
     std::uint64_t missingSamples = 0; ///< periods with no sample (lost by the device's buffer)
     std::uint64_t fullImages = 0, restarts = 0; ///< decodes that filled the image; restarts
-    std::uint64_t readFailures = 0;  ///< reads whose samples could not be decoded
+    std::uint64_t longSamples = 0;              ///< samples over several periods mid-run, left out
+    std::uint64_t readFailures = 0;             ///< reads whose samples could not be decoded
     std::string firstFailure;
     std::uint64_t droppedKernels = 0;
     std::uint64_t batchesWritten = 0;
-    double readMs = 0;  ///< the reading thread's time spent reading, dividing and writing
+    double readMs = 0;    ///< the reading thread's time spent reading, dividing and writing
     double recordsMs = 0; ///< of which: the kernels' activity records
     /// The drain's thread (and the last decode, on the thread that stops): the buffer decoded,
     /// the samples evaluated and the image reset.
     double decodeMs = 0, evaluateMs = 0;
     std::uint64_t incompleteKernels = 0; ///< records left out for want of a start or an end
-    double wallSeconds = 0; ///< from start() to the end of finish()
+    double wallSeconds = 0;              ///< from start() to the end of finish()
 };
 
 class SampledRun {

@@ -27,6 +27,8 @@ std::string losses(const SampledRunSummary& r) {
     add(r.fullImages, "decodes filled their image (CUPTI drops the samples that follow)");
     add(r.overflows, "reads found the device's sample buffer overflowed (sampling restarted " +
                          std::to_string(r.restarts) + " times)");
+    add(r.longSamples, "samples spanned more than four periods and were left out (their time is "
+                       "lost: the kernels in it show it in their coverage)");
     add(r.readFailures, "reads could not decode the samples (" + r.firstFailure + ")");
     add(t.droppedSamples, "samples dropped before a step used them");
     add(t.droppedAwaiting, "launches dropped while awaiting their kernels' records");
@@ -65,8 +67,8 @@ void SessionState::finishSampled() noexcept {
         t.rows < t.steps ? " in " + count(t.rows, "rows") + " (short steps merged)" : "";
     const std::string text =
         count(t.steps, "steps") + " sampled" + rows + " (" + count(t.launches, "kernels") + ", " +
-        count(t.outsideSteps, "outside every step") + ", " + count(r.samples, "samples") +
-        ", " + count(t.strays, "strays") + ") written to " + sampled->path() + " in " +
+        count(t.outsideSteps, "outside every step") + ", " + count(r.samples, "samples") + ", " +
+        count(t.strays, "strays") + ") written to " + sampled->path() + " in " +
         count(r.batchesWritten, "batches") + cost + noStep + lost;
     if (injected())
         std::fprintf(stderr, "[roofline] process %ld: %s\n", static_cast<long>(process.pid),

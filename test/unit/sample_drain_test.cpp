@@ -24,7 +24,7 @@ public:
     std::mutex mutex;
     std::size_t perDecode = 2;
     std::uint64_t missing = 0;
-    std::uint32_t fullImages = 0, restarts = 0;
+    std::uint32_t fullImages = 0, restarts = 0, startSpans = 0, longSamples = 0;
     bool overflow = false;
     int throwsNext = 0; // decodes that fail before the next one succeeds
     struct Call {
@@ -51,6 +51,8 @@ public:
             d.missing = missing;
             d.fullImages = fullImages;
             d.restarts = restarts;
+            d.startSpans = startSpans;
+            d.longSamples = longSamples;
             d.overflow = overflow;
             d.decodeMs = 1;
             d.evaluateMs = 0.5;
@@ -98,12 +100,15 @@ TEST(SampleDrain, DecodesOnItsThreadAndTheLastDecodeEmptiesTheBuffer) {
 }
 
 // What the device lost is summed over the decodes a read takes, with their costs; a read takes
-// each loss once.
+// each loss once. A sample over several periods is lost time mid-run, but not as the first after
+// a start (the idle time before the device's first work).
 TEST(SampleDrain, TheLossesOfEveryDecodeReachTheRead) {
     FakeDevice device;
     device.missing = 5;
     device.fullImages = 1;
     device.restarts = 1;
+    device.startSpans = 1;
+    device.longSamples = 2;
     device.overflow = true;
     SampleDrain drain(device.decode(), std::chrono::milliseconds(1));
     SourceRead r = drain.take(false); // no thread started: the read decodes itself
@@ -112,6 +117,7 @@ TEST(SampleDrain, TheLossesOfEveryDecodeReachTheRead) {
     EXPECT_EQ(r.missing, 5u);
     EXPECT_EQ(r.fullImages, 1u);
     EXPECT_EQ(r.restarts, 1u);
+    EXPECT_EQ(r.longSamples, 2u); // the start's span is no loss
     EXPECT_TRUE(r.overflow);
     EXPECT_DOUBLE_EQ(r.decodeMs, 1.0);
     EXPECT_DOUBLE_EQ(r.evaluateMs, 0.75); // evaluation and the image's reset

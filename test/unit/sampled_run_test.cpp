@@ -35,6 +35,7 @@ public:
     std::string failure;
     std::uint64_t missing = 0; // periods lost on the device, told by the next read
     std::uint32_t fullImages = 0, restarts = 0;
+    std::uint64_t longSamples = 0;
     bool overflow = false;
 
     void start() override { started = true; }
@@ -49,6 +50,7 @@ public:
         r.missing = std::exchange(missing, 0);
         r.fullImages = std::exchange(fullImages, 0);
         r.restarts = std::exchange(restarts, 0);
+        r.longSamples = std::exchange(longSamples, 0);
         r.overflow = std::exchange(overflow, false);
         return r;
     }
@@ -170,7 +172,8 @@ TEST(SampledRun, StopsOnceAndCountsFailedReads) {
 }
 
 // What the device lost is counted across reads for the exit line: the periods with no sample, the
-// decodes that filled their image, the overflows and the restarts after them.
+// decodes that filled their image, the overflows and the restarts after them, the samples over
+// several periods.
 TEST(SampledRun, CountsThePeriodsTheDeviceLost) {
     const std::string path = tempPath("sampled_run_lost_");
     auto owned = std::make_unique<FakeSources>();
@@ -183,6 +186,7 @@ TEST(SampledRun, CountsThePeriodsTheDeviceLost) {
             std::lock_guard<std::mutex> lock(device.mutex);
             device.missing += 7;
             device.fullImages += 1;
+            device.longSamples += 2;
         }
         job.step(run, device, step);
     }
@@ -196,6 +200,7 @@ TEST(SampledRun, CountsThePeriodsTheDeviceLost) {
     EXPECT_EQ(s.fullImages, 3u);
     EXPECT_EQ(s.overflows, 1u);
     EXPECT_EQ(s.restarts, 1u);
+    EXPECT_EQ(s.longSamples, 6u);
     std::remove(path.c_str());
 }
 
