@@ -233,8 +233,28 @@ TEST(SampledRecording, TheTwoContainersAreToldApart) {
     std::remove(path.c_str());
 }
 
-// Values that do not match the header's counters, a row of no step, and a header with absurdly
-// many counters, are refused naming what is wrong.
+namespace {
+
+// `b` written, and refused when read with a message that names `what`.
+void expectRefused(const SampledBatch& b, const char* name, const std::string& what) {
+    const std::string path = tempPath(name);
+    {
+        SampledRecordingWriter w(path, header());
+        w.append(b);
+    }
+    try {
+        readSampledRecording(path);
+        ADD_FAILURE() << name << " was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
+}
+
+} // namespace
+
+// Values that do not match the header's counters, a row of no step, a signature covered longer
+// than it ran, and a header with absurdly many counters, are refused naming what is wrong.
 TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     SampledBatch b = batch(0);
     b.steps[0].values.push_back(1.0);
@@ -253,36 +273,13 @@ TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("one per counter"), std::string::npos) << e.what();
     }
-    // A row of no step.
+    // A row of no step; a signature covered longer than it ran.
     SampledBatch none = batch(0);
     none.steps[1].steps = 0;
-    const std::string nonePath = tempPath("nostep");
-    {
-        SampledRecordingWriter w(nonePath, header());
-        w.append(none);
-    }
-    try {
-        readSampledRecording(nonePath);
-        FAIL() << "a row of no step was read";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("'steps'"), std::string::npos) << e.what();
-    }
-    std::remove(nonePath.c_str());
-    // A signature covered longer than it ran.
+    expectRefused(none, "nostep", "'steps'");
     SampledBatch over = batch(0);
     over.signatures[0].coveredNs = over.signatures[0].ns + 1;
-    const std::string overPath = tempPath("overcovered");
-    {
-        SampledRecordingWriter w(overPath, header());
-        w.append(over);
-    }
-    try {
-        readSampledRecording(overPath);
-        FAIL() << "a signature covered longer than it ran was read";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("'covered_ns'"), std::string::npos) << e.what();
-    }
-    std::remove(overPath.c_str());
+    expectRefused(over, "overcovered", "'covered_ns'");
     SampledHeader many = header();
     many.counters.assign(300, "x");
     const std::string path = tempPath("many");
