@@ -58,9 +58,7 @@ void header(const core::SampledRecording& rec, const core::SampledFigures& f, st
         << fixed(static_cast<double>(h.periodNs) / 1e3, 0) << " us, " << core::stepsIn(f)
         << " steps in " << rec.batches.size() << " writes";
     if (h.rank >= 0)
-        out << ", rank " << h.rank;
-    if (h.rank >= 0 && h.worldSize > 0)
-        out << " of " << h.worldSize;
+        out << ", rank " << h.rank << (h.worldSize > 0 ? " of " + std::to_string(h.worldSize) : "");
     out << "\nvalues    sampled (PM sampling, one pass, kernels placed by their activity "
            "records): FLOPs are estimates from pipe counters, not the replay profile's counts\n"
         << "median    step " << milliseconds(f.medianSeconds) << " ms; " << f.strays

@@ -63,6 +63,12 @@ SampledRecording recording(const std::vector<double>& stepMs) {
     return rec;
 }
 
+// Where `metric` sits in the recording's values.
+std::size_t columnOf(const SampledRecording& rec, const std::string& metric) {
+    const auto& c = rec.header.counters;
+    return static_cast<std::size_t>(std::find(c.begin(), c.end(), metric) - c.begin());
+}
+
 Ceilings roofs() {
     Ceilings c;
     c.flopsPerSecond[static_cast<std::size_t>(FlopKind::FP32)] = 1e8;
@@ -240,9 +246,7 @@ TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
 TEST(SampledFigures, ASignaturesClockIsItsCyclesOverItsCoveredTime) {
     SampledRecording rec = recording({10, 10});
     const SamplingSet& set = samplingSetForChip("GH100");
-    const std::size_t cycles = static_cast<std::size_t>(
-        std::find(rec.header.counters.begin(), rec.header.counters.end(), set.cyclesMetric) -
-        rec.header.counters.begin());
+    const std::size_t cycles = columnOf(rec, set.cyclesMetric);
     std::vector<double> values(rec.header.counters.size(), 0.0);
     values[cycles] = 1.8e9 * 0.004; // 1.8 GHz over the 4 ms covered
     rec.batches[0].signatures = {{"k", "s", 2, 5000000, values, 0, 4000000},
@@ -263,9 +267,7 @@ TEST(SampledFigures, TensorFlopsAtTheRateTheKernelsNameSays) {
     SampledRecording rec = recording({10, 10});
     const SamplingSet& set = samplingSetForChip("GH100");
     std::vector<double> values(rec.header.counters.size(), 0.0);
-    const auto tensor = static_cast<std::size_t>(
-        std::find(rec.header.counters.begin(), rec.header.counters.end(), set.tensorPipeCycles) -
-        rec.header.counters.begin());
+    const std::size_t tensor = columnOf(rec, set.tensorPipeCycles);
     values[tensor] = 200; // 100 per step
     rec.batches[0].signatures = {{"nvjet_sm90_tst_128x128", "s", 2, 1000000, values, 0},
                                  {"mystery_mma_kernel", "s", 2, 1000000, values, 0}};
