@@ -3,6 +3,8 @@
 #include "cupti/check.hpp"
 #include "cupti/launch.hpp"
 
+#include "core/reused_buffers.hpp"
+
 #include <cupti.h>
 
 #include <atomic>
@@ -13,15 +15,25 @@ namespace roofline::cupti {
 namespace {
 
 constexpr std::size_t kBufferBytes = 4 << 20;
+constexpr std::size_t kBuffersKept = 8; // 32 MiB at most, free, while nothing is recorded
+constexpr std::size_t kBuffersAhead = 3;
+
+// The activity buffers, their pages mapped ahead of CUPTI's requests (core/reused_buffers.hpp).
+// Never destroyed: CUPTI's thread may hand a buffer back while the process exits.
+core::ReusedBuffers& buffers() {
+    static auto* b = new core::ReusedBuffers(kBufferBytes, kBuffersKept);
+    return *b;
+}
 
 std::mutex gMutex;
 std::vector<KernelTiming>* gTimings = nullptr;
 std::atomic<std::uint64_t> gDropped{0};
 
+// On the thread that launches: a ready buffer (8-byte aligned, as CUPTI needs), or null when
+// memory ran out (CUPTI then drops records, and counts them).
 void CUPTIAPI requestBuffer(uint8_t** buffer, size_t* size, size_t* maxRecords) {
-    // CUPTI needs 8-byte alignment; aligned_alloc gives it and may return null (CUPTI then drops).
-    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-    *size = *buffer ? kBufferBytes : 0;
+    *buffer = buffers().take();
+    *size = *buffer ? buffers().bytes() : 0;
     *maxRecords = 0;
 }
 
@@ -54,7 +66,7 @@ void CUPTIAPI completeBuffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size_
         // out of memory: these timings are lost; counted below
         gDropped.fetch_add(1);
     }
-    std::free(buffer);
+    buffers().give(buffer);
 }
 
 // CUPTI takes one registration of the buffer callbacks per attach: a second KernelTimer (a
@@ -81,6 +93,7 @@ KernelTimer::KernelTimer() {
         delete gTimings;
         gTimings = new std::vector<KernelTiming>();
     }
+    buffers().prepare(kBuffersAhead);
     registerBuffers();
     ROOFLINE_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 }
