@@ -363,7 +363,7 @@ const OptionRow kRows[] = {
     {"(diagnostic)", "ROOFLINE_SAMPLE_BUFFER_MB", nullptr, nullptr, nullptr, "unset",
      "the sampling mode's device buffer in MiB (1-4096)"},
     {"(diagnostic)", "ROOFLINE_SAMPLE_DECODE_MS", nullptr, nullptr, nullptr, "unset",
-     "how often the sampling mode decodes the device's buffer, in ms (10-5000)"},
+     "how often the sampling mode decodes the device's buffer, in ms (10-600000)"},
     {"(diagnostic)", "ROOFLINE_SAMPLE_SOURCES", nullptr, nullptr, nullptr, "unset",
      "activity: the sampling mode reads the kernels' records and no counters"},
     {"(diagnostic)", "ROOFLINE_TRACE_NVTX", nullptr, nullptr, nullptr, "unset",

@@ -139,7 +139,7 @@ std::uint64_t diagnosticNumber(const char* variable, std::uint64_t low, std::uin
 } // namespace
 
 std::chrono::milliseconds decodeEvery() noexcept {
-    if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_DECODE_MS", 10, 5000))
+    if (const std::uint64_t ms = diagnosticNumber("ROOFLINE_SAMPLE_DECODE_MS", 10, 600000))
         return std::chrono::milliseconds(ms);
     return kDecodeEvery;
 }

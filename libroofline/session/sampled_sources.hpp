@@ -19,7 +19,7 @@ namespace roofline::collect {
 inline constexpr std::chrono::milliseconds kReadEvery{250};
 /// How often the drain's thread decodes the device's buffer (session/sample_drain.hpp).
 inline constexpr std::chrono::milliseconds kDecodeEvery{50};
-/// kDecodeEvery, or ROOFLINE_SAMPLE_DECODE_MS where set (10 to 5000; for diagnosis: how the
+/// kDecodeEvery, or ROOFLINE_SAMPLE_DECODE_MS where set (10 to 600000; for diagnosis: how the
 /// decode's frequency weighs on the program and on what is lost).
 std::chrono::milliseconds decodeEvery() noexcept;
 

@@ -323,7 +323,10 @@ TEST(SamplingSetUp, TheDecodesFrequencyAndTheDeviceBufferCanBeSetForDiagnosis) {
     s = samplerSettings(1000000);
     EXPECT_EQ(s.hardwareBufferBytes, 8ull << 20);
     EXPECT_EQ(s.samplesPerDecode, 3u * 1000 + 64);
-    for (const char* bad : {"5", "99999", "x"}) {
+    ::setenv("ROOFLINE_SAMPLE_DECODE_MS", "600000", 1); // no decode while the run lasts
+    EXPECT_EQ(decodeEvery(), std::chrono::milliseconds(600000));
+    EXPECT_EQ(samplerSettings(1000000).samplesPerDecode, 8192u); // the image's cap
+    for (const char* bad : {"5", "600001", "x"}) {
         ::setenv("ROOFLINE_SAMPLE_DECODE_MS", bad, 1);
         ::setenv("ROOFLINE_SAMPLE_BUFFER_MB", bad == std::string("5") ? "0" : bad, 1);
         EXPECT_EQ(decodeEvery(), kDecodeEvery) << bad;
