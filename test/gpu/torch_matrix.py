@@ -144,6 +144,10 @@ def main():
     p.add_argument("--dist", choices=["none", "ddp", "fsdp2"], default="none")
     p.add_argument("--no-nvtx", action="store_true",
                    help="no NVTX range around the steps, as most programs are written")
+    p.add_argument("--slow-rank", type=int, default=-1,
+                   help="this rank sleeps --slow-ms before the steps --slow-steps (a straggler)")
+    p.add_argument("--slow-steps", type=int, nargs="*", default=[])
+    p.add_argument("--slow-ms", type=float, default=50.0)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--seq", type=int, default=128)
@@ -206,6 +210,8 @@ def main():
             profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
                                                           torch.profiler.ProfilerActivity.CUDA])
             profiler.__enter__()
+        if rank == a.slow_rank and n in a.slow_steps:
+            time.sleep(a.slow_ms / 1e3)  # the host falls behind: its GPU idles, the others wait
         if not a.no_nvtx:
             torch.cuda.nvtx.range_push(f"step {n}")
         if a.compile == "reduce-overhead":
