@@ -126,6 +126,12 @@ Attribution attributeSamples(const std::vector<CounterSample>& samples,
                      active.end());
         divide(s, kernels, overlapOf(s, kernels, active), counters, clock, out);
     }
+    // Samples whose times overlap cover the same time twice: a kernel is covered at most for as
+    // long as it ran.
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+        out.kernels[k].coveredNs = std::min(
+            out.kernels[k].coveredNs,
+            kernels[k].endNs > kernels[k].startNs ? kernels[k].endNs - kernels[k].startNs : 0);
     return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 namespace roofline::core {
@@ -105,6 +106,12 @@ SampledHeader headerOf(const json& j) {
     return h;
 }
 
+// `covered_ns`, at most `ns`, the time it is part of: recordings written before samples were made
+// to tile time counted a kernel's time twice where two samples' timestamps overlapped.
+std::uint64_t coveredAt(const json& j, std::uint64_t ns) {
+    return std::min(integerAt<std::uint64_t>(j, "covered_ns"), ns);
+}
+
 SampledStep stepOf(const json& j, std::size_t counters) {
     SampledStep s;
     s.index = integerAt<std::uint64_t>(j, "index");
@@ -120,7 +127,7 @@ SampledStep stepOf(const json& j, std::size_t counters) {
     s.kernelNs = integerAt<std::uint64_t>(j, "kernel_ns");
     s.values = valuesAt(j, "values", counters);
     s.between = valuesAt(j, "between", counters);
-    s.coveredNs = integerAt<std::uint64_t>(j, "covered_ns");
+    s.coveredNs = coveredAt(j, s.kernelNs);
     s.estimatedKernels = integerAt<std::uint64_t>(j, "estimated_kernels");
     return s;
 }
@@ -133,7 +140,7 @@ SampledLaunch launchOf(const json& j, std::size_t counters) {
     l.startNs = integerAt<std::uint64_t>(j, "start_ns");
     l.endNs = integerAt<std::uint64_t>(j, "end_ns");
     l.values = valuesAt(j, "values", counters);
-    l.coveredNs = integerAt<std::uint64_t>(j, "covered_ns");
+    l.coveredNs = coveredAt(j, l.endNs > l.startNs ? l.endNs - l.startNs : 0);
     const json& e = j.at("estimated");
     if (!e.is_boolean())
         throw std::out_of_range("'estimated' is not true or false");
@@ -150,11 +157,8 @@ SampledSignature signatureOf(const json& j, std::size_t counters) {
     s.values = valuesAt(j, "values", counters);
     s.estimated = integerAt<std::uint64_t>(j, "estimated");
     // Absent from recordings of libraries before it was kept: not known (0).
-    if (j.contains("covered_ns")) {
-        s.coveredNs = integerAt<std::uint64_t>(j, "covered_ns");
-        if (s.coveredNs > s.ns)
-            throw std::out_of_range("'covered_ns' is more than 'ns': coverage is part of the time");
-    }
+    if (j.contains("covered_ns"))
+        s.coveredNs = coveredAt(j, s.ns);
     return s;
 }
 

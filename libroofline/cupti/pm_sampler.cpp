@@ -117,15 +117,16 @@ struct PmSampler::Impl {
         }
         if (p.endTimestamp <= p.startTimestamp)
             return;
-        out.missing += gaps.missingBefore(p.startTimestamp, p.endTimestamp);
+        const std::uint64_t start = gaps.startAfterLast(p.startTimestamp, p.endTimestamp);
+        out.missing += gaps.missingBefore(start, p.endTimestamp);
         const bool first = std::exchange(fresh, false);
-        const std::uint64_t length = p.endTimestamp - p.startTimestamp;
+        const std::uint64_t length = p.endTimestamp - start;
         if (length > kLongestSample * settings.periodNs) {
             ++(first ? out.startSpans : out.longSamples);
             return;
         }
         out.samples.push_back(
-            {p.startTimestamp, p.endTimestamp, host->evaluateValues(counterData, index, metrics)});
+            {start, p.endTimestamp, host->evaluateValues(counterData, index, metrics)});
     }
 
     void startSampling() {

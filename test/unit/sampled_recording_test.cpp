@@ -253,8 +253,8 @@ void expectRefused(const SampledBatch& b, const char* name, const std::string& w
 
 } // namespace
 
-// Values that do not match the header's counters, a row of no step, a signature covered longer
-// than it ran, and a header with absurdly many counters, are refused naming what is wrong.
+// Values that do not match the header's counters, a row of no step, and a header with absurdly
+// many counters, are refused naming what is wrong.
 TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     SampledBatch b = batch(0);
     b.steps[0].values.push_back(1.0);
@@ -273,19 +273,37 @@ TEST(SampledRecording, ValuesThatDoNotMatchTheCountersAreRefused) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("one per counter"), std::string::npos) << e.what();
     }
-    // A row of no step; a signature covered longer than it ran.
+    // A row of no step.
     SampledBatch none = batch(0);
     none.steps[1].steps = 0;
     expectRefused(none, "nostep", "'steps'");
-    SampledBatch over = batch(0);
-    over.signatures[0].coveredNs = over.signatures[0].ns + 1;
-    expectRefused(over, "overcovered", "'covered_ns'");
     SampledHeader many = header();
     many.counters.assign(300, "x");
     const std::string path = tempPath("many");
     { SampledRecordingWriter w(path, many); }
     EXPECT_THROW(readSampledRecording(path), Error);
     std::remove(path.c_str());
+}
+
+// Coverage longer than the time it is part of (written where two samples' timestamps overlapped,
+// before samples were made to tile time) reads as that time: the recording stays readable.
+TEST(SampledRecording, CoverageIsReadAsAtMostTheTimeItIsPartOf) {
+    SampledBatch b = batch(0);
+    b.steps[0].coveredNs = b.steps[0].kernelNs + 5;
+    b.signatures[0].coveredNs = b.signatures[0].ns + 1;
+    b.launches[0].coveredNs = 1000;
+    const std::string path = tempPath("overcovered");
+    {
+        SampledRecordingWriter w(path, header());
+        w.append(b);
+    }
+    const SampledRecording r = readSampledRecording(path);
+    std::remove(path.c_str());
+    ASSERT_EQ(r.batches.size(), 1u);
+    EXPECT_EQ(r.batches[0].steps[0].coveredNs, 800u);
+    EXPECT_EQ(r.batches[0].steps[1].coveredNs, 790u); // within its time: as written
+    EXPECT_EQ(r.batches[0].signatures[0].coveredNs, 7200000u);
+    EXPECT_EQ(r.batches[0].launches[0].coveredNs, 290u);
 }
 
 // A kernel name longer than any reader takes (Eigen's reach tens of KB; the bound is 64 KiB) is

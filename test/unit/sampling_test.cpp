@@ -93,6 +93,15 @@ TEST(SampleAttribution, AKernelOverWholeSamplesTakesThemAll) {
     EXPECT_FALSE(a.kernels[0].estimated);
 }
 
+// Samples whose timestamps overlap (the trigger's jitter) each give the kernel their values, but
+// the kernel is covered no longer than it ran.
+TEST(SampleAttribution, OverlappingSamplesCoverAKernelNoLongerThanItRan) {
+    const auto a = core::attributeSamples({sample(0, 1000, {1}), sample(990, 2000, {2})},
+                                          {{0, 2000}}, 1, 1000);
+    EXPECT_DOUBLE_EQ(a.kernels[0].values[0], 3);
+    EXPECT_EQ(a.kernels[0].coveredNs, 2000u);
+}
+
 // Two kernels running together share the instants they overlap evenly; each keeps what it ran
 // alone; a gap inside the sample takes nothing.
 TEST(SampleAttribution, ConcurrentKernelsShareTheirOverlapEvenly) {
@@ -244,6 +253,12 @@ TEST(SampleGaps, CountsThePeriodsBetweenTwoDecodedSamples) {
     EXPECT_EQ(gaps.missingBefore(15000, 16000), 3u); // 2.6 periods: three
     EXPECT_EQ(gaps.missingBefore(9000, 10000), 0u);  // an older sample
     EXPECT_EQ(gaps.missingBefore(16000, 17000), 0u); // the latest end is still 16000
+    // A sample whose start overlaps the latest end begins at that end; one wholly before it
+    // (decoded out of order), or after it, keeps its start.
+    EXPECT_EQ(gaps.startAfterLast(16990, 18000), 17000u);
+    EXPECT_EQ(gaps.startAfterLast(12000, 13000), 12000u);
+    EXPECT_EQ(gaps.startAfterLast(17000, 18000), 17000u);
+    EXPECT_EQ(gaps.startAfterLast(17200, 18000), 17200u);
     core::SampleGaps none(0); // a period of 0 is taken as 1 ns, never a division by zero
     EXPECT_EQ(none.missingBefore(1, 2), 0u);
     EXPECT_EQ(none.missingBefore(5, 6), 3u);
