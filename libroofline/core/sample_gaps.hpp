@@ -14,8 +14,8 @@ public:
         : period_(std::max<std::uint64_t>(periodNs, 1)) {}
 
     /// Where the sample [startNs, endNs) begins once it follows the latest one seen: at that one's
-    /// end where their timestamps overlap (the trigger's jitter, or a few ns), so that samples
-    /// tile time and no kernel's time is covered twice; else at startNs (a sample that overlaps
+    /// end where their timestamps overlap (consecutive samples' stamps can), so that samples tile
+    /// time and no kernel's time is covered twice; else at startNs (a sample that overlaps
     /// nothing, or lies wholly before the latest end, decoded out of order).
     std::uint64_t startAfterLast(std::uint64_t startNs, std::uint64_t endNs) const noexcept {
         return startNs < lastEndNs_ && lastEndNs_ < endNs ? lastEndNs_ : startNs;
