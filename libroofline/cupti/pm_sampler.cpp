@@ -9,6 +9,7 @@
 
 #include <cupti_pmsampling.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -118,6 +119,10 @@ struct PmSampler::Impl {
         if (p.endTimestamp <= p.startTimestamp)
             return;
         const std::uint64_t start = gaps.startAfterLast(p.startTimestamp, p.endTimestamp);
+        if (start != p.startTimestamp) {
+            ++out.trimmed;
+            out.trimmedMostNs = std::max(out.trimmedMostNs, start - p.startTimestamp);
+        }
         out.missing += gaps.missingBefore(start, p.endTimestamp);
         const bool first = std::exchange(fresh, false);
         const std::uint64_t length = p.endTimestamp - start;

@@ -40,6 +40,10 @@ struct PmDecode {
     /// first work, or the time an overflow lost, counted with it) in `startSpans`; any other in
     /// `longSamples`, its time lost.
     std::uint32_t startSpans = 0, longSamples = 0;
+    /// Samples whose start overlapped the end of the one before, begun at that end instead
+    /// (core::SampleGaps::startAfterLast), and the largest such overlap: for the debug log.
+    std::uint32_t trimmed = 0;
+    std::uint64_t trimmedMostNs = 0;
     double decodeMs = 0;   ///< moving the buffer's records into the image
     double evaluateMs = 0; ///< evaluating each sample's metric values (CUPTI's host API)
     double resetMs = 0;    ///< the image set back to its initialized state after each round

@@ -65,11 +65,13 @@ void SampleDrain::decodeOnce(bool last) noexcept {
     }
     if (d.rounds > 0)
         core::log().debug("libroofline: sampling: decoded {} samples in {} round(s) ({} full, "
-                          "{} missing, {}+{} too long, {}{} restart(s)): {:.1f} ms decoding, "
-                          "{:.1f} ms evaluating, {:.1f} ms resetting the image",
+                          "{} missing, {}+{} too long, {} overlapping the one before by up to "
+                          "{} ns, {}{} restart(s)): {:.1f} ms decoding, {:.1f} ms evaluating, "
+                          "{:.1f} ms resetting the image",
                           d.samples.size(), d.rounds, d.fullImages, d.missing, d.startSpans,
-                          d.longSamples, d.overflow ? "overflowed, " : "", d.restarts, d.decodeMs,
-                          d.evaluateMs, d.resetMs);
+                          d.longSamples, d.trimmed, d.trimmedMostNs,
+                          d.overflow ? "overflowed, " : "", d.restarts, d.decodeMs, d.evaluateMs,
+                          d.resetMs);
     std::lock_guard<std::mutex> lock(mutex_);
     SourceRead& r = pending_;
     try {
