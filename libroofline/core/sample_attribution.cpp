@@ -98,8 +98,7 @@ Attribution attributeSamples(const std::vector<CounterSample>& samples,
     out.kernels.resize(kernels.size());
     for (std::size_t k = 0; k < kernels.size(); ++k) {
         out.kernels[k].values.assign(counters, 0.0);
-        const std::uint64_t length =
-            kernels[k].endNs > kernels[k].startNs ? kernels[k].endNs - kernels[k].startNs : 0;
+        const std::uint64_t length = kernels[k].lengthNs();
         out.kernels[k].estimated = length < kEstimatedBelowPeriods * periodNs || length == 0;
     }
     std::vector<std::size_t> bySample(samples.size()), byKernel(kernels.size());
@@ -129,9 +128,7 @@ Attribution attributeSamples(const std::vector<CounterSample>& samples,
     // Samples whose times overlap cover the same time twice: a kernel is covered at most for as
     // long as it ran.
     for (std::size_t k = 0; k < kernels.size(); ++k)
-        out.kernels[k].coveredNs = std::min(
-            out.kernels[k].coveredNs,
-            kernels[k].endNs > kernels[k].startNs ? kernels[k].endNs - kernels[k].startNs : 0);
+        out.kernels[k].coveredNs = std::min(out.kernels[k].coveredNs, kernels[k].lengthNs());
     return out;
 }
 

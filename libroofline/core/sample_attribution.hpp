@@ -23,6 +23,7 @@ struct CounterSample {
 /// One kernel's execution [startNs, endNs), from its activity record.
 struct KernelSpan {
     std::uint64_t startNs = 0, endNs = 0;
+    std::uint64_t lengthNs() const noexcept { return endNs > startNs ? endNs - startNs : 0; }
 };
 
 /// A kernel's share of the samples.
