@@ -256,6 +256,14 @@ struct ROOFLINE_API Options {
     /// per-step and per-signature sums); the ring's last step and every stray step are written
     /// launch by launch. ROOFLINE_SAMPLE_RING
     std::size_t sampleRingSteps = 16;
+    /// Sampling mode: the steps whose kernels' activity records are kept (each kernel placed
+    /// among the samples by them). 1: every step. N: one step in N. 0: measured in the program
+    /// -- after its first steps, records go on and off in turn for 20 steps, and where they cost
+    /// more than 0.5 % of a step they are kept for one step in 10, else for every step; measured
+    /// again every 1000 steps. A step without records gets the samples over its span, estimated
+    /// from its launch calls; steps go without only while the recorded ones show the host
+    /// pacing the GPU (a lag under a tenth of a step). ROOFLINE_SAMPLE_RECORDS
+    std::uint64_t sampleKernelRecords = 1;
 
     /// `defaults` overridden by every ROOFLINE_* variable that is set. A malformed value throws
     /// Error(InvalidArgument) naming the variable.

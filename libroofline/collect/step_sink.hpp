@@ -22,6 +22,8 @@ public:
                           std::uint32_t kernels) noexcept = 0;
     /// The program left step `step`: no launch of it comes after this.
     virtual void stepEnded(std::int64_t step) noexcept = 0;
+    /// Step `step` begins: called inside its first launch call, before launched() for it.
+    virtual void stepBegins(std::int64_t /*step*/) noexcept {}
 };
 
 } // namespace roofline::collect

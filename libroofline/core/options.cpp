@@ -200,9 +200,8 @@ const Word<AlignPasses> kAligns[] = {{"auto", AlignPasses::Auto},
                                      {"off", AlignPasses::Off},
                                      {"1", AlignPasses::On},
                                      {"0", AlignPasses::Off}};
-const Word<OutsideSteps> kOutsides[] = {{"auto", OutsideSteps::Auto},
-                                        {"window", OutsideSteps::Window},
-                                        {"skip", OutsideSteps::Skip}};
+const Word<OutsideSteps> kOutsides[] = {
+    {"auto", OutsideSteps::Auto}, {"window", OutsideSteps::Window}, {"skip", OutsideSteps::Skip}};
 const Word<TensorCounters> kTensorCounters[] = {{"detect", TensorCounters::Detect},
                                                 {"all", TensorCounters::All}};
 
@@ -360,6 +359,9 @@ const OptionRow kRows[] = {
     {"sampleRingSteps", "ROOFLINE_SAMPLE_RING", "--sample-ring",
      ROOFLINE_INTEGER(sampleRingSteps, "ROOFLINE_SAMPLE_RING", 1, 4096), "`16`",
      "sampling mode: last steps whose launches are held one by one"},
+    {"sampleKernelRecords", "ROOFLINE_SAMPLE_RECORDS", "--sample-records",
+     ROOFLINE_INTEGER(sampleKernelRecords, "ROOFLINE_SAMPLE_RECORDS", 0, 1000000), "`1`",
+     "sampling mode: kernel records on every step (1), one in N, or 0: measured"},
     {"(diagnostic)", "ROOFLINE_SAMPLE_BUFFER_MB", nullptr, nullptr, nullptr, "unset",
      "the sampling mode's device buffer in MiB (1-4096)"},
     {"(diagnostic)", "ROOFLINE_SAMPLE_DECODE_MS", nullptr, nullptr, nullptr, "unset",

@@ -80,8 +80,12 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
         f.flopsPerSecond = (f.fp32Flops + f.fp64Flops) / f.seconds;
         f.dramBytesPerSecond = f.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] / f.seconds;
     }
+    // Without kernel records, of the step's span.
+    const std::uint64_t coverable =
+        s.kernelRecords ? s.kernelNs : s.endNs - std::min(s.startNs, s.endNs);
     f.covered =
-        s.kernelNs > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(s.kernelNs) : 0;
+        coverable > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(coverable) : 0;
+    f.kernelRecords = s.kernelRecords;
     f.steps = std::max<std::uint64_t>(s.steps, 1);
     if (f.steps > 1) {
         const double n = static_cast<double>(f.steps);
@@ -163,14 +167,19 @@ KernelRecord sampledRecord(std::string name, std::string scope, double seconds,
 // Every signature's sums over all the writes, and the steps they cover.
 struct Totals {
     std::map<std::pair<std::string, std::string>, SampledSignature> signatures;
-    double steps = 0;
+    double steps = 0;    ///< the steps whose kernels were recorded (the signatures' steps)
+    double allSteps = 0; ///< every step
 };
 
 Totals signatureTotals(const SampledRecording& rec) {
     Totals t;
     for (const SampledBatch& b : rec.batches) {
-        for (const SampledStep& s : b.steps)
-            t.steps += static_cast<double>(std::max<std::uint64_t>(s.steps, 1));
+        for (const SampledStep& s : b.steps) {
+            const double steps = static_cast<double>(std::max<std::uint64_t>(s.steps, 1));
+            t.allSteps += steps;
+            if (s.kernelRecords) // the signatures sum the steps whose kernels were recorded
+                t.steps += steps;
+        }
         for (const SampledSignature& s : b.signatures)
             addTo(t.signatures[{s.name, s.scope}], s.name, s.scope, rec.header.counters.size(),
                   s.launches, s.ns, s.values, s.estimated, s.coveredNs);
@@ -180,11 +189,16 @@ Totals signatureTotals(const SampledRecording& rec) {
 
 // What a signature's record is: a mean per step of sampled launches, its tensor type's source,
 // and the share of its time the samples covered where they missed some.
-std::string signatureNote(const SampledSignature& sig, double steps, bool tensorWork,
-                          const TensorRate* rate) {
+std::string signatureNote(const SampledSignature& sig, double steps, double allSteps,
+                          bool tensorWork, const TensorRate* rate) {
+    const std::string share =
+        allSteps > steps ? " (kernel records on " + std::to_string(static_cast<long long>(steps)) +
+                               " of " + std::to_string(static_cast<long long>(allSteps)) + " steps)"
+                         : "";
     std::string note = "sampled: per step, the mean over " +
-                       std::to_string(static_cast<long long>(steps)) + " steps of its " +
-                       std::to_string(sig.launches) + " launches (PM sampling; FLOPs are estimates";
+                       std::to_string(static_cast<long long>(steps)) + " steps" + share +
+                       " of its " + std::to_string(sig.launches) +
+                       " launches (PM sampling; FLOPs are estimates";
     if (tensorWork)
         note += rate ? "; tensor type from the kernel's name"
                      : "; its tensor work has no FLOPs: its name does not say the type";
@@ -241,10 +255,10 @@ std::vector<KernelRecord> sampledRecords(const SampledRecording& rec, const Samp
                            : 0;
         const double launches = static_cast<double>(sig.launches) / totals.steps;
         const TensorRate* rate = tensorRateFor(set, key.first);
-        KernelRecord r =
-            sampledRecord(key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps,
-                          work, static_cast<std::uint32_t>(launches + 0.5), roofs,
-                          signatureNote(sig, totals.steps, values[c.tensor] > 0, rate));
+        KernelRecord r = sampledRecord(
+            key.first, key.second, static_cast<double>(sig.ns) * 1e-9 / totals.steps, work,
+            static_cast<std::uint32_t>(launches + 0.5), roofs,
+            signatureNote(sig, totals.steps, totals.allSteps, values[c.tensor] > 0, rate));
         if (rate) {
             r.flops[static_cast<std::size_t>(rate->kind)] =
                 values[c.tensor] * rate->flopsPerPipeCycle;

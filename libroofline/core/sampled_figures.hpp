@@ -33,10 +33,13 @@ struct StepFigures {
     /// The resource nearest its roof, and how near: "DRAM", "FP32", "FP64" or "tensor pipe".
     std::string nearest;
     double nearestShare = 0;
-    double covered = 0;   ///< share of kernel time some sample covered
-    double estimated = 0; ///< share of its kernels shorter than three periods
+    double covered = 0;    ///< share of kernel time some sample covered (of the span: see below)
+    double estimated = 0;  ///< share of its kernels shorter than three periods
     double fromMedian = 0; ///< (seconds - median) / median
     bool strays = false;
+    /// false: its kernels were not recorded (SampledStep::kernelRecords): `seconds` is its span
+    /// estimated from its launch calls, its values the samples over it, `covered` of the span.
+    bool kernelRecords = true;
 };
 
 struct SampledFigures {

@@ -43,11 +43,17 @@ json toJson(const SampledHeader& h) {
 }
 
 json toJson(const SampledStep& s) {
-    return {{"index", s.index},          {"steps", s.steps},
-            {"start_ns", s.startNs},     {"end_ns", s.endNs},
-            {"kernels", s.kernels},      {"kernel_ns", s.kernelNs},
-            {"values", s.values},        {"between", s.between},
-            {"covered_ns", s.coveredNs}, {"estimated_kernels", s.estimatedKernels}};
+    return {{"index", s.index},
+            {"steps", s.steps},
+            {"start_ns", s.startNs},
+            {"end_ns", s.endNs},
+            {"kernels", s.kernels},
+            {"kernel_ns", s.kernelNs},
+            {"values", s.values},
+            {"between", s.between},
+            {"covered_ns", s.coveredNs},
+            {"estimated_kernels", s.estimatedKernels},
+            {"kernel_records", s.kernelRecords}};
 }
 
 json toJson(const SampledLaunch& l) {
@@ -127,7 +133,16 @@ SampledStep stepOf(const json& j, std::size_t counters) {
     s.kernelNs = integerAt<std::uint64_t>(j, "kernel_ns");
     s.values = valuesAt(j, "values", counters);
     s.between = valuesAt(j, "between", counters);
-    s.coveredNs = coveredAt(j, s.kernelNs);
+    // Absent from recordings of libraries before records were kept for a share of the steps.
+    if (j.contains("kernel_records")) {
+        const json& r = j.at("kernel_records");
+        if (!r.is_boolean())
+            throw std::out_of_range("'kernel_records' is not true or false");
+        s.kernelRecords = r.get<bool>();
+    }
+    // Without records, what some sample covered is of the step's span.
+    s.coveredNs =
+        coveredAt(j, s.kernelRecords ? s.kernelNs : s.endNs - std::min(s.startNs, s.endNs));
     s.estimatedKernels = integerAt<std::uint64_t>(j, "estimated_kernels");
     return s;
 }

@@ -41,6 +41,11 @@ struct SampledStep {
     std::vector<double> between;        ///< what grew inside it while no kernel ran
     std::uint64_t coveredNs = 0;        ///< of kernelNs, what some sample covered
     std::uint64_t estimatedKernels = 0; ///< kernels shorter than three periods
+    /// false: its kernels' activity records were off (records on a share of the steps). Then
+    /// [startNs, endNs) is estimated from its launch calls, `kernels` counts its launches' kernels,
+    /// kernelNs is 0, `values` are the samples over the span (kernels and gaps together) and
+    /// coveredNs is the part of the span some sample covered.
+    bool kernelRecords = true;
 };
 
 /// One kernel launch's sampled values.

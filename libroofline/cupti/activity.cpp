@@ -119,4 +119,16 @@ std::uint64_t KernelTimer::dropped() const noexcept {
     return gDropped.load();
 }
 
+void KernelTimer::record(bool on) noexcept {
+    if (on)
+        ROOFLINE_CUPTI_LOG(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    else
+        ROOFLINE_CUPTI_LOG(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+}
+
+std::uint64_t timestampNs() noexcept {
+    uint64_t t = 0;
+    return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+}
+
 } // namespace roofline::cupti

@@ -41,6 +41,13 @@ public:
     std::vector<KernelTiming> take(bool forced = true) noexcept;
     /// Activity records CUPTI reported as dropped (buffers full).
     std::uint64_t dropped() const noexcept;
+    /// Kernel activity turned on or off (process-wide; ~10 us on the H200). Called inside a
+    /// launch's API-enter callback, it decides whether that launch's kernel is recorded.
+    /// Never throws: a failure is logged and leaves the state as it was.
+    void record(bool on) noexcept;
 };
+
+/// CUPTI's clock, the one of the activity records' timestamps (cuptiGetTimestamp); 0 on failure.
+std::uint64_t timestampNs() noexcept;
 
 } // namespace roofline::cupti

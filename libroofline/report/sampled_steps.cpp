@@ -21,8 +21,11 @@ std::string fixed(double v, int digits) {
 std::string xml(const std::string& s) {
     std::string out;
     for (char c : s)
-        out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '\'' ? "&apos;"
-                                                                          : std::string(1, c);
+        out += c == '<'    ? "&lt;"
+               : c == '>'  ? "&gt;"
+               : c == '&'  ? "&amp;"
+               : c == '\'' ? "&apos;"
+                           : std::string(1, c);
     return out;
 }
 
@@ -70,6 +73,16 @@ void header(const core::SampledRecording& rec, const core::SampledFigures& f, st
             ++merged;
             mergedSteps += s.steps;
         }
+    std::uint64_t unrecorded = 0;
+    for (const core::StepFigures& s : f.steps)
+        if (!s.kernelRecords)
+            unrecorded += s.steps;
+    if (unrecorded > 0)
+        out << "records   kernel records on " << core::stepsIn(f) - unrecorded << " of "
+            << core::stepsIn(f)
+            << " steps; a step without them (~) is "
+               "the samples over its span, estimated from its launch calls, and its covered "
+               "share is of that span\n";
     if (merged > 0)
         out << "rows      " << merged << " rows hold " << mergedSteps
             << " steps shorter than three sampling periods, merged in order (a row's step is its "
@@ -86,23 +99,22 @@ void printSampledSteps(const core::SampledRecording& rec, const core::SampledFig
                        std::ostream& out, std::size_t rows) {
     header(rec, f, out);
     char line[256];
-    std::snprintf(line, sizeof line, "%8s %10s %8s %7s %12s %12s %7s %10s %-18s %7s %5s\n",
-                  "step", "time ms", "vs med", "GHz", "FP32 FLOP/s", "FP64 FLOP/s", "tensor",
-                  "DRAM GB/s", "nearest roof", "covered", "");
+    std::snprintf(line, sizeof line, "%8s %10s %8s %7s %12s %12s %7s %10s %-18s %7s %5s\n", "step",
+                  "time ms", "vs med", "GHz", "FP32 FLOP/s", "FP64 FLOP/s", "tensor", "DRAM GB/s",
+                  "nearest roof", "covered", "");
     out << line;
     const std::vector<std::size_t> rowsShown = shown(f, rows);
     for (std::size_t i : rowsShown) {
         const core::StepFigures& s = f.steps[i];
         const double seconds = std::max(s.seconds, 1e-12);
-        std::snprintf(line, sizeof line, "%8llu %10s %8s %7s %12s %12s %7s %10s %-18s %7s %5s\n",
-                      static_cast<unsigned long long>(s.index), milliseconds(s.seconds).c_str(),
-                      signedPercent(s.fromMedian).c_str(), fixed(s.clockHz / 1e9, 2).c_str(),
-                      shortNumber(s.fp32Flops / seconds).c_str(),
-                      shortNumber(s.fp64Flops / seconds).c_str(),
-                      percent(s.tensorPipeShare, 1).c_str(),
-                      fixed(s.dramBytesPerSecond / 1e9, 1).c_str(),
-                      (s.nearest + " " + percent(s.nearestShare, 1)).c_str(),
-                      percent(s.covered, 1).c_str(), s.strays ? "!" : "");
+        std::snprintf(
+            line, sizeof line, "%8llu %10s %8s %7s %12s %12s %7s %10s %-18s %7s %5s\n",
+            static_cast<unsigned long long>(s.index), milliseconds(s.seconds).c_str(),
+            signedPercent(s.fromMedian).c_str(), fixed(s.clockHz / 1e9, 2).c_str(),
+            shortNumber(s.fp32Flops / seconds).c_str(), shortNumber(s.fp64Flops / seconds).c_str(),
+            percent(s.tensorPipeShare, 1).c_str(), fixed(s.dramBytesPerSecond / 1e9, 1).c_str(),
+            (s.nearest + " " + percent(s.nearestShare, 1)).c_str(), percent(s.covered, 1).c_str(),
+            (std::string(s.kernelRecords ? "" : "~") + (s.strays ? "!" : "")).c_str());
         out << line;
     }
     if (rowsShown.size() < f.steps.size())
@@ -114,16 +126,16 @@ void printSampledSteps(const core::SampledRecording& rec, const core::SampledFig
 void writeSampledCsv(const core::SampledFigures& f, std::ostream& out) {
     out << "step,seconds,kernel_seconds,from_median,strays,clock_hz,fp32_flops_estimate,"
            "fp64_flops_estimate,tensor_pipe_share,l1_bytes,l2_bytes,dram_bytes,"
-           "dram_bytes_per_second,nearest_roof,nearest_share,covered,estimated,steps\n";
+           "dram_bytes_per_second,nearest_roof,nearest_share,covered,estimated,steps,kernel_"
+           "records\n";
     for (const core::StepFigures& s : f.steps)
         out << s.index << ',' << number(s.seconds) << ',' << number(s.kernelSeconds) << ','
-            << number(s.fromMedian) << ',' << (s.strays ? 1 : 0) << ',' << number(s.clockHz)
-            << ',' << number(s.fp32Flops) << ',' << number(s.fp64Flops) << ','
-            << number(s.tensorPipeShare) << ',' << number(s.bytes[0]) << ','
-            << number(s.bytes[1]) << ',' << number(s.bytes[2]) << ','
-            << number(s.dramBytesPerSecond) << ',' << csvCell(s.nearest) << ','
-            << number(s.nearestShare) << ',' << number(s.covered) << ','
-            << number(s.estimated) << ',' << s.steps << '\n';
+            << number(s.fromMedian) << ',' << (s.strays ? 1 : 0) << ',' << number(s.clockHz) << ','
+            << number(s.fp32Flops) << ',' << number(s.fp64Flops) << ',' << number(s.tensorPipeShare)
+            << ',' << number(s.bytes[0]) << ',' << number(s.bytes[1]) << ',' << number(s.bytes[2])
+            << ',' << number(s.dramBytesPerSecond) << ',' << csvCell(s.nearest) << ','
+            << number(s.nearestShare) << ',' << number(s.covered) << ',' << number(s.estimated)
+            << ',' << s.steps << ',' << (s.kernelRecords ? 1 : 0) << '\n';
 }
 
 namespace {
@@ -139,8 +151,8 @@ void panel(std::ostream& out, const core::SampledFigures& f, const Panel& p, dou
     for (const auto& s : f.steps)
         most = std::max(most, p.value(s));
     most = most > 0 ? most * 1.1 : 1;
-    out << "<text x='" << left << "' y='" << top - 6 << "' font-size='13'>" << p.title
-        << " (peak " << shortNumber(most / 1.1) << ")</text>\n"
+    out << "<text x='" << left << "' y='" << top - 6 << "' font-size='13'>" << p.title << " (peak "
+        << shortNumber(most / 1.1) << ")</text>\n"
         << "<rect x='" << left << "' y='" << top << "' width='" << width << "' height='" << height
         << "' fill='none' stroke='#999'/>\n";
     const std::size_t n = f.steps.size();

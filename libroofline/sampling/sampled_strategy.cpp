@@ -24,8 +24,13 @@ void SampledStrategy::launch(collect::DeviceSlot&, const collect::Launch& l,
         return;
     std::int64_t step = -1;
     const std::uint32_t scope = scopeOf(stack, step);
-    if (inside_ && step >= 0)
+    if (inside_ && step >= 0) {
+        if (step != step_ && step > begun_) {
+            shared_.config.steps->stepBegins(step);
+            begun_ = step;
+        }
         step_ = step;
+    }
     shared_.config.steps->launched(l.correlationId, inside_ ? step : -1, scope, 1);
 }
 

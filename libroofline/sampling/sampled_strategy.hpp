@@ -27,8 +27,9 @@ public:
 private:
     std::uint32_t scopeOf(const collect::Stack& stack, std::int64_t& step);
 
-    std::int64_t step_ = -1;   ///< the step the launches of the open iteration belong to
-    bool inside_ = false;      ///< an iteration is open
+    std::int64_t step_ = -1;  ///< the step the launches of the open iteration belong to
+    std::int64_t begun_ = -1; ///< the last step the sink was told begins
+    bool inside_ = false;     ///< an iteration is open
     /// The last scope path looked up (a launch outside every scope looks up its path again:
     /// start/end ranges may name it), and its number.
     std::string lastPath_;

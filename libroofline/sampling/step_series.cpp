@@ -10,7 +10,7 @@
 namespace roofline::sampling {
 
 StepSeries::StepSeries(const StepSeriesConfig& config, Write write)
-    : config_(config), write_(std::move(write)) {}
+    : config_(config), write_(std::move(write)), policy_(config.records) {}
 
 void StepSeries::kernels(std::vector<KernelActivity> activity) {
     std::lock_guard<std::mutex> reader(readerMutex_);
@@ -77,9 +77,15 @@ bool StepSeries::ready(std::int64_t step, bool finishing) const {
     if (finishing)
         return true;
     const Pending& p = it->second;
+    if (!p.records) {
+        std::uint64_t from = 0, to = 0;
+        return unrecordedSpan(it, false, from, to);
+    }
     if (p.kernels.empty() && p.expected == 0)
         return true; // a step that launched nothing
     const auto settled = [this](const Pending& q) {
+        if (!q.records)
+            return complete(q);
         return complete(q) && !q.kernels.empty() && samplesEnd_ >= spanOf(q.kernels).second;
     };
     // Whether the step at `at` is given up waiting for: the two steps after it are settled.
@@ -148,13 +154,14 @@ std::vector<core::KernelSpan> StepSeries::spansFor(const std::vector<Kernel>& ow
 // A step as long as shortestRowPeriods makes its own row; a shorter one joins the row being
 // gathered if it begins within a period of that row's end (else that row goes as it is), and the
 // row goes once it is that long.
+// Steps with records and steps without make rows apart.
 void StepSeries::gather(std::int64_t step, Pending p) {
-    const auto [from, to] = spanOf(p.kernels);
+    const auto [from, to] = spanOfPending(p);
     const std::uint64_t shortest = config_.shortestRowPeriods * config_.periodNs;
-    const bool hasKernels = !p.kernels.empty();
+    const bool hasKernels = p.records ? !p.kernels.empty() : to > from;
     const bool isShort = to - from < shortest;
-    if (row_.steps > 0 &&
-        (!isShort || (hasKernels && row_.endNs > 0 && from > row_.endNs + config_.periodNs)))
+    if (row_.steps > 0 && (!isShort || row_.pending.records != p.records ||
+                           (hasKernels && row_.endNs > 0 && from > row_.endNs + config_.periodNs)))
         flushRow();
     if (!isShort) {
         process(step, std::move(p), 1);
@@ -183,10 +190,18 @@ void StepSeries::flushRow() {
         return;
     Row row = std::move(row_);
     row_ = Row{};
+    if (!row.pending.records) { // the row's span: its steps' spans together
+        row.pending.spanFrom = row.startNs;
+        row.pending.spanTo = row.endNs;
+    }
     process(row.first, std::move(row.pending), row.steps);
 }
 
 void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
+    if (!p.records) {
+        processUnrecorded(step, p, steps);
+        return;
+    }
     core::SampledStep out;
     out.index = static_cast<std::uint64_t>(step);
     out.steps = steps;
@@ -198,6 +213,11 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
             return a.activity.startNs < b.activity.startNs;
         });
         std::tie(out.startNs, out.endNs) = spanOf(p.kernels);
+        noteLag(p, out.startNs);
+        noteHostPace(out.endNs - out.startNs, steps);
+        noteRowStart(out.startNs);
+        lastEndNs_ = std::max(lastEndNs_, out.endNs);
+        gapFrom_ = out.endNs;
         // The samples are held in time order: those over the step are found by a binary search.
         std::vector<core::CounterSample> used;
         std::uint64_t from = out.startNs, to = out.endNs;
@@ -211,7 +231,7 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
                 to = std::max(to, s->endNs);
             }
         core::Attribution a =
-            core::attributeSamples(used, spansFor(p.kernels, laterKernels(to), from, to),
+            core::attributeSamples(used, spansFor(p.kernels, laterKernels(to, out.endNs), from, to),
                                    config_.counters, config_.periodNs, config_.clock);
         out.between = a.between;
         for (std::size_t i = 0; i < p.kernels.size(); ++i) {
@@ -228,15 +248,7 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
             addToSignature(launches.back());
             recentKernels_.push_back({k.activity.startNs, k.activity.endNs});
         }
-        // Samples that end within this step serve no later one, nor do kernels over before the
-        // first sample held.
-        while (!samples_.empty() && samples_.front().endNs <= out.endNs)
-            samples_.pop_front();
-        const std::uint64_t keepFrom = samples_.empty() ? out.endNs : samples_.front().startNs;
-        recentKernels_.erase(
-            std::remove_if(recentKernels_.begin(), recentKernels_.end(),
-                           [&](const core::KernelSpan& k) { return k.endNs <= keepFrom; }),
-            recentKernels_.end());
+        releaseUpTo(out.endNs);
     }
     out.kernels = launches.size();
     if (p.expected > p.kernels.size())
@@ -257,6 +269,18 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
     ring_.push_back(std::move(launches));
     while (ring_.size() > config_.ringSteps)
         ring_.pop_front();
+}
+
+// Samples that end within a row ending at `endNs` serve no later one, nor do kernels over before
+// the first sample held.
+void StepSeries::releaseUpTo(std::uint64_t endNs) {
+    while (!samples_.empty() && samples_.front().endNs <= endNs)
+        samples_.pop_front();
+    const std::uint64_t keepFrom = samples_.empty() ? endNs : samples_.front().startNs;
+    recentKernels_.erase(
+        std::remove_if(recentKernels_.begin(), recentKernels_.end(),
+                       [&](const core::KernelSpan& k) { return k.endNs <= keepFrom; }),
+        recentKernels_.end());
 }
 
 // Looked up by the launch's own strings: a key is built only for a signature new to the write.
@@ -320,6 +344,9 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
     if (pending_.empty() || !ready(pending_.begin()->first, finishing))
         return false;
     step = pending_.begin()->first;
+    if (!pending_.begin()->second.records) // its span needs the next step: taken before it goes
+        unrecordedSpan(pending_.begin(), finishing, pending_.begin()->second.spanFrom,
+                       pending_.begin()->second.spanTo);
     p = std::move(pending_.begin()->second);
     pending_.erase(pending_.begin());
     processed_ = step;
@@ -333,9 +360,19 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
 // samples a step uses): they may share its last samples. The steps are looked at in order up to
 // the first whose kernels are in and all begin at `to` or later -- those after it begin later
 // still -- so that a step costs what its neighbourhood holds, not every step pending.
-std::vector<core::KernelSpan> StepSeries::laterKernels(std::uint64_t to) const {
+std::vector<core::KernelSpan> StepSeries::laterKernels(std::uint64_t to,
+                                                       std::uint64_t after) const {
     std::vector<core::KernelSpan> later;
     for (const auto& [s, q] : pending_) {
+        if (!q.records) { // its estimated span, from `after` on, stands for its kernels
+            if (q.hostBeginNs > 0) {
+                const std::uint64_t lagNs = lag();
+                const std::uint64_t from = std::max(q.hostBeginNs + lagNs, after);
+                if (from < to)
+                    later.push_back({from, std::max(from, to)});
+            }
+            continue;
+        }
         bool before = false;
         for (const Kernel& k : q.kernels)
             if (k.activity.startNs < to) {
@@ -374,6 +411,9 @@ StepSeriesTally StepSeries::tally() const {
     std::lock_guard<std::mutex> reader(readerMutex_);
     std::lock_guard<std::mutex> lock(logMutex_);
     StepSeriesTally t = tally_;
+    t.trials = policy_.trials();
+    t.lastTrial = policy_.lastTrial();
+    t.lagNs = static_cast<double>(lag());
     t.droppedAwaiting += logDropped_;
     t.lost += logLost_;
     return t;

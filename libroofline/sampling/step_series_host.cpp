@@ -37,10 +37,13 @@ const std::string& StepSeries::scopeName(std::uint32_t scope) {
 }
 
 // The program's threads: one push_back under the log's lock. Launches beyond the bound (a reader
-// far behind) are dropped and counted; step ends never are (at most one per step launched).
-void StepSeries::log(const HostEvent& event) noexcept {
+// far behind) are dropped and counted; step begins and ends never are (one each per step).
+void StepSeries::log(HostEvent event) noexcept {
     std::lock_guard<std::mutex> lock(logMutex_);
-    if (!event.ended && log_.size() >= config_.maxAwaiting) {
+    const bool launch = !event.ended && !event.begun;
+    if (launch)
+        event.records = recordsOn_; // the state its kernel was launched in
+    if (launch && log_.size() >= config_.maxAwaiting) {
         ++logDropped_;
         return;
     }
@@ -52,16 +55,51 @@ void StepSeries::log(const HostEvent& event) noexcept {
 }
 
 void StepSeries::launched(const HostLaunch& launch) {
-    log({launch, false});
+    log(HostEvent{launch});
 }
 
 void StepSeries::launched(std::uint64_t correlationId, std::int64_t step, std::uint32_t scope,
                           std::uint32_t kernels) noexcept {
-    log({HostLaunch{correlationId, step, scope, kernels}, false});
+    launched(HostLaunch{correlationId, step, scope, kernels});
 }
 
 void StepSeries::stepEnded(std::int64_t step) noexcept {
-    log({HostLaunch{0, step, 0, 0}, true});
+    HostEvent e{HostLaunch{0, step, 0, 0}};
+    e.ended = true;
+    e.hostNs = now_ ? now_() : 0;
+    log(e);
+}
+
+void StepSeries::recordsSwitch(std::function<void(bool)> turn, std::function<std::uint64_t()> now) {
+    std::lock_guard<std::mutex> lock(logMutex_);
+    turn_ = std::move(turn);
+    now_ = std::move(now);
+}
+
+// The policy asked under the log's lock; the records turned on or off outside it (a CUPTI call
+// of ~10 us, made on the program's thread inside the step's first launch call, so that this
+// launch's kernel is recorded or not as its step is). The collector's lock, held by the caller,
+// keeps the switch and the policy in step across the program's threads.
+void StepSeries::stepBegins(std::int64_t step) noexcept {
+    HostEvent e{HostLaunch{0, step, 0, 0}};
+    e.begun = true;
+    bool change = false;
+    {
+        std::lock_guard<std::mutex> lock(logMutex_);
+        e.hostNs = now_ ? now_() : 0;
+        bool on = true;
+        try {
+            // Where the host does not pace the GPU, every step keeps its records.
+            on = turn_ ? policy_.stepBegins(e.hostNs) || !hostPaces_ : true;
+        } catch (...) {
+        }
+        change = on != recordsOn_;
+        recordsOn_ = on;
+        e.records = on;
+    }
+    if (change)
+        turn_(e.records);
+    log(e);
 }
 
 // The reader's lock held: the log swapped out under its own lock, then applied in order.
@@ -77,13 +115,31 @@ void StepSeries::applyLog() {
 
 void StepSeries::apply(const HostEvent& e) {
     const HostLaunch& l = e.launch;
-    if (e.ended) {
-        if (l.step > processed_)
-            pending_[l.step].ended = true;
+    if (e.ended || e.begun) {
+        if (l.step <= processed_)
+            return;
+        Pending& p = pending_[l.step];
+        if (e.ended) {
+            p.ended = true;
+            p.hostEndNs = e.hostNs;
+        } else {
+            p.records = e.records;
+            p.hostBeginNs = e.hostNs;
+        }
         return;
     }
     if (l.step >= 0 && l.step <= processed_) {
         ++tally_.late; // its step is written: the launch is counted, not placed
+        return;
+    }
+    if (!e.records) { // no record comes: counted in its step, not awaited
+        if (l.step < 0) {
+            tally_.outsideSteps += l.kernels;
+        } else if (Pending& p = pending_[l.step]; !p.records) {
+            p.expected += l.kernels;
+        } else {
+            tally_.unrecordedLaunches += l.kernels;
+        }
         return;
     }
     // A graph launch's kernel nodes come one by one with its correlation id: they add up.

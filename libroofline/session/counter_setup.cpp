@@ -69,16 +69,14 @@ public:
                                                  std::uint64_t periodNs) override {
         return pmSampleSources(d.info.ordinal, chip, metrics, periodNs);
     }
-    std::unique_ptr<SampleSources> activitySources() override {
-        return collect::activitySources();
-    }
+    std::unique_ptr<SampleSources> activitySources() override { return collect::activitySources(); }
 };
 
 } // namespace
 
 std::unique_ptr<SampleSources> CounterPlatform::sampleSources(SessionDevice&, const std::string&,
-                                                             const std::vector<std::string>&,
-                                                             std::uint64_t) {
+                                                              const std::vector<std::string>&,
+                                                              std::uint64_t) {
     throw Error(ErrorCode::UnsupportedChip, "this platform cannot sample counters");
 }
 
@@ -345,6 +343,7 @@ void setUpSampling(SessionState& s, const Options& options, CollectorConfig& con
     run.series.ringSteps = options.sampleRingSteps;
     run.series.writeEverySteps = options.sampleWriteSteps;
     run.series.writeEveryNs = options.sampleWriteSeconds * 1000000000ull;
+    run.series.records.oneIn = options.sampleKernelRecords; // 0: measured in the program
     const auto profilersStart = core::SteadyClock::now();
     s.sampled = std::make_unique<SampledRun>(
         run, sourcesOf(s, platform, chip, s.metrics, run.header.periodNs));

@@ -15,6 +15,13 @@ SampledRun::SampledRun(const SampledRunConfig& config, std::unique_ptr<SampleSou
             writer->append(batch); // throws on failure: the series counts it
             ++*written;
         });
+    // Records on a share of the steps where the sources can turn them off; the sources outlive
+    // every step's begin (the collector is finished before the run).
+    if (sources_->switchesRecords()) {
+        SampleSources* own = sources_.get();
+        series_->recordsSwitch([own](bool on) { own->kernelRecords(on); },
+                               [own] { return own->now(); });
+    }
 }
 
 SampledRun::~SampledRun() {

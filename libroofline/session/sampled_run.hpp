@@ -52,6 +52,13 @@ public:
     virtual SourceRead read(bool last) noexcept = 0;
     /// Kernel activity records CUPTI dropped (buffers full).
     virtual std::uint64_t droppedKernels() const noexcept { return 0; }
+    /// Whether kernelRecords() turns the kernels' records on and off (else they stay on).
+    virtual bool switchesRecords() const noexcept { return false; }
+    /// The kernels' activity records on or off: on the program's thread, inside the launch call
+    /// a step begins with. Never throws.
+    virtual void kernelRecords(bool /*on*/) noexcept {}
+    /// The clock of the kernel records' timestamps, read on the program's thread.
+    virtual std::uint64_t now() const noexcept { return 0; }
 };
 
 struct SampledRunConfig {

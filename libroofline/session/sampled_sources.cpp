@@ -56,6 +56,12 @@ public:
         r.recordsMs = core::msSince(began);
     }
     std::uint64_t dropped() const noexcept { return timer_ ? timer_->dropped() : 0; }
+    /// On the program's thread: the records on or off (started before any step begins, stopped
+    /// after the last).
+    void record(bool on) noexcept {
+        if (timer_)
+            timer_->record(on);
+    }
     /// The records' buffers flushed and kernel activity off, while CUPTI is attached.
     void stop() noexcept { timer_.reset(); }
 
@@ -75,6 +81,9 @@ public:
         return r;
     }
     std::uint64_t droppedKernels() const noexcept override { return kernels_.dropped(); }
+    bool switchesRecords() const noexcept override { return true; }
+    void kernelRecords(bool on) noexcept override { kernels_.record(on); }
+    std::uint64_t now() const noexcept override { return cupti::timestampNs(); }
     ~ActivitySources() override { kernels_.stop(); }
 
 private:
@@ -85,10 +94,10 @@ class PmSources final : public SampleSources {
 public:
     PmSources(int ordinal, const std::string& chip, const std::vector<std::string>& metrics,
               const cupti::PmSamplerSettings& settings)
-        : host_(chip, cupti::Instrument::PmSampling),
-          sampler_(ordinal, host_, metrics, settings),
-          drain_([this](int rounds, bool untilEmpty) { return sampler_.decode(rounds, untilEmpty); },
-                 decodeEvery()) {
+        : host_(chip, cupti::Instrument::PmSampling), sampler_(ordinal, host_, metrics, settings),
+          drain_(
+              [this](int rounds, bool untilEmpty) { return sampler_.decode(rounds, untilEmpty); },
+              decodeEvery()) {
         core::log().debug("libroofline: sampling: device buffer {} MiB, image {} bytes for {} "
                           "samples",
                           settings.hardwareBufferBytes >> 20, sampler_.imageBytes(),
@@ -117,6 +126,9 @@ public:
     }
 
     std::uint64_t droppedKernels() const noexcept override { return kernels_.dropped(); }
+    bool switchesRecords() const noexcept override { return true; }
+    void kernelRecords(bool on) noexcept override { kernels_.record(on); }
+    std::uint64_t now() const noexcept override { return cupti::timestampNs(); }
 
     // The kernel records go first; the sampler is stopped and disabled by its destructor.
     ~PmSources() override { kernels_.stop(); }

@@ -41,6 +41,32 @@ std::string losses(const SampledRunSummary& r) {
     return out;
 }
 
+// Which steps' kernels were recorded, and what the program's steps showed them to cost; "" where
+// every step's were and nothing was measured.
+std::string recordsSaid(const sampling::StepSeriesTally& t) {
+    if (t.trials == 0 && t.withoutRecords == 0)
+        return "";
+    std::string out = "; kernel records on " + std::to_string(t.steps - t.withoutRecords) + " of " +
+                      std::to_string(t.steps) + " steps";
+    if (t.trials > 0) {
+        const sampling::RecordsTrial& r = t.lastTrial;
+        char said[200];
+        std::snprintf(said, sizeof said,
+                      " (the last of %llu trials found them costing %+.1f %% of a step: %.2f ms "
+                      "with, %.2f ms without)",
+                      static_cast<unsigned long long>(t.trials), 100.0 * r.cost, r.withNs / 1e6,
+                      r.withoutNs / 1e6);
+        out += said;
+    }
+    if (t.withoutRecords > 0) {
+        char lag[120];
+        std::snprintf(lag, sizeof lag, ", the others' spans from their launch calls (lag %.0f us)",
+                      t.lagNs / 1e3);
+        out += lag;
+    }
+    return out;
+}
+
 } // namespace
 
 void SessionState::finishSampled() noexcept {
@@ -69,7 +95,7 @@ void SessionState::finishSampled() noexcept {
         count(t.steps, "steps") + " sampled" + rows + " (" + count(t.launches, "kernels") + ", " +
         count(t.outsideSteps, "outside every step") + ", " + count(r.samples, "samples") + ", " +
         count(t.strays, "strays") + ") written to " + sampled->path() + " in " +
-        count(r.batchesWritten, "batches") + cost + noStep + lost;
+        count(r.batchesWritten, "batches") + recordsSaid(t) + cost + noStep + lost;
     if (injected())
         std::fprintf(stderr, "[roofline] process %ld: %s\n", static_cast<long>(process.pid),
                      text.c_str());

@@ -5,7 +5,8 @@
 #     is in the recording, each with its FP32 and FP64 work within 5 % of the count by hand and
 #     every kernel covered by samples, and no sampling period without its sample;
 #  2. 300 steps that are each one CUDA graph launch (which iteration replay cannot measure as
-#     the program runs it): the same, with the graph's two FP32 kernels;
+#     the program runs it): the same, with the graph's two FP32 kernels; both again with the
+#     kernel records' share measured in the program (ROOFLINE_SAMPLE_RECORDS=0);
 #  3. a job killed with SIGKILL while it runs: its recording reads back up to its last write;
 #  4. a device buffer too small for the decodes: sampling restarts after each overflow.
 #   sampled_steps.sh ROOFLINE_CLI INJECTED_APP OUT_DIR
@@ -39,6 +40,12 @@ check plain 300 --repeat 400
 python3 "$here/check_sampled.py" "$out/plain.csv" --steps 300 --fp32 400 --fp64 400
 check graph 300 --graph-steps --repeat 400
 python3 "$here/check_sampled.py" "$out/graph.csv" --steps 300 --fp32 800 --fp64 400
+# The same two with the records' share measured in the program (ROOFLINE_SAMPLE_RECORDS=0):
+# steps without records only where the host paces the GPU, each within the same bounds.
+ROOFLINE_SAMPLE_RECORDS=0 check plain-share 300 --repeat 400
+python3 "$here/check_sampled.py" "$out/plain-share.csv" --steps 300 --fp32 400 --fp64 400
+ROOFLINE_SAMPLE_RECORDS=0 check graph-share 300 --graph-steps --repeat 400
+python3 "$here/check_sampled.py" "$out/graph-share.csv" --steps 300 --fp32 800 --fp64 400
 
 # 3. Killed while it runs, at the default period (steps of 2000 chains each, 30 ms): every
 #    write before the kill reads back.

@@ -128,8 +128,8 @@ TEST(SampledFigures, ARowOfSeveralStepsGivesFiguresPerStep) {
     EXPECT_NE(text.str().find(", 5 steps in 1 writes"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("1 rows hold 4 steps"), std::string::npos) << text.str();
     report::writeSampledCsv(f, csv);
-    EXPECT_NE(csv.str().find(",estimated,steps\n"), std::string::npos) << csv.str();
-    EXPECT_NE(csv.str().find(",4\n"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",estimated,steps,kernel_records\n"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",4,1\n"), std::string::npos) << csv.str();
     const std::vector<KernelRecord> records = sampledRecords(rec, f, roofs());
     ASSERT_FALSE(records.empty());
     EXPECT_NE(records.back().note.find("the median of 2 rows of 5 steps"), std::string::npos)
@@ -155,7 +155,8 @@ TEST(SampledFigures, TheReportFlagsStraysAndTheChartMarksThem) {
     report::writeSampledChart(rec, f, chart);
     const std::string svg = chart.str();
     std::size_t marks = 0;
-    for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))
+    for (std::size_t at = svg.find("<circle"); at != std::string::npos;
+         at = svg.find("<circle", at + 1))
         ++marks;
     EXPECT_EQ(marks, 6u); // 2 strays x 3 panels
     EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
@@ -197,9 +198,9 @@ TEST(SampledRanks, StepsAreAlignedByIndexAndTheStragglerNamed) {
         }
         return f;
     };
-    const report::AlignedRanks a = report::alignRanks(
-        {{0, "r0.rfs", figures({10, 10, 10, 10, 10}, 0)},
-         {3, "r3.rfs", figures({10, 15, 10, 11}, 1)}}); // starts a step late
+    const report::AlignedRanks a =
+        report::alignRanks({{0, "r0.rfs", figures({10, 10, 10, 10, 10}, 0)},
+                            {3, "r3.rfs", figures({10, 15, 10, 11}, 1)}}); // starts a step late
     ASSERT_EQ(a.steps.size(), 4u);
     EXPECT_EQ(a.partial, 1u);
     EXPECT_EQ(a.steps[0].index, 1u);
@@ -225,7 +226,8 @@ TEST(SampledFigures, RecordsForCompareAddUpToTheMedianStep) {
     SampledRecording rec = recording({10, 10, 10});
     const std::size_t counters = rec.header.counters.size();
     const auto signature = [&](const char* name, std::uint64_t launches, std::uint64_t us) {
-        return SampledSignature{name, "s", launches, us * 1000, std::vector<double>(counters, 3.0), 0};
+        return SampledSignature{name, "s", launches, us * 1000, std::vector<double>(counters, 3.0),
+                                0};
     };
     rec.batches[0].signatures = {signature("k", 6, 9000), signature("m", 3, 1500)};
     const std::vector<KernelRecord> r = sampledRecords(rec, roofs());
@@ -277,4 +279,36 @@ TEST(SampledFigures, TensorFlopsAtTheRateTheKernelsNameSays) {
     EXPECT_NE(r[1].note.find("tensor type from the kernel's name"), std::string::npos);
     EXPECT_DOUBLE_EQ(r[0].tensorFlops(), 0);
     EXPECT_NE(r[0].note.find("does not say the type"), std::string::npos) << r[0].note;
+}
+
+// A row whose kernels were not recorded: its covered share is of its span, the table marks it
+// (~) and says how many steps kept records, the CSV says which, and the signatures are per
+// recorded step (their note says over how many of all).
+TEST(SampledFigures, AStepWithoutKernelRecordsIsMarkedAndLeftOutOfTheSignatures) {
+    SampledRecording rec = recording({10, 10, 10});
+    SampledStep& off = rec.batches[0].steps[1];
+    off.kernelRecords = false;
+    off.kernelNs = 0;
+    off.coveredNs = 8000000; // 8 of its 10 ms
+    rec.batches[0].signatures.push_back(
+        {"gemm", "", 4, 2000000, std::vector<double>(rec.header.counters.size(), 2.0), 0, 2000000});
+    const SampledFigures f = figuresOf(rec, roofs());
+    ASSERT_EQ(f.steps.size(), 3u);
+    EXPECT_TRUE(f.steps[0].kernelRecords);
+    EXPECT_FALSE(f.steps[1].kernelRecords);
+    EXPECT_DOUBLE_EQ(f.steps[1].covered, 0.8);
+    EXPECT_DOUBLE_EQ(f.steps[0].covered, 0.5); // a quarter of the step: half its kernels' time
+    std::ostringstream text, csv;
+    report::printSampledSteps(rec, f, text, 10);
+    EXPECT_NE(text.str().find("kernel records on 2 of 3 steps"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("~"), std::string::npos) << text.str();
+    report::writeSampledCsv(f, csv);
+    EXPECT_NE(csv.str().find(",1,0\n"), std::string::npos) << csv.str();
+    const std::vector<KernelRecord> records = sampledRecords(rec, f, roofs());
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_EQ(records[0].name, "gemm");
+    EXPECT_EQ(records[0].kernels, 2u); // 4 launches over the 2 recorded steps
+    EXPECT_NEAR(records[0].timeSeconds, 1e-3, 1e-12);
+    EXPECT_NE(records[0].note.find("(kernel records on 2 of 3 steps)"), std::string::npos)
+        << records[0].note;
 }

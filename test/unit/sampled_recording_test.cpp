@@ -51,10 +51,16 @@ SampledBatch batch(std::uint64_t first) {
         s.between = {0.25, 3e6};
         s.coveredNs = 790;
         s.estimatedKernels = 2;
+        s.kernelRecords = i % 2 == 0; // one step of each batch without records
         b.steps.push_back(s);
     }
-    b.signatures.push_back({"gemm<float, 128>(float const*, float*)", "Train step/forward", 24 + first,
-                            7200000, {5.5, 9.25e9}, 3, 6900000});
+    b.signatures.push_back({"gemm<float, 128>(float const*, float*)",
+                            "Train step/forward",
+                            24 + first,
+                            7200000,
+                            {5.5, 9.25e9},
+                            3,
+                            6900000});
     SampledLaunch l;
     l.step = first;
     l.name = "gemm<float, 128>(float const*, float*)";
@@ -119,6 +125,7 @@ TEST(SampledRecording, EveryFieldRoundTrips) {
             EXPECT_EQ(s.between, e.between);
             EXPECT_EQ(s.coveredNs, e.coveredNs);
             EXPECT_EQ(s.estimatedKernels, e.estimatedKernels);
+            EXPECT_EQ(s.kernelRecords, e.kernelRecords);
         }
         ASSERT_EQ(got.signatures.size(), 1u);
         const SampledSignature &g = got.signatures[0], &w = want.signatures[0];
