@@ -13,12 +13,15 @@
 #include <algorithm>
 
 namespace roofline::sampling {
+namespace {
+std::uint64_t medianNs(const std::deque<std::uint64_t>& kept) {
+    return static_cast<std::uint64_t>(
+        core::medianOf(std::vector<double>(kept.begin(), kept.end())));
+}
+} // namespace
 
 std::uint64_t StepSeries::lag() const {
-    if (lags_.empty())
-        return 0;
-    return static_cast<std::uint64_t>(
-        core::medianOf(std::vector<double>(lags_.begin(), lags_.end())));
+    return medianNs(lags_);
 }
 
 void StepSeries::noteLag(const Pending& p, std::uint64_t firstKernelNs) {
@@ -30,10 +33,7 @@ void StepSeries::noteLag(const Pending& p, std::uint64_t firstKernelNs) {
 }
 
 std::uint64_t StepSeries::gap() const {
-    if (gaps_.empty())
-        return 0;
-    return static_cast<std::uint64_t>(
-        core::medianOf(std::vector<double>(gaps_.begin(), gaps_.end())));
+    return medianNs(gaps_);
 }
 
 void StepSeries::noteRowStart(std::uint64_t startNs) {
@@ -62,8 +62,7 @@ void StepSeries::noteHostPace(std::uint64_t spanNs, std::uint64_t steps) {
     recordedSpans_.push_back(spanNs / std::max<std::uint64_t>(steps, 1));
     while (recordedSpans_.size() > config_.lagsKept)
         recordedSpans_.pop_front();
-    const double span =
-        core::medianOf(std::vector<double>(recordedSpans_.begin(), recordedSpans_.end()));
+    const double span = static_cast<double>(medianNs(recordedSpans_));
     const bool paces = !lags_.empty() && static_cast<double>(lag()) < config_.mostLagShare * span;
     std::lock_guard<std::mutex> lock(logMutex_);
     hostPaces_ = paces;

@@ -38,6 +38,9 @@ std::string losses(const SampledRunSummary& r) {
     add(t.lost, "launches or step ends lost for want of memory");
     add(r.incompleteKernels, "kernel records came without a start or an end (left out)");
     add(t.missing, "kernels' records never came (their steps went without them)");
+    add(t.unrecordedLaunches, "kernels of recorded steps were launched while their records were "
+                              "off (another thread's, after the next step began): not in their "
+                              "steps' values");
     return out;
 }
 

@@ -37,6 +37,19 @@ public:
     std::uint32_t fullImages = 0, restarts = 0;
     std::uint64_t longSamples = 0;
     bool overflow = false;
+    // Records on a share of the steps: whether the sources switch them, their state, each turn,
+    // and the host's clock (the records' clock).
+    bool switches = false;
+    std::atomic<bool> on{true};
+    std::vector<bool> turned;
+    std::atomic<std::uint64_t> host{0};
+
+    bool switchesRecords() const noexcept override { return switches; }
+    void kernelRecords(bool value) noexcept override {
+        on = value;
+        turned.push_back(value);
+    }
+    std::uint64_t now() const noexcept override { return host.load(); }
 
     void start() override { started = true; }
     void stop() noexcept override { stopped = true; }
@@ -70,7 +83,8 @@ struct Job {
         }
         run.series().stepEnded(step);
         std::lock_guard<std::mutex> lock(device.mutex);
-        device.kernels.insert(device.kernels.end(), ks.begin(), ks.end());
+        if (device.on) // a step without records leaves none
+            device.kernels.insert(device.kernels.end(), ks.begin(), ks.end());
         for (std::uint64_t t = from; t < clock; t += 550) { // a sample per half kernel
             double busy = 0;
             for (const auto& k : ks) {
@@ -213,4 +227,49 @@ TEST(SampledRun, AnUnwritablePathIsRefusedAtOnce) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.rfs"), std::string::npos)
             << e.what();
     }
+}
+
+// Sources that switch the kernels' records: the series turns them off for one step in two once
+// a recorded step shows the host pacing the GPU (its first kernel 100 ns after its launch call,
+// of 3,300 ns steps); a step without records still gets its work from the samples over its span.
+TEST(SampledRun, SourcesThatSwitchRecordsLeaveStepsWithoutThem) {
+    const std::string path = tempPath("sampled_run_switch_");
+    auto sources = std::make_unique<FakeSources>();
+    FakeSources& device = *sources;
+    device.switches = true;
+    SampledRunConfig config = configFor(path);
+    config.series.records.oneIn = 2;
+    config.series.shortestRowPeriods = 0;
+    SampledRun run(config, std::move(sources));
+    run.start();
+    Job job;
+    for (std::int64_t step = 0; step < 10; ++step) {
+        device.host = job.clock - 100;
+        run.series().stepBegins(step);
+        job.step(run, device, step);
+        // Each step waits for the one before it to be read: the next begins knowing the lag.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (run.series().tally().steps < static_cast<std::uint64_t>(step) &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const collect::SampledRunSummary summary = run.finish();
+    EXPECT_FALSE(device.turned.empty());
+    EXPECT_EQ(device.turned.front(), false);
+    EXPECT_EQ(summary.series.steps, 10u);
+    EXPECT_GE(summary.series.withoutRecords, 3u);
+    EXPECT_DOUBLE_EQ(summary.series.lagNs, 100.0);
+    const core::SampledRecording rec = core::readSampledRecording(path);
+    std::size_t without = 0;
+    for (const auto& b : rec.batches)
+        for (const auto& st : b.steps) {
+            if (st.index == 9)
+                continue; // the last: its span ends at its end call, not at a next step
+            ASSERT_EQ(st.values.size(), 1u);
+            // Without records the span's last sample is shared by time: within 5 %.
+            EXPECT_NEAR(st.values[0], 3000.0, st.kernelRecords ? 1e-6 : 150.0) << st.index;
+            without += st.kernelRecords ? 0 : 1;
+        }
+    EXPECT_GE(without, 3u);
+    std::remove(path.c_str());
 }
