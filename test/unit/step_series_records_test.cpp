@@ -56,7 +56,18 @@ std::vector<core::CounterSample> samples(std::uint64_t to) {
     return out;
 }
 
-} // namespace
+// `steps` steps, each followed by its samples and a read of the series (as the reading thread
+// does between the program's steps).
+void runSteps(StepSeries& s, Job& job, std::int64_t steps) {
+    std::size_t sampled = 0;
+    for (std::int64_t i = 0; i < steps; ++i) {
+        job.step(s, i);
+        const std::vector<core::CounterSample> more = samples(job.gpu + kPeriodNs);
+        s.samples({more.begin() + static_cast<std::ptrdiff_t>(sampled), more.end()});
+        sampled = more.size();
+        s.advance(1);
+    }
+}
 
 StepSeriesConfig oneInTwo() {
     StepSeriesConfig c;
@@ -68,6 +79,8 @@ StepSeriesConfig oneInTwo() {
     return c;
 }
 
+} // namespace
+
 // Steps 0 and 1 keep their records until a recorded step shows the host pacing the GPU (a lag
 // of 300 ns against 4,400 ns steps); then one step in two goes without.
 TEST(StepSeriesRecords, AStepWithoutRecordsTakesTheSamplesOverItsSpan) {
@@ -75,14 +88,7 @@ TEST(StepSeriesRecords, AStepWithoutRecordsTakesTheSamplesOverItsSpan) {
     StepSeries s(oneInTwo(), [&](const core::SampledBatch& b) { written.push_back(b); });
     Job job;
     s.recordsSwitch([&](bool on) { job.on = on; }, [&] { return job.host; });
-    std::size_t sampled = 0;
-    for (std::int64_t i = 0; i < 6; ++i) {
-        job.step(s, i);
-        const std::vector<core::CounterSample> more = samples(job.gpu + kPeriodNs);
-        s.samples({more.begin() + static_cast<std::ptrdiff_t>(sampled), more.end()});
-        sampled = more.size();
-        s.advance(1);
-    }
+    runSteps(s, job, 6);
     EXPECT_EQ(job.recorded, (std::vector<bool>{true, true, true, false, true, false}));
     EXPECT_EQ(s.tally().steps, 5u); // the last waits for the stop: no step follows it
     s.finish(2);
@@ -122,14 +128,7 @@ TEST(StepSeriesRecords, AHostAheadOfTheGpuKeepsEveryStepsRecords) {
     Job job;
     job.lag = 3000;
     s.recordsSwitch([&](bool on) { job.on = on; }, [&] { return job.host; });
-    std::size_t sampled = 0;
-    for (std::int64_t i = 0; i < 6; ++i) {
-        job.step(s, i);
-        const std::vector<core::CounterSample> more = samples(job.gpu + kPeriodNs);
-        s.samples({more.begin() + static_cast<std::ptrdiff_t>(sampled), more.end()});
-        sampled = more.size();
-        s.advance(1);
-    }
+    runSteps(s, job, 6);
     EXPECT_EQ(job.recorded, std::vector<bool>(6, true));
     s.finish(2);
     EXPECT_EQ(s.tally().withoutRecords, 0u);
