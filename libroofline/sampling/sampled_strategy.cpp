@@ -25,7 +25,7 @@ void SampledStrategy::launch(collect::DeviceSlot&, const collect::Launch& l,
     std::int64_t step = -1;
     const std::uint32_t scope = scopeOf(stack, step);
     if (inside_ && step >= 0) {
-        if (step != step_ && step > begun_) {
+        if (step != begun_) { // numbers that start again (an epoch's steps) begin again too
             shared_.config.steps->stepBegins(step);
             begun_ = step;
         }

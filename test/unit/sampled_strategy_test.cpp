@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace roofline;
@@ -38,6 +39,11 @@ struct Heard : StepSink {
         launches.push_back({id, step, scopes.at(scope)});
     }
     void stepEnded(std::int64_t step) noexcept override { ends.push_back(step); }
+    /// Each begin, as the launch count then: the launch it is told before.
+    std::vector<std::pair<std::int64_t, std::size_t>> begins;
+    void stepBegins(std::int64_t step) noexcept override {
+        begins.emplace_back(step, launches.size());
+    }
 };
 
 struct Sampled {
@@ -97,6 +103,9 @@ TEST(SampledStrategy, LaunchesAndStepEndsGoToTheSinkAndNoRecordIsKept) {
     EXPECT_EQ(heard.launches[3].step, 3); // a graph's kernel node, in its step
     EXPECT_EQ(heard.launches[9].step, 5);
     EXPECT_EQ(heard.ends, (std::vector<std::int64_t>{3, 4, 5}));
+    // Each step's begin comes once, inside its first launch, before the sink hears that launch.
+    using Begin = std::pair<std::int64_t, std::size_t>;
+    EXPECT_EQ(heard.begins, (std::vector<Begin>{{3, 1}, {4, 4}, {5, 7}}));
     // The scope is looked up once per scope instance (the launch outside, then each step's and
     // each layer's first launch), not per launch.
     EXPECT_EQ(heard.lookups, 1u + 3 * 2);
@@ -131,4 +140,21 @@ TEST(SampledStrategy, TheSeriesOfSampledStepsListensAsTheSink) {
     EXPECT_DOUBLE_EQ(written[0].steps[0].values[0], 200);
     EXPECT_EQ(written[0].steps[2].kernels, 2u);
     EXPECT_EQ(series.tally().unmatched, 0u);
+}
+
+// Step numbers that start again (an epoch's steps numbered from 0 each time) begin again: the
+// sink hears every step's begin, as it switches the kernels' records there.
+TEST(SampledStrategy, StepNumbersThatStartAgainBeginAgain) {
+    Heard heard;
+    Sampled s(&heard);
+    for (int epoch = 0; epoch < 2; ++epoch)
+        for (int step = 0; step < 2; ++step) {
+            s.push("step " + std::to_string(step));
+            s.launch("forward");
+            s.launch("backward");
+            s.pop();
+        }
+    s.collector.finish();
+    using Begin = std::pair<std::int64_t, std::size_t>;
+    EXPECT_EQ(heard.begins, (std::vector<Begin>{{0, 0}, {1, 2}, {0, 4}, {1, 6}}));
 }
