@@ -80,9 +80,7 @@ StepFigures stepFigures(const SampledStep& s, const SamplingSet& set, const Colu
         f.flopsPerSecond = (f.fp32Flops + f.fp64Flops) / f.seconds;
         f.dramBytesPerSecond = f.bytes[static_cast<std::size_t>(MemoryLevel::DRAM)] / f.seconds;
     }
-    // Without kernel records, of the step's span.
-    const std::uint64_t coverable =
-        s.kernelRecords ? s.kernelNs : s.endNs - std::min(s.startNs, s.endNs);
+    const std::uint64_t coverable = s.coverableNs();
     f.covered =
         coverable > 0 ? static_cast<double>(s.coveredNs) / static_cast<double>(coverable) : 0;
     f.kernelRecords = s.kernelRecords;

@@ -140,9 +140,7 @@ SampledStep stepOf(const json& j, std::size_t counters) {
             throw std::out_of_range("'kernel_records' is not true or false");
         s.kernelRecords = r.get<bool>();
     }
-    // Without records, what some sample covered is of the step's span.
-    s.coveredNs =
-        coveredAt(j, s.kernelRecords ? s.kernelNs : s.endNs - std::min(s.startNs, s.endNs));
+    s.coveredNs = coveredAt(j, s.coverableNs());
     s.estimatedKernels = integerAt<std::uint64_t>(j, "estimated_kernels");
     return s;
 }

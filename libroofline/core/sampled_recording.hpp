@@ -6,6 +6,7 @@
 // time, FLOP estimates and bytes come from them and the family's SamplingSet when read.
 #include "core/device_info.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -46,6 +47,10 @@ struct SampledStep {
     /// kernelNs is 0, `values` are the samples over the span (kernels and gaps together) and
     /// coveredNs is the part of the span some sample covered.
     bool kernelRecords = true;
+    /// What coveredNs is of: kernelNs, or the span where the kernels were not recorded.
+    std::uint64_t coverableNs() const noexcept {
+        return kernelRecords ? kernelNs : endNs - std::min(startNs, endNs);
+    }
 };
 
 /// One kernel launch's sampled values.

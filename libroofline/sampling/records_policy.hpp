@@ -1,7 +1,8 @@
 #pragma once
 // Which steps of a sampled job get their kernels' activity records (docs/design/0029, "Kernel
 // records on a share of the steps"). On Hopper, CUPTI's kernel activity costs the launching thread
-// ~2.5 us a launch: nothing where the GPU paces a step, 4-7 % of an eager step the host paces.
+// ~1 us a launch (of the ~3 us the mode adds with its launch callback): nothing where the GPU
+// paces a step, a share of the mode's 4-7 % on an eager step the host paces.
 // The policy measures that cost in the program itself: once the first steps are past, records go
 // on and off in turn for a trial of steps, and the host's step times (one step's begin to the
 // next one's) with and without them are compared. Where records cost more than `costMost` of a

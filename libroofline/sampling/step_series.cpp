@@ -66,6 +66,19 @@ std::pair<std::uint64_t, std::uint64_t> spanOf(const std::vector<StepSeries::Ker
 }
 } // namespace
 
+std::pair<std::uint64_t, std::uint64_t> StepSeries::spanOfPending(const Pending& p) const {
+    if (!p.records)
+        return {p.spanFrom, std::max(p.spanFrom, p.spanTo)};
+    return spanOf(p.kernels);
+}
+
+// The samples are held in time order: the first that ends after `ns` is found by a binary search.
+std::deque<core::CounterSample>::const_iterator
+StepSeries::firstSampleEndingAfter(std::uint64_t ns) const {
+    return std::partition_point(samples_.begin(), samples_.end(),
+                                [ns](const core::CounterSample& c) { return c.endNs <= ns; });
+}
+
 // A step is turned into values once its kernels are all in, the samples reach past its last
 // kernel, and the next step is complete too (its first kernels share the boundary's samples).
 // A step some of whose kernels' records never came (CUPTI lost them) does not hold the others
@@ -218,12 +231,9 @@ void StepSeries::process(std::int64_t step, Pending p, std::uint64_t steps) {
         noteRowStart(out.startNs);
         lastEndNs_ = std::max(lastEndNs_, out.endNs);
         gapFrom_ = out.endNs;
-        // The samples are held in time order: those over the step are found by a binary search.
         std::vector<core::CounterSample> used;
         std::uint64_t from = out.startNs, to = out.endNs;
-        for (auto s = std::partition_point(
-                 samples_.begin(), samples_.end(),
-                 [&](const core::CounterSample& c) { return c.endNs <= out.startNs; });
+        for (auto s = firstSampleEndingAfter(out.startNs);
              s != samples_.end() && s->startNs < out.endNs; ++s)
             if (s->endNs > out.startNs) {
                 used.push_back(*s);
@@ -363,10 +373,10 @@ bool StepSeries::takeReady(bool finishing, std::int64_t& step, Pending& p) {
 std::vector<core::KernelSpan> StepSeries::laterKernels(std::uint64_t to,
                                                        std::uint64_t after) const {
     std::vector<core::KernelSpan> later;
+    const std::uint64_t lagNs = lag();
     for (const auto& [s, q] : pending_) {
         if (!q.records) { // its estimated span, from `after` on, stands for its kernels
             if (q.hostBeginNs > 0) {
-                const std::uint64_t lagNs = lag();
                 const std::uint64_t from = std::max(q.hostBeginNs + lagNs, after);
                 if (from < to)
                     later.push_back({from, std::max(from, to)});

@@ -197,6 +197,7 @@ private:
     void flushRow();
     void process(std::int64_t step, Pending p, std::uint64_t steps);
     void releaseUpTo(std::uint64_t endNs);
+    std::deque<core::CounterSample>::const_iterator firstSampleEndingAfter(std::uint64_t ns) const;
     void trimAwaitingOrder();
     /// How far `ns` is from the running median, as a share of it, when it strays; else 0.
     double strays(double ns);

@@ -14,6 +14,13 @@
 
 namespace roofline::sampling {
 namespace {
+// `value` kept among the last `most` (the oldest dropped).
+void keepLast(std::deque<std::uint64_t>& kept, std::uint64_t value, std::size_t most) {
+    kept.push_back(value);
+    while (kept.size() > most)
+        kept.pop_front();
+}
+
 std::uint64_t medianNs(const std::deque<std::uint64_t>& kept) {
     return static_cast<std::uint64_t>(
         core::medianOf(std::vector<double>(kept.begin(), kept.end())));
@@ -27,9 +34,8 @@ std::uint64_t StepSeries::lag() const {
 void StepSeries::noteLag(const Pending& p, std::uint64_t firstKernelNs) {
     if (p.hostBeginNs == 0 || firstKernelNs == 0 || config_.lagsKept == 0)
         return;
-    lags_.push_back(firstKernelNs > p.hostBeginNs ? firstKernelNs - p.hostBeginNs : 0);
-    while (lags_.size() > config_.lagsKept)
-        lags_.pop_front();
+    keepLast(lags_, firstKernelNs > p.hostBeginNs ? firstKernelNs - p.hostBeginNs : 0,
+             config_.lagsKept);
 }
 
 std::uint64_t StepSeries::gap() const {
@@ -39,10 +45,8 @@ std::uint64_t StepSeries::gap() const {
 void StepSeries::noteRowStart(std::uint64_t startNs) {
     if (gapFrom_ == 0 || config_.lagsKept == 0)
         return;
-    gaps_.push_back(startNs > gapFrom_ ? startNs - gapFrom_ : 0);
+    keepLast(gaps_, startNs > gapFrom_ ? startNs - gapFrom_ : 0, config_.lagsKept);
     gapFrom_ = 0;
-    while (gaps_.size() > config_.lagsKept)
-        gaps_.pop_front();
 }
 
 bool StepSeries::laterRecordedSettled(std::map<std::int64_t, Pending>::const_iterator at) const {
@@ -59,26 +63,11 @@ bool StepSeries::laterRecordedSettled(std::map<std::int64_t, Pending>::const_ite
 void StepSeries::noteHostPace(std::uint64_t spanNs, std::uint64_t steps) {
     if (config_.lagsKept == 0)
         return;
-    recordedSpans_.push_back(spanNs / std::max<std::uint64_t>(steps, 1));
-    while (recordedSpans_.size() > config_.lagsKept)
-        recordedSpans_.pop_front();
+    keepLast(recordedSpans_, spanNs / std::max<std::uint64_t>(steps, 1), config_.lagsKept);
     const double span = static_cast<double>(medianNs(recordedSpans_));
     const bool paces = !lags_.empty() && static_cast<double>(lag()) < config_.mostLagShare * span;
     std::lock_guard<std::mutex> lock(logMutex_);
     hostPaces_ = paces;
-}
-
-std::pair<std::uint64_t, std::uint64_t> StepSeries::spanOfPending(const Pending& p) const {
-    if (!p.records)
-        return {p.spanFrom, std::max(p.spanFrom, p.spanTo)};
-    if (p.kernels.empty())
-        return {0, 0};
-    std::uint64_t from = p.kernels.front().activity.startNs, to = 0;
-    for (const Kernel& k : p.kernels) {
-        from = std::min(from, k.activity.startNs);
-        to = std::max(to, k.activity.endNs);
-    }
-    return {from, to};
 }
 
 // The span ends where the next step begins on the GPU: its first kernel where its records are in
@@ -129,9 +118,7 @@ void StepSeries::processUnrecorded(std::int64_t step, const Pending& p, std::uin
     out.endNs = std::max(p.spanFrom, p.spanTo);
     noteRowStart(out.startNs);
     out.kernels = p.expected; // the kernels its launches ran, none of them recorded
-    for (auto s = std::partition_point(
-             samples_.begin(), samples_.end(),
-             [&](const core::CounterSample& c) { return c.endNs <= out.startNs; });
+    for (auto s = firstSampleEndingAfter(out.startNs);
          s != samples_.end() && s->startNs < out.endNs; ++s) {
         if (s->endNs <= s->startNs || s->values.size() != config_.counters)
             continue;
