@@ -6,6 +6,7 @@
 #include "cupti/check.hpp"
 #include "cupti/driver.hpp"
 #include "cupti/graph_replay.hpp"
+#include "cupti/open_captures.hpp"
 #include "cupti/relaunch.hpp"
 #include "cupti/trace.hpp"
 
@@ -211,6 +212,8 @@ CUstream streamOf(std::uint64_t stream, unsigned cbid) noexcept {
 // Whether a launch goes into a stream being captured: it then adds a node to a graph and runs
 // nothing now (its kernel runs, and is recorded, when the graph is launched).
 bool capturing(std::uint64_t stream, unsigned cbid) noexcept {
+    if (!openCaptures().mayCapture())
+        return false;
     const DriverApi* d = driver();
     if (!d || !d->streamIsCapturing)
         return false;
@@ -315,6 +318,9 @@ CUpti_SubscriberHandle subscribe() {
             ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
         for (CUpti_CallbackId cbid : kGraphCallbacks)
             ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+        for (const unsigned cbid : OpenCaptures::callbacks())
+            ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API,
+                                                     static_cast<CUpti_CallbackId>(cbid)));
         ROOFLINE_CUPTI_CHECK(cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RESOURCE,
                                                  CUPTI_CBID_RESOURCE_MODULE_LOADED));
     } catch (...) {
@@ -382,6 +388,7 @@ LaunchTracker* LaunchTracker::subscribeProcess(LaunchSink sink, void* user) {
     if (gTarget.load())
         throw Error(ErrorCode::ProfilerBusy, "a launch tracker is already subscribed");
     gProcessSubscriber = subscribe();
+    openCaptures().complete(); // inside cuInit: no stream exists yet, so no capture is open
     return new LaunchTracker(sink, user); // takes the first turn; lives as long as the process
 }
 
@@ -431,6 +438,7 @@ bool detachIfDue(int domain, const void* raw) noexcept {
         int expected = kDetachPending;
         if (gDetach.compare_exchange_strong(expected, kDetached, std::memory_order_acq_rel)) {
             ROOFLINE_CUPTI_LOG(cuptiFinalize());
+            openCaptures().lost(); // captures begun from here on go unseen
             gDetachments.fetch_add(1, std::memory_order_acq_rel);
             gProcessSubscriber = nullptr;
         }
@@ -594,6 +602,8 @@ void kernelAboutToRun(LaunchTracker* self, unsigned cbid, const CUpti_CallbackDa
 void LaunchTracker::callback(int domain, unsigned cbid, const void* raw) noexcept {
     if (detachIfDue(domain, raw))
         return;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && followCaptureCall(cbid, raw))
+        return; // before the tracker's turn: no capture goes uncounted
     LaunchTracker* self = gTarget.load(std::memory_order_acquire);
     if (!self || OwnLaunches::active())
         return; // libroofline's own kernels (the L2 flush) are not the program's

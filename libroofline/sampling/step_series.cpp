@@ -424,6 +424,8 @@ StepSeriesTally StepSeries::tally() const {
     t.trials = policy_.trials();
     t.lastTrial = policy_.lastTrial();
     t.lagNs = static_cast<double>(lag());
+    t.switches = switches_;
+    t.switchNs = switchNs_;
     t.droppedAwaiting += logDropped_;
     t.lost += logLost_;
     return t;

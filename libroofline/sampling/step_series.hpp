@@ -101,9 +101,11 @@ struct StepSeriesTally {
     /// Launches of a recorded step made while records were off (another thread's, past its
     /// step's end): counted, not awaited.
     std::uint64_t unrecordedLaunches = 0;
-    std::uint64_t trials = 0; ///< the records' cost measured in the program (RecordsPolicy)
-    RecordsTrial lastTrial;   ///< what the last one found
-    double lagNs = 0;         ///< the median lag from a step's first launch call to its kernel
+    std::uint64_t trials = 0;   ///< the records' cost measured in the program (RecordsPolicy)
+    RecordsTrial lastTrial;     ///< what the last one found
+    double lagNs = 0;           ///< the median lag from a step's first launch call to its kernel
+    std::uint64_t switches = 0; ///< times the records were turned on or off
+    std::uint64_t switchNs = 0; ///< their time on the program's threads, all told
 };
 
 /// The collector's sampling strategy feeds it as a StepSink (from the program's threads).
@@ -275,6 +277,7 @@ private:
     std::function<std::uint64_t()> now_;
     RecordsPolicy policy_;
     bool recordsOn_ = true;
+    std::uint64_t switches_ = 0, switchNs_ = 0; ///< the switches made (under the log's lock)
     /// The recorded steps show the host pacing the GPU (lag small against the step): steps may
     /// go without records (written by the reader, read by stepBegins, under the log's lock).
     bool hostPaces_ = false;

@@ -3,6 +3,8 @@
 // launches awaiting their records and the steps pending.
 #include "sampling/step_series.hpp"
 
+#include "core/stopwatch.hpp"
+
 #include <algorithm>
 
 namespace roofline::sampling {
@@ -97,8 +99,15 @@ void StepSeries::stepBegins(std::int64_t step) noexcept {
         recordsOn_ = on;
         e.records = on;
     }
-    if (change)
+    if (change) {
+        const std::int64_t t0 = core::steadyNowNs();
         turn_(e.records);
+        const auto took =
+            static_cast<std::uint64_t>(std::max<std::int64_t>(0, core::steadyNowNs() - t0));
+        std::lock_guard<std::mutex> lock(logMutex_);
+        ++switches_;
+        switchNs_ += took;
+    }
     log(e);
 }
 

@@ -61,6 +61,13 @@ std::string recordsSaid(const sampling::StepSeriesTally& t) {
                       r.withoutNs / 1e6);
         out += said;
     }
+    if (t.switches > 0) {
+        char took[120];
+        std::snprintf(took, sizeof took, ", switched %llu times (%.1f ms on the program's threads)",
+                      static_cast<unsigned long long>(t.switches),
+                      static_cast<double>(t.switchNs) / 1e6);
+        out += took;
+    }
     if (t.withoutRecords > 0) {
         char lag[120];
         std::snprintf(lag, sizeof lag, ", the others' spans from their launch calls (lag %.0f us)",

@@ -111,6 +111,8 @@ TEST(StepSeriesRecords, AStepWithoutRecordsTakesTheSamplesOverItsSpan) {
     }
     const sampling::StepSeriesTally t = s.tally();
     EXPECT_EQ(t.withoutRecords, 2u);
+    EXPECT_EQ(t.switches, 3u); // off at step 3, on at 4, off at 5: each switch is counted
+    EXPECT_LT(t.switchNs, 1000000000u);
     EXPECT_EQ(t.launches, 16u); // the recorded steps' kernels, one by one
     EXPECT_DOUBLE_EQ(t.lagNs, static_cast<double>(kLagNs));
     EXPECT_EQ(t.missing, 0u);
@@ -132,6 +134,7 @@ TEST(StepSeriesRecords, AHostAheadOfTheGpuKeepsEveryStepsRecords) {
     EXPECT_EQ(job.recorded, std::vector<bool>(6, true));
     s.finish(2);
     EXPECT_EQ(s.tally().withoutRecords, 0u);
+    EXPECT_EQ(s.tally().switches, 0u);
     EXPECT_DOUBLE_EQ(s.tally().lagNs, 3000.0);
 }
 
