@@ -29,11 +29,13 @@ OpenCaptures::Call OpenCaptures::kindOf(unsigned cbid) noexcept {
     }
 }
 
-bool OpenCaptures::perThreadCall(unsigned cbid) noexcept {
-    return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz ||
-           cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+std::uintptr_t OpenCaptures::streamOf(std::uintptr_t named, unsigned cbid) noexcept {
+    const bool perThreadCall = cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+                               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
+                               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz ||
+                               cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+    return named == 0 && perThreadCall ? reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD)
+                                       : named;
 }
 
 const std::vector<unsigned>& OpenCaptures::callbacks() {
@@ -51,12 +53,10 @@ const std::vector<unsigned>& OpenCaptures::callbacks() {
     return ids;
 }
 
-std::uintptr_t OpenCaptures::keyOf(std::uintptr_t stream, bool perThreadCall,
-                                   std::uintptr_t thread) {
+std::uintptr_t OpenCaptures::keyOf(std::uintptr_t stream, std::uintptr_t thread) noexcept {
     const auto perThread = reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD);
-    if (stream == perThread || (stream == 0 && perThreadCall))
-        return perThread ^ (thread << 4); // not a stream's address: those are aligned
-    return stream;
+    return stream == perThread ? perThread ^ (thread << 4) // not a stream's address: aligned
+                               : stream;
 }
 
 void OpenCaptures::beginning(std::uintptr_t key) noexcept {
@@ -103,12 +103,12 @@ bool followCaptureCall(unsigned cbid, const void* raw) noexcept {
     }
     const auto* info = static_cast<const CUpti_CallbackData*>(raw);
     // Every begin and end call's parameters start with the stream it names.
-    const CUstream named = *static_cast<const CUstream*>(info->functionParams);
-    const bool perThreadCall = OpenCaptures::perThreadCall(cbid);
-    const CUstream stream = !named && perThreadCall ? CU_STREAM_PER_THREAD : named;
+    const std::uintptr_t named =
+        reinterpret_cast<std::uintptr_t>(*static_cast<const CUstream*>(info->functionParams));
+    const std::uintptr_t value = OpenCaptures::streamOf(named, cbid);
     const std::uintptr_t key =
-        OpenCaptures::keyOf(reinterpret_cast<std::uintptr_t>(stream), perThreadCall,
-                            static_cast<std::uintptr_t>(pthread_self()));
+        OpenCaptures::keyOf(value, static_cast<std::uintptr_t>(pthread_self()));
+    const CUstream stream = reinterpret_cast<CUstream>(value);
     if (info->callbackSite == CUPTI_API_ENTER) {
         if (kind == OpenCaptures::Call::Begins)
             openCaptures().beginning(key);

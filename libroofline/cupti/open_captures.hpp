@@ -22,8 +22,9 @@ public:
     /// What driver callback `cbid` does to captures: begins one, ends one, makes a stream that
     /// may capture in a way not followed here (Untracked), or nothing.
     static Call kindOf(unsigned cbid) noexcept;
-    /// Whether `cbid` is a _ptsz call: stream 0 is then the per-thread default stream.
-    static bool perThreadCall(unsigned cbid) noexcept;
+    /// The stream a begin or end call `cbid` names as `named` (a CUstream's value): 0 in a
+    /// _ptsz call is the per-thread default stream (CU_STREAM_PER_THREAD).
+    static std::uintptr_t streamOf(std::uintptr_t named, unsigned cbid) noexcept;
     /// The driver callbacks kindOf() names, to enable.
     static const std::vector<unsigned>& callbacks();
 
@@ -43,9 +44,9 @@ public:
     }
     int open() const noexcept { return open_.load(std::memory_order_acquire); }
 
-    /// The key of `stream` (a CUstream's value) as named on this thread: the per-thread default
-    /// stream (handle 0x2, or 0 in a _ptsz call) is another stream on each thread.
-    static std::uintptr_t keyOf(std::uintptr_t stream, bool perThreadCall, std::uintptr_t thread);
+    /// The key of `stream` (streamOf()'s) on thread `thread`: the per-thread default stream
+    /// (CU_STREAM_PER_THREAD) is another stream on each thread.
+    static std::uintptr_t keyOf(std::uintptr_t stream, std::uintptr_t thread) noexcept;
 
 private:
     std::mutex mutex_;

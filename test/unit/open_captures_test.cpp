@@ -32,9 +32,12 @@ TEST(OpenCaptures, TheCallsThatBeginAndEndCapturesAreKnownByTheirIds) {
     EXPECT_EQ(ids.size(), 9u);
     for (const unsigned cbid : ids)
         EXPECT_NE(OpenCaptures::kindOf(cbid), OpenCaptures::Call::Other) << cbid;
-    EXPECT_TRUE(OpenCaptures::perThreadCall(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz));
-    EXPECT_TRUE(OpenCaptures::perThreadCall(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz));
-    EXPECT_FALSE(OpenCaptures::perThreadCall(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2));
+    const auto perThread = reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD);
+    EXPECT_EQ(OpenCaptures::streamOf(0, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz),
+              perThread);
+    EXPECT_EQ(OpenCaptures::streamOf(0, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz),
+              perThread);
+    EXPECT_EQ(OpenCaptures::streamOf(0, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2), 0u);
 }
 
 TEST(OpenCaptures, EveryLaunchAsksUntilTheCountIsComplete) {
@@ -93,13 +96,17 @@ TEST(OpenCaptures, ACallNotFollowedMakesEveryLaunchAskForGood) {
 
 TEST(OpenCaptures, ThePerThreadStreamIsAnotherStreamOnEachThread) {
     const auto perThread = reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD);
-    const std::uintptr_t a = OpenCaptures::keyOf(perThread, false, 0x7f00);
-    const std::uintptr_t b = OpenCaptures::keyOf(perThread, false, 0x7f40);
+    const unsigned ptsz = CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz;
+    const unsigned plain = CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2;
+    const std::uintptr_t a = OpenCaptures::keyOf(OpenCaptures::streamOf(perThread, plain), 0x7f00);
+    const std::uintptr_t b = OpenCaptures::keyOf(OpenCaptures::streamOf(perThread, plain), 0x7f40);
     EXPECT_NE(a, b);
-    EXPECT_EQ(OpenCaptures::keyOf(0, true, 0x7f00), a) << "0 in a _ptsz call";
-    EXPECT_EQ(OpenCaptures::keyOf(0, false, 0x7f00), 0u) << "the legacy stream";
-    EXPECT_EQ(OpenCaptures::keyOf(0x55550000, true, 0x7f00), 0x55550000u);
-    EXPECT_EQ(OpenCaptures::keyOf(0x55550000, false, 0x7f40), 0x55550000u);
+    EXPECT_EQ(OpenCaptures::keyOf(OpenCaptures::streamOf(0, ptsz), 0x7f00), a)
+        << "0 in a _ptsz call";
+    EXPECT_EQ(OpenCaptures::keyOf(OpenCaptures::streamOf(0, plain), 0x7f00), 0u)
+        << "the legacy stream";
+    EXPECT_EQ(OpenCaptures::keyOf(OpenCaptures::streamOf(0x55550000, ptsz), 0x7f00), 0x55550000u);
+    EXPECT_EQ(OpenCaptures::keyOf(OpenCaptures::streamOf(0x55550000, plain), 0x7f40), 0x55550000u);
 
     OpenCaptures c; // one thread's capture on its per-thread stream leaves another's open
     c.complete();
